@@ -1,0 +1,245 @@
+// The operation catalogue: every operation of a (dereferenced) OpenAPI
+// document, with the call path the sandbox client exposes, its parameters,
+// request body, success response and code samples. Built once per profile;
+// search, rendering, the sandbox client and the egress gate all read it.
+import { callPathFromOperationId, callPathFromRoute, resolveCallPathCollisions } from './callPath.ts';
+import type { OpenApiDocument } from './loadDocument.ts';
+
+export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+export type HttpMethod = Uppercase<(typeof HTTP_METHODS)[number]>;
+export const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export type JsonSchema = Record<string, any>;
+
+export interface ApiParameter {
+  name: string;
+  in: 'path' | 'query' | 'header' | 'cookie';
+  required: boolean;
+  description?: string;
+  schema?: JsonSchema;
+  deprecated: boolean;
+  style?: string;
+  explode?: boolean;
+  example?: unknown;
+}
+
+export interface ApiRequestBody {
+  required: boolean;
+  contentType: string;
+  schema?: JsonSchema;
+  description?: string;
+}
+
+export interface ApiResponse {
+  status: string;
+  description?: string;
+  contentType?: string;
+  schema?: JsonSchema;
+}
+
+export interface CodeSample {
+  lang: string;
+  label?: string;
+  source: string;
+}
+
+export interface ApiOperation {
+  /** The operationId, or a synthesized `METHOD /path` when the document has none. */
+  id: string;
+  hasOperationId: boolean;
+  callPath: string[];
+  /** `api.agendas.events.list` */
+  call: string;
+  method: HttpMethod;
+  path: string;
+  summary?: string;
+  description?: string;
+  tags: string[];
+  parameters: ApiParameter[];
+  requestBody?: ApiRequestBody;
+  /** The first 2xx response (what `data` holds), then the documented errors. */
+  responses: ApiResponse[];
+  codeSamples: CodeSample[];
+  synonyms: string[];
+  deprecated: boolean;
+  /** Not GET/HEAD/OPTIONS, or marked `x-airlock-mutation: true` in the document. */
+  mutation: boolean;
+}
+
+export interface Catalogue {
+  title: string;
+  version: string;
+  description?: string;
+  servers: string[];
+  operations: ApiOperation[];
+  refNames: WeakMap<object, string>;
+  securitySchemes: Record<string, JsonSchema>;
+  byId(id: string): ApiOperation | undefined;
+  byCall(call: string): ApiOperation | undefined;
+  /** The operation a request targets; `pathname` is relative to the base URL's path. */
+  match(method: string, pathname: string): ApiOperation | undefined;
+}
+
+interface RouteMatcher {
+  op: ApiOperation;
+  regex: RegExp;
+  literalSegments: number;
+}
+
+export function buildCatalogue(document: OpenApiDocument, refNames: WeakMap<object, string> = new WeakMap()): Catalogue {
+  const drafts: Omit<ApiOperation, 'callPath' | 'call'>[] = [];
+  const candidates: string[][] = [];
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    if (!item || typeof item !== 'object') continue;
+    const shared = asArray(item.parameters);
+    for (const m of HTTP_METHODS) {
+      const op = item[m];
+      if (!op || typeof op !== 'object') continue;
+      const method = m.toUpperCase() as HttpMethod;
+      const hasOperationId = typeof op.operationId === 'string' && op.operationId.trim().length > 0;
+      const tags = asArray(op.tags).filter((t): t is string => typeof t === 'string');
+      drafts.push({
+        id: hasOperationId ? op.operationId.trim() : `${method} ${path}`,
+        hasOperationId,
+        method,
+        path,
+        ...(str(op.summary) !== undefined ? { summary: str(op.summary)! } : {}),
+        ...(str(op.description) !== undefined ? { description: str(op.description)! } : {}),
+        tags,
+        parameters: mergeParameters(shared, asArray(op.parameters)),
+        ...requestBodyOf(op.requestBody),
+        responses: responsesOf(op.responses),
+        codeSamples: codeSamplesOf(op['x-codeSamples'] ?? op['x-code-samples']),
+        synonyms: asArray(op['x-synonyms']).filter((s): s is string => typeof s === 'string'),
+        deprecated: op.deprecated === true,
+        mutation: !READ_METHODS.has(method) || op['x-airlock-mutation'] === true,
+      });
+      candidates.push(hasOperationId ? callPathFromOperationId(op.operationId) : callPathFromRoute(method, path, tags[0]));
+    }
+  }
+  const paths = resolveCallPathCollisions(candidates);
+  const operations: ApiOperation[] = drafts.map((d, i) => ({ ...d, callPath: paths[i]!, call: ['api', ...paths[i]!].join('.') }));
+
+  const ids = new Map(operations.map((o) => [o.id, o] as const));
+  const calls = new Map(operations.map((o) => [o.call, o] as const));
+  const matchers: RouteMatcher[] = operations
+    .map((op) => ({ op, regex: templateRegex(op.path), literalSegments: op.path.split('/').filter((s) => s && !s.includes('{')).length }))
+    .sort((a, b) => b.literalSegments - a.literalSegments);
+
+  return {
+    title: str(document.info?.title) ?? 'API',
+    version: str(document.info?.version) ?? '',
+    ...(str(document.info?.description) !== undefined ? { description: str(document.info?.description)! } : {}),
+    servers: asArray(document.servers)
+      .map((s) => (s && typeof s.url === 'string' ? expandServerVariables(s.url, s.variables) : undefined))
+      .filter((u): u is string => !!u),
+    operations,
+    refNames,
+    securitySchemes: (document.components?.securitySchemes ?? {}) as Record<string, JsonSchema>,
+    byId: (id) => ids.get(id),
+    byCall: (call) => calls.get(call.startsWith('api.') ? call : `api.${call}`),
+    match(method, pathname) {
+      const upper = method.toUpperCase();
+      const clean = pathname.replace(/\/+$/, '') || '/';
+      return matchers.find((m) => m.op.method === upper && m.regex.test(clean))?.op;
+    },
+  };
+}
+
+function templateRegex(path: string): RegExp {
+  const body = path
+    .replace(/\/+$/, '')
+    .split(/(\{[^}]+\})/)
+    .map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${body || '/'}$`);
+}
+
+function expandServerVariables(url: string, variables: Record<string, any> | undefined): string {
+  return url.replace(/\{([^}]+)\}/g, (whole, name: string) => {
+    const v = variables?.[name]?.default;
+    return typeof v === 'string' ? v : whole;
+  });
+}
+
+function mergeParameters(shared: any[], own: any[]): ApiParameter[] {
+  const byKey = new Map<string, ApiParameter>();
+  for (const p of [...shared, ...own]) {
+    if (!p || typeof p !== 'object' || typeof p.name !== 'string') continue;
+    const location = p.in as ApiParameter['in'];
+    if (!['path', 'query', 'header', 'cookie'].includes(location)) continue;
+    byKey.set(`${location}:${p.name}`, {
+      name: p.name,
+      in: location,
+      required: location === 'path' ? true : p.required === true,
+      ...(str(p.description) !== undefined ? { description: str(p.description)! } : {}),
+      ...(p.schema && typeof p.schema === 'object' ? { schema: p.schema } : schemaFromContent(p.content)),
+      deprecated: p.deprecated === true,
+      ...(typeof p.style === 'string' ? { style: p.style } : {}),
+      ...(typeof p.explode === 'boolean' ? { explode: p.explode } : {}),
+      ...(p.example !== undefined ? { example: p.example } : {}),
+    });
+  }
+  return [...byKey.values()];
+}
+
+function schemaFromContent(content: any): { schema?: JsonSchema } {
+  const first = content && typeof content === 'object' ? Object.values(content)[0] : undefined;
+  return first && typeof first === 'object' && (first as any).schema ? { schema: (first as any).schema } : {};
+}
+
+function pickContent(content: any): { contentType: string; schema?: JsonSchema } | undefined {
+  if (!content || typeof content !== 'object') return undefined;
+  const types = Object.keys(content);
+  const type = types.find((t) => /json/i.test(t)) ?? types[0];
+  if (!type) return undefined;
+  const schema = content[type]?.schema;
+  return { contentType: type, ...(schema && typeof schema === 'object' ? { schema } : {}) };
+}
+
+function requestBodyOf(body: any): { requestBody?: ApiRequestBody } {
+  if (!body || typeof body !== 'object') return {};
+  const picked = pickContent(body.content);
+  if (!picked) return {};
+  return {
+    requestBody: {
+      required: body.required === true,
+      ...picked,
+      ...(str(body.description) !== undefined ? { description: str(body.description)! } : {}),
+    },
+  };
+}
+
+function responsesOf(responses: any): ApiResponse[] {
+  if (!responses || typeof responses !== 'object') return [];
+  const statuses = Object.keys(responses).sort((a, b) => rankStatus(a) - rankStatus(b));
+  return statuses.map((status) => {
+    const r = responses[status] ?? {};
+    const picked = pickContent(r.content);
+    return {
+      status,
+      ...(str(r.description) !== undefined ? { description: str(r.description)! } : {}),
+      ...(picked ?? {}),
+    };
+  });
+}
+
+function rankStatus(status: string): number {
+  if (/^2/.test(status)) return Number(status.replace(/X/gi, '0')) || 200;
+  if (status === 'default') return 2000;
+  return 1000 + (Number(status.replace(/X/gi, '0')) || 999);
+}
+
+function codeSamplesOf(samples: any): CodeSample[] {
+  return asArray(samples)
+    .filter((s) => s && typeof s.source === 'string')
+    .map((s) => ({ lang: String(s.lang ?? ''), ...(str(s.label) !== undefined ? { label: str(s.label)! } : {}), source: s.source }));
+}
+
+function asArray(value: unknown): any[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim().length > 0 ? value : undefined;
+}

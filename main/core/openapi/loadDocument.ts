@@ -1,0 +1,166 @@
+// Loads an OpenAPI 3.x document from a file or an http(s) URL (JSON or YAML)
+// and resolves its $refs with @readme/openapi-parser. URL documents are
+// cached in the data dir so later starts work offline; `refresh` refetches.
+import { createHash } from 'node:crypto';
+import { readFile, mkdir, writeFile, rename, stat } from 'node:fs/promises';
+import { join, resolve as resolvePath } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { dereference } from '@readme/openapi-parser';
+import { AirlockError, errorMessage } from '../errors.ts';
+import type { Logger } from '../log/logger.ts';
+import { silentLogger } from '../log/logger.ts';
+
+export type OpenApiDocument = Record<string, any> & { openapi: string; paths?: Record<string, any> };
+
+export interface SpecOrigin {
+  kind: 'file' | 'url';
+  location: string; // absolute path or URL
+  /** For URLs: where the cached copy lives, and when it was fetched. */
+  cacheFile?: string;
+  fetchedAt?: string;
+  fromCache?: boolean;
+}
+
+export interface LoadedDocument {
+  document: OpenApiDocument;
+  origin: SpecOrigin;
+  /** Component names of dereferenced schemas (`Event`), for rendering. */
+  refNames: WeakMap<object, string>;
+  loadMs: number;
+}
+
+export interface LoadOptions {
+  cacheDir: string;
+  refresh?: boolean;
+  fetch?: typeof fetch;
+  timeoutMs?: number;
+  maxBytes?: number;
+  logger?: Logger;
+}
+
+export function isUrl(source: string): boolean {
+  return /^https?:\/\//i.test(source);
+}
+
+export async function loadApiDocument(source: string, options: LoadOptions): Promise<LoadedDocument> {
+  const started = performance.now();
+  const logger = options.logger ?? silentLogger;
+  let text: string;
+  let origin: SpecOrigin;
+  if (isUrl(source)) {
+    ({ text, origin } = await readUrl(source, options, logger));
+  } else {
+    const location = resolvePath(source);
+    try {
+      text = await readFile(location, 'utf8');
+    } catch (error) {
+      throw new AirlockError('spec', `cannot read OpenAPI document ${location}: ${(error as NodeJS.ErrnoException).code ?? errorMessage(error)}`, {
+        hint: 'check the --spec path',
+      });
+    }
+    origin = { kind: 'file', location };
+  }
+  const parsed = parseText(text, origin.location);
+  checkVersion(parsed, origin.location);
+
+  const refNames = new WeakMap<object, string>();
+  const onDereference = (ref: string, value: unknown) => {
+    const m = /#\/components\/schemas\/([^/]+)$/.exec(ref);
+    if (m && value && typeof value === 'object' && !refNames.has(value)) refNames.set(value, decodeURIComponent(m[1]!));
+  };
+  // Relative external refs resolve against the file, so the parser reads it itself.
+  const hasExternalRefs = /["']?\$ref["']?\s*:\s*["']?(?!#)[^\s"']/.test(text);
+  let document: OpenApiDocument;
+  try {
+    document = (await dereference((origin.kind === 'file' && hasExternalRefs ? origin.location : parsed) as any, {
+      dereference: { circular: true, onDereference },
+      resolve: { external: hasExternalRefs },
+    })) as OpenApiDocument;
+  } catch (error) {
+    throw new AirlockError('spec', `cannot resolve $refs in ${origin.location}: ${errorMessage(error)}`);
+  }
+  return { document, origin, refNames, loadMs: performance.now() - started };
+}
+
+function parseText(text: string, location: string): OpenApiDocument {
+  try {
+    const value = /^\s*\{/.test(text) ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 10_000 });
+    if (!value || typeof value !== 'object') throw new Error('the document is not an object');
+    return value as OpenApiDocument;
+  } catch (error) {
+    throw new AirlockError('spec', `${location} is not valid JSON or YAML: ${errorMessage(error).split('\n')[0]}`);
+  }
+}
+
+function checkVersion(doc: Record<string, any>, location: string): void {
+  if (typeof doc.swagger === 'string') {
+    throw new AirlockError('spec', `${location} is Swagger ${doc.swagger}; Airlock reads OpenAPI 3.0 and 3.1`, {
+      hint: 'convert it first, e.g. with swagger2openapi',
+    });
+  }
+  if (typeof doc.openapi !== 'string' || !/^3\.\d+/.test(doc.openapi)) {
+    throw new AirlockError('spec', `${location} is not an OpenAPI 3.x document (no "openapi: 3.x" field)`);
+  }
+  if (doc.paths !== undefined && (typeof doc.paths !== 'object' || doc.paths === null)) {
+    throw new AirlockError('spec', `${location}: "paths" must be an object`);
+  }
+}
+
+async function readUrl(url: string, options: LoadOptions, logger: Logger): Promise<{ text: string; origin: SpecOrigin }> {
+  const key = createHash('sha256').update(url).digest('hex').slice(0, 24);
+  const cacheFile = join(options.cacheDir, `${key}.spec`);
+  const metaFile = join(options.cacheDir, `${key}.json`);
+  const cached = await readCache(cacheFile, metaFile);
+  if (cached && !options.refresh) {
+    return { text: cached.text, origin: { kind: 'url', location: url, cacheFile, fetchedAt: cached.fetchedAt, fromCache: true } };
+  }
+  try {
+    const text = await download(url, options);
+    const fetchedAt = new Date().toISOString();
+    await mkdir(options.cacheDir, { recursive: true, mode: 0o700 });
+    await writeAtomic(cacheFile, text);
+    await writeAtomic(metaFile, JSON.stringify({ url, fetchedAt }) + '\n');
+    logger.info(`fetched OpenAPI document ${url} (${text.length} bytes), cached`);
+    return { text, origin: { kind: 'url', location: url, cacheFile, fetchedAt, fromCache: false } };
+  } catch (error) {
+    if (cached) {
+      logger.warn(`could not refresh ${url} (${errorMessage(error)}); using the copy cached at ${cached.fetchedAt}`);
+      return { text: cached.text, origin: { kind: 'url', location: url, cacheFile, fetchedAt: cached.fetchedAt, fromCache: true } };
+    }
+    throw new AirlockError('network', `cannot fetch OpenAPI document ${url}: ${errorMessage(error)}`, {
+      hint: 'check the network, or pass --spec with a local file',
+      cause: error,
+    });
+  }
+}
+
+async function download(url: string, options: LoadOptions): Promise<string> {
+  const doFetch = options.fetch ?? fetch;
+  const response = await doFetch(url, {
+    signal: AbortSignal.timeout(options.timeoutMs ?? 20_000),
+    headers: { accept: 'application/json, application/yaml, text/yaml, */*' },
+  });
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
+  const max = options.maxBytes ?? 64 * 1024 * 1024;
+  const declared = Number(response.headers.get('content-length') ?? 0);
+  if (declared > max) throw new Error(`document is larger than ${max} bytes`);
+  const text = await response.text();
+  if (text.length > max) throw new Error(`document is larger than ${max} bytes`);
+  return text;
+}
+
+async function readCache(cacheFile: string, metaFile: string): Promise<{ text: string; fetchedAt: string } | undefined> {
+  try {
+    const [text, meta] = await Promise.all([readFile(cacheFile, 'utf8'), readFile(metaFile, 'utf8')]);
+    const fetchedAt = String(JSON.parse(meta).fetchedAt ?? (await stat(cacheFile)).mtime.toISOString());
+    return { text, fetchedAt };
+  } catch {
+    return undefined;
+  }
+}
+
+export async function writeAtomic(file: string, content: string, mode = 0o600): Promise<void> {
+  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  await writeFile(tmp, content, { mode });
+  await rename(tmp, file);
+}
