@@ -1,2 +1,16 @@
 #!/usr/bin/env node
-console.log('hi', process.version);
+// The `airlock` command. Runs the TypeScript CLI directly: Node 22.18+ and 24
+// strip types natively; older 22.x lines need the flag, so re-run with it.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 13)) {
+  process.stderr.write(`airlock: Node ${process.versions.node} is too old; Airlock needs Node 22.13 or later (npm ci installs Node 24 for the project's scripts: use npx airlock)\n`);
+  process.exit(1);
+}
+if (!process.features.typescript) {
+  const result = spawnSync(process.execPath, ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  process.exit(result.status ?? 1);
+}
+await import('./main.ts');

@@ -1,0 +1,22 @@
+// Clean exit on SIGINT, SIGTERM (and stdin closing for stdio): run the
+// registered cleanups once, then exit 0. A second signal exits at once.
+let cleanups: (() => Promise<void>)[] = [];
+let shuttingDown = false;
+
+export function onShutdown(cleanup: () => Promise<void>): void {
+  if (cleanups.length === 0) {
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(0));
+  }
+  cleanups.push(cleanup);
+}
+
+export async function shutdown(code: number): Promise<never> {
+  if (shuttingDown) process.exit(code);
+  shuttingDown = true;
+  const pending = cleanups;
+  cleanups = [];
+  const timer = setTimeout(() => process.exit(code), 5000);
+  timer.unref();
+  await Promise.allSettled(pending.map((c) => c()));
+  process.exit(code);
+}

@@ -1,0 +1,172 @@
+// Every setting Airlock has, in one table: its flag, its AIRLOCK_* env twin,
+// its parser (which names the allowed values when it refuses one) and its
+// default. Precedence: flag, then env, then the data dir's settings.json,
+// then the default. Secrets are never settings: they come from the keychain
+// or from AIRLOCK_API_KEY.
+import { LOG_LEVELS, type LogLevel } from '../log/logBuffer.ts';
+import { type AuthScheme, AUTH_FORMS, parseAuthScheme } from './auth.ts';
+
+export class SettingError extends Error {}
+
+export type SettingGroup = 'common' | 'server' | 'sandbox' | 'safety' | 'output';
+
+export interface SettingDef<T = unknown> {
+  key: string;
+  flag: string;
+  /** `<n>`-style placeholder; absent for on/off switches. */
+  valueName?: string;
+  env: string;
+  description: string;
+  group: SettingGroup;
+  /** Whether settings.json (and the control API) may hold it. */
+  persist: boolean;
+  parse(raw: string): T;
+  defaultValue?: T;
+  /** The default as the help and README show it, when it is computed. */
+  defaultText?: string;
+}
+
+const envName = (flag: string) => 'AIRLOCK_' + flag.replace(/^--/, '').replace(/-/g, '_').toUpperCase();
+
+function integer(min: number, max: number, unit = ''): (raw: string) => number {
+  return (raw) => {
+    const v = raw.trim();
+    if (!/^-?\d+$/.test(v)) throw new SettingError(`'${raw}' is not a whole number (expected ${min}–${max}${unit})`);
+    const n = Number(v);
+    if (n < min || n > max) throw new SettingError(`${n} is out of range (expected ${min}–${max}${unit})`);
+    return n;
+  };
+}
+
+function oneOf<T extends string>(values: readonly T[]): (raw: string) => T {
+  return (raw) => {
+    const v = raw.trim() as T;
+    if (!values.includes(v)) throw new SettingError(`'${raw}' is not allowed (expected one of ${values.join(', ')})`);
+    return v;
+  };
+}
+
+export function parseBoolean(raw: string): boolean {
+  const v = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off', ''].includes(v)) return false;
+  throw new SettingError(`'${raw}' is not a boolean (expected true/false, 1/0, yes/no)`);
+}
+
+function nonEmpty(what: string): (raw: string) => string {
+  return (raw) => {
+    if (!raw.trim()) throw new SettingError(`${what} cannot be empty`);
+    return raw.trim();
+  };
+}
+
+function httpUrl(raw: string): string {
+  let u: URL;
+  try {
+    u = new URL(raw.trim());
+  } catch {
+    throw new SettingError(`'${raw}' is not a URL (expected http(s)://host[:port][/path])`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new SettingError(`'${raw}' must be an http or https URL`);
+  if (u.username || u.password) throw new SettingError(`'${raw}' carries credentials; put the key in the keychain or AIRLOCK_API_KEY instead`);
+  return u.toString().replace(/\/$/, '');
+}
+
+function profileName(raw: string): string {
+  const v = raw.trim();
+  if (!/^[a-z0-9][a-z0-9_-]{0,39}$/.test(v)) throw new SettingError(`'${raw}' is not a profile name (lowercase letters, digits, - and _; at most 40)`);
+  return v;
+}
+
+function authScheme(raw: string): AuthScheme {
+  const r = parseAuthScheme(raw);
+  if (typeof r === 'string') throw new SettingError(r);
+  return r;
+}
+
+function def<T>(d: Omit<SettingDef<T>, 'env'> & { env?: string }): SettingDef<T> {
+  return { ...d, env: d.env ?? envName(d.flag) } as SettingDef<T>;
+}
+
+export const SETTINGS = [
+  def({ key: 'dataDir', flag: '--data-dir', valueName: '<dir>', group: 'common', persist: false, parse: nonEmpty('the data dir'), defaultText: '~/.config/Airlock (Linux), ~/Library/Application Support/Airlock (macOS), %APPDATA%\\Airlock (Windows)', description: 'where profiles, tokens, caches and the audit log live' }),
+  def({ key: 'profile', flag: '--profile', valueName: '<name>', group: 'common', persist: true, parse: profileName, defaultText: 'demo (or custom when --spec is given)', description: 'API profile to serve: demo, openagenda, or one saved in the data dir' }),
+  def({ key: 'spec', flag: '--spec', valueName: '<file|url>', group: 'common', persist: false, parse: nonEmpty('--spec'), description: 'OpenAPI 3.x document (JSON or YAML, file or http(s) URL); overrides the profile\'s' }),
+  def({ key: 'baseUrl', flag: '--base-url', valueName: '<url>', group: 'common', persist: false, parse: httpUrl, defaultText: "the document's first server", description: 'API base URL; overrides the profile\'s' }),
+  def({ key: 'auth', flag: '--auth', valueName: '<scheme>', group: 'common', persist: false, parse: authScheme, defaultText: "the profile's, else what the document declares", description: `how the key is sent: ${AUTH_FORMS}` }),
+  def({ key: 'refreshSpec', flag: '--refresh-spec', group: 'common', persist: false, parse: parseBoolean, defaultValue: false, description: 'refetch a URL document instead of using the cached copy' }),
+  def({ key: 'logLevel', flag: '--log-level', valueName: '<level>', group: 'common', persist: true, parse: oneOf(LOG_LEVELS), defaultValue: 'info' as LogLevel, description: `minimum level written to stderr: ${LOG_LEVELS.join(', ')}` }),
+  def({ key: 'port', flag: '--port', valueName: '<n>', group: 'server', persist: true, parse: integer(0, 65535), defaultValue: 7339, description: 'loopback port of `serve` (0 picks a free one)' }),
+  def({ key: 'host', flag: '--host', valueName: '<addr>', group: 'server', persist: false, parse: nonEmpty('--host'), defaultValue: '127.0.0.1', description: 'address to bind; anything but loopback needs --dangerously-allow-non-loopback' }),
+  def({ key: 'dangerouslyAllowNonLoopback', flag: '--dangerously-allow-non-loopback', group: 'server', persist: false, parse: parseBoolean, defaultValue: false, description: 'let --host bind a non-loopback address (exposes the server to the network; the token is still required)' }),
+] as const satisfies readonly SettingDef<any>[];
+
+export type SettingKey = (typeof SETTINGS)[number]['key'];
+
+export interface Settings {
+  dataDir: string;
+  profile?: string;
+  spec?: string;
+  baseUrl?: string;
+  auth?: AuthScheme;
+  refreshSpec: boolean;
+  logLevel: LogLevel;
+  port: number;
+  host: string;
+  dangerouslyAllowNonLoopback: boolean;
+}
+
+export type SettingSource = 'flag' | 'env' | 'file' | 'default';
+
+export interface ResolvedSettings {
+  settings: Settings;
+  sources: Record<string, SettingSource>;
+}
+
+export function settingByKey(key: string): SettingDef<any> | undefined {
+  return (SETTINGS as readonly SettingDef<any>[]).find((s) => s.key === key);
+}
+
+export interface SettingInputs {
+  /** Raw values given as flags (already parsed by their parser), keyed by setting key. */
+  flags: Record<string, unknown>;
+  env: Record<string, string | undefined>;
+  /** settings.json contents (already validated), keyed by setting key. */
+  file: Record<string, unknown>;
+  defaultDataDir: string;
+}
+
+/**
+ * Merges flags, env, settings.json and defaults. An env value that does not
+ * parse is a usage error naming the variable and the allowed values.
+ */
+export function resolveSettings(inputs: SettingInputs): ResolvedSettings {
+  const values: Record<string, unknown> = {};
+  const sources: Record<string, SettingSource> = {};
+  for (const s of SETTINGS as readonly SettingDef<any>[]) {
+    if (inputs.flags[s.key] !== undefined) {
+      values[s.key] = inputs.flags[s.key];
+      sources[s.key] = 'flag';
+      continue;
+    }
+    const raw = inputs.env[s.env];
+    if (raw !== undefined && raw !== '') {
+      try {
+        values[s.key] = s.parse(raw);
+      } catch (error) {
+        throw new SettingError(`${s.env}: ${(error as Error).message}`);
+      }
+      sources[s.key] = 'env';
+      continue;
+    }
+    if (s.persist && inputs.file[s.key] !== undefined) {
+      values[s.key] = inputs.file[s.key];
+      sources[s.key] = 'file';
+      continue;
+    }
+    if (s.key === 'dataDir') values[s.key] = inputs.defaultDataDir;
+    else if (s.defaultValue !== undefined) values[s.key] = s.defaultValue;
+    sources[s.key] = 'default';
+  }
+  return { settings: values as unknown as Settings, sources };
+}

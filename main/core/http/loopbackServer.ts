@@ -1,0 +1,132 @@
+// The loopback HTTP server that carries MCP Streamable HTTP (and, later, the
+// control API and the web UI). It binds 127.0.0.1 unless told otherwise with
+// an explicitly dangerous flag, validates Host and Origin on every request
+// (403) and checks the route's bearer token in constant time (401).
+import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { AirlockError } from '../errors.ts';
+import type { Logger } from '../log/logger.ts';
+import { checkBearer, checkHostAndOrigin, isLoopbackAddress, type GuardOptions } from './requestGuards.ts';
+
+export type RouteAuth = 'none' | 'mcp' | 'control';
+
+export interface Route {
+  /** Exact path, or a prefix ending in `/`. */
+  path: string;
+  auth: RouteAuth;
+  handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> | void;
+}
+
+export interface LoopbackServerOptions {
+  host: string;
+  port: number;
+  allowNonLoopback: boolean;
+  tokens: { mcp: string; control?: string };
+  routes: Route[];
+  logger: Logger;
+}
+
+export interface LoopbackServer {
+  host: string;
+  port: number;
+  /** Base URL, e.g. http://127.0.0.1:7339 */
+  url: string;
+  close(): Promise<void>;
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store', ...headers });
+  res.end(text);
+}
+
+export async function startLoopbackServer(options: LoopbackServerOptions): Promise<LoopbackServer> {
+  const { host, logger } = options;
+  const loopback = isLoopbackAddress(host);
+  if (!loopback && !options.allowNonLoopback) {
+    throw new AirlockError('usage', `--host ${host} is not a loopback address; Airlock binds 127.0.0.1 only`, {
+      hint: 'add --dangerously-allow-non-loopback to expose it to the network anyway',
+    });
+  }
+  const guard: GuardOptions = loopback ? {} : host === '0.0.0.0' || host === '::' ? { anyHost: true } : { extraHosts: [host.toLowerCase()] };
+  if (!loopback) logger.warn(`DANGER: binding ${host}: the server is reachable from the network (the bearer token is still required)`);
+
+  const routes = [...options.routes].sort((a, b) => b.path.length - a.path.length);
+  const server: Server = createServer((req, res) => {
+    void handle(req, res).catch((error) => {
+      logger.error(`request ${req.method} ${req.url} failed: ${(error as Error).message}`);
+      if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
+      else res.end();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const verdict = checkHostAndOrigin(req, guard);
+    if (!verdict.ok) {
+      logger.warn(`refused ${req.method} ${req.url}: ${verdict.reason}`);
+      return sendJson(res, verdict.status, { error: verdict.reason });
+    }
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const route = routes.find((r) => (r.path.endsWith('/') ? url.pathname.startsWith(r.path) : url.pathname === r.path));
+    if (!route) return sendJson(res, 404, { error: `no route for ${url.pathname}` });
+    if (route.auth !== 'none') {
+      const token = route.auth === 'mcp' ? options.tokens.mcp : options.tokens.control;
+      const auth = token ? checkBearer(req, token) : ({ ok: false, status: 401, reason: 'not available' } as const);
+      if (!auth.ok) {
+        logger.warn(`refused ${req.method} ${url.pathname}: ${auth.reason}`);
+        return sendJson(res, 401, { error: auth.reason }, { 'www-authenticate': `Bearer realm="airlock", error="invalid_token"` });
+      }
+    }
+    await route.handle(req, res, url);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      server.off('listening', onListening);
+      if (error.code === 'EADDRINUSE') {
+        reject(new AirlockError('conflict', `port ${options.port} on ${host} is already in use`, { hint: 'is another airlock serve running? `airlock doctor` tells; or pass --port 0 for a free port' }));
+      } else if (error.code === 'EACCES') {
+        reject(new AirlockError('conflict', `no permission to bind ${host}:${options.port}`, { hint: 'use a port above 1024' }));
+      } else reject(error);
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve();
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(options.port, host);
+  });
+  server.on('error', (error) => logger.error(`http server: ${error.message}`));
+  const port = (server.address() as AddressInfo).port;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    host,
+    port,
+    url: `http://${shownHost}:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** Reads a request body up to `max` bytes; rejects with status 413 past it. */
+export function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) {
+        reject(Object.assign(new Error(`request body over ${max} bytes`), { status: 413 }));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}

@@ -1,0 +1,41 @@
+// Builds one MCP server instance (one per session: the SDK binds a server to
+// a single transport) with Airlock's tools and instructions.
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { AirlockCore } from '../runtime/airlockCore.ts';
+import { registerSearchDocs } from './searchDocsTool.ts';
+import { serverInstructions } from './instructions.ts';
+
+export type ToolRegistrar = (server: McpServer) => void;
+
+export interface McpServerOptions {
+  core: AirlockCore;
+  /** Further tools (execute, diagnostics) registered after search_docs. */
+  tools?: ToolRegistrar[];
+  hasExecute?: boolean;
+}
+
+export function createMcpServer(options: McpServerOptions): McpServer {
+  const { core } = options;
+  const { catalogue, search, profile } = core.api;
+  const server = new McpServer(
+    { name: 'airlock', title: 'Airlock', version: core.version },
+    {
+      capabilities: { tools: {}, logging: {} },
+      instructions: serverInstructions({
+        apiTitle: catalogue.title,
+        operationCount: catalogue.operations.length,
+        clientNames: core.clientNames,
+        hasExecute: options.hasExecute ?? false,
+      }),
+    },
+  );
+  const log = core.logger.child('mcp');
+  registerSearchDocs(server, {
+    catalogue,
+    search,
+    ...(profile.alias ? { alias: profile.alias } : {}),
+    onSearch: (query, count, ms) => log.debug(`search_docs "${query.slice(0, 80)}" → ${count} results in ${ms.toFixed(1)} ms`),
+  });
+  for (const register of options.tools ?? []) register(server);
+  return server;
+}

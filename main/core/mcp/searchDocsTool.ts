@@ -1,0 +1,73 @@
+// The search_docs MCP tool: find the operations that do what the model
+// wants, rendered as exact calls for `execute`. Read-only, closed-world: it
+// reads the loaded OpenAPI document and nothing else.
+import { z } from 'zod';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Catalogue } from '../openapi/catalogue.ts';
+import type { OperationSearch } from '../search/operationSearch.ts';
+import { renderSearchResults } from '../search/renderResults.ts';
+
+export const searchDocsInput = {
+  query: z
+    .string()
+    .trim()
+    .min(1, 'query cannot be empty')
+    .max(500, 'query is longer than 500 characters')
+    .describe('What you want to do, in plain words (English or French): "upcoming events in Paris", "delete an event", "how many events per city"'),
+  limit: z.number().int().min(1).max(20).optional().describe('How many operations to return (default 8; the best ones come with full details)'),
+};
+
+export const searchDocsOutput = {
+  results: z
+    .array(
+      z.object({
+        operationId: z.string(),
+        method: z.string(),
+        path: z.string(),
+        call: z.string().describe('The exact client method to use in execute, e.g. api.events.list'),
+        score: z.number(),
+      }),
+    )
+    .describe('Matching operations, best first'),
+};
+
+export interface SearchDocsContext {
+  catalogue: Catalogue;
+  search: OperationSearch;
+  alias?: string;
+  /** Called after each search (audit, logs). */
+  onSearch?(query: string, resultCount: number, ms: number): void;
+}
+
+export function searchDocsDescription(ctx: SearchDocsContext): string {
+  return [
+    `Search the ${ctx.catalogue.title} API documentation (${ctx.catalogue.operations.length} operations) and get the exact client calls to use in \`execute\`.`,
+    'Describe the task in plain words; the best matches come back with method, path, parameters (types, enums, defaults), request body and response shapes and a runnable example, the rest one line each.',
+    'Always search before writing code that calls the API.',
+  ].join(' ');
+}
+
+export function registerSearchDocs(server: McpServer, ctx: SearchDocsContext): void {
+  server.registerTool(
+    'search_docs',
+    {
+      title: `Search ${ctx.catalogue.title} docs`,
+      description: searchDocsDescription(ctx),
+      inputSchema: searchDocsInput,
+      outputSchema: searchDocsOutput,
+      annotations: { title: `Search ${ctx.catalogue.title} docs`, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    async ({ query, limit }) => {
+      const started = performance.now();
+      const hits = ctx.search.search(query, limit ?? 8);
+      const text = renderSearchResults(query, hits, ctx.catalogue, ctx.alias ? { alias: ctx.alias } : {});
+      ctx.onSearch?.(query, hits.length, performance.now() - started);
+      return {
+        content: [{ type: 'text', text }],
+        structuredContent: {
+          results: hits.map((h) => ({ operationId: h.op.id, method: h.op.method, path: h.op.path, call: h.op.call, score: h.score })),
+        },
+      };
+    },
+  );
+}

@@ -1,0 +1,73 @@
+// An API profile: which OpenAPI document, which base URL, how the key is
+// sent, what the sandbox client is called and how mutations are treated.
+// Profiles live as one JSON file each in <data dir>/profiles, validated with
+// zod; a bad file is reported with its path and the offending field.
+import { z } from 'zod';
+import { type AuthScheme, formatAuthScheme, parseAuthScheme } from '../config/auth.ts';
+
+export const MUTATION_POLICIES = ['ask', 'allow', 'deny'] as const;
+export type MutationPolicy = (typeof MUTATION_POLICIES)[number];
+
+/** The spec of the built-in demo API (Airlock serves it itself). */
+export const DEMO_SPEC = 'airlock:demo';
+
+const identifier = z
+  .string()
+  .regex(/^[A-Za-z_$][\w$]*$/, 'must be a JavaScript identifier')
+  .refine((s) => !['api', 'console', 'globalThis', 'undefined', 'eval', 'Function'].includes(s), 'is reserved');
+
+const authField = z.string().transform((value, ctx): AuthScheme => {
+  const r = parseAuthScheme(value);
+  if (typeof r === 'string') {
+    ctx.addIssue({ code: 'custom', message: r });
+    return z.NEVER;
+  }
+  return r;
+});
+
+export const profileFileSchema = z
+  .object({
+    description: z.string().max(500).optional(),
+    spec: z.string().min(1, 'is required: an OpenAPI file path or http(s) URL'),
+    baseUrl: z.url({ protocol: /^https?$/ }).optional(),
+    auth: authField.optional(),
+    alias: identifier.optional(),
+    policy: z.enum(MUTATION_POLICIES).default('ask'),
+    readOnly: z.boolean().default(false),
+    allowPrivateNetwork: z.boolean().default(false),
+    /** operationIds treated as mutations even when their method is a read (x-airlock-mutation). */
+    mutations: z.array(z.string().min(1)).default([]),
+  })
+  .strict();
+
+export type ProfileFile = z.input<typeof profileFileSchema>;
+
+export interface Profile {
+  name: string;
+  description?: string;
+  spec: string;
+  baseUrl?: string;
+  auth?: AuthScheme;
+  alias?: string;
+  policy: MutationPolicy;
+  readOnly: boolean;
+  allowPrivateNetwork: boolean;
+  mutations: string[];
+  /** Where it came from: a built-in preset, a file in the data dir, or the command line. */
+  origin: 'preset' | 'file' | 'adhoc';
+  file?: string;
+}
+
+export function profileToFile(p: Profile): Record<string, unknown> {
+  return {
+    ...(p.description ? { description: p.description } : {}),
+    spec: p.spec,
+    ...(p.baseUrl ? { baseUrl: p.baseUrl } : {}),
+    ...(p.auth ? { auth: formatAuthScheme(p.auth) } : {}),
+    ...(p.alias ? { alias: p.alias } : {}),
+    policy: p.policy,
+    readOnly: p.readOnly,
+    allowPrivateNetwork: p.allowPrivateNetwork,
+    mutations: p.mutations,
+  };
+}

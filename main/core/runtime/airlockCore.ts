@@ -1,0 +1,112 @@
+// The composition root of the headless core: from resolved settings it picks
+// the profile, starts the built-in demo API when that profile needs it,
+// loads the OpenAPI document, builds the catalogue and the search index.
+// `airlock serve`, `airlock stdio` and the Electron main process all run this
+// same core; transports and UIs sit on top of it.
+import { AirlockError } from '../errors.ts';
+import { dataPaths, ensureDataDir, type DataPaths } from '../config/dataDir.ts';
+import type { Settings } from '../config/settings.ts';
+import { type AuthScheme, inferAuthScheme } from '../config/auth.ts';
+import type { Logger } from '../log/logger.ts';
+import type { LogBuffer } from '../log/logBuffer.ts';
+import { ProfileStore, selectProfile } from '../profiles/profileStore.ts';
+import { DEMO_SPEC, type Profile } from '../profiles/profile.ts';
+import { loadApiDocument, type SpecOrigin, isUrl } from '../openapi/loadDocument.ts';
+import { buildCatalogue, type Catalogue } from '../openapi/catalogue.ts';
+import { OperationSearch } from '../search/operationSearch.ts';
+import { startDemoServer, demoSpecPath, type DemoServer } from '../demo/demoServer.ts';
+import { AIRLOCK_VERSION } from './version.ts';
+
+export interface LoadedApi {
+  profile: Profile;
+  baseUrl: string;
+  auth: AuthScheme;
+  catalogue: Catalogue;
+  search: OperationSearch;
+  origin: SpecOrigin;
+  /** Load + index time of the document, in ms. */
+  readyMs: number;
+}
+
+export interface AirlockCore {
+  readonly version: string;
+  readonly settings: Settings;
+  readonly paths: DataPaths;
+  readonly api: LoadedApi;
+  readonly logger: Logger;
+  readonly logBuffer: LogBuffer;
+  readonly startedAt: Date;
+  readonly demo: DemoServer | undefined;
+  /** Names the sandbox client is bound to: `api`, plus the profile's alias. */
+  readonly clientNames: string[];
+  close(): Promise<void>;
+}
+
+export interface CoreOptions {
+  settings: Settings;
+  logger: Logger;
+  logBuffer: LogBuffer;
+  fetch?: typeof fetch;
+}
+
+export async function createCore(options: CoreOptions): Promise<AirlockCore> {
+  const { settings, logger } = options;
+  const paths = dataPaths(settings.dataDir);
+  ensureDataDir(paths.root);
+  const profile = selectProfile(settings, new ProfileStore(paths.profiles));
+
+  let demo: DemoServer | undefined;
+  let spec = profile.spec;
+  let baseUrl = profile.baseUrl;
+  if (spec === DEMO_SPEC) {
+    demo = await startDemoServer({ dataDir: paths.demo, logger: logger.child('demo') });
+    spec = demoSpecPath();
+    baseUrl ??= demo.url;
+    logger.info(`demo API serving on ${demo.url}`);
+  }
+  try {
+    const started = performance.now();
+    const loaded = await loadApiDocument(spec, {
+      cacheDir: paths.specCache,
+      refresh: settings.refreshSpec,
+      logger: logger.child('spec'),
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+    const catalogue = buildCatalogue(loaded.document, loaded.refNames);
+    const search = new OperationSearch(catalogue);
+    const readyMs = performance.now() - started;
+    if (catalogue.operations.length === 0) logger.warn(`${loaded.origin.location} declares no operations`);
+    baseUrl ??= resolveServerUrl(catalogue.servers[0], spec);
+    if (!baseUrl) {
+      throw new AirlockError('config', `no base URL for profile '${profile.name}': ${loaded.origin.location} declares no absolute server URL`, { hint: 'pass --base-url' });
+    }
+    const auth = profile.auth ?? inferAuthScheme(catalogue.securitySchemes, loaded.document.security);
+    logger.info(`profile ${profile.name}: ${catalogue.title} ${catalogue.version}, ${catalogue.operations.length} operations, ${baseUrl} (loaded in ${readyMs.toFixed(0)} ms)`);
+    const api: LoadedApi = { profile, baseUrl: baseUrl.replace(/\/$/, ''), auth, catalogue, search, origin: loaded.origin, readyMs };
+    return {
+      version: AIRLOCK_VERSION,
+      settings,
+      paths,
+      api,
+      logger,
+      logBuffer: options.logBuffer,
+      startedAt: new Date(),
+      demo,
+      clientNames: ['api', ...(profile.alias ? [profile.alias] : [])],
+      async close() {
+        await demo?.close();
+      },
+    };
+  } catch (error) {
+    await demo?.close();
+    throw error;
+  }
+}
+
+/** A server URL as the document gives it, made absolute against a URL document's own address. */
+function resolveServerUrl(server: string | undefined, spec: string): string | undefined {
+  if (!server) return undefined;
+  if (/^https?:\/\//i.test(server)) return server;
+  if (isUrl(spec)) return new URL(server, spec).toString();
+  return undefined;
+}

@@ -1,0 +1,103 @@
+// The one narrow interface every sandbox engine implements (QuickJS in a
+// worker, a Node subprocess, a Deno subprocess). An engine runs the model's
+// code with nothing but the API client and a console; every API call leaves
+// the sandbox through `callApi`, which is the egress gate's business. The
+// engine owns the caps it can enforce: deadline, memory, stack, output.
+
+export type EngineName = 'quickjs' | 'node' | 'deno';
+
+/** One method of the in-sandbox client: `api.<callPath…>(args)`. */
+export interface ClientOperation {
+  operationId: string;
+  callPath: string[];
+}
+
+export interface ClientManifest {
+  operations: ClientOperation[];
+  /** Global names bound to the client: always `api`, plus the profile's alias (e.g. `oa`). */
+  globals: string[];
+}
+
+/** What sandboxed code passes to `api.ns.op({ path, query, body, headers })`. */
+export interface ApiCallRequest {
+  operationId: string;
+  path?: Record<string, unknown>;
+  query?: Record<string, unknown>;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** What `api.ns.op(...)` resolves to. It never rejects on an HTTP error. */
+export interface ApiCallResult {
+  data: unknown;
+  error: unknown;
+  status: number;
+}
+
+export type ConsoleLevel = 'log' | 'info' | 'warn' | 'error' | 'debug';
+
+export interface ConsoleEntry {
+  level: ConsoleLevel;
+  text: string;
+}
+
+export interface RunLimits {
+  /** Wall-clock budget of the code's own time (time paused for a human does not count). */
+  timeoutMs: number;
+  /** Hard cap on the sandbox's memory. */
+  memoryBytes: number;
+  /** Cap on the serialised result plus console output. */
+  outputBytes: number;
+  /** Cap on the guest's stack, where the engine has one. */
+  stackBytes?: number;
+}
+
+/** Given to `callApi` so the host can stop the clock while a human decides. */
+export interface RunControl {
+  /** Runs `wait` with the run's deadline paused; the clock resumes after it settles. */
+  whilePaused<T>(wait: () => Promise<T>): Promise<T>;
+}
+
+export interface RunRequest {
+  runId: string;
+  /** The body of an async function: it may `await` and must `return` a JSON-serialisable value. */
+  code: string;
+  client: ClientManifest;
+  limits: RunLimits;
+  /** Every API call of the run goes through here (the egress gate). Never rejects. */
+  callApi(request: ApiCallRequest, control: RunControl): Promise<ApiCallResult>;
+  /** Console lines as they happen (the live log), besides the copy in the outcome. */
+  onConsole?(entry: ConsoleEntry): void;
+  /** Aborts the run (client cancelled, server shutting down). */
+  signal?: AbortSignal;
+}
+
+export type RunErrorKind =
+  | 'syntax' // the code does not parse
+  | 'runtime' // the code threw
+  | 'timeout'
+  | 'memory'
+  | 'stack'
+  | 'output' // result or console output over the cap
+  | 'aborted'
+  | 'internal'; // the engine itself failed
+
+export interface RunError {
+  kind: RunErrorKind;
+  /** Clean, one paragraph, no host paths. */
+  message: string;
+  /** Frames that point at lines of the caller's code (`execute.js:3:7`), never at host files. */
+  stack?: string;
+}
+
+export type RunOutcome =
+  | { ok: true; value: unknown; console: ConsoleEntry[]; consoleTruncated: boolean; durationMs: number }
+  | { ok: false; error: RunError; console: ConsoleEntry[]; consoleTruncated: boolean; durationMs: number };
+
+export interface SandboxEngine {
+  readonly name: EngineName;
+  /** What the engine enforces, in words a model and a person can check (goes into the execute tool description). */
+  describeBoundary(): string;
+  run(request: RunRequest): Promise<RunOutcome>;
+  close(): Promise<void>;
+}

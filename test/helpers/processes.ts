@@ -1,0 +1,87 @@
+// Spawning the real `airlock` CLI for integration tests, and waiting on what
+// it says (readiness markers on stderr), never on the clock.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLI, NODE, ROOT } from './paths.ts';
+
+export interface Running {
+  child: ChildProcess;
+  stderr: () => string;
+  /** Resolves with the first match of `re` in stderr; rejects if the process exits first. */
+  waitFor(re: RegExp): Promise<RegExpMatchArray>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export function runCli(args: string[], options: { env?: Record<string, string | undefined>; stdin?: 'pipe' | 'ignore' } = {}): Running {
+  const env = { ...process.env, ...options.env };
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
+  const child = spawn(NODE, [CLI, ...args], { cwd: ROOT, env, stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'] });
+  let err = '';
+  const waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void; reject: (e: Error) => void }[] = [];
+  const check = () => {
+    for (const w of [...waiters]) {
+      const m = err.match(w.re);
+      if (m) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(m);
+      }
+    }
+  };
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    err += d;
+    check();
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.on('exit', (code, signal) => {
+      for (const w of waiters.splice(0)) w.reject(new Error(`airlock exited (${code ?? signal}) before printing ${w.re}; stderr:\n${err}`));
+      resolve({ code, signal });
+    });
+  });
+  return {
+    child,
+    stderr: () => err,
+    waitFor: (re) =>
+      new Promise((resolve, reject) => {
+        const m = err.match(re);
+        if (m) return resolve(m);
+        if (child.exitCode !== null) return reject(new Error(`airlock already exited; stderr:\n${err}`));
+        waiters.push({ re, resolve, reject });
+      }),
+    exited,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Runs the CLI to completion and returns its output. */
+export function runCliToEnd(args: string[], options: { env?: Record<string, string | undefined>; input?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const env = { ...process.env, ...options.env };
+    for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
+    const child = spawn(NODE, [CLI, ...args], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdin.end(options.input ?? '');
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+export interface Served extends Running {
+  url: string;
+  mcpUrl: string;
+  token: string;
+}
+
+/** `airlock serve --port 0` in a data dir; resolves once it says where it serves. */
+export async function serve(dataDir: string, args: string[] = [], env: Record<string, string | undefined> = {}): Promise<Served> {
+  const running = runCli(['serve', '--port', '0', '--data-dir', dataDir, ...args], { env });
+  const m = await running.waitFor(/serving .* on (http:\/\/[^\s]+)\/mcp/);
+  const token = readFileSync(join(dataDir, 'token'), 'utf8').trim();
+  return { ...running, url: m[1]!, mcpUrl: `${m[1]}/mcp`, token };
+}

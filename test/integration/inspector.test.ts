@@ -1,0 +1,33 @@
+// An outside client: the MCP Inspector CLI drives `airlock stdio`.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { CLI, NODE, OPENAGENDA_SPEC, ROOT, tempDir } from '../helpers/paths.ts';
+
+function inspector(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const bin = join(ROOT, 'node_modules', '.bin', 'mcp-inspector');
+    const child = spawn(bin, ['--cli', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: join(ROOT, 'node_modules', '.cache', 'inspector-home') } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+test('the MCP Inspector CLI lists the tools and calls search_docs', async (t) => {
+  const { dir, cleanup } = tempDir();
+  t.after(cleanup);
+  const server = [NODE, CLI, 'stdio', '--profile', 'openagenda', '--spec', OPENAGENDA_SPEC, '--data-dir', dir];
+  const list = await inspector([...server, '--method', 'tools/list']);
+  assert.equal(list.code, 0, list.stderr);
+  const tools = JSON.parse(list.stdout).tools as { name: string; annotations?: { readOnlyHint?: boolean } }[];
+  assert.equal(tools[0]!.name, 'search_docs');
+  assert.equal(tools[0]!.annotations?.readOnlyHint, true);
+  const call = await inspector([...server, '--method', 'tools/call', '--tool-name', 'search_docs', '--tool-arg', 'query=supprimer un événement']);
+  assert.equal(call.code, 0, call.stderr);
+  const result = JSON.parse(call.stdout);
+  assert.equal(result.structuredContent.results[0].operationId, 'agendas.events.delete');
+});

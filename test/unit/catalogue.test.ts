@@ -1,0 +1,77 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadApiDocument } from '../../main/core/openapi/loadDocument.ts';
+import { buildCatalogue } from '../../main/core/openapi/catalogue.ts';
+import { OPENAGENDA_SPEC, GITHUB_SPEC, tempDir } from '../helpers/paths.ts';
+
+test('the OpenAgenda contract becomes 24 operations with call paths from their operationIds', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const loaded = await loadApiDocument(OPENAGENDA_SPEC, { cacheDir: dir });
+    const cat = buildCatalogue(loaded.document, loaded.refNames);
+    assert.equal(cat.operations.length, 24);
+    const list = cat.byId('agendas.events.list')!;
+    assert.equal(list.call, 'api.agendas.events.list');
+    assert.equal(list.method, 'GET');
+    assert.equal(list.path, '/agendas/{agendaUid}/events');
+    // $refs to components/parameters are resolved.
+    const agendaUid = list.parameters.find((p) => p.name === 'agendaUid')!;
+    assert.equal(agendaUid.in, 'path');
+    assert.equal(agendaUid.required, true);
+    assert.equal(agendaUid.schema?.type, 'integer');
+    assert.ok(list.synonyms.includes('upcoming'));
+    assert.ok(list.codeSamples.length > 0);
+    assert.equal(cat.byCall('api.agendas.events.create')?.mutation, true);
+    assert.equal(list.mutation, false);
+    assert.deepEqual(cat.servers[0], 'https://api.openagenda.com/v3');
+    // The success response schema keeps its component name.
+    assert.equal(cat.refNames.get(list.responses[0]!.schema!), 'EventList');
+  } finally {
+    cleanup();
+  }
+});
+
+test('requests are matched to operations, literal segments first', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const loaded = await loadApiDocument(OPENAGENDA_SPEC, { cacheDir: dir });
+    const cat = buildCatalogue(loaded.document, loaded.refNames);
+    assert.equal(cat.match('POST', '/agendas/1/events/validate')?.id, 'agendas.events.validate');
+    assert.equal(cat.match('GET', '/agendas/1/events/42')?.id, 'agendas.events.get');
+    assert.equal(cat.match('delete', '/agendas/1/events/42/')?.id, 'agendas.events.delete');
+    assert.equal(cat.match('GET', '/nowhere'), undefined);
+  } finally {
+    cleanup();
+  }
+});
+
+test("GitHub's document (1,223 operations, OpenAPI 3.0) loads with unique call paths", async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const loaded = await loadApiDocument(GITHUB_SPEC, { cacheDir: dir });
+    const cat = buildCatalogue(loaded.document, loaded.refNames);
+    assert.equal(cat.operations.length, 1223);
+    assert.equal(cat.byId('issues/list-for-repo')?.call, 'api.issues.listForRepo');
+    assert.equal(new Set(cat.operations.map((o) => o.call)).size, 1223);
+  } finally {
+    cleanup();
+  }
+});
+
+test('operations without operationId get a route-derived call path', () => {
+  const cat = buildCatalogue({
+    openapi: '3.0.3',
+    info: { title: 'Pets', version: '1' },
+    paths: {
+      '/pets': { get: { tags: ['pets'], responses: {} }, post: { tags: ['pets'], 'x-airlock-mutation': true, responses: {} } },
+      '/pets/{petId}': { parameters: [{ name: 'petId', in: 'path', schema: { type: 'string' } }], get: { tags: ['pets'], responses: {} } },
+      '/search': { post: { operationId: 'search', 'x-airlock-mutation': false, responses: {} }, get: { operationId: 'lookup', 'x-airlock-mutation': true, responses: {} } },
+    },
+  });
+  assert.deepEqual(cat.operations.map((o) => o.call), ['api.pets.getPets', 'api.pets.postPets', 'api.pets.getPetsByPetId', 'api.lookup', 'api.search']);
+  // Path-level parameters are inherited.
+  assert.equal(cat.operations[2]!.parameters[0]!.name, 'petId');
+  // x-airlock-mutation turns a read into a mutation; it cannot turn a write into a read.
+  assert.equal(cat.byId('lookup')!.mutation, true);
+  assert.equal(cat.byId('search')!.mutation, true);
+});

@@ -1,0 +1,99 @@
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadApiDocument } from '../../main/core/openapi/loadDocument.ts';
+import { buildCatalogue, type Catalogue } from '../../main/core/openapi/catalogue.ts';
+import { OperationSearch } from '../../main/core/search/operationSearch.ts';
+import { renderSearchResults } from '../../main/core/search/renderResults.ts';
+import { terms } from '../../main/core/search/textProcessing.ts';
+import { expandQuery } from '../../main/core/search/synonyms.ts';
+import { OPENAGENDA_SPEC, tempDir } from '../helpers/paths.ts';
+
+let catalogue: Catalogue;
+let search: OperationSearch;
+
+before(async () => {
+  const { dir, cleanup } = tempDir();
+  const loaded = await loadApiDocument(OPENAGENDA_SPEC, { cacheDir: dir });
+  cleanup();
+  catalogue = buildCatalogue(loaded.document, loaded.refNames);
+  search = new OperationSearch(catalogue);
+});
+
+const top = (q: string) => search.search(q, 5)[0]?.op.id;
+
+test('text processing folds case, accents, camelCase and plurals', () => {
+  assert.deepEqual(terms('getByExtId'), ['get', 'by', 'ext', 'id']);
+  assert.deepEqual(terms('Événements à venir'), ['evenement', 'venir']);
+  assert.deepEqual(terms('the categories of agendas'), ['category', 'agenda']);
+});
+
+test('built-in synonyms map French and idiomatic wording to API vocabulary', () => {
+  assert.ok(expandQuery('combien d’événements').includes('count'));
+  assert.ok(expandQuery('how many events').includes('facets'));
+  assert.ok(expandQuery('supprimer un lieu').includes('delete'));
+  assert.ok(expandQuery('événements à venir').includes('upcoming'));
+  assert.ok(expandQuery('créer un événement').includes('create'));
+});
+
+test('plain requests find the operation a person means', () => {
+  assert.equal(top('upcoming events in Paris'), 'agendas.events.list');
+  assert.equal(top('delete an event'), 'agendas.events.delete');
+  assert.equal(top('create an event'), 'agendas.events.create');
+  assert.equal(top('how many events per city'), 'agendas.events.facets');
+});
+
+test('French requests and typos are understood', () => {
+  assert.equal(top('supprimer un événement'), 'agendas.events.delete');
+  assert.equal(top('événements à venir à Lyon'), 'agendas.events.list');
+  assert.equal(top('upcomming evnets'), 'agendas.events.list');
+  assert.equal(top('locatoins of an agenda'), 'agendas.locations.list');
+});
+
+test('x-synonyms from the document are searchable', () => {
+  // "kpi" appears only in agendas.overview's x-synonyms.
+  assert.equal(top('kpi'), 'agendas.overview');
+});
+
+test('an empty or meaningless query returns nothing instead of noise', () => {
+  assert.deepEqual(search.search('   '), []);
+  assert.deepEqual(search.search('zzzzqqq'), []);
+});
+
+test('the answer gives the top hit in full and the tail in one line each, within budget', () => {
+  const q = 'upcoming events in Paris';
+  const hits = search.search(q, 8);
+  const text = renderSearchResults(q, hits, catalogue, { alias: 'oa', budget: 8000 });
+  assert.ok(Buffer.byteLength(text) <= 8000);
+  assert.match(text, /## 1\. api\.agendas\.events\.list — GET \/agendas\/\{agendaUid\}\/events/);
+  assert.match(text, /Call: await api\.agendas\.events\.list\(\{ path: \{ agendaUid \}, query: \{ … \} \}\)/);
+  assert.match(text, /agendaUid \(required\): integer/);
+  assert.match(text, /relative: \("passed" \| "upcoming" \| "current"\)\[\]/); // enum values shown
+  assert.match(text, /limit: integer, default 20/); // defaults shown
+  assert.match(text, /Returns 200 EventList: \{/); // response shape
+  assert.match(text, /oa\.agendas\.events\.list\(/); // the document's own example
+  assert.match(text, /Also relevant:\n- api\./);
+  const small = renderSearchResults(q, hits, catalogue, { budget: 2500 });
+  assert.ok(Buffer.byteLength(small) <= 2500);
+});
+
+test('operations without a sample get a generated, runnable skeleton', () => {
+  const cat = buildCatalogue({
+    openapi: '3.1.0',
+    info: { title: 'Pets', version: '1' },
+    paths: {
+      '/pets/{petId}': {
+        put: {
+          operationId: 'pets.replace',
+          summary: 'Replace a pet',
+          parameters: [{ name: 'petId', in: 'path', required: true, schema: { type: 'integer', example: 7 } }],
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, id: { type: 'integer', readOnly: true } } } } } },
+          responses: { 200: { description: 'ok' } },
+        },
+      },
+    },
+  });
+  const s = new OperationSearch(cat);
+  const text = renderSearchResults('replace a pet', s.search('replace a pet'), cat);
+  assert.match(text, /const \{ data, error \} = await api\.pets\.replace\(\{\n {4}path: \{ petId: 7 \},\n {4}body: \{ name: "…" \},/);
+  assert.match(text, /Body \(application\/json, required\): \{ name: string \}/); // readOnly id hidden
+});
