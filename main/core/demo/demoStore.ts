@@ -111,31 +111,7 @@ const cursorSchema = z.object({ s: z.enum(SORTS), v: z.union([z.number(), z.stri
 export function openDemoStore(options: DemoStoreOptions): DemoStore {
   const now = options.now ?? (() => new Date());
   const logger = options.logger ?? silentLogger;
-  let db: DatabaseSync;
-  try {
-    mkdirSync(dirname(options.file), { recursive: true, mode: 0o700 });
-    db = new DatabaseSync(options.file);
-    db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
-    // Case- and accent-insensitive text, for search and city matching.
-    db.function('demo_fold', { deterministic: true }, (value) => fold(String(value ?? '')));
-    transaction(db, () => {
-      db.exec(SCHEMA);
-      const version = db.prepare("SELECT value FROM meta WHERE key = 'schemaVersion'").get() as { value: string } | undefined;
-      if (version && Number(version.value) > SCHEMA_VERSION) {
-        throw new Error(`it was written by a newer Airlock (schema ${version.value})`);
-      }
-      if (!db.prepare("SELECT value FROM meta WHERE key = 'seededAt'").get()) {
-        seed(db, now());
-        db.prepare("INSERT INTO meta (key, value) VALUES ('seededAt', ?), ('schemaVersion', ?)").run(formatDateTime(now().getTime()), String(SCHEMA_VERSION));
-        logger.info(`created the demo events database ${options.file} with sample events`);
-      }
-    });
-  } catch (error) {
-    throw new AirlockError('config', `cannot open the demo events database ${options.file}: ${errorMessage(error)}`, {
-      hint: 'delete that file to start again with fresh sample events',
-      cause: error,
-    });
-  }
+  const db = openDatabase(options.file, now, logger);
 
   const selectOne = db.prepare('SELECT * FROM events WHERE id = ?');
   const read = (id: string): DemoEvent | undefined => {
@@ -265,6 +241,38 @@ export function openDemoStore(options: DemoStoreOptions): DemoStore {
       if (db.isOpen) db.close();
     },
   };
+}
+
+/** Opens (creating and seeding when new) the database, or throws an AirlockError that says what to do. */
+function openDatabase(file: string, now: () => Date, logger: Logger): DatabaseSync {
+  let db: DatabaseSync | undefined;
+  try {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    const opened = new DatabaseSync(file);
+    db = opened;
+    opened.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
+    // Case- and accent-insensitive text, for search and city matching.
+    opened.function('demo_fold', { deterministic: true }, (value) => fold(String(value ?? '')));
+    transaction(opened, () => {
+      opened.exec(SCHEMA);
+      const version = opened.prepare("SELECT value FROM meta WHERE key = 'schemaVersion'").get() as { value: string } | undefined;
+      if (version && Number(version.value) > SCHEMA_VERSION) {
+        throw new Error(`it was written by a newer Airlock (schema ${version.value})`);
+      }
+      if (!opened.prepare("SELECT value FROM meta WHERE key = 'seededAt'").get()) {
+        seed(opened, now());
+        opened.prepare("INSERT INTO meta (key, value) VALUES ('seededAt', ?), ('schemaVersion', ?)").run(formatDateTime(now().getTime()), String(SCHEMA_VERSION));
+        logger.info(`created the demo events database ${file} with sample events`);
+      }
+    });
+    return opened;
+  } catch (error) {
+    if (db?.isOpen) db.close();
+    throw new AirlockError('config', `cannot open the demo events database ${file}: ${errorMessage(error)}`, {
+      hint: 'delete that file to start again with fresh sample events',
+      cause: error,
+    });
+  }
 }
 
 function seed(db: DatabaseSync, at: Date): void {
