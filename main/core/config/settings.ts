@@ -5,6 +5,11 @@
 // or from AIRLOCK_API_KEY.
 import { LOG_LEVELS, type LogLevel } from '../log/logBuffer.ts';
 import { type AuthScheme, AUTH_FORMS, parseAuthScheme } from './auth.ts';
+import type { EngineName } from '../sandbox/engine.ts';
+
+export const ENGINES = ['quickjs', 'node', 'deno'] as const satisfies readonly EngineName[];
+export const EGRESS_MODES = ['executor', 'wrapper', 'none'] as const;
+export type EgressMode = (typeof EGRESS_MODES)[number];
 
 export class SettingError extends Error {}
 
@@ -99,6 +104,19 @@ export const SETTINGS = [
   def({ key: 'port', flag: '--port', valueName: '<n>', group: 'server', persist: true, parse: integer(0, 65535), defaultValue: 7339, description: 'loopback port of `serve` (0 picks a free one)' }),
   def({ key: 'host', flag: '--host', valueName: '<addr>', group: 'server', persist: false, parse: nonEmpty('--host'), defaultValue: '127.0.0.1', description: 'address to bind; anything but loopback needs --dangerously-allow-non-loopback' }),
   def({ key: 'dangerouslyAllowNonLoopback', flag: '--dangerously-allow-non-loopback', group: 'server', persist: false, parse: parseBoolean, defaultValue: false, description: 'let --host bind a non-loopback address (exposes the server to the network; the token is still required)' }),
+  def({ key: 'engine', flag: '--engine', valueName: '<name>', group: 'sandbox', persist: true, parse: oneOf(ENGINES), defaultValue: 'quickjs' as EngineName, description: `sandbox engine for execute: ${ENGINES.join(', ')}` }),
+  def({ key: 'egress', flag: '--egress', valueName: '<mode>', group: 'sandbox', persist: true, parse: oneOf(EGRESS_MODES), defaultText: 'executor (wrapper for node)', description: 'who bounds the sandbox\'s network: executor (the engine itself), wrapper (srt), none' }),
+  def({ key: 'allowUnrestrictedEgress', flag: '--allow-unrestricted-egress', group: 'sandbox', persist: false, parse: parseBoolean, defaultValue: false, description: 'accept --engine deno --egress none (sandboxed code can reach any host)' }),
+  def({ key: 'timeoutMs', flag: '--timeout-ms', valueName: '<ms>', group: 'sandbox', persist: true, parse: integer(100, 600_000, ' ms'), defaultValue: 5000, description: 'wall-clock limit of one execute (time waiting for a human is not counted)' }),
+  def({ key: 'memoryMb', flag: '--memory-mb', valueName: '<mb>', group: 'sandbox', persist: true, parse: integer(16, 8192, ' MB'), defaultValue: 256, description: 'memory cap of one execute' }),
+  def({ key: 'outputKb', flag: '--output-kb', valueName: '<kb>', group: 'sandbox', persist: true, parse: integer(1, 65_536, ' KiB'), defaultValue: 1024, description: 'cap on what one execute returns (result + console), in KiB' }),
+  def({ key: 'maxConcurrent', flag: '--max-concurrent', valueName: '<n>', group: 'sandbox', persist: true, parse: integer(1, 256), defaultValue: 4, description: 'executes running at once, all clients together' }),
+  def({ key: 'queueSize', flag: '--queue-size', valueName: '<n>', group: 'sandbox', persist: true, parse: integer(0, 10_000), defaultValue: 32, description: 'executes waiting for a slot before "at capacity"' }),
+  def({ key: 'queueTimeoutMs', flag: '--queue-timeout-ms', valueName: '<ms>', group: 'sandbox', persist: true, parse: integer(0, 600_000, ' ms'), defaultValue: 10_000, description: 'longest wait in the queue before "at capacity"' }),
+  def({ key: 'perCallerConcurrent', flag: '--per-caller-concurrent', valueName: '<n>', group: 'sandbox', persist: true, parse: integer(1, 256), defaultValue: 2, description: 'executes one client may run at once' }),
+  def({ key: 'rateLimit', flag: '--rate-limit', valueName: '<per-second>', group: 'sandbox', persist: true, parse: integer(0, 100_000), defaultValue: 20, description: 'API calls per second per client (token bucket; 0 = unlimited)' }),
+  def({ key: 'rateBurst', flag: '--rate-burst', valueName: '<n>', group: 'sandbox', persist: true, parse: integer(1, 100_000), defaultValue: 40, description: 'API calls a client may make in a burst' }),
+  def({ key: 'killSwitch', flag: '--kill-switch', group: 'sandbox', persist: true, parse: parseBoolean, defaultValue: false, description: 'refuse every execute (search_docs keeps serving)' }),
 ] as const satisfies readonly SettingDef<any>[];
 
 export type SettingKey = (typeof SETTINGS)[number]['key'];
@@ -114,6 +132,19 @@ export interface Settings {
   port: number;
   host: string;
   dangerouslyAllowNonLoopback: boolean;
+  engine: EngineName;
+  egress?: EgressMode;
+  allowUnrestrictedEgress: boolean;
+  timeoutMs: number;
+  memoryMb: number;
+  outputKb: number;
+  maxConcurrent: number;
+  queueSize: number;
+  queueTimeoutMs: number;
+  perCallerConcurrent: number;
+  rateLimit: number;
+  rateBurst: number;
+  killSwitch: boolean;
 }
 
 export type SettingSource = 'flag' | 'env' | 'file' | 'default';

@@ -32,6 +32,8 @@ export interface ApiCallResult {
   data: unknown;
   error: unknown;
   status: number;
+  /** Response headers (credential scrubbed, no set-cookie); absent when the gate refused the call. */
+  headers?: Record<string, string>;
 }
 
 export type ConsoleLevel = 'log' | 'info' | 'warn' | 'error' | 'debug';

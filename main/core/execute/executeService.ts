@@ -1,0 +1,139 @@
+// What `execute` does, independent of MCP: kill switch, caps and queue, one
+// sandbox run with every API call bound to the egress gate and the run's
+// context, console lines to the live log, and the answer formatted and
+// capped ("a string as is, anything else as JSON", a visible truncation
+// marker), with the credential scrubbed one last time.
+import { createHash, randomUUID } from 'node:crypto';
+import type { Catalogue } from '../openapi/catalogue.ts';
+import type { ClientManifest, ConsoleEntry, RunLimits, RunOutcome, SandboxEngine } from '../sandbox/engine.ts';
+import type { EgressGate } from '../egress/egressGate.ts';
+import type { CallerInfo } from '../egress/types.ts';
+import type { Logger } from '../log/logger.ts';
+import type { LogBuffer, LogLevel } from '../log/logBuffer.ts';
+import { CapacityError, type ExecutionCaps } from './caps.ts';
+
+export const MAX_CODE_BYTES = 256 * 1024;
+
+export interface ExecuteOutcome {
+  runId: string;
+  isError: boolean;
+  text: string;
+  /** `ok`, an engine error kind, or why it never ran. */
+  outcome: 'ok' | RunOutcomeKind | 'killed' | 'capacity' | 'invalid';
+  durationMs: number;
+  apiCalls: number;
+  bytesOut: number;
+  truncated: boolean;
+  scriptSha256: string;
+}
+
+type RunOutcomeKind = Extract<RunOutcome, { ok: false }>['error']['kind'];
+
+export interface ExecuteServiceOptions {
+  engine: SandboxEngine;
+  gate: EgressGate;
+  catalogue: Catalogue;
+  clientNames: string[];
+  caps: ExecutionCaps;
+  limits: RunLimits;
+  killSwitch(): boolean;
+  logger: Logger;
+  logBuffer?: LogBuffer;
+}
+
+export interface ExecuteService {
+  execute(code: string, caller: CallerInfo, signal?: AbortSignal): Promise<ExecuteOutcome>;
+  readonly manifest: ClientManifest;
+}
+
+const LEVELS: Record<ConsoleEntry['level'], LogLevel> = { log: 'info', info: 'info', debug: 'debug', warn: 'warn', error: 'error' };
+
+export function createExecuteService(options: ExecuteServiceOptions): ExecuteService {
+  const manifest: ClientManifest = {
+    operations: options.catalogue.operations.map((o) => ({ operationId: o.id, callPath: o.callPath })),
+    globals: options.clientNames,
+  };
+  const log = options.logger.child('execute');
+
+  async function execute(code: string, caller: CallerInfo, signal?: AbortSignal): Promise<ExecuteOutcome> {
+    const runId = randomUUID();
+    const scriptSha256 = createHash('sha256').update(code ?? '').digest('hex');
+    const started = performance.now();
+    const base = { runId, scriptSha256, apiCalls: 0, truncated: false };
+    const fail = (outcome: ExecuteOutcome['outcome'], text: string): ExecuteOutcome => ({ ...base, isError: true, outcome, text, durationMs: performance.now() - started, bytesOut: Buffer.byteLength(text) });
+
+    if (typeof code !== 'string' || code.trim() === '') return fail('invalid', 'code is empty: pass the body of an async function that returns a value, e.g. `return 1 + 1`');
+    if (Buffer.byteLength(code) > MAX_CODE_BYTES) return fail('invalid', `code is ${Buffer.byteLength(code)} bytes; the limit is ${MAX_CODE_BYTES}`);
+    if (options.killSwitch()) {
+      return fail('killed', 'execute is switched off by the person running Airlock (kill switch). search_docs still works; ask them to turn execute back on.');
+    }
+    let release: () => void;
+    try {
+      release = await options.caps.acquire(caller.key, signal);
+    } catch (error) {
+      return fail(error instanceof CapacityError ? 'capacity' : 'invalid', (error as Error).message);
+    }
+    const ended = new AbortController();
+    const onAbort = () => ended.abort();
+    signal?.addEventListener('abort', onAbort);
+    let apiCalls = 0;
+    const excerpt = code.slice(0, 2000);
+    try {
+      const result = await options.engine.run({
+        runId,
+        code,
+        client: manifest,
+        limits: options.limits,
+        callApi: (request, control) => {
+          apiCalls++;
+          return options.gate.call(request, { runId, caller, scriptSha256, scriptExcerpt: excerpt, control, signal: ended.signal });
+        },
+        onConsole: (entry) => options.logBuffer?.append({ level: LEVELS[entry.level], source: 'sandbox', message: entry.text.slice(0, 4000), runId }),
+        ...(signal ? { signal } : {}),
+      });
+      const redact = await options.gate.redactor();
+      const formatted = formatOutcome(result, options.limits.outputBytes);
+      const text = redact(formatted.text);
+      log.debug(`run ${runId.slice(0, 8)} ${result.ok ? 'ok' : result.error.kind} in ${result.durationMs.toFixed(1)} ms, ${apiCalls} API call(s)`);
+      return {
+        ...base,
+        apiCalls,
+        isError: !result.ok,
+        outcome: result.ok ? 'ok' : result.error.kind,
+        text,
+        truncated: formatted.truncated,
+        durationMs: performance.now() - started,
+        bytesOut: Buffer.byteLength(text),
+      };
+    } finally {
+      ended.abort();
+      signal?.removeEventListener('abort', onAbort);
+      release();
+    }
+  }
+
+  return { execute, manifest };
+}
+
+function consoleBlock(entries: ConsoleEntry[], truncated: boolean): string {
+  if (entries.length === 0 && !truncated) return '';
+  const lines = entries.map((e) => (e.level === 'log' || e.level === 'info' ? e.text : `[${e.level}] ${e.text}`));
+  return `\n\nConsole:\n${lines.join('\n')}${truncated ? '\n…[console truncated]' : ''}`;
+}
+
+export function formatOutcome(result: RunOutcome, maxBytes: number): { text: string; truncated: boolean } {
+  let body: string;
+  if (result.ok) {
+    if (typeof result.value === 'string') body = result.value;
+    else if (result.value === undefined) body = '(no return value: end the code with `return …`)';
+    else body = JSON.stringify(result.value, null, 2) ?? String(result.value);
+  } else {
+    body = `${result.error.kind === 'runtime' || result.error.kind === 'syntax' ? '' : `${result.error.kind}: `}${result.error.message}${result.error.stack ? `\n${result.error.stack}` : ''}`;
+  }
+  const full = body + consoleBlock(result.console, result.consoleTruncated);
+  const size = Buffer.byteLength(full);
+  if (size <= maxBytes) return { text: full, truncated: false };
+  const marker = `\n…[truncated: ${maxBytes} of ${size} bytes shown; return less data, e.g. pick fields or paginate]`;
+  const keep = Buffer.from(full).subarray(0, Math.max(0, maxBytes - Buffer.byteLength(marker))).toString('utf8').replace(/\uFFFD$/, '');
+  return { text: keep + marker, truncated: true };
+}

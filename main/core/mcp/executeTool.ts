@@ -1,0 +1,60 @@
+// The execute MCP tool: run the model's JavaScript against the API client in
+// the configured sandbox. Not read-only, open-world, destructive. Its
+// description states the deployment's real boundary and caps, so a model
+// never reads a promise the deployment does not keep.
+import { z } from 'zod';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { ExecuteService } from '../execute/executeService.ts';
+import type { CallerInfo } from '../egress/types.ts';
+
+export const executeInput = {
+  code: z
+    .string()
+    .min(1, 'code cannot be empty')
+    .describe('The body of an async JavaScript function. Use the API client (e.g. `const { data, error } = await api.events.list({ query: { limit: 5 } });`), `console.log` if useful, and `return` a JSON-serialisable value.'),
+};
+
+export interface ExecuteToolContext {
+  service: ExecuteService;
+  apiTitle: string;
+  clientNames: string[];
+  /** Sentences about the engine, the network boundary and the caps, from the running configuration. */
+  boundary: string;
+  transport: 'stdio' | 'http';
+  /** Called after every execute (audit, metrics). */
+  onExecuted?(caller: CallerInfo, outcome: Awaited<ReturnType<ExecuteService['execute']>>, code: string): void | Promise<void>;
+}
+
+export function executeDescription(ctx: ExecuteToolContext): string {
+  const names = ctx.clientNames.map((n) => `\`${n}\``).join(' or ');
+  return [
+    `Run JavaScript against the ${ctx.apiTitle} API. The code is the body of an async function; the client is ${names}, with one async method per operation (find them with search_docs): \`await api.ns.op({ path, query, body, headers })\` resolves to { data, error, status } and never throws on HTTP errors. \`console.log\` output is returned beside the result. Return a JSON-serialisable value (strings are returned as is).`,
+    ctx.boundary,
+    'Calls that change data may wait for a person to approve them; a refusal comes back as the call\'s `error`.',
+  ].join('\n\n');
+}
+
+export function registerExecute(server: McpServer, ctx: ExecuteToolContext): void {
+  server.registerTool(
+    'execute',
+    {
+      title: `Run code against ${ctx.apiTitle}`,
+      description: executeDescription(ctx),
+      inputSchema: executeInput,
+      annotations: { title: `Run code against ${ctx.apiTitle}`, readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    },
+    async ({ code }, extra) => {
+      const client = server.server.getClientVersion();
+      const caller: CallerInfo = {
+        key: ctx.transport === 'http' ? `http:${extra.sessionId ?? 'nosession'}` : `stdio:${client?.name ?? 'client'}`,
+        transport: ctx.transport,
+        ...(client?.name ? { clientName: client.name } : {}),
+        ...(client?.version ? { clientVersion: client.version } : {}),
+        ...(extra.sessionId ? { sessionId: extra.sessionId } : {}),
+      };
+      const outcome = await ctx.service.execute(code, caller, extra.signal);
+      await ctx.onExecuted?.(caller, outcome, code);
+      return { content: [{ type: 'text', text: outcome.text }], ...(outcome.isError ? { isError: true } : {}) };
+    },
+  );
+}

@@ -1,0 +1,99 @@
+// A tiny upstream API for gate and engine tests. It echoes what it received
+// (method, path, query, headers, body) in several encodings, the way a
+// careless API might, so tests can prove the credential never comes back.
+// It counts requests, so tests can assert on the API side that a call never
+// arrived.
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { buildCatalogue, type Catalogue } from '../../main/core/openapi/catalogue.ts';
+
+export interface Received {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+export interface EchoApi {
+  url: string;
+  received: Received[];
+  close(): Promise<void>;
+}
+
+export async function startEchoApi(): Promise<EchoApi> {
+  const received: Received[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8').on('data', (d: string) => (body += d));
+    req.on('end', () => {
+      received.push({ method: req.method!, url: req.url!, headers: req.headers, body });
+      const url = new URL(req.url!, 'http://x');
+      if (url.pathname.endsWith('/redirect-away')) {
+        res.writeHead(302, { location: 'http://evil.example/steal' }).end();
+        return;
+      }
+      if (url.pathname.endsWith('/redirect-home')) {
+        res.writeHead(302, { location: '/v1/items' }).end();
+        return;
+      }
+      if (url.pathname.endsWith('/big')) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ blob: 'x'.repeat(200_000) }));
+        return;
+      }
+      if (url.pathname.endsWith('/fail')) {
+        res.writeHead(422, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'bad input', echo: req.headers.authorization ?? null }));
+        return;
+      }
+      const everything = JSON.stringify({ method: req.method, url: req.url, headers: req.headers, body });
+      res.writeHead(req.method === 'POST' ? 201 : 200, {
+        'content-type': 'application/json',
+        'x-echo-auth': String(req.headers.authorization ?? req.headers['x-api-key'] ?? ''),
+        'x-echo-b64': Buffer.from(everything).toString('base64'),
+      });
+      res.end(
+        JSON.stringify({
+          method: req.method,
+          url: req.url,
+          headers: req.headers,
+          body,
+          base64: Buffer.from(everything).toString('base64'),
+          base64url: Buffer.from(everything).toString('base64url'),
+          urlEncoded: encodeURIComponent(everything),
+          hex: Buffer.from(everything).toString('hex'),
+        }),
+      );
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    received,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+/** The echo API's contract. */
+export function echoCatalogue(): Catalogue {
+  const ok = { 200: { description: 'ok', content: { 'application/json': { schema: { type: 'object' } } } } };
+  return buildCatalogue({
+    openapi: '3.1.0',
+    info: { title: 'Echo', version: '1' },
+    servers: [{ url: 'http://127.0.0.1/v1' }],
+    paths: {
+      '/items': {
+        get: { operationId: 'items.list', parameters: [{ name: 'tag', in: 'query', schema: { type: 'array', items: { type: 'string' } } }, { name: 'filter', in: 'query', style: 'deepObject', schema: { type: 'object' } }], responses: ok },
+        post: { operationId: 'items.create', requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } }, responses: ok },
+      },
+      '/items/{id}': {
+        get: { operationId: 'items.get', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: ok },
+        delete: { operationId: 'items.delete', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: ok },
+      },
+      '/search': { get: { operationId: 'search.run', responses: ok } },
+      '/redirect-away': { get: { operationId: 'redirect.away', responses: ok } },
+      '/redirect-home': { get: { operationId: 'redirect.home', responses: ok } },
+      '/big': { get: { operationId: 'big.get', responses: ok } },
+      '/fail': { get: { operationId: 'fail.get', responses: ok } },
+    },
+  });
+}

@@ -1,0 +1,202 @@
+// The egress gate against a real loopback API that echoes what it receives.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createEgressGate, type EgressGateOptions } from '../../main/core/egress/egressGate.ts';
+import type { ApiCallRecord, ApprovalHook, RunContext } from '../../main/core/egress/types.ts';
+import type { Profile } from '../../main/core/profiles/profile.ts';
+import type { AuthScheme } from '../../main/core/config/auth.ts';
+import { startEchoApi, echoCatalogue, type EchoApi } from '../helpers/echoApi.ts';
+
+const KEY = 'sk_live_CANARY_0123456789abcdef';
+let echo: EchoApi;
+
+before(async () => {
+  echo = await startEchoApi();
+});
+after(() => echo.close());
+
+function profile(overrides: Partial<Profile> = {}): Profile {
+  return { name: 'echo', spec: 'x', policy: 'allow', readOnly: false, allowPrivateNetwork: false, mutations: [], origin: 'adhoc', ...overrides };
+}
+
+function gate(opts: { auth?: AuthScheme; profile?: Partial<Profile>; records?: ApiCallRecord[] } & Partial<EgressGateOptions> = {}) {
+  const { auth, profile: p, records, ...rest } = opts;
+  return createEgressGate({
+    api: { profile: profile(p), baseUrl: echo.url, auth: auth ?? { type: 'bearer' }, catalogue: echoCatalogue() },
+    getCredential: () => KEY,
+    onApiCall: (r) => records?.push(r),
+    ...rest,
+  });
+}
+
+let paused = 0;
+const run: RunContext = {
+  runId: 'run-1',
+  caller: { key: 'test', transport: 'internal' },
+  scriptSha256: 'abc',
+  scriptExcerpt: 'return 1',
+  control: {
+    whilePaused: async (wait) => {
+      paused++;
+      return wait();
+    },
+  },
+};
+
+const leaks = (value: unknown) => {
+  const text = JSON.stringify(value);
+  const forms = [KEY, encodeURIComponent(KEY), Buffer.from(KEY).toString('hex')];
+  return forms.some((f) => text.includes(f)) || Buffer.from(text.replace(/[^A-Za-z0-9+/=]/g, ''), 'base64').toString('latin1').includes(KEY);
+};
+
+test('a read reaches the API with the credential added outside the sandbox; nothing returned holds it', async () => {
+  const before = echo.received.length;
+  const result = await gate().call({ operationId: 'items.list', query: { tag: ['a', 'b'], filter: { kind: 'x y' } } }, run);
+  assert.equal(result.status, 200);
+  const got = echo.received[before]!;
+  assert.equal(got.headers.authorization, `Bearer ${KEY}`);
+  assert.equal(got.url, '/v1/items?tag=a&tag=b&filter[kind]=x%20y');
+  // The echo API sent the key back in clear, base64, base64url, URL-encoded and hex, in body and headers.
+  assert.equal(leaks(result), false);
+  const data = result.data as { headers: Record<string, string>; base64: string; hex: string };
+  assert.equal(data.headers.authorization, 'Bearer [REDACTED]');
+  assert.ok(!Buffer.from(data.base64, 'base64').toString('latin1').includes(KEY));
+  assert.match(result.headers!['x-echo-auth']!, /\[REDACTED\]/);
+});
+
+test('header and query credentials are injected and scrubbed too; records hold no key', async () => {
+  const records: ApiCallRecord[] = [];
+  const h = await gate({ auth: { type: 'header', name: 'X-Api-Key' }, records }).call({ operationId: 'items.get', path: { id: '42' } }, run);
+  assert.equal(echo.received.at(-1)!.headers['x-api-key'], KEY);
+  assert.equal(leaks(h), false);
+  const q = await gate({ auth: { type: 'query', name: 'api_key' }, records }).call({ operationId: 'search.run' }, run);
+  assert.match(echo.received.at(-1)!.url, new RegExp(`api_key=${KEY}`));
+  assert.equal(leaks(q), false);
+  assert.equal(leaks(records), false);
+  assert.equal(records[1]!.url.includes('api_key'), false);
+  // An error response that echoes the key is scrubbed as well.
+  const f = await gate({ records }).call({ operationId: 'fail.get' }, run);
+  assert.equal(f.status, 422);
+  assert.equal(f.data, null);
+  assert.deepEqual(f.error, { message: 'bad input', echo: 'Bearer [REDACTED]' });
+});
+
+test('the sandbox cannot set the credential header or query parameter itself', async () => {
+  const before = echo.received.length;
+  const a = await gate().call({ operationId: 'items.list', headers: { Authorization: 'Bearer mine' } }, run);
+  assert.equal((a.error as { code: string }).code, 'airlock_invalid_request');
+  const b = await gate({ auth: { type: 'query', name: 'api_key' } }).call({ operationId: 'search.run', query: { api_key: 'x' } }, run);
+  assert.equal((b.error as { code: string }).code, 'airlock_invalid_request');
+  const c = await gate().call({ operationId: 'items.list', headers: { Host: 'evil.example' } }, run);
+  assert.equal((c.error as { code: string }).code, 'airlock_invalid_request');
+  assert.equal(echo.received.length, before);
+});
+
+test('path values cannot leave the operation path', async () => {
+  const before = echo.received.length;
+  const dots = await gate().call({ operationId: 'items.get', path: { id: '..' } }, run);
+  assert.match((dots.error as { message: string }).message, /cannot be '\.\.'/);
+  assert.equal(echo.received.length, before);
+  await gate().call({ operationId: 'items.get', path: { id: '../../admin?x=1#' } }, run);
+  assert.equal(echo.received.at(-1)!.url, '/v1/items/..%2F..%2Fadmin%3Fx%3D1%23');
+  const missing = await gate().call({ operationId: 'items.get' }, run);
+  assert.match((missing.error as { message: string }).message, /missing path parameter 'id'/);
+  const unknown = await gate().call({ operationId: 'nope.nope' }, run);
+  assert.equal((unknown.error as { code: string }).code, 'airlock_unknown_operation');
+});
+
+test('under deny, and under ask with no approver, a mutation never reaches the API', async () => {
+  const before = echo.received.length;
+  const records: ApiCallRecord[] = [];
+  const denied = await gate({ profile: { policy: 'deny' }, records }).call({ operationId: 'items.create', body: { a: 1 } }, run);
+  assert.equal((denied.error as { code: string }).code, 'airlock_mutation_denied');
+  const asked = await gate({ profile: { policy: 'ask' }, records }).call({ operationId: 'items.delete', path: { id: '1' } }, run);
+  assert.equal((asked.error as { code: string }).code, 'airlock_approval_required');
+  assert.match((asked.error as { message: string }).message, /airlock approvals approve <id>.*policy to "allow"/);
+  const readOnly = await gate({ profile: { readOnly: true }, records }).call({ operationId: 'items.delete', path: { id: '1' } }, run);
+  assert.equal((readOnly.error as { code: string }).code, 'airlock_read_only');
+  assert.equal(echo.received.length, before);
+  assert.deepEqual(records.map((r) => r.decision), ['denied', 'denied', 'refused']);
+});
+
+test('under ask, an approved mutation reaches the API once, with the wait paused', async () => {
+  const requests: unknown[] = [];
+  const approvals: ApprovalHook = {
+    request: async (req) => {
+      requests.push(req);
+      return { approved: true, by: 'tester', scope: 'once', at: new Date().toISOString() };
+    },
+  };
+  const records: ApiCallRecord[] = [];
+  const before = echo.received.length;
+  const pausedBefore = paused;
+  const result = await gate({ profile: { policy: 'ask' }, approvals, records }).call({ operationId: 'items.create', body: { title: `uses ${KEY}` } }, run);
+  assert.equal(result.status, 201);
+  assert.equal(echo.received.length, before + 1);
+  assert.equal(paused, pausedBefore + 1);
+  const req = requests[0] as { operationId: string; method: string; bodyPreview: string };
+  assert.equal(req.operationId, 'items.create');
+  assert.equal(req.method, 'POST');
+  assert.match(req.bodyPreview, /uses \[REDACTED\]/);
+  assert.equal(records[0]!.decision, 'approved');
+  assert.equal(records[0]!.approval?.by, 'tester');
+  const denier: ApprovalHook = { request: async () => ({ approved: false, by: 'tester', reason: 'not today', at: new Date().toISOString() }) };
+  const no = await gate({ profile: { policy: 'ask' }, approvals: denier }).call({ operationId: 'items.delete', path: { id: '9' } }, run);
+  assert.match((no.error as { message: string }).message, /was not approved: not today/);
+  assert.equal(echo.received.length, before + 1);
+});
+
+test('a read marked as a mutation in the profile is treated as one', async () => {
+  const before = echo.received.length;
+  const r = await gate({ profile: { policy: 'deny', mutations: ['search.run'] } }).call({ operationId: 'search.run' }, run);
+  assert.equal((r.error as { code: string }).code, 'airlock_mutation_denied');
+  assert.equal(echo.received.length, before);
+});
+
+test('redirects: same origin followed, another origin refused', async () => {
+  const home = await gate().call({ operationId: 'redirect.home' }, run);
+  assert.equal(home.status, 200);
+  assert.equal((home.data as { url: string }).url, '/v1/items');
+  const away = await gate().call({ operationId: 'redirect.away' }, run);
+  assert.equal((away.error as { code: string }).code, 'airlock_redirect_refused');
+});
+
+test('a DNS origin resolving to a private address is refused before any connection', async () => {
+  let connected = 0;
+  const g = createEgressGate({
+    api: { profile: profile(), baseUrl: 'https://api.internal.test/v1', auth: { type: 'bearer' }, catalogue: echoCatalogue() },
+    getCredential: () => KEY,
+    resolver: async () => [{ address: '10.0.0.7', family: 4 }],
+    transport: async () => {
+      connected++;
+      throw new Error('should not connect');
+    },
+  });
+  const r = await g.call({ operationId: 'items.list' }, run);
+  assert.equal((r.error as { code: string }).code, 'airlock_blocked_address');
+  assert.equal(connected, 0);
+});
+
+test('the address that was checked is the one connected to (pinning)', async () => {
+  const seen: string[] = [];
+  const g = createEgressGate({
+    api: { profile: profile(), baseUrl: 'https://api.example.test/v1', auth: { type: 'bearer' }, catalogue: echoCatalogue() },
+    getCredential: () => KEY,
+    resolver: async () => [{ address: '93.184.216.34', family: 4 }],
+    transport: async (x) => {
+      seen.push(`${x.pinned.address} ${x.origin.hostname} ${x.pathAndQuery}`);
+      return { status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from('{"ok":true}'), truncated: false };
+    },
+  });
+  const r = await g.call({ operationId: 'items.get', path: { id: 'a b' } }, run);
+  assert.deepEqual(r.data, { ok: true });
+  assert.deepEqual(seen, ['93.184.216.34 api.example.test /v1/items/a%20b']);
+});
+
+test('an oversized response and the rate limit end in clear errors', async () => {
+  const big = await gate({ responseBytes: 50_000 }).call({ operationId: 'big.get' }, run);
+  assert.equal((big.error as { code: string }).code, 'airlock_response_too_large');
+  const limited = await gate({ rateLimit: () => false }).call({ operationId: 'items.list' }, run);
+  assert.equal(limited.status, 429);
+  assert.equal((limited.error as { code: string }).code, 'airlock_rate_limited');
+});
