@@ -111,7 +111,7 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
           scriptSha256: run.scriptSha256,
           scriptExcerpt: redact(run.scriptExcerpt),
         };
-        const decision = await run.control.whilePaused(() => options.approvals!.request(request, run.signal));
+        const decision = await run.control.whilePaused(() => options.approvals!.request(request, { ...(run.signal ? { signal: run.signal } : {}), ...(run.elicit ? { elicit: run.elicit } : {}) }));
         if (decision.approved) return { decision: 'approved', approval: decision };
         return { decision: 'denied', approval: decision, refusal: gateError('airlock_mutation_denied', `${what} was not approved: ${decision.reason}`) };
       }

@@ -19,7 +19,12 @@ export interface RunContext {
   control: RunControl;
   /** Aborted when the run ends: in-flight upstream calls stop with it. */
   signal?: AbortSignal;
+  /** Asks the person through the MCP client (elicitation), when the client supports it. */
+  elicit?: Elicit;
 }
+
+/** Asks the person at the MCP client a yes/no question; undefined when they dismissed it. */
+export type Elicit = (message: string, signal?: AbortSignal) => Promise<{ approved: boolean; reason?: string } | undefined>;
 
 export type ApprovalScope = 'once' | 'run' | 'session' | 'policy';
 
@@ -46,7 +51,7 @@ export type ApprovalDecision =
 
 export interface ApprovalHook {
   /** Resolves when a decision is made (or the request times out: a denial). */
-  request(req: MutationApprovalRequest, signal?: AbortSignal): Promise<ApprovalDecision>;
+  request(req: MutationApprovalRequest, options?: { signal?: AbortSignal; elicit?: Elicit }): Promise<ApprovalDecision>;
 }
 
 export type GateDecision = 'read' | 'allowed' | 'approved' | 'denied' | 'refused';

@@ -7,7 +7,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Catalogue } from '../openapi/catalogue.ts';
 import type { ClientManifest, ConsoleEntry, RunLimits, RunOutcome, SandboxEngine } from '../sandbox/engine.ts';
 import type { EgressGate } from '../egress/egressGate.ts';
-import type { CallerInfo } from '../egress/types.ts';
+import type { CallerInfo, Elicit } from '../egress/types.ts';
 import type { Logger } from '../log/logger.ts';
 import type { LogBuffer, LogLevel } from '../log/logBuffer.ts';
 import { CapacityError, type ExecutionCaps } from './caps.ts';
@@ -39,10 +39,12 @@ export interface ExecuteServiceOptions {
   killSwitch(): boolean;
   logger: Logger;
   logBuffer?: LogBuffer;
+  /** Called when a run is over (the approval broker forgets its "rest of run" grant). */
+  onRunEnd?(runId: string): void;
 }
 
 export interface ExecuteService {
-  execute(code: string, caller: CallerInfo, signal?: AbortSignal): Promise<ExecuteOutcome>;
+  execute(code: string, caller: CallerInfo, options?: { signal?: AbortSignal; elicit?: Elicit }): Promise<ExecuteOutcome>;
   readonly manifest: ClientManifest;
 }
 
@@ -55,7 +57,8 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
   };
   const log = options.logger.child('execute');
 
-  async function execute(code: string, caller: CallerInfo, signal?: AbortSignal): Promise<ExecuteOutcome> {
+  async function execute(code: string, caller: CallerInfo, runOptions: { signal?: AbortSignal; elicit?: Elicit } = {}): Promise<ExecuteOutcome> {
+    const { signal, elicit } = runOptions;
     const runId = randomUUID();
     const scriptSha256 = createHash('sha256').update(code ?? '').digest('hex');
     const started = performance.now();
@@ -86,7 +89,7 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
         limits: options.limits,
         callApi: (request, control) => {
           apiCalls++;
-          return options.gate.call(request, { runId, caller, scriptSha256, scriptExcerpt: excerpt, control, signal: ended.signal });
+          return options.gate.call(request, { runId, caller, scriptSha256, scriptExcerpt: excerpt, control, signal: ended.signal, ...(elicit ? { elicit } : {}) });
         },
         onConsole: (entry) => options.logBuffer?.append({ level: LEVELS[entry.level], source: 'sandbox', message: entry.text.slice(0, 4000), runId }),
         ...(signal ? { signal } : {}),
@@ -106,6 +109,7 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
         bytesOut: Buffer.byteLength(text),
       };
     } finally {
+      options.onRunEnd?.(runId);
       ended.abort();
       signal?.removeEventListener('abort', onAbort);
       release();

@@ -5,7 +5,31 @@
 import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ExecuteService } from '../execute/executeService.ts';
-import type { CallerInfo } from '../egress/types.ts';
+import type { CallerInfo, Elicit } from '../egress/types.ts';
+
+/** Yes/no through MCP elicitation, when the connected client declared the capability. */
+export function elicitThrough(server: McpServer): Elicit | undefined {
+  if (!server.server.getClientCapabilities()?.elicitation) return undefined;
+  return async (message, signal) => {
+    const result = await server.server.elicitInput(
+      {
+        message,
+        requestedSchema: {
+          type: 'object',
+          properties: {
+            approve: { type: 'boolean', title: 'Allow this call?', description: 'Yes lets this one API call through.' },
+            reason: { type: 'string', title: 'Reason (if you refuse)', description: 'Sent back to the code as the error.' },
+          },
+          required: ['approve'],
+        },
+      },
+      signal ? { signal } : undefined,
+    );
+    if (result.action !== 'accept') return result.action === 'decline' ? { approved: false, reason: 'declined by the person' } : undefined;
+    const content = (result.content ?? {}) as { approve?: unknown; reason?: unknown };
+    return { approved: content.approve === true, ...(typeof content.reason === 'string' && content.reason ? { reason: content.reason } : {}) };
+  };
+}
 
 export const executeInput = {
   code: z
@@ -21,6 +45,8 @@ export interface ExecuteToolContext {
   /** Sentences about the engine, the network boundary and the caps, from the running configuration. */
   boundary: string;
   transport: 'stdio' | 'http';
+  /** Ask the person through the client's elicitation when no approver is attached (default: when the client supports it). */
+  elicitation?: boolean;
   /** Called after every execute (audit, metrics). */
   onExecuted?(caller: CallerInfo, outcome: Awaited<ReturnType<ExecuteService['execute']>>, code: string): void | Promise<void>;
 }
@@ -52,7 +78,8 @@ export function registerExecute(server: McpServer, ctx: ExecuteToolContext): voi
         ...(client?.version ? { clientVersion: client.version } : {}),
         ...(extra.sessionId ? { sessionId: extra.sessionId } : {}),
       };
-      const outcome = await ctx.service.execute(code, caller, extra.signal);
+      const elicit = ctx.elicitation === false ? undefined : elicitThrough(server);
+      const outcome = await ctx.service.execute(code, caller, { signal: extra.signal, ...(elicit ? { elicit } : {}) });
       await ctx.onExecuted?.(caller, outcome, code);
       return { content: [{ type: 'text', text: outcome.text }], ...(outcome.isError ? { isError: true } : {}) };
     },

@@ -1,0 +1,140 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ApprovalBroker, type BrokerEvent } from '../../main/core/approvals/approvalBroker.ts';
+import type { MutationApprovalRequest } from '../../main/core/egress/types.ts';
+
+function req(overrides: Partial<MutationApprovalRequest> = {}): MutationApprovalRequest {
+  return {
+    kind: 'api-mutation',
+    runId: 'run-1',
+    caller: { key: 'http:s1', transport: 'http', clientName: 'claude-code', clientVersion: '2.0' },
+    profile: 'demo',
+    operationId: 'events.delete',
+    method: 'DELETE',
+    pathTemplate: '/events/{eventId}',
+    url: 'http://127.0.0.1:1/events/evt_1',
+    query: {},
+    bodyPreview: '',
+    scriptSha256: 'f'.repeat(64),
+    scriptExcerpt: 'await api.events.delete(...)',
+    ...overrides,
+  };
+}
+
+const broker = (opts: Partial<ConstructorParameters<typeof ApprovalBroker>[0]> = {}) => new ApprovalBroker({ timeoutMs: 60_000, approversAvailable: () => true, ...opts });
+
+/** Resolves with the next pending approval. */
+function nextRequested(b: ApprovalBroker): Promise<string> {
+  return new Promise((resolve) => {
+    const off = b.subscribe((e: BrokerEvent) => {
+      if (e.type === 'approval-requested') {
+        off();
+        resolve(e.approval.id);
+      }
+    });
+  });
+}
+
+test('a request waits in the queue with what a person needs to decide, until approved once', async () => {
+  const b = broker();
+  const id = nextRequested(b);
+  const decision = b.request(req());
+  const pending = b.list();
+  assert.equal(pending.length, 1);
+  assert.equal(pending[0]!.request.operationId, 'events.delete');
+  assert.equal(pending[0]!.request.caller.clientName, 'claude-code');
+  assert.ok(Date.parse(pending[0]!.expiresAt) > Date.parse(pending[0]!.createdAt));
+  b.decide(await id, { approve: true, scope: 'once' }, 'cli');
+  const d = await decision;
+  assert.equal(d.approved, true);
+  assert.equal(b.list().length, 0);
+  // "once" grants nothing further: the next request waits again.
+  const again = nextRequested(b);
+  const second = b.request(req());
+  b.decide(await again, { approve: false, reason: 'not this one' }, 'cli');
+  assert.deepEqual(await second.then((x) => (x.approved ? 'yes' : x.reason)), 'not this one');
+});
+
+test('"rest of this run" approves the run\'s later mutations, and ends with the run', async () => {
+  const b = broker();
+  const id = nextRequested(b);
+  const first = b.request(req());
+  b.decide(await id, { approve: true, scope: 'run' }, 'ui');
+  await first;
+  const later = await b.request(req({ operationId: 'events.create', method: 'POST' }));
+  assert.equal(later.approved && later.scope, 'run');
+  const otherRun = nextRequested(b);
+  const p = b.request(req({ runId: 'run-2' }));
+  assert.equal(b.list().length, 1); // another run still asks
+  b.decide(await otherRun, { approve: false }, 'ui');
+  await p;
+  b.endRun('run-1');
+  const after = nextRequested(b);
+  const p2 = b.request(req());
+  b.decide(await after, { approve: false }, 'ui');
+  assert.equal((await p2).approved, false);
+});
+
+test('"this operation for this client until restart" covers that client and operation only', async () => {
+  const b = broker();
+  const id = nextRequested(b);
+  const p = b.request(req());
+  b.decide(await id, { approve: true, scope: 'session' }, 'ui');
+  await p;
+  assert.equal((await b.request(req({ runId: 'run-9' }))).approved, true);
+  const other = nextRequested(b);
+  const p2 = b.request(req({ caller: { key: 'http:s2', transport: 'http', clientName: 'cursor' } }));
+  b.decide(await other, { approve: false }, 'ui');
+  assert.equal((await p2).approved, false);
+});
+
+test('no decision before the timeout is a denial that says how to answer', async () => {
+  const b = broker({ timeoutMs: 20 });
+  const d = await b.request(req());
+  assert.equal(d.approved, false);
+  if (!d.approved) {
+    assert.equal(d.by, 'timeout');
+    assert.match(d.reason, /no decision within .*airlock approvals list/);
+  }
+  assert.throws(() => b.decide('apr_00000000', { approve: true, scope: 'once' }, 'x'), /no pending approval/);
+});
+
+test('two concurrent approvals are not mixed up', async () => {
+  const b = broker();
+  const ids: string[] = [];
+  b.subscribe((e) => e.type === 'approval-requested' && ids.push(e.approval.id));
+  const a = b.request(req({ runId: 'A', operationId: 'events.delete' }));
+  const c = b.request(req({ runId: 'C', operationId: 'events.create', method: 'POST' }));
+  const byOp = new Map(b.list().map((p) => [p.request.operationId, p.id]));
+  b.decide(byOp.get('events.create')!, { approve: true, scope: 'once' }, 'ui');
+  b.decide(byOp.get('events.delete')!, { approve: false, reason: 'keep it' }, 'ui');
+  const [da, dc] = await Promise.all([a, c]);
+  assert.equal(da.approved, false);
+  assert.equal(dc.approved, true);
+  assert.equal(ids.length, 2);
+});
+
+test('without an approver: elicitation when the client supports it, else a denial with instructions', async () => {
+  const none = broker({ approversAvailable: () => false });
+  const denied = await none.request(req());
+  assert.ok(!denied.approved && /airlock approvals approve <id>/.test(denied.reason));
+  const asked: string[] = [];
+  const yes = await none.request(req(), { elicit: async (m) => (asked.push(m), { approved: true }) });
+  assert.equal(yes.approved, true);
+  assert.match(asked[0]!, /allow DELETE http:\/\/127\.0\.0\.1:1\/events\/evt_1 \(events\.delete\)/);
+  const no = await none.request(req(), { elicit: async () => ({ approved: false, reason: 'nope' }) });
+  assert.ok(!no.approved && no.reason === 'nope');
+  const dismissed = await none.request(req(), { elicit: async () => undefined });
+  assert.ok(!dismissed.approved && /dismissed/.test(dismissed.reason));
+});
+
+test('a run that ends while waiting withdraws its request', async () => {
+  const b = broker();
+  const ac = new AbortController();
+  const p = b.request(req(), { signal: ac.signal });
+  assert.equal(b.list().length, 1);
+  ac.abort();
+  const d = await p;
+  assert.ok(!d.approved && /run ended/.test(d.reason));
+  assert.equal(b.list().length, 0);
+});
