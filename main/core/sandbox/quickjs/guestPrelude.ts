@@ -1,0 +1,165 @@
+// The JavaScript that runs inside QuickJS before the caller's code: it builds
+// the API client and the console from two host functions it receives as
+// arguments, so the bridges never appear as globals. It installs exactly the
+// client globals the manifest names (`api`, the profile's alias) and
+// `console`, and hands the worker two helpers it uses at the end of a run:
+// `serialize` (return value to JSON, bounded by the output budget) and
+// `describe` (a thrown value to a clean name, message and stack).
+//
+// What the guest sees of a failed call path: frames in the prelude's own file
+// and the wrapper's top-level frame are dropped, and columns on line 1 are
+// shifted back by the wrapper's prefix, so every frame points at the caller's
+// code as they wrote it.
+
+/** File name of the caller's code: stacks read `execute.js:<line>:<column>`. */
+export const GUEST_FILENAME = 'execute.js';
+/** File name of this prelude inside QuickJS (its frames are filtered out). */
+export const PRELUDE_FILENAME = 'airlock-client.js';
+/** The wrapper around the caller's code. Line 1 of the code stays line 1 of `execute.js`. */
+export const WRAPPER_PREFIX = '(async function () {';
+export const WRAPPER_SUFFIX = '\n})()';
+
+/** Evaluates to a function `(hostCall, hostWrite, room, treeJson, globalsJson, label) => helpers`. */
+export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostWrite, initialRoom, treeJson, globalsJson, label) {
+  'use strict';
+  var stringify = JSON.stringify;
+  var parse = JSON.parse;
+  var defineProperty = Object.defineProperty;
+  var objectKeys = Object.keys;
+  var isArray = Array.isArray;
+  var StringCtor = String;
+  var ErrorCtor = Error;
+  var TypeErrorCtor = TypeError;
+  var ARG_KEYS = ['path', 'query', 'body', 'headers'];
+  var LEVELS = ['log', 'info', 'warn', 'error', 'debug'];
+  var PREFIX_LENGTH = ${WRAPPER_PREFIX.length};
+  var room = initialRoom;
+
+  function define(target, key, value, enumerable) {
+    defineProperty(target, key, { value: value, writable: true, configurable: true, enumerable: enumerable });
+  }
+
+  function cleanStack(stack) {
+    if (typeof stack !== 'string') return '';
+    var lines = stack.split('\n');
+    var kept = [];
+    for (var i = 0; i < lines.length; i++) {
+      var line = lines[i];
+      if (line.trim() === '') continue;
+      if (line.indexOf('${PRELUDE_FILENAME}') !== -1) continue;
+      if (line.indexOf('at <eval> (${GUEST_FILENAME}:') !== -1) continue;
+      kept.push(line.replace(/${GUEST_FILENAME.replace('.', '\\.')}:1:(\d+)/, function (_, column) {
+        return '${GUEST_FILENAME}:1:' + Math.max(1, Number(column) - PREFIX_LENGTH);
+      }));
+    }
+    return kept.join('\n');
+  }
+
+  function bigintReplacer(_key, value) {
+    return typeof value === 'bigint' ? value.toString() + 'n' : value;
+  }
+
+  function formatValue(value) {
+    switch (typeof value) {
+      case 'string': return value;
+      case 'undefined': return 'undefined';
+      case 'function': return '[Function: ' + (value.name || 'anonymous') + ']';
+      case 'symbol': return value.toString();
+      case 'bigint': return value.toString() + 'n';
+      case 'object': {
+        if (value === null) return 'null';
+        if (value instanceof ErrorCtor) {
+          var head = value.name + ': ' + value.message;
+          var frames = cleanStack(value.stack);
+          return frames ? head + '\n' + frames : head;
+        }
+        try {
+          var json = stringify(value, bigintReplacer);
+          return json === undefined ? StringCtor(value) : json;
+        } catch (error) {
+          return '[Circular]';
+        }
+      }
+      default: return StringCtor(value);
+    }
+  }
+
+  function write(level, args) {
+    var text = '';
+    for (var i = 0; i < args.length; i++) {
+      var part;
+      try { part = formatValue(args[i]); } catch (error) { part = '[unprintable]'; }
+      text += (i === 0 ? '' : ' ') + part;
+      if (text.length > room) break;
+    }
+    // room is in bytes and a character is at least one byte: more characters
+    // than room is over the budget for sure; the host measures the rest.
+    if (text.length > room) text = text.slice(0, room + 1);
+    room = hostWrite(level, text);
+  }
+
+  var consoleObject = {};
+  for (var l = 0; l < LEVELS.length; l++) {
+    (function (level) {
+      define(consoleObject, level, function () { write(level, arguments); }, true);
+    })(LEVELS[l]);
+  }
+
+  function makeMethod(operationId, name) {
+    var method = async function (args) {
+      var payload = {};
+      if (args !== undefined && args !== null) {
+        if (typeof args !== 'object' || isArray(args)) {
+          throw new TypeErrorCtor(name + '() takes one argument: an object { path, query, body, headers }');
+        }
+        for (var i = 0; i < ARG_KEYS.length; i++) {
+          var key = ARG_KEYS[i];
+          if (args[key] !== undefined) payload[key] = args[key];
+        }
+      }
+      var json;
+      try {
+        json = stringify(payload);
+      } catch (error) {
+        throw new TypeErrorCtor(name + '(): the arguments are not JSON-serialisable (' + (error && error.message) + ')');
+      }
+      return parse(await hostCall(operationId, json === undefined ? '{}' : json));
+    };
+    defineProperty(method, 'name', { value: name.slice(name.lastIndexOf('.') + 1), configurable: true });
+    return method;
+  }
+
+  function build(node, name) {
+    var target = node.operationId !== undefined ? makeMethod(node.operationId, name) : {};
+    var names = objectKeys(node.children);
+    for (var i = 0; i < names.length; i++) {
+      define(target, names[i], build(node.children[names[i]], name + '.' + names[i]), true);
+    }
+    return target;
+  }
+
+  var client = build(parse(treeJson), label);
+  var globalNames = parse(globalsJson);
+  for (var g = 0; g < globalNames.length; g++) define(globalThis, globalNames[g], client, false);
+  define(globalThis, 'console', consoleObject, false);
+
+  return {
+    serialize: function (value, budget) {
+      if (value === undefined) return undefined;
+      var json = stringify(value);
+      if (json === undefined) return undefined;
+      return json.length > budget ? -1 : json;
+    },
+    describe: function (error) {
+      if (error instanceof ErrorCtor) {
+        return stringify({
+          isError: true,
+          name: StringCtor(error.name),
+          message: StringCtor(error.message),
+          stack: cleanStack(error.stack),
+        });
+      }
+      return stringify({ isError: false, text: formatValue(error) });
+    },
+  };
+})`;

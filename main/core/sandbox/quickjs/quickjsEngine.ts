@@ -1,0 +1,604 @@
+// The default sandbox engine: the model's code runs in QuickJS compiled to
+// WebAssembly, inside a worker thread. Nothing exists in the guest but the
+// standard built-ins, the API client and a console, so the boundary holds by
+// construction: every API call is a message to this thread, which hands it to
+// `callApi` (the egress gate) and sends back plain JSON.
+//
+// What this module guarantees:
+// - A fresh QuickJS runtime and context per run; concurrent runs use
+//   different workers and never share state.
+// - The deadline is enforced twice: by the worker's interrupt handler, and by
+//   a timer here that cancels the run, then terminates the worker if it does
+//   not answer. Time inside `whilePaused` does not count: the shared deadline
+//   is parked while a human decides.
+// - The memory cap is the wasm memory's maximum. A worker whose run hit the
+//   cap, failed inside the engine, ignored a cancel, or grew its heap past a
+//   threshold is terminated and replaced, so host memory comes back.
+// - `signal` aborts a run; `close()` settles every pending run and terminates
+//   every worker. Idle workers do not keep the process alive.
+import { Worker } from 'node:worker_threads';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import type {
+  ApiCallRequest,
+  ApiCallResult,
+  ClientManifest,
+  ConsoleEntry,
+  RunControl,
+  RunError,
+  RunLimits,
+  RunOutcome,
+  RunRequest,
+  SandboxEngine,
+} from '../engine.ts';
+import { silentLogger, type Logger } from '../../log/logger.ts';
+import {
+  CANCEL_ABORTED,
+  CANCEL_NONE,
+  CANCEL_TIMEOUT,
+  CONTROL_BYTES,
+  PAUSED_DEADLINE,
+  WASM_MAX_PAGES,
+  WASM_MIN_PAGES,
+  WASM_PAGE,
+  controlViews,
+  formatBytes,
+  type ClientNode,
+  type ControlViews,
+  type HostToWorker,
+  type ResolvedLimits,
+  type WorkerData,
+  type WorkerOutcome,
+  type WorkerToHost,
+} from './protocol.ts';
+import { Wasm, type WasmModule } from './wasm.ts';
+
+export interface QuickJsEngineOptions {
+  logger?: Logger;
+  /** Idle workers kept warm (default 2). */
+  poolSize?: number;
+  /** Workers alive at once; further runs wait for one (default max(poolSize, 8)). */
+  maxWorkers?: number;
+}
+
+export interface QuickJsEngineStats {
+  /** Workers started since the engine was created. */
+  workersStarted: number;
+  /** Workers terminated to be replaced (after a limit, a failure or heap growth). */
+  workersRecycled: number;
+  liveWorkers: number;
+  idleWorkers: number;
+  queuedRuns: number;
+}
+
+export interface QuickJsEngine extends SandboxEngine {
+  stats(): QuickJsEngineStats;
+}
+
+const MIB = 1024 * 1024;
+export const DEFAULT_STACK_BYTES = MIB;
+const MIN_STACK_BYTES = 64 * 1024;
+const MAX_STACK_BYTES = 4 * MIB;
+/** A worker whose wasm memory grew past this is replaced after the run. */
+const RECYCLE_WASM_BYTES = 32 * MIB;
+/** How long a cancelled worker has to answer before it is terminated. */
+const CANCEL_GRACE_MS = 500;
+/** Warm instances are sized for this cap until a run says otherwise. */
+const DEFAULT_MEMORY_BYTES = 64 * MIB;
+/** The worker's own JS heap (console buffers, JSON in transit); the guest lives in wasm memory. */
+const WORKER_HEAP_MB = 256;
+/** Workers dying before they are ready this many times in a row stop the automatic restarts. */
+const MAX_START_FAILURES = 3;
+
+function clamp(value: number, min: number, max: number): number {
+  return Math.min(max, Math.max(min, value));
+}
+
+export function resolveLimits(limits: RunLimits): ResolvedLimits {
+  const pages = clamp(Math.ceil((Number.isFinite(limits.memoryBytes) ? limits.memoryBytes : 0) / WASM_PAGE), WASM_MIN_PAGES, WASM_MAX_PAGES);
+  return {
+    timeoutMs: Math.max(1, Math.floor(Number.isFinite(limits.timeoutMs) ? limits.timeoutMs : 1)),
+    memoryBytes: pages * WASM_PAGE,
+    outputBytes: Math.max(0, Math.floor(Number.isFinite(limits.outputBytes) ? limits.outputBytes : 0)),
+    stackBytes: clamp(Math.floor(limits.stackBytes ?? DEFAULT_STACK_BYTES), MIN_STACK_BYTES, MAX_STACK_BYTES),
+  };
+}
+
+/** QuickJS frames live on the worker's native stack too: it must hold well over the QuickJS limit. */
+function workerStackMb(stackBytes: number): number {
+  return Math.max(4, Math.ceil((4 * stackBytes) / MIB));
+}
+
+function clientTree(client: ClientManifest): ClientNode {
+  const root: ClientNode = { children: Object.create(null) as Record<string, ClientNode> };
+  for (const operation of client.operations) {
+    if (operation.callPath.length === 0) continue;
+    let node = root;
+    for (const segment of operation.callPath) {
+      node = node.children[segment] ??= { children: Object.create(null) as Record<string, ClientNode> };
+    }
+    node.operationId ??= operation.operationId;
+  }
+  return root;
+}
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+function clientGlobals(client: ClientManifest): string[] {
+  const names = client.globals.filter((name) => IDENTIFIER.test(name) && name !== 'console' && name !== 'globalThis');
+  return [...new Set(names)];
+}
+
+let wasmModulePromise: Promise<WasmModule> | undefined;
+let compiled: WasmModule | undefined;
+
+/** The QuickJS wasm, compiled once per process and shared with every worker. */
+function compiledQuickJs(): Promise<WasmModule> {
+  wasmModulePromise ??= (async () => {
+    const require = createRequire(import.meta.url);
+    const fromLibrary = createRequire(require.resolve('quickjs-emscripten'));
+    const bytes = await readFile(fromLibrary.resolve('@jitl/quickjs-wasmfile-release-sync/wasm'));
+    compiled = await Wasm.compile(bytes);
+    return compiled;
+  })();
+  wasmModulePromise.catch(() => {
+    wasmModulePromise = undefined;
+  });
+  return wasmModulePromise;
+}
+
+interface ActiveRun {
+  seq: number;
+  request: RunRequest;
+  limits: ResolvedLimits;
+  started: number;
+  console: ConsoleEntry[];
+  /** Cancelled (deadline or abort): waiting for the worker to stop. */
+  stopping: boolean;
+  settled: boolean;
+  resolve(outcome: RunOutcome): void;
+  /** Epoch ms at which the run times out (meaningless while paused). */
+  deadlineAt: number;
+  remainingMs: number;
+  pauseDepth: number;
+  timer?: NodeJS.Timeout;
+  graceTimer?: NodeJS.Timeout;
+}
+
+interface Slot {
+  id: number;
+  worker: Worker;
+  control: ControlViews;
+  stackMb: number;
+  state: 'starting' | 'idle' | 'busy' | 'dead';
+  /** The worker has a sandbox prepared for its next run. */
+  warm: boolean;
+  idleSince: number;
+  run?: ActiveRun;
+}
+
+interface Waiter {
+  stackMb: number;
+  resolve(slot: Slot): void;
+  reject(error: Error): void;
+}
+
+class EngineClosed extends Error {}
+
+export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJsEngine {
+  const log = (options.logger ?? silentLogger).child('quickjs');
+  const poolSize = Math.max(0, Math.floor(options.poolSize ?? 2));
+  const maxWorkers = Math.max(1, poolSize, Math.floor(options.maxWorkers ?? Math.max(poolSize, 8)));
+  const slots = new Set<Slot>();
+  const queue: Waiter[] = [];
+  let closed = false;
+  let nextSlotId = 0;
+  let nextSeq = 0;
+  let warmStackMb = workerStackMb(DEFAULT_STACK_BYTES);
+  let warmPages = DEFAULT_MEMORY_BYTES / WASM_PAGE;
+  let workersStarted = 0;
+  let workersRecycled = 0;
+  let startFailures = 0;
+
+  function idleSlots(): Slot[] {
+    return [...slots].filter((slot) => slot.state === 'idle');
+  }
+
+  /** The idle worker to use for a stack size: a warm one first, then the one idle the longest. */
+  function pickIdle(stackMb: number): Slot | undefined {
+    let best: Slot | undefined;
+    for (const slot of slots) {
+      if (slot.state !== 'idle' || slot.stackMb !== stackMb) continue;
+      if (!best || (slot.warm && !best.warm) || (slot.warm === best.warm && slot.idleSince < best.idleSince)) best = slot;
+    }
+    return best;
+  }
+
+  function spawn(stackMb: number, wasmModule: WasmModule): Slot {
+    const buffer = new SharedArrayBuffer(CONTROL_BYTES);
+    const id = ++nextSlotId;
+    const worker = new Worker(new URL('./quickjsWorker.ts', import.meta.url), {
+      workerData: { wasmModule, control: buffer, warmPages } satisfies WorkerData,
+      resourceLimits: { stackSizeMb: stackMb, maxOldGenerationSizeMb: WORKER_HEAP_MB },
+      // stdout carries the MCP protocol in stdio mode: the worker's stdout is never forwarded to ours
+      // (the worker also sends its own stdout writes to stderr, so nothing accumulates here).
+      stdout: true,
+      stderr: false,
+    });
+    const slot: Slot = { id, worker, control: controlViews(buffer), stackMb, state: 'starting', warm: false, idleSince: 0 };
+    slots.add(slot);
+    workersStarted++;
+    log.debug(`worker ${id} starting (stack ${stackMb} MB)`);
+    worker.on('message', (message: WorkerToHost) => {
+      if (message.type === 'ready') {
+        slot.warm = true;
+        if (slot.state === 'starting') {
+          slot.state = 'idle';
+          slot.idleSince = performance.now();
+          startFailures = 0;
+          worker.unref();
+          serveQueue();
+        }
+        return;
+      }
+      onWorkerMessage(slot, message);
+    });
+    worker.on('error', (error) => {
+      log.warn(`worker ${id} failed: ${error.name}: ${error.message}`);
+      const outOfMemory = (error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY';
+      workerGone(slot, outOfMemory ? 'memory' : 'internal');
+    });
+    worker.on('exit', () => workerGone(slot, 'internal'));
+    return slot;
+  }
+
+  function workerGone(slot: Slot, kind: 'memory' | 'internal'): void {
+    if (slot.state === 'dead') return;
+    if (slot.state === 'starting' && ++startFailures >= MAX_START_FAILURES) {
+      // Workers that die before they are ready would die again: fail the waiting runs instead of looping.
+      log.error('QuickJS workers fail to start; runs are refused until the next attempt');
+      for (const waiter of queue.splice(0)) waiter.reject(new Error('worker failed to start'));
+      startFailures = 0;
+      slot.state = 'dead';
+      slots.delete(slot);
+      return;
+    }
+    slot.state = 'dead';
+    slots.delete(slot);
+    const run = slot.run;
+    slot.run = undefined;
+    if (run && !run.settled) {
+      const error: RunError =
+        kind === 'memory'
+          ? { kind: 'memory', message: `Memory limit of ${formatBytes(run.limits.memoryBytes)} exceeded` }
+          : { kind: 'internal', message: 'The QuickJS worker stopped unexpectedly' };
+      settle(run, { ok: false, error });
+    }
+    if (!closed) {
+      replenish();
+      serveQueue();
+    }
+  }
+
+  function terminate(slot: Slot, reason: string): void {
+    if (slot.state === 'dead') return;
+    log.debug(`worker ${slot.id} terminated: ${reason}`);
+    slot.state = 'dead';
+    slots.delete(slot);
+    if (slot.run) clearRunTimers(slot.run);
+    slot.run = undefined;
+    void slot.worker.terminate();
+  }
+
+  function recycle(slot: Slot, reason: string): void {
+    workersRecycled++;
+    terminate(slot, reason);
+    if (!closed) {
+      replenish();
+      serveQueue();
+    }
+  }
+
+  /** Keeps `poolSize` warm workers with the most recently used stack size. */
+  function replenish(): void {
+    if (closed || !compiled) return;
+    const warm = [...slots].filter((slot) => (slot.state === 'idle' || slot.state === 'starting') && slot.stackMb === warmStackMb).length;
+    for (let i = warm; i < poolSize && slots.size < maxWorkers; i++) spawn(warmStackMb, compiled);
+  }
+
+  function markIdle(slot: Slot): void {
+    slot.state = 'idle';
+    slot.idleSince = performance.now();
+    slot.worker.unref();
+    serveQueue();
+    if (slot.state === 'idle' && idleSlots().length > poolSize) terminate(slot, 'pool is full');
+  }
+
+  /** Hands idle workers to waiting runs in order, and starts workers for the runs still waiting. */
+  function serveQueue(): void {
+    if (closed) return;
+    for (let i = 0; i < queue.length; ) {
+      const waiter = queue[i]!;
+      const slot = pickIdle(waiter.stackMb);
+      if (!slot) {
+        i++;
+        continue;
+      }
+      queue.splice(i, 1);
+      slot.state = 'busy';
+      slot.warm = false;
+      slot.worker.ref();
+      waiter.resolve(slot);
+    }
+    if (queue.length === 0 || !compiled) return;
+    const waiting = new Map<number, number>();
+    for (const waiter of queue) waiting.set(waiter.stackMb, (waiting.get(waiter.stackMb) ?? 0) + 1);
+    for (const [stackMb, count] of waiting) {
+      const starting = [...slots].filter((slot) => slot.state === 'starting' && slot.stackMb === stackMb).length;
+      for (let needed = count - starting; needed > 0 && slots.size < maxWorkers; needed--) spawn(stackMb, compiled);
+    }
+    // At capacity with runs waiting for a stack size no idle worker has: make room.
+    const spareIdle = idleSlots()[0];
+    if (slots.size >= maxWorkers && spareIdle) {
+      terminate(spareIdle, 'making room for a different stack size');
+      serveQueue();
+    }
+  }
+
+  function acquire(stackMb: number, signal: AbortSignal | undefined): Promise<Slot> {
+    return new Promise<Slot>((resolve, reject) => {
+      const onAbort = () => {
+        const index = queue.indexOf(waiter);
+        if (index >= 0) queue.splice(index, 1);
+        reject(new Error('aborted'));
+      };
+      const waiter: Waiter = {
+        stackMb,
+        resolve: (slot) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(slot);
+        },
+        reject: (error) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      queue.push(waiter);
+      serveQueue();
+    });
+  }
+
+  // ---- deadline -------------------------------------------------------------
+
+  function clearRunTimers(run: ActiveRun): void {
+    if (run.timer) clearTimeout(run.timer);
+    run.timer = undefined;
+    if (run.graceTimer) clearTimeout(run.graceTimer);
+    run.graceTimer = undefined;
+  }
+
+  function armDeadline(slot: Slot, run: ActiveRun, ms: number): void {
+    run.deadlineAt = Date.now() + ms;
+    Atomics.store(slot.control.deadline, 0, BigInt(run.deadlineAt));
+    run.timer = setTimeout(() => cancel(slot, run, 'timeout'), ms);
+  }
+
+  function pause(slot: Slot, run: ActiveRun): void {
+    if (run.settled || run.pauseDepth++ > 0) return;
+    run.remainingMs = Math.max(0, run.deadlineAt - Date.now());
+    Atomics.store(slot.control.deadline, 0, PAUSED_DEADLINE);
+    if (run.timer) clearTimeout(run.timer);
+    run.timer = undefined;
+  }
+
+  function resume(slot: Slot, run: ActiveRun): void {
+    if (run.pauseDepth === 0 || --run.pauseDepth > 0 || run.settled) return;
+    armDeadline(slot, run, run.remainingMs);
+  }
+
+  /**
+   * Stops the run: the worker's interrupt handler sees the flag at once, and a
+   * worker waiting on a host call gets the message. No further API call of the
+   * run is forwarded. A timeout waits for the worker's own report (it carries
+   * the last console lines); an abort settles now. A worker that does not
+   * answer within the grace period is terminated.
+   */
+  function cancel(slot: Slot, run: ActiveRun, kind: 'timeout' | 'aborted'): void {
+    if (run.settled || run.stopping) return;
+    run.stopping = true;
+    Atomics.store(slot.control.cancel, 0, kind === 'timeout' ? CANCEL_TIMEOUT : CANCEL_ABORTED);
+    const error: RunError =
+      kind === 'timeout' ? { kind, message: `Execution timed out after ${run.limits.timeoutMs} ms` } : { kind, message: 'Execution was aborted' };
+    if (kind === 'aborted') settle(run, { ok: false, error });
+    slot.worker.postMessage({ type: 'cancel', seq: run.seq } satisfies HostToWorker);
+    run.graceTimer = setTimeout(() => {
+      settle(run, { ok: false, error });
+      if (slot.run === run) recycle(slot, 'did not stop after cancel');
+    }, CANCEL_GRACE_MS);
+  }
+
+  function settle(run: ActiveRun, outcome: WorkerOutcome, consoleTruncated = false): void {
+    if (run.settled) return;
+    run.settled = true;
+    if (run.timer) clearTimeout(run.timer);
+    run.timer = undefined;
+    const durationMs = performance.now() - run.started;
+    const common = { console: run.console, consoleTruncated, durationMs };
+    run.resolve(outcome.ok ? { ok: true, value: outcome.value, ...common } : { ok: false, error: outcome.error, ...common });
+  }
+
+  // ---- messages from a worker -----------------------------------------------
+
+  function onWorkerMessage(slot: Slot, message: WorkerToHost): void {
+    const run = slot.run;
+    if (!run || message.type === 'ready' || message.seq !== run.seq) return;
+    switch (message.type) {
+      case 'console':
+        if (run.settled) return;
+        for (const entry of message.entries) {
+          run.console.push(entry);
+          try {
+            run.request.onConsole?.(entry);
+          } catch (error) {
+            log.warn(`onConsole listener failed: ${error instanceof Error ? error.message : String(error)}`);
+          }
+        }
+        return;
+      case 'call':
+        // A stopping run forwards nothing: no API call may leave after the deadline or an abort.
+        if (run.settled || run.stopping) return;
+        void forwardCall(slot, run, message.callId, message.request);
+        return;
+      case 'done': {
+        settle(run, message.outcome, message.consoleTruncated);
+        clearRunTimers(run);
+        slot.run = undefined;
+        slot.warm = false;
+        const kind = message.outcome.ok ? undefined : message.outcome.error.kind;
+        if (message.recycle || kind === 'internal') recycle(slot, 'engine state unsound');
+        else if (kind === 'memory' || message.wasmBytes > RECYCLE_WASM_BYTES) recycle(slot, 'wasm memory grew');
+        else markIdle(slot);
+        return;
+      }
+    }
+  }
+
+  async function forwardCall(slot: Slot, run: ActiveRun, callId: number, request: ApiCallRequest): Promise<void> {
+    const control: RunControl = {
+      whilePaused: async <T>(wait: () => Promise<T>): Promise<T> => {
+        if (run.settled || slot.run !== run) return wait();
+        pause(slot, run);
+        try {
+          return await wait();
+        } finally {
+          resume(slot, run);
+        }
+      },
+    };
+    let json: string;
+    try {
+      const result: ApiCallResult = await run.request.callApi(request, control);
+      json = JSON.stringify({ data: result.data ?? null, error: result.error ?? null, status: result.status });
+    } catch (error) {
+      log.warn(`callApi failed for ${request.operationId}: ${error instanceof Error ? error.name : 'error'}`);
+      json = JSON.stringify({ data: null, error: { message: 'The API call failed inside Airlock' }, status: 0 });
+    }
+    if (run.settled || run.stopping || slot.run !== run || slot.state === 'dead') return;
+    slot.worker.postMessage({ type: 'apiResult', seq: run.seq, callId, json } satisfies HostToWorker);
+  }
+
+  // ---- the engine -------------------------------------------------------------
+
+  function fail(started: number, error: RunError): RunOutcome {
+    return { ok: false, error, console: [], consoleTruncated: false, durationMs: performance.now() - started };
+  }
+
+  async function run(request: RunRequest): Promise<RunOutcome> {
+    const started = performance.now();
+    if (closed) return fail(started, { kind: 'internal', message: 'The QuickJS engine is closed' });
+    if (request.signal?.aborted) return fail(started, { kind: 'aborted', message: 'Execution was aborted' });
+    const limits = resolveLimits(request.limits);
+    const stackMb = workerStackMb(limits.stackBytes);
+    warmStackMb = stackMb;
+    warmPages = limits.memoryBytes / WASM_PAGE;
+
+    let slot: Slot;
+    try {
+      await compiledQuickJs();
+      slot = await acquire(stackMb, request.signal);
+    } catch (error) {
+      if (request.signal?.aborted) return fail(started, { kind: 'aborted', message: 'Execution was aborted' });
+      if (error instanceof EngineClosed || closed) return fail(started, { kind: 'aborted', message: 'The QuickJS engine was closed' });
+      return fail(started, { kind: 'internal', message: 'The QuickJS engine could not start a worker' });
+    }
+    if (closed) return fail(started, { kind: 'aborted', message: 'The QuickJS engine was closed' });
+
+    return new Promise<RunOutcome>((resolve) => {
+      const active: ActiveRun = {
+        seq: ++nextSeq,
+        request,
+        limits,
+        started,
+        console: [],
+        stopping: false,
+        settled: false,
+        resolve,
+        deadlineAt: 0,
+        remainingMs: limits.timeoutMs,
+        pauseDepth: 0,
+      };
+      slot.run = active;
+      Atomics.store(slot.control.cancel, 0, CANCEL_NONE);
+      armDeadline(slot, active, limits.timeoutMs);
+      const signal = request.signal;
+      if (signal) {
+        const onAbort = () => cancel(slot, active, 'aborted');
+        signal.addEventListener('abort', onAbort, { once: true });
+        const originalResolve = active.resolve;
+        active.resolve = (outcome) => {
+          signal.removeEventListener('abort', onAbort);
+          originalResolve(outcome);
+        };
+      }
+      slot.worker.postMessage({
+        type: 'run',
+        seq: active.seq,
+        code: request.code,
+        tree: clientTree(request.client),
+        globals: clientGlobals(request.client),
+        operationIds: request.client.operations.map((operation) => operation.operationId),
+        limits,
+      } satisfies HostToWorker);
+      if (signal?.aborted) cancel(slot, active, 'aborted');
+    });
+  }
+
+  function describeBoundary(): string {
+    return (
+      'QuickJS (a JavaScript interpreter compiled to WebAssembly) running in a worker thread: the code has no filesystem, network, ' +
+      'process, module loader or timers; the only things it can reach are the api client (every call goes through Airlock) and console. ' +
+      'Each run gets a fresh QuickJS runtime and context and is capped in time (the deadline, not counting time waiting for a human approval), ' +
+      'memory (a hard cap on the WebAssembly heap, at least 16 MB), call stack depth, and output (console plus return value).'
+    );
+  }
+
+  async function close(): Promise<void> {
+    if (closed) return;
+    closed = true;
+    for (const waiter of queue.splice(0)) waiter.reject(new EngineClosed('closed'));
+    const terminations: Promise<number>[] = [];
+    for (const slot of [...slots]) {
+      const active = slot.run;
+      if (active && !active.settled) settle(active, { ok: false, error: { kind: 'aborted', message: 'The QuickJS engine was closed' } });
+      slot.state = 'dead';
+      slots.delete(slot);
+      if (active) clearRunTimers(active);
+      slot.run = undefined;
+      terminations.push(slot.worker.terminate());
+    }
+    await Promise.allSettled(terminations);
+  }
+
+  // Pre-warm: compile the module and start the pool now, so the first run does not pay for it.
+  if (poolSize > 0) {
+    compiledQuickJs().then(
+      () => replenish(),
+      (error: unknown) => log.warn(`QuickJS could not be compiled: ${error instanceof Error ? error.message : String(error)}`),
+    );
+  }
+
+  return {
+    name: 'quickjs',
+    describeBoundary,
+    run,
+    close,
+    stats: () => ({
+      workersStarted,
+      workersRecycled,
+      liveWorkers: slots.size,
+      idleWorkers: idleSlots().length,
+      queuedRuns: queue.length,
+    }),
+  };
+}

@@ -1,0 +1,680 @@
+// The worker thread that runs guest code in QuickJS. One run at a time, each
+// in a fresh QuickJS runtime and context, prepared while the worker is idle so
+// a trivial run starts at once. The wasm instance under them (its bounded
+// WebAssembly.Memory) serves further runs only after a run that ended sound:
+// every handle freed (QuickJS aborts the disposal otherwise), heap not grown
+// past a small margin, cap never hit, at most MAX_RUNS_PER_INSTANCE runs.
+// Anything else and the next run gets a new instance.
+//
+// What this module guarantees:
+// - The guest sees the standard ECMAScript built-ins, `console` and the client
+//   globals, nothing else: no module loader, no timers, no host objects. API
+//   calls leave as messages to the host and come back as JSON text.
+// - Memory is capped by the wasm memory's maximum (the engine, not QuickJS's
+//   allocator accounting, refuses to grow it) plus QuickJS's own limit.
+// - The interrupt handler stops guest code when the shared deadline passes,
+//   the host cancels, or the output budget is spent; that error cannot be
+//   caught by the guest.
+// - Errors that reach the host carry the guest's file name only; anything that
+//   went wrong on the host side is reported without its host-side text.
+import { parentPort, workerData } from 'node:worker_threads';
+import { Buffer } from 'node:buffer';
+import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } from 'quickjs-emscripten';
+import type {
+  QuickJSContext,
+  QuickJSDeferredPromise,
+  QuickJSHandle,
+  QuickJSRuntime,
+  QuickJSWASMModule,
+} from 'quickjs-emscripten';
+import type { ApiCallRequest, ConsoleEntry, ConsoleLevel, RunError, RunErrorKind } from '../engine.ts';
+import {
+  CANCEL_ABORTED,
+  CANCEL_NONE,
+  CANCEL_TIMEOUT,
+  WASM_MIN_PAGES,
+  WASM_PAGE,
+  controlViews,
+  formatBytes,
+  type HostToWorker,
+  type ResolvedLimits,
+  type WorkerData,
+  type WorkerOutcome,
+  type WorkerToHost,
+} from './protocol.ts';
+import { Wasm, type WasmMemory } from './wasm.ts';
+import { GUEST_FILENAME, PRELUDE_FILENAME, PRELUDE_SOURCE, WRAPPER_PREFIX, WRAPPER_SUFFIX } from './guestPrelude.ts';
+
+type RunMessage = Extract<HostToWorker, { type: 'run' }>;
+
+// stdout carries the MCP protocol in stdio mode: whatever this thread writes there goes to stderr.
+process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+
+const port = parentPort;
+if (!port) throw new Error('quickjsWorker must run in a worker thread');
+const init = workerData as WorkerData;
+const control = controlViews(init.control);
+
+const CONSOLE_FLUSH_ENTRIES = 256;
+const CONSOLE_FLUSH_BYTES = 64 * 1024;
+/** Buffered console lines older than this are sent even while the guest keeps computing. */
+const CONSOLE_FLUSH_MS = 20;
+const STACK_FRAMES_KEPT = 12;
+/** An instance serves at most this many runs (each in its own runtime) before a new one is made. */
+const MAX_RUNS_PER_INSTANCE = 100;
+/** An instance whose heap grew past this is not reused. */
+const REUSE_MAX_BYTES = WASM_MIN_PAGES * WASM_PAGE + 8 * 1024 * 1024;
+/** Error messages longer than this are cut: they go back to a model, not into a log. */
+const MESSAGE_CHARS = 2000;
+const LEVELS = new Set<ConsoleLevel>(['log', 'info', 'warn', 'error', 'debug']);
+
+/** Thrown by the guarded allocator when the wasm heap cannot grow: the cap was hit. */
+class WasmOutOfMemory extends Error {}
+
+interface Instance {
+  module: QuickJSWASMModule;
+  memory: WasmMemory;
+  maxPages: number;
+  /** The heap asked to grow past the cap (and no smaller growth succeeded since). */
+  growRefused: boolean;
+  /** Runs this instance has served, each with its own runtime and context. */
+  runs: number;
+}
+
+/**
+ * A sandbox made ready before a run needs it: a fresh runtime and context on
+ * a wasm instance, the bridge functions and the evaluated prelude. It serves
+ * exactly one run; then its runtime is freed (see `release`).
+ */
+interface Sandbox {
+  instance: Instance;
+  runtime: QuickJSRuntime;
+  context: QuickJSContext;
+  prelude: QuickJSHandle;
+  hostCall: QuickJSHandle;
+  hostWrite: QuickJSHandle;
+  /** The run the bridge functions and the interrupt handler serve. */
+  binding: { run?: Run };
+}
+
+interface Helpers {
+  serialize: QuickJSHandle;
+  describe: QuickJSHandle;
+}
+
+interface Run {
+  seq: number;
+  limits: ResolvedLimits;
+  sandbox: Sandbox;
+  instance: Instance;
+  runtime: QuickJSRuntime;
+  context: QuickJSContext;
+  operationIds: Set<string>;
+  helpers?: Helpers;
+  promise?: QuickJSHandle;
+  calls: Map<number, QuickJSDeferredPromise>;
+  nextCallId: number;
+  consoleBytes: number;
+  pending: ConsoleEntry[];
+  pendingBytes: number;
+  lastFlushAt: number;
+  consoleTruncated: boolean;
+  outputExceeded: boolean;
+  interruptedBy?: RunErrorKind;
+  /** Set when the instance's state can no longer be trusted (a trap, a host-side failure). */
+  poisoned: boolean;
+  finished: boolean;
+}
+
+const noop = (): void => {};
+let spare: { maxPages: number; promise: Promise<Sandbox> } | undefined;
+let current: Run | undefined;
+
+function post(message: WorkerToHost): void {
+  port!.postMessage(message);
+}
+
+// quickjs-emscripten copies strings into the wasm heap with `_malloc` and does
+// not check for a null result; once the cap is reached that would write at
+// address 0. The guard turns a failed allocation into an exception instead.
+function guardAllocator(module: QuickJSWASMModule): void {
+  const emscripten = (module as unknown as { module?: { _malloc?: (size: number) => number } }).module;
+  const malloc = emscripten?._malloc;
+  if (!emscripten || typeof malloc !== 'function') throw new Error('unexpected quickjs-emscripten module layout');
+  emscripten._malloc = (size: number) => {
+    const pointer = malloc(size);
+    if (pointer === 0 && size > 0) throw new WasmOutOfMemory('wasm heap exhausted');
+    return pointer;
+  };
+}
+
+async function createInstance(maxPages: number): Promise<Instance> {
+  const memory = new Wasm.Memory({ initial: WASM_MIN_PAGES, maximum: maxPages });
+  const instance = { memory, maxPages, growRefused: false, runs: 0 } as Instance;
+  // The engine refuses to grow past the maximum; noting it tells "out of memory" apart from other failures.
+  // (The allocator retries smaller sizes after a refusal, so a later success clears the mark.)
+  const grow = memory.grow.bind(memory);
+  memory.grow = (deltaPages: number) => {
+    try {
+      const previous = grow(deltaPages);
+      instance.growRefused = false;
+      return previous;
+    } catch (error) {
+      instance.growRefused = true;
+      throw error;
+    }
+  };
+  // print/printErr are emscripten's stdout/stderr: nothing of the module may reach the host's streams.
+  const emscriptenModule = { print: noop, printErr: noop } as object;
+  const variant = newVariant(RELEASE_SYNC, { wasmModule: init.wasmModule, wasmMemory: memory, emscriptenModule });
+  instance.module = await newQuickJSWASMModuleFromVariant(variant);
+  guardAllocator(instance.module);
+  return instance;
+}
+
+async function createSandbox(maxPages: number, reusable?: Instance): Promise<Sandbox> {
+  const instance = reusable && reusable.maxPages === maxPages ? reusable : await createInstance(maxPages);
+  instance.runs++;
+  const runtime = instance.module.newRuntime();
+  const context = runtime.newContext();
+  const binding: { run?: Run } = {};
+  runtime.setInterruptHandler(() => {
+    const run = binding.run;
+    if (!run) return false;
+    flushIfStale(run);
+    const reason = interruptReason(run);
+    if (reason === undefined) return false;
+    run.interruptedBy ??= reason;
+    return true;
+  });
+  const hostCall = context.newFunction('call', (operationIdHandle, argsHandle) => {
+    const run = binding.run;
+    if (!run || run.finished) throw new Error('The run has ended');
+    return startApiCall(run, context.getString(operationIdHandle), context.getString(argsHandle));
+  });
+  const hostWrite = context.newFunction('write', (levelHandle, textHandle) => {
+    const run = binding.run;
+    if (!run) return context.newNumber(-1);
+    const level = context.getString(levelHandle) as ConsoleLevel;
+    return context.newNumber(writeConsole(run, LEVELS.has(level) ? level : 'log', context.getString(textHandle)));
+  });
+  const prelude = context.evalCode(PRELUDE_SOURCE, PRELUDE_FILENAME, { type: 'global' });
+  if (prelude.error) {
+    prelude.error.dispose();
+    throw new Error('the client prelude failed to evaluate');
+  }
+  return { instance, runtime, context, prelude: prelude.value, hostCall, hostWrite, binding };
+}
+
+function prepareSpare(maxPages: number, after?: Run): void {
+  const promise = (async () => {
+    if (!after) return createSandbox(maxPages);
+    // Let the 'done' message go first; then free the finished run and reuse its instance if it is sound.
+    await new Promise((resolve) => setImmediate(resolve));
+    return createSandbox(maxPages, release(after));
+  })();
+  promise.catch(noop);
+  spare = { maxPages, promise };
+}
+
+/**
+ * Frees everything the finished run allocated in QuickJS and returns its
+ * instance if it may serve another run: the run left it sound, the heap did
+ * not hit the cap or grow much, and the instance has not served many runs.
+ * Any leaked handle makes QuickJS abort the disposal: the instance is then
+ * dropped, and the next run gets a new one.
+ */
+function release(run: Run): Instance | undefined {
+  const { instance, sandbox } = run;
+  const reusable =
+    !run.poisoned &&
+    !instance.growRefused &&
+    instance.runs < MAX_RUNS_PER_INSTANCE &&
+    instance.memory.buffer.byteLength <= REUSE_MAX_BYTES;
+  if (!reusable) return undefined;
+  try {
+    for (const deferred of run.calls.values()) deferred.dispose();
+    run.calls.clear();
+    for (const handle of [run.promise, run.helpers?.serialize, run.helpers?.describe, sandbox.prelude, sandbox.hostCall, sandbox.hostWrite]) {
+      if (handle?.alive) handle.dispose();
+    }
+    run.context.dispose();
+    run.runtime.dispose();
+    return instance;
+  } catch {
+    return undefined;
+  }
+}
+
+async function takeSandbox(maxPages: number): Promise<Sandbox> {
+  const ready = spare;
+  spare = undefined;
+  if (ready && ready.maxPages === maxPages) {
+    try {
+      return await ready.promise;
+    } catch {
+      // fall through: build one now
+    }
+  }
+  return createSandbox(maxPages);
+}
+
+function pagesFor(limits: ResolvedLimits): number {
+  return Math.ceil(limits.memoryBytes / WASM_PAGE);
+}
+
+// ---- messages of a run -------------------------------------------------------
+
+function failure(kind: RunErrorKind, message: string, stack?: string): WorkerOutcome {
+  return { ok: false, error: stack ? { kind, message, stack } : { kind, message } };
+}
+
+function limitFailure(run: Run, kind: RunErrorKind): WorkerOutcome {
+  const limits = run.limits;
+  switch (kind) {
+    case 'timeout':
+      return failure('timeout', `Execution timed out after ${limits.timeoutMs} ms`);
+    case 'aborted':
+      return failure('aborted', 'Execution was aborted');
+    case 'output':
+      return failure('output', `Output limit of ${formatBytes(limits.outputBytes)} exceeded (console output plus the return value)`);
+    case 'memory':
+      return failure('memory', `Memory limit of ${formatBytes(limits.memoryBytes)} exceeded`);
+    case 'stack':
+      return failure('stack', 'Maximum call stack size exceeded');
+    default:
+      return failure(kind, 'Execution failed');
+  }
+}
+
+/** Host-side text never reaches the caller verbatim: paths and URLs are cut out. */
+function scrub(text: string): string {
+  return text
+    .replace(/file:\/\/\S+/g, '<host>')
+    .replace(/(?:[A-Za-z]:)?[\\/][^\s:'"()]*[\\/][^\s:'"()]*/g, '<host>')
+    .slice(0, 500);
+}
+
+function memoryAtCap(run: Run): boolean {
+  const { instance } = run;
+  return instance.growRefused || instance.memory.buffer.byteLength + 2 * WASM_PAGE > instance.maxPages * WASM_PAGE;
+}
+
+function hostFailure(run: Run, error: unknown): WorkerOutcome {
+  run.poisoned = true;
+  if (run.interruptedBy) return limitFailure(run, run.interruptedBy);
+  if (error instanceof WasmOutOfMemory) return limitFailure(run, 'memory');
+  if (error instanceof RangeError && /call stack/i.test(error.message)) return limitFailure(run, 'stack');
+  if (error instanceof Wasm.RuntimeError && memoryAtCap(run)) return limitFailure(run, 'memory');
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return failure('internal', `The QuickJS engine failed: ${scrub(text)}`);
+}
+
+interface Described {
+  isError: boolean;
+  name?: string;
+  message?: string;
+  stack?: string;
+  text?: string;
+}
+
+function describe(run: Run, errorHandle: QuickJSHandle): Described | undefined {
+  const { context, helpers } = run;
+  if (!helpers) return undefined;
+  const result = context.callFunction(helpers.describe, context.undefined, errorHandle);
+  if (result.error) {
+    result.error.dispose();
+    return undefined;
+  }
+  const json = result.value.consume((handle) => (context.typeof(handle) === 'string' ? context.getString(handle) : undefined));
+  if (json === undefined) return undefined;
+  try {
+    return JSON.parse(json) as Described;
+  } catch {
+    return undefined;
+  }
+}
+
+function clip(text: string, chars: number): string {
+  return text.length > chars ? `${text.slice(0, chars)}…` : text;
+}
+
+function trimFrames(stack: string | undefined): string {
+  if (!stack) return '';
+  return stack.split('\n').slice(0, STACK_FRAMES_KEPT).join('\n');
+}
+
+/** A guest error (thrown, rejected or from evaluation) as an outcome. */
+function guestFailure(run: Run, errorHandle: QuickJSHandle, fallback: 'syntax' | 'runtime'): WorkerOutcome {
+  if (run.interruptedBy) return limitFailure(run, run.interruptedBy);
+  let described: Described | undefined;
+  try {
+    described = describe(run, errorHandle);
+  } catch (error) {
+    return hostFailure(run, error);
+  }
+  if (run.interruptedBy) return limitFailure(run, run.interruptedBy);
+  if (!described) return memoryAtCap(run) ? limitFailure(run, 'memory') : failure(fallback, 'The code failed with an error that cannot be described');
+  // Out of memory while building the error leaves QuickJS throwing null: the heap at its cap says why.
+  if (!described.isError) return memoryAtCap(run) ? limitFailure(run, 'memory') : failure(fallback, `Uncaught ${clip(described.text ?? 'value', MESSAGE_CHARS)}`);
+  const name = clip(described.name ?? 'Error', 100);
+  const message = clip(described.message ?? '', MESSAGE_CHARS);
+  const frames = trimFrames(described.stack);
+  if (/^out of memory$/i.test(message)) return limitFailure(run, 'memory');
+  if ((name === 'InternalError' && /stack overflow/i.test(message)) || (name === 'RangeError' && /maximum call stack/i.test(message))) {
+    const head = 'RangeError: Maximum call stack size exceeded';
+    return failure('stack', 'Maximum call stack size exceeded', frames ? `${head}\n${frames}` : undefined);
+  }
+  const head = `${name}: ${message}`;
+  if (fallback === 'syntax') {
+    const where = /(execute\.js:\d+:\d+)/.exec(frames)?.[1];
+    return failure('syntax', where ? `${head} (at ${where})` : head, frames ? `${head}\n${frames}` : undefined);
+  }
+  return failure('runtime', head, frames ? `${head}\n${frames}` : undefined);
+}
+
+// ---- console and output budget ------------------------------------------------
+
+function flushConsole(run: Run): void {
+  run.lastFlushAt = Date.now();
+  if (run.pending.length === 0) return;
+  post({ type: 'console', seq: run.seq, entries: run.pending });
+  run.pending = [];
+  run.pendingBytes = 0;
+}
+
+function flushIfStale(run: Run): void {
+  if (run.pending.length > 0 && Date.now() - run.lastFlushAt >= CONSOLE_FLUSH_MS) flushConsole(run);
+}
+
+function cutToBytes(text: string, bytes: number): string {
+  if (bytes <= 0) return '';
+  const buffer = Buffer.from(text, 'utf8');
+  let end = Math.min(bytes, buffer.length);
+  while (end > 0 && end < buffer.length && (buffer[end]! & 0xc0) === 0x80) end--;
+  return buffer.subarray(0, end).toString('utf8');
+}
+
+/** Records one console line; returns the bytes left in the output budget, or -1 once it is spent. */
+function writeConsole(run: Run, level: ConsoleLevel, text: string): number {
+  if (run.outputExceeded || run.finished) return -1;
+  const limit = run.limits.outputBytes;
+  const room = limit - run.consoleBytes;
+  const bytes = Buffer.byteLength(text, 'utf8') + 1;
+  if (bytes > room) {
+    const kept = cutToBytes(text, room - 1);
+    if (kept.length > 0) run.pending.push({ level, text: kept });
+    run.consoleBytes = limit;
+    run.consoleTruncated = true;
+    run.outputExceeded = true;
+    flushConsole(run);
+    return -1;
+  }
+  run.pending.push({ level, text });
+  run.consoleBytes += bytes;
+  run.pendingBytes += bytes;
+  if (run.pending.length >= CONSOLE_FLUSH_ENTRIES || run.pendingBytes >= CONSOLE_FLUSH_BYTES) flushConsole(run);
+  else flushIfStale(run);
+  return limit - run.consoleBytes;
+}
+
+// ---- API calls ------------------------------------------------------------------
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function toApiRequest(operationId: string, args: unknown): ApiCallRequest {
+  if (!isPlainObject(args)) throw new TypeError('the argument must be an object { path, query, body, headers }');
+  const request: ApiCallRequest = { operationId };
+  for (const key of ['path', 'query'] as const) {
+    const value = args[key];
+    if (value === undefined) continue;
+    if (!isPlainObject(value)) throw new TypeError(`${key} must be an object`);
+    request[key] = value;
+  }
+  if (args.headers !== undefined) {
+    if (!isPlainObject(args.headers)) throw new TypeError('headers must be an object of strings');
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(args.headers)) {
+      if (typeof value !== 'string') throw new TypeError(`header ${JSON.stringify(name)} must be a string`);
+      headers[name] = value;
+    }
+    request.headers = headers;
+  }
+  if (args.body !== undefined) request.body = args.body;
+  return request;
+}
+
+/** The guest called a client method: validate, register the pending promise, ask the host. */
+function startApiCall(run: Run, operationId: string, argsJson: string): QuickJSHandle {
+  if (!run.operationIds.has(operationId)) throw new TypeError(`Unknown operation ${JSON.stringify(operationId)}`);
+  const request = toApiRequest(operationId, JSON.parse(argsJson));
+  const callId = ++run.nextCallId;
+  const deferred = run.context.newPromise();
+  run.calls.set(callId, deferred);
+  flushConsole(run);
+  post({ type: 'call', seq: run.seq, callId, request });
+  return deferred.handle;
+}
+
+function deliverApiResult(run: Run, callId: number, json: string): void {
+  const deferred = run.calls.get(callId);
+  if (!deferred) return;
+  run.calls.delete(callId);
+  try {
+    const handle = run.context.newString(json);
+    deferred.resolve(handle);
+    handle.dispose();
+  } catch (error) {
+    finish(run, hostFailure(run, error));
+    return;
+  }
+  pump(run);
+}
+
+// ---- the run ----------------------------------------------------------------------
+
+function interruptReason(run: Run): RunErrorKind | undefined {
+  const cancel = Atomics.load(control.cancel, 0);
+  if (cancel === CANCEL_ABORTED) return 'aborted';
+  if (cancel === CANCEL_TIMEOUT) return 'timeout';
+  if (run.outputExceeded) return 'output';
+  if (BigInt(Date.now()) > Atomics.load(control.deadline, 0)) return 'timeout';
+  return undefined;
+}
+
+function setUp(message: RunMessage, sandbox: Sandbox): Run {
+  const { runtime, context } = sandbox;
+  const run: Run = {
+    seq: message.seq,
+    limits: message.limits,
+    sandbox,
+    instance: sandbox.instance,
+    runtime,
+    context,
+    operationIds: new Set(message.operationIds),
+    calls: new Map(),
+    nextCallId: 0,
+    consoleBytes: 0,
+    pending: [],
+    pendingBytes: 0,
+    lastFlushAt: Date.now(),
+    consoleTruncated: false,
+    outputExceeded: false,
+    poisoned: false,
+    finished: false,
+  };
+  sandbox.binding.run = run;
+  runtime.setMemoryLimit(message.limits.memoryBytes);
+  runtime.setMaxStackSize(message.limits.stackBytes);
+  const args = [
+    sandbox.hostCall,
+    sandbox.hostWrite,
+    context.newNumber(message.limits.outputBytes),
+    context.newString(JSON.stringify(message.tree)),
+    context.newString(JSON.stringify(message.globals)),
+    context.newString(message.globals[0] ?? 'api'),
+  ];
+  const made = context.callFunction(sandbox.prelude, context.undefined, args);
+  for (const handle of args.slice(2)) handle.dispose();
+  if (made.error) {
+    made.error.dispose();
+    throw new Error('the client prelude failed to run');
+  }
+  run.helpers = {
+    serialize: context.getProp(made.value, 'serialize'),
+    describe: context.getProp(made.value, 'describe'),
+  };
+  made.value.dispose();
+  return run;
+}
+
+function valueOutcome(run: Run, valueHandle: QuickJSHandle): WorkerOutcome {
+  const { context, helpers } = run;
+  if (run.outputExceeded) return limitFailure(run, 'output');
+  const budget = Math.max(0, run.limits.outputBytes - run.consoleBytes);
+  const budgetHandle = context.newNumber(budget);
+  const result = context.callFunction(helpers!.serialize, context.undefined, valueHandle, budgetHandle);
+  budgetHandle.dispose();
+  if (result.error) {
+    const outcome = guestFailure(run, result.error, 'runtime');
+    result.error.dispose();
+    if (outcome.ok || outcome.error.kind !== 'runtime') return outcome;
+    return failure('runtime', `The return value is not JSON-serialisable (${outcome.error.message})`);
+  }
+  // serialize returns undefined (no value), the JSON text, or -1 when it is over the budget.
+  const serialized = result.value.consume((handle): { json?: string; over: boolean } => {
+    const type = context.typeof(handle);
+    return type === 'string' ? { json: context.getString(handle), over: false } : { over: type === 'number' };
+  });
+  if (serialized.over) return limitFailure(run, 'output');
+  if (serialized.json === undefined) return { ok: true, value: undefined };
+  if (Buffer.byteLength(serialized.json, 'utf8') > budget) return limitFailure(run, 'output');
+  return { ok: true, value: JSON.parse(serialized.json) };
+}
+
+function pump(run: Run): void {
+  if (run.finished) return;
+  try {
+    const jobs = run.runtime.executePendingJobs();
+    if (jobs.error) {
+      const outcome = guestFailure(run, jobs.error, 'runtime');
+      jobs.error.dispose();
+      finish(run, outcome);
+      return;
+    }
+    if (run.outputExceeded) {
+      finish(run, limitFailure(run, 'output'));
+      return;
+    }
+    const state = run.context.getPromiseState(run.promise!);
+    if (state.type === 'pending') {
+      if (run.calls.size === 0 && !run.runtime.hasPendingJob()) {
+        finish(run, failure('runtime', 'The code awaits a promise that nothing can settle (the sandbox has no timers and no API call is in flight)'));
+        return;
+      }
+      flushConsole(run);
+      return;
+    }
+    if (state.type === 'fulfilled') {
+      const outcome = valueOutcome(run, state.value);
+      if (!state.notAPromise) state.value.dispose();
+      finish(run, outcome);
+    } else {
+      const outcome = guestFailure(run, state.error, 'runtime');
+      state.error.dispose();
+      finish(run, outcome);
+    }
+  } catch (error) {
+    finish(run, hostFailure(run, error));
+  }
+}
+
+function finish(run: Run, outcome: WorkerOutcome): void {
+  if (run.finished) return;
+  run.finished = true;
+  run.sandbox.binding.run = undefined;
+  if (current === run) current = undefined;
+  flushConsole(run);
+  const final = run.interruptedBy && outcome.ok ? limitFailure(run, run.interruptedBy) : outcome;
+  post({
+    type: 'done',
+    seq: run.seq,
+    outcome: final,
+    consoleTruncated: run.consoleTruncated,
+    wasmBytes: run.instance.memory.buffer.byteLength,
+    recycle: run.poisoned,
+  });
+  // Prepare the next sandbox while idle (on this instance if it is sound, else on a new one).
+  announceWhenReady(run.instance.maxPages, run);
+}
+
+async function startRun(message: RunMessage): Promise<void> {
+  let sandbox: Sandbox;
+  try {
+    sandbox = await takeSandbox(pagesFor(message.limits));
+  } catch (error) {
+    const text = error instanceof Error ? error.message : String(error);
+    post({ type: 'done', seq: message.seq, outcome: failure('internal', `The QuickJS engine could not start: ${scrub(text)}`), consoleTruncated: false, wasmBytes: 0, recycle: true });
+    return;
+  }
+  const cancel = Atomics.load(control.cancel, 0);
+  if (cancel !== CANCEL_NONE) {
+    const kind: RunErrorKind = cancel === CANCEL_ABORTED ? 'aborted' : 'timeout';
+    const error: RunError = kind === 'aborted' ? { kind, message: 'Execution was aborted' } : { kind, message: `Execution timed out after ${message.limits.timeoutMs} ms` };
+    post({ type: 'done', seq: message.seq, outcome: { ok: false, error }, consoleTruncated: false, wasmBytes: 0, recycle: false });
+    spare = { maxPages: sandbox.instance.maxPages, promise: Promise.resolve(sandbox) };
+    return;
+  }
+  let run: Run;
+  try {
+    run = setUp(message, sandbox);
+  } catch (error) {
+    const text = error instanceof Error ? error.message : String(error);
+    const outcome = error instanceof WasmOutOfMemory ? failure('memory', `Memory limit of ${formatBytes(message.limits.memoryBytes)} exceeded`) : failure('internal', `The QuickJS engine could not start: ${scrub(text)}`);
+    post({ type: 'done', seq: message.seq, outcome, consoleTruncated: false, wasmBytes: sandbox.instance.memory.buffer.byteLength, recycle: true });
+    return;
+  }
+  current = run;
+  try {
+    const evaluated = run.context.evalCode(WRAPPER_PREFIX + message.code + WRAPPER_SUFFIX, GUEST_FILENAME, { type: 'global' });
+    if (evaluated.error) {
+      const outcome = guestFailure(run, evaluated.error, 'syntax');
+      evaluated.error.dispose();
+      finish(run, outcome);
+      return;
+    }
+    run.promise = evaluated.value;
+  } catch (error) {
+    finish(run, hostFailure(run, error));
+    return;
+  }
+  pump(run);
+}
+
+port.on('message', (message: HostToWorker) => {
+  switch (message.type) {
+    case 'run':
+      void startRun(message);
+      break;
+    case 'apiResult':
+      if (current && current.seq === message.seq) deliverApiResult(current, message.callId, message.json);
+      break;
+    case 'cancel':
+      if (current && current.seq === message.seq) {
+        const cancel = Atomics.load(control.cancel, 0);
+        finish(current, limitFailure(current, cancel === CANCEL_ABORTED ? 'aborted' : 'timeout'));
+      }
+      break;
+  }
+});
+
+/** Prepares the next sandbox and tells the host once it is ready (the host prefers ready workers). */
+function announceWhenReady(maxPages: number, after?: Run): void {
+  prepareSpare(maxPages, after);
+  const announce = () => post({ type: 'ready' });
+  spare!.promise.then(announce, announce);
+}
+
+announceWhenReady(init.warmPages);

@@ -1,0 +1,189 @@
+// The QuickJS engine's caps as a caller relies on them: the deadline (also
+// while awaiting a host call, never while a human decides), the stack, a
+// memory cap that holds against many medium allocations and gives host memory
+// back, and the output cap. After every failure the next run works.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createQuickJsEngine, type QuickJsEngine } from '../../main/core/sandbox/quickjs/quickjsEngine.ts';
+import type { ApiCallRequest, ApiCallResult, RunControl, RunOutcome, RunRequest } from '../../main/core/sandbox/engine.ts';
+
+const MB = 1024 * 1024;
+const CLIENT = { operations: [{ operationId: 'approve.me', callPath: ['approve', 'me'] }], globals: ['api'] };
+const LIMITS = { timeoutMs: 5000, memoryBytes: 64 * MB, outputBytes: 1 * MB };
+const MEMORY_BOMB = 'const a = []; for (let i = 0; i < 2000; i++) a.push(new Float64Array(1e5)); return a.length;';
+
+function request(code: string, overrides: Partial<RunRequest> = {}): RunRequest {
+  return {
+    runId: 'limits',
+    code,
+    client: CLIENT,
+    limits: LIMITS,
+    callApi: async (): Promise<ApiCallResult> => ({ data: null, error: null, status: 200 }),
+    ...overrides,
+  };
+}
+
+function failure(outcome: RunOutcome) {
+  if (outcome.ok) assert.fail(`expected a failure, got ${JSON.stringify(outcome.value)}`);
+  for (const text of [outcome.error.message, outcome.error.stack ?? '']) {
+    for (const marker of ['/work/', 'node_modules', 'file://']) assert.ok(!text.includes(marker), `host path in: ${text}`);
+  }
+  return outcome.error;
+}
+
+let engine: QuickJsEngine;
+before(() => {
+  engine = createQuickJsEngine();
+});
+after(async () => {
+  await engine.close();
+});
+
+async function assertHealthy(): Promise<void> {
+  const outcome = await engine.run(request('console.log("alive"); return 6 * 7;'));
+  assert.ok(outcome.ok, outcome.ok ? '' : `${outcome.error.kind}: ${outcome.error.message}`);
+  assert.equal(outcome.value, 42);
+  assert.deepEqual(outcome.console, [{ level: 'log', text: 'alive' }]);
+}
+
+test('an infinite loop ends with kind timeout, keeps the console lines before it, and the next run works', async () => {
+  const outcome = await engine.run(request('console.log("before the loop"); for (;;) {}', { limits: { ...LIMITS, timeoutMs: 200 } }));
+  const error = failure(outcome);
+  assert.equal(error.kind, 'timeout');
+  assert.equal(error.message, 'Execution timed out after 200 ms');
+  assert.deepEqual(outcome.console, [{ level: 'log', text: 'before the loop' }]);
+  await assertHealthy();
+});
+
+test('a host call that answers after the deadline is dropped and nothing after it runs', async () => {
+  const calls: string[] = [];
+  const answers: Promise<unknown>[] = [];
+  const slowUpstream = async (call: ApiCallRequest): Promise<ApiCallResult> => {
+    calls.push(call.operationId);
+    const answer = new Promise((resolve) => setTimeout(resolve, 300));
+    answers.push(answer);
+    await answer;
+    return { data: 'late', error: null, status: 200 };
+  };
+  const outcome = await engine.run(
+    request('await api.approve.me({}); console.log("after the first call"); await api.approve.me({});', { callApi: slowUpstream, limits: { ...LIMITS, timeoutMs: 200 } }),
+  );
+  assert.equal(failure(outcome).kind, 'timeout');
+  await Promise.all(answers);
+  await assertHealthy();
+  assert.deepEqual(calls, ['approve.me']);
+  assert.deepEqual(outcome.console, []);
+});
+
+test('a long native operation that ignores interrupts still ends at the deadline', async () => {
+  // QuickJS does not poll for interrupts inside JSON.stringify: the host's timer ends the run.
+  const code = 'let nested = []; for (let i = 0; i < 20000; i++) nested = [nested]; return JSON.stringify(nested).length;';
+  const error = failure(await engine.run(request(code, { limits: { ...LIMITS, timeoutMs: 200 } })));
+  assert.equal(error.kind, 'timeout');
+  await assertHealthy();
+});
+
+test('awaiting a host call that never returns ends with kind timeout', async () => {
+  const never = () => new Promise<ApiCallResult>(() => {});
+  const error = failure(await engine.run(request('await api.approve.me({});', { callApi: never, limits: { ...LIMITS, timeoutMs: 200 } })));
+  assert.equal(error.kind, 'timeout');
+  await assertHealthy();
+});
+
+test('time inside whilePaused does not count against the deadline', async () => {
+  // A fake approval that takes longer than the whole budget.
+  const slowApproval = () => new Promise<string>((resolve) => setTimeout(() => resolve('approved'), 400));
+  const paused = async (_call: ApiCallRequest, control: RunControl): Promise<ApiCallResult> => ({
+    data: await control.whilePaused(slowApproval),
+    error: null,
+    status: 200,
+  });
+  const outcome = await engine.run(request('return (await api.approve.me({})).data;', { callApi: paused, limits: { ...LIMITS, timeoutMs: 200 } }));
+  assert.ok(outcome.ok, outcome.ok ? '' : outcome.error.message);
+  assert.equal(outcome.value, 'approved');
+
+  // The same wait outside whilePaused does count.
+  const unpaused = async (): Promise<ApiCallResult> => ({ data: await slowApproval(), error: null, status: 200 });
+  const error = failure(await engine.run(request('return (await api.approve.me({})).data;', { callApi: unpaused, limits: { ...LIMITS, timeoutMs: 200 } })));
+  assert.equal(error.kind, 'timeout');
+});
+
+test('the clock resumes after whilePaused: a loop after the approval still times out', async () => {
+  const paused = async (_call: ApiCallRequest, control: RunControl): Promise<ApiCallResult> => ({
+    data: await control.whilePaused(async () => 'ok'),
+    error: null,
+    status: 200,
+  });
+  const error = failure(await engine.run(request('await api.approve.me({}); for (;;) {}', { callApi: paused, limits: { ...LIMITS, timeoutMs: 200 } })));
+  assert.equal(error.kind, 'timeout');
+});
+
+test('deep recursion ends with kind stack, and the next run works', async () => {
+  const error = failure(await engine.run(request('function down(n) { return down(n + 1) + 1; }\nreturn down(0);')));
+  assert.equal(error.kind, 'stack');
+  assert.equal(error.message, 'Maximum call stack size exceeded');
+  assert.match(error.stack ?? '', /at down \(execute\.js:1:/);
+  await assertHealthy();
+});
+
+test('a memory bomb of many medium allocations ends with kind memory, and the next run works', async () => {
+  const recycledBefore = engine.stats().workersRecycled;
+  const error = failure(await engine.run(request(MEMORY_BOMB)));
+  assert.equal(error.kind, 'memory');
+  assert.equal(error.message, 'Memory limit of 64 MB exceeded');
+  assert.ok(engine.stats().workersRecycled > recycledBefore, 'the worker that hit the cap is replaced');
+  await assertHealthy();
+});
+
+test('other ways of exhausting memory are capped too', async () => {
+  for (const code of [
+    'const m = new Map(); for (let i = 0; ; i++) m.set(i, { i, s: "entry " + i });',
+    'return new ArrayBuffer(1e9).byteLength;',
+    'const parts = []; for (;;) parts.push("x".repeat(1e6));',
+  ]) {
+    const error = failure(await engine.run(request(code)));
+    assert.equal(error.kind, 'memory', `${code} → ${error.kind}: ${error.message}`);
+  }
+  await assertHealthy();
+});
+
+test('five memory bombs in a row give host memory back', async () => {
+  await assertHealthy();
+  const before = process.memoryUsage().rss;
+  for (let i = 0; i < 5; i++) assert.equal(failure(await engine.run(request(MEMORY_BOMB))).kind, 'memory');
+  await assertHealthy();
+  const grown = process.memoryUsage().rss - before;
+  // Each bomb fills a 64 MB heap; without recycling five of them would hold over 320 MB.
+  assert.ok(grown < 200 * MB, `RSS grew by ${Math.round(grown / MB)} MB`);
+});
+
+test('100 MB of console output ends quickly with kind output and a bounded console', async () => {
+  const outcome = await engine.run(request('const line = "x".repeat(1000); for (let i = 0; i < 100000; i++) console.log(line); return "unreachable";', { limits: { ...LIMITS, timeoutMs: 30_000 } }));
+  const error = failure(outcome);
+  assert.equal(error.kind, 'output');
+  assert.match(error.message, /^Output limit of 1 MB exceeded/);
+  assert.equal(outcome.consoleTruncated, true);
+  const bytes = outcome.console.reduce((sum, entry) => sum + Buffer.byteLength(entry.text) + 1, 0);
+  assert.ok(bytes <= LIMITS.outputBytes, `console kept ${bytes} bytes`);
+  assert.ok(outcome.console.length > 0);
+  await assertHealthy();
+});
+
+test('output caught in a try/catch cannot continue past the cap', async () => {
+  const error = failure(await engine.run(request('for (;;) { try { console.log("y".repeat(10000)); } catch (e) {} }', { limits: { ...LIMITS, timeoutMs: 30_000 } })));
+  assert.equal(error.kind, 'output');
+});
+
+test('a return value over the output cap ends with kind output', async () => {
+  const error = failure(await engine.run(request('return "z".repeat(2 * 1024 * 1024);')));
+  assert.equal(error.kind, 'output');
+  await assertHealthy();
+});
+
+test('the output cap counts console and return value together', async () => {
+  const limits = { ...LIMITS, outputBytes: 1000 };
+  const fits = await engine.run(request('console.log("a".repeat(400)); return "b".repeat(400);', { limits }));
+  assert.ok(fits.ok);
+  const error = failure(await engine.run(request('console.log("a".repeat(600)); return "b".repeat(600);', { limits })));
+  assert.equal(error.kind, 'output');
+});
