@@ -1,0 +1,42 @@
+// `airlock approvals list | approve ID | deny ID`: answer the approval queue
+// of a running `airlock serve` (or the app) through the control API.
+import type { ControlClient } from '../../core/control/controlClient.ts';
+import type { ControlOutput } from '../../core/control/contract.ts';
+
+type Pending = ControlOutput<'approvals.list'>[number];
+
+export function formatPending(p: Pending): string {
+  const r = p.request;
+  const client = `${r.caller.clientName ?? r.caller.key}${r.caller.clientVersion ? ` ${r.caller.clientVersion}` : ''}`;
+  const lines = [
+    `${p.id}  ${r.method} ${r.url}  (${r.operationId}, profile ${r.profile})`,
+    `  client ${client}, ${Math.max(0, Math.round(p.secondsLeft))} s left, script sha256 ${r.scriptSha256.slice(0, 12)}…`,
+  ];
+  if (Object.keys(r.query).length > 0) lines.push(`  query ${JSON.stringify(r.query)}`);
+  if (r.bodyPreview) lines.push(...r.bodyPreview.split('\n').slice(0, 20).map((l) => `  | ${l}`));
+  return lines.join('\n');
+}
+
+export async function approvalsList(client: ControlClient, options: { json?: boolean }): Promise<void> {
+  const pending = await client.call('approvals.list', {});
+  if (options.json) {
+    process.stdout.write(JSON.stringify(pending, null, 2) + '\n');
+    return;
+  }
+  if (pending.length === 0) {
+    process.stdout.write('No approvals pending.\n');
+    return;
+  }
+  process.stdout.write(pending.map(formatPending).join('\n\n') + '\n\nApprove with `airlock approvals approve <id> [--scope once|run|session]`, deny with `airlock approvals deny <id> [--reason …]`.\n');
+}
+
+export async function approvalsDecide(client: ControlClient, id: string, decision: 'approve' | 'deny', options: { scope?: 'once' | 'run' | 'session'; reason?: string; json?: boolean }): Promise<void> {
+  const result = await client.call('approvals.decide', {
+    id,
+    decision,
+    ...(options.scope ? { scope: options.scope } : {}),
+    ...(options.reason ? { reason: options.reason } : {}),
+  });
+  if (options.json) process.stdout.write(JSON.stringify(result) + '\n');
+  else process.stdout.write(result.approved ? `Approved ${id} (${result.scope}).\n` : `Denied ${id}: ${result.reason}\n`);
+}

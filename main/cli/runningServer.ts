@@ -1,0 +1,47 @@
+// Finds the Airlock server running for a data dir (server.json + the control
+// token file) and returns a control API client for it.
+import { readFileSync } from 'node:fs';
+import { dataPaths } from '../core/config/dataDir.ts';
+import { AirlockError } from '../core/errors.ts';
+import { createControlClient, type ControlClient } from '../core/control/controlClient.ts';
+
+export interface ServerInfo {
+  pid: number;
+  port: number;
+  url: string;
+  mcpUrl: string;
+  version: string;
+  profile: string;
+  startedAt: string;
+}
+
+export function readServerInfo(dataDir: string): ServerInfo | undefined {
+  try {
+    return JSON.parse(readFileSync(dataPaths(dataDir).serverInfo, 'utf8')) as ServerInfo;
+  } catch {
+    return undefined;
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export function connectToRunningServer(dataDir: string): ControlClient {
+  const info = readServerInfo(dataDir);
+  if (!info || !isAlive(info.pid)) {
+    throw new AirlockError('config', `no running Airlock server for data dir ${dataDir}`, { hint: 'start it with `airlock serve` (or open the app), with the same --data-dir' });
+  }
+  let token: string;
+  try {
+    token = readFileSync(dataPaths(dataDir).controlToken, 'utf8').trim();
+  } catch {
+    throw new AirlockError('config', `cannot read the control token ${dataPaths(dataDir).controlToken}`, { hint: 'it is created by `airlock serve`; run the CLI as the same user' });
+  }
+  return createControlClient(info.url, token);
+}
