@@ -8,10 +8,13 @@ import { LogBuffer } from '../core/log/logBuffer.ts';
 import { createLogger, type Logger } from '../core/log/logger.ts';
 import { usageError } from '../core/errors.ts';
 import { typedFlags } from './options.ts';
+import { RedactionHolder } from '../core/runtime/redactionHolder.ts';
 
 export interface CliContext extends ResolvedSettings {
   logBuffer: LogBuffer;
   logger: Logger;
+  /** Secrets the process knows, scrubbed from every log line. */
+  redaction: RedactionHolder;
 }
 
 export function cliContext(command: Command, env: NodeJS.ProcessEnv = process.env): CliContext {
@@ -31,7 +34,8 @@ export function cliContext(command: Command, env: NodeJS.ProcessEnv = process.en
     if (error instanceof SettingError) throw usageError(error.message);
     throw error;
   }
-  const logBuffer = new LogBuffer({ capacity: 5000 });
-  const logger = createLogger({ buffer: logBuffer, level: resolved.settings.logLevel });
-  return { ...resolved, logBuffer, logger };
+  const logBuffer = new LogBuffer({ capacity: resolved.settings.logBufferSize });
+  const redaction = new RedactionHolder();
+  const logger = createLogger({ buffer: logBuffer, level: resolved.settings.logLevel, redact: redaction.redact });
+  return { ...resolved, logBuffer, logger, redaction };
 }

@@ -1,7 +1,7 @@
 // The `airlock` command line: commander wiring only. Each command resolves
 // its settings (flag > AIRLOCK_* env > settings.json > default) and calls
 // into the core. Usage errors print one line and exit 2.
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, Option, InvalidArgumentError } from 'commander';
 import { AirlockError, errorMessage } from '../core/errors.ts';
 import { AIRLOCK_VERSION } from '../core/runtime/version.ts';
 import { addSettingOptions } from './options.ts';
@@ -9,6 +9,38 @@ import { cliContext } from './context.ts';
 import { serveCommand } from './commands/serve.ts';
 import { stdioCommand } from './commands/stdio.ts';
 import { doctorCommand } from './commands/doctor.ts';
+import { approvalsDecide, approvalsList } from './commands/approvals.ts';
+import { keysList, keysRemove, keysSet } from './commands/keys.ts';
+import { auditExport, auditTail, auditVerify } from './commands/audit.ts';
+import { printEgressPolicy } from './commands/printEgressPolicy.ts';
+import { connectToRunningServer } from './runningServer.ts';
+import { PROFILE_NAME } from '../core/profiles/profileStore.ts';
+
+const choice =
+  <T extends string>(name: string, values: readonly T[]) =>
+  (raw: string): T => {
+    if (!values.includes(raw as T)) throw new InvalidArgumentError(`'${raw}' is not allowed (expected one of ${values.join(', ')})`);
+    return raw as T;
+  };
+
+const positiveInt = (raw: string): number => {
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new InvalidArgumentError(`'${raw}' is not a positive whole number`);
+  return Number(raw);
+};
+
+const profileArg = (raw: string): string => {
+  if (!PROFILE_NAME.test(raw)) throw new AirlockError('usage', `'${raw}' is not a profile name (lowercase letters, digits, - and _; at most 40)`);
+  return raw;
+};
+
+const auditFilterOptions = (c: Command) =>
+  c
+    .option('--since <time>', 'records at or after this ISO time')
+    .option('--until <time>', 'records at or before this ISO time')
+    .option('--client <name>', 'tool calls of this MCP client (and their API calls)')
+    .option('--tool <name>', 'tool calls of this tool (and their API calls)')
+    .option('--outcome <outcome>', 'exact outcome: ok, denied, timeout, …')
+    .option('--text <substring>', 'substring of the input, error, URL or operation');
 
 export function buildProgram(): Command {
   const program = new Command('airlock')
@@ -22,22 +54,82 @@ export function buildProgram(): Command {
       writeErr: (s) => process.stderr.write(s),
       outputError: (s, write) => write(`airlock: ${s.replace(/^error: /, '')}`),
     })
-    .addHelpText('after', '\nSecrets are never flags: the API key comes from AIRLOCK_API_KEY.\nEvery flag has an AIRLOCK_* environment twin (shown in each command\'s --help); the flag wins.');
+    .addHelpText('after', '\nSecrets are never flags: API keys come from the OS keychain (`airlock keys set <profile>`) or AIRLOCK_API_KEY.\nEvery flag has an AIRLOCK_* environment twin (shown in each command\'s --help); the flag wins.');
 
-  const configure = (c: Command) => c.exitOverride().configureOutput(program.configureOutput());
+  const sub = (parent: Command, name: string, description: string) => parent.command(name).description(description).exitOverride().configureOutput(program.configureOutput()).showSuggestionAfterError(true);
 
-  configure(addSettingOptions(program.command('serve').description('run the companion headless: MCP over HTTP on 127.0.0.1:<port>/mcp'), ['common', 'server'])).action(async function (this: Command) {
+  addSettingOptions(sub(program, 'serve', 'run the companion headless: MCP over HTTP on 127.0.0.1:<port>/mcp, control API under /control'), ['common', 'server', 'sandbox', 'safety']).action(async function (this: Command) {
     await serveCommand(cliContext(this));
   });
 
-  configure(addSettingOptions(program.command('stdio').description('MCP over stdin/stdout, for clients that spawn their servers (Claude Desktop…)'), ['common'])).action(async function (this: Command) {
+  addSettingOptions(sub(program, 'stdio', 'MCP over stdin/stdout, for clients that spawn their servers (Claude Desktop…)'), ['common', 'sandbox', 'safety']).action(async function (this: Command) {
     await stdioCommand(cliContext(this));
   });
 
-  configure(addSettingOptions(program.command('doctor').description('show what Airlock would run with and check it: data dir, profile, spec, server'), ['common', 'server']))
+  addSettingOptions(sub(program, 'doctor', 'show what Airlock would run with and check it: data dir, profile, spec, engines, keychain, server'), ['common', 'server', 'sandbox', 'safety'])
     .addOption(new Option('--json', 'machine-readable output'))
     .action(async function (this: Command) {
       process.exitCode = await doctorCommand(cliContext(this), { json: this.opts().json === true });
+    });
+
+  addSettingOptions(sub(program, 'print-egress-policy', 'print the network policy the sandbox runs under, with its sha256 fingerprint'), ['common', 'sandbox'])
+    .addOption(new Option('--format <format>', 'srt (the sandbox-runtime settings) or json').argParser(choice('--format', ['srt', 'json'] as const)).default('json'))
+    .action(async function (this: Command) {
+      await printEgressPolicy(cliContext(this), this.opts().format);
+    });
+
+  const approvals = sub(program, 'approvals', 'answer the approval queue of a running `airlock serve`');
+  addSettingOptions(sub(approvals, 'list', 'pending approvals, oldest first'), ['common'])
+    .option('--json', 'machine-readable output')
+    .action(async function (this: Command) {
+      await approvalsList(connectToRunningServer(cliContext(this).settings.dataDir), { json: this.opts().json === true });
+    });
+  addSettingOptions(sub(approvals, 'approve', 'let a pending mutation through').argument('<id>', 'the approval id (apr_…)'), ['common'])
+    .addOption(new Option('--scope <scope>', 'once: this call; run: the rest of this run; session: this operation for this client until restart').argParser(choice('--scope', ['once', 'run', 'session'] as const)).default('once'))
+    .option('--json', 'machine-readable output')
+    .action(async function (this: Command, id: string) {
+      await approvalsDecide(connectToRunningServer(cliContext(this).settings.dataDir), id, 'approve', { scope: this.opts().scope, json: this.opts().json === true });
+    });
+  addSettingOptions(sub(approvals, 'deny', 'refuse a pending mutation').argument('<id>', 'the approval id (apr_…)'), ['common'])
+    .option('--reason <text>', 'told to the code as the API error')
+    .option('--json', 'machine-readable output')
+    .action(async function (this: Command, id: string) {
+      await approvalsDecide(connectToRunningServer(cliContext(this).settings.dataDir), id, 'deny', { reason: this.opts().reason, json: this.opts().json === true });
+    });
+
+  const keys = sub(program, 'keys', 'API keys in the OS keychain (never on the command line)');
+  addSettingOptions(sub(keys, 'set', 'store the key for a profile, read from stdin or a hidden prompt').argument('<profile>', 'profile name', profileArg), ['common', 'safety']).action(async function (this: Command, profile: string) {
+    await keysSet(cliContext(this), profile);
+  });
+  addSettingOptions(sub(keys, 'rm', 'remove the key of a profile').argument('<profile>', 'profile name', profileArg), ['common', 'safety']).action(async function (this: Command, profile: string) {
+    process.exitCode = await keysRemove(cliContext(this), profile);
+  });
+  addSettingOptions(sub(keys, 'ls', 'profiles that have a key, with fingerprints (never the keys)'), ['common', 'safety'])
+    .option('--json', 'machine-readable output')
+    .action(async function (this: Command) {
+      await keysList(cliContext(this), { json: this.opts().json === true });
+    });
+
+  const audit = sub(program, 'audit', 'the audit log: every tool call and API call, hash-chained');
+  auditFilterOptions(addSettingOptions(sub(audit, 'tail', 'the latest records, oldest first'), ['common']))
+    .option('-n, --lines <n>', 'how many records', positiveInt, 20)
+    .option('-f, --follow', 'keep printing new records (needs a running server)')
+    .option('--json', 'one JSON object per line')
+    .action(async function (this: Command) {
+      const o = this.opts();
+      await auditTail(cliContext(this), { ...o, lines: o.lines, json: o.json === true, follow: o.follow === true });
+    });
+  auditFilterOptions(addSettingOptions(sub(audit, 'export', 'write records as JSONL or CSV'), ['common']))
+    .addOption(new Option('--format <format>', 'jsonl or csv').argParser(choice('--format', ['jsonl', 'csv'] as const)).default('jsonl'))
+    .option('-o, --output <file>', 'write to a file (0600) instead of stdout')
+    .action(async function (this: Command) {
+      const o = this.opts();
+      await auditExport(cliContext(this), { ...o, format: o.format });
+    });
+  addSettingOptions(sub(audit, 'verify', 'check the hash chain: exit 1 if a record was edited, inserted or deleted'), ['common'])
+    .option('--json', 'machine-readable output')
+    .action(function (this: Command) {
+      process.exitCode = auditVerify(cliContext(this), { json: this.opts().json === true });
     });
 
   return program;

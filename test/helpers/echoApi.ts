@@ -5,6 +5,8 @@
 // arrived.
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { buildCatalogue, type Catalogue } from '../../main/core/openapi/catalogue.ts';
 
 export interface Received {
@@ -73,13 +75,13 @@ export async function startEchoApi(): Promise<EchoApi> {
   };
 }
 
-/** The echo API's contract. */
-export function echoCatalogue(): Catalogue {
+/** The echo API's contract as an OpenAPI document, with `url` as its server. */
+export function echoDocument(url = 'http://127.0.0.1/v1'): Record<string, any> & { openapi: string } {
   const ok = { 200: { description: 'ok', content: { 'application/json': { schema: { type: 'object' } } } } };
-  return buildCatalogue({
+  return {
     openapi: '3.1.0',
     info: { title: 'Echo', version: '1' },
-    servers: [{ url: 'http://127.0.0.1/v1' }],
+    servers: [{ url }],
     paths: {
       '/items': {
         get: { operationId: 'items.list', parameters: [{ name: 'tag', in: 'query', schema: { type: 'array', items: { type: 'string' } } }, { name: 'filter', in: 'query', style: 'deepObject', schema: { type: 'object' } }], responses: ok },
@@ -95,5 +97,17 @@ export function echoCatalogue(): Catalogue {
       '/big': { get: { operationId: 'big.get', responses: ok } },
       '/fail': { get: { operationId: 'fail.get', responses: ok } },
     },
-  });
+  };
+}
+
+/** The echo API's catalogue. */
+export function echoCatalogue(): Catalogue {
+  return buildCatalogue(echoDocument());
+}
+
+/** Writes the echo API's document to `<dir>/echo-openapi.json` and returns its path. */
+export function writeEchoSpec(dir: string, url: string): string {
+  const file = join(dir, 'echo-openapi.json');
+  writeFileSync(file, JSON.stringify(echoDocument(url), null, 2));
+  return file;
 }

@@ -23,7 +23,7 @@ test('`npx airlock stdio` serves search_docs to the SDK client', async (t) => {
   try {
     assert.equal(client.getServerVersion()?.name, 'airlock');
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((x) => x.name), ['search_docs']);
+    assert.deepEqual(tools.map((x) => x.name), ['search_docs', 'execute', 'server_log', 'health', 'get_config']);
     const result = await client.callTool({ name: 'search_docs', arguments: { query: 'événements à venir à Lyon' } });
     const structured = result.structuredContent as { results: { operationId: string }[] };
     assert.equal(structured.results[0]!.operationId, 'agendas.events.list');

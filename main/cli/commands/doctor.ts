@@ -12,7 +12,7 @@ import { demoSpecPath } from '../../core/demo/demoServer.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { AIRLOCK_VERSION } from '../../core/runtime/version.ts';
 import type { CliContext } from '../context.ts';
-import type { ServerInfo } from './serve.ts';
+import type { ServerInfo } from '../runningServer.ts';
 
 export interface Check {
   name: string;

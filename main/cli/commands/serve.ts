@@ -1,60 +1,80 @@
 // `airlock serve`: the headless companion. MCP Streamable HTTP on
-// http://127.0.0.1:<port>/mcp behind a bearer token, /health without one,
-// and server.json in the data dir while it runs.
+// http://127.0.0.1:<port>/mcp behind the MCP token, the control API under
+// /control behind its own token, /health without one, and server.json in the
+// data dir while it runs.
 import { writeFileSync, readFileSync, rmSync } from 'node:fs';
-import { createCore } from '../../core/runtime/airlockCore.ts';
-import { createMcpServer } from '../../core/mcp/createMcpServer.ts';
+import { createCompanion, type Companion } from '../../core/runtime/companion.ts';
 import { createMcpEndpoint } from '../../core/mcp/httpMcpEndpoint.ts';
-import { startLoopbackServer, sendJson } from '../../core/http/loopbackServer.ts';
+import { startLoopbackServer, sendJson, type LoopbackServer } from '../../core/http/loopbackServer.ts';
 import { ensureTokenFile } from '../../core/http/tokenFile.ts';
+import { createControlRoutes } from '../../core/control/controlRoutes.ts';
 import type { CliContext } from '../context.ts';
+import type { ServerInfo } from '../runningServer.ts';
 import { onShutdown } from '../shutdown.ts';
 
-export interface ServerInfo {
-  pid: number;
-  port: number;
-  url: string;
-  mcpUrl: string;
-  version: string;
-  profile: string;
-  startedAt: string;
+export interface Served {
+  companion: Companion;
+  server: LoopbackServer;
+  info: ServerInfo;
+  close(): Promise<void>;
 }
 
-export async function serveCommand(ctx: CliContext): Promise<void> {
+/** Starts the companion and its loopback server (also used by the Electron adapter). */
+export async function startServing(ctx: CliContext): Promise<Served> {
   const { settings, logger } = ctx;
-  const core = await createCore({ settings, logger, logBuffer: ctx.logBuffer });
-  const mcpToken = ensureTokenFile(core.paths.mcpToken);
-  const endpoint = createMcpEndpoint({ createServer: () => createMcpServer({ core }), logger: logger.child('mcp') });
-  const server = await startLoopbackServer({
-    host: settings.host,
-    port: settings.port,
-    allowNonLoopback: settings.dangerouslyAllowNonLoopback,
-    tokens: { mcp: mcpToken },
-    logger: logger.child('http'),
-    routes: [{ path: '/health', auth: 'none', handle: (_req, res) => sendJson(res, 200, { status: 'ok' }) }, endpoint.route],
-  }).catch(async (error) => {
-    await core.close();
+  const companion = await createCompanion({ resolved: ctx, logger, logBuffer: ctx.logBuffer, mode: 'serve', redaction: ctx.redaction });
+  const { paths } = companion.core;
+  const mcpToken = ensureTokenFile(paths.mcpToken);
+  const controlToken = ensureTokenFile(paths.controlToken);
+  const endpoint = createMcpEndpoint({ createServer: () => companion.createMcpServer('http'), logger: logger.child('mcp') });
+  companion.setMcpSessionCounter(() => endpoint.sessionCount());
+  let server: LoopbackServer;
+  try {
+    server = await startLoopbackServer({
+      host: settings.host,
+      port: settings.port,
+      allowNonLoopback: settings.dangerouslyAllowNonLoopback,
+      tokens: { mcp: mcpToken, control: controlToken },
+      logger: logger.child('http'),
+      routes: [
+        { path: '/health', auth: 'none', handle: (_req, res) => sendJson(res, 200, { status: 'ok' }) },
+        endpoint.route,
+        ...createControlRoutes({ handlers: companion.handlers, hub: companion.hub, replay: (since) => companion.replay(since), logger: logger.child('control') }),
+      ],
+    });
+  } catch (error) {
+    await companion.close();
     throw error;
-  });
-
+  }
   const info: ServerInfo = {
     pid: process.pid,
     port: server.port,
     url: server.url,
     mcpUrl: `${server.url}/mcp`,
-    version: core.version,
-    profile: core.api.profile.name,
-    startedAt: core.startedAt.toISOString(),
+    version: companion.core.version,
+    profile: companion.core.api.profile.name,
+    startedAt: companion.core.startedAt.toISOString(),
   };
-  writeFileSync(core.paths.serverInfo, JSON.stringify(info, null, 2) + '\n', { mode: 0o600 });
-  logger.info(`Airlock ${core.version} serving ${core.api.catalogue.title} on ${info.mcpUrl} (bearer token in ${core.paths.mcpToken})`);
+  writeFileSync(paths.serverInfo, JSON.stringify(info, null, 2) + '\n', { mode: 0o600 });
+  logger.info(`Airlock ${companion.core.version} serving ${companion.core.api.catalogue.title} on ${info.mcpUrl} (MCP token in ${paths.mcpToken})`);
+  return {
+    companion,
+    server,
+    info,
+    async close() {
+      removeServerInfoIfOurs(paths.serverInfo);
+      await endpoint.close();
+      await server.close();
+      await companion.close();
+    },
+  };
+}
 
+export async function serveCommand(ctx: CliContext): Promise<void> {
+  const served = await startServing(ctx);
   onShutdown(async () => {
-    logger.info('shutting down');
-    removeServerInfoIfOurs(core.paths.serverInfo);
-    await endpoint.close();
-    await server.close();
-    await core.close();
+    ctx.logger.info('shutting down');
+    await served.close();
   });
 }
 

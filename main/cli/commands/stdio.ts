@@ -1,9 +1,11 @@
 // `airlock stdio`: MCP over stdin/stdout for clients that spawn their
-// servers (Claude Desktop, Cursor…). stdout carries protocol only: anything
-// that tries console.log is sent to stderr instead.
+// servers (Claude Desktop, Cursor…), running the companion in-process.
+// stdout carries protocol only: anything that tries console.log is sent to
+// stderr instead. With no control API in this mode, mutations under "ask"
+// are put to the person through the client's elicitation when it supports
+// it, and denied with instructions otherwise.
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { createCore } from '../../core/runtime/airlockCore.ts';
-import { createMcpServer } from '../../core/mcp/createMcpServer.ts';
+import { createCompanion } from '../../core/runtime/companion.ts';
 import type { CliContext } from '../context.ts';
 import { onShutdown, shutdown } from '../shutdown.ts';
 
@@ -17,15 +19,15 @@ export function protectStdout(): void {
 
 export async function stdioCommand(ctx: CliContext): Promise<void> {
   protectStdout();
-  const { settings, logger } = ctx;
-  const core = await createCore({ settings, logger, logBuffer: ctx.logBuffer });
-  const server = createMcpServer({ core });
-  const transport = new StdioServerTransport();
+  const { logger } = ctx;
+  const companion = await createCompanion({ resolved: ctx, logger, logBuffer: ctx.logBuffer, mode: 'stdio', redaction: ctx.redaction });
+  const server = companion.createMcpServer('stdio');
+  companion.setMcpSessionCounter(() => 1);
   onShutdown(async () => {
     await server.close();
-    await core.close();
+    await companion.close();
   });
   process.stdin.on('end', () => void shutdown(0));
-  await server.connect(transport);
-  logger.info(`Airlock ${core.version} on stdio: ${core.api.catalogue.title}, ${core.api.catalogue.operations.length} operations`);
+  await server.connect(new StdioServerTransport());
+  logger.info(`Airlock ${companion.core.version} on stdio: ${companion.core.api.catalogue.title}, ${companion.core.api.catalogue.operations.length} operations`);
 }

@@ -10,6 +10,8 @@ import type { EngineName } from '../sandbox/engine.ts';
 export const ENGINES = ['quickjs', 'node', 'deno'] as const satisfies readonly EngineName[];
 export const EGRESS_MODES = ['executor', 'wrapper', 'none'] as const;
 export type EgressMode = (typeof EGRESS_MODES)[number];
+export const SECRET_STORES = ['keychain', 'file'] as const;
+export type SecretStoreChoice = (typeof SECRET_STORES)[number];
 
 export class SettingError extends Error {}
 
@@ -117,6 +119,11 @@ export const SETTINGS = [
   def({ key: 'rateLimit', flag: '--rate-limit', valueName: '<per-second>', group: 'sandbox', persist: true, parse: integer(0, 100_000), defaultValue: 20, description: 'API calls per second per client (token bucket; 0 = unlimited)' }),
   def({ key: 'rateBurst', flag: '--rate-burst', valueName: '<n>', group: 'sandbox', persist: true, parse: integer(1, 100_000), defaultValue: 40, description: 'API calls a client may make in a burst' }),
   def({ key: 'killSwitch', flag: '--kill-switch', group: 'sandbox', persist: true, parse: parseBoolean, defaultValue: false, description: 'refuse every execute (search_docs keeps serving)' }),
+  def({ key: 'approvalTimeoutMs', flag: '--approval-timeout-ms', valueName: '<ms>', group: 'safety', persist: true, parse: integer(1000, 3_600_000, ' ms'), defaultValue: 120_000, description: 'how long a mutation waits for a person before it is denied' }),
+  def({ key: 'secretStore', flag: '--secret-store', valueName: '<kind>', group: 'safety', persist: true, parse: oneOf(SECRET_STORES), defaultValue: 'keychain' as SecretStoreChoice, description: 'where API keys live: keychain (the OS keychain) or file (explicit opt-in for headless servers: a 0600 file in the data dir, bannered at every start)' }),
+  def({ key: 'auditRetentionDays', flag: '--audit-retention-days', valueName: '<days>', group: 'safety', persist: true, parse: integer(0, 36_500, ' days'), defaultValue: 90, description: 'audit records older than this are pruned at start (0 keeps everything)' }),
+  def({ key: 'logBufferSize', flag: '--log-buffer-size', valueName: '<n>', group: 'safety', persist: true, parse: integer(100, 1_000_000), defaultValue: 5000, description: 'log lines kept in memory for the UI, `server_log` and the control API' }),
+  def({ key: 'diagnosticsTools', flag: '--diagnostics-tools', valueName: '<on|off>', group: 'safety', persist: true, parse: parseBoolean, defaultValue: true, description: 'offer the read-only MCP tools server_log, health and get_config' }),
 ] as const satisfies readonly SettingDef<any>[];
 
 export type SettingKey = (typeof SETTINGS)[number]['key'];
@@ -145,6 +152,11 @@ export interface Settings {
   rateLimit: number;
   rateBurst: number;
   killSwitch: boolean;
+  approvalTimeoutMs: number;
+  secretStore: SecretStoreChoice;
+  auditRetentionDays: number;
+  logBufferSize: number;
+  diagnosticsTools: boolean;
 }
 
 export type SettingSource = 'flag' | 'env' | 'file' | 'default';

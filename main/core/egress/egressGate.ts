@@ -147,7 +147,15 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
   async function call(call: ApiCallRequest, run: RunContext): Promise<ApiCallResult> {
     const started = performance.now();
     const startedAt = now().toISOString();
-    const credential = (await options.getCredential()) || undefined;
+    let credential: string | undefined;
+    try {
+      credential = (await options.getCredential()) || undefined;
+    } catch (error) {
+      // The keychain is down and no AIRLOCK_API_KEY: say so, never send unauthenticated behind the person's back.
+      const message = (error as { line?: string }).line ?? (error as Error).message;
+      options.onApiCall?.({ runId: run.runId, callerKey: run.caller.key, operationId: String(call?.operationId ?? ''), method: '', url: '', status: 0, durationMs: 0, bytes: 0, decision: 'refused', error: message, startedAt });
+      return gateError('airlock_credential_unavailable', `${message}. The person running Airlock can fix the keychain, or set the key with \`airlock keys set <profile>\` or AIRLOCK_API_KEY.`);
+    }
     const redact = redactorFor(credential);
     const op = typeof call?.operationId === 'string' ? api.catalogue.byId(call.operationId) : undefined;
     const record = (partial: Partial<ApiCallRecord> & Pick<ApiCallRecord, 'decision' | 'status'>) => {

@@ -1,17 +1,33 @@
 // Builds one MCP server instance (one per session: the SDK binds a server to
 // a single transport) with Airlock's tools and instructions.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AirlockCore } from '../runtime/airlockCore.ts';
 import { registerSearchDocs } from './searchDocsTool.ts';
 import { serverInstructions } from './instructions.ts';
 
 export type ToolRegistrar = (server: McpServer) => void;
 
+/** One finished tool call, for the audit store (recorded before the result goes back). */
+export interface ToolCallReport {
+  tool: string;
+  args: unknown;
+  startedAt: string;
+  durationMs: number;
+  client: { name: string; version: string } | undefined;
+  sessionId: string | undefined;
+  result: (CallToolResult & object) | undefined;
+  bytesOut: number;
+  error?: string;
+}
+
 export interface McpServerOptions {
   core: AirlockCore;
   /** Further tools (execute, diagnostics) registered after search_docs. */
   tools?: ToolRegistrar[];
   hasExecute?: boolean;
+  /** Called synchronously when each tool call finishes, before its result is returned. */
+  onToolCall?(report: ToolCallReport): void;
 }
 
 export function createMcpServer(options: McpServerOptions): McpServer {
@@ -30,6 +46,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     },
   );
   const log = core.logger.child('mcp');
+  if (options.onToolCall) auditEveryTool(server, options.onToolCall);
   registerSearchDocs(server, {
     catalogue,
     search,
@@ -38,4 +55,29 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   });
   for (const register of options.tools ?? []) register(server);
   return server;
+}
+
+/**
+ * Wraps every tool registered on this server so each call is reported — with
+ * its client, timing, size and outcome — before its result leaves.
+ */
+function auditEveryTool(server: McpServer, report: (r: ToolCallReport) => void): void {
+  const register = server.registerTool.bind(server) as (...args: any[]) => any;
+  (server as { registerTool: unknown }).registerTool = (name: string, config: unknown, handler: (...a: any[]) => Promise<CallToolResult>) =>
+    register(name, config, async (...args: any[]) => {
+      const started = performance.now();
+      const startedAt = new Date().toISOString();
+      const extra = args[args.length - 1] as { sessionId?: string };
+      const input = args.length > 1 ? args[0] : {};
+      const base = () => ({ tool: name, args: input, startedAt, durationMs: performance.now() - started, client: server.server.getClientVersion(), sessionId: extra?.sessionId });
+      try {
+        const result = await handler(...args);
+        const bytesOut = Buffer.byteLength(JSON.stringify(result.content ?? []));
+        report({ ...base(), result, bytesOut });
+        return result;
+      } catch (error) {
+        report({ ...base(), result: undefined, bytesOut: 0, error: (error as Error).message });
+        throw error;
+      }
+    });
 }

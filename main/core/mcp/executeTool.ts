@@ -48,7 +48,7 @@ export interface ExecuteToolContext {
   /** Ask the person through the client's elicitation when no approver is attached (default: when the client supports it). */
   elicitation?: boolean;
   /** Called after every execute (audit, metrics). */
-  onExecuted?(caller: CallerInfo, outcome: Awaited<ReturnType<ExecuteService['execute']>>, code: string): void | Promise<void>;
+  onExecuted?(caller: CallerInfo, outcome: Awaited<ReturnType<ExecuteService['execute']>>, code: string, result: object): void | Promise<void>;
 }
 
 export function executeDescription(ctx: ExecuteToolContext): string {
@@ -80,8 +80,9 @@ export function registerExecute(server: McpServer, ctx: ExecuteToolContext): voi
       };
       const elicit = ctx.elicitation === false ? undefined : elicitThrough(server);
       const outcome = await ctx.service.execute(code, caller, { signal: extra.signal, ...(elicit ? { elicit } : {}) });
-      await ctx.onExecuted?.(caller, outcome, code);
-      return { content: [{ type: 'text', text: outcome.text }], ...(outcome.isError ? { isError: true } : {}) };
+      const result = { content: [{ type: 'text' as const, text: outcome.text }], ...(outcome.isError ? { isError: true } : {}) };
+      await ctx.onExecuted?.(caller, outcome, code, result);
+      return result;
     },
   );
 }
