@@ -153,7 +153,11 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
     } catch (error) {
       // The keychain is down and no AIRLOCK_API_KEY: say so, never send unauthenticated behind the person's back.
       const message = (error as { line?: string }).line ?? (error as Error).message;
-      options.onApiCall?.({ runId: run.runId, callerKey: run.caller.key, operationId: String(call?.operationId ?? ''), method: '', url: '', status: 0, durationMs: 0, bytes: 0, decision: 'refused', error: message, startedAt });
+      try {
+        options.onApiCall?.({ runId: run.runId, callerKey: run.caller.key, operationId: String(call?.operationId ?? ''), method: '', url: '', status: 0, durationMs: 0, bytes: 0, decision: 'refused', error: message, startedAt });
+      } catch (auditError) {
+        throw new AuditWriteError((auditError as Error).message);
+      }
       return gateError('airlock_credential_unavailable', `${message}. The person running Airlock can fix the keychain, or set the key with \`airlock keys set <profile>\` or AIRLOCK_API_KEY.`);
     }
     const redact = redactorFor(credential);
@@ -175,7 +179,9 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
       try {
         options.onApiCall?.(full);
       } catch (error) {
+        // Fail closed: a call that cannot be audited does not hand its result back.
         log.error(`recording an API call failed: ${(error as Error).message}`);
+        throw new AuditWriteError((error as Error).message);
       }
     };
     const refuse = (result: ApiCallResult, decision: GateDecision, url = '', approval?: ApprovalDecision) => {
@@ -258,6 +264,7 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
       try {
         return await call(request, run);
       } catch (error) {
+        if (error instanceof AuditWriteError) return gateError('airlock_audit_failed', 'the audit log could not record this call, so its result is withheld; see the Airlock log');
         log.error(`egress gate failure: ${(error as Error).stack ?? error}`);
         return gateError('airlock_internal_error', 'the gate failed to handle this call; see the Airlock log');
       }
@@ -266,6 +273,8 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
     redactor: async () => redactorFor((await options.getCredential()) || undefined),
   };
 }
+
+class AuditWriteError extends Error {}
 
 function approvalSummary(d: ApprovalDecision): NonNullable<ApiCallRecord['approval']> {
   return d.approved ? { by: d.by, at: d.at, scope: d.scope } : { by: d.by, at: d.at, reason: d.reason };

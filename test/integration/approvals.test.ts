@@ -1,0 +1,160 @@
+// Mutations under "ask", end to end: an MCP client runs code that changes
+// data; a person answers with the `airlock approvals` CLI; the API (a local
+// echo server that counts what it receives) sees the call exactly when it
+// was approved, never otherwise.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { serve, runCliToEnd, type Served } from '../helpers/processes.ts';
+import { httpClient, execute } from '../helpers/mcpClients.ts';
+import { controlClient, waitForEvent } from '../helpers/control.ts';
+import { startEchoApi, writeEchoSpec, type EchoApi } from '../helpers/echoApi.ts';
+import { tempDir } from '../helpers/paths.ts';
+import type { ControlClient } from '../../main/core/control/controlClient.ts';
+
+let echo: EchoApi;
+let server: Served;
+let client: Client;
+let control: ControlClient;
+let dataDir: string;
+let cleanup: () => void;
+
+const posts = () => echo.received.filter((r) => r.method !== 'GET').length;
+
+before(async () => {
+  ({ dir: dataDir, cleanup } = tempDir());
+  echo = await startEchoApi();
+  const spec = writeEchoSpec(dataDir, echo.url);
+  server = await serve(dataDir, ['--spec', spec, '--auth', 'bearer'], { AIRLOCK_API_KEY: 'sk_test_APPROVALS_0123456789' });
+  client = await httpClient(server.mcpUrl, server.token, 'approval-test-client');
+  control = controlClient(dataDir, server.url);
+});
+
+after(async () => {
+  await client.close();
+  await server.stop();
+  await echo.close();
+  cleanup();
+});
+
+const cli = (args: string[]) => runCliToEnd([...args, '--data-dir', dataDir]);
+
+test('an approval granted through the CLI lets the mutation reach the API exactly once', async () => {
+  const before = posts();
+  const requested = waitForEvent(control, 'approval-requested');
+  const run = execute(client, `const r = await api.items.create({ body: { name: 'approved-one' } }); return { status: r.status, error: r.error };`);
+  const { approval } = await requested;
+  assert.equal(posts(), before); // waiting: nothing reached the API yet
+
+  const listed = await cli(['approvals', 'list', '--json']);
+  assert.equal(listed.code, 0, listed.stderr);
+  const pending = JSON.parse(listed.stdout);
+  assert.equal(pending.length, 1);
+  assert.equal(pending[0].id, approval.id);
+  assert.equal(pending[0].request.operationId, 'items.create');
+  assert.equal(pending[0].request.method, 'POST');
+  assert.equal(pending[0].request.caller.clientName, 'approval-test-client');
+  assert.match(pending[0].request.bodyPreview, /approved-one/);
+  assert.match(pending[0].request.scriptSha256, /^[0-9a-f]{64}$/);
+  assert.ok(pending[0].secondsLeft > 0);
+  const human = await cli(['approvals', 'list']);
+  assert.match(human.stdout, new RegExp(`${approval.id}  POST http://127\\.0\\.0\\.1:\\d+/v1/items`));
+
+  const approved = await cli(['approvals', 'approve', approval.id]);
+  assert.equal(approved.code, 0, approved.stderr);
+  assert.match(approved.stdout, /Approved apr_\w+ \(once\)/);
+  const result = await run;
+  assert.deepEqual(JSON.parse(result.text), { status: 201, error: null });
+  assert.equal(posts(), before + 1);
+  const again = await cli(['approvals', 'approve', approval.id]);
+  assert.equal(again.code, 2);
+  assert.match(again.stderr, /no pending approval/);
+});
+
+test('a denial reaches the code as the API error, with the reason; the API never sees the call', async () => {
+  const before = posts();
+  const requested = waitForEvent(control, 'approval-requested');
+  const run = execute(client, `const r = await api.items.delete({ path: { id: '7' } }); return r.error;`);
+  const { approval } = await requested;
+  const denied = await cli(['approvals', 'deny', approval.id, '--reason', 'keep item 7']);
+  assert.equal(denied.code, 0, denied.stderr);
+  const error = JSON.parse((await run).text);
+  assert.equal(error.code, 'airlock_mutation_denied');
+  assert.match(error.message, /keep item 7/);
+  assert.equal(posts(), before);
+});
+
+test('two concurrent approvals are not mixed up', async () => {
+  const before = echo.received.length;
+  const seen: string[] = [];
+  const both = new Promise<void>((resolve) => {
+    void control.events((batch) => {
+      for (const e of batch) if (e.type === 'approval-requested' && !seen.includes(e.approval.id)) seen.push(e.approval.id);
+      if (seen.length === 2) resolve();
+    });
+  });
+  const a = execute(client, `const r = await api.items.create({ body: { name: 'alpha' } }); return r.status;`);
+  const b = execute(client, `const r = await api.items.delete({ path: { id: 'beta' } }); return r.error?.code ?? r.status;`);
+  await both;
+  const pending = await control.call('approvals.list', {});
+  const create = pending.find((p) => p.request.operationId === 'items.create')!;
+  const del = pending.find((p) => p.request.operationId === 'items.delete')!;
+  await control.call('approvals.decide', { id: del.id, decision: 'deny' });
+  await control.call('approvals.decide', { id: create.id, decision: 'approve' });
+  assert.equal((await a).text, '201');
+  assert.equal((await b).text, 'airlock_mutation_denied');
+  const arrived = echo.received.slice(before);
+  assert.equal(arrived.length, 1);
+  assert.match(arrived[0]!.body, /alpha/);
+});
+
+test('"rest of this run" lets the run\'s next mutations through without asking again', async () => {
+  const before = posts();
+  const requested = waitForEvent(control, 'approval-requested');
+  const run = execute(client, `const a = await api.items.create({ body: { n: 1 } }); const b = await api.items.create({ body: { n: 2 } }); return [a.status, b.status];`);
+  const { approval } = await requested;
+  await cli(['approvals', 'approve', approval.id, '--scope', 'run']);
+  assert.deepEqual(JSON.parse((await run).text), [201, 201]);
+  assert.equal(posts(), before + 2);
+  // A new run asks again.
+  const next = waitForEvent(control, 'approval-requested');
+  const run2 = execute(client, `return (await api.items.create({ body: { n: 3 } })).status;`);
+  await cli(['approvals', 'deny', (await next).approval.id]);
+  assert.match((await run2).text, /^0$|airlock/);
+  assert.equal(posts(), before + 2);
+});
+
+test('the MCP token cannot reach the control API, so a client cannot approve its own mutation', async () => {
+  const requested = waitForEvent(control, 'approval-requested');
+  const run = execute(client, `return (await api.items.delete({ path: { id: 'self' } })).error?.code;`);
+  const { approval } = await requested;
+  const before = posts();
+  const attempt = await fetch(`${server.url}/control/rpc/approvals.decide`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ id: approval.id, decision: 'approve' }),
+  });
+  assert.equal(attempt.status, 401);
+  const list = await fetch(`${server.url}/control/rpc/approvals.list`, { method: 'POST', headers: { authorization: `Bearer ${server.token}` }, body: '{}' });
+  assert.equal(list.status, 401);
+  // Nor can the control token speak MCP.
+  const controlToken = (await import('node:fs')).readFileSync(`${dataDir}/control-token`, 'utf8').trim();
+  const mcp = await fetch(server.mcpUrl, { method: 'POST', headers: { authorization: `Bearer ${controlToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+  assert.equal(mcp.status, 401);
+  await control.call('approvals.decide', { id: approval.id, decision: 'deny' });
+  assert.equal((await run).text, 'airlock_mutation_denied');
+  assert.equal(posts(), before);
+});
+
+test('the audit log links each API call to its tool call, with the decision and who made it', async () => {
+  const page = await control.call('audit.query', { kind: 'api', limit: 50 });
+  const approved = page.records.find((r) => r.fields.decision === 'approved' && /via control API/.test(String((r.fields.approval as { by?: string })?.by)));
+  assert.ok(approved, 'an API call approved through the control API is in the audit log');
+  assert.ok(page.records.some((r) => r.fields.decision === 'denied'));
+  assert.ok(page.records.some((r) => (r.fields.approval as { by?: string } | undefined)?.by === 'earlier approval (rest of run)'));
+  const tools = await control.call('audit.query', { kind: 'tool', tool: 'execute', limit: 50 });
+  assert.ok(tools.records.some((t) => t.runId === approved.runId));
+  const verify = await runCliToEnd(['audit', 'verify', '--data-dir', dataDir]);
+  assert.equal(verify.code, 0, verify.stdout + verify.stderr);
+  assert.match(verify.stdout, /Audit log intact: \d+ records/);
+});
