@@ -86,7 +86,7 @@ export class ApprovalBroker implements ApprovalHook {
         if (answer?.approved) return { approved: true, by: `${clientOf(req.caller)} (elicitation)`, scope: 'once', at: at() };
         return { approved: false, by: `${clientOf(req.caller)} (elicitation)`, reason: answer ? (answer.reason ?? 'declined by the person') : 'the person dismissed the question', at: at() };
       }
-      return { approved: false, by: 'airlock', reason: NO_APPROVER_MESSAGE, at: at() };
+      return { approved: false, by: 'airlock', reason: NO_APPROVER_MESSAGE, at: at(), code: 'no_approver' };
     }
     const id = `apr_${randomBytes(4).toString('hex')}`;
     const created = this.now();
@@ -102,7 +102,7 @@ export class ApprovalBroker implements ApprovalHook {
         resolve(decision);
       };
       const timer = setTimeout(
-        () => finish({ approved: false, by: 'timeout', reason: `no decision within ${Math.round(this.options.timeoutMs / 1000)} s (open Airlock or run \`airlock approvals list\` to answer in time)`, at: at() }),
+        () => finish({ approved: false, by: 'timeout', reason: `no decision within ${Math.round(this.options.timeoutMs / 1000)} s (open Airlock or run \`airlock approvals list\` to answer in time)`, at: at(), code: 'timeout' }),
         this.options.timeoutMs,
       );
       timer.unref?.();

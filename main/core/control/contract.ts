@@ -45,7 +45,7 @@ export const pendingApprovalSchema = z.object({
 
 export const approvalDecisionSchema = z.discriminatedUnion('approved', [
   z.object({ approved: z.literal(true), by: z.string(), scope: z.enum(['once', 'run', 'session', 'policy']), at: z.string() }),
-  z.object({ approved: z.literal(false), by: z.string(), reason: z.string(), at: z.string() }),
+  z.object({ approved: z.literal(false), by: z.string(), reason: z.string(), at: z.string(), code: z.enum(['no_approver', 'timeout']).optional() }),
 ]);
 
 export const logEntrySchema = z.object({

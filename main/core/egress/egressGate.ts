@@ -113,7 +113,9 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
         };
         const decision = await run.control.whilePaused(() => options.approvals!.request(request, { ...(run.signal ? { signal: run.signal } : {}), ...(run.elicit ? { elicit: run.elicit } : {}) }));
         if (decision.approved) return { decision: 'approved', approval: decision };
-        return { decision: 'denied', approval: decision, refusal: gateError('airlock_mutation_denied', `${what} was not approved: ${decision.reason}`) };
+        if (decision.code === 'no_approver') return { decision: 'denied', approval: decision, refusal: gateError('airlock_approval_required', `${what} ${decision.reason}`) };
+        const code = decision.code === 'timeout' ? 'airlock_approval_timeout' : 'airlock_mutation_denied';
+        return { decision: 'denied', approval: decision, refusal: gateError(code, `${what} was not approved: ${decision.reason}`) };
       }
     }
   }

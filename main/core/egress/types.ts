@@ -47,7 +47,7 @@ export interface MutationApprovalRequest {
 
 export type ApprovalDecision =
   | { approved: true; by: string; scope: ApprovalScope; at: string }
-  | { approved: false; by: string; reason: string; at: string };
+  | { approved: false; by: string; reason: string; at: string; code?: 'no_approver' | 'timeout' };
 
 export interface ApprovalHook {
   /** Resolves when a decision is made (or the request times out: a denial). */
