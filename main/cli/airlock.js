@@ -1,8 +1,13 @@
 #!/usr/bin/env node
 // The `airlock` command. Runs the TypeScript CLI directly: Node 22.18+ and 24
 // strip types natively; older 22.x lines need the flag, so re-run with it.
+// Compiled code is cached in a per-user directory (0700) to start faster.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { mkdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import module from 'node:module';
 
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 22 || (major === 22 && minor < 13)) {
@@ -12,5 +17,14 @@ if (major < 22 || (major === 22 && minor < 13)) {
 if (!process.features.typescript) {
   const result = spawnSync(process.execPath, ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
   process.exit(result.status ?? 1);
+}
+if (module.enableCompileCache && !process.env.NODE_COMPILE_CACHE) {
+  try {
+    const dir = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'airlock', 'compile-cache');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    module.enableCompileCache(dir);
+  } catch {
+    // A read-only home: start without the cache.
+  }
 }
 await import('./main.ts');

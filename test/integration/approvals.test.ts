@@ -84,6 +84,15 @@ test('a denial reaches the code as the API error, with the reason; the API never
   assert.equal(posts(), before);
 });
 
+test('a run waiting for a person does not hold up other runs', async () => {
+  const requested = waitForEvent(control, 'approval-requested');
+  const waiting = execute(client, `return (await api.items.delete({ path: { id: 'later' } })).error?.code ?? 'sent';`);
+  const { approval } = await requested;
+  for (let i = 0; i < 6; i++) assert.deepEqual(await execute(client, `return ${i} * 2`), { text: String(i * 2), isError: false });
+  await control.call('approvals.decide', { id: approval.id, decision: 'deny' });
+  assert.equal((await waiting).text, 'airlock_mutation_denied');
+});
+
 test('two concurrent approvals are not mixed up', async () => {
   const before = echo.received.length;
   const seen: string[] = [];

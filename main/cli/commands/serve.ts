@@ -56,7 +56,6 @@ export async function startServing(ctx: CliContext): Promise<Served> {
     startedAt: companion.core.startedAt.toISOString(),
   };
   writeFileSync(paths.serverInfo, JSON.stringify(info, null, 2) + '\n', { mode: 0o600 });
-  logger.info(`Airlock ${companion.core.version} serving ${companion.core.api.catalogue.title} on ${info.mcpUrl} (MCP token in ${paths.mcpToken})`);
   return {
     companion,
     server,
@@ -76,6 +75,9 @@ export async function serveCommand(ctx: CliContext): Promise<void> {
     ctx.logger.info('shutting down');
     await served.close();
   });
+  // Announced only once a signal would shut it down cleanly.
+  const { core } = served.companion;
+  ctx.logger.info(`Airlock ${core.version} serving ${core.api.catalogue.title} on ${served.info.mcpUrl} (MCP token in ${core.paths.mcpToken})`);
 }
 
 function removeServerInfoIfOurs(file: string): void {

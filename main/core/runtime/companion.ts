@@ -82,7 +82,15 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
   if (!matrix.ok) throw new AirlockError('usage', matrix.reason);
   if (matrix.banner) logger.warn(matrix.banner);
 
+  const phases: string[] = [];
+  let phaseStart = performance.now();
+  const phase = (name: string) => {
+    const now = performance.now();
+    phases.push(`${name} ${(now - phaseStart).toFixed(0)} ms`);
+    phaseStart = now;
+  };
   const core = await createCore({ settings, logger, logBuffer });
+  phase('api');
   const closers: (() => Promise<void> | void)[] = [() => core.close()];
   try {
     const profile = core.api.profile;
@@ -106,11 +114,13 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       credentialState = value ? { source: value.source === 'memory' ? 'keychain' : value.source, fingerprint: fingerprint(value.secret) } : { source: 'none' };
       return value?.secret;
     };
+    phase('secret store');
     await getCredential().catch((error) => logger.warn(`API key for profile ${profile.name}: ${(error as AirlockError).line ?? (error as Error).message}`));
     if (core.api.auth.type !== 'none' && credentialState.source === 'none') {
       logger.warn(`no API key for profile ${profile.name}: set one with \`airlock keys set ${profile.name}\` or AIRLOCK_API_KEY (calls go out without a key)`);
     }
 
+    phase('credential');
     const hub = new EventHub();
     const audit = openAuditStore({
       file: core.paths.audit,
@@ -124,6 +134,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       if (pruned.pruned > 0) logger.info(`audit: pruned ${pruned.pruned} records older than ${settings.auditRetentionDays} days`);
     }
 
+    phase('audit');
     const broker = new ApprovalBroker({ timeoutMs: settings.approvalTimeoutMs, approversAvailable: () => mode === 'serve', logger: logger.child('approvals') });
     const rate = new RateLimiter(settings.rateLimit, settings.rateBurst);
     const gate = createEgressGate({
@@ -146,6 +157,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       proxy: async () => (proxy ??= await startGateProxy({ logger: logger.child('gate-proxy') })),
     });
     closers.push(() => engine.close(), () => proxy?.close());
+    phase('engine');
 
     const caps = new ExecutionCaps({
       maxConcurrent: settings.maxConcurrent,
@@ -285,6 +297,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       else hub.publish({ type: 'approval-decided', id: e.id, decision: e.decision });
     });
     logger.info(`engine ${settings.engine}, egress ${matrix.egress}; mutations: ${profile.readOnly ? 'read-only profile' : profile.policy}`);
+    logger.debug(`startup: ${phases.join(', ')}`);
     return companion;
   } catch (error) {
     for (const close of closers.reverse()) await Promise.resolve(close()).catch(() => undefined);

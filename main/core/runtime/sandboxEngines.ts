@@ -23,7 +23,10 @@ export async function createEngine(req: EngineRequest): Promise<SandboxEngine> {
   const log = req.logger.child(`engine:${req.settings.engine}`);
   switch (req.settings.engine) {
     case 'quickjs':
-      return createQuickJsEngine({ logger: log });
+      // One worker per run the caps allow: a run waiting for a person holds its
+      // worker, so fewer workers than runs would let one approval stall every
+      // other run. Idle workers beyond the warm one are retired.
+      return createQuickJsEngine({ logger: log, maxWorkers: req.settings.maxConcurrent, poolSize: 1 });
     case 'node':
     case 'deno':
       throw new AirlockError('config', `engine ${req.settings.engine} is not wired in this build yet`);
