@@ -5,15 +5,9 @@ import { dataPaths } from '../core/config/dataDir.ts';
 import { AirlockError } from '../core/errors.ts';
 import { createControlClient, type ControlClient } from '../core/control/controlClient.ts';
 
-export interface ServerInfo {
-  pid: number;
-  port: number;
-  url: string;
-  mcpUrl: string;
-  version: string;
-  profile: string;
-  startedAt: string;
-}
+import type { ServerInfo } from '../core/runtime/companionServer.ts';
+
+export type { ServerInfo };
 
 export function readServerInfo(dataDir: string): ServerInfo | undefined {
   try {

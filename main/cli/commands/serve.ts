@@ -1,73 +1,7 @@
-// `airlock serve`: the headless companion. MCP Streamable HTTP on
-// http://127.0.0.1:<port>/mcp behind the MCP token, the control API under
-// /control behind its own token, /health without one, and server.json in the
-// data dir while it runs.
-import { writeFileSync, readFileSync, rmSync } from 'node:fs';
-import { createCompanion, type Companion } from '../../core/runtime/companion.ts';
-import { createMcpEndpoint } from '../../core/mcp/httpMcpEndpoint.ts';
-import { startLoopbackServer, sendJson, type LoopbackServer } from '../../core/http/loopbackServer.ts';
-import { ensureTokenFile } from '../../core/http/tokenFile.ts';
-import { createControlRoutes } from '../../core/control/controlRoutes.ts';
+// `airlock serve`: the headless companion on loopback, until a signal.
+import { startServing } from '../../core/runtime/companionServer.ts';
 import type { CliContext } from '../context.ts';
-import type { ServerInfo } from '../runningServer.ts';
 import { onShutdown } from '../shutdown.ts';
-
-export interface Served {
-  companion: Companion;
-  server: LoopbackServer;
-  info: ServerInfo;
-  close(): Promise<void>;
-}
-
-/** Starts the companion and its loopback server (also used by the Electron adapter). */
-export async function startServing(ctx: CliContext): Promise<Served> {
-  const { settings, logger } = ctx;
-  const companion = await createCompanion({ resolved: ctx, logger, logBuffer: ctx.logBuffer, mode: 'serve', redaction: ctx.redaction });
-  const { paths } = companion.core;
-  const mcpToken = ensureTokenFile(paths.mcpToken);
-  const controlToken = ensureTokenFile(paths.controlToken);
-  const endpoint = createMcpEndpoint({ createServer: () => companion.createMcpServer('http'), logger: logger.child('mcp') });
-  companion.setMcpSessionCounter(() => endpoint.sessionCount());
-  let server: LoopbackServer;
-  try {
-    server = await startLoopbackServer({
-      host: settings.host,
-      port: settings.port,
-      allowNonLoopback: settings.dangerouslyAllowNonLoopback,
-      tokens: { mcp: mcpToken, control: controlToken },
-      logger: logger.child('http'),
-      routes: [
-        { path: '/health', auth: 'none', handle: (_req, res) => sendJson(res, 200, { status: 'ok' }) },
-        endpoint.route,
-        ...createControlRoutes({ handlers: companion.handlers, hub: companion.hub, replay: (since) => companion.replay(since), logger: logger.child('control') }),
-      ],
-    });
-  } catch (error) {
-    await companion.close();
-    throw error;
-  }
-  const info: ServerInfo = {
-    pid: process.pid,
-    port: server.port,
-    url: server.url,
-    mcpUrl: `${server.url}/mcp`,
-    version: companion.core.version,
-    profile: companion.core.api.profile.name,
-    startedAt: companion.core.startedAt.toISOString(),
-  };
-  writeFileSync(paths.serverInfo, JSON.stringify(info, null, 2) + '\n', { mode: 0o600 });
-  return {
-    companion,
-    server,
-    info,
-    async close() {
-      removeServerInfoIfOurs(paths.serverInfo);
-      await endpoint.close();
-      await server.close();
-      await companion.close();
-    },
-  };
-}
 
 export async function serveCommand(ctx: CliContext): Promise<void> {
   const served = await startServing(ctx);
@@ -78,13 +12,4 @@ export async function serveCommand(ctx: CliContext): Promise<void> {
   // Announced only once a signal would shut it down cleanly.
   const { core } = served.companion;
   ctx.logger.info(`Airlock ${core.version} serving ${core.api.catalogue.title} on ${served.info.mcpUrl} (MCP token in ${core.paths.mcpToken})`);
-}
-
-function removeServerInfoIfOurs(file: string): void {
-  try {
-    const current = JSON.parse(readFileSync(file, 'utf8')) as ServerInfo;
-    if (current.pid === process.pid) rmSync(file);
-  } catch {
-    // Already gone.
-  }
 }

@@ -1,0 +1,89 @@
+// The companion behind its loopback server: MCP Streamable HTTP on
+// http://127.0.0.1:<port>/mcp behind the MCP token, the control API under
+// /control behind its own token, /health without one, and server.json in the
+// data dir while it runs. `airlock serve` and the Electron main process both
+// start exactly this.
+import { writeFileSync, readFileSync, rmSync } from 'node:fs';
+import { createCompanion, type Companion } from './companion.ts';
+import { createMcpEndpoint } from '../mcp/httpMcpEndpoint.ts';
+import { startLoopbackServer, sendJson, type LoopbackServer } from '../http/loopbackServer.ts';
+import { ensureTokenFile } from '../http/tokenFile.ts';
+import { createControlRoutes } from '../control/controlRoutes.ts';
+import type { RuntimeContext } from './runtimeContext.ts';
+
+/** What server.json in the data dir says while a companion serves. */
+export interface ServerInfo {
+  pid: number;
+  port: number;
+  url: string;
+  mcpUrl: string;
+  version: string;
+  profile: string;
+  startedAt: string;
+}
+
+export interface Served {
+  companion: Companion;
+  server: LoopbackServer;
+  info: ServerInfo;
+  close(): Promise<void>;
+}
+
+/** Starts the companion and its loopback server (also used by the Electron adapter). */
+export async function startServing(ctx: RuntimeContext): Promise<Served> {
+  const { settings, logger } = ctx;
+  const companion = await createCompanion({ resolved: ctx, logger, logBuffer: ctx.logBuffer, mode: 'serve', redaction: ctx.redaction });
+  const { paths } = companion.core;
+  const mcpToken = ensureTokenFile(paths.mcpToken);
+  const controlToken = ensureTokenFile(paths.controlToken);
+  const endpoint = createMcpEndpoint({ createServer: () => companion.createMcpServer('http'), logger: logger.child('mcp') });
+  companion.setMcpSessionCounter(() => endpoint.sessionCount());
+  let server: LoopbackServer;
+  try {
+    server = await startLoopbackServer({
+      host: settings.host,
+      port: settings.port,
+      allowNonLoopback: settings.dangerouslyAllowNonLoopback,
+      tokens: { mcp: mcpToken, control: controlToken },
+      logger: logger.child('http'),
+      routes: [
+        { path: '/health', auth: 'none', handle: (_req, res) => sendJson(res, 200, { status: 'ok' }) },
+        endpoint.route,
+        ...createControlRoutes({ handlers: companion.handlers, hub: companion.hub, replay: (since) => companion.replay(since), logger: logger.child('control') }),
+      ],
+    });
+  } catch (error) {
+    await companion.close();
+    throw error;
+  }
+  const info: ServerInfo = {
+    pid: process.pid,
+    port: server.port,
+    url: server.url,
+    mcpUrl: `${server.url}/mcp`,
+    version: companion.core.version,
+    profile: companion.core.api.profile.name,
+    startedAt: companion.core.startedAt.toISOString(),
+  };
+  writeFileSync(paths.serverInfo, JSON.stringify(info, null, 2) + '\n', { mode: 0o600 });
+  return {
+    companion,
+    server,
+    info,
+    async close() {
+      removeServerInfoIfOurs(paths.serverInfo);
+      await endpoint.close();
+      await server.close();
+      await companion.close();
+    },
+  };
+}
+
+function removeServerInfoIfOurs(file: string): void {
+  try {
+    const current = JSON.parse(readFileSync(file, 'utf8')) as ServerInfo;
+    if (current.pid === process.pid) rmSync(file);
+  } catch {
+    // Already gone.
+  }
+}

@@ -1,0 +1,39 @@
+// What every entry point (CLI command, Electron main) starts from: settings
+// resolved from flags, env, settings.json and defaults; a bounded log
+// buffer; a logger on stderr that scrubs known secrets.
+import { defaultDataDir, dataPaths } from '../config/dataDir.ts';
+import { resolveSettings, SettingError, type ResolvedSettings, settingByKey } from '../config/settings.ts';
+import { readSettingsFile } from '../config/settingsFile.ts';
+import { LogBuffer } from '../log/logBuffer.ts';
+import { createLogger, type Logger } from '../log/logger.ts';
+import { usageError } from '../errors.ts';
+import { RedactionHolder } from './redactionHolder.ts';
+
+export interface RuntimeContext extends ResolvedSettings {
+  logBuffer: LogBuffer;
+  logger: Logger;
+  /** Secrets the process knows, scrubbed from every log line. */
+  redaction: RedactionHolder;
+}
+
+export function runtimeContext(flags: Record<string, unknown>, env: Record<string, string | undefined> = process.env): RuntimeContext {
+  const dataDirDef = settingByKey('dataDir')!;
+  let dataDir: string;
+  try {
+    dataDir = (flags.dataDir as string | undefined) ?? (env[dataDirDef.env] ? dataDirDef.parse(env[dataDirDef.env]!) : defaultDataDir());
+  } catch (error) {
+    throw usageError(`${dataDirDef.env}: ${(error as Error).message}`);
+  }
+  const file = readSettingsFile(dataPaths(dataDir).settings);
+  let resolved: ResolvedSettings;
+  try {
+    resolved = resolveSettings({ flags: { ...flags, dataDir }, env, file, defaultDataDir: dataDir });
+  } catch (error) {
+    if (error instanceof SettingError) throw usageError(error.message);
+    throw error;
+  }
+  const logBuffer = new LogBuffer({ capacity: resolved.settings.logBufferSize });
+  const redaction = new RedactionHolder();
+  const logger = createLogger({ buffer: logBuffer, level: resolved.settings.logLevel, redact: redaction.redact });
+  return { ...resolved, logBuffer, logger, redaction };
+}
