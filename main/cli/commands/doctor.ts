@@ -13,6 +13,11 @@ import { errorMessage } from '../../core/errors.ts';
 import { AIRLOCK_VERSION } from '../../core/runtime/version.ts';
 import type { CliContext } from '../context.ts';
 import type { ServerInfo } from '../runningServer.ts';
+import { checkEngineEgress } from '../../core/sandbox/engineMatrix.ts';
+import { createKeychainStore } from '../../core/secrets/keychainStore.ts';
+import { createFileStore } from '../../core/secrets/fileStore.ts';
+import { openAuditStore } from '../../core/audit/auditStore.ts';
+import { engineChecks } from './engineChecks.ts';
 
 export interface Check {
   name: string;
@@ -55,9 +60,43 @@ export async function doctorChecks(ctx: CliContext): Promise<Check[]> {
     checks.push({ name: 'profile', ok: false, detail: `${profileName}: ${errorMessage(error)}` });
   }
 
+  const verdict = checkEngineEgress(settings.engine, settings.egress, settings.allowUnrestrictedEgress);
+  checks.push(
+    verdict.ok
+      ? { name: 'sandbox', ok: true, detail: `engine ${settings.engine}, egress ${verdict.egress}${verdict.banner ? ` — ${verdict.banner}` : ''}`, data: { engine: settings.engine, egress: verdict.egress } }
+      : { name: 'sandbox', ok: false, detail: verdict.reason },
+  );
+  checks.push(...(await engineChecks(ctx)));
+
+  const store = settings.secretStore === 'file' ? createFileStore({ path: paths.secretsFile }) : createKeychainStore();
+  const probe = await store.probe();
+  checks.push({
+    name: settings.secretStore === 'file' ? 'file store' : 'keychain',
+    // An unavailable keychain is not fatal when AIRLOCK_API_KEY is set or the profile needs no key.
+    ok: true,
+    detail: probe.available ? probe.detail : `${store.kind} unavailable: ${probe.reason}${process.env.AIRLOCK_API_KEY ? ' (AIRLOCK_API_KEY is set and will be used)' : ''}`,
+    data: { kind: store.kind, available: probe.available },
+  });
+  checks.push(auditCheck(paths.audit));
+
   checks.push(await serverCheck(paths.serverInfo, settings.port));
   checks.push({ name: 'MCP token', ok: true, detail: existsSync(paths.mcpToken) ? `${paths.mcpToken} (mode ${(statSync(paths.mcpToken).mode & 0o777).toString(8)})` : `${paths.mcpToken} (created on first serve)` });
   return checks;
+}
+
+function auditCheck(file: string): Check {
+  if (!existsSync(file)) return { name: 'audit', ok: true, detail: `${file} (created on first serve or stdio)` };
+  try {
+    const store = openAuditStore({ file });
+    try {
+      const head = store.head();
+      return { name: 'audit', ok: true, detail: `${file}: ${head.records} records, head #${head.seq} ${head.hash.slice(0, 12)}… (\`airlock audit verify\` checks the chain)`, data: { records: head.records, headSeq: head.seq } };
+    } finally {
+      store.close();
+    }
+  } catch (error) {
+    return { name: 'audit', ok: false, detail: `${file}: ${errorMessage(error)}` };
+  }
 }
 
 async function serverCheck(file: string, port: number): Promise<Check> {
