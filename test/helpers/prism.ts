@@ -51,7 +51,11 @@ export async function startPrism(spec: string): Promise<PrismMock> {
       if (!m) continue;
       const request = `${m[1]!.toUpperCase()} ${m[2]}`;
       requests.push(request);
-      for (const w of [...waiters]) if (w.re.test(request)) waiters.splice(waiters.indexOf(w), 1) && w.resolve();
+      for (const w of [...waiters]) {
+        if (!w.re.test(request)) continue;
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
     }
   });
   return {
