@@ -2,7 +2,7 @@
 // over stdio, per engine. Initialize time, tools/list, search_docs, execute
 // `return 1+1`, execute with one API call against a local mock API, calls
 // per second with 20 in flight, and the server's peak RSS.
-//   node bench/mcp.bench.ts [quickjs|deno|node …] [--iterations N]
+//   node bench/mcp.bench.ts [quickjs|deno|node …] [--iterations N] [--wide]
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -15,6 +15,9 @@ const cli = join(root, 'main', 'cli', 'airlock.js');
 const args = process.argv.slice(2);
 const iterations = Number(args[args.indexOf('--iterations') + 1]) || 200;
 const engines = args.filter((a) => ['quickjs', 'deno', 'node'].includes(a));
+// Default caps let one client run 2 executes at once (4 in all); `--wide` raises both to 20.
+const wide = args.includes('--wide');
+const capArgs = wide ? ['--per-caller-concurrent', '20', '--max-concurrent', '20'] : [];
 if (engines.length === 0) engines.push('quickjs', 'deno');
 
 function pct(values: number[], p: number): number {
@@ -47,9 +50,10 @@ for (const engine of engines) {
   const extra = engine === 'node' ? ['--egress', 'none'] : [];
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [cli, 'stdio', '--spec', spec, '--data-dir', dir, '--engine', engine, ...extra, '--log-level', 'error', '--per-caller-concurrent', '20', '--max-concurrent', '20', '--rate-limit', '0'],
+    args: [cli, 'stdio', '--spec', spec, '--data-dir', dir, '--engine', engine, ...extra, '--log-level', 'error', ...capArgs, '--queue-size', '64', '--rate-limit', '0'],
     cwd: root,
     stderr: 'ignore',
+    ...(process.env.BENCH_NODE_OPTIONS ? { env: { ...process.env, NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } as Record<string, string> } : {}),
   });
   const client = new Client({ name: 'bench', version: '1' });
   const [initMs] = await timed(() => client.connect(transport));
@@ -77,7 +81,7 @@ for (const engine of engines) {
     );
   });
   const rss = peakRssMb(transport.pid);
-  console.log(`\n${engine}`);
+  console.log(`\n${engine}${wide ? ' (caps raised to 20 concurrent)' : ' (default caps: 4 at once, 2 per client)'}`);
   console.log(`  initialize          ${initMs.toFixed(0)} ms (spawn + load + handshake)`);
   console.log(`  tools/list          ${listMs.toFixed(1)} ms`);
   console.log(`  search_docs         ${fmt(search)}`);

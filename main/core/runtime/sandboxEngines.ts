@@ -2,6 +2,7 @@
 // allowed the combination: QuickJS in-process (workers), or a Node or Deno
 // subprocess talking to the gate through the loopback gate proxy (directly,
 // or inside the srt wrapper).
+import { availableParallelism } from 'node:os';
 import { AirlockError } from '../errors.ts';
 import type { EgressMode, Settings } from '../config/settings.ts';
 import type { Logger } from '../log/logger.ts';
@@ -23,10 +24,10 @@ export async function createEngine(req: EngineRequest): Promise<SandboxEngine> {
   const log = req.logger.child(`engine:${req.settings.engine}`);
   switch (req.settings.engine) {
     case 'quickjs':
-      // One worker per run the caps allow: a run waiting for a person holds its
-      // worker, so fewer workers than runs would let one approval stall every
-      // other run. Idle workers beyond the warm one are retired.
-      return createQuickJsEngine({ logger: log, maxWorkers: req.settings.maxConcurrent, poolSize: 1 });
+      // Workers running code are bounded by the cores (more buys no throughput,
+      // only memory); a worker whose run waits for a person does not count, so
+      // an approval never stalls other runs. The caps bound the rest.
+      return createQuickJsEngine({ logger: log, maxWorkers: Math.min(req.settings.maxConcurrent, Math.max(2, availableParallelism())), poolSize: 1 });
     case 'node':
     case 'deno':
       throw new AirlockError('config', `engine ${req.settings.engine} is not wired in this build yet`);

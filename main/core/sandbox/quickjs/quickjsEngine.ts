@@ -57,7 +57,11 @@ export interface QuickJsEngineOptions {
   logger?: Logger;
   /** Idle workers kept warm (default 2). */
   poolSize?: number;
-  /** Workers alive at once; further runs wait for one (default max(poolSize, 8)). */
+  /**
+   * Workers running guest code at once; further runs wait for one (default
+   * max(poolSize, 8)). A worker whose run waits for a person (inside
+   * `whilePaused`) does not count, so an approval never stalls other runs.
+   */
   maxWorkers?: number;
 }
 
@@ -161,6 +165,8 @@ interface ActiveRun {
   deadlineAt: number;
   remainingMs: number;
   pauseDepth: number;
+  /** Counted in pausedWorkers (its worker does not count against maxWorkers). */
+  countedAsPaused?: boolean;
   timer?: NodeJS.Timeout;
   graceTimer?: NodeJS.Timeout;
 }
@@ -191,6 +197,7 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
   const maxWorkers = Math.max(1, poolSize, Math.floor(options.maxWorkers ?? Math.max(poolSize, 8)));
   const slots = new Set<Slot>();
   const queue: Waiter[] = [];
+  let pausedWorkers = 0;
   let closed = false;
   let nextSlotId = 0;
   let nextSeq = 0;
@@ -299,11 +306,16 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
     }
   }
 
+  /** Workers that count against maxWorkers: all but those whose run waits for a person. */
+  function countedWorkers(): number {
+    return slots.size - pausedWorkers;
+  }
+
   /** Keeps `poolSize` warm workers with the most recently used stack size. */
   function replenish(): void {
     if (closed || !compiled) return;
     const warm = [...slots].filter((slot) => (slot.state === 'idle' || slot.state === 'starting') && slot.stackMb === warmStackMb).length;
-    for (let i = warm; i < poolSize && slots.size < maxWorkers; i++) spawn(warmStackMb, compiled);
+    for (let i = warm; i < poolSize && countedWorkers() < maxWorkers; i++) spawn(warmStackMb, compiled);
   }
 
   function markIdle(slot: Slot): void {
@@ -335,11 +347,11 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
     for (const waiter of queue) waiting.set(waiter.stackMb, (waiting.get(waiter.stackMb) ?? 0) + 1);
     for (const [stackMb, count] of waiting) {
       const starting = [...slots].filter((slot) => slot.state === 'starting' && slot.stackMb === stackMb).length;
-      for (let needed = count - starting; needed > 0 && slots.size < maxWorkers; needed--) spawn(stackMb, compiled);
+      for (let needed = count - starting; needed > 0 && countedWorkers() < maxWorkers; needed--) spawn(stackMb, compiled);
     }
     // At capacity with runs waiting for a stack size no idle worker has: make room.
     const spareIdle = idleSlots()[0];
-    if (slots.size >= maxWorkers && spareIdle) {
+    if (countedWorkers() >= maxWorkers && spareIdle) {
       terminate(spareIdle, 'making room for a different stack size');
       serveQueue();
     }
@@ -390,10 +402,22 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
     Atomics.store(slot.control.deadline, 0, PAUSED_DEADLINE);
     if (run.timer) clearTimeout(run.timer);
     run.timer = undefined;
+    // Its worker sits idle while a person decides: let another run have a worker.
+    run.countedAsPaused = true;
+    pausedWorkers++;
+    serveQueue();
+  }
+
+  function unpause(run: ActiveRun): void {
+    if (!run.countedAsPaused) return;
+    run.countedAsPaused = false;
+    pausedWorkers--;
   }
 
   function resume(slot: Slot, run: ActiveRun): void {
-    if (run.pauseDepth === 0 || --run.pauseDepth > 0 || run.settled) return;
+    if (run.pauseDepth === 0 || --run.pauseDepth > 0) return;
+    unpause(run);
+    if (run.settled) return;
     armDeadline(slot, run, run.remainingMs);
   }
 
@@ -421,6 +445,7 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
   function settle(run: ActiveRun, outcome: WorkerOutcome, consoleTruncated = false): void {
     if (run.settled) return;
     run.settled = true;
+    unpause(run);
     if (run.timer) clearTimeout(run.timer);
     run.timer = undefined;
     const durationMs = performance.now() - run.started;
