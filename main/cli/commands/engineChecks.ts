@@ -2,6 +2,8 @@
 // versions, and why a missing one is missing.
 import { createRequire } from 'node:module';
 import type { CliContext } from '../context.ts';
+import { findDeno } from '../../core/sandbox/deno/findDeno.ts';
+import { findSrt } from '../../core/sandbox/srt/srtWrapper.ts';
 import type { Check } from './doctor.ts';
 
 const require = createRequire(import.meta.url);
@@ -22,5 +24,17 @@ export async function engineChecks(_ctx: CliContext): Promise<Check[]> {
     detail: permission ? `Node ${process.versions.node} (${process.execPath}), --permission available; network not scoped by Node (wrapper or bannered none)` : `Node ${process.versions.node} has no stable --permission (needs 22.13+)`,
     data: { found: permission, version: process.versions.node },
   });
+  const deno = findDeno();
+  checks.push(
+    deno.found
+      ? { name: 'engine deno', ok: true, detail: `Deno ${deno.version} (${deno.source}: ${deno.path})`, data: { found: true, version: deno.version, path: deno.path } }
+      : { name: 'engine deno', ok: true, detail: `not found: ${deno.reason}`, data: { found: false } },
+  );
+  const srt = await findSrt();
+  checks.push(
+    srt.found
+      ? { name: 'srt wrapper', ok: true, detail: `sandbox-runtime ${srt.version}, usable (${srt.cliPath})`, data: { found: true, version: srt.version } }
+      : { name: 'srt wrapper', ok: true, detail: `unavailable: ${srt.reason}`, data: { found: false } },
+  );
   return checks;
 }

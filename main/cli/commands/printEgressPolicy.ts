@@ -6,6 +6,8 @@ import { createHash } from 'node:crypto';
 import { AirlockError } from '../../core/errors.ts';
 import { checkEngineEgress } from '../../core/sandbox/engineMatrix.ts';
 import { egressPolicy } from '../../core/sandbox/egressPolicy.ts';
+import { srtSettingsFor } from '../../core/sandbox/srt/srtWrapper.ts';
+import { dataPaths } from '../../core/config/dataDir.ts';
 import type { CliContext } from '../context.ts';
 
 function canonical(value: unknown): string {
@@ -27,7 +29,12 @@ export async function printEgressPolicy(ctx: CliContext, format: 'srt' | 'json')
   const { settings } = ctx;
   const verdict = checkEngineEgress(settings.engine, settings.egress, settings.allowUnrestrictedEgress);
   if (!verdict.ok) throw new AirlockError('usage', verdict.reason);
-  const policy = egressPolicy({ engine: settings.engine, egress: verdict.egress, dataDir: settings.dataDir });
+  const policy = egressPolicy({
+    engine: settings.engine,
+    egress: verdict.egress,
+    dataDir: settings.dataDir,
+    srtSettings: (gatePort) => ({ ...srtSettingsFor({ gatePort, tmpDir: '<run dir, created per run>', dataDir: dataPaths(settings.dataDir).root }) }),
+  });
   if (format === 'srt') {
     if (!policy.srt) throw new AirlockError('usage', `--format srt needs --egress wrapper (engine ${settings.engine} runs with egress ${verdict.egress}, which uses no srt policy)`);
     process.stdout.write(JSON.stringify(policy.srt, null, 2) + '\n');

@@ -1,8 +1,10 @@
 // Builds the configured sandbox engine once the engine × egress matrix has
 // allowed the combination: QuickJS in-process (workers), or a Node or Deno
 // subprocess talking to the gate through the loopback gate proxy (directly,
-// or inside the srt wrapper).
+// or inside the srt wrapper). A missing runtime is a start-up error that says
+// what was looked for.
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { AirlockError } from '../errors.ts';
 import type { EgressMode, Settings } from '../config/settings.ts';
 import type { Logger } from '../log/logger.ts';
@@ -10,6 +12,9 @@ import type { SandboxEngine } from '../sandbox/engine.ts';
 import type { GateProxy } from '../egress/gateProxy.ts';
 import type { DataPaths } from '../config/dataDir.ts';
 import { createQuickJsEngine } from '../sandbox/quickjs/quickjsEngine.ts';
+import { createNodeEngine } from '../sandbox/node/nodeEngine.ts';
+import { createDenoEngine } from '../sandbox/deno/denoEngine.ts';
+import { findDeno } from '../sandbox/deno/findDeno.ts';
 
 export interface EngineRequest {
   settings: Settings;
@@ -22,14 +27,25 @@ export interface EngineRequest {
 
 export async function createEngine(req: EngineRequest): Promise<SandboxEngine> {
   const log = req.logger.child(`engine:${req.settings.engine}`);
-  switch (req.settings.engine) {
-    case 'quickjs':
-      // Workers running code are bounded by the cores (more buys no throughput,
-      // only memory); a worker whose run waits for a person does not count, so
-      // an approval never stalls other runs. The caps bound the rest.
-      return createQuickJsEngine({ logger: log, maxWorkers: Math.min(req.settings.maxConcurrent, Math.max(2, availableParallelism())), poolSize: 1 });
-    case 'node':
-    case 'deno':
-      throw new AirlockError('config', `engine ${req.settings.engine} is not wired in this build yet`);
+  const srt = { dataDir: req.paths.root };
+  try {
+    switch (req.settings.engine) {
+      case 'quickjs':
+        // Workers running code are bounded by the cores (more buys no throughput,
+        // only memory); a worker whose run waits for a person does not count, so
+        // an approval never stalls other runs. The caps bound the rest.
+        return createQuickJsEngine({ logger: log, maxWorkers: Math.min(req.settings.maxConcurrent, Math.max(2, availableParallelism())), poolSize: 1 });
+      case 'node':
+        return createNodeEngine({ proxy: await req.proxy(), logger: log, egress: req.egress === 'executor' ? 'wrapper' : req.egress, srt });
+      case 'deno': {
+        const deno = findDeno();
+        if (!deno.found) throw new AirlockError('config', `engine deno: ${deno.reason}`, { hint: 'install Deno, or use --engine quickjs' });
+        log.info(`deno ${deno.version} from ${deno.source} (${deno.path})`);
+        return createDenoEngine({ proxy: await req.proxy(), logger: log, egress: req.egress, denoPath: deno.path, denoDir: join(req.paths.root, 'deno-cache'), srt });
+      }
+    }
+  } catch (error) {
+    if (error instanceof AirlockError) throw error;
+    throw new AirlockError('config', `engine ${req.settings.engine} with egress ${req.egress} cannot start: ${(error as Error).message}`);
   }
 }

@@ -1,0 +1,54 @@
+// execute through a real MCP client on each subprocess engine and egress
+// mode: the client reaches the API through the gate proxy, the tool
+// description says what bounds the sandbox, and the unbounded mode is
+// bannered.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve } from '../helpers/processes.ts';
+import { httpClient, execute } from '../helpers/mcpClients.ts';
+import { startEchoApi, writeEchoSpec } from '../helpers/echoApi.ts';
+import { tempDir } from '../helpers/paths.ts';
+
+const KEY = 'sk_engine_CANARY_0123456789ab';
+
+const cases: { name: string; args: string[]; boundary: RegExp; banner?: RegExp }[] = [
+  { name: 'deno, egress executor', args: ['--engine', 'deno'], boundary: /Deno.*--allow-net/s },
+  { name: 'node, egress wrapper (srt)', args: ['--engine', 'node', '--egress', 'wrapper'], boundary: /srt wrapper lets the sandbox reach only the gate/ },
+  { name: 'node, egress none (bannered)', args: ['--engine', 'node', '--egress', 'none'], boundary: /NOT bounded/, banner: /WARNING: engine node with egress none/ },
+];
+
+for (const c of cases) {
+  test(`execute on ${c.name}`, async (t) => {
+    const { dir, cleanup } = tempDir();
+    const echo = await startEchoApi();
+    t.after(async () => {
+      await echo.close();
+      cleanup();
+    });
+    const spec = writeEchoSpec(dir, echo.url);
+    const server = await serve(dir, ['--spec', spec, '--auth', 'bearer', '--timeout-ms', '10000', ...c.args], { AIRLOCK_API_KEY: KEY });
+    const client = await httpClient(server.mcpUrl, server.token);
+    try {
+      const { tools } = await client.listTools();
+      assert.match(tools.find((x) => x.name === 'execute')!.description!, c.boundary);
+      assert.deepEqual(await execute(client, 'return 1 + 1'), { text: '2', isError: false });
+      const r = await execute(client, `const r = await api.items.list({ query: { tag: ['a'] } }); console.log('status', r.status); return { status: r.status, auth: r.data.headers.authorization };`);
+      assert.equal(r.isError, false, r.text);
+      const [json, consoleBlock] = r.text.split('\n\nConsole:\n');
+      assert.deepEqual(JSON.parse(json!), { status: 200, auth: 'Bearer [REDACTED]' });
+      assert.equal(consoleBlock, 'status 200');
+      assert.equal(echo.received.at(-1)!.headers.authorization, `Bearer ${KEY}`);
+      const env = await execute(client, `return typeof process === 'undefined' ? 'no process' : JSON.stringify(process.env);`);
+      assert.ok(!env.text.includes(KEY), env.text);
+      const err = await execute(client, 'const a = 1;\nnull.x;');
+      assert.equal(err.isError, true);
+      assert.match(err.text, /execute\.js:2/);
+      assert.doesNotMatch(err.text, /\/work\/|\/tmp\/|node_modules|file:\/\//);
+      if (c.banner) assert.match(server.stderr(), c.banner);
+      else assert.doesNotMatch(server.stderr(), /WARNING: engine/);
+    } finally {
+      await client.close();
+      await server.stop();
+    }
+  });
+}
