@@ -6,10 +6,15 @@
 // `serialize` (return value to JSON, bounded by the output budget) and
 // `describe` (a thrown value to a clean name, message and stack).
 //
+// What it shares with the subprocess engines' prelude (formatting, argument
+// checks, the client tree) comes from ../guestClient.ts.
+//
 // What the guest sees of a failed call path: frames in the prelude's own file
 // and the wrapper's top-level frame are dropped, and columns on line 1 are
 // shifted back by the wrapper's prefix, so every frame points at the caller's
 // code as they wrote it.
+
+import { GUEST_COMMON_SOURCE } from '../guestClient.ts';
 
 /** File name of the caller's code: stacks read `execute.js:<line>:<column>`. */
 export const GUEST_FILENAME = 'execute.js';
@@ -30,14 +35,10 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostWrite, initial
   var StringCtor = String;
   var ErrorCtor = Error;
   var TypeErrorCtor = TypeError;
-  var ARG_KEYS = ['path', 'query', 'body', 'headers'];
   var LEVELS = ['log', 'info', 'warn', 'error', 'debug'];
   var PREFIX_LENGTH = ${WRAPPER_PREFIX.length};
   var room = initialRoom;
 
-  function define(target, key, value, enumerable) {
-    defineProperty(target, key, { value: value, writable: true, configurable: true, enumerable: enumerable });
-  }
 
   function cleanStack(stack) {
     if (typeof stack !== 'string') return '';
@@ -55,47 +56,14 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostWrite, initial
     return kept.join('\n');
   }
 
-  function bigintReplacer(_key, value) {
-    return typeof value === 'bigint' ? value.toString() + 'n' : value;
+  function cleanStackOf(error) {
+    return cleanStack(error.stack);
   }
-
-  function formatValue(value) {
-    switch (typeof value) {
-      case 'string': return value;
-      case 'undefined': return 'undefined';
-      case 'function': return '[Function: ' + (value.name || 'anonymous') + ']';
-      case 'symbol': return value.toString();
-      case 'bigint': return value.toString() + 'n';
-      case 'object': {
-        if (value === null) return 'null';
-        if (value instanceof ErrorCtor) {
-          var head = value.name + ': ' + value.message;
-          var frames = cleanStack(value.stack);
-          return frames ? head + '\n' + frames : head;
-        }
-        try {
-          var json = stringify(value, bigintReplacer);
-          return json === undefined ? StringCtor(value) : json;
-        } catch (error) {
-          return '[Circular]';
-        }
-      }
-      default: return StringCtor(value);
-    }
-  }
-
+${GUEST_COMMON_SOURCE}
   function write(level, args) {
-    var text = '';
-    for (var i = 0; i < args.length; i++) {
-      var part;
-      try { part = formatValue(args[i]); } catch (error) { part = '[unprintable]'; }
-      text += (i === 0 ? '' : ' ') + part;
-      if (text.length > room) break;
-    }
     // room is in bytes and a character is at least one byte: more characters
     // than room is over the budget for sure; the host measures the rest.
-    if (text.length > room) text = text.slice(0, room + 1);
-    room = hostWrite(level, text);
+    room = hostWrite(level, formatArgs(args, room));
   }
 
   var consoleObject = {};
@@ -107,38 +75,13 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostWrite, initial
 
   function makeMethod(operationId, name) {
     var method = async function (args) {
-      var payload = {};
-      if (args !== undefined && args !== null) {
-        if (typeof args !== 'object' || isArray(args)) {
-          throw new TypeErrorCtor(name + '() takes one argument: an object { path, query, body, headers }');
-        }
-        for (var i = 0; i < ARG_KEYS.length; i++) {
-          var key = ARG_KEYS[i];
-          if (args[key] !== undefined) payload[key] = args[key];
-        }
-      }
-      var json;
-      try {
-        json = stringify(payload);
-      } catch (error) {
-        throw new TypeErrorCtor(name + '(): the arguments are not JSON-serialisable (' + (error && error.message) + ')');
-      }
-      return parse(await hostCall(operationId, json === undefined ? '{}' : json));
+      return parse(await hostCall(operationId, callJson(name, args, {})));
     };
     defineProperty(method, 'name', { value: name.slice(name.lastIndexOf('.') + 1), configurable: true });
     return method;
   }
 
-  function build(node, name) {
-    var target = node.operationId !== undefined ? makeMethod(node.operationId, name) : {};
-    var names = objectKeys(node.children);
-    for (var i = 0; i < names.length; i++) {
-      define(target, names[i], build(node.children[names[i]], name + '.' + names[i]), true);
-    }
-    return target;
-  }
-
-  var client = build(parse(treeJson), label);
+  var client = buildClient(parse(treeJson), label, makeMethod);
   var globalNames = parse(globalsJson);
   for (var g = 0; g < globalNames.length; g++) define(globalThis, globalNames[g], client, false);
   define(globalThis, 'console', consoleObject, false);

@@ -8,6 +8,8 @@
 // run's deadline (epoch milliseconds). While the host waits for a human
 // (`RunControl.whilePaused`) it parks the deadline at PAUSED_DEADLINE, so
 // paused time never counts against the run.
+import type { ClientNode } from '../guestClient.ts';
+
 import type { ApiCallRequest, ConsoleEntry, RunError } from '../engine.ts';
 import type { WasmModule } from './wasm.ts';
 
@@ -44,11 +46,6 @@ export interface ResolvedLimits {
   stackBytes: number;
 }
 
-/** One node of the client tree: a namespace, a method, or both. */
-export interface ClientNode {
-  operationId?: string;
-  children: Record<string, ClientNode>;
-}
 
 export interface WorkerData {
   wasmModule: WasmModule;

@@ -22,7 +22,6 @@ import { createRequire } from 'node:module';
 import type {
   ApiCallRequest,
   ApiCallResult,
-  ClientManifest,
   ConsoleEntry,
   RunControl,
   RunError,
@@ -43,7 +42,6 @@ import {
   WASM_PAGE,
   controlViews,
   formatBytes,
-  type ClientNode,
   type ControlViews,
   type HostToWorker,
   type ResolvedLimits,
@@ -51,6 +49,7 @@ import {
   type WorkerOutcome,
   type WorkerToHost,
 } from './protocol.ts';
+import { clientGlobals, clientTree } from '../guestClient.ts';
 import { Wasm, type WasmModule } from './wasm.ts';
 
 export interface QuickJsEngineOptions {
@@ -113,25 +112,6 @@ function workerStackMb(stackBytes: number): number {
   return Math.max(4, Math.ceil((4 * stackBytes) / MIB));
 }
 
-function clientTree(client: ClientManifest): ClientNode {
-  const root: ClientNode = { children: Object.create(null) as Record<string, ClientNode> };
-  for (const operation of client.operations) {
-    if (operation.callPath.length === 0) continue;
-    let node = root;
-    for (const segment of operation.callPath) {
-      node = node.children[segment] ??= { children: Object.create(null) as Record<string, ClientNode> };
-    }
-    node.operationId ??= operation.operationId;
-  }
-  return root;
-}
-
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-
-function clientGlobals(client: ClientManifest): string[] {
-  const names = client.globals.filter((name) => IDENTIFIER.test(name) && name !== 'console' && name !== 'globalThis');
-  return [...new Set(names)];
-}
 
 let wasmModulePromise: Promise<WasmModule> | undefined;
 let compiled: WasmModule | undefined;
@@ -570,8 +550,8 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
         type: 'run',
         seq: active.seq,
         code: request.code,
-        tree: clientTree(request.client),
-        globals: clientGlobals(request.client),
+        tree: clientTree(request.client.operations),
+        globals: clientGlobals(request.client.globals),
         operationIds: request.client.operations.map((operation) => operation.operationId),
         limits,
       } satisfies HostToWorker);

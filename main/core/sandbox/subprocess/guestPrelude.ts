@@ -20,6 +20,10 @@
 // prelude holds (it is an argument, never part of a function's source text),
 // so the host can tell its messages from anything else.
 
+import { GUEST_COMMON_SOURCE, type ClientNode } from '../guestClient.ts';
+
+export { clientGlobals, clientTree, type ClientNode } from '../guestClient.ts';
+
 /** File name of the caller's code in stacks. */
 export const GUEST_FILENAME = 'execute.js';
 
@@ -34,10 +38,6 @@ export const LINE_ERROR = 'e';
 
 export const NEVER_SETTLES_MESSAGE = 'The code awaits a promise that nothing can settle (no API call, timer or other work is pending)';
 
-export interface ClientNode {
-  operationId?: string;
-  children: Record<string, ClientNode>;
-}
 
 export interface GuestScriptInput {
   runtime: 'node' | 'deno';
@@ -80,7 +80,6 @@ const PRELUDE_SOURCE = String.raw`(function (A) {
   var NONCE = A.nonce;
   var GATE = A.gate;
   var HEADER_LINES = ${FUNCTION_HEADER_LINES};
-  var ARG_KEYS = ['path', 'query', 'body', 'headers'];
   var LEVELS = ['log', 'info', 'warn', 'error', 'debug'];
   var REMOVED = ['process', 'Deno', 'fetch', 'WebSocket', 'WebSocketStream', 'EventSource', 'Worker', 'SharedWorker', 'localStorage', 'sessionStorage', 'Storage', 'caches', 'CacheStorage', 'Cache', 'BroadcastChannel', 'navigator', 'Navigator', 'alert', 'confirm', 'prompt', 'close', 'require', 'module'];
   var room = A.outputBytes;
@@ -209,9 +208,6 @@ const PRELUDE_SOURCE = String.raw`(function (A) {
     line('${LINE_ERROR}', stringify({ kind: 'runtime', message: ${JSON.stringify(NEVER_SETTLES_MESSAGE)} }));
   }
 
-  function define(target, key, value, enumerable) {
-    defineProperty(target, key, { value: value, writable: true, configurable: true, enumerable: enumerable });
-  }
 
   var framesOf = new WeakMap();
 
@@ -251,35 +247,10 @@ const PRELUDE_SOURCE = String.raw`(function (A) {
     }
   }
 
-  function bigintReplacer(_key, value) {
-    return typeof value === 'bigint' ? value.toString() + 'n' : value;
+  function cleanStackOf(error) {
+    return cleanStack(error);
   }
-
-  function formatValue(value) {
-    switch (typeof value) {
-      case 'string': return value;
-      case 'undefined': return 'undefined';
-      case 'function': return '[Function: ' + (value.name || 'anonymous') + ']';
-      case 'symbol': return value.toString();
-      case 'bigint': return value.toString() + 'n';
-      case 'object': {
-        if (value === null) return 'null';
-        if (value instanceof ErrorCtor) {
-          var head = value.name + ': ' + value.message;
-          var frames = cleanStack(value);
-          return frames ? head + '\n' + frames : head;
-        }
-        try {
-          var json = stringify(value, bigintReplacer);
-          return json === undefined ? StringCtor(value) : json;
-        } catch (error) {
-          return '[Circular]';
-        }
-      }
-      default: return StringCtor(value);
-    }
-  }
-
+${GUEST_COMMON_SOURCE}
   function messageOf(error) {
     try {
       return error instanceof ErrorCtor ? StringCtor(error.message) : formatValue(error);
@@ -323,14 +294,7 @@ const PRELUDE_SOURCE = String.raw`(function (A) {
 
   function write(level, args) {
     if (finished) return;
-    var text = '';
-    for (var i = 0; i < args.length; i++) {
-      var part;
-      try { part = formatValue(args[i]); } catch (error) { part = '[unprintable]'; }
-      text += (i === 0 ? '' : ' ') + part;
-      if (text.length > room) break;
-    }
-    if (text.length > room) text = text.slice(0, room + 1);
+    var text = formatArgs(args, room);
     line('${LINE_CONSOLE}', stringify([level, text]));
     room -= text.length + 1;
     if (room < 0) {
@@ -348,22 +312,7 @@ const PRELUDE_SOURCE = String.raw`(function (A) {
 
   function makeMethod(operationId, name) {
     return async function (args) {
-      var payload = { operationId: operationId };
-      if (args !== undefined && args !== null) {
-        if (typeof args !== 'object' || isArray(args)) {
-          throw new TypeErrorCtor(name + '() takes one argument: an object { path, query, body, headers }');
-        }
-        for (var i = 0; i < ARG_KEYS.length; i++) {
-          var key = ARG_KEYS[i];
-          if (args[key] !== undefined) payload[key] = args[key];
-        }
-      }
-      var json;
-      try {
-        json = stringify(payload);
-      } catch (error) {
-        throw new TypeErrorCtor(name + '(): the arguments are not JSON-serialisable (' + messageOf(error) + ')');
-      }
+      var json = callJson(name, args, { operationId: operationId });
       var reply = await host.post(json);
       if (reply.status === 200) {
         try {
@@ -387,16 +336,7 @@ const PRELUDE_SOURCE = String.raw`(function (A) {
     };
   }
 
-  function build(node, name) {
-    var target = node.operationId !== undefined ? makeMethod(node.operationId, name) : {};
-    var names = objectKeys(node.children);
-    for (var i = 0; i < names.length; i++) {
-      define(target, names[i], build(node.children[names[i]], name + '.' + names[i]), true);
-    }
-    return target;
-  }
-
-  var apiClient = build(parse(A.treeJson), A.globals[0] || 'api');
+  var apiClient = buildClient(parse(A.treeJson), A.globals[0] || 'api', makeMethod);
   for (var r = 0; r < REMOVED.length; r++) {
     try {
       delete G[REMOVED[r]];
@@ -453,27 +393,4 @@ export function buildGuestScript(input: GuestScriptInput): string {
   // U+2028/2029 are line terminators in JS source: escape them so the program stays on one line.
   const json = JSON.stringify(argument).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
   return `${PRELUDE_ONE_LINE}(${json});\n`;
-}
-
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-const RESERVED_GLOBALS = new Set(['console', 'globalThis', 'undefined', 'NaN', 'Infinity', 'eval']);
-
-/** The client's global names: valid identifiers, never one that would shadow the console or the global object. */
-export function clientGlobals(globals: string[]): string[] {
-  const names = globals.filter((name) => IDENTIFIER.test(name) && !RESERVED_GLOBALS.has(name));
-  return [...new Set(names)];
-}
-
-export function clientTree(operations: { operationId: string; callPath: string[] }[]): ClientNode {
-  const root: ClientNode = { children: Object.create(null) as Record<string, ClientNode> };
-  for (const operation of operations) {
-    if (operation.callPath.length === 0) continue;
-    let node = root;
-    for (const segment of operation.callPath) {
-      if (!Object.hasOwn(node.children, segment)) node.children[segment] = { children: Object.create(null) as Record<string, ClientNode> };
-      node = node.children[segment]!;
-    }
-    node.operationId ??= operation.operationId;
-  }
-  return root;
 }

@@ -1,0 +1,116 @@
+// What every engine's guest prelude shares: the client tree built from the
+// manifest's call paths, the global names it may be bound to, and the
+// guest-side JavaScript (source text spliced into each prelude) that formats
+// console arguments like Node (strings as is, JSON for objects, errors with
+// their cleaned stack), checks and serialises a client call's argument, and
+// builds the nested client object. The spliced source has no line comments
+// and ends every statement with a semicolon, so a prelude can be joined onto
+// one line; it expects the prelude to have bound stringify, defineProperty,
+// objectKeys, isArray, StringCtor, ErrorCtor, TypeErrorCtor and
+// cleanStackOf(error).
+
+/** One node of the client tree: a namespace, a method, or both. */
+export interface ClientNode {
+  operationId?: string;
+  children: Record<string, ClientNode>;
+}
+
+export function clientTree(operations: readonly { operationId: string; callPath: string[] }[]): ClientNode {
+  const root: ClientNode = { children: Object.create(null) as Record<string, ClientNode> };
+  for (const operation of operations) {
+    if (operation.callPath.length === 0) continue;
+    let node = root;
+    for (const segment of operation.callPath) {
+      if (!Object.hasOwn(node.children, segment)) node.children[segment] = { children: Object.create(null) as Record<string, ClientNode> };
+      node = node.children[segment]!;
+    }
+    node.operationId ??= operation.operationId;
+  }
+  return root;
+}
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+const RESERVED_GLOBALS = new Set(['console', 'globalThis', 'undefined', 'NaN', 'Infinity', 'eval']);
+
+/** The client's global names: valid identifiers, never one that would shadow the console or the global object. */
+export function clientGlobals(globals: readonly string[]): string[] {
+  return [...new Set(globals.filter((name) => IDENTIFIER.test(name) && !RESERVED_GLOBALS.has(name)))];
+}
+
+export const GUEST_COMMON_SOURCE = String.raw`
+  var ARG_KEYS = ['path', 'query', 'body', 'headers'];
+
+  function define(target, key, value, enumerable) {
+    defineProperty(target, key, { value: value, writable: true, configurable: true, enumerable: enumerable });
+  }
+
+  function bigintReplacer(_key, value) {
+    return typeof value === 'bigint' ? value.toString() + 'n' : value;
+  }
+
+  function formatValue(value) {
+    switch (typeof value) {
+      case 'string': return value;
+      case 'undefined': return 'undefined';
+      case 'function': return '[Function: ' + (value.name || 'anonymous') + ']';
+      case 'symbol': return value.toString();
+      case 'bigint': return value.toString() + 'n';
+      case 'object': {
+        if (value === null) return 'null';
+        if (value instanceof ErrorCtor) {
+          var head = value.name + ': ' + value.message;
+          var frames = cleanStackOf(value);
+          return frames ? head + '\n' + frames : head;
+        }
+        try {
+          var json = stringify(value, bigintReplacer);
+          return json === undefined ? StringCtor(value) : json;
+        } catch (error) {
+          return '[Circular]';
+        }
+      }
+      default: return StringCtor(value);
+    }
+  }
+
+  function formatArgs(args, room) {
+    var text = '';
+    for (var i = 0; i < args.length; i++) {
+      var part;
+      try { part = formatValue(args[i]); } catch (error) { part = '[unprintable]'; }
+      text += (i === 0 ? '' : ' ') + part;
+      if (text.length > room) break;
+    }
+    return text.length > room ? text.slice(0, room + 1) : text;
+  }
+
+  function callJson(name, args, payload) {
+    if (args !== undefined && args !== null) {
+      if (typeof args !== 'object' || isArray(args)) {
+        throw new TypeErrorCtor(name + '() takes one argument: an object { path, query, body, headers }');
+      }
+      for (var i = 0; i < ARG_KEYS.length; i++) {
+        var key = ARG_KEYS[i];
+        if (args[key] !== undefined) payload[key] = args[key];
+      }
+    }
+    var json;
+    try {
+      json = stringify(payload);
+    } catch (error) {
+      var reason;
+      try { reason = error instanceof ErrorCtor ? StringCtor(error.message) : formatValue(error); } catch (inner) { reason = 'unprintable error'; }
+      throw new TypeErrorCtor(name + '(): the arguments are not JSON-serialisable (' + reason + ')');
+    }
+    return json === undefined ? '{}' : json;
+  }
+
+  function buildClient(node, name, makeMethod) {
+    var target = node.operationId !== undefined ? makeMethod(node.operationId, name) : {};
+    var names = objectKeys(node.children);
+    for (var i = 0; i < names.length; i++) {
+      define(target, names[i], buildClient(node.children[names[i]], name + '.' + names[i], makeMethod), true);
+    }
+    return target;
+  }
+`;
