@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildCatalogue, type Catalogue } from '../../main/core/openapi/catalogue.ts';
+import { tempDir } from './paths.ts';
 
 export interface Received {
   method: string;
@@ -110,4 +111,15 @@ export function writeEchoSpec(dir: string, url: string): string {
   const file = join(dir, 'echo-openapi.json');
   writeFileSync(file, JSON.stringify(echoDocument(url), null, 2));
   return file;
+}
+
+/** A temp data dir, a running echo API and its spec file, cleaned up when the test ends. */
+export async function echoFixture(t: { after(fn: () => unknown): void }): Promise<{ dir: string; echo: EchoApi; spec: string }> {
+  const { dir, cleanup } = tempDir();
+  const echo = await startEchoApi();
+  t.after(async () => {
+    await echo.close();
+    cleanup();
+  });
+  return { dir, echo, spec: writeEchoSpec(dir, echo.url) };
 }

@@ -6,8 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve } from '../helpers/processes.ts';
 import { httpClient, execute } from '../helpers/mcpClients.ts';
-import { startEchoApi, writeEchoSpec } from '../helpers/echoApi.ts';
-import { tempDir } from '../helpers/paths.ts';
+import { echoFixture } from '../helpers/echoApi.ts';
 
 const KEY = 'sk_engine_CANARY_0123456789ab';
 
@@ -19,13 +18,7 @@ const cases: { name: string; args: string[]; boundary: RegExp; banner?: RegExp }
 
 for (const c of cases) {
   test(`execute on ${c.name}`, async (t) => {
-    const { dir, cleanup } = tempDir();
-    const echo = await startEchoApi();
-    t.after(async () => {
-      await echo.close();
-      cleanup();
-    });
-    const spec = writeEchoSpec(dir, echo.url);
+    const { dir, echo, spec } = await echoFixture(t);
     const server = await serve(dir, ['--spec', spec, '--auth', 'bearer', '--timeout-ms', '10000', ...c.args], { AIRLOCK_API_KEY: KEY });
     const client = await httpClient(server.mcpUrl, server.token);
     try {

@@ -12,7 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { serve, runCliToEnd } from '../helpers/processes.ts';
 import { httpClient, execute } from '../helpers/mcpClients.ts';
 import { controlClient } from '../helpers/control.ts';
-import { startEchoApi, writeEchoSpec } from '../helpers/echoApi.ts';
+import { echoFixture } from '../helpers/echoApi.ts';
 import { CLI, NODE, ROOT, tempDir } from '../helpers/paths.ts';
 
 const CANARY = 'sk_live_CANARY_7f3a9c1e5b2d4680';
@@ -38,13 +38,7 @@ function filesUnder(dir: string): string[] {
 }
 
 test('a canary key never appears in results, logs, audit exports or data dir files', async (t) => {
-  const { dir, cleanup } = tempDir();
-  const echo = await startEchoApi();
-  t.after(async () => {
-    await echo.close();
-    cleanup();
-  });
-  const spec = writeEchoSpec(dir, echo.url);
+  const { dir, echo, spec } = await echoFixture(t);
   const server = await serve(dir, ['--spec', spec, '--auth', 'bearer', '--log-level', 'debug'], { AIRLOCK_API_KEY: CANARY });
   const client = await httpClient(server.mcpUrl, server.token);
   try {
@@ -87,13 +81,7 @@ test('a canary key never appears in results, logs, audit exports or data dir fil
 });
 
 test('stdio without an approver: a mutation under "ask" is denied with how to approve, and never reaches the API', async (t) => {
-  const { dir, cleanup } = tempDir();
-  const echo = await startEchoApi();
-  t.after(async () => {
-    await echo.close();
-    cleanup();
-  });
-  const spec = writeEchoSpec(dir, echo.url);
+  const { dir, echo, spec } = await echoFixture(t);
   const client = new Client({ name: 'no-elicitation', version: '1' });
   await client.connect(new StdioClientTransport({ command: NODE, args: [CLI, 'stdio', '--spec', spec, '--data-dir', dir], cwd: ROOT, stderr: 'pipe' }));
   try {
@@ -108,13 +96,7 @@ test('stdio without an approver: a mutation under "ask" is denied with how to ap
 });
 
 test('stdio with a client that supports elicitation: the person answers in the client', async (t) => {
-  const { dir, cleanup } = tempDir();
-  const echo = await startEchoApi();
-  t.after(async () => {
-    await echo.close();
-    cleanup();
-  });
-  const spec = writeEchoSpec(dir, echo.url);
+  const { dir, echo, spec } = await echoFixture(t);
   const client = new Client({ name: 'asks-the-human', version: '1' }, { capabilities: { elicitation: {} } });
   const questions: string[] = [];
   const { ElicitRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
@@ -138,13 +120,7 @@ test('stdio with a client that supports elicitation: the person answers in the c
 });
 
 test('no decision before the approval timeout is a denial; the API never sees the call', async (t) => {
-  const { dir, cleanup } = tempDir();
-  const echo = await startEchoApi();
-  t.after(async () => {
-    await echo.close();
-    cleanup();
-  });
-  const spec = writeEchoSpec(dir, echo.url);
+  const { dir, echo, spec } = await echoFixture(t);
   const server = await serve(dir, ['--spec', spec, '--approval-timeout-ms', '1000', '--timeout-ms', '1000']);
   const client = await httpClient(server.mcpUrl, server.token);
   try {
