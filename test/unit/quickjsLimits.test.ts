@@ -4,6 +4,7 @@
 // back, and the output cap. After every failure the next run works.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { setTimeout as humanDecision } from 'node:timers/promises';
 import { createQuickJsEngine, type QuickJsEngine } from '../../main/core/sandbox/quickjs/quickjsEngine.ts';
 import type { ApiCallRequest, ApiCallResult, RunControl, RunOutcome, RunRequest } from '../../main/core/sandbox/engine.ts';
 
@@ -57,19 +58,19 @@ test('an infinite loop ends with kind timeout, keeps the console lines before it
 
 test('a host call that answers after the deadline is dropped and nothing after it runs', async () => {
   const calls: string[] = [];
-  const answers: Promise<unknown>[] = [];
+  let answer!: () => void;
+  const answered = new Promise<void>((resolve) => (answer = resolve));
   const slowUpstream = async (call: ApiCallRequest): Promise<ApiCallResult> => {
     calls.push(call.operationId);
-    const answer = new Promise((resolve) => setTimeout(resolve, 300));
-    answers.push(answer);
-    await answer;
+    await answered; // released only once the run has already timed out
     return { data: 'late', error: null, status: 200 };
   };
   const outcome = await engine.run(
     request('await api.approve.me({}); console.log("after the first call"); await api.approve.me({});', { callApi: slowUpstream, limits: { ...LIMITS, timeoutMs: 200 } }),
   );
   assert.equal(failure(outcome).kind, 'timeout');
-  await Promise.all(answers);
+  answer();
+  await answered;
   await assertHealthy();
   assert.deepEqual(calls, ['approve.me']);
   assert.deepEqual(outcome.console, []);
@@ -91,8 +92,8 @@ test('awaiting a host call that never returns ends with kind timeout', async () 
 });
 
 test('time inside whilePaused does not count against the deadline', async () => {
-  // A fake approval that takes longer than the whole budget.
-  const slowApproval = () => new Promise<string>((resolve) => setTimeout(() => resolve('approved'), 400));
+  // The scenario itself: a person who takes twice the run's whole budget to decide.
+  const slowApproval = () => humanDecision(2 * 200, 'approved');
   const paused = async (_call: ApiCallRequest, control: RunControl): Promise<ApiCallResult> => ({
     data: await control.whilePaused(slowApproval),
     error: null,

@@ -3,8 +3,9 @@
 // and no Airlock prelude, so only srt is being tested), and the node and deno
 // engines running under it (the shared engine suite).
 //
-// These tests need bubblewrap to create namespaces. If it cannot here, they
-// skip with srt's own words; any other reason srt is unusable is a failure.
+// These tests need srt to work here (on Linux: bubblewrap able to create
+// namespaces, socat, ripgrep — .ci/run installs them). If it cannot, they fail
+// with srt's own words: the wrapper is a security boundary, never skipped.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
@@ -19,14 +20,6 @@ import { fakeDataDir, killHostAndWait, plantCanary, canaryForms, runCode, runRaw
 import { tempDir } from '../helpers/paths.ts';
 
 const availability: Promise<SrtAvailability> = findSrt();
-
-/** Skip only when bubblewrap cannot create its namespaces here; every other failure must fail the tests. */
-async function namespacesUnavailable(): Promise<string | undefined> {
-  const srt = await availability;
-  if (srt.found) return undefined;
-  if (/namespace|uid map|unshare|Operation not permitted|setting up uid/i.test(srt.reason)) return `bubblewrap cannot create namespaces in this environment: ${srt.reason}`;
-  return undefined;
-}
 
 const deno = findDeno();
 if (!deno.found) throw new Error(`these tests need Deno: ${deno.reason}`);
@@ -67,9 +60,7 @@ describe('srt: the policy', () => {
     assert.equal(here.found, true, here.found ? '' : here.reason);
   });
 
-  test('findSrt says whether srt can sandbox here', async (t) => {
-    const skip = await namespacesUnavailable();
-    if (skip) return t.skip(skip);
+  test('findSrt says whether srt can sandbox here', async () => {
     const srt = await availability;
     assert.equal(srt.found, true, srt.found ? '' : srt.reason);
     if (srt.found) {
@@ -96,9 +87,7 @@ describe('srt: what it enforces on this machine (plain Node under srt, no permis
     tmp.cleanup();
   });
 
-  test('network: only the gate, through srt\'s proxy; files: home and data dir hidden, writes only in the run dir', async (t) => {
-    const skip = await namespacesUnavailable();
-    if (skip) return t.skip(skip);
+  test('network: only the gate, through srt\'s proxy; files: home and data dir hidden, writes only in the run dir', async () => {
     const srt = await availability;
     assert.ok(srt.found);
     const canary = plantCanary();
@@ -185,20 +174,16 @@ console.log(JSON.stringify(report));`;
 
 defineEngineSuite({
   name: 'node engine under srt (egress wrapper)',
-  skipReason: namespacesUnavailable,
   create: (ctx) => createNodeEngine({ proxy: ctx.proxy, egress: 'wrapper', tmpDir: ctx.tmpDir, srt: { dataDir: ctx.dataDir } }),
 });
 
 defineEngineSuite({
   name: 'deno engine under srt (egress wrapper)',
-  skipReason: namespacesUnavailable,
   create: (ctx) => createDenoEngine({ proxy: ctx.proxy, egress: 'wrapper', denoPath, denoDir: join(ctx.tmpDir, 'deno-dir'), tmpDir: ctx.tmpDir, srt: { dataDir: ctx.dataDir } }),
 });
 
 describe('srt engines: boundary text, host death', () => {
-  test('a wrapped sandbox dies with its host: SIGKILL the host, and srt, bubblewrap and the runtime go too', { timeout: 60_000 }, async (t) => {
-    const skip = await namespacesUnavailable();
-    if (skip) return t.skip(skip);
+  test('a wrapped sandbox dies with its host: SIGKILL the host, and srt, bubblewrap and the runtime go too', { timeout: 60_000 }, async () => {
     const dir = tempDir('airlock-srt-orphan-');
     try {
       const { before } = await killHostAndWait(['node', 'wrapper', dir.dir], dir.dir);
@@ -208,9 +193,7 @@ describe('srt engines: boundary text, host death', () => {
     }
   });
 
-  test('describeBoundary says srt confines the network to the gate', async (t) => {
-    const skip = await namespacesUnavailable();
-    if (skip) return t.skip(skip);
+  test('describeBoundary says srt confines the network to the gate', async () => {
     const proxy = await startRecordingProxy();
     const tmp = tempDir('airlock-srt-describe-');
     try {
