@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# npm run test:keychain — the keychain test against a real, throw-away
-# Secret Service (gnome-keyring under a private D-Bus session), when this
-# machine has one to start; otherwise says what to install and passes, since
-# `npm run test:integration` already covers the no-Secret-Service half.
+# npm run test:keychain — the keychain test (both halves: with a real,
+# throw-away Secret Service — gnome-keyring under a private D-Bus session —
+# and with none) when this machine can start one; otherwise it says what to
+# install and runs nothing. CI installs the packages, so CI always runs it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 for tool in dbus-run-session gnome-keyring-daemon gdbus; do
@@ -11,4 +11,4 @@ for tool in dbus-run-session gnome-keyring-daemon gdbus; do
     exit 0
   fi
 done
-exec test/helpers/with-keyring.sh node --test test/integration/keychain.test.ts
+exec test/helpers/with-keyring.sh node --test test/keychain/keychain.test.ts

@@ -1,4 +1,4 @@
-// Run by test/integration/keychain.test.ts in a child process whose
+// Run by test/keychain/keychain.test.ts in a child process whose
 // environment reaches no Secret Service (no or a dead D-Bus session bus):
 // drives the real keychain store on @napi-rs/keyring and prints what it saw as
 // one JSON line. Argument: the keychain service name. The canary key comes in

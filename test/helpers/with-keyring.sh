@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs a command against a real, throw-away Secret Service, so the keychain
 # tests exercise @napi-rs/keyring end to end on Linux CI:
-#   test/helpers/with-keyring.sh node --test test/integration/keychain.test.ts
+#   test/helpers/with-keyring.sh node --test test/keychain/keychain.test.ts
 # It starts a private D-Bus session (dbus-run-session) and, inside it, a fresh
 # gnome-keyring-daemon whose login keyring is created and unlocked with a
 # throw-away password. HOME, XDG_DATA_HOME, XDG_RUNTIME_DIR and XDG_CONFIG_HOME

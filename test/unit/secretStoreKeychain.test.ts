@@ -2,7 +2,7 @@
 // library's silent failure modes (a read that answers nothing, a write that is
 // not kept, a delete that lies), an unavailable store throws the explicit
 // error from every method, and no error text carries a key. The real library
-// is exercised in test/integration/keychain.test.ts.
+// is exercised in test/keychain/keychain.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createKeychainStore, keychainHint, PROBE_ACCOUNT_PREFIX, type KeychainBackend } from '../../main/core/secrets/keychainStore.ts';

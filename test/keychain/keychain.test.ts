@@ -47,7 +47,7 @@ async function detectSecretService(): Promise<{ reachable: true } | { reachable:
 const detected = await detectSecretService();
 const noSecretService = detected.reachable
   ? false
-  : `no Secret Service reachable (${detected.why}); to run this half: test/helpers/with-keyring.sh node --test test/integration/keychain.test.ts`;
+  : `no Secret Service reachable (${detected.why}); to run this half: test/helpers/with-keyring.sh node --test test/keychain/keychain.test.ts`;
 
 /** Every text an error could show a person or a log. */
 const errorTexts = (error: unknown): string => {
