@@ -2,7 +2,7 @@
 // written by the desktop UI and the control API. A bad file is reported with
 // its path and the offending key; it never silently falls back.
 import { readFileSync } from 'node:fs';
-import { writeFile, rename } from 'node:fs/promises';
+import { writeFileAtomic } from '../util/atomicWrite.ts';
 import { AirlockError } from '../errors.ts';
 import { type SettingDef, SETTINGS, SettingError } from './settings.ts';
 
@@ -46,7 +46,5 @@ export function persistedKeys(): string[] {
 }
 
 export async function writeSettingsFile(file: string, values: Record<string, unknown>): Promise<void> {
-  const tmp = `${file}.${process.pid}.tmp`;
-  await writeFile(tmp, JSON.stringify(values, null, 2) + '\n', { mode: 0o600 });
-  await rename(tmp, file);
+  await writeFileAtomic(file, JSON.stringify(values, null, 2) + '\n');
 }

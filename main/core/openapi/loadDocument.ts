@@ -2,7 +2,8 @@
 // and resolves its $refs with @readme/openapi-parser. URL documents are
 // cached in the data dir so later starts work offline; `refresh` refetches.
 import { createHash } from 'node:crypto';
-import { readFile, mkdir, writeFile, rename, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import { writeFileAtomic } from '../util/atomicWrite.ts';
 import { join, resolve as resolvePath } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { dereference } from '@readme/openapi-parser';
@@ -117,9 +118,8 @@ async function readUrl(url: string, options: LoadOptions, logger: Logger): Promi
   try {
     const text = await download(url, options);
     const fetchedAt = new Date().toISOString();
-    await mkdir(options.cacheDir, { recursive: true, mode: 0o700 });
-    await writeAtomic(cacheFile, text);
-    await writeAtomic(metaFile, JSON.stringify({ url, fetchedAt }) + '\n');
+    await writeFileAtomic(cacheFile, text);
+    await writeFileAtomic(metaFile, JSON.stringify({ url, fetchedAt }) + '\n');
     logger.info(`fetched OpenAPI document ${url} (${text.length} bytes), cached`);
     return { text, origin: { kind: 'url', location: url, cacheFile, fetchedAt, fromCache: false } };
   } catch (error) {
@@ -157,10 +157,4 @@ async function readCache(cacheFile: string, metaFile: string): Promise<{ text: s
   } catch {
     return undefined;
   }
-}
-
-export async function writeAtomic(file: string, content: string, mode = 0o600): Promise<void> {
-  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  await writeFile(tmp, content, { mode });
-  await rename(tmp, file);
 }

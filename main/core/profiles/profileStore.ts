@@ -1,8 +1,8 @@
 // Reads, lists, saves and removes profiles in <data dir>/profiles/<name>.json,
 // on top of the built-in presets (a file with a preset's name overrides it),
 // and picks the profile a command runs with from the settings.
-import { readFileSync, readdirSync, mkdirSync, rmSync, existsSync } from 'node:fs';
-import { writeFile, rename } from 'node:fs/promises';
+import { readFileSync, readdirSync, rmSync, existsSync } from 'node:fs';
+import { writeFileAtomic } from '../util/atomicWrite.ts';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { z } from 'zod';
 import { AirlockError } from '../errors.ts';
@@ -93,11 +93,8 @@ export class ProfileStore {
     const body = profileToFile(profile);
     const check = profileFileSchema.safeParse(body);
     if (!check.success) throw new AirlockError('usage', `profile ${profile.name}: ${describeZodError(check.error)}`);
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const file = this.fileOf(profile.name);
-    const tmp = `${file}.${process.pid}.tmp`;
-    await writeFile(tmp, JSON.stringify(body, null, 2) + '\n', { mode: 0o600 });
-    await rename(tmp, file);
+    await writeFileAtomic(file, JSON.stringify(body, null, 2) + '\n');
     return file;
   }
 

@@ -14,9 +14,8 @@
 // - Errors name the path and the profile, never a key.
 // On Windows, POSIX modes mean nothing: the ownership and mode checks are
 // skipped there and the file relies on the user profile's ACLs.
-import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { lstat, readFile } from 'node:fs/promises';
+import { writeFileAtomic } from '../util/atomicWrite.ts';
 import {
   type ProbeResult,
   type SecretStore,
@@ -106,30 +105,14 @@ export function createFileStore(options: FileStoreOptions): SecretStore {
 
   /** Replaces the file atomically with the given keys, mode 0600. */
   const save = async (keys: Record<string, string>): Promise<void> => {
-    const dir = dirname(path);
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
     const body: KeyFile = { format: FORMAT, version: VERSION, keys };
     try {
-      const handle = await open(tmp, 'wx', 0o600);
-      try {
-        if (posix) await handle.chmod(0o600); // whatever the umask did
-        await handle.writeFile(JSON.stringify(body, null, 2) + '\n', 'utf8');
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(tmp, path);
+      await writeFileAtomic(path, JSON.stringify(body, null, 2) + '\n');
     } catch (error) {
-      await rm(tmp, { force: true }).catch(() => undefined);
       throw unavailable(`cannot be written (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
     }
-    if (posix) {
-      // Make the rename itself durable; not every file system allows it.
-      const d = await open(dir, 'r').catch(() => undefined);
-      if (d) await d.sync().catch(() => undefined).finally(() => d.close());
-    }
   };
+
 
   // Read-modify-write cycles in this process run one at a time.
   let queue: Promise<unknown> = Promise.resolve();
