@@ -4,7 +4,6 @@
 // or inside the srt wrapper). A missing runtime is a start-up error that says
 // what was looked for.
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
 import { AirlockError } from '../errors.ts';
 import type { EgressMode, Settings } from '../config/settings.ts';
 import type { Logger } from '../log/logger.ts';
@@ -41,7 +40,7 @@ export async function createEngine(req: EngineRequest): Promise<SandboxEngine> {
         const deno = findDeno();
         if (!deno.found) throw new AirlockError('config', `engine deno: ${deno.reason}`, { hint: 'install Deno, or use --engine quickjs' });
         log.info(`deno ${deno.version} from ${deno.source} (${deno.path})`);
-        return createDenoEngine({ proxy: await req.proxy(), logger: log, egress: req.egress, denoPath: deno.path, denoDir: join(req.paths.root, 'deno-cache'), srt });
+        return createDenoEngine({ proxy: await req.proxy(), logger: log, egress: req.egress, denoPath: deno.path, denoDir: req.paths.denoDir, srt });
       }
     }
   } catch (error) {
