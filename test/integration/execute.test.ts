@@ -57,6 +57,9 @@ test('the client reaches the demo API through the gate; console output comes bac
   assert.equal(value.status, 200);
   assert.equal(value.titles.length, 3);
   assert.equal(consoleBlock, 'got 3 events');
+  // The run's console is also in the live log, tagged with its run id.
+  const log = await client.callTool({ name: 'server_log', arguments: { grep: 'got 3 events' } });
+  assert.match((log.content as { text: string }[])[0]!.text, /info {2}\[sandbox\] \(run [0-9a-f]{8}\) got 3 events/);
 });
 
 test('HTTP errors do not throw; bad input to the client is an error result', async () => {

@@ -67,3 +67,15 @@ for (const protocolVersion of ['2025-06-18', '2025-11-25']) {
     assert.match(stderr, /airlock (info|debug)/); // the logs went somewhere: stderr
   });
 }
+
+test('the diagnostics tools can be turned off', async (t) => {
+  const { dir, cleanup } = tempDir();
+  t.after(cleanup);
+  const client = new Client({ name: 'airlock-test', version: '1.0.0' });
+  await client.connect(new StdioClientTransport({ command: NODE, args: [CLI, 'stdio', '--data-dir', dir, '--diagnostics-tools', 'off'], cwd: ROOT, stderr: 'pipe' }));
+  try {
+    assert.deepEqual((await client.listTools()).tools.map((x) => x.name), ['search_docs', 'execute']);
+  } finally {
+    await client.close();
+  }
+});
