@@ -2,7 +2,7 @@
 // For each evaluation set: top-1 and top-3 accuracy, answer size (bytes of the
 // text search_docs returns) and latency (search + render), plus the time to
 // load and index the document. Prints a table and the misses.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadApiDocument } from '../main/core/openapi/loadDocument.ts';
 import { buildCatalogue } from '../main/core/openapi/catalogue.ts';
@@ -28,11 +28,18 @@ function percentile(values: number[], p: number): number {
 let failed = false;
 for (const name of sets) {
   const set = JSON.parse(readFileSync(join(import.meta.dirname, 'search-eval', `${name}.json`), 'utf8')) as EvalSet;
+  const cacheDir = mkdtempSync(join(tmpdir(), 'airlock-bench-cache-'));
   const t0 = performance.now();
-  const loaded = await loadApiDocument(resolve(root, set.spec), { cacheDir: join(tmpdir(), 'airlock-bench-cache') });
+  const loaded = await loadApiDocument(resolve(root, set.spec), { cacheDir });
   const catalogue = buildCatalogue(loaded.document, loaded.refNames);
   const search = new OperationSearch(catalogue);
   const readyMs = performance.now() - t0;
+  // A later start finds a YAML document's parse in the cache.
+  const t1 = performance.now();
+  const again = await loadApiDocument(resolve(root, set.spec), { cacheDir });
+  new OperationSearch(buildCatalogue(again.document, again.refNames));
+  const warmMs = performance.now() - t1;
+  rmSync(cacheDir, { recursive: true, force: true });
 
   let top1 = 0;
   let top3 = 0;
@@ -59,7 +66,7 @@ for (const name of sets) {
   const n = set.queries.length;
   const pct = (x: number) => `${((100 * x) / n).toFixed(1)} %`;
   console.log(`\n${name}: ${catalogue.title} — ${catalogue.operations.length} operations, ${n} queries`);
-  console.log(`  load + index      ${readyMs.toFixed(0)} ms (document ${loaded.loadMs.toFixed(0)} ms)`);
+  console.log(`  load + index      ${readyMs.toFixed(0)} ms first start (document ${loaded.loadMs.toFixed(0)} ms), ${warmMs.toFixed(0)} ms later starts`);
   console.log(`  top-1             ${pct(top1)} (${top1}/${n})`);
   console.log(`  top-3             ${pct(top3)} (${top3}/${n})`);
   console.log(`  answer size       median ${(percentile(sizes, 50) / 1024).toFixed(1)} KB, max ${(Math.max(...sizes) / 1024).toFixed(1)} KB`);

@@ -6,15 +6,19 @@ import { AirlockError, errorMessage } from '../core/errors.ts';
 import { AIRLOCK_VERSION } from '../core/runtime/version.ts';
 import { addSettingOptions } from './options.ts';
 import { cliContext } from './context.ts';
-import { serveCommand } from './commands/serve.ts';
-import { stdioCommand } from './commands/stdio.ts';
-import { doctorCommand } from './commands/doctor.ts';
-import { approvalsDecide, approvalsList } from './commands/approvals.ts';
-import { keysList, keysRemove, keysSet } from './commands/keys.ts';
-import { auditExport, auditTail, auditVerify } from './commands/audit.ts';
-import { printEgressPolicy } from './commands/printEgressPolicy.ts';
 import { connectToRunningServer } from './runningServer.ts';
-import { PROFILE_NAME } from '../core/profiles/profileStore.ts';
+import { PROFILE_NAME } from '../core/profiles/profile.ts';
+
+// Each command's module loads when that command runs, so one command's
+// start-up never pays for another's dependencies.
+const serveCommand = async (...a: Parameters<typeof import('./commands/serve.ts').serveCommand>) => (await import('./commands/serve.ts')).serveCommand(...a);
+const stdioCommand = async (...a: Parameters<typeof import('./commands/stdio.ts').stdioCommand>) => (await import('./commands/stdio.ts')).stdioCommand(...a);
+const doctorCommand = async (...a: Parameters<typeof import('./commands/doctor.ts').doctorCommand>) => (await import('./commands/doctor.ts')).doctorCommand(...a);
+const approvalsCommands = () => import('./commands/approvals.ts');
+const keysCommands = () => import('./commands/keys.ts');
+const auditCommands = () => import('./commands/audit.ts');
+const printEgressPolicy = async (...a: Parameters<typeof import('./commands/printEgressPolicy.ts').printEgressPolicy>) => (await import('./commands/printEgressPolicy.ts')).printEgressPolicy(...a);
+
 
 const choice =
   <T extends string>(name: string, values: readonly T[]) =>
@@ -82,32 +86,32 @@ export function buildProgram(): Command {
   addSettingOptions(sub(approvals, 'list', 'pending approvals, oldest first'), ['common'])
     .option('--json', 'machine-readable output')
     .action(async function (this: Command) {
-      await approvalsList(connectToRunningServer(cliContext(this).settings.dataDir), { json: this.opts().json === true });
+      await (await approvalsCommands()).approvalsList(connectToRunningServer(cliContext(this).settings.dataDir), { json: this.opts().json === true });
     });
   addSettingOptions(sub(approvals, 'approve', 'let a pending mutation through').argument('<id>', 'the approval id (apr_…)'), ['common'])
     .addOption(new Option('--scope <scope>', 'once: this call; run: the rest of this run; session: this operation for this client until restart').argParser(choice('--scope', ['once', 'run', 'session'] as const)).default('once'))
     .option('--json', 'machine-readable output')
     .action(async function (this: Command, id: string) {
-      await approvalsDecide(connectToRunningServer(cliContext(this).settings.dataDir), id, 'approve', { scope: this.opts().scope, json: this.opts().json === true });
+      await (await approvalsCommands()).approvalsDecide(connectToRunningServer(cliContext(this).settings.dataDir), id, 'approve', { scope: this.opts().scope, json: this.opts().json === true });
     });
   addSettingOptions(sub(approvals, 'deny', 'refuse a pending mutation').argument('<id>', 'the approval id (apr_…)'), ['common'])
     .option('--reason <text>', 'told to the code as the API error')
     .option('--json', 'machine-readable output')
     .action(async function (this: Command, id: string) {
-      await approvalsDecide(connectToRunningServer(cliContext(this).settings.dataDir), id, 'deny', { reason: this.opts().reason, json: this.opts().json === true });
+      await (await approvalsCommands()).approvalsDecide(connectToRunningServer(cliContext(this).settings.dataDir), id, 'deny', { reason: this.opts().reason, json: this.opts().json === true });
     });
 
   const keys = sub(program, 'keys', 'API keys in the OS keychain (never on the command line)');
   addSettingOptions(sub(keys, 'set', 'store the key for a profile, read from stdin or a hidden prompt').argument('<profile>', 'profile name', profileArg), ['common', 'safety']).action(async function (this: Command, profile: string) {
-    await keysSet(cliContext(this), profile);
+    await (await keysCommands()).keysSet(cliContext(this), profile);
   });
   addSettingOptions(sub(keys, 'rm', 'remove the key of a profile').argument('<profile>', 'profile name', profileArg), ['common', 'safety']).action(async function (this: Command, profile: string) {
-    process.exitCode = await keysRemove(cliContext(this), profile);
+    process.exitCode = await (await keysCommands()).keysRemove(cliContext(this), profile);
   });
   addSettingOptions(sub(keys, 'ls', 'profiles that have a key, with fingerprints (never the keys)'), ['common', 'safety'])
     .option('--json', 'machine-readable output')
     .action(async function (this: Command) {
-      await keysList(cliContext(this), { json: this.opts().json === true });
+      await (await keysCommands()).keysList(cliContext(this), { json: this.opts().json === true });
     });
 
   const audit = sub(program, 'audit', 'the audit log: every tool call and API call, hash-chained');
@@ -117,19 +121,19 @@ export function buildProgram(): Command {
     .option('--json', 'one JSON object per line')
     .action(async function (this: Command) {
       const o = this.opts();
-      await auditTail(cliContext(this), { ...o, lines: o.lines, json: o.json === true, follow: o.follow === true });
+      await (await auditCommands()).auditTail(cliContext(this), { ...o, lines: o.lines, json: o.json === true, follow: o.follow === true });
     });
   auditFilterOptions(addSettingOptions(sub(audit, 'export', 'write records as JSONL or CSV'), ['common']))
     .addOption(new Option('--format <format>', 'jsonl or csv').argParser(choice('--format', ['jsonl', 'csv'] as const)).default('jsonl'))
     .option('-o, --output <file>', 'write to a file (0600) instead of stdout')
     .action(async function (this: Command) {
       const o = this.opts();
-      await auditExport(cliContext(this), { ...o, format: o.format });
+      await (await auditCommands()).auditExport(cliContext(this), { ...o, format: o.format });
     });
   addSettingOptions(sub(audit, 'verify', 'check the hash chain: exit 1 if a record was edited, inserted or deleted'), ['common'])
     .option('--json', 'machine-readable output')
-    .action(function (this: Command) {
-      process.exitCode = auditVerify(cliContext(this), { json: this.opts().json === true });
+    .action(async function (this: Command) {
+      process.exitCode = (await auditCommands()).auditVerify(cliContext(this), { json: this.opts().json === true });
     });
 
   return program;

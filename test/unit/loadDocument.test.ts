@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync, readFileSync } from 'node:fs';
+import { writeFileSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadApiDocument } from '../../main/core/openapi/loadDocument.ts';
 import { AirlockError } from '../../main/core/errors.ts';
@@ -77,4 +77,17 @@ test('YAML with $refs to components resolves (OpenAgenda, OpenAPI 3.1)', async (
   assert.equal(loaded.origin.kind, 'file');
   assert.equal(loaded.document.openapi, '3.1.0');
   assert.equal(loaded.document.paths!['/agendas'].get.parameters[0].name, 'after');
+});
+
+test('a YAML document is parsed once; later loads read the cached parse, and an edit is never served stale', async (t) => {
+  const { dir, cleanup } = tempDir();
+  t.after(cleanup);
+  const file = join(dir, 'api.yaml');
+  writeFileSync(file, 'openapi: 3.1.0\ninfo: { title: First, version: "1" }\npaths: {}\n');
+  assert.equal((await loadApiDocument(file, { cacheDir: join(dir, 'cache') })).document.info.title, 'First');
+  const cached = readdirSync(join(dir, 'cache')).filter((f) => f.startsWith('parsed-'));
+  assert.equal(cached.length, 1);
+  assert.equal((await loadApiDocument(file, { cacheDir: join(dir, 'cache') })).document.info.title, 'First');
+  writeFileSync(file, 'openapi: 3.1.0\ninfo: { title: Second, version: "1" }\npaths: {}\n');
+  assert.equal((await loadApiDocument(file, { cacheDir: join(dir, 'cache') })).document.info.title, 'Second');
 });

@@ -61,7 +61,7 @@ export async function loadApiDocument(source: string, options: LoadOptions): Pro
     }
     origin = { kind: 'file', location };
   }
-  const parsed = parseText(text, origin.location);
+  const parsed = await parseCached(text, origin.location, options.cacheDir);
   checkVersion(parsed, origin.location);
 
   const refNames = new WeakMap<object, string>();
@@ -81,6 +81,28 @@ export async function loadApiDocument(source: string, options: LoadOptions): Pro
     throw new AirlockError('spec', `cannot resolve $refs in ${origin.location}: ${errorMessage(error)}`);
   }
   return { document, origin, refNames, loadMs: performance.now() - started };
+}
+
+/**
+ * YAML is slow to parse (a 200 KB contract takes ~100 ms); the parsed form is
+ * kept as JSON in the cache dir, keyed by the text's sha256, so later starts
+ * only JSON.parse it. JSON documents are parsed directly.
+ */
+async function parseCached(text: string, location: string, cacheDir: string): Promise<OpenApiDocument> {
+  if (/^\s*\{/.test(text)) return parseText(text, location);
+  const file = join(cacheDir, `parsed-${createHash('sha256').update(text).digest('hex').slice(0, 32)}.json`);
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as OpenApiDocument;
+  } catch {
+    // Not cached yet (or unreadable): parse, then cache best-effort.
+  }
+  const parsed = parseText(text, location);
+  try {
+    await writeFileAtomic(file, JSON.stringify(parsed));
+  } catch {
+    // A document JSON cannot hold (cyclic YAML aliases) or a read-only cache: parse again next time.
+  }
+  return parsed;
 }
 
 function parseText(text: string, location: string): OpenApiDocument {

@@ -8,6 +8,9 @@ import { type AuthScheme, formatAuthScheme, parseAuthScheme } from '../config/au
 export const MUTATION_POLICIES = ['ask', 'allow', 'deny'] as const;
 export type MutationPolicy = (typeof MUTATION_POLICIES)[number];
 
+/** What a profile may be called (also the file name in <data dir>/profiles). */
+export const PROFILE_NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+
 /** The spec of the built-in demo API (Airlock serves it itself). */
 export const DEMO_SPEC = 'airlock:demo';
 

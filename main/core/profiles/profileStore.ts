@@ -10,9 +10,9 @@ import type { Settings } from '../config/settings.ts';
 import { type Profile, profileFileSchema, profileToFile } from './profile.ts';
 import { PRESETS } from './presets.ts';
 import { isUrl } from '../openapi/loadDocument.ts';
-import { DEMO_SPEC } from './profile.ts';
+import { DEMO_SPEC, PROFILE_NAME } from './profile.ts';
 
-export const PROFILE_NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+export { PROFILE_NAME };
 
 function describeZodError(error: z.ZodError): string {
   const issue = error.issues[0]!;

@@ -11,9 +11,6 @@ import type { SandboxEngine } from '../sandbox/engine.ts';
 import type { GateProxy } from '../egress/gateProxy.ts';
 import type { DataPaths } from '../config/dataDir.ts';
 import { createQuickJsEngine } from '../sandbox/quickjs/quickjsEngine.ts';
-import { createNodeEngine } from '../sandbox/node/nodeEngine.ts';
-import { createDenoEngine } from '../sandbox/deno/denoEngine.ts';
-import { findDeno } from '../sandbox/deno/findDeno.ts';
 
 export interface EngineRequest {
   settings: Settings;
@@ -34,9 +31,14 @@ export async function createEngine(req: EngineRequest): Promise<SandboxEngine> {
         // only memory); a worker whose run waits for a person does not count, so
         // an approval never stalls other runs. The caps bound the rest.
         return createQuickJsEngine({ logger: log, maxWorkers: Math.min(req.settings.maxConcurrent, Math.max(2, availableParallelism())), poolSize: 1 });
-      case 'node':
+      case 'node': {
+        // Subprocess engines load only when chosen: QuickJS start-up stays lean.
+        const { createNodeEngine } = await import('../sandbox/node/nodeEngine.ts');
         return createNodeEngine({ proxy: await req.proxy(), logger: log, egress: req.egress === 'executor' ? 'wrapper' : req.egress, srt });
+      }
       case 'deno': {
+        const { findDeno } = await import('../sandbox/deno/findDeno.ts');
+        const { createDenoEngine } = await import('../sandbox/deno/denoEngine.ts');
         const deno = findDeno();
         if (!deno.found) throw new AirlockError('config', `engine deno: ${deno.reason}`, { hint: 'install Deno, or use --engine quickjs' });
         log.info(`deno ${deno.version} from ${deno.source} (${deno.path})`);

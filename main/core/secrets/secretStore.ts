@@ -11,6 +11,7 @@
 // - No error text built here or in a store ever contains a secret; messages
 //   name the profile and the store only.
 import { AirlockError } from '../errors.ts';
+import { PROFILE_NAME } from '../profiles/profile.ts';
 
 export const SERVICE_NAME = 'Airlock';
 
@@ -46,11 +47,9 @@ export class SecretStoreUnavailableError extends AirlockError {
   }
 }
 
-// The same rule as the profile store's PROFILE_NAME (kept in step by a unit
-// test); repeated here so the secret store does not load the profile and
-// OpenAPI modules. Accounts that do not match are never profiles, which is
-// what keeps the keychain's probe entries out of list().
-export const PROFILE_ACCOUNT = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+// Keychain accounts are profile names. Accounts that do not match are never
+// profiles, which is what keeps the keychain's probe entries out of list().
+export const PROFILE_ACCOUNT = PROFILE_NAME;
 
 export function assertProfileName(profile: string): void {
   if (typeof profile !== 'string' || !PROFILE_ACCOUNT.test(profile)) {
