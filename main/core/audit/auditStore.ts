@@ -45,6 +45,7 @@
 // user would need a key the attacker lacks (an HMAC keyed from the OS keychain,
 // or heads published elsewhere).
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import { transaction } from '../util/sqlite.ts';
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { AirlockError, errorMessage } from '../errors.ts';
@@ -551,17 +552,6 @@ function openDatabase(file: string, synchronous: 'full' | 'normal'): DatabaseSyn
       hint: 'move that file aside to start a new audit log (the old one stays readable with sqlite3)',
       cause: error,
     });
-  }
-}
-
-function transaction(db: DatabaseSync, body: () => void): void {
-  db.exec('BEGIN IMMEDIATE');
-  try {
-    body();
-    db.exec('COMMIT');
-  } catch (error) {
-    if (db.isTransaction) db.exec('ROLLBACK');
-    throw error;
   }
 }
 

@@ -4,6 +4,7 @@
 // calendar until `reset`). Lists use keyset cursors, so paging stays exact
 // while events are added or removed, and every filter also applies to `total`.
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import { transaction } from '../util/sqlite.ts';
 import { randomInt } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -286,17 +287,6 @@ function seed(db: DatabaseSync, at: Date): void {
     const created = at.getTime() - (events.length - i) * 60_000;
     insert.run(...rowValues(newId(), input, created, created));
   });
-}
-
-function transaction(db: DatabaseSync, body: () => void): void {
-  db.exec('BEGIN IMMEDIATE');
-  try {
-    body();
-    db.exec('COMMIT');
-  } catch (error) {
-    if (db.isTransaction) db.exec('ROLLBACK');
-    throw error;
-  }
 }
 
 function rowValues(id: string, input: EventInput, createdMs: number, updatedMs: number): SQLInputValue[] {

@@ -61,7 +61,8 @@ export interface Profile {
   file?: string;
 }
 
-export function profileToFile(p: Profile): Record<string, unknown> {
+/** A profile's fields as its JSON file holds them (the control API shows the same). */
+export function profileToFile(p: Profile) {
   return {
     ...(p.description ? { description: p.description } : {}),
     spec: p.spec,

@@ -9,7 +9,7 @@ import { settingByKey } from '../config/settings.ts';
 import { persistedKeys, readSettingsFile, validateSettingsObject, writeSettingsFile } from '../config/settingsFile.ts';
 import { formatAuthScheme, parseAuthScheme } from '../config/auth.ts';
 import { ProfileStore } from '../profiles/profileStore.ts';
-import type { Profile } from '../profiles/profile.ts';
+import { profileToFile, type Profile } from '../profiles/profile.ts';
 import type { ControlHandlers } from '../control/contract.ts';
 import type { AuditEntry } from '../audit/types.ts';
 import { fingerprint } from '../secrets/fingerprint.ts';
@@ -37,15 +37,7 @@ export function createControlHandlers(c: Companion, ctx: { resolved: ResolvedSet
 
   const profileDto = (p: Profile, error?: string) => ({
     name: p.name,
-    spec: p.spec,
-    ...(p.description ? { description: p.description } : {}),
-    ...(p.baseUrl ? { baseUrl: p.baseUrl } : {}),
-    ...(p.auth ? { auth: formatAuthScheme(p.auth) } : {}),
-    ...(p.alias ? { alias: p.alias } : {}),
-    policy: p.policy,
-    readOnly: p.readOnly,
-    allowPrivateNetwork: p.allowPrivateNetwork,
-    mutations: p.mutations,
+    ...profileToFile(p),
     origin: p.origin,
     active: p.name === activeProfile,
     ...(error ? { error } : {}),

@@ -11,16 +11,15 @@
 // - `none`: `--allow-net` with no host list; the caller allows this only
 //   with an explicit acknowledgement.
 
-import { mkdirSync, mkdtempSync, realpathSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { GateProxy } from '../../egress/gateProxy.ts';
 import { silentLogger, type Logger } from '../../log/logger.ts';
 import { createSubprocessEngine, type SubprocessEngine } from '../subprocess/subprocessEngine.ts';
 import type { SubprocessLimits } from '../subprocess/limits.ts';
-import { capsClause, childEnv, deathGuard, memoryCap, which } from '../subprocess/hostTools.ts';
-import { locateSrt, renderSrtSettings, SRT_LINUX_HTTP_PROXY_PORT, srtEnv, srtInvocation, srtSettingsFor, type SrtOptions } from '../srt/srtWrapper.ts';
+import { capsClause, childEnv, deathGuard, memoryCap, realDir, which } from '../subprocess/hostTools.ts';
+import { locateSrt, SRT_LINUX_HTTP_PROXY_PORT, srtEnv, srtInvocation, writeRunSrtSettings, type SrtOptions } from '../srt/srtWrapper.ts';
 import { denoVersion } from './findDeno.ts';
 
 export type DenoEgress = 'executor' | 'wrapper' | 'none';
@@ -70,14 +69,6 @@ export function denoRuntimeArgs(o: { egress: DenoEgress; gatePort: number; limit
   ];
 }
 
-function realDir(path: string): string {
-  try {
-    return dirname(realpathSync(path));
-  } catch {
-    return dirname(path);
-  }
-}
-
 export function createDenoEngine(options: DenoEngineOptions): SubprocessEngine {
   const log = (options.logger ?? silentLogger).child('deno-engine');
   const egress = options.egress as string;
@@ -103,17 +94,8 @@ export function createDenoEngine(options: DenoEngineOptions): SubprocessEngine {
       const [command, ...args] = runtime;
       return { ...guard.exec(command!, args), env: childEnv(runDir, denoEnv) };
     }
-    const settingsFile = join(runDir, 'srt-settings.json');
-    const settings = srtSettingsFor({
-      gatePort: proxy.port,
-      tmpDir: runDir,
-      ...(options.srt?.dataDir ? { dataDir: options.srt.dataDir } : {}),
-      ...(options.srt?.homeDir ? { homeDir: options.srt.homeDir } : {}),
-      ...(options.srt?.extraDenyRead ? { extraDenyRead: options.srt.extraDenyRead } : {}),
-      // DENO_DIR stays readable (warm caches) but not writable inside the wrapper.
-      readablePaths: [runtimeDir, options.denoDir, srt.packageDir],
-    });
-    await writeFile(settingsFile, renderSrtSettings(settings), { mode: 0o600 });
+    // DENO_DIR stays readable (warm caches) but not writable inside the wrapper.
+    const settingsFile = await writeRunSrtSettings({ srt: options.srt, runDir, gatePort: proxy.port, readablePaths: [runtimeDir, options.denoDir, srt.packageDir] });
     // srt exempts loopback from its proxy (NO_PROXY), but inside its sandbox loopback is not the host's:
     // Deno must send the gate's requests through the proxy.
     const inner = [envBinary!, '-u', 'NO_PROXY', '-u', 'no_proxy', ...runtime];

@@ -11,8 +11,7 @@
 //   JavaScript level only), and the caller must show a banner.
 // `executor` is refused: there is no executor-level egress control in Node.
 
-import { mkdtempSync, realpathSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { mkdtempSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -20,8 +19,8 @@ import type { GateProxy } from '../../egress/gateProxy.ts';
 import { silentLogger, type Logger } from '../../log/logger.ts';
 import { createSubprocessEngine, type SubprocessEngine } from '../subprocess/subprocessEngine.ts';
 import type { SubprocessLimits } from '../subprocess/limits.ts';
-import { capsClause, childEnv, deathGuard, memoryCap, nodeRuntimeEnv } from '../subprocess/hostTools.ts';
-import { locateSrt, renderSrtSettings, srtEnv, srtInvocation, srtSettingsFor, type SrtOptions } from '../srt/srtWrapper.ts';
+import { capsClause, childEnv, deathGuard, memoryCap, nodeRuntimeEnv, realDir } from '../subprocess/hostTools.ts';
+import { locateSrt, srtEnv, srtInvocation, writeRunSrtSettings, type SrtOptions } from '../srt/srtWrapper.ts';
 
 export interface NodeEngineOptions {
   proxy: GateProxy;
@@ -58,14 +57,6 @@ function nodeVersion(nodePath: string): string {
   return result.stdout.trim().replace(/^v/, '');
 }
 
-function realDir(path: string): string {
-  try {
-    return dirname(realpathSync(path));
-  } catch {
-    return dirname(path);
-  }
-}
-
 export function createNodeEngine(options: NodeEngineOptions): SubprocessEngine {
   const log = (options.logger ?? silentLogger).child('node-engine');
   const egress = options.egress as string;
@@ -92,16 +83,7 @@ export function createNodeEngine(options: NodeEngineOptions): SubprocessEngine {
       const [command, ...args] = runtime;
       return { ...guard.exec(command!, args), env: childEnv(runDir, nodeRuntimeEnv(nodePath)) };
     }
-    const settingsFile = join(runDir, 'srt-settings.json');
-    const settings = srtSettingsFor({
-      gatePort: proxy.port,
-      tmpDir: runDir,
-      ...(options.srt?.dataDir ? { dataDir: options.srt.dataDir } : {}),
-      ...(options.srt?.homeDir ? { homeDir: options.srt.homeDir } : {}),
-      ...(options.srt?.extraDenyRead ? { extraDenyRead: options.srt.extraDenyRead } : {}),
-      readablePaths: [runtimeDir, srt.packageDir],
-    });
-    await writeFile(settingsFile, renderSrtSettings(settings), { mode: 0o600 });
+    const settingsFile = await writeRunSrtSettings({ srt: options.srt, runDir, gatePort: proxy.port, readablePaths: [runtimeDir, srt.packageDir] });
     const { command, args } = srtInvocation(srt, settingsFile, runtime);
     return { ...guard.group(command, args), env: srtEnv(srt, runDir, nodeRuntimeEnv(nodePath)) };
   };

@@ -192,6 +192,21 @@ export function srtEnv(location: SrtLocation, runDir: string, extra: Record<stri
 }
 
 /** `command args…` run under srt with the given settings file. */
+/** Writes the run's srt settings file (0600) in its run dir and returns its path. */
+export async function writeRunSrtSettings(o: { srt: SrtOptions | undefined; runDir: string; gatePort: number; readablePaths: string[] }): Promise<string> {
+  const settingsFile = join(o.runDir, 'srt-settings.json');
+  const settings = srtSettingsFor({
+    gatePort: o.gatePort,
+    tmpDir: o.runDir,
+    ...(o.srt?.dataDir ? { dataDir: o.srt.dataDir } : {}),
+    ...(o.srt?.homeDir ? { homeDir: o.srt.homeDir } : {}),
+    ...(o.srt?.extraDenyRead ? { extraDenyRead: o.srt.extraDenyRead } : {}),
+    readablePaths: o.readablePaths,
+  });
+  await writeFile(settingsFile, renderSrtSettings(settings), { mode: 0o600 });
+  return settingsFile;
+}
+
 export function srtInvocation(location: SrtLocation, settingsFile: string, inner: string[]): { command: string; args: string[] } {
   return { command: location.nodePath, args: [location.cliPath, '--settings', settingsFile, '--', ...inner] };
 }

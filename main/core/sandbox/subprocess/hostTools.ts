@@ -4,8 +4,8 @@
 // and the child's environment, built from scratch so nothing of Airlock's own
 // environment (API keys included) can reach a sandbox.
 
-import { accessSync, constants, statSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { accessSync, constants, realpathSync, statSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
 import type { Logger } from '../../log/logger.ts';
 import type { SubprocessLimits } from './limits.ts';
 
@@ -147,4 +147,13 @@ export function childEnv(runDir: string, extra: Record<string, string> = {}, pat
 /** Running Airlock's own binary as Node under Electron needs ELECTRON_RUN_AS_NODE. */
 export function nodeRuntimeEnv(nodePath: string): Record<string, string> {
   return process.versions.electron !== undefined && nodePath === process.execPath ? { ELECTRON_RUN_AS_NODE: '1' } : {};
+}
+
+/** The directory a runtime binary really lives in (symlinks resolved): it must stay readable inside srt. */
+export function realDir(path: string): string {
+  try {
+    return dirname(realpathSync(path));
+  } catch {
+    return dirname(path);
+  }
 }
