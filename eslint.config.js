@@ -4,18 +4,23 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import prettierConfig from 'eslint-config-prettier';
 
 export const layeringRules = {
-  'no-restricted-imports': ['error', {
-    paths: [{ name: 'electron', message: 'main/core and main/cli run under plain Node: only main/electron may import electron.' }],
-    patterns: [{ group: ['electron/*', '**/electron/**', '../electron/*'], message: 'main/core and main/cli must not depend on the Electron adapter.' }],
-  }],
+  'no-restricted-imports': [
+    'error',
+    {
+      paths: [{ name: 'electron', message: 'main/core and main/cli run under plain Node: only main/electron may import electron.' }],
+      patterns: [{ group: ['electron/*', '**/electron/**', '../electron/*'], message: 'main/core and main/cli must not depend on the Electron adapter.' }],
+    },
+  ],
 };
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'out/**', 'scratch/**', 'renderer/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  prettierConfig,
   {
     languageOptions: { globals: { ...globals.node } },
     rules: {

@@ -82,7 +82,9 @@ function writeBench(synchronous: 'full' | 'normal'): void {
   const all = [...timings.tool, ...timings.api];
   const row = (name: string, v: number[]) =>
     `  ${name.padEnd(6)} ${String(v.length).padStart(6)}  ${percentile(v, 50).toFixed(3).padStart(8)}  ${percentile(v, 95).toFixed(3).padStart(8)}  ${percentile(v, 99).toFixed(3).padStart(8)}`;
-  console.log(`synchronous=${synchronous.toUpperCase()}: ${all.length} writes in ${elapsed.toFixed(0)} ms = ${Math.round((all.length / elapsed) * 1000)} writes/s`);
+  console.log(
+    `synchronous=${synchronous.toUpperCase()}: ${all.length} writes in ${elapsed.toFixed(0)} ms = ${Math.round((all.length / elapsed) * 1000)} writes/s`,
+  );
   console.log('  kind   writes   p50 ms    p95 ms    p99 ms');
   console.log(row('tool', timings.tool));
   console.log(row('api', timings.api));
@@ -133,7 +135,11 @@ async function queryBench(): Promise<void> {
   console.log('\nquery on 100k records                    median ms  rows');
   for (const [name, q] of cases) {
     const rows = store.query(q).records.length;
-    console.log(`  ${name.padEnd(38)} ${time(() => store.query(q)).toFixed(2).padStart(8)}  ${String(rows).padStart(4)}`);
+    console.log(
+      `  ${name.padEnd(38)} ${time(() => store.query(q))
+        .toFixed(2)
+        .padStart(8)}  ${String(rows).padStart(4)}`,
+    );
   }
   const others: [string, () => unknown][] = [
     ['get(seq)', () => store.get(54_321)],
@@ -157,7 +163,9 @@ async function queryBench(): Promise<void> {
   console.log(`export CSV: ${csv.records} records in ${(performance.now() - start).toFixed(0)} ms`);
   start = performance.now();
   const pruned = store.prune({ olderThanDays: 45 });
-  console.log(`prune({ olderThanDays: 45 }): ${pruned.pruned} records in ${(performance.now() - start).toFixed(0)} ms; verify() after: ${JSON.stringify(store.verify())}`);
+  console.log(
+    `prune({ olderThanDays: 45 }): ${pruned.pruned} records in ${(performance.now() - start).toFixed(0)} ms; verify() after: ${JSON.stringify(store.verify())}`,
+  );
   store.close();
 }
 

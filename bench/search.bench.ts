@@ -54,7 +54,13 @@ for (const name of sets) {
     const rank = hits.findIndex((h) => wanted.has(h.op.id));
     if (rank === 0) top1++;
     if (rank >= 0 && rank < 3) top3++;
-    if (rank !== 0) misses.push(`  ${rank < 0 ? 'miss' : `#${rank + 1}`}  "${q}" → ${hits.slice(0, 3).map((h) => h.op.id).join(', ')} (want ${[...wanted].join(' | ')})`);
+    if (rank !== 0)
+      misses.push(
+        `  ${rank < 0 ? 'miss' : `#${rank + 1}`}  "${q}" → ${hits
+          .slice(0, 3)
+          .map((h) => h.op.id)
+          .join(', ')} (want ${[...wanted].join(' | ')})`,
+      );
   }
   for (let r = 0; r < REPEAT; r++) {
     for (const { q } of set.queries) {
@@ -70,7 +76,9 @@ for (const name of sets) {
   console.log(`  top-1             ${pct(top1)} (${top1}/${n})`);
   console.log(`  top-3             ${pct(top3)} (${top3}/${n})`);
   console.log(`  answer size       median ${(percentile(sizes, 50) / 1024).toFixed(1)} KB, max ${(Math.max(...sizes) / 1024).toFixed(1)} KB`);
-  console.log(`  latency           p50 ${percentile(latencies, 50).toFixed(2)} ms, p95 ${percentile(latencies, 95).toFixed(2)} ms (search + render, ${REPEAT}× each query)`);
+  console.log(
+    `  latency           p50 ${percentile(latencies, 50).toFixed(2)} ms, p95 ${percentile(latencies, 95).toFixed(2)} ms (search + render, ${REPEAT}× each query)`,
+  );
   if (misses.length > 0) console.log(`  not first:\n${misses.join('\n')}`);
   if (name === 'openagenda' && (top1 / n < 0.9 || top3 / n < 0.98)) failed = true;
   if (name === 'github' && top3 / n < 0.9) failed = true;

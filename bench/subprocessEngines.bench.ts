@@ -48,10 +48,18 @@ const proxy = await startGateProxy();
 const deno = findDeno();
 const srt = await findSrt();
 const configs: { label: string; make: () => SandboxEngine }[] = [{ label: 'node, egress none', make: () => createNodeEngine({ proxy, egress: 'none' }) }];
-if (deno.found) configs.push({ label: 'deno, egress executor', make: () => createDenoEngine({ proxy, egress: 'executor', denoPath: deno.path, denoDir: join(work, 'deno-dir') }) });
+if (deno.found)
+  configs.push({
+    label: 'deno, egress executor',
+    make: () => createDenoEngine({ proxy, egress: 'executor', denoPath: deno.path, denoDir: join(work, 'deno-dir') }),
+  });
 if (srt.found) {
   configs.push({ label: 'node, egress wrapper (srt)', make: () => createNodeEngine({ proxy, egress: 'wrapper' }) });
-  if (deno.found) configs.push({ label: 'deno, egress wrapper (srt)', make: () => createDenoEngine({ proxy, egress: 'wrapper', denoPath: deno.path, denoDir: join(work, 'deno-dir') }) });
+  if (deno.found)
+    configs.push({
+      label: 'deno, egress wrapper (srt)',
+      make: () => createDenoEngine({ proxy, egress: 'wrapper', denoPath: deno.path, denoDir: join(work, 'deno-dir') }),
+    });
 }
 
 console.log(`subprocess engines, ${ITERATIONS} iterations each (wall time of engine.run, process start to outcome)`);
@@ -63,7 +71,9 @@ for (const config of configs) {
   try {
     const plain = await time(engine, 'return 1 + 1;');
     const call = await time(engine, 'return (await api.items.list()).data;');
-    console.log(`${config.label.padEnd(30)} ${ms(percentile(plain, 50)).padStart(15)} ${ms(percentile(plain, 95))} ${ms(percentile(call, 50)).padStart(15)} ${ms(percentile(call, 95))}`);
+    console.log(
+      `${config.label.padEnd(30)} ${ms(percentile(plain, 50)).padStart(15)} ${ms(percentile(plain, 95))} ${ms(percentile(call, 50)).padStart(15)} ${ms(percentile(call, 95))}`,
+    );
   } finally {
     await engine.close();
   }
@@ -74,7 +84,10 @@ if (deno.found) {
     new Promise((resolve, reject) => {
       const args = denoRuntimeArgs({ egress: 'executor', gatePort: proxy.port, limits: resolveSubprocessLimits(LIMITS) });
       const t0 = performance.now();
-      const child = spawn(deno.path, args, { env: { DENO_DIR: denoDir, HOME: work, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1' }, stdio: ['pipe', 'ignore', 'ignore'] });
+      const child = spawn(deno.path, args, {
+        env: { DENO_DIR: denoDir, HOME: work, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1' },
+        stdio: ['pipe', 'ignore', 'ignore'],
+      });
       child.on('error', reject);
       child.on('close', (code) => (code === 0 ? resolve(performance.now() - t0) : reject(new Error(`deno exited ${code}`))));
       child.stdin.end('console.log(1 + 1);\n');

@@ -11,11 +11,17 @@ import module from 'node:module';
 
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 22 || (major === 22 && minor < 13)) {
-  process.stderr.write(`airlock: Node ${process.versions.node} is too old; Airlock needs Node 22.13 or later (npm ci installs Node 24 for the project's scripts: use npx airlock)\n`);
+  process.stderr.write(
+    `airlock: Node ${process.versions.node} is too old; Airlock needs Node 22.13 or later (npm ci installs Node 24 for the project's scripts: use npx airlock)\n`,
+  );
   process.exit(1);
 }
 if (!process.features.typescript) {
-  const result = spawnSync(process.execPath, ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  const result = spawnSync(
+    process.execPath,
+    ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', fileURLToPath(import.meta.url), ...process.argv.slice(2)],
+    { stdio: 'inherit' },
+  );
   process.exit(result.status ?? 1);
 }
 if (module.enableCompileCache && !process.env.NODE_COMPILE_CACHE) {

@@ -13,12 +13,13 @@ import { PROFILE_NAME } from '../core/profiles/profile.ts';
 // start-up never pays for another's dependencies.
 const serveCommand = async (...a: Parameters<typeof import('./commands/serve.ts').serveCommand>) => (await import('./commands/serve.ts')).serveCommand(...a);
 const stdioCommand = async (...a: Parameters<typeof import('./commands/stdio.ts').stdioCommand>) => (await import('./commands/stdio.ts')).stdioCommand(...a);
-const doctorCommand = async (...a: Parameters<typeof import('./commands/doctor.ts').doctorCommand>) => (await import('./commands/doctor.ts')).doctorCommand(...a);
+const doctorCommand = async (...a: Parameters<typeof import('./commands/doctor.ts').doctorCommand>) =>
+  (await import('./commands/doctor.ts')).doctorCommand(...a);
 const approvalsCommands = () => import('./commands/approvals.ts');
 const keysCommands = () => import('./commands/keys.ts');
 const auditCommands = () => import('./commands/audit.ts');
-const printEgressPolicy = async (...a: Parameters<typeof import('./commands/printEgressPolicy.ts').printEgressPolicy>) => (await import('./commands/printEgressPolicy.ts')).printEgressPolicy(...a);
-
+const printEgressPolicy = async (...a: Parameters<typeof import('./commands/printEgressPolicy.ts').printEgressPolicy>) =>
+  (await import('./commands/printEgressPolicy.ts')).printEgressPolicy(...a);
 
 const choice =
   <T extends string>(name: string, values: readonly T[]) =>
@@ -58,26 +59,46 @@ export function buildProgram(): Command {
       writeErr: (s) => process.stderr.write(s),
       outputError: (s, write) => write(`airlock: ${s.replace(/^error: /, '')}`),
     })
-    .addHelpText('after', '\nSecrets are never flags: API keys come from the OS keychain (`airlock keys set <profile>`) or AIRLOCK_API_KEY.\nEvery flag has an AIRLOCK_* environment twin (shown in each command\'s --help); the flag wins.');
+    .addHelpText(
+      'after',
+      "\nSecrets are never flags: API keys come from the OS keychain (`airlock keys set <profile>`) or AIRLOCK_API_KEY.\nEvery flag has an AIRLOCK_* environment twin (shown in each command's --help); the flag wins.",
+    );
 
-  const sub = (parent: Command, name: string, description: string) => parent.command(name).description(description).exitOverride().configureOutput(program.configureOutput()).showSuggestionAfterError(true);
+  const sub = (parent: Command, name: string, description: string) =>
+    parent.command(name).description(description).exitOverride().configureOutput(program.configureOutput()).showSuggestionAfterError(true);
 
-  addSettingOptions(sub(program, 'serve', 'run the companion headless: MCP over HTTP on 127.0.0.1:<port>/mcp, control API under /control'), ['common', 'server', 'sandbox', 'safety']).action(async function (this: Command) {
+  addSettingOptions(sub(program, 'serve', 'run the companion headless: MCP over HTTP on 127.0.0.1:<port>/mcp, control API under /control'), [
+    'common',
+    'server',
+    'sandbox',
+    'safety',
+  ]).action(async function (this: Command) {
     await serveCommand(cliContext(this));
   });
 
-  addSettingOptions(sub(program, 'stdio', 'MCP over stdin/stdout, for clients that spawn their servers (Claude Desktop…)'), ['common', 'sandbox', 'safety']).action(async function (this: Command) {
+  addSettingOptions(sub(program, 'stdio', 'MCP over stdin/stdout, for clients that spawn their servers (Claude Desktop…)'), [
+    'common',
+    'sandbox',
+    'safety',
+  ]).action(async function (this: Command) {
     await stdioCommand(cliContext(this));
   });
 
-  addSettingOptions(sub(program, 'doctor', 'show what Airlock would run with and check it: data dir, profile, spec, engines, keychain, server'), ['common', 'server', 'sandbox', 'safety'])
+  addSettingOptions(sub(program, 'doctor', 'show what Airlock would run with and check it: data dir, profile, spec, engines, keychain, server'), [
+    'common',
+    'server',
+    'sandbox',
+    'safety',
+  ])
     .addOption(new Option('--json', 'machine-readable output'))
     .action(async function (this: Command) {
       process.exitCode = await doctorCommand(cliContext(this), { json: this.opts().json === true });
     });
 
   addSettingOptions(sub(program, 'print-egress-policy', 'print the network policy the sandbox runs under, with its sha256 fingerprint'), ['common', 'sandbox'])
-    .addOption(new Option('--format <format>', 'srt (the sandbox-runtime settings) or json').argParser(choice('--format', ['srt', 'json'] as const)).default('json'))
+    .addOption(
+      new Option('--format <format>', 'srt (the sandbox-runtime settings) or json').argParser(choice('--format', ['srt', 'json'] as const)).default('json'),
+    )
     .action(async function (this: Command) {
       await printEgressPolicy(cliContext(this), this.opts().format);
     });
@@ -89,25 +110,41 @@ export function buildProgram(): Command {
       await (await approvalsCommands()).approvalsList(connectToRunningServer(cliContext(this).settings.dataDir), { json: this.opts().json === true });
     });
   addSettingOptions(sub(approvals, 'approve', 'let a pending mutation through').argument('<id>', 'the approval id (apr_…)'), ['common'])
-    .addOption(new Option('--scope <scope>', 'once: this call; run: the rest of this run; session: this operation for this client until restart').argParser(choice('--scope', ['once', 'run', 'session'] as const)).default('once'))
+    .addOption(
+      new Option('--scope <scope>', 'once: this call; run: the rest of this run; session: this operation for this client until restart')
+        .argParser(choice('--scope', ['once', 'run', 'session'] as const))
+        .default('once'),
+    )
     .option('--json', 'machine-readable output')
     .action(async function (this: Command, id: string) {
-      await (await approvalsCommands()).approvalsDecide(connectToRunningServer(cliContext(this).settings.dataDir), id, 'approve', { scope: this.opts().scope, json: this.opts().json === true });
+      await (
+        await approvalsCommands()
+      ).approvalsDecide(connectToRunningServer(cliContext(this).settings.dataDir), id, 'approve', {
+        scope: this.opts().scope,
+        json: this.opts().json === true,
+      });
     });
   addSettingOptions(sub(approvals, 'deny', 'refuse a pending mutation').argument('<id>', 'the approval id (apr_…)'), ['common'])
     .option('--reason <text>', 'told to the code as the API error')
     .option('--json', 'machine-readable output')
     .action(async function (this: Command, id: string) {
-      await (await approvalsCommands()).approvalsDecide(connectToRunningServer(cliContext(this).settings.dataDir), id, 'deny', { reason: this.opts().reason, json: this.opts().json === true });
+      await (
+        await approvalsCommands()
+      ).approvalsDecide(connectToRunningServer(cliContext(this).settings.dataDir), id, 'deny', { reason: this.opts().reason, json: this.opts().json === true });
     });
 
   const keys = sub(program, 'keys', 'API keys in the OS keychain (never on the command line)');
-  addSettingOptions(sub(keys, 'set', 'store the key for a profile, read from stdin or a hidden prompt').argument('<profile>', 'profile name', profileArg), ['common', 'safety']).action(async function (this: Command, profile: string) {
+  addSettingOptions(sub(keys, 'set', 'store the key for a profile, read from stdin or a hidden prompt').argument('<profile>', 'profile name', profileArg), [
+    'common',
+    'safety',
+  ]).action(async function (this: Command, profile: string) {
     await (await keysCommands()).keysSet(cliContext(this), profile);
   });
-  addSettingOptions(sub(keys, 'rm', 'remove the key of a profile').argument('<profile>', 'profile name', profileArg), ['common', 'safety']).action(async function (this: Command, profile: string) {
-    process.exitCode = await (await keysCommands()).keysRemove(cliContext(this), profile);
-  });
+  addSettingOptions(sub(keys, 'rm', 'remove the key of a profile').argument('<profile>', 'profile name', profileArg), ['common', 'safety']).action(
+    async function (this: Command, profile: string) {
+      process.exitCode = await (await keysCommands()).keysRemove(cliContext(this), profile);
+    },
+  );
   addSettingOptions(sub(keys, 'ls', 'profiles that have a key, with fingerprints (never the keys)'), ['common', 'safety'])
     .option('--json', 'machine-readable output')
     .action(async function (this: Command) {

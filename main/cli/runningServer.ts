@@ -29,13 +29,17 @@ export function isAlive(pid: number): boolean {
 export function connectToRunningServer(dataDir: string): ControlClient {
   const info = readServerInfo(dataDir);
   if (!info || !isAlive(info.pid)) {
-    throw new AirlockError('config', `no running Airlock server for data dir ${dataDir}`, { hint: 'start it with `airlock serve` (or open the app), with the same --data-dir' });
+    throw new AirlockError('config', `no running Airlock server for data dir ${dataDir}`, {
+      hint: 'start it with `airlock serve` (or open the app), with the same --data-dir',
+    });
   }
   let token: string;
   try {
     token = readFileSync(dataPaths(dataDir).controlToken, 'utf8').trim();
   } catch {
-    throw new AirlockError('config', `cannot read the control token ${dataPaths(dataDir).controlToken}`, { hint: 'it is created by `airlock serve`; run the CLI as the same user' });
+    throw new AirlockError('config', `cannot read the control token ${dataPaths(dataDir).controlToken}`, {
+      hint: 'it is created by `airlock serve`; run the CLI as the same user',
+    });
   }
   return createControlClient(info.url, token);
 }

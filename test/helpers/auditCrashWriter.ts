@@ -20,8 +20,28 @@ for (let n = 1; n <= Number(max); n++) {
   const runId = `${tag}-${run}`;
   const entry =
     n % 4 === 0
-      ? store.recordToolCall({ clientName: 'crash-test', transport: 'stdio', tool: 'execute', outcome: 'ok', durationMs: 1, input: run % 5 === 0 ? big : `return ${n};`, bytesOut: n, runId })
-      : store.recordApiCall({ runId, callerKey: 'stdio:crash-test', operationId: 'events.list', method: 'GET', url: `https://api.test/events?n=${n}`, status: 200, durationMs: 1, bytes: n, decision: 'read', startedAt: new Date().toISOString() });
+      ? store.recordToolCall({
+          clientName: 'crash-test',
+          transport: 'stdio',
+          tool: 'execute',
+          outcome: 'ok',
+          durationMs: 1,
+          input: run % 5 === 0 ? big : `return ${n};`,
+          bytesOut: n,
+          runId,
+        })
+      : store.recordApiCall({
+          runId,
+          callerKey: 'stdio:crash-test',
+          operationId: 'events.list',
+          method: 'GET',
+          url: `https://api.test/events?n=${n}`,
+          status: 200,
+          durationMs: 1,
+          bytes: n,
+          decision: 'read',
+          startedAt: new Date().toISOString(),
+        });
   // A pipe write is synchronous on POSIX: the line is out before the next record starts.
   process.stdout.write(`committed ${entry.seq} ${n}\n`);
 }

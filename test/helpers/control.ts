@@ -10,7 +10,11 @@ export function controlClient(dataDir: string, url: string): ControlClient {
 }
 
 /** Resolves with the first streamed event that matches. */
-export async function waitForEvent<T extends ControlEvent['type']>(client: ControlClient, type: T, match: (e: Extract<ControlEvent, { type: T }>) => boolean = () => true): Promise<Extract<ControlEvent, { type: T }>> {
+export async function waitForEvent<T extends ControlEvent['type']>(
+  client: ControlClient,
+  type: T,
+  match: (e: Extract<ControlEvent, { type: T }>) => boolean = () => true,
+): Promise<Extract<ControlEvent, { type: T }>> {
   let close: (() => void) | undefined;
   const found = await new Promise<Extract<ControlEvent, { type: T }>>((resolve) => {
     void client

@@ -85,7 +85,14 @@ export function echoDocument(url = 'http://127.0.0.1/v1'): Record<string, any> &
     servers: [{ url }],
     paths: {
       '/items': {
-        get: { operationId: 'items.list', parameters: [{ name: 'tag', in: 'query', schema: { type: 'array', items: { type: 'string' } } }, { name: 'filter', in: 'query', style: 'deepObject', schema: { type: 'object' } }], responses: ok },
+        get: {
+          operationId: 'items.list',
+          parameters: [
+            { name: 'tag', in: 'query', schema: { type: 'array', items: { type: 'string' } } },
+            { name: 'filter', in: 'query', style: 'deepObject', schema: { type: 'object' } },
+          ],
+          responses: ok,
+        },
         post: { operationId: 'items.create', requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } }, responses: ok },
       },
       '/items/{id}': {

@@ -27,7 +27,10 @@ function freePort(): Promise<number> {
 
 export async function startPrism(spec: string): Promise<PrismMock> {
   const port = await freePort();
-  const child: ChildProcess = spawn(join(ROOT, 'node_modules', '.bin', 'prism'), ['mock', '-h', '127.0.0.1', '-p', String(port), spec], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(join(ROOT, 'node_modules', '.bin', 'prism'), ['mock', '-h', '127.0.0.1', '-p', String(port), spec], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const requests: string[] = [];
   let output = '';
   await new Promise<void>((resolve, reject) => {

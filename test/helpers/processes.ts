@@ -58,7 +58,10 @@ export function runCli(args: string[], options: { env?: Record<string, string | 
 }
 
 /** Runs the CLI to completion and returns its output. */
-export function runCliToEnd(args: string[], options: { env?: Record<string, string | undefined>; input?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCliToEnd(
+  args: string[],
+  options: { env?: Record<string, string | undefined>; input?: string } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const env = { ...process.env, ...options.env };
     for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];

@@ -98,7 +98,13 @@ export function plantCanary(): { canary: string; restore(): void } {
 
 /** The canary in every spelling an exfiltration could use. */
 export function canaryForms(canary: string): string[] {
-  return [canary, Buffer.from(canary).toString('base64'), Buffer.from(canary).toString('base64url'), Buffer.from(canary).toString('hex'), canary.split('').reverse().join('')];
+  return [
+    canary,
+    Buffer.from(canary).toString('base64'),
+    Buffer.from(canary).toString('base64url'),
+    Buffer.from(canary).toString('hex'),
+    canary.split('').reverse().join(''),
+  ];
 }
 
 /** A fake Airlock data dir with a secret file in it. */
@@ -187,9 +193,18 @@ export function cmdlineOf(pid: number): string {
 }
 
 /** Runs a program with a script on stdin and collects its output (the runtime layer without Airlock's prelude). */
-export function runRaw(command: string, args: string[], script: string, options: { env?: Record<string, string>; cwd?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runRaw(
+  command: string,
+  args: string[],
+  script: string,
+  options: { env?: Record<string, string>; cwd?: string } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { env: options.env ?? { PATH: '/usr/bin:/bin', NO_COLOR: '1' }, cwd: options.cwd ?? '/', stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      env: options.env ?? { PATH: '/usr/bin:/bin', NO_COLOR: '1' },
+      cwd: options.cwd ?? '/',
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -254,11 +269,37 @@ return report;
 
 /** Attempts that count as an escape if they succeed. */
 export const MUST_FAIL = [
-  'importFsPasswd', 'importFsData', 'importFsSecrets', 'denoRead', 'builtinModule', 'processBinding', 'require', 'createRequire', 'fetchFile', 'importFileUrl',
-  'processEnv', 'denoEnv', 'importProcessEnv', 'procEnviron',
-  'childProcess', 'denoCommand', 'processKill', 'worker', 'workerThreads', 'dlopen',
-  'importNpm', 'importHttps', 'importJsr',
-  'fetchOther', 'fetchGate', 'nodeHttpOther', 'nodeNetOther', 'denoConnect', 'webSocket', 'gateNoToken', 'gateEndedToken',
+  'importFsPasswd',
+  'importFsData',
+  'importFsSecrets',
+  'denoRead',
+  'builtinModule',
+  'processBinding',
+  'require',
+  'createRequire',
+  'fetchFile',
+  'importFileUrl',
+  'processEnv',
+  'denoEnv',
+  'importProcessEnv',
+  'procEnviron',
+  'childProcess',
+  'denoCommand',
+  'processKill',
+  'worker',
+  'workerThreads',
+  'dlopen',
+  'importNpm',
+  'importHttps',
+  'importJsr',
+  'fetchOther',
+  'fetchGate',
+  'nodeHttpOther',
+  'nodeNetOther',
+  'denoConnect',
+  'webSocket',
+  'gateNoToken',
+  'gateEndedToken',
 ] as const;
 
 /** A raw script (no Airlock prelude) that probes the network with the runtime's own APIs and prints a JSON report. */

@@ -106,9 +106,13 @@ export function defineEngineSuite(options: SuiteOptions): void {
 
     test('console entries arrive in order, with their levels, live and in the outcome', TIMEOUT, async () => {
       const live: ConsoleEntry[] = [];
-      const outcome = await runCode(engine, 'console.log("one", { n: 1 }); console.warn("two"); console.error(new TypeError("bad")); console.debug(5n); console.info(undefined, null); return "done";', {
-        onConsole: (entry) => live.push(entry),
-      });
+      const outcome = await runCode(
+        engine,
+        'console.log("one", { n: 1 }); console.warn("two"); console.error(new TypeError("bad")); console.debug(5n); console.info(undefined, null); return "done";',
+        {
+          onConsole: (entry) => live.push(entry),
+        },
+      );
       assert.equal(expectValue(outcome), 'done');
       assert.deepEqual(
         outcome.console.map((e) => e.level),
@@ -132,7 +136,11 @@ export function defineEngineSuite(options: SuiteOptions): void {
          return { created, viaAlias: viaAlias.status, again: again.data.echo.query };`,
         { api },
       );
-      const value = expectValue(outcome) as { created: { data: { echo: unknown }; error: unknown; status: number; headers: Record<string, string> }; viaAlias: number; again: unknown };
+      const value = expectValue(outcome) as {
+        created: { data: { echo: unknown }; error: unknown; status: number; headers: Record<string, string> };
+        viaAlias: number;
+        again: unknown;
+      };
       assert.deepEqual(api.calls, [
         { operationId: 'items.create', path: { id: '7' }, query: { q: 'x', tags: ['a', 'b'] }, body: { a: [1, 2], s: 'é' }, headers: { 'x-trace': 't1' } },
         { operationId: 'search.run' },
@@ -147,7 +155,11 @@ export function defineEngineSuite(options: SuiteOptions): void {
 
       // An HTTP error is a result, never a throw; a bad argument is a TypeError in the guest.
       const failing = fakeApi(() => ({ data: null, error: { message: 'nope' }, status: 422 }));
-      assert.deepEqual(expectValue(await runCode(engine, 'return await api.items.list();', { api: failing })), { data: null, error: { message: 'nope' }, status: 422 });
+      assert.deepEqual(expectValue(await runCode(engine, 'return await api.items.list();', { api: failing })), {
+        data: null,
+        error: { message: 'nope' },
+        status: 422,
+      });
       const bad = await runCode(engine, 'await api.items.list([1, 2]);');
       expectError(bad, 'runtime');
       assert.match(bad.error.message, /^TypeError: api\.items\.list\(\) takes one argument/);
@@ -166,7 +178,8 @@ export function defineEngineSuite(options: SuiteOptions): void {
         assert.ok(!result.ok || gateRefused, `escape attempt ${name} succeeded: ${JSON.stringify(result)}`);
       }
       const names = report.globalNames!.value ?? '';
-      for (const removed of ['process', 'Deno', 'fetch', 'require', 'WebSocket', 'Worker']) assert.ok(!names.split(',').includes(removed), `global ${removed} is still there`);
+      for (const removed of ['process', 'Deno', 'fetch', 'require', 'WebSocket', 'Worker'])
+        assert.ok(!names.split(',').includes(removed), `global ${removed} is still there`);
       assert.ok(names.split(',').includes('api') && names.split(',').includes('oa'), 'the client globals are installed');
       const text = JSON.stringify(outcome);
       for (const form of canaryForms(canary.canary)) assert.ok(!text.includes(form), 'the host API key reached the sandbox');
@@ -192,7 +205,8 @@ export function defineEngineSuite(options: SuiteOptions): void {
       assert.deepEqual(expectValue(await runCode(engine, `const m = "${marker}"; return (await api.search()).data;`, { api })), 1);
       assert.ok(seen.length > 0, 'the sandbox processes were found');
       const direct = seen[0]!;
-      for (const entry of direct.env) assert.ok(ALLOWED_ENV.has(entry.split('=')[0]!), `unexpected variable in the child's environment: ${entry.split('=')[0]}`);
+      for (const entry of direct.env)
+        assert.ok(ALLOWED_ENV.has(entry.split('=')[0]!), `unexpected variable in the child's environment: ${entry.split('=')[0]}`);
       for (const s of seen) {
         const all = s.env.join('\n') + s.cmdline;
         for (const form of canaryForms(canary.canary)) assert.ok(!all.includes(form), 'the API key is in a sandbox process environment or argv');
@@ -232,20 +246,28 @@ export function defineEngineSuite(options: SuiteOptions): void {
     });
 
     test('memory bombs hit the memory cap, and the next run works', TIMEOUT, async () => {
-      const heap = await runCode(engine, 'const keep = []; for (let i = 0; ; i++) keep.push(new Array(100000).fill(i));', { limits: { memoryBytes: 64 * 1024 * 1024 } });
+      const heap = await runCode(engine, 'const keep = []; for (let i = 0; ; i++) keep.push(new Array(100000).fill(i));', {
+        limits: { memoryBytes: 64 * 1024 * 1024 },
+      });
       expectError(heap, 'memory');
       assert.equal(heap.error.message, 'Memory limit of 64 MB exceeded');
-      const strings = await runCode(engine, 'const keep = []; for (let i = 0; ; i++) keep.push("x".repeat(100000) + i);', { limits: { memoryBytes: 64 * 1024 * 1024 } });
+      const strings = await runCode(engine, 'const keep = []; for (let i = 0; ; i++) keep.push("x".repeat(100000) + i);', {
+        limits: { memoryBytes: 64 * 1024 * 1024 },
+      });
       expectError(strings, 'memory');
       // Off-heap: array buffers are outside V8's heap limit; the OS cap (or V8's external-memory accounting) stops them.
-      const buffers = await runCode(engine, 'const keep = []; for (let i = 0; ; i++) keep.push(new Uint8Array(4 * 1024 * 1024).fill(i & 255));', { limits: { memoryBytes: 64 * 1024 * 1024 } });
+      const buffers = await runCode(engine, 'const keep = []; for (let i = 0; ; i++) keep.push(new Uint8Array(4 * 1024 * 1024).fill(i & 255));', {
+        limits: { memoryBytes: 64 * 1024 * 1024 },
+      });
       expectError(buffers, 'memory');
       assert.equal(expectValue(await runCode(engine, 'return 1 + 1;')), 2);
     });
 
     test('100 MB of console output ends with kind output, not a buffered flood', TIMEOUT, async () => {
       const outputBytes = 64 * 1024;
-      const outcome = await runCode(engine, 'const line = "x".repeat(1000); for (let i = 0; i < 100000; i++) console.log(line); return "never";', { limits: { outputBytes } });
+      const outcome = await runCode(engine, 'const line = "x".repeat(1000); for (let i = 0; i < 100000; i++) console.log(line); return "never";', {
+        limits: { outputBytes },
+      });
       expectError(outcome, 'output');
       assert.equal(outcome.error.message, 'Output limit of 64 KB exceeded (console output plus the return value)');
       assert.equal(outcome.consoleTruncated, true);
@@ -327,8 +349,14 @@ export function defineEngineSuite(options: SuiteOptions): void {
 
     test('concurrent runs are isolated, each with its own token', TIMEOUT, async () => {
       const before = ctx.proxy.tokens.length;
-      const outcomes = await Promise.all([0, 1, 2].map((i) => runCode(engine, `globalThis.shared = (globalThis.shared ?? 0) + ${i}; return [(await api.search()).status, globalThis.shared];`)));
-      assert.deepEqual(outcomes.map(expectValue), [[200, 0], [200, 1], [200, 2]]);
+      const outcomes = await Promise.all(
+        [0, 1, 2].map((i) => runCode(engine, `globalThis.shared = (globalThis.shared ?? 0) + ${i}; return [(await api.search()).status, globalThis.shared];`)),
+      );
+      assert.deepEqual(outcomes.map(expectValue), [
+        [200, 0],
+        [200, 1],
+        [200, 2],
+      ]);
       const tokens = ctx.proxy.tokens.slice(before);
       assert.equal(new Set(tokens).size, 3);
       assert.equal(ctx.proxy.liveRuns(), 0, 'every run token was closed');

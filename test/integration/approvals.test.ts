@@ -120,7 +120,10 @@ test('two concurrent approvals are not mixed up', async () => {
 test('"rest of this run" lets the run\'s next mutations through without asking again', async () => {
   const before = posts();
   const requested = waitForEvent(control, 'approval-requested');
-  const run = execute(client, `const a = await api.items.create({ body: { n: 1 } }); const b = await api.items.create({ body: { n: 2 } }); return [a.status, b.status];`);
+  const run = execute(
+    client,
+    `const a = await api.items.create({ body: { n: 1 } }); const b = await api.items.create({ body: { n: 2 } }); return [a.status, b.status];`,
+  );
   const { approval } = await requested;
   await cli(['approvals', 'approve', approval.id, '--scope', 'run']);
   assert.deepEqual(JSON.parse((await run).text), [201, 201]);
@@ -148,7 +151,11 @@ test('the MCP token cannot reach the control API, so a client cannot approve its
   assert.equal(list.status, 401);
   // Nor can the control token speak MCP.
   const controlToken = (await import('node:fs')).readFileSync(`${dataDir}/control-token`, 'utf8').trim();
-  const mcp = await fetch(server.mcpUrl, { method: 'POST', headers: { authorization: `Bearer ${controlToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+  const mcp = await fetch(server.mcpUrl, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${controlToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+  });
   assert.equal(mcp.status, 401);
   await control.call('approvals.decide', { id: approval.id, decision: 'deny' });
   assert.equal((await run).text, 'airlock_mutation_denied');

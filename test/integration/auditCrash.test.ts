@@ -59,14 +59,24 @@ test('a record whose write returned survives kill -9, and the file and chain sta
   const file = join(dir, 'audit.sqlite');
   try {
     let total = 0;
-    for (const [tag, synchronous] of [['a', 'full'], ['b', 'full'], ['c', 'normal']] as const) {
+    for (const [tag, synchronous] of [
+      ['a', 'full'],
+      ['b', 'full'],
+      ['c', 'normal'],
+    ] as const) {
       const round = await crashRound(file, tag, synchronous);
       assert.equal(round.signal, 'SIGKILL');
       total += round.printed.size;
 
       const raw = new DatabaseSync(file);
       try {
-        assert.deepEqual(raw.prepare('PRAGMA integrity_check').all().map((r) => ({ ...r })), [{ integrity_check: 'ok' }]);
+        assert.deepEqual(
+          raw
+            .prepare('PRAGMA integrity_check')
+            .all()
+            .map((r) => ({ ...r })),
+          [{ integrity_check: 'ok' }],
+        );
       } finally {
         raw.close();
       }

@@ -69,7 +69,10 @@ test('audit tail, export and verify; verify catches a hand-edited record', async
   assert.match(tail.stdout, /api GET http:\/\/127\.0\.0\.1:\d+\/events\?limit=1 → 200 read/);
   assert.match(tail.stdout, /tool search_docs ok/);
   const json = await runCliToEnd(['audit', 'tail', '--json', '--tool', 'execute', '--data-dir', dir]);
-  const lines = json.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  const lines = json.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   assert.ok(lines.every((l) => l.kind === 'api' || l.tool === 'execute'));
   const csv = await runCliToEnd(['audit', 'export', '--format', 'csv', '--data-dir', dir]);
   assert.match(csv.stdout.split('\r\n')[0]!, /seq/);

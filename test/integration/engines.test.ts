@@ -13,7 +13,12 @@ const KEY = 'sk_engine_CANARY_0123456789ab';
 const cases: { name: string; args: string[]; boundary: RegExp; banner?: RegExp }[] = [
   { name: 'deno, egress executor', args: ['--engine', 'deno'], boundary: /Deno.*--allow-net/s },
   { name: 'node, egress wrapper (srt)', args: ['--engine', 'node', '--egress', 'wrapper'], boundary: /srt wrapper lets the sandbox reach only the gate/ },
-  { name: 'node, egress none (bannered)', args: ['--engine', 'node', '--egress', 'none'], boundary: /NOT bounded/, banner: /WARNING: engine node with egress none/ },
+  {
+    name: 'node, egress none (bannered)',
+    args: ['--engine', 'node', '--egress', 'none'],
+    boundary: /NOT bounded/,
+    banner: /WARNING: engine node with egress none/,
+  },
 ];
 
 for (const c of cases) {
@@ -25,7 +30,10 @@ for (const c of cases) {
       const { tools } = await client.listTools();
       assert.match(tools.find((x) => x.name === 'execute')!.description!, c.boundary);
       assert.deepEqual(await execute(client, 'return 1 + 1'), { text: '2', isError: false });
-      const r = await execute(client, `const r = await api.items.list({ query: { tag: ['a'] } }); console.log('status', r.status); return { status: r.status, auth: r.data.headers.authorization };`);
+      const r = await execute(
+        client,
+        `const r = await api.items.list({ query: { tag: ['a'] } }); console.log('status', r.status); return { status: r.status, auth: r.data.headers.authorization };`,
+      );
       assert.equal(r.isError, false, r.text);
       const [json, consoleBlock] = r.text.split('\n\nConsole:\n');
       assert.deepEqual(JSON.parse(json!), { status: 200, auth: 'Bearer [REDACTED]' });

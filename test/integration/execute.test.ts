@@ -63,13 +63,16 @@ test('the client reaches the demo API through the gate; console output comes bac
 });
 
 test('HTTP errors do not throw; bad input to the client is an error result', async () => {
-  const r = await execute(client, `const r = await api.events.get({ path: { eventId: 'evt_missing' } }); return { status: r.status, data: r.data, code: r.error?.error?.code };`);
+  const r = await execute(
+    client,
+    `const r = await api.events.get({ path: { eventId: 'evt_missing' } }); return { status: r.status, data: r.data, code: r.error?.error?.code };`,
+  );
   assert.deepEqual(JSON.parse(r.text), { status: 404, data: null, code: 'not_found' });
   const bad = await execute(client, `const r = await api.events.get({}); return r.error;`);
   assert.match(bad.text, /missing path parameter 'eventId'/);
 });
 
-test('a thrown error is reported with the caller\'s line, never a host path', async () => {
+test("a thrown error is reported with the caller's line, never a host path", async () => {
   const r = await execute(client, 'const x = 1;\nthrow new Error("boom at two");');
   assert.equal(r.isError, true);
   assert.match(r.text, /boom at two/);

@@ -24,20 +24,39 @@ after(async () => {
   cleanup();
 });
 
-function rawRequest(path: string, headers: Record<string, string>, method = 'POST', body = ''): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+function rawRequest(
+  path: string,
+  headers: Record<string, string>,
+  method = 'POST',
+  body = '',
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   const url = new URL(server.url);
   return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, path, method, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
-      let data = '';
-      res.setEncoding('utf8').on('data', (d: string) => (data += d));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: data }));
-    });
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path,
+        method,
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      },
+      (res) => {
+        let data = '';
+        res.setEncoding('utf8').on('data', (d: string) => (data += d));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: data }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
 
-const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+const initialize = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+});
 
 async function connect(): Promise<Client> {
   const client = new Client({ name: 'airlock-test', version: '1.0.0' });
@@ -110,7 +129,12 @@ test('a closed session is gone (DELETE), and unknown sessions get 404', async ()
   assert.ok(sid);
   const del = await rawRequest('/mcp', { authorization: `Bearer ${server.token}`, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' }, 'DELETE');
   assert.equal(del.status, 200);
-  const after = await rawRequest('/mcp', { authorization: `Bearer ${server.token}`, 'mcp-session-id': sid }, 'POST', JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }));
+  const after = await rawRequest(
+    '/mcp',
+    { authorization: `Bearer ${server.token}`, 'mcp-session-id': sid },
+    'POST',
+    JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+  );
   assert.equal(after.status, 404);
 });
 

@@ -8,7 +8,11 @@ import { CLI, NODE, OPENAGENDA_SPEC, ROOT, tempDir } from '../helpers/paths.ts';
 function inspector(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const bin = join(ROOT, 'node_modules', '.bin', 'mcp-inspector');
-    const child = spawn(bin, ['--cli', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: join(ROOT, 'node_modules', '.cache', 'inspector-home') } });
+    const child = spawn(bin, ['--cli', ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, HOME: join(ROOT, 'node_modules', '.cache', 'inspector-home') },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -19,7 +19,9 @@ let cleanup: () => void;
 before(async () => {
   ({ dir: dataDir, cleanup } = tempDir());
   prism = await startPrism(OPENAGENDA_SPEC);
-  server = await serve(dataDir, ['--profile', 'openagenda', '--spec', OPENAGENDA_SPEC, '--base-url', prism.url], { AIRLOCK_API_KEY: 'oa_sk_test_0123456789abcdef' });
+  server = await serve(dataDir, ['--profile', 'openagenda', '--spec', OPENAGENDA_SPEC, '--base-url', prism.url], {
+    AIRLOCK_API_KEY: 'oa_sk_test_0123456789abcdef',
+  });
   client = await httpClient(server.mcpUrl, server.token);
 });
 
@@ -67,5 +69,8 @@ test('an event creation waits for approval, then reaches the mock once', async (
   await control.call('approvals.decide', { id: approval.id, decision: 'approve' });
   assert.deepEqual(JSON.parse((await run).text), { status: 201, error: null });
   await prism.waitForRequest(/^POST /);
-  assert.deepEqual(prism.requests.filter((x) => x.startsWith('POST')), ['POST /agendas/12345/events']);
+  assert.deepEqual(
+    prism.requests.filter((x) => x.startsWith('POST')),
+    ['POST /agendas/12345/events'],
+  );
 });

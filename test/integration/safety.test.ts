@@ -57,7 +57,10 @@ test('a canary key never appears in results, logs, audit exports or data dir fil
       const r = await execute(client, code);
       assert.equal(holdsCanary(r.text), false, `result of: ${code}\n${r.text.slice(0, 500)}`);
     }
-    assert.ok(echo.received.some((r) => r.headers.authorization === `Bearer ${CANARY}`), 'the key did reach the API');
+    assert.ok(
+      echo.received.some((r) => r.headers.authorization === `Bearer ${CANARY}`),
+      'the key did reach the API',
+    );
     const log = await client.callTool({ name: 'server_log', arguments: { level: 'debug', limit: 500 } });
     assert.equal(holdsCanary(JSON.stringify(log)), false);
   } finally {

@@ -23,7 +23,10 @@ test('`npx airlock stdio` serves search_docs to the SDK client', async (t) => {
   try {
     assert.equal(client.getServerVersion()?.name, 'airlock');
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((x) => x.name), ['search_docs', 'execute', 'server_log', 'health', 'get_config']);
+    assert.deepEqual(
+      tools.map((x) => x.name),
+      ['search_docs', 'execute', 'server_log', 'health', 'get_config'],
+    );
     const result = await client.callTool({ name: 'search_docs', arguments: { query: 'événements à venir à Lyon' } });
     const structured = result.structuredContent as { results: { operationId: string }[] };
     assert.equal(structured.results[0]!.operationId, 'agendas.events.list');
@@ -72,9 +75,14 @@ test('the diagnostics tools can be turned off', async (t) => {
   const { dir, cleanup } = tempDir();
   t.after(cleanup);
   const client = new Client({ name: 'airlock-test', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command: NODE, args: [CLI, 'stdio', '--data-dir', dir, '--diagnostics-tools', 'off'], cwd: ROOT, stderr: 'pipe' }));
+  await client.connect(
+    new StdioClientTransport({ command: NODE, args: [CLI, 'stdio', '--data-dir', dir, '--diagnostics-tools', 'off'], cwd: ROOT, stderr: 'pipe' }),
+  );
   try {
-    assert.deepEqual((await client.listTools()).tools.map((x) => x.name), ['search_docs', 'execute']);
+    assert.deepEqual(
+      (await client.listTools()).tools.map((x) => x.name),
+      ['search_docs', 'execute'],
+    );
   } finally {
     await client.close();
   }

@@ -55,13 +55,16 @@ const errorTexts = (error: unknown): string => {
   return [e.message, e.hint ?? '', e.line ?? '', String(e.stack), e.cause === undefined ? '' : String(e.cause)].join('\n');
 };
 
-test('in this process, the store\'s probe agrees with what the library can reach (runs first: a later test locks the throw-away keyring)', async () => {
+test("in this process, the store's probe agrees with what the library can reach (runs first: a later test locks the throw-away keyring)", async () => {
   const store = createKeychainStore({ service: SERVICE });
   const probe = await store.probe();
   assert.equal(probe.available, detected.reachable, JSON.stringify(probe));
   if (!probe.available) {
     assert.ok(probe.reason.length > 0);
-    await assert.rejects(store.get('alpha'), (e: unknown) => e instanceof SecretStoreUnavailableError && /^keychain unavailable: /.test(e.message) && /Secret Service/.test(e.hint ?? ''));
+    await assert.rejects(
+      store.get('alpha'),
+      (e: unknown) => e instanceof SecretStoreUnavailableError && /^keychain unavailable: /.test(e.message) && /Secret Service/.test(e.hint ?? ''),
+    );
   }
 });
 
@@ -114,7 +117,11 @@ describe('with a Secret Service', { skip: noSecretService }, () => {
     // On the throw-away keyring only: lock it, so the library itself fails.
     if (process.env.AIRLOCK_TEST_KEYRING === 'throwaway') {
       const gdbus = (method: string, ...args: string[]) =>
-        execFileSync('gdbus', ['call', '--session', '--dest', 'org.freedesktop.secrets', '--object-path', '/org/freedesktop/secrets', '--method', method, ...args], { encoding: 'utf8' });
+        execFileSync(
+          'gdbus',
+          ['call', '--session', '--dest', 'org.freedesktop.secrets', '--object-path', '/org/freedesktop/secrets', '--method', method, ...args],
+          { encoding: 'utf8' },
+        );
       const collection = /objectpath '([^']+)'/.exec(gdbus('org.freedesktop.Secret.Service.ReadAlias', 'default'))?.[1];
       assert.ok(collection && collection !== '/', 'the throw-away keyring has a default collection');
       gdbus('org.freedesktop.Secret.Service.Lock', `[objectpath '${collection}']`);
@@ -122,7 +129,15 @@ describe('with a Secret Service', { skip: noSecretService }, () => {
       const probe = await locked.probe();
       assert.equal(probe.available, false);
       assert.match(probe.available ? '' : probe.reason, /locked/);
-      const calls = [() => locked.get('alpha'), () => locked.set('alpha', CANARY), () => locked.delete('alpha'), () => locked.list(), () => store.set('alpha', CANARY), () => store.get('alpha'), () => store.list()];
+      const calls = [
+        () => locked.get('alpha'),
+        () => locked.set('alpha', CANARY),
+        () => locked.delete('alpha'),
+        () => locked.list(),
+        () => store.set('alpha', CANARY),
+        () => store.get('alpha'),
+        () => store.list(),
+      ];
       for (const call of calls) {
         await call().then(
           () => assert.fail('a locked keyring must not answer'),
@@ -181,7 +196,12 @@ describe('without a Secret Service', { skip: process.platform !== 'linux' && 'a 
   test('a dead session bus: the same, with the connection error as the reason', (t) => {
     const { dir, cleanup } = tempDir();
     t.after(cleanup);
-    const seen = runChild({ DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(dir, 'no-bus')}`, XDG_RUNTIME_DIR: dir, AIRLOCK_TEST_CANARY: CANARY, AIRLOCK_API_KEY: 'env-key-for-test' });
+    const seen = runChild({
+      DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(dir, 'no-bus')}`,
+      XDG_RUNTIME_DIR: dir,
+      AIRLOCK_TEST_CANARY: CANARY,
+      AIRLOCK_API_KEY: 'env-key-for-test',
+    });
     checkUnavailable(seen, /writing a probe entry failed: .*no-bus/);
   });
 });

@@ -21,7 +21,8 @@ function req(overrides: Partial<MutationApprovalRequest> = {}): MutationApproval
   };
 }
 
-const broker = (opts: Partial<ConstructorParameters<typeof ApprovalBroker>[0]> = {}) => new ApprovalBroker({ timeoutMs: 60_000, approversAvailable: () => true, ...opts });
+const broker = (opts: Partial<ConstructorParameters<typeof ApprovalBroker>[0]> = {}) =>
+  new ApprovalBroker({ timeoutMs: 60_000, approversAvailable: () => true, ...opts });
 
 /** Resolves with the next pending approval. */
 function nextRequested(b: ApprovalBroker): Promise<string> {

@@ -66,75 +66,96 @@ function toolCall(overrides: Partial<ToolCallInput> = {}): ToolCallInput {
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-test('both record kinds round-trip, and API calls written before their tool call link to it by runId', withStore((store) => {
-  const a1 = store.recordApiCall(apiCall());
-  const a2 = store.recordApiCall(
-    apiCall({ operationId: 'events.create', method: 'POST', status: 201, decision: 'approved', approval: { by: 'desktop', at: '2030-06-01T12:00:01.000Z', scope: 'once' } }),
-  );
-  store.recordApiCall(apiCall({ runId: 'run-2' }));
-  const tool = store.recordToolCall(toolCall({ sessionId: 'sess-9' }));
+test(
+  'both record kinds round-trip, and API calls written before their tool call link to it by runId',
+  withStore((store) => {
+    const a1 = store.recordApiCall(apiCall());
+    const a2 = store.recordApiCall(
+      apiCall({
+        operationId: 'events.create',
+        method: 'POST',
+        status: 201,
+        decision: 'approved',
+        approval: { by: 'desktop', at: '2030-06-01T12:00:01.000Z', scope: 'once' },
+      }),
+    );
+    store.recordApiCall(apiCall({ runId: 'run-2' }));
+    const tool = store.recordToolCall(toolCall({ sessionId: 'sess-9' }));
 
-  assert.deepEqual([a1.seq, a2.seq, tool.seq], [1, 2, 4]);
-  assert.deepEqual(store.get(1), a1);
-  assert.deepEqual(store.get(2), a2);
-  assert.deepEqual(store.get(4), tool);
-  assert.equal(store.get(99), undefined);
+    assert.deepEqual([a1.seq, a2.seq, tool.seq], [1, 2, 4]);
+    assert.deepEqual(store.get(1), a1);
+    assert.deepEqual(store.get(2), a2);
+    assert.deepEqual(store.get(4), tool);
+    assert.equal(store.get(99), undefined);
 
-  assert.equal(a2.kind, 'api');
-  assert.deepEqual(a2.approval, { by: 'desktop', at: '2030-06-01T12:00:01.000Z', scope: 'once' });
-  assert.equal(a2.outcome, 'ok');
-  assert.equal(a1.time, a1.startedAt);
+    assert.equal(a2.kind, 'api');
+    assert.deepEqual(a2.approval, { by: 'desktop', at: '2030-06-01T12:00:01.000Z', scope: 'once' });
+    assert.equal(a2.outcome, 'ok');
+    assert.equal(a1.time, a1.startedAt);
 
-  assert.equal(tool.kind, 'tool');
-  assert.equal(tool.clientName, 'claude-ai');
-  assert.equal(tool.clientVersion, '0.9.1');
-  assert.equal(tool.transport, 'stdio');
-  assert.equal(tool.sessionId, 'sess-9');
-  assert.equal(tool.tool, 'execute');
-  assert.equal(tool.outcome, 'ok');
-  assert.equal(tool.durationMs, 87);
-  assert.equal(tool.bytesOut, 512);
-  assert.equal(tool.credentialFingerprint, 'sha256:1a2b3c4d5e6f');
-  assert.equal(tool.profile, 'openagenda');
-  assert.equal(tool.input, toolCall().input);
-  assert.equal(tool.inputSha256, sha256(toolCall().input as string));
-  assert.equal(tool.inputTruncated, false);
-  assert.equal(tool.prevHash, store.get(3)!.hash);
-  assert.equal(store.head().hash, tool.hash);
+    assert.equal(tool.kind, 'tool');
+    assert.equal(tool.clientName, 'claude-ai');
+    assert.equal(tool.clientVersion, '0.9.1');
+    assert.equal(tool.transport, 'stdio');
+    assert.equal(tool.sessionId, 'sess-9');
+    assert.equal(tool.tool, 'execute');
+    assert.equal(tool.outcome, 'ok');
+    assert.equal(tool.durationMs, 87);
+    assert.equal(tool.bytesOut, 512);
+    assert.equal(tool.credentialFingerprint, 'sha256:1a2b3c4d5e6f');
+    assert.equal(tool.profile, 'openagenda');
+    assert.equal(tool.input, toolCall().input);
+    assert.equal(tool.inputSha256, sha256(toolCall().input as string));
+    assert.equal(tool.inputTruncated, false);
+    assert.equal(tool.prevHash, store.get(3)!.hash);
+    assert.equal(store.head().hash, tool.hash);
 
-  assert.deepEqual(store.apiCallsForRun('run-1'), [a1, a2]);
-  assert.deepEqual(store.apiCallsForRun('nope'), []);
-  // The API calls are filed under the client and tool of their run's tool call.
-  assert.deepEqual(store.query({ client: 'claude-ai', order: 'oldest' }).records.map((r) => r.seq), [1, 2, 4]);
-  assert.deepEqual(store.query({ tool: 'execute', kind: 'api', order: 'oldest' }).records.map((r) => r.seq), [1, 2]);
-}));
+    assert.deepEqual(store.apiCallsForRun('run-1'), [a1, a2]);
+    assert.deepEqual(store.apiCallsForRun('nope'), []);
+    // The API calls are filed under the client and tool of their run's tool call.
+    assert.deepEqual(
+      store.query({ client: 'claude-ai', order: 'oldest' }).records.map((r) => r.seq),
+      [1, 2, 4],
+    );
+    assert.deepEqual(
+      store.query({ tool: 'execute', kind: 'api', order: 'oldest' }).records.map((r) => r.seq),
+      [1, 2],
+    );
+  }),
+);
 
-test('inputs: code is capped at 8 KiB on a character boundary with the hash of the full code; other tools store JSON arguments', withStore((store) => {
-  const code = `return "${'é'.repeat(6000)}";`;
-  const big = store.recordToolCall(toolCall({ input: code }));
-  assert.equal(big.inputTruncated, true);
-  assert.equal(big.inputBytes, Buffer.byteLength(code));
-  assert.equal(big.inputSha256, sha256(code));
-  assert.ok(Buffer.byteLength(big.input) <= INPUT_CAP_BYTES && Buffer.byteLength(big.input) >= INPUT_CAP_BYTES - 1);
-  assert.ok(code.startsWith(big.input));
-  assert.ok(!big.input.includes('\uFFFD'));
+test(
+  'inputs: code is capped at 8 KiB on a character boundary with the hash of the full code; other tools store JSON arguments',
+  withStore((store) => {
+    const code = `return "${'é'.repeat(6000)}";`;
+    const big = store.recordToolCall(toolCall({ input: code }));
+    assert.equal(big.inputTruncated, true);
+    assert.equal(big.inputBytes, Buffer.byteLength(code));
+    assert.equal(big.inputSha256, sha256(code));
+    assert.ok(Buffer.byteLength(big.input) <= INPUT_CAP_BYTES && Buffer.byteLength(big.input) >= INPUT_CAP_BYTES - 1);
+    assert.ok(code.startsWith(big.input));
+    assert.ok(!big.input.includes('\uFFFD'));
 
-  const search = store.recordToolCall(toolCall({ tool: 'search_docs', input: { query: 'list events, "jazz"', limit: 5 }, runId: undefined }));
-  assert.deepEqual(JSON.parse(search.input), { query: 'list events, "jazz"', limit: 5 });
-  assert.equal(search.runId, undefined);
+    const search = store.recordToolCall(toolCall({ tool: 'search_docs', input: { query: 'list events, "jazz"', limit: 5 }, runId: undefined }));
+    assert.deepEqual(JSON.parse(search.input), { query: 'list events, "jazz"', limit: 5 });
+    assert.equal(search.runId, undefined);
 
-  const bad = store.recordToolCall(toolCall({ credentialFingerprint: 'sk_live_not_a_fingerprint' }));
-  assert.equal(bad.credentialFingerprint, 'invalid');
-}));
+    const bad = store.recordToolCall(toolCall({ credentialFingerprint: 'sk_live_not_a_fingerprint' }));
+    assert.equal(bad.credentialFingerprint, 'invalid');
+  }),
+);
 
-test('API outcomes summarise decision, status and error', withStore((store) => {
-  const outcome = (r: Partial<ApiCallRecord>) => store.recordApiCall(apiCall(r)).outcome;
-  assert.equal(outcome({}), 'ok');
-  assert.equal(outcome({ decision: 'denied', status: 403, error: 'denied by desktop' }), 'denied');
-  assert.equal(outcome({ decision: 'refused', status: 0, error: 'unknown operation' }), 'refused');
-  assert.equal(outcome({ status: 404, error: 'HTTP 404' }), 'http_error');
-  assert.equal(outcome({ status: 0, error: 'fetch failed' }), 'error');
-}));
+test(
+  'API outcomes summarise decision, status and error',
+  withStore((store) => {
+    const outcome = (r: Partial<ApiCallRecord>) => store.recordApiCall(apiCall(r)).outcome;
+    assert.equal(outcome({}), 'ok');
+    assert.equal(outcome({ decision: 'denied', status: 403, error: 'denied by desktop' }), 'denied');
+    assert.equal(outcome({ decision: 'refused', status: 0, error: 'unknown operation' }), 'refused');
+    assert.equal(outcome({ status: 404, error: 'HTTP 404' }), 'http_error');
+    assert.equal(outcome({ status: 0, error: 'fetch failed' }), 'error');
+  }),
+);
 
 test('the file and its -wal and -shm are private to the user, and records survive reopening', { skip: process.platform === 'win32' }, async () => {
   const { dir, cleanup } = tempDir('airlock-audit-');
@@ -197,9 +218,24 @@ function populate(store: AuditStore, runs: number): void {
       );
     }
     store.recordToolCall(
-      toolCall({ time: new Date(at).toISOString(), clientName: clients[i % 3], runId, outcome: i % 4 === 0 ? 'timeout' : 'ok', input: `return await api.events.list({ page: ${i} }) // run ${i}` }),
+      toolCall({
+        time: new Date(at).toISOString(),
+        clientName: clients[i % 3],
+        runId,
+        outcome: i % 4 === 0 ? 'timeout' : 'ok',
+        input: `return await api.events.list({ page: ${i} }) // run ${i}`,
+      }),
     );
-    if (i % 2 === 0) store.recordToolCall(toolCall({ time: new Date(at + 1).toISOString(), clientName: clients[(i + 1) % 3], tool: 'search_docs', runId: undefined, input: { query: `Jazz concerts ${i}` } }));
+    if (i % 2 === 0)
+      store.recordToolCall(
+        toolCall({
+          time: new Date(at + 1).toISOString(),
+          clientName: clients[(i + 1) % 3],
+          tool: 'search_docs',
+          runId: undefined,
+          input: { query: `Jazz concerts ${i}` },
+        }),
+      );
   }
 }
 
@@ -214,85 +250,103 @@ function everything(store: AuditStore): AuditEntry[] {
   return out;
 }
 
-test('paging newest first and oldest first has no duplicates and no gaps, even while records are added', withStore((store) => {
-  populate(store, 40);
-  const all = everything(store).map((r) => r.seq);
-  assert.equal(all.length, store.head().records);
+test(
+  'paging newest first and oldest first has no duplicates and no gaps, even while records are added',
+  withStore((store) => {
+    populate(store, 40);
+    const all = everything(store).map((r) => r.seq);
+    assert.equal(all.length, store.head().records);
 
-  const newest: number[] = [];
-  let before: number | undefined;
-  let pages = 0;
-  do {
-    const page = store.query({ limit: 7, ...(before === undefined ? {} : { before }) });
-    newest.push(...page.records.map((r) => r.seq));
-    before = page.next;
-    // New records between pages land above the cursor and never shift the pages still to come.
-    if (pages++ === 1) populate(store, 2);
-  } while (before !== undefined);
-  assert.deepEqual(newest, [...all].reverse());
+    const newest: number[] = [];
+    let before: number | undefined;
+    let pages = 0;
+    do {
+      const page = store.query({ limit: 7, ...(before === undefined ? {} : { before }) });
+      newest.push(...page.records.map((r) => r.seq));
+      before = page.next;
+      // New records between pages land above the cursor and never shift the pages still to come.
+      if (pages++ === 1) populate(store, 2);
+    } while (before !== undefined);
+    assert.deepEqual(newest, [...all].reverse());
 
-  const oldest: number[] = [];
-  let after: number | undefined;
-  do {
-    const page = store.query({ order: 'oldest', limit: 9, kind: 'tool', ...(after === undefined ? {} : { after }) });
-    oldest.push(...page.records.map((r) => r.seq));
-    after = page.next;
-  } while (after !== undefined);
-  const tools = everything(store).filter((r) => r.kind === 'tool').map((r) => r.seq);
-  assert.deepEqual(oldest, tools);
+    const oldest: number[] = [];
+    let after: number | undefined;
+    do {
+      const page = store.query({ order: 'oldest', limit: 9, kind: 'tool', ...(after === undefined ? {} : { after }) });
+      oldest.push(...page.records.map((r) => r.seq));
+      after = page.next;
+    } while (after !== undefined);
+    const tools = everything(store)
+      .filter((r) => r.kind === 'tool')
+      .map((r) => r.seq);
+    assert.deepEqual(oldest, tools);
 
-  const exact = store.query({ limit: 5, kind: 'tool', tool: 'search_docs', before: 10_000 });
-  assert.equal(exact.records.length, 5);
-  assert.ok(exact.next !== undefined);
-  const last = store.query({ limit: 500, tool: 'search_docs' });
-  assert.equal(last.next, undefined, 'no cursor on the last page');
-}));
+    const exact = store.query({ limit: 5, kind: 'tool', tool: 'search_docs', before: 10_000 });
+    assert.equal(exact.records.length, 5);
+    assert.ok(exact.next !== undefined);
+    const last = store.query({ limit: 500, tool: 'search_docs' });
+    assert.equal(last.next, undefined, 'no cursor on the last page');
+  }),
+);
 
-test('filters: time range, client, tool, outcome, failed, free text, kind and runId match a plain scan', withStore((store) => {
-  populate(store, 30);
-  const all = everything(store);
-  const runOwner = new Map(all.flatMap((r) => (r.kind === 'tool' && r.runId ? [[r.runId, r] as const] : [])));
-  const owner = (r: AuditEntry) => (r.kind === 'tool' ? r : r.kind === 'api' ? runOwner.get(r.runId) : undefined);
-  const text = (r: AuditEntry) =>
-    [r.kind === 'tool' ? r.input : '', 'error' in r ? (r.error ?? '') : '', r.kind === 'api' ? `${r.url}\n${r.operationId}` : ''].join('\n').toLowerCase();
+test(
+  'filters: time range, client, tool, outcome, failed, free text, kind and runId match a plain scan',
+  withStore((store) => {
+    populate(store, 30);
+    const all = everything(store);
+    const runOwner = new Map(all.flatMap((r) => (r.kind === 'tool' && r.runId ? [[r.runId, r] as const] : [])));
+    const owner = (r: AuditEntry) => (r.kind === 'tool' ? r : r.kind === 'api' ? runOwner.get(r.runId) : undefined);
+    const text = (r: AuditEntry) =>
+      [r.kind === 'tool' ? r.input : '', 'error' in r ? (r.error ?? '') : '', r.kind === 'api' ? `${r.url}\n${r.operationId}` : ''].join('\n').toLowerCase();
 
-  const from = new Date(T0 + 5 * 3_600_000);
-  const to = new Date(T0 + 9 * 3_600_000).toISOString();
-  const cases: [string, Parameters<AuditStore['query']>[0], (r: AuditEntry) => boolean][] = [
-    ['from/to (inclusive)', { from, to }, (r) => Date.parse(r.time) >= from.getTime() && Date.parse(r.time) <= Date.parse(to)],
-    ['client', { client: 'cursor' }, (r) => owner(r)?.kind === 'tool' && (owner(r) as { clientName?: string }).clientName === 'cursor'],
-    ['tool', { tool: 'search_docs' }, (r) => r.kind === 'tool' && r.tool === 'search_docs'],
-    ['outcome', { outcome: 'timeout' }, (r) => r.outcome === 'timeout'],
-    ['failed', { failed: true }, (r) => r.outcome !== 'ok'],
-    ['text in error, any case', { text: 'upstream exploded' }, (r) => text(r).includes('upstream exploded')],
-    ['text in url', { text: 'agendas/7?page=2' }, (r) => text(r).includes('agendas/7?page=2')],
-    ['text in operationId', { text: 'AGENDAS.GET' }, (r) => text(r).includes('agendas.get')],
-    ['text in input', { text: 'jazz concerts 1' }, (r) => text(r).includes('jazz concerts 1')],
-    ['text with LIKE wildcards is literal', { text: '%_' }, () => false],
-    ['kind', { kind: 'api' }, (r) => r.kind === 'api'],
-    ['kinds', { kind: ['api', 'tool'] }, (r) => r.kind === 'api' || r.kind === 'tool'],
-    ['runId', { runId: 'run-8' }, (r) => 'runId' in r && r.runId === 'run-8'],
-    ['combined', { client: 'cursor', kind: 'api', failed: true }, (r) => r.kind === 'api' && r.outcome !== 'ok' && (owner(r) as { clientName?: string }).clientName === 'cursor'],
-  ];
-  for (const [name, q, match] of cases) {
-    const expected = all.filter(match).map((r) => r.seq).reverse();
-    const got = store.query({ ...q, limit: 500 }).records.map((r) => r.seq);
-    assert.deepEqual(got, expected, name);
-    assert.equal(store.count(q), expected.length, `${name} (count)`);
-    if (name !== 'text with LIKE wildcards is literal') assert.ok(expected.length > 0, `${name} matches something`);
-  }
-}));
+    const from = new Date(T0 + 5 * 3_600_000);
+    const to = new Date(T0 + 9 * 3_600_000).toISOString();
+    const cases: [string, Parameters<AuditStore['query']>[0], (r: AuditEntry) => boolean][] = [
+      ['from/to (inclusive)', { from, to }, (r) => Date.parse(r.time) >= from.getTime() && Date.parse(r.time) <= Date.parse(to)],
+      ['client', { client: 'cursor' }, (r) => owner(r)?.kind === 'tool' && (owner(r) as { clientName?: string }).clientName === 'cursor'],
+      ['tool', { tool: 'search_docs' }, (r) => r.kind === 'tool' && r.tool === 'search_docs'],
+      ['outcome', { outcome: 'timeout' }, (r) => r.outcome === 'timeout'],
+      ['failed', { failed: true }, (r) => r.outcome !== 'ok'],
+      ['text in error, any case', { text: 'upstream exploded' }, (r) => text(r).includes('upstream exploded')],
+      ['text in url', { text: 'agendas/7?page=2' }, (r) => text(r).includes('agendas/7?page=2')],
+      ['text in operationId', { text: 'AGENDAS.GET' }, (r) => text(r).includes('agendas.get')],
+      ['text in input', { text: 'jazz concerts 1' }, (r) => text(r).includes('jazz concerts 1')],
+      ['text with LIKE wildcards is literal', { text: '%_' }, () => false],
+      ['kind', { kind: 'api' }, (r) => r.kind === 'api'],
+      ['kinds', { kind: ['api', 'tool'] }, (r) => r.kind === 'api' || r.kind === 'tool'],
+      ['runId', { runId: 'run-8' }, (r) => 'runId' in r && r.runId === 'run-8'],
+      [
+        'combined',
+        { client: 'cursor', kind: 'api', failed: true },
+        (r) => r.kind === 'api' && r.outcome !== 'ok' && (owner(r) as { clientName?: string }).clientName === 'cursor',
+      ],
+    ];
+    for (const [name, q, match] of cases) {
+      const expected = all
+        .filter(match)
+        .map((r) => r.seq)
+        .reverse();
+      const got = store.query({ ...q, limit: 500 }).records.map((r) => r.seq);
+      assert.deepEqual(got, expected, name);
+      assert.equal(store.count(q), expected.length, `${name} (count)`);
+      if (name !== 'text with LIKE wildcards is literal') assert.ok(expected.length > 0, `${name} matches something`);
+    }
+  }),
+);
 
-test('bad queries are usage errors: limit outside 1…500, a date that is not one, an unknown kind', withStore((store) => {
-  const usage = (fn: () => unknown) => assert.throws(fn, (e: unknown) => e instanceof AirlockError && e.kind === 'usage');
-  usage(() => store.query({ limit: 0 }));
-  usage(() => store.query({ limit: 501 }));
-  usage(() => store.query({ limit: 2.5 }));
-  usage(() => store.query({ from: 'yesterday-ish' }));
-  usage(() => store.query({ kind: 'log' as never }));
-  usage(() => store.query({ before: Number.NaN }));
-  assert.equal(store.query({ limit: 500 }).records.length, 0);
-}));
+test(
+  'bad queries are usage errors: limit outside 1…500, a date that is not one, an unknown kind',
+  withStore((store) => {
+    const usage = (fn: () => unknown) => assert.throws(fn, (e: unknown) => e instanceof AirlockError && e.kind === 'usage');
+    usage(() => store.query({ limit: 0 }));
+    usage(() => store.query({ limit: 501 }));
+    usage(() => store.query({ limit: 2.5 }));
+    usage(() => store.query({ from: 'yesterday-ish' }));
+    usage(() => store.query({ kind: 'log' as never }));
+    usage(() => store.query({ before: Number.NaN }));
+    assert.equal(store.query({ limit: 500 }).records.length, 0);
+  }),
+);
 
 /** RFC 4180: quoted fields may hold commas, doubled quotes, CR and LF. */
 function parseCsv(text: string): string[][] {
@@ -325,59 +379,77 @@ function parseCsv(text: string): string[][] {
   return rows;
 }
 
-test('exports: JSONL parses back to the records, CSV quotes commas, quotes and newlines, and both take filters', withStore(async (store) => {
-  populate(store, 12);
-  const awkward = 'say "hi", then\nnew line\r\nand, more';
-  store.recordToolCall(toolCall({ input: awkward, error: '=HYPERLINK("http://evil.test")', outcome: 'error, odd', runId: 'run-x' }));
-  const all = everything(store);
+test(
+  'exports: JSONL parses back to the records, CSV quotes commas, quotes and newlines, and both take filters',
+  withStore(async (store) => {
+    populate(store, 12);
+    const awkward = 'say "hi", then\nnew line\r\nand, more';
+    store.recordToolCall(toolCall({ input: awkward, error: '=HYPERLINK("http://evil.test")', outcome: 'error, odd', runId: 'run-x' }));
+    const all = everything(store);
 
-  const chunks: string[] = [];
-  const jsonl = await store.export('jsonl', {}, async (chunk) => {
-    await Promise.resolve();
-    chunks.push(chunk);
-  });
-  assert.equal(jsonl.records, all.length);
-  const lines = chunks.join('').split('\n');
-  assert.equal(lines.pop(), '');
-  assert.deepEqual(lines.map((l) => JSON.parse(l)), all);
+    const chunks: string[] = [];
+    const jsonl = await store.export('jsonl', {}, async (chunk) => {
+      await Promise.resolve();
+      chunks.push(chunk);
+    });
+    assert.equal(jsonl.records, all.length);
+    const lines = chunks.join('').split('\n');
+    assert.equal(lines.pop(), '');
+    assert.deepEqual(
+      lines.map((l) => JSON.parse(l)),
+      all,
+    );
 
-  let csv = '';
-  const exported = await store.export('csv', { order: 'newest' }, (chunk) => {
-    csv += chunk;
-  });
-  assert.equal(exported.records, all.length);
-  const rows = parseCsv(csv);
-  const header = rows[0]!;
-  assert.equal(rows.length, all.length + 1);
-  for (const r of rows) assert.equal(r.length, header.length);
-  const col = (name: string) => header.indexOf(name);
-  const first = rows[1]!;
-  assert.equal(first[col('seq')], String(all[all.length - 1]!.seq));
-  assert.equal(first[col('input')], awkward);
-  assert.equal(first[col('outcome')], 'error, odd');
-  assert.equal(first[col('error')], `'=HYPERLINK("http://evil.test")`, 'a formula is defused');
-  assert.equal(first[col('inputTruncated')], 'false');
-  assert.equal(first[col('hash')], all[all.length - 1]!.hash);
-  const approvedRow = rows.find((r) => r[col('kind')] === 'api')!;
-  assert.equal(approvedRow[col('transport')], '');
+    let csv = '';
+    const exported = await store.export('csv', { order: 'newest' }, (chunk) => {
+      csv += chunk;
+    });
+    assert.equal(exported.records, all.length);
+    const rows = parseCsv(csv);
+    const header = rows[0]!;
+    assert.equal(rows.length, all.length + 1);
+    for (const r of rows) assert.equal(r.length, header.length);
+    const col = (name: string) => header.indexOf(name);
+    const first = rows[1]!;
+    assert.equal(first[col('seq')], String(all[all.length - 1]!.seq));
+    assert.equal(first[col('input')], awkward);
+    assert.equal(first[col('outcome')], 'error, odd');
+    assert.equal(first[col('error')], `'=HYPERLINK("http://evil.test")`, 'a formula is defused');
+    assert.equal(first[col('inputTruncated')], 'false');
+    assert.equal(first[col('hash')], all[all.length - 1]!.hash);
+    const approvedRow = rows.find((r) => r[col('kind')] === 'api')!;
+    assert.equal(approvedRow[col('transport')], '');
 
-  let raw = '';
-  await store.export('csv', { runId: 'run-x' }, (chunk) => {
-    raw += chunk;
-  }, { formulaGuard: false });
-  const filtered = parseCsv(raw);
-  assert.equal(filtered.length, 2);
-  assert.equal(filtered[1]![col('error')], '=HYPERLINK("http://evil.test")');
+    let raw = '';
+    await store.export(
+      'csv',
+      { runId: 'run-x' },
+      (chunk) => {
+        raw += chunk;
+      },
+      { formulaGuard: false },
+    );
+    const filtered = parseCsv(raw);
+    assert.equal(filtered.length, 2);
+    assert.equal(filtered[1]![col('error')], '=HYPERLINK("http://evil.test")');
 
-  const apiOnly: string[] = [];
-  const n = await store.export('jsonl', { kind: 'api', client: 'cursor' }, (chunk) => {
-    apiOnly.push(chunk);
-  });
-  const parsed = apiOnly.join('').trim().split('\n').map((l) => JSON.parse(l) as AuditEntry);
-  assert.equal(n.records, parsed.length);
-  assert.ok(parsed.length > 0 && parsed.every((r) => r.kind === 'api'));
-  assert.deepEqual(parsed.map((r) => r.seq), store.query({ kind: 'api', client: 'cursor', order: 'oldest', limit: 500 }).records.map((r) => r.seq));
-}));
+    const apiOnly: string[] = [];
+    const n = await store.export('jsonl', { kind: 'api', client: 'cursor' }, (chunk) => {
+      apiOnly.push(chunk);
+    });
+    const parsed = apiOnly
+      .join('')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as AuditEntry);
+    assert.equal(n.records, parsed.length);
+    assert.ok(parsed.length > 0 && parsed.every((r) => r.kind === 'api'));
+    assert.deepEqual(
+      parsed.map((r) => r.seq),
+      store.query({ kind: 'api', client: 'cursor', order: 'oldest', limit: 500 }).records.map((r) => r.seq),
+    );
+  }),
+);
 
 const CANARY = 'oa_sk_CANARY_5f4e3d2c1b0a9988';
 const MARKER = 'PLAIN_MARKER_7c1d_not_secret';
@@ -423,7 +495,10 @@ test('a canary key given to every field is nowhere in the database bytes (main, 
 
     const files = [file, `${file}-wal`, `${file}-shm`];
     const raw = () => files.filter(existsSync).map((f) => [f, readFileSync(f)] as const);
-    assert.ok(raw().some(([, b]) => b.includes(MARKER)), 'the raw scan sees what was written');
+    assert.ok(
+      raw().some(([, b]) => b.includes(MARKER)),
+      'the raw scan sees what was written',
+    );
     for (const [f, bytes] of raw()) assert.deepEqual(leaks(bytes), [], f);
 
     let out = '';

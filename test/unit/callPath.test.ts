@@ -20,9 +20,26 @@ test('without an operationId, the call path comes from tag, method and path', ()
 });
 
 test('collisions are resolved deterministically, first come keeps its name', () => {
-  const resolved = resolveCallPathCollisions([['a', 'list'], ['a', 'list'], ['a', 'list']]);
-  assert.deepEqual(resolved, [['a', 'list'], ['a', 'list2'], ['a', 'list3']]);
-  assert.deepEqual(resolveCallPathCollisions([['a', 'list'], ['a', 'list']]), resolveCallPathCollisions([['a', 'list'], ['a', 'list']]));
+  const resolved = resolveCallPathCollisions([
+    ['a', 'list'],
+    ['a', 'list'],
+    ['a', 'list'],
+  ]);
+  assert.deepEqual(resolved, [
+    ['a', 'list'],
+    ['a', 'list2'],
+    ['a', 'list3'],
+  ]);
+  assert.deepEqual(
+    resolveCallPathCollisions([
+      ['a', 'list'],
+      ['a', 'list'],
+    ]),
+    resolveCallPathCollisions([
+      ['a', 'list'],
+      ['a', 'list'],
+    ]),
+  );
 });
 
 test('a leaf never shadows a namespace', () => {

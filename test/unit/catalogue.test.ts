@@ -65,10 +65,16 @@ test('operations without operationId get a route-derived call path', () => {
     paths: {
       '/pets': { get: { tags: ['pets'], responses: {} }, post: { tags: ['pets'], 'x-airlock-mutation': true, responses: {} } },
       '/pets/{petId}': { parameters: [{ name: 'petId', in: 'path', schema: { type: 'string' } }], get: { tags: ['pets'], responses: {} } },
-      '/search': { post: { operationId: 'search', 'x-airlock-mutation': false, responses: {} }, get: { operationId: 'lookup', 'x-airlock-mutation': true, responses: {} } },
+      '/search': {
+        post: { operationId: 'search', 'x-airlock-mutation': false, responses: {} },
+        get: { operationId: 'lookup', 'x-airlock-mutation': true, responses: {} },
+      },
     },
   });
-  assert.deepEqual(cat.operations.map((o) => o.call), ['api.pets.getPets', 'api.pets.postPets', 'api.pets.getPetsByPetId', 'api.lookup', 'api.search']);
+  assert.deepEqual(
+    cat.operations.map((o) => o.call),
+    ['api.pets.getPets', 'api.pets.postPets', 'api.pets.getPetsByPetId', 'api.lookup', 'api.search'],
+  );
   // Path-level parameters are inherited.
   assert.equal(cat.operations[2]!.parameters[0]!.name, 'petId');
   // x-airlock-mutation turns a read into a mutation; it cannot turn a write into a read.

@@ -102,11 +102,15 @@ function schemaProblems(value: unknown, schema: any, at = '$'): string[] {
   }
   const types: string[] = schema.type === undefined ? [] : [schema.type].flat();
   const typeOk = (t: string) =>
-    t === 'null' ? value === null
-    : t === 'integer' ? Number.isInteger(value)
-    : t === 'array' ? Array.isArray(value)
-    : t === 'object' ? typeof value === 'object' && value !== null && !Array.isArray(value)
-    : typeof value === t;
+    t === 'null'
+      ? value === null
+      : t === 'integer'
+        ? Number.isInteger(value)
+        : t === 'array'
+          ? Array.isArray(value)
+          : t === 'object'
+            ? typeof value === 'object' && value !== null && !Array.isArray(value)
+            : typeof value === t;
   if (types.length > 0 && !types.some(typeOk)) return [`${at}: expected ${types.join(' or ')}, got ${JSON.stringify(value)}`];
   if (Array.isArray(schema.enum) && !schema.enum.includes(value)) return [`${at}: ${JSON.stringify(value)} is not in the enum`];
   if (schema.format === 'date-time' && typeof value === 'string' && Number.isNaN(Date.parse(value))) return [`${at}: not a date-time`];
@@ -133,10 +137,15 @@ test('the demo OpenAPI document parses, and its enums are the ones the server en
   const { document, catalogue } = await loadDemoCatalogue();
   assert.match(document.openapi, /^3\.1\./);
   assert.equal(catalogue.title, 'Airlock Demo Events API');
-  assert.deepEqual(
-    catalogue.operations.map((o) => o.call).sort(),
-    ['api.categories.list', 'api.events.create', 'api.events.delete', 'api.events.get', 'api.events.list', 'api.events.replace', 'api.events.update'],
-  );
+  assert.deepEqual(catalogue.operations.map((o) => o.call).sort(), [
+    'api.categories.list',
+    'api.events.create',
+    'api.events.delete',
+    'api.events.get',
+    'api.events.list',
+    'api.events.replace',
+    'api.events.update',
+  ]);
   for (const op of catalogue.operations) {
     assert.ok(op.summary && op.description, `${op.id} has a summary and a description`);
     assert.ok(op.synonyms.length >= 3, `${op.id} has x-synonyms`);
@@ -183,7 +192,10 @@ test('GET /openapi.yaml serves the document with this server as its base URL', a
   const r = await call(server, 'GET', '/openapi.yaml');
   assert.equal(r.status, 200);
   const served = parseYaml(r.body);
-  assert.deepEqual(served.servers.map((s: { url: string }) => s.url), [server.url]);
+  assert.deepEqual(
+    served.servers.map((s: { url: string }) => s.url),
+    [server.url],
+  );
   assert.deepEqual(Object.keys(served.paths), Object.keys(parseYaml(await (await import('node:fs/promises')).readFile(demoSpecPath(), 'utf8')).paths));
 });
 
@@ -209,7 +221,10 @@ test('the sample events are varied and spread from two weeks before the first ru
   }
   const categories = await call(server, 'GET', '/categories');
   assert.equal(categories.status, 200);
-  assert.deepEqual(categories.body.data.map((c: { id: string }) => c.id), [...CATEGORIES]);
+  assert.deepEqual(
+    categories.body.data.map((c: { id: string }) => c.id),
+    [...CATEGORIES],
+  );
   for (const c of categories.body.data) {
     const inCategory = events.filter((e) => e.category === c.id);
     assert.equal(c.eventCount, inCategory.length, c.id);
@@ -222,11 +237,17 @@ test('paging with the cursor returns every event exactly once, in order, with a 
   const { events: all } = await walk(server, {}, 100);
   const { events, totals, pages } = await walk(server, {}, 4);
   assert.equal(pages, Math.ceil(all.length / 4));
-  assert.deepEqual(events.map((e) => e.id), all.map((e) => e.id));
+  assert.deepEqual(
+    events.map((e) => e.id),
+    all.map((e) => e.id),
+  );
   assert.equal(new Set(events.map((e) => e.id)).size, all.length);
   assert.ok(totals.every((t) => t === all.length));
   const starts = events.map((e) => Date.parse(e.start));
-  assert.deepEqual(starts, [...starts].sort((a, b) => a - b));
+  assert.deepEqual(
+    starts,
+    [...starts].sort((a, b) => a - b),
+  );
 
   for (const sort of ['start.desc', 'createdAt.desc', 'price.asc', 'title.asc'] as const) {
     const walked = await walk(server, { sort }, 5);
@@ -267,7 +288,10 @@ test('filters and full-text search select the right events and stay applied on e
     // Case and accents are ignored, and every word must match somewhere.
     { query: { q: 'EBENE beethoven' }, expect: (e) => fold(e.title).includes('ebene') && fold(e.title + e.description).includes('beethoven') },
     { query: { q: 'philharmonie' }, expect: (e) => e.venue === 'Philharmonie de Paris' },
-    { query: { q: 'paris', category: 'family', from: at(0) }, expect: (e) => e.city === 'Paris' && e.category === 'family' && Date.parse(e.start) >= FIRST_RUN.getTime() },
+    {
+      query: { q: 'paris', category: 'family', from: at(0) },
+      expect: (e) => e.city === 'Paris' && e.category === 'family' && Date.parse(e.start) >= FIRST_RUN.getTime(),
+    },
     { query: { q: '100%_' }, expect: () => false },
   ];
   for (const { query, expect } of cases) {
@@ -276,7 +300,10 @@ test('filters and full-text search select the right events and stay applied on e
     if (!label.includes('100%')) assert.ok(expected.length > 0, `${label} selects some sample events`);
     const { events, totals } = await walk(server, query, 2);
     assert.deepEqual(events.map((e) => e.id).sort(), [...expected].sort(), label);
-    assert.ok(totals.every((t) => t === expected.length), `${label}: total on every page`);
+    assert.ok(
+      totals.every((t) => t === expected.length),
+      `${label}: total on every page`,
+    );
   }
 });
 
@@ -302,7 +329,11 @@ test('bad query parameters are refused with 400 naming the parameter', async () 
     const r = await call(server, 'GET', '/events', { query });
     assert.equal(r.status, 400, JSON.stringify(query));
     assert.equal(r.body.error.code, 'invalid_parameter');
-    assert.deepEqual(r.body.error.details.map((d: { field: string }) => d.field), [field], JSON.stringify(r.body));
+    assert.deepEqual(
+      r.body.error.details.map((d: { field: string }) => d.field),
+      [field],
+      JSON.stringify(r.body),
+    );
     assert.equal(r.body.error.details[0].in, 'query');
     assert.ok(r.body.error.message.includes(field));
     assert.deepEqual(schemaProblems(r.body, errorSchema), []);
@@ -331,11 +362,22 @@ test('create, get, replace, update and delete an event, with the documented stat
   assert.equal(got.status, 200);
   assert.deepEqual(got.body, created.body);
   const listed = await call(server, 'GET', '/events', { query: { q: 'chartrons' } });
-  assert.deepEqual(listed.body.data.map((e: DemoEvent) => e.id), [id]);
+  assert.deepEqual(
+    listed.body.data.map((e: DemoEvent) => e.id),
+    [id],
+  );
 
   clock = new Date(FIRST_RUN.getTime() + 60_000);
   const replaced = await call(server, 'PUT', `/events/${id}`, {
-    body: { title: 'Jazz at the docks', category: 'music', city: 'Nantes', venue: 'Les Machines', start: '2030-03-01T20:00:00Z', end: '2030-03-01T23:00:00Z', price: 12.5 },
+    body: {
+      title: 'Jazz at the docks',
+      category: 'music',
+      city: 'Nantes',
+      venue: 'Les Machines',
+      start: '2030-03-01T20:00:00Z',
+      end: '2030-03-01T23:00:00Z',
+      price: 12.5,
+    },
   });
   assert.equal(replaced.status, 200);
   assert.equal(replaced.body.id, id);

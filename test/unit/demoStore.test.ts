@@ -92,8 +92,14 @@ test('reset puts back the sample events, dated from now', () => {
 test('search ignores case and accents, and city matching is exact but case-insensitive', () => {
   withStore((store) => {
     store.create({ ...input, title: 'Fête de la musique', city: 'Besançon', venue: 'Théâtre Ledoux' });
-    assert.deepEqual(all(store, { q: 'FETE theatre' }).map((e) => e.title), ['Fête de la musique']);
-    assert.deepEqual(all(store, { city: ['besancon'] }).map((e) => e.venue), ['Théâtre Ledoux']);
+    assert.deepEqual(
+      all(store, { q: 'FETE theatre' }).map((e) => e.title),
+      ['Fête de la musique'],
+    );
+    assert.deepEqual(
+      all(store, { city: ['besancon'] }).map((e) => e.venue),
+      ['Théâtre Ledoux'],
+    );
     assert.equal(all(store, { city: ['Besan'] }).length, 0, 'city is not a substring match');
   });
 });

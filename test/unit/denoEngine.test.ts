@@ -10,7 +10,19 @@ import { createDenoEngine, denoRuntimeArgs } from '../../main/core/sandbox/deno/
 import { denoNpmPackages, findDeno } from '../../main/core/sandbox/deno/findDeno.ts';
 import { resolveSubprocessLimits } from '../../main/core/sandbox/subprocess/limits.ts';
 import { defineEngineSuite } from '../helpers/subprocessSuite.ts';
-import { fakeDataDir, killHostAndWait, LIMITS, plantCanary, rawNetworkProbe, runCode, runRaw, startOtherServer, startRecordingProxy, type OtherServer, type RecordingProxy } from '../helpers/subprocessHarness.ts';
+import {
+  fakeDataDir,
+  killHostAndWait,
+  LIMITS,
+  plantCanary,
+  rawNetworkProbe,
+  runCode,
+  runRaw,
+  startOtherServer,
+  startRecordingProxy,
+  type OtherServer,
+  type RecordingProxy,
+} from '../helpers/subprocessHarness.ts';
 import { tempDir } from '../helpers/paths.ts';
 
 const deno = findDeno();
@@ -56,11 +68,17 @@ describe('deno engine: configuration, the runtime layer, egress none', () => {
   test('the flags grant the gate only, and nothing is prompted, configured, locked or fetched', () => {
     const limits = resolveSubprocessLimits({ ...LIMITS, stackBytes: 512 * 1024 });
     const args = denoRuntimeArgs({ egress: 'executor', gatePort: 4321, limits });
-    assert.deepEqual(args.filter((a) => a.startsWith('--allow')), ['--allow-net=127.0.0.1:4321']);
+    assert.deepEqual(
+      args.filter((a) => a.startsWith('--allow')),
+      ['--allow-net=127.0.0.1:4321'],
+    );
     for (const flag of ['--no-prompt', '--no-config', '--no-lock', '--no-remote', '--no-npm', '--ext=js']) assert.ok(args.includes(flag), flag);
     assert.ok(args.includes('--v8-flags=--max-old-space-size=64,--stack-size=512'));
     assert.equal(args.at(-1), '-', 'the program comes from stdin');
-    assert.deepEqual(denoRuntimeArgs({ egress: 'none', gatePort: 4321, limits }).filter((a) => a.startsWith('--allow')), ['--allow-net']);
+    assert.deepEqual(
+      denoRuntimeArgs({ egress: 'none', gatePort: 4321, limits }).filter((a) => a.startsWith('--allow')),
+      ['--allow-net'],
+    );
   });
 
   test("Deno's permissions with the engine's flags: no other host, no files, env or processes; the gate only with a live token", async () => {
@@ -72,19 +90,18 @@ describe('deno engine: configuration, the runtime layer, egress none', () => {
     const canary = plantCanary();
     const data = fakeDataDir(canary.canary);
     try {
-      const script =
-        rawNetworkProbe({
-          otherPort: other.port,
-          gatePort: proxy.port,
-          tokens: [
-            { name: 'none', token: '' },
-            { name: 'wrong', token: 'f'.repeat(64) },
-            { name: 'ended', token: ended },
-            { name: 'live', token: live.token },
-          ],
-        }).replace(
-          'console.log(JSON.stringify(report));',
-          `await probe('read', async () => Deno.readTextFileSync('/etc/passwd'));
+      const script = rawNetworkProbe({
+        otherPort: other.port,
+        gatePort: proxy.port,
+        tokens: [
+          { name: 'none', token: '' },
+          { name: 'wrong', token: 'f'.repeat(64) },
+          { name: 'ended', token: ended },
+          { name: 'live', token: live.token },
+        ],
+      }).replace(
+        'console.log(JSON.stringify(report));',
+        `await probe('read', async () => Deno.readTextFileSync('/etc/passwd'));
 await probe('readData', async () => Deno.readTextFileSync(${JSON.stringify(join(data.dir, 'secrets.json'))}));
 await probe('env', async () => JSON.stringify(Deno.env.toObject()));
 await probe('run', async () => (await new Deno.Command('/bin/sh', { args: ['-c', 'id'] }).output()).code);
@@ -93,7 +110,7 @@ await probe('npm', async () => Object.keys(await import('npm:left-pad')).join())
 await probe('https', async () => Object.keys(await import('https://deno.land/std@0.224.0/fmt/colors.ts')).join());
 await probe('write', async () => { Deno.writeTextFileSync(${JSON.stringify(join(tmp.dir, 'written'))}, 'x'); return 'written'; });
 console.log(JSON.stringify(report));`,
-        );
+      );
       const args = denoRuntimeArgs({ egress: 'executor', gatePort: proxy.port, limits: resolveSubprocessLimits(LIMITS) });
       const result = await runRaw(denoPath, args, script, { env: { DENO_DIR: denoDir, NO_COLOR: '1', AIRLOCK_API_KEY: canary.canary } });
       const report = JSON.parse(result.stdout) as Record<string, string | number>;
@@ -125,7 +142,9 @@ console.log(JSON.stringify(report));`,
     assert.deepEqual(outcome.ok && outcome.value, [200, 'undefined', 'undefined']);
     await engine.close();
     const args = denoRuntimeArgs({ egress: 'none', gatePort: proxy.port, limits: resolveSubprocessLimits(LIMITS) });
-    const result = await runRaw(denoPath, args, rawNetworkProbe({ otherPort: other.port, gatePort: proxy.port, tokens: [] }), { env: { DENO_DIR: denoDir, NO_COLOR: '1' } });
+    const result = await runRaw(denoPath, args, rawNetworkProbe({ otherPort: other.port, gatePort: proxy.port, tokens: [] }), {
+      env: { DENO_DIR: denoDir, NO_COLOR: '1' },
+    });
     assert.deepEqual(JSON.parse(result.stdout), { other: 200 }, 'documented: with egress none the runtime can reach any host');
   });
 

@@ -46,7 +46,12 @@ const run: RunContext = {
 const leaks = (value: unknown) => {
   const text = JSON.stringify(value);
   const forms = [KEY, encodeURIComponent(KEY), Buffer.from(KEY).toString('hex')];
-  return forms.some((f) => text.includes(f)) || Buffer.from(text.replace(/[^A-Za-z0-9+/=]/g, ''), 'base64').toString('latin1').includes(KEY);
+  return (
+    forms.some((f) => text.includes(f)) ||
+    Buffer.from(text.replace(/[^A-Za-z0-9+/=]/g, ''), 'base64')
+      .toString('latin1')
+      .includes(KEY)
+  );
 };
 
 test('a read reaches the API with the credential added outside the sandbox; nothing returned holds it', async () => {
@@ -116,7 +121,10 @@ test('under deny, and under ask with no approver, a mutation never reaches the A
   const readOnly = await gate({ profile: { readOnly: true }, records }).call({ operationId: 'items.delete', path: { id: '1' } }, run);
   assert.equal((readOnly.error as { code: string }).code, 'airlock_read_only');
   assert.equal(echo.received.length, before);
-  assert.deepEqual(records.map((r) => r.decision), ['denied', 'denied', 'refused']);
+  assert.deepEqual(
+    records.map((r) => r.decision),
+    ['denied', 'denied', 'refused'],
+  );
 });
 
 test('under ask, an approved mutation reaches the API once, with the wait paused', async () => {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkEngineEgress } from '../../main/core/sandbox/engineMatrix.ts';
 
-test('the design brief\'s engine × egress table, cell by cell', () => {
+test("the design brief's engine × egress table, cell by cell", () => {
   const cell = (engine: 'quickjs' | 'node' | 'deno', egress: 'executor' | 'wrapper' | 'none', ack = false) => checkEngineEgress(engine, egress, ack);
   // quickjs: executor only.
   assert.equal(cell('quickjs', 'executor').ok, true);

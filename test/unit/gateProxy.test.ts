@@ -6,17 +6,20 @@ import { startGateProxy } from '../../main/core/egress/gateProxy.ts';
 function post(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; body: string }> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      let data = '';
-      res.setEncoding('utf8').on('data', (d: string) => (data += d));
-      res.on('end', () => resolve({ status: res.statusCode!, body: data }));
-    });
+    const req = request(
+      { host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { 'content-type': 'application/json', ...headers } },
+      (res) => {
+        let data = '';
+        res.setEncoding('utf8').on('data', (d: string) => (data += d));
+        res.on('end', () => resolve({ status: res.statusCode!, body: data }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
 
-test('the gate proxy answers only a live run\'s token', async (t) => {
+test("the gate proxy answers only a live run's token", async (t) => {
   const proxy = await startGateProxy();
   t.after(() => proxy.close());
   const calls: unknown[] = [];
@@ -39,7 +42,7 @@ test('the gate proxy answers only a live run\'s token', async (t) => {
   assert.equal(proxy.liveRuns(), 0);
 });
 
-test('tokens are per run: one run cannot use another\'s handler', async (t) => {
+test("tokens are per run: one run cannot use another's handler", async (t) => {
   const proxy = await startGateProxy();
   t.after(() => proxy.close());
   const a = proxy.openRun(async () => ({ data: 'a', error: null, status: 200 }));

@@ -6,7 +6,11 @@ import { loadApiDocument } from '../../main/core/openapi/loadDocument.ts';
 import { AirlockError } from '../../main/core/errors.ts';
 import { OPENAGENDA_SPEC, tempDir } from '../helpers/paths.ts';
 
-const tiny = JSON.stringify({ openapi: '3.1.0', info: { title: 'Tiny', version: '1' }, paths: { '/x': { get: { operationId: 'x.get', responses: { 200: { description: 'ok' } } } } } });
+const tiny = JSON.stringify({
+  openapi: '3.1.0',
+  info: { title: 'Tiny', version: '1' },
+  paths: { '/x': { get: { operationId: 'x.get', responses: { 200: { description: 'ok' } } } } },
+});
 
 test('a URL document is fetched once, cached in the data dir, then used offline', async (t) => {
   const { dir, cleanup } = tempDir();

@@ -6,7 +6,10 @@ import { createLogger } from '../../main/core/log/logger.ts';
 test('the ring keeps the newest entries up to its capacity', () => {
   const buf = new LogBuffer({ capacity: 3 });
   for (let i = 1; i <= 5; i++) buf.append({ level: 'info', source: 'core', message: `m${i}` });
-  assert.deepEqual(buf.entries().map((e) => e.message), ['m3', 'm4', 'm5']);
+  assert.deepEqual(
+    buf.entries().map((e) => e.message),
+    ['m3', 'm4', 'm5'],
+  );
   assert.equal(buf.lastSeq, 5);
 });
 
@@ -16,11 +19,26 @@ test('queries filter by level, source, substring, since and limit', () => {
   buf.append({ level: 'warn', source: 'http', message: 'Refused request' });
   buf.append({ level: 'error', source: 'sandbox', message: 'boom', runId: 'r1' });
   buf.append({ level: 'info', source: 'http', message: 'served request' });
-  assert.deepEqual(buf.query({ level: 'warn' }).map((e) => e.message), ['Refused request', 'boom']);
-  assert.deepEqual(buf.query({ source: 'http' }).map((e) => e.message), ['Refused request', 'served request']);
-  assert.deepEqual(buf.query({ grep: 'REQUEST' }).map((e) => e.seq), [2, 4]);
-  assert.deepEqual(buf.query({ since: 2 }).map((e) => e.seq), [3, 4]);
-  assert.deepEqual(buf.query({ limit: 1 }).map((e) => e.seq), [4]);
+  assert.deepEqual(
+    buf.query({ level: 'warn' }).map((e) => e.message),
+    ['Refused request', 'boom'],
+  );
+  assert.deepEqual(
+    buf.query({ source: 'http' }).map((e) => e.message),
+    ['Refused request', 'served request'],
+  );
+  assert.deepEqual(
+    buf.query({ grep: 'REQUEST' }).map((e) => e.seq),
+    [2, 4],
+  );
+  assert.deepEqual(
+    buf.query({ since: 2 }).map((e) => e.seq),
+    [3, 4],
+  );
+  assert.deepEqual(
+    buf.query({ limit: 1 }).map((e) => e.seq),
+    [4],
+  );
 });
 
 test('subscribers get batches, and replay what the ring holds on re-attach', () => {
@@ -59,5 +77,11 @@ test('the logger writes to its sink and the buffer, redacted, never to stdout', 
   }
   assert.deepEqual(writes, []);
   assert.deepEqual(lines, ['airlock warn  [http] key [redacted] leaked?']);
-  assert.deepEqual(buf.entries().map((e) => [e.level, e.message]), [['debug', 'quiet'], ['warn', 'key [redacted] leaked?']]);
+  assert.deepEqual(
+    buf.entries().map((e) => [e.level, e.message]),
+    [
+      ['debug', 'quiet'],
+      ['warn', 'key [redacted] leaked?'],
+    ],
+  );
 });

@@ -9,7 +9,18 @@ import { resolveSubprocessLimits } from '../../main/core/sandbox/subprocess/limi
 import { buildGuestScript, clientGlobals, clientTree, PRELUDE_ONE_LINE } from '../../main/core/sandbox/subprocess/guestPrelude.ts';
 import { makePathScrubber, makeScrubber } from '../../main/core/sandbox/subprocess/outcome.ts';
 import { defineEngineSuite } from '../helpers/subprocessSuite.ts';
-import { killHostAndWait, MANIFEST, LIMITS, rawNetworkProbe, runCode, runRaw, startOtherServer, startRecordingProxy, type OtherServer, type RecordingProxy } from '../helpers/subprocessHarness.ts';
+import {
+  killHostAndWait,
+  MANIFEST,
+  LIMITS,
+  rawNetworkProbe,
+  runCode,
+  runRaw,
+  startOtherServer,
+  startRecordingProxy,
+  type OtherServer,
+  type RecordingProxy,
+} from '../helpers/subprocessHarness.ts';
 import { tempDir } from '../helpers/paths.ts';
 
 defineEngineSuite({
@@ -47,7 +58,7 @@ describe('node engine: configuration and the runtime layer', () => {
     await engine.close();
   });
 
-  test("--permission alone denies files, processes and workers but not the network: egress none can reach another host", async () => {
+  test('--permission alone denies files, processes and workers but not the network: egress none can reach another host', async () => {
     const args = nodeRuntimeArgs(resolveSubprocessLimits(LIMITS));
     const script = `
 const r = {};

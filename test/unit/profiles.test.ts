@@ -22,7 +22,7 @@ test('presets: demo is the default, openagenda points at the published contract'
   assert.equal(oa.alias, 'oa');
 });
 
-test('--spec alone makes an ad hoc profile; with --profile it overrides the profile\'s spec', (t) => {
+test("--spec alone makes an ad hoc profile; with --profile it overrides the profile's spec", (t) => {
   const { dir, cleanup } = tempDir();
   t.after(cleanup);
   const store = new ProfileStore(join(dir, 'profiles'));
@@ -40,7 +40,17 @@ test('profiles persist as files (0600) and read back the same', async (t) => {
   const { dir, cleanup } = tempDir();
   t.after(cleanup);
   const store = new ProfileStore(join(dir, 'profiles'));
-  const file = await store.save({ name: 'petstore', spec: 'https://pets.test/openapi.json', auth: { type: 'header', name: 'X-Key' }, alias: 'pets', policy: 'deny', readOnly: true, allowPrivateNetwork: false, mutations: ['pets.search'], origin: 'file' });
+  const file = await store.save({
+    name: 'petstore',
+    spec: 'https://pets.test/openapi.json',
+    auth: { type: 'header', name: 'X-Key' },
+    alias: 'pets',
+    policy: 'deny',
+    readOnly: true,
+    allowPrivateNetwork: false,
+    mutations: ['pets.search'],
+    origin: 'file',
+  });
   assert.equal(statSync(file).mode & 0o777, 0o600);
   const back = store.get('petstore');
   assert.equal(back.spec, 'https://pets.test/openapi.json');
@@ -49,7 +59,10 @@ test('profiles persist as files (0600) and read back the same', async (t) => {
   assert.deepEqual(back.mutations, ['pets.search']);
   assert.deepEqual(store.names(), ['demo', 'openagenda', 'petstore']);
   assert.equal(store.remove('petstore'), true);
-  assert.throws(() => store.get('petstore'), (e: AirlockError) => e.line === "unknown profile 'petstore' (known: demo, openagenda)");
+  assert.throws(
+    () => store.get('petstore'),
+    (e: AirlockError) => e.line === "unknown profile 'petstore' (known: demo, openagenda)",
+  );
 });
 
 test('a bad profile file is reported with its path and the offending field', (t) => {
@@ -60,7 +73,10 @@ test('a bad profile file is reported with its path and the offending field', (t)
   const file = join(profiles, 'broken.json');
   const store = new ProfileStore(profiles);
   writeFileSync(file, JSON.stringify({ spec: 'x.yaml', policy: 'sometimes' }));
-  assert.throws(() => store.get('broken'), (e: Error) => e.message.startsWith(file) && e.message.includes('"policy"'));
+  assert.throws(
+    () => store.get('broken'),
+    (e: Error) => e.message.startsWith(file) && e.message.includes('"policy"'),
+  );
   writeFileSync(file, JSON.stringify({ spec: 'x.yaml', auth: 'basic' }));
   assert.throws(() => store.get('broken'), /"auth" 'basic' is not an auth scheme/);
   writeFileSync(file, JSON.stringify({ spec: 'x.yaml', alias: 'not valid' }));

@@ -197,18 +197,73 @@ test('nothing but the client and the console is reachable from the guest', async
   assert.equal(found.env, undefined);
   assert.equal(found.constructorEscape, 'ReferenceError');
   const standard = new Set([
-    'Object', 'Function', 'Array', 'Number', 'parseFloat', 'parseInt', 'Infinity', 'NaN', 'undefined', 'Boolean', 'String', 'Symbol', 'Date',
-    'Promise', 'RegExp', 'Error', 'AggregateError', 'EvalError', 'RangeError', 'ReferenceError', 'SyntaxError', 'TypeError', 'URIError',
-    'InternalError', 'globalThis', 'JSON', 'Math', 'Reflect', 'Proxy', 'Map', 'Set', 'WeakMap', 'WeakSet', 'WeakRef', 'FinalizationRegistry',
-    'ArrayBuffer', 'SharedArrayBuffer', 'DataView', 'Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array',
-    'Uint32Array', 'Float16Array', 'Float32Array', 'Float64Array', 'BigInt64Array', 'BigUint64Array', 'BigInt', 'Iterator', 'eval', 'isFinite',
-    'isNaN', 'decodeURI', 'decodeURIComponent', 'encodeURI', 'encodeURIComponent', 'escape', 'unescape',
+    'Object',
+    'Function',
+    'Array',
+    'Number',
+    'parseFloat',
+    'parseInt',
+    'Infinity',
+    'NaN',
+    'undefined',
+    'Boolean',
+    'String',
+    'Symbol',
+    'Date',
+    'Promise',
+    'RegExp',
+    'Error',
+    'AggregateError',
+    'EvalError',
+    'RangeError',
+    'ReferenceError',
+    'SyntaxError',
+    'TypeError',
+    'URIError',
+    'InternalError',
+    'globalThis',
+    'JSON',
+    'Math',
+    'Reflect',
+    'Proxy',
+    'Map',
+    'Set',
+    'WeakMap',
+    'WeakSet',
+    'WeakRef',
+    'FinalizationRegistry',
+    'ArrayBuffer',
+    'SharedArrayBuffer',
+    'DataView',
+    'Int8Array',
+    'Uint8Array',
+    'Uint8ClampedArray',
+    'Int16Array',
+    'Uint16Array',
+    'Int32Array',
+    'Uint32Array',
+    'Float16Array',
+    'Float32Array',
+    'Float64Array',
+    'BigInt64Array',
+    'BigUint64Array',
+    'BigInt',
+    'Iterator',
+    'eval',
+    'isFinite',
+    'isNaN',
+    'decodeURI',
+    'decodeURIComponent',
+    'encodeURI',
+    'encodeURIComponent',
+    'escape',
+    'unescape',
   ]);
   const extra = (found.globals as string[]).filter((name) => !standard.has(name)).sort();
   assert.deepEqual(extra, ['api', 'console', 'oa']);
 });
 
-test('errors point at the caller\'s lines and carry no host paths', async () => {
+test("errors point at the caller's lines and carry no host paths", async () => {
   const thrown = failure(
     await engine.run(
       request(`const a = 1;
@@ -313,9 +368,7 @@ test('close() settles a running run and terminates the workers', async () => {
   const own = createQuickJsEngine({ poolSize: 1 });
   let started!: () => void;
   const running = new Promise<void>((resolve) => (started = resolve));
-  const pending = own.run(
-    request('console.log("started"); for (;;) {}', { limits: { ...LIMITS, timeoutMs: 30_000 }, onConsole: () => started() }),
-  );
+  const pending = own.run(request('console.log("started"); for (;;) {}', { limits: { ...LIMITS, timeoutMs: 30_000 }, onConsole: () => started() }));
   await running;
   await own.close();
   assert.equal(failure(await pending).kind, 'aborted');

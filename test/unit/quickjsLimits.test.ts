@@ -66,7 +66,10 @@ test('a host call that answers after the deadline is dropped and nothing after i
     return { data: 'late', error: null, status: 200 };
   };
   const outcome = await engine.run(
-    request('await api.approve.me({}); console.log("after the first call"); await api.approve.me({});', { callApi: slowUpstream, limits: { ...LIMITS, timeoutMs: 200 } }),
+    request('await api.approve.me({}); console.log("after the first call"); await api.approve.me({});', {
+      callApi: slowUpstream,
+      limits: { ...LIMITS, timeoutMs: 200 },
+    }),
   );
   assert.equal(failure(outcome).kind, 'timeout');
   answer();
@@ -159,7 +162,11 @@ test('five memory bombs in a row give host memory back', async () => {
 });
 
 test('100 MB of console output ends quickly with kind output and a bounded console', async () => {
-  const outcome = await engine.run(request('const line = "x".repeat(1000); for (let i = 0; i < 100000; i++) console.log(line); return "unreachable";', { limits: { ...LIMITS, timeoutMs: 30_000 } }));
+  const outcome = await engine.run(
+    request('const line = "x".repeat(1000); for (let i = 0; i < 100000; i++) console.log(line); return "unreachable";', {
+      limits: { ...LIMITS, timeoutMs: 30_000 },
+    }),
+  );
   const error = failure(outcome);
   assert.equal(error.kind, 'output');
   assert.match(error.message, /^Output limit of 1 MB exceeded/);
@@ -171,7 +178,9 @@ test('100 MB of console output ends quickly with kind output and a bounded conso
 });
 
 test('output caught in a try/catch cannot continue past the cap', async () => {
-  const error = failure(await engine.run(request('for (;;) { try { console.log("y".repeat(10000)); } catch (e) {} }', { limits: { ...LIMITS, timeoutMs: 30_000 } })));
+  const error = failure(
+    await engine.run(request('for (;;) { try { console.log("y".repeat(10000)); } catch (e) {} }', { limits: { ...LIMITS, timeoutMs: 30_000 } })),
+  );
   assert.equal(error.kind, 'output');
 });
 

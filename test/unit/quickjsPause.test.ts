@@ -31,7 +31,13 @@ test('a paused run frees its worker slot for other runs', async (t) => {
   await askedForApproval;
   // While the first run waits for a person, others still run.
   for (let i = 0; i < 3; i++) {
-    const other = await engine.run({ runId: `other-${i}`, code: `return ${i} + 1`, client, limits, callApi: async () => ({ data: null, error: null, status: 0 }) });
+    const other = await engine.run({
+      runId: `other-${i}`,
+      code: `return ${i} + 1`,
+      client,
+      limits,
+      callApi: async () => ({ data: null, error: null, status: 0 }),
+    });
     assert.deepEqual(other.ok && other.value, i + 1);
   }
   decide();

@@ -17,7 +17,23 @@ test('every setting is in the README with its flag and env twin', () => {
 });
 
 test('every command is in the README', () => {
-  for (const c of ['airlock serve', 'airlock stdio', 'airlock doctor', 'airlock approvals list', 'airlock approvals approve', 'airlock approvals deny', 'airlock keys set', 'airlock keys rm', 'airlock keys ls', 'airlock audit tail', 'airlock audit export', 'airlock audit verify', 'airlock print-egress-policy', 'npm test', 'npm ci']) {
+  for (const c of [
+    'airlock serve',
+    'airlock stdio',
+    'airlock doctor',
+    'airlock approvals list',
+    'airlock approvals approve',
+    'airlock approvals deny',
+    'airlock keys set',
+    'airlock keys rm',
+    'airlock keys ls',
+    'airlock audit tail',
+    'airlock audit export',
+    'airlock audit verify',
+    'airlock print-egress-policy',
+    'npm test',
+    'npm ci',
+  ]) {
     assert.ok(readme.includes(c), `README lacks ${c}`);
   }
 });

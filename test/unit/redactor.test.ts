@@ -6,7 +6,13 @@ const KEY = 'oa_sk_CANARY_9f8e7d6c5b4a';
 
 test('the key is scrubbed in clear, URL-encoded, hex and JSON forms', () => {
   const redact = createRedactor([KEY]);
-  for (const form of [KEY, encodeURIComponent(`${KEY}/+`), Buffer.from(KEY).toString('hex'), Buffer.from(KEY).toString('hex').toUpperCase(), JSON.stringify({ k: KEY })]) {
+  for (const form of [
+    KEY,
+    encodeURIComponent(`${KEY}/+`),
+    Buffer.from(KEY).toString('hex'),
+    Buffer.from(KEY).toString('hex').toUpperCase(),
+    JSON.stringify({ k: KEY }),
+  ]) {
     const out = redact(`before ${form} after`);
     assert.ok(!out.includes(KEY), form);
     assert.ok(out.includes(REDACTED), form);

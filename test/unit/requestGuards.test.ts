@@ -53,5 +53,8 @@ test('the token file holds 256 random bits, is created 0600 and is stable', (t) 
   assert.equal(ensureTokenFile(file), a);
   assert.notEqual(ensureTokenFile(join(dir, 'other')), a);
   writeFileSync(file, 'garbage');
-  assert.throws(() => ensureTokenFile(file), (e: AirlockError) => /does not hold a valid token \(delete it and restart/.test(e.line));
+  assert.throws(
+    () => ensureTokenFile(file),
+    (e: AirlockError) => /does not hold a valid token \(delete it and restart/.test(e.line),
+  );
 });

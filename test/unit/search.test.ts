@@ -86,7 +86,14 @@ test('operations without a sample get a generated, runnable skeleton', () => {
           operationId: 'pets.replace',
           summary: 'Replace a pet',
           parameters: [{ name: 'petId', in: 'path', required: true, schema: { type: 'integer', example: 7 } }],
-          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, id: { type: 'integer', readOnly: true } } } } } },
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, id: { type: 'integer', readOnly: true } } },
+              },
+            },
+          },
           responses: { 200: { description: 'ok' } },
         },
       },

@@ -41,7 +41,8 @@ test('memory store: round trip, sorted list, delete', async () => {
 test('memory store can play an unavailable store: every method throws the explicit error', async () => {
   const store = createMemoryStore({ unavailable: 'switched off for the test' });
   assert.deepEqual(await store.probe(), { available: false, reason: 'switched off for the test' });
-  const explicit = (e: unknown) => e instanceof SecretStoreUnavailableError && e.kind === 'config' && e.message === 'memory store unavailable: switched off for the test';
+  const explicit = (e: unknown) =>
+    e instanceof SecretStoreUnavailableError && e.kind === 'config' && e.message === 'memory store unavailable: switched off for the test';
   await assert.rejects(store.get('alpha'), explicit);
   await assert.rejects(store.set('alpha', CANARY), explicit);
   await assert.rejects(store.delete('alpha'), explicit);
@@ -74,14 +75,21 @@ test('resolveCredential: AIRLOCK_API_KEY when the profile has no key; undefined 
 test('resolveCredential: an unavailable store yields AIRLOCK_API_KEY and says why, or throws without it', async () => {
   const store = createMemoryStore({ unavailable: 'no keychain here' });
   const r = await resolveCredential({ store, profile: 'alpha', env: { AIRLOCK_API_KEY: 'env-key' } });
-  assert.deepEqual(r, { secret: 'env-key', source: 'env', storeUnavailable: 'memory store unavailable: no keychain here (a test store made unavailable on purpose)' });
+  assert.deepEqual(r, {
+    secret: 'env-key',
+    source: 'env',
+    storeUnavailable: 'memory store unavailable: no keychain here (a test store made unavailable on purpose)',
+  });
   await assert.rejects(resolveCredential({ store, profile: 'alpha', env: {} }), SecretStoreUnavailableError);
   await assert.rejects(resolveCredential({ store, profile: 'alpha', env: { AIRLOCK_API_KEY: '' } }), SecretStoreUnavailableError);
 });
 
 test('resolveCredential: a bad profile name is not papered over by AIRLOCK_API_KEY', async () => {
   const store = createMemoryStore();
-  await assert.rejects(resolveCredential({ store, profile: '../x', env: { AIRLOCK_API_KEY: 'env-key' } }), (e: unknown) => e instanceof AirlockError && e.kind === 'usage');
+  await assert.rejects(
+    resolveCredential({ store, profile: '../x', env: { AIRLOCK_API_KEY: 'env-key' } }),
+    (e: unknown) => e instanceof AirlockError && e.kind === 'usage',
+  );
 });
 
 test('resolveCredential reports the source by store kind: file and keychain', async (t) => {

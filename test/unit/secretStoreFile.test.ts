@@ -2,7 +2,20 @@
 // file others could read (with the fix), and a round trip.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, chownSync, existsSync, openSync, readFileSync, readSync, closeSync, readdirSync, statSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  openSync,
+  readFileSync,
+  readSync,
+  closeSync,
+  readdirSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+  mkdirSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { createFileStore, fileStoreBanner } from '../../main/core/secrets/fileStore.ts';
 import { SecretStoreUnavailableError } from '../../main/core/secrets/secretStore.ts';
@@ -156,7 +169,10 @@ test('bad profile names and bad keys are usage errors that never quote the key',
   const { dir, cleanup } = tempDir();
   t.after(cleanup);
   const store = createFileStore({ path: join(dir, 'keys.json') });
-  await assert.rejects(store.set('Bad Name', CANARY), (e: unknown) => e instanceof AirlockError && e.kind === 'usage' && /not a profile name/.test(e.message) && !e.line.includes(CANARY));
+  await assert.rejects(
+    store.set('Bad Name', CANARY),
+    (e: unknown) => e instanceof AirlockError && e.kind === 'usage' && /not a profile name/.test(e.message) && !e.line.includes(CANARY),
+  );
   for (const bad of ['', '   ', `${CANARY}\n`, `${CANARY}\r\nmore`]) {
     await assert.rejects(store.set('alpha', bad), (e: unknown) => e instanceof AirlockError && e.kind === 'usage' && !e.line.includes(CANARY));
   }

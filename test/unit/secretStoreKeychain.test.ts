@@ -37,15 +37,17 @@ function workingBackend() {
   return { backend, entries, services };
 }
 
-const explicit = (re: RegExp = /./) => (error: unknown) =>
-  error instanceof SecretStoreUnavailableError &&
-  error.kind === 'config' &&
-  error.store === 'keychain' &&
-  error.message.startsWith('keychain unavailable: ') &&
-  re.test(error.message) &&
-  typeof error.hint === 'string' &&
-  error.hint.length > 0 &&
-  !error.line.includes(CANARY);
+const explicit =
+  (re: RegExp = /./) =>
+  (error: unknown) =>
+    error instanceof SecretStoreUnavailableError &&
+    error.kind === 'config' &&
+    error.store === 'keychain' &&
+    error.message.startsWith('keychain unavailable: ') &&
+    re.test(error.message) &&
+    typeof error.hint === 'string' &&
+    error.hint.length > 0 &&
+    !error.line.includes(CANARY);
 
 async function allMethodsThrow(store: ReturnType<typeof createKeychainStore>, re: RegExp) {
   await assert.rejects(store.get('alpha'), explicit(re));
@@ -135,7 +137,11 @@ test('a throwing keychain is unavailable with the library reason, and on Linux a
 });
 
 test('a library that cannot load makes the store unavailable, not a crash', async () => {
-  const store = createKeychainStore({ backend: async () => { throw new Error('Cannot find native binding'); } });
+  const store = createKeychainStore({
+    backend: async () => {
+      throw new Error('Cannot find native binding');
+    },
+  });
   const probe = await store.probe();
   assert.deepEqual(probe, { available: false, reason: 'cannot load @napi-rs/keyring: Cannot find native binding' });
   await allMethodsThrow(store, /cannot load @napi-rs\/keyring/);
@@ -145,7 +151,13 @@ test('the verdict is kept until probe() is called again', async () => {
   const { backend } = workingBackend();
   let locked = true;
   const store = createKeychainStore({
-    backend: { ...backend, set: async (s, a, v) => { if (locked) throw new Error('prompt was dismissed'); return backend.set(s, a, v); } },
+    backend: {
+      ...backend,
+      set: async (s, a, v) => {
+        if (locked) throw new Error('prompt was dismissed');
+        return backend.set(s, a, v);
+      },
+    },
   });
   await assert.rejects(store.get('alpha'), explicit(/locked and could not be unlocked/));
   locked = false;
@@ -159,7 +171,13 @@ test('concurrent first calls share one probe', async () => {
   const { backend } = workingBackend();
   let probes = 0;
   const store = createKeychainStore({
-    backend: { ...backend, set: async (s, a, v) => { if (a.startsWith(PROBE_ACCOUNT_PREFIX)) probes++; return backend.set(s, a, v); } },
+    backend: {
+      ...backend,
+      set: async (s, a, v) => {
+        if (a.startsWith(PROBE_ACCOUNT_PREFIX)) probes++;
+        return backend.set(s, a, v);
+      },
+    },
   });
   await Promise.all([store.get('a'), store.get('b'), store.list(), store.probe()]);
   assert.equal(probes, 1);
@@ -168,7 +186,12 @@ test('concurrent first calls share one probe', async () => {
 test('set reads the key back: a write that is not kept is an error, not a success', async () => {
   const { backend } = workingBackend();
   const store = createKeychainStore({
-    backend: { ...backend, set: async (s, a, v) => { if (a.startsWith(PROBE_ACCOUNT_PREFIX)) return backend.set(s, a, v); } },
+    backend: {
+      ...backend,
+      set: async (s, a, v) => {
+        if (a.startsWith(PROBE_ACCOUNT_PREFIX)) return backend.set(s, a, v);
+      },
+    },
   });
   await assert.rejects(store.set('alpha', CANARY), explicit(/the key of profile 'alpha' was not kept \(read back nothing\)/));
 });
@@ -177,7 +200,10 @@ test('delete answering false while the key is still there is an error', async ()
   const { backend } = workingBackend();
   const store = createKeychainStore({ backend: { ...backend, delete: async (s, a) => (a.startsWith(PROBE_ACCOUNT_PREFIX) ? backend.delete(s, a) : false) } });
   await store.set('alpha', CANARY);
-  await assert.rejects(store.delete('alpha'), explicit(/cannot delete the key of profile 'alpha': the keychain reported nothing to delete, but the key is still there/));
+  await assert.rejects(
+    store.delete('alpha'),
+    explicit(/cannot delete the key of profile 'alpha': the keychain reported nothing to delete, but the key is still there/),
+  );
 });
 
 test('library errors that echo the key are scrubbed before they become error text', async () => {
@@ -202,7 +228,9 @@ test('library errors that echo the key are scrubbed before they become error tex
 test('failures after a good probe are explicit too (the keychain went away)', async () => {
   const { backend } = workingBackend();
   let gone = false;
-  const fail = async () => { throw new Error('Failed to connect to socket'); };
+  const fail = async () => {
+    throw new Error('Failed to connect to socket');
+  };
   const store = createKeychainStore({
     backend: {
       set: (s, a, v) => (gone ? fail() : backend.set(s, a, v)),

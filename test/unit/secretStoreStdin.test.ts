@@ -64,7 +64,10 @@ test('pipe: a UTF-8 character split across chunks survives', async () => {
 test('pipe: empty input is an error', async () => {
   for (const chunks of [[], [''], ['\n'], ['\r\n']]) {
     const { output } = sink();
-    await assert.rejects(readSecretFromStdin({ input: pipe(...chunks), output, prompt }), (e: unknown) => e instanceof AirlockError && e.kind === 'usage' && /no key was given/.test(e.message));
+    await assert.rejects(
+      readSecretFromStdin({ input: pipe(...chunks), output, prompt }),
+      (e: unknown) => e instanceof AirlockError && e.kind === 'usage' && /no key was given/.test(e.message),
+    );
   }
 });
 
@@ -116,7 +119,10 @@ test('terminal: Ctrl-C aborts with a clear error and restores the terminal', asy
   const result = readSecretFromStdin({ input: tty.input, output, prompt });
   tty.write(CANARY);
   tty.write('\u0003');
-  await assert.rejects(result, (e: unknown) => e instanceof AirlockError && e.kind === 'usage' && e.message === 'cancelled (Ctrl-C): no key was saved' && !e.line.includes(CANARY));
+  await assert.rejects(
+    result,
+    (e: unknown) => e instanceof AirlockError && e.kind === 'usage' && e.message === 'cancelled (Ctrl-C): no key was saved' && !e.line.includes(CANARY),
+  );
   assert.deepEqual(tty.rawCalls, [true, false]);
 });
 

@@ -28,9 +28,18 @@ test('precedence is flag, then env, then settings.json, then default', () => {
 });
 
 test('a bad env value names the variable and the allowed values', () => {
-  assert.throws(() => resolveSettings({ ...base, env: { AIRLOCK_PORT: 'abc' } }), (e: unknown) => e instanceof SettingError && /^AIRLOCK_PORT: 'abc' is not a whole number \(expected 0–65535\)/.test(e.message));
-  assert.throws(() => resolveSettings({ ...base, env: { AIRLOCK_LOG_LEVEL: 'loud' } }), /AIRLOCK_LOG_LEVEL: 'loud' is not allowed \(expected one of debug, info, warn, error\)/);
-  assert.throws(() => resolveSettings({ ...base, env: { AIRLOCK_AUTH: 'basic' } }), /AIRLOCK_AUTH: 'basic' is not an auth scheme \(expected bearer, header:NAME, query:NAME, none\)/);
+  assert.throws(
+    () => resolveSettings({ ...base, env: { AIRLOCK_PORT: 'abc' } }),
+    (e: unknown) => e instanceof SettingError && /^AIRLOCK_PORT: 'abc' is not a whole number \(expected 0–65535\)/.test(e.message),
+  );
+  assert.throws(
+    () => resolveSettings({ ...base, env: { AIRLOCK_LOG_LEVEL: 'loud' } }),
+    /AIRLOCK_LOG_LEVEL: 'loud' is not allowed \(expected one of debug, info, warn, error\)/,
+  );
+  assert.throws(
+    () => resolveSettings({ ...base, env: { AIRLOCK_AUTH: 'basic' } }),
+    /AIRLOCK_AUTH: 'basic' is not an auth scheme \(expected bearer, header:NAME, query:NAME, none\)/,
+  );
   assert.throws(() => resolveSettings({ ...base, env: { AIRLOCK_BASE_URL: 'https://user:pw@x.test' } }), /carries credentials/);
 });
 
@@ -42,7 +51,10 @@ test('settings.json is validated: unknown keys, non-persisted keys and bad value
   writeFileSync(file, JSON.stringify({ port: 8080, logLevel: 'debug' }));
   assert.deepEqual(readSettingsFile(file), { port: 8080, logLevel: 'debug' });
   writeFileSync(file, JSON.stringify({ prot: 1 }));
-  assert.throws(() => readSettingsFile(file), (e: Error) => e.message.includes(file) && e.message.includes('unknown setting "prot"'));
+  assert.throws(
+    () => readSettingsFile(file),
+    (e: Error) => e.message.includes(file) && e.message.includes('unknown setting "prot"'),
+  );
   writeFileSync(file, JSON.stringify({ port: 70000 }));
   assert.throws(() => readSettingsFile(file), /"port": 70000 is out of range/);
   writeFileSync(file, JSON.stringify({ dataDir: '/elsewhere' }));

@@ -16,7 +16,18 @@ import { createDenoEngine } from '../../main/core/sandbox/deno/denoEngine.ts';
 import { findDeno } from '../../main/core/sandbox/deno/findDeno.ts';
 import { findSrt, locateSrt, renderSrtSettings, srtEnv, srtInvocation, srtSettingsFor, type SrtAvailability } from '../../main/core/sandbox/srt/srtWrapper.ts';
 import { defineEngineSuite } from '../helpers/subprocessSuite.ts';
-import { fakeDataDir, killHostAndWait, plantCanary, canaryForms, runCode, runRaw, startOtherServer, startRecordingProxy, type OtherServer, type RecordingProxy } from '../helpers/subprocessHarness.ts';
+import {
+  fakeDataDir,
+  killHostAndWait,
+  plantCanary,
+  canaryForms,
+  runCode,
+  runRaw,
+  startOtherServer,
+  startRecordingProxy,
+  type OtherServer,
+  type RecordingProxy,
+} from '../helpers/subprocessHarness.ts';
 import { tempDir } from '../helpers/paths.ts';
 
 const availability: Promise<SrtAvailability> = findSrt();
@@ -27,7 +38,14 @@ const denoPath = deno.path;
 
 describe('srt: the policy', () => {
   test('srtSettingsFor allows the gate and nothing else, writes only to the temp dir, hides home and data dir', () => {
-    const settings = srtSettingsFor({ gatePort: 43123, tmpDir: '/tmp/airlock-run-x', dataDir: '/home/u/.config/Airlock', homeDir: '/home/u', readablePaths: ['/opt/node/bin'], platform: 'linux' });
+    const settings = srtSettingsFor({
+      gatePort: 43123,
+      tmpDir: '/tmp/airlock-run-x',
+      dataDir: '/home/u/.config/Airlock',
+      homeDir: '/home/u',
+      readablePaths: ['/opt/node/bin'],
+      platform: 'linux',
+    });
     assert.deepEqual(settings, {
       network: { allowedDomains: ['127.0.0.1:43123'], deniedDomains: [], strictAllowlist: true, allowLocalBinding: false, allowAllUnixSockets: false },
       filesystem: {
@@ -87,7 +105,7 @@ describe('srt: what it enforces on this machine (plain Node under srt, no permis
     tmp.cleanup();
   });
 
-  test('network: only the gate, through srt\'s proxy; files: home and data dir hidden, writes only in the run dir', async () => {
+  test("network: only the gate, through srt's proxy; files: home and data dir hidden, writes only in the run dir", async () => {
     const srt = await availability;
     assert.ok(srt.found);
     const canary = plantCanary();
@@ -179,7 +197,15 @@ defineEngineSuite({
 
 defineEngineSuite({
   name: 'deno engine under srt (egress wrapper)',
-  create: (ctx) => createDenoEngine({ proxy: ctx.proxy, egress: 'wrapper', denoPath, denoDir: join(ctx.tmpDir, 'deno-dir'), tmpDir: ctx.tmpDir, srt: { dataDir: ctx.dataDir } }),
+  create: (ctx) =>
+    createDenoEngine({
+      proxy: ctx.proxy,
+      egress: 'wrapper',
+      denoPath,
+      denoDir: join(ctx.tmpDir, 'deno-dir'),
+      tmpDir: ctx.tmpDir,
+      srt: { dataDir: ctx.dataDir },
+    }),
 });
 
 describe('srt engines: boundary text, host death', () => {

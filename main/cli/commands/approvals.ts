@@ -13,7 +13,13 @@ export function formatPending(p: Pending): string {
     `  client ${client}, ${Math.max(0, Math.round(p.secondsLeft))} s left, script sha256 ${r.scriptSha256.slice(0, 12)}…`,
   ];
   if (Object.keys(r.query).length > 0) lines.push(`  query ${JSON.stringify(r.query)}`);
-  if (r.bodyPreview) lines.push(...r.bodyPreview.split('\n').slice(0, 20).map((l) => `  | ${l}`));
+  if (r.bodyPreview)
+    lines.push(
+      ...r.bodyPreview
+        .split('\n')
+        .slice(0, 20)
+        .map((l) => `  | ${l}`),
+    );
   return lines.join('\n');
 }
 
@@ -27,10 +33,18 @@ export async function approvalsList(client: ControlClient, options: { json?: boo
     process.stdout.write('No approvals pending.\n');
     return;
   }
-  process.stdout.write(pending.map(formatPending).join('\n\n') + '\n\nApprove with `airlock approvals approve <id> [--scope once|run|session]`, deny with `airlock approvals deny <id> [--reason …]`.\n');
+  process.stdout.write(
+    pending.map(formatPending).join('\n\n') +
+      '\n\nApprove with `airlock approvals approve <id> [--scope once|run|session]`, deny with `airlock approvals deny <id> [--reason …]`.\n',
+  );
 }
 
-export async function approvalsDecide(client: ControlClient, id: string, decision: 'approve' | 'deny', options: { scope?: 'once' | 'run' | 'session'; reason?: string; json?: boolean }): Promise<void> {
+export async function approvalsDecide(
+  client: ControlClient,
+  id: string,
+  decision: 'approve' | 'deny',
+  options: { scope?: 'once' | 'run' | 'session'; reason?: string; json?: boolean },
+): Promise<void> {
   const result = await client.call('approvals.decide', {
     id,
     decision,

@@ -20,7 +20,8 @@ export interface AuditFilterOptions {
 
 function openStore(ctx: CliContext): AuditStore {
   const file = dataPaths(ctx.settings.dataDir).audit;
-  if (!existsSync(file)) throw new AirlockError('config', `no audit log yet at ${file}`, { hint: 'it is created by the first `airlock serve` or `airlock stdio`' });
+  if (!existsSync(file))
+    throw new AirlockError('config', `no audit log yet at ${file}`, { hint: 'it is created by the first `airlock serve` or `airlock stdio`' });
   return openAuditStore({ file });
 }
 
@@ -62,13 +63,16 @@ export async function auditTail(ctx: CliContext, options: AuditFilterOptions & {
   if (!options.follow) return;
   const client = connectToRunningServer(ctx.settings.dataDir);
   await new Promise<void>((resolve) => {
-    void client.events((batch) => {
-      for (const event of batch) {
-        if (event.type !== 'audit') continue;
-        const record = { seq: event.record.seq, kind: event.record.kind, time: event.record.time, ...event.record.fields } as unknown as AuditEntry;
-        process.stdout.write((options.json ? JSON.stringify(record) : formatEntry(record)) + '\n');
-      }
-    }, { since: Number.MAX_SAFE_INTEGER });
+    void client.events(
+      (batch) => {
+        for (const event of batch) {
+          if (event.type !== 'audit') continue;
+          const record = { seq: event.record.seq, kind: event.record.kind, time: event.record.time, ...event.record.fields } as unknown as AuditEntry;
+          process.stdout.write((options.json ? JSON.stringify(record) : formatEntry(record)) + '\n');
+        }
+      },
+      { since: Number.MAX_SAFE_INTEGER },
+    );
     process.once('SIGINT', () => resolve());
   });
 }
@@ -77,8 +81,10 @@ export async function auditExport(ctx: CliContext, options: AuditFilterOptions &
   const store = openStore(ctx);
   try {
     const out = options.output ? createWriteStream(options.output, { mode: 0o600 }) : process.stdout;
-    const { records } = await store.export(options.format, filterOf(options), (chunk) =>
-      new Promise<void>((resolve, reject) => out.write(chunk, (error) => (error ? reject(error) : resolve()))),
+    const { records } = await store.export(
+      options.format,
+      filterOf(options),
+      (chunk) => new Promise<void>((resolve, reject) => out.write(chunk, (error) => (error ? reject(error) : resolve()))),
     );
     if (options.output) {
       await new Promise<void>((resolve) => (out as NodeJS.WritableStream).end(resolve));
@@ -95,7 +101,10 @@ export function auditVerify(ctx: CliContext, options: { json?: boolean }): numbe
     const result = store.verify();
     if (options.json) process.stdout.write(JSON.stringify(result) + '\n');
     else if (result.ok) process.stdout.write(`Audit log intact: ${result.records} records, hash chain verified (${store.file}).\n`);
-    else process.stdout.write(`Audit log TAMPERED or damaged at record #${result.firstBad.seq}: ${result.firstBad.reason} (${result.records} records checked, ${store.file}).\n`);
+    else
+      process.stdout.write(
+        `Audit log TAMPERED or damaged at record #${result.firstBad.seq}: ${result.firstBad.reason} (${result.records} records checked, ${store.file}).\n`,
+      );
     return result.ok ? 0 : 1;
   } finally {
     store.close();

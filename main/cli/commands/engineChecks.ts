@@ -21,13 +21,20 @@ export async function engineChecks(_ctx: CliContext): Promise<Check[]> {
   checks.push({
     name: 'engine node',
     ok: true,
-    detail: permission ? `Node ${process.versions.node} (${process.execPath}), --permission available; network not scoped by Node (wrapper or bannered none)` : `Node ${process.versions.node} has no stable --permission (needs 22.13+)`,
+    detail: permission
+      ? `Node ${process.versions.node} (${process.execPath}), --permission available; network not scoped by Node (wrapper or bannered none)`
+      : `Node ${process.versions.node} has no stable --permission (needs 22.13+)`,
     data: { found: permission, version: process.versions.node },
   });
   const deno = findDeno();
   checks.push(
     deno.found
-      ? { name: 'engine deno', ok: true, detail: `Deno ${deno.version} (${deno.source}: ${deno.path})`, data: { found: true, version: deno.version, path: deno.path } }
+      ? {
+          name: 'engine deno',
+          ok: true,
+          detail: `Deno ${deno.version} (${deno.source}: ${deno.path})`,
+          data: { found: true, version: deno.version, path: deno.path },
+        }
       : { name: 'engine deno', ok: true, detail: `not found: ${deno.reason}`, data: { found: false } },
   );
   const srt = await findSrt();

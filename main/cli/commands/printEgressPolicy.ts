@@ -36,7 +36,11 @@ export async function printEgressPolicy(ctx: CliContext, format: 'srt' | 'json')
     srtSettings: (gatePort) => ({ ...srtSettingsFor({ gatePort, tmpDir: '<run dir, created per run>', dataDir: dataPaths(settings.dataDir).root }) }),
   });
   if (format === 'srt') {
-    if (!policy.srt) throw new AirlockError('usage', `--format srt needs --egress wrapper (engine ${settings.engine} runs with egress ${verdict.egress}, which uses no srt policy)`);
+    if (!policy.srt)
+      throw new AirlockError(
+        'usage',
+        `--format srt needs --egress wrapper (engine ${settings.engine} runs with egress ${verdict.egress}, which uses no srt policy)`,
+      );
     process.stdout.write(JSON.stringify(policy.srt, null, 2) + '\n');
     process.stderr.write(`fingerprint ${fingerprintPolicy(policy.srt)}\n`);
     return;

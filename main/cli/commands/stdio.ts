@@ -29,5 +29,7 @@ export async function stdioCommand(ctx: CliContext): Promise<void> {
   });
   process.stdin.on('end', () => void shutdown(0));
   await server.connect(new StdioServerTransport());
-  logger.info(`Airlock ${companion.core.version} on stdio: ${companion.core.api.catalogue.title}, ${companion.core.api.catalogue.operations.length} operations`);
+  logger.info(
+    `Airlock ${companion.core.version} on stdio: ${companion.core.api.catalogue.title}, ${companion.core.api.catalogue.operations.length} operations`,
+  );
 }

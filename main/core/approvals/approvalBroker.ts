@@ -25,8 +25,7 @@ export interface PendingApproval {
 export type Decision = { approve: true; scope: Exclude<ApprovalScope, 'policy'> } | { approve: false; reason?: string };
 
 export type BrokerEvent =
-  | { type: 'approval-requested'; approval: PendingApproval }
-  | { type: 'approval-decided'; id: string; decision: ApprovalDecision; request: ApprovalRequest };
+  { type: 'approval-requested'; approval: PendingApproval } | { type: 'approval-decided'; id: string; decision: ApprovalDecision; request: ApprovalRequest };
 
 export interface BrokerOptions {
   timeoutMs: number;
@@ -82,15 +81,27 @@ export class ApprovalBroker implements ApprovalHook {
     }
     if (!this.options.approversAvailable()) {
       if (options.elicit) {
-        const answer = await options.elicit(`Airlock: allow ${describe(req)}?${req.bodyPreview ? `\n\nBody:\n${req.bodyPreview.slice(0, 2000)}` : ''}`, options.signal).catch(() => undefined);
+        const answer = await options
+          .elicit(`Airlock: allow ${describe(req)}?${req.bodyPreview ? `\n\nBody:\n${req.bodyPreview.slice(0, 2000)}` : ''}`, options.signal)
+          .catch(() => undefined);
         if (answer?.approved) return { approved: true, by: `${clientOf(req.caller)} (elicitation)`, scope: 'once', at: at() };
-        return { approved: false, by: `${clientOf(req.caller)} (elicitation)`, reason: answer ? (answer.reason ?? 'declined by the person') : 'the person dismissed the question', at: at() };
+        return {
+          approved: false,
+          by: `${clientOf(req.caller)} (elicitation)`,
+          reason: answer ? (answer.reason ?? 'declined by the person') : 'the person dismissed the question',
+          at: at(),
+        };
       }
       return { approved: false, by: 'airlock', reason: NO_APPROVER_MESSAGE, at: at(), code: 'no_approver' };
     }
     const id = `apr_${randomBytes(4).toString('hex')}`;
     const created = this.now();
-    const pending: PendingApproval = { id, request: req, createdAt: created.toISOString(), expiresAt: new Date(created.getTime() + this.options.timeoutMs).toISOString() };
+    const pending: PendingApproval = {
+      id,
+      request: req,
+      createdAt: created.toISOString(),
+      expiresAt: new Date(created.getTime() + this.options.timeoutMs).toISOString(),
+    };
     return new Promise<ApprovalDecision>((resolve) => {
       const finish = (decision: ApprovalDecision) => {
         const w = this.waiting.get(id);
@@ -102,7 +113,14 @@ export class ApprovalBroker implements ApprovalHook {
         resolve(decision);
       };
       const timer = setTimeout(
-        () => finish({ approved: false, by: 'timeout', reason: `no decision within ${Math.round(this.options.timeoutMs / 1000)} s (open Airlock or run \`airlock approvals list\` to answer in time)`, at: at(), code: 'timeout' }),
+        () =>
+          finish({
+            approved: false,
+            by: 'timeout',
+            reason: `no decision within ${Math.round(this.options.timeoutMs / 1000)} s (open Airlock or run \`airlock approvals list\` to answer in time)`,
+            at: at(),
+            code: 'timeout',
+          }),
         this.options.timeoutMs,
       );
       timer.unref?.();

@@ -24,9 +24,32 @@ const approval =
     e.kind === 'api' ? e.approval?.[name] : undefined;
 
 const plain = [
-  'seq', 'kind', 'time', 'recordedAt', 'outcome', 'clientName', 'clientVersion', 'transport', 'sessionId', 'profile', 'tool', 'runId',
-  'durationMs', 'input', 'inputSha256', 'inputBytes', 'inputTruncated', 'bytesOut', 'credentialFingerprint', 'callerKey', 'operationId',
-  'method', 'url', 'status', 'bytes', 'decision',
+  'seq',
+  'kind',
+  'time',
+  'recordedAt',
+  'outcome',
+  'clientName',
+  'clientVersion',
+  'transport',
+  'sessionId',
+  'profile',
+  'tool',
+  'runId',
+  'durationMs',
+  'input',
+  'inputSha256',
+  'inputBytes',
+  'inputTruncated',
+  'bytesOut',
+  'credentialFingerprint',
+  'callerKey',
+  'operationId',
+  'method',
+  'url',
+  'status',
+  'bytes',
+  'decision',
 ];
 
 export const CSV_COLUMNS: readonly Column[] = [

@@ -408,7 +408,8 @@ export function openAuditStore(options: AuditStoreOptions): AuditStore {
       let anchorAccounted = chain.anchor_seq === 0;
       const walk = walkChain(rows, chain.anchor_seq, chain.anchor_hash, (row, body) => {
         if (row.seq > chain.head_seq) return `record ${row.seq} is beyond the chain head (seq ${chain.head_seq}): it was added outside Airlock`;
-        if (known && row.seq === known.seq && row.hash !== known.hash) return `record ${row.seq} is not the one witnessed earlier (hash ${known.hash.slice(0, 16)}…)`;
+        if (known && row.seq === known.seq && row.hash !== known.hash)
+          return `record ${row.seq} is not the one witnessed earlier (hash ${known.hash.slice(0, 16)}…)`;
         if (body.kind === 'prune' && body.throughSeq === chain.anchor_seq && body.anchorHash === chain.anchor_hash) anchorAccounted = true;
         return undefined;
       });
@@ -419,16 +420,22 @@ export function openAuditStore(options: AuditStoreOptions): AuditStore {
         return bad(walk.nextSeq, `${range} missing: the chain head says seq ${chain.head_seq} (the tail was truncated)`);
       }
       if (walk.lastHash !== chain.head_hash) return bad(chain.head_seq, `record ${chain.head_seq}'s hash differs from the chain head`);
-      if (!anchorAccounted) return bad(chain.anchor_seq + 1, `the chain starts after seq ${chain.anchor_seq} but no prune record accounts for it (records were deleted)`);
-      if (known && known.seq > chain.head_seq) return bad(chain.head_seq + 1, `the chain ends at seq ${chain.head_seq}, before the head witnessed earlier (seq ${known.seq})`);
-      if (known && known.seq === chain.anchor_seq && known.hash !== chain.anchor_hash) return bad(known.seq, `the anchor is not the head witnessed earlier at seq ${known.seq}`);
+      if (!anchorAccounted)
+        return bad(chain.anchor_seq + 1, `the chain starts after seq ${chain.anchor_seq} but no prune record accounts for it (records were deleted)`);
+      if (known && known.seq > chain.head_seq)
+        return bad(chain.head_seq + 1, `the chain ends at seq ${chain.head_seq}, before the head witnessed earlier (seq ${known.seq})`);
+      if (known && known.seq === chain.anchor_seq && known.hash !== chain.anchor_hash)
+        return bad(known.seq, `the anchor is not the head witnessed earlier at seq ${known.seq}`);
       // The chain is sound, so tool rows' columns are their bodies': each API call must be filed under its run's first tool record.
       const misfiled = selectMisfiled.get() as { seq: number; column: string } | undefined;
       if (misfiled) {
         return {
           ok: false,
           records: misfiled.seq - chain.anchor_seq - 1,
-          firstBad: { seq: misfiled.seq, reason: `record ${misfiled.seq}'s indexed column ${misfiled.column} disagrees with its run's tool record (edited outside Airlock)` },
+          firstBad: {
+            seq: misfiled.seq,
+            reason: `record ${misfiled.seq}'s indexed column ${misfiled.column} disagrees with its run's tool record (edited outside Airlock)`,
+          },
         };
       }
       return { ok: true, records: walk.checked };
@@ -501,7 +508,14 @@ export function openAuditStore(options: AuditStoreOptions): AuditStore {
 
   function head(): ChainHead {
     const c = chainRow();
-    return { seq: c.head_seq, hash: c.head_hash, records: c.head_seq - c.anchor_seq, anchorSeq: c.anchor_seq, anchorHash: c.anchor_hash, pruned: c.pruned_total };
+    return {
+      seq: c.head_seq,
+      hash: c.head_hash,
+      records: c.head_seq - c.anchor_seq,
+      anchorSeq: c.anchor_seq,
+      anchorHash: c.anchor_hash,
+      pruned: c.pruned_total,
+    };
   }
 
   const opened = head();
@@ -543,7 +557,9 @@ function openDatabase(file: string, synchronous: 'full' | 'normal'): DatabaseSyn
       const version = opened.prepare("SELECT value FROM meta WHERE key = 'schemaVersion'").get() as { value: string } | undefined;
       if (version && Number(version.value) > SCHEMA_VERSION) throw new Error(`it was written by a newer Airlock (schema ${version.value})`);
       if (!version) opened.prepare("INSERT INTO meta (key, value) VALUES ('schemaVersion', ?)").run(String(SCHEMA_VERSION));
-      opened.prepare('INSERT OR IGNORE INTO chain (id, head_seq, head_hash, anchor_seq, anchor_hash, pruned_total) VALUES (1, 0, ?, 0, ?, 0)').run(GENESIS_HASH, GENESIS_HASH);
+      opened
+        .prepare('INSERT OR IGNORE INTO chain (id, head_seq, head_hash, anchor_seq, anchor_hash, pruned_total) VALUES (1, 0, ?, 0, ?, 0)')
+        .run(GENESIS_HASH, GENESIS_HASH);
     });
     return opened;
   } catch (error) {

@@ -170,7 +170,13 @@ export const controlContract = {
   },
   'logs.query': {
     input: z
-      .object({ level: level.optional(), source: z.string().optional(), grep: z.string().optional(), since: z.union([z.number(), z.string()]).optional(), limit: z.number().int().min(1).max(5000).optional() })
+      .object({
+        level: level.optional(),
+        source: z.string().optional(),
+        grep: z.string().optional(),
+        since: z.union([z.number(), z.string()]).optional(),
+        limit: z.number().int().min(1).max(5000).optional(),
+      })
       .strict(),
     output: z.array(logEntrySchema),
   },
@@ -187,7 +193,10 @@ export interface ControlCaller {
 }
 
 export type ControlHandlers = {
-  [M in ControlMethod]: (input: z.output<ControlContract[M]['input']>, caller: ControlCaller) => Promise<z.input<ControlContract[M]['output']>> | z.input<ControlContract[M]['output']>;
+  [M in ControlMethod]: (
+    input: z.output<ControlContract[M]['input']>,
+    caller: ControlCaller,
+  ) => Promise<z.input<ControlContract[M]['output']>> | z.input<ControlContract[M]['output']>;
 };
 
 /** Events streamed to subscribers (SSE), in batches. */

@@ -18,7 +18,9 @@ export function createControlClient(baseUrl: string, token: string, doFetch: typ
       try {
         response = await doFetch(`${baseUrl}${controlPath(method)}`, { method: 'POST', headers, body: JSON.stringify(input ?? {}) });
       } catch (error) {
-        throw new AirlockError('network', `cannot reach Airlock at ${baseUrl}: ${(error as Error).message}`, { hint: 'is `airlock serve` (or the app) running? `airlock doctor` tells' });
+        throw new AirlockError('network', `cannot reach Airlock at ${baseUrl}: ${(error as Error).message}`, {
+          hint: 'is `airlock serve` (or the app) running? `airlock doctor` tells',
+        });
       }
       const body = (await response.json().catch(() => ({}))) as { error?: string };
       if (!response.ok) {

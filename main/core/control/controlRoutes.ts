@@ -65,7 +65,16 @@ export function createControlRoutes(options: ControlRoutesOptions): Route[] {
     const since = sinceRaw !== null && /^\d+$/.test(sinceRaw) ? Number(sinceRaw) : undefined;
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
     const write = (batch: ControlEvent[], dropped = 0) => {
-      const payload = dropped > 0 ? [{ type: 'log', entry: { seq: 0, time: new Date().toISOString(), level: 'warn', source: 'control', message: `${dropped} events dropped (slow reader)` } } as ControlEvent, ...batch] : batch;
+      const payload =
+        dropped > 0
+          ? [
+              {
+                type: 'log',
+                entry: { seq: 0, time: new Date().toISOString(), level: 'warn', source: 'control', message: `${dropped} events dropped (slow reader)` },
+              } as ControlEvent,
+              ...batch,
+            ]
+          : batch;
       res.write(`event: batch\ndata: ${JSON.stringify(payload)}\n\n`);
     };
     const backlog = options.replay(since);

@@ -154,7 +154,10 @@ const eventInputSchema = z
     start: dateTime,
     end: dateTime,
     price: z.number().min(0, 'must be 0 (free) or more').max(100_000).default(0),
-    currency: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as EUR').default('EUR'),
+    currency: z
+      .string()
+      .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as EUR')
+      .default('EUR'),
     status: z.enum(STATUSES).default('scheduled'),
     tags: z.array(z.string().trim().min(1, 'must not be empty').max(40)).max(20).default([]),
   })

@@ -163,7 +163,9 @@ export async function startDemoServer(options: DemoServerOptions): Promise<DemoS
       store.close();
       reject(
         error.code === 'EADDRINUSE'
-          ? new AirlockError('conflict', `cannot start the demo API: port ${port} on 127.0.0.1 is in use`, { hint: 'choose another port, or 0 for any free port' })
+          ? new AirlockError('conflict', `cannot start the demo API: port ${port} on 127.0.0.1 is in use`, {
+              hint: 'choose another port, or 0 for any free port',
+            })
           : new AirlockError('internal', `cannot start the demo API: ${error.message}`, { cause: error }),
       );
     };
@@ -317,14 +319,19 @@ async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   }
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json' && !/^application\/[\w.+-]+\+json$/.test(type)) {
-    throw new DemoApiError(415, 'unsupported_media_type', `Send the body as JSON with Content-Type: application/json (got ${type ? JSON.stringify(type) : 'no Content-Type'}).`, [
-      { in: 'header', field: 'content-type', message: 'must be application/json' },
-    ]);
+    throw new DemoApiError(
+      415,
+      'unsupported_media_type',
+      `Send the body as JSON with Content-Type: application/json (got ${type ? JSON.stringify(type) : 'no Content-Type'}).`,
+      [{ in: 'header', field: 'content-type', message: 'must be application/json' }],
+    );
   }
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new DemoApiError(400, 'invalid_json', `The body is not valid JSON: ${errorMessage(error)}`, [{ in: 'body', field: '(body)', message: 'is not valid JSON' }]);
+    throw new DemoApiError(400, 'invalid_json', `The body is not valid JSON: ${errorMessage(error)}`, [
+      { in: 'body', field: '(body)', message: 'is not valid JSON' },
+    ]);
   }
 }
 

@@ -262,7 +262,9 @@ function openDatabase(file: string, now: () => Date, logger: Logger): DatabaseSy
       }
       if (!opened.prepare("SELECT value FROM meta WHERE key = 'seededAt'").get()) {
         seed(opened, now());
-        opened.prepare("INSERT INTO meta (key, value) VALUES ('seededAt', ?), ('schemaVersion', ?)").run(formatDateTime(now().getTime()), String(SCHEMA_VERSION));
+        opened
+          .prepare("INSERT INTO meta (key, value) VALUES ('seededAt', ?), ('schemaVersion', ?)")
+          .run(formatDateTime(now().getTime()), String(SCHEMA_VERSION));
         logger.info(`created the demo events database ${file} with sample events`);
       }
     });

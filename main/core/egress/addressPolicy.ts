@@ -19,7 +19,10 @@ function v4(addr: string): number[] | undefined {
 
 /** Expands an IPv6 address to 8 groups of 16 bits. */
 function v6Groups(addr: string): number[] | undefined {
-  let a = addr.toLowerCase().replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  let a = addr
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/%.*$/, '');
   const tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(a);
   if (tail) {
     const b = v4(tail[1]!);

@@ -81,20 +81,36 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
   async function pin(hostname: string): Promise<PinnedAddress> {
     const cached = pins.get(hostname);
     if (cached && cached.until > Date.now()) return cached.pinned;
-    const pinned = await resolveAllowedAddress(hostname, { allowPrivateNetwork: api.profile.allowPrivateNetwork, ...(options.resolver ? { resolver: options.resolver } : {}) });
+    const pinned = await resolveAllowedAddress(hostname, {
+      allowPrivateNetwork: api.profile.allowPrivateNetwork,
+      ...(options.resolver ? { resolver: options.resolver } : {}),
+    });
     pins.set(hostname, { pinned, until: Date.now() + PIN_TTL_MS });
     return pinned;
   }
 
-  async function decide(op: ApiOperation, url: string, call: ApiCallRequest, run: RunContext, redact: Redactor): Promise<{ decision: GateDecision; approval?: ApprovalDecision; refusal?: ApiCallResult }> {
+  async function decide(
+    op: ApiOperation,
+    url: string,
+    call: ApiCallRequest,
+    run: RunContext,
+    redact: Redactor,
+  ): Promise<{ decision: GateDecision; approval?: ApprovalDecision; refusal?: ApiCallResult }> {
     if (!isMutation(op)) return { decision: 'read' };
     const what = `${op.method} ${op.path} (${op.id})`;
-    if (api.profile.readOnly) return { decision: 'refused', refusal: gateError('airlock_read_only', `${what} changes data, and profile '${api.profile.name}' is read-only.`) };
+    if (api.profile.readOnly)
+      return { decision: 'refused', refusal: gateError('airlock_read_only', `${what} changes data, and profile '${api.profile.name}' is read-only.`) };
     switch (api.profile.policy) {
       case 'allow':
         return { decision: 'allowed' };
       case 'deny':
-        return { decision: 'denied', refusal: gateError('airlock_mutation_denied', `${what} changes data, and profile '${api.profile.name}' denies mutations (policy "deny"). A person can change the policy to "ask" or "allow".`) };
+        return {
+          decision: 'denied',
+          refusal: gateError(
+            'airlock_mutation_denied',
+            `${what} changes data, and profile '${api.profile.name}' denies mutations (policy "deny"). A person can change the policy to "ask" or "allow".`,
+          ),
+        };
       case 'ask': {
         if (!options.approvals) return { decision: 'denied', refusal: gateError('airlock_approval_required', `${what} ${NO_APPROVER_MESSAGE}`) };
         const request = {
@@ -111,9 +127,12 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
           scriptSha256: run.scriptSha256,
           scriptExcerpt: redact(run.scriptExcerpt),
         };
-        const decision = await run.control.whilePaused(() => options.approvals!.request(request, { ...(run.signal ? { signal: run.signal } : {}), ...(run.elicit ? { elicit: run.elicit } : {}) }));
+        const decision = await run.control.whilePaused(() =>
+          options.approvals!.request(request, { ...(run.signal ? { signal: run.signal } : {}), ...(run.elicit ? { elicit: run.elicit } : {}) }),
+        );
         if (decision.approved) return { decision: 'approved', approval: decision };
-        if (decision.code === 'no_approver') return { decision: 'denied', approval: decision, refusal: gateError('airlock_approval_required', `${what} ${decision.reason}`) };
+        if (decision.code === 'no_approver')
+          return { decision: 'denied', approval: decision, refusal: gateError('airlock_approval_required', `${what} ${decision.reason}`) };
         const code = decision.code === 'timeout' ? 'airlock_approval_timeout' : 'airlock_mutation_denied';
         return { decision: 'denied', approval: decision, refusal: gateError(code, `${what} was not approved: ${decision.reason}`) };
       }
@@ -156,11 +175,26 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
       // The keychain is down and no AIRLOCK_API_KEY: say so, never send unauthenticated behind the person's back.
       const message = (error as { line?: string }).line ?? (error as Error).message;
       try {
-        options.onApiCall?.({ runId: run.runId, callerKey: run.caller.key, operationId: String(call?.operationId ?? ''), method: '', url: '', status: 0, durationMs: 0, bytes: 0, decision: 'refused', error: message, startedAt });
+        options.onApiCall?.({
+          runId: run.runId,
+          callerKey: run.caller.key,
+          operationId: String(call?.operationId ?? ''),
+          method: '',
+          url: '',
+          status: 0,
+          durationMs: 0,
+          bytes: 0,
+          decision: 'refused',
+          error: message,
+          startedAt,
+        });
       } catch (auditError) {
         throw new AuditWriteError((auditError as Error).message);
       }
-      return gateError('airlock_credential_unavailable', `${message}. The person running Airlock can fix the keychain, or set the key with \`airlock keys set <profile>\` or AIRLOCK_API_KEY.`);
+      return gateError(
+        'airlock_credential_unavailable',
+        `${message}. The person running Airlock can fix the keychain, or set the key with \`airlock keys set <profile>\` or AIRLOCK_API_KEY.`,
+      );
     }
     const redact = redactorFor(credential);
     const op = typeof call?.operationId === 'string' ? api.catalogue.byId(call.operationId) : undefined;
@@ -195,7 +229,10 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
     if (!op) return refuse(gateError('airlock_unknown_operation', `unknown operation '${String(call?.operationId)}'`), 'refused');
     const credentialHeader = api.auth.type === 'bearer' ? 'authorization' : api.auth.type === 'header' ? api.auth.name : undefined;
     const credentialQuery = api.auth.type === 'query' ? api.auth.name : undefined;
-    const built = buildUpstreamRequest(op, call, basePath, { ...(credentialHeader ? { credentialHeader } : {}), ...(credentialQuery ? { credentialQuery } : {}) });
+    const built = buildUpstreamRequest(op, call, basePath, {
+      ...(credentialHeader ? { credentialHeader } : {}),
+      ...(credentialQuery ? { credentialQuery } : {}),
+    });
     if (!built.ok) return refuse(gateError('airlock_invalid_request', redact(built.message)), 'refused');
     const shownUrl = `${origin.origin}${built.request.pathAndQuery}`;
 
@@ -203,7 +240,11 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
     if (verdict.refusal) return refuse(verdict.refusal, verdict.decision, shownUrl, verdict.approval);
     if (run.signal?.aborted) return refuse(gateError('airlock_run_ended', 'the run ended before the call was sent'), 'refused', shownUrl);
     if (options.rateLimit && !options.rateLimit(run.caller.key)) {
-      return refuse(gateError('airlock_rate_limited', 'too many API calls from this client: slow down and retry (the limit is a setting: --rate-limit)', 429), 'refused', shownUrl);
+      return refuse(
+        gateError('airlock_rate_limited', 'too many API calls from this client: slow down and retry (the limit is a setting: --rate-limit)', 429),
+        'refused',
+        shownUrl,
+      );
     }
     if (api.auth.type !== 'none' && !credential) {
       log.warn(`${op.id}: no API key configured; sending without credentials`);
@@ -234,7 +275,16 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
         if (response.status >= 300 && response.status < 400 && typeof location === 'string') {
           const next = new URL(location, `${origin.origin}${pathAndQuery}`);
           if (next.origin !== origin.origin) {
-            return refuse(gateError('airlock_redirect_refused', `the API redirected to another origin (${redact(next.origin)}); the gate only talks to ${origin.origin}`, response.status), verdict.decision === 'read' ? 'refused' : verdict.decision, shownUrl, verdict.approval);
+            return refuse(
+              gateError(
+                'airlock_redirect_refused',
+                `the API redirected to another origin (${redact(next.origin)}); the gate only talks to ${origin.origin}`,
+                response.status,
+              ),
+              verdict.decision === 'read' ? 'refused' : verdict.decision,
+              shownUrl,
+              verdict.approval,
+            );
           }
           if (hop < MAX_REDIRECTS && (response.status === 303 || method === 'GET' || method === 'HEAD')) {
             pathAndQuery = next.pathname + next.search;
@@ -247,17 +297,37 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
           }
         }
         if (response.truncated) {
-          return refuse(gateError('airlock_response_too_large', `the response of ${op.id} is larger than ${options.responseBytes ?? 10 * 1024 * 1024} bytes; ask for less (filters, limit, fields)`, response.status), verdict.decision, shownUrl, verdict.approval);
+          return refuse(
+            gateError(
+              'airlock_response_too_large',
+              `the response of ${op.id} is larger than ${options.responseBytes ?? 10 * 1024 * 1024} bytes; ask for less (filters, limit, fields)`,
+              response.status,
+            ),
+            verdict.decision,
+            shownUrl,
+            verdict.approval,
+          );
         }
         const result = toResult(response, redact);
-        record({ decision: verdict.decision, status: response.status, url: shownUrl, bytes: response.body.length, ...(verdict.approval ? { approval: approvalSummary(verdict.approval) } : {}) });
+        record({
+          decision: verdict.decision,
+          status: response.status,
+          url: shownUrl,
+          bytes: response.body.length,
+          ...(verdict.approval ? { approval: approvalSummary(verdict.approval) } : {}),
+        });
         return result;
       }
     } catch (error) {
       if (error instanceof BlockedAddressError) return refuse(gateError('airlock_blocked_address', redact(error.message)), 'refused', shownUrl);
       const aborted = run.signal?.aborted || (error as Error).name === 'AbortError';
       const message = aborted ? 'the run ended before the API answered' : `could not reach ${origin.origin}: ${(error as Error).message}`;
-      return refuse(gateError(aborted ? 'airlock_run_ended' : 'airlock_network_error', redact(message)), verdict.decision === 'read' ? 'refused' : verdict.decision, shownUrl, verdict.approval);
+      return refuse(
+        gateError(aborted ? 'airlock_run_ended' : 'airlock_network_error', redact(message)),
+        verdict.decision === 'read' ? 'refused' : verdict.decision,
+        shownUrl,
+        verdict.approval,
+      );
     }
   }
 
@@ -266,7 +336,8 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
       try {
         return await call(request, run);
       } catch (error) {
-        if (error instanceof AuditWriteError) return gateError('airlock_audit_failed', 'the audit log could not record this call, so its result is withheld; see the Airlock log');
+        if (error instanceof AuditWriteError)
+          return gateError('airlock_audit_failed', 'the audit log could not record this call, so its result is withheld; see the Airlock log');
         log.error(`egress gate failure: ${(error as Error).stack ?? error}`);
         return gateError('airlock_internal_error', 'the gate failed to handle this call; see the Airlock log');
       }

@@ -19,8 +19,23 @@ export type BuildResult = { ok: true; request: UpstreamRequest } | { ok: false; 
 
 /** Headers sandboxed code may never set (transport, identity, credentials). */
 const FORBIDDEN_HEADERS = new Set([
-  'host', 'connection', 'content-length', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'keep-alive', 'expect',
-  'proxy-authorization', 'proxy-connection', 'authorization', 'cookie', 'forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-real-ip',
+  'host',
+  'connection',
+  'content-length',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'keep-alive',
+  'expect',
+  'proxy-authorization',
+  'proxy-connection',
+  'authorization',
+  'cookie',
+  'forwarded',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-real-ip',
 ]);
 
 export function isForbiddenHeader(name: string, credentialHeader?: string): boolean {
@@ -40,7 +55,7 @@ function scalar(v: unknown): string {
 function encodePathValue(name: string, value: unknown): string | { error: string } {
   const parts = Array.isArray(value) ? value.map(scalar) : isPlainObject(value) ? Object.entries(value).flatMap(([k, v]) => [k, scalar(v)]) : [scalar(value)];
   for (const p of parts) {
-    if (p === '' ) return { error: `path parameter '${name}' is empty` };
+    if (p === '') return { error: `path parameter '${name}' is empty` };
     if (p === '.' || p === '..') return { error: `path parameter '${name}' cannot be '${p}'` };
   }
   return parts.map((p) => encodeURIComponent(p)).join(',');
@@ -70,8 +85,17 @@ function encodePair([k, v]: [string, string]): string {
   return `${encodeURIComponent(k).replace(/%5B/gi, '[').replace(/%5D/gi, ']')}=${encodeURIComponent(v)}`;
 }
 
-export function buildUpstreamRequest(op: ApiOperation, call: ApiCallRequest, basePath: string, options: { credentialHeader?: string; credentialQuery?: string } = {}): BuildResult {
-  for (const [key, v] of [['path', call.path], ['query', call.query], ['headers', call.headers]] as const) {
+export function buildUpstreamRequest(
+  op: ApiOperation,
+  call: ApiCallRequest,
+  basePath: string,
+  options: { credentialHeader?: string; credentialQuery?: string } = {},
+): BuildResult {
+  for (const [key, v] of [
+    ['path', call.path],
+    ['query', call.query],
+    ['headers', call.headers],
+  ] as const) {
     if (v !== undefined && !isPlainObject(v)) return { ok: false, message: `'${key}' must be an object` };
   }
   const params = (where: ApiParameter['in']) => op.parameters.filter((p) => p.in === where);
@@ -80,7 +104,11 @@ export function buildUpstreamRequest(op: ApiOperation, call: ApiCallRequest, bas
   const pathValues = call.path ?? {};
   const declared = new Set([...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!));
   const unknown = Object.keys(pathValues).filter((k) => !declared.has(k));
-  if (unknown.length > 0) return { ok: false, message: `unknown path parameter${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => `'${u}'`).join(', ')} for ${op.id} (expected: ${[...declared].join(', ') || 'none'})` };
+  if (unknown.length > 0)
+    return {
+      ok: false,
+      message: `unknown path parameter${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => `'${u}'`).join(', ')} for ${op.id} (expected: ${[...declared].join(', ') || 'none'})`,
+    };
   let path = op.path;
   for (const name of declared) {
     const value = pathValues[name];
@@ -94,10 +122,15 @@ export function buildUpstreamRequest(op: ApiOperation, call: ApiCallRequest, bas
   const queryValues = call.query ?? {};
   const byName = new Map(params('query').map((p) => [p.name, p]));
   const missing = params('query').filter((p) => p.required && (queryValues[p.name] === undefined || queryValues[p.name] === null));
-  if (missing.length > 0) return { ok: false, message: `missing required query parameter${missing.length > 1 ? 's' : ''} ${missing.map((p) => `'${p.name}'`).join(', ')} for ${op.id}` };
+  if (missing.length > 0)
+    return {
+      ok: false,
+      message: `missing required query parameter${missing.length > 1 ? 's' : ''} ${missing.map((p) => `'${p.name}'`).join(', ')} for ${op.id}`,
+    };
   const pairs: [string, string][] = [];
   for (const [name, value] of Object.entries(queryValues)) {
-    if (options.credentialQuery && name === options.credentialQuery) return { ok: false, message: `query parameter '${name}' carries the API key: Airlock adds it itself` };
+    if (options.credentialQuery && name === options.credentialQuery)
+      return { ok: false, message: `query parameter '${name}' carries the API key: Airlock adds it itself` };
     pairs.push(...encodeQuery(name, value, byName.get(name)));
   }
 
@@ -110,8 +143,14 @@ export function buildUpstreamRequest(op: ApiOperation, call: ApiCallRequest, bas
     if (/[\r\n\0]/.test(text)) return { ok: false, message: `header '${name}' has a line break or NUL` };
     headers[name.toLowerCase()] = text;
   }
-  const missingHeaders = params('header').filter((p) => p.required && headers[p.name.toLowerCase()] === undefined && !isForbiddenHeader(p.name, options.credentialHeader));
-  if (missingHeaders.length > 0) return { ok: false, message: `missing required header${missingHeaders.length > 1 ? 's' : ''} ${missingHeaders.map((p) => `'${p.name}'`).join(', ')} for ${op.id}` };
+  const missingHeaders = params('header').filter(
+    (p) => p.required && headers[p.name.toLowerCase()] === undefined && !isForbiddenHeader(p.name, options.credentialHeader),
+  );
+  if (missingHeaders.length > 0)
+    return {
+      ok: false,
+      message: `missing required header${missingHeaders.length > 1 ? 's' : ''} ${missingHeaders.map((p) => `'${p.name}'`).join(', ')} for ${op.id}`,
+    };
 
   // Body
   let body: Buffer | undefined;
@@ -122,7 +161,13 @@ export function buildUpstreamRequest(op: ApiOperation, call: ApiCallRequest, bas
       body = Buffer.from(JSON.stringify(call.body), 'utf8');
     } else if (/x-www-form-urlencoded/i.test(type)) {
       if (!isPlainObject(call.body)) return { ok: false, message: `${op.id} takes a form body: pass an object` };
-      body = Buffer.from(Object.entries(call.body).flatMap(([k, v]) => encodeQuery(k, v, undefined)).map(encodePair).join('&'), 'utf8');
+      body = Buffer.from(
+        Object.entries(call.body)
+          .flatMap(([k, v]) => encodeQuery(k, v, undefined))
+          .map(encodePair)
+          .join('&'),
+        'utf8',
+      );
     } else if (/^text\//i.test(type)) {
       body = Buffer.from(scalar(call.body), 'utf8');
     } else {

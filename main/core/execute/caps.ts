@@ -42,7 +42,11 @@ export class ExecutionCaps {
     // that is eligible now overtakes nobody who could have started.
     if (this.eligible(caller)) return Promise.resolve(this.start(caller));
     if (this.queue.length >= this.options.queueSize) {
-      return Promise.reject(new CapacityError(`Airlock is at capacity: ${this.active} runs active and ${this.queue.length} queued (the queue holds ${this.options.queueSize}). Retry in a few seconds.`));
+      return Promise.reject(
+        new CapacityError(
+          `Airlock is at capacity: ${this.active} runs active and ${this.queue.length} queued (the queue holds ${this.options.queueSize}). Retry in a few seconds.`,
+        ),
+      );
     }
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
@@ -51,7 +55,11 @@ export class ExecutionCaps {
         fail: reject,
         timer: setTimeout(() => {
           this.remove(waiter);
-          reject(new CapacityError(`Airlock is at capacity: waited ${this.options.queueTimeoutMs} ms in the queue without a free slot (${this.active} runs active). Retry in a few seconds.`));
+          reject(
+            new CapacityError(
+              `Airlock is at capacity: waited ${this.options.queueTimeoutMs} ms in the queue without a free slot (${this.active} runs active). Retry in a few seconds.`,
+            ),
+          );
         }, this.options.queueTimeoutMs),
       };
       signal?.addEventListener('abort', () => {
@@ -90,7 +98,7 @@ export class ExecutionCaps {
 
   /** Starts queued runs in FIFO order, skipping callers at their own cap. */
   private drain(): void {
-    for (let i = 0; i < this.queue.length && this.active < this.options.maxConcurrent; ) {
+    for (let i = 0; i < this.queue.length && this.active < this.options.maxConcurrent;) {
       const w = this.queue[i]!;
       if (this.eligible(w.caller)) {
         this.queue.splice(i, 1);

@@ -60,12 +60,22 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
   async function execute(code: string, caller: CallerInfo, runOptions: { signal?: AbortSignal; elicit?: Elicit } = {}): Promise<ExecuteOutcome> {
     const { signal, elicit } = runOptions;
     const runId = randomUUID();
-    const scriptSha256 = createHash('sha256').update(code ?? '').digest('hex');
+    const scriptSha256 = createHash('sha256')
+      .update(code ?? '')
+      .digest('hex');
     const started = performance.now();
     const base = { runId, scriptSha256, apiCalls: 0, truncated: false };
-    const fail = (outcome: ExecuteOutcome['outcome'], text: string): ExecuteOutcome => ({ ...base, isError: true, outcome, text, durationMs: performance.now() - started, bytesOut: Buffer.byteLength(text) });
+    const fail = (outcome: ExecuteOutcome['outcome'], text: string): ExecuteOutcome => ({
+      ...base,
+      isError: true,
+      outcome,
+      text,
+      durationMs: performance.now() - started,
+      bytesOut: Buffer.byteLength(text),
+    });
 
-    if (typeof code !== 'string' || code.trim() === '') return fail('invalid', 'code is empty: pass the body of an async function that returns a value, e.g. `return 1 + 1`');
+    if (typeof code !== 'string' || code.trim() === '')
+      return fail('invalid', 'code is empty: pass the body of an async function that returns a value, e.g. `return 1 + 1`');
     if (Buffer.byteLength(code) > MAX_CODE_BYTES) return fail('invalid', `code is ${Buffer.byteLength(code)} bytes; the limit is ${MAX_CODE_BYTES}`);
     if (options.killSwitch()) {
       return fail('killed', 'execute is switched off by the person running Airlock (kill switch). search_docs still works; ask them to turn execute back on.');
@@ -89,7 +99,15 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
         limits: options.limits,
         callApi: (request, control) => {
           apiCalls++;
-          return options.gate.call(request, { runId, caller, scriptSha256, scriptExcerpt: excerpt, control, signal: ended.signal, ...(elicit ? { elicit } : {}) });
+          return options.gate.call(request, {
+            runId,
+            caller,
+            scriptSha256,
+            scriptExcerpt: excerpt,
+            control,
+            signal: ended.signal,
+            ...(elicit ? { elicit } : {}),
+          });
         },
         onConsole: (entry) => options.logBuffer?.append({ level: LEVELS[entry.level], source: 'sandbox', message: entry.text.slice(0, 4000), runId }),
         ...(signal ? { signal } : {}),
@@ -138,6 +156,9 @@ export function formatOutcome(result: RunOutcome, maxBytes: number): { text: str
   const size = Buffer.byteLength(full);
   if (size <= maxBytes) return { text: full, truncated: false };
   const marker = `\n…[truncated: ${maxBytes} of ${size} bytes shown; return less data, e.g. pick fields or paginate]`;
-  const keep = Buffer.from(full).subarray(0, Math.max(0, maxBytes - Buffer.byteLength(marker))).toString('utf8').replace(/\uFFFD$/, '');
+  const keep = Buffer.from(full)
+    .subarray(0, Math.max(0, maxBytes - Buffer.byteLength(marker)))
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
   return { text: keep + marker, truncated: true };
 }

@@ -84,7 +84,11 @@ export async function startLoopbackServer(options: LoopbackServerOptions): Promi
     const onError = (error: NodeJS.ErrnoException) => {
       server.off('listening', onListening);
       if (error.code === 'EADDRINUSE') {
-        reject(new AirlockError('conflict', `port ${options.port} on ${host} is already in use`, { hint: 'is another airlock serve running? `airlock doctor` tells; or pass --port 0 for a free port' }));
+        reject(
+          new AirlockError('conflict', `port ${options.port} on ${host} is already in use`, {
+            hint: 'is another airlock serve running? `airlock doctor` tells; or pass --port 0 for a free port',
+          }),
+        );
       } else if (error.code === 'EACCES') {
         reject(new AirlockError('conflict', `no permission to bind ${host}:${options.port}`, { hint: 'use a port above 1024' }));
       } else reject(error);

@@ -46,7 +46,11 @@ export function checkHostAndOrigin(req: IncomingMessage, options: GuardOptions =
     } catch {
       return { ok: false, status: 403, reason: `Origin '${origin}' is not a URL` };
     }
-    if (origin === 'null' || !/^https?:$/.test(url.protocol) || !(isLoopbackAddress(url.hostname) || (options.extraHosts ?? []).includes(url.hostname.toLowerCase()))) {
+    if (
+      origin === 'null' ||
+      !/^https?:$/.test(url.protocol) ||
+      !(isLoopbackAddress(url.hostname) || (options.extraHosts ?? []).includes(url.hostname.toLowerCase()))
+    ) {
       return { ok: false, status: 403, reason: `Origin '${origin}' is not a loopback origin` };
     }
   }

@@ -15,7 +15,8 @@ export function newToken(): string {
 export function ensureTokenFile(file: string): string {
   try {
     const token = readFileSync(file, 'utf8').trim();
-    if (!TOKEN_FORMAT.test(token)) throw new AirlockError('config', `${file} does not hold a valid token`, { hint: 'delete it and restart: a new one is created' });
+    if (!TOKEN_FORMAT.test(token))
+      throw new AirlockError('config', `${file} does not hold a valid token`, { hint: 'delete it and restart: a new one is created' });
     if (process.platform !== 'win32' && (statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
     return token;
   } catch (error) {

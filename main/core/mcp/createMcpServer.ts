@@ -69,7 +69,14 @@ function auditEveryTool(server: McpServer, report: (r: ToolCallReport) => void):
       const startedAt = new Date().toISOString();
       const extra = args[args.length - 1] as { sessionId?: string };
       const input = args.length > 1 ? args[0] : {};
-      const base = () => ({ tool: name, args: input, startedAt, durationMs: performance.now() - started, client: server.server.getClientVersion(), sessionId: extra?.sessionId });
+      const base = () => ({
+        tool: name,
+        args: input,
+        startedAt,
+        durationMs: performance.now() - started,
+        client: server.server.getClientVersion(),
+        sessionId: extra?.sessionId,
+      });
       let result: CallToolResult;
       try {
         result = await handler(...args);
@@ -81,7 +88,15 @@ function auditEveryTool(server: McpServer, report: (r: ToolCallReport) => void):
         report({ ...base(), result, bytesOut: Buffer.byteLength(JSON.stringify(result.content ?? [])) });
       } catch (error) {
         // Fail closed: a tool call that cannot be audited does not hand its result back.
-        return { isError: true, content: [{ type: 'text', text: `The audit log could not record this call (${(error as Error).message}), so its result is withheld. The person running Airlock should check its log.` }] };
+        return {
+          isError: true,
+          content: [
+            {
+              type: 'text',
+              text: `The audit log could not record this call (${(error as Error).message}), so its result is withheld. The person running Airlock should check its log.`,
+            },
+          ],
+        };
       }
       return result;
     });

@@ -20,7 +20,8 @@ export function registerDiagnostics(server: McpServer, ctx: DiagnosticsContext):
     'server_log',
     {
       title: 'Airlock log',
-      description: "Recent lines of Airlock's own log (server events, refused requests, sandbox console output tagged with its run id). Filter by minimum level, substring and time; newest last.",
+      description:
+        "Recent lines of Airlock's own log (server events, refused requests, sandbox console output tagged with its run id). Filter by minimum level, substring and time; newest last.",
       inputSchema: {
         level: z.enum(LOG_LEVELS).optional().describe('minimum level (default: info)'),
         grep: z.string().max(200).optional().describe('case-insensitive substring'),

@@ -35,7 +35,9 @@ export const executeInput = {
   code: z
     .string()
     .min(1, 'code cannot be empty')
-    .describe('The body of an async JavaScript function. Use the API client (e.g. `const { data, error } = await api.events.list({ query: { limit: 5 } });`), `console.log` if useful, and `return` a JSON-serialisable value.'),
+    .describe(
+      'The body of an async JavaScript function. Use the API client (e.g. `const { data, error } = await api.events.list({ query: { limit: 5 } });`), `console.log` if useful, and `return` a JSON-serialisable value.',
+    ),
 };
 
 export interface ExecuteToolContext {
@@ -56,7 +58,7 @@ export function executeDescription(ctx: ExecuteToolContext): string {
   return [
     `Run JavaScript against the ${ctx.apiTitle} API. The code is the body of an async function; the client is ${names}, with one async method per operation (find them with search_docs): \`await api.ns.op({ path, query, body, headers })\` resolves to { data, error, status } and never throws on HTTP errors. \`console.log\` output is returned beside the result. Return a JSON-serialisable value (strings are returned as is).`,
     ctx.boundary,
-    'Calls that change data may wait for a person to approve them; a refusal comes back as the call\'s `error`.',
+    "Calls that change data may wait for a person to approve them; a refusal comes back as the call's `error`.",
   ].join('\n\n');
 }
 

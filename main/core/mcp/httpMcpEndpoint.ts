@@ -36,7 +36,11 @@ export function createMcpEndpoint(options: { createServer: () => McpServer; logg
         body = JSON.parse(raw.toString('utf8'));
       } catch (error) {
         const status = (error as { status?: number }).status ?? 400;
-        return sendJson(res, status, { jsonrpc: '2.0', error: { code: -32700, message: status === 413 ? 'request too large' : 'parse error: body is not JSON' }, id: null });
+        return sendJson(res, status, {
+          jsonrpc: '2.0',
+          error: { code: -32700, message: status === 413 ? 'request too large' : 'parse error: body is not JSON' },
+          id: null,
+        });
       }
     } else if (req.method !== 'GET' && req.method !== 'DELETE') {
       return sendJson(res, 405, { error: 'method not allowed' }, { allow: 'GET, POST, DELETE' });
@@ -48,7 +52,8 @@ export function createMcpEndpoint(options: { createServer: () => McpServer; logg
       return session.transport.handleRequest(req, res, body);
     }
     if (req.method === 'POST' && isInitializeRequest(body)) {
-      if (sessions.size >= max) return sendJson(res, 503, { jsonrpc: '2.0', error: { code: -32000, message: `too many sessions (${max}); close one first` }, id: null });
+      if (sessions.size >= max)
+        return sendJson(res, 503, { jsonrpc: '2.0', error: { code: -32000, message: `too many sessions (${max}); close one first` }, id: null });
       const server = options.createServer();
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
@@ -63,7 +68,11 @@ export function createMcpEndpoint(options: { createServer: () => McpServer; logg
       await server.connect(transport);
       return transport.handleRequest(req, res, body);
     }
-    return sendJson(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'no session: send initialize first (without an Mcp-Session-Id header)' }, id: null });
+    return sendJson(res, 400, {
+      jsonrpc: '2.0',
+      error: { code: -32000, message: 'no session: send initialize first (without an Mcp-Session-Id header)' },
+      id: null,
+    });
   }
 
   return {

@@ -17,7 +17,7 @@ export function serverInstructions(i: InstructionsInput): string {
   if (i.hasExecute) {
     lines.push(
       `2. Call execute with the body of an async JavaScript function that uses the client ${names} and returns a JSON-serialisable value. Every method resolves to { data, error, status } and never throws on HTTP errors: check \`error\`. Do several calls, loops and filtering in one execute to keep results small.`,
-      '3. Calls that change data (POST, PUT, PATCH, DELETE) may wait for a human to approve them in Airlock; a denial comes back as the call\'s error with the reason. Do not retry a denied call unless the person asks.',
+      "3. Calls that change data (POST, PUT, PATCH, DELETE) may wait for a human to approve them in Airlock; a denial comes back as the call's error with the reason. Do not retry a denied call unless the person asks.",
       'The sandbox has no network, filesystem or process access besides the client; the API key is added outside the sandbox and is never visible to your code.',
     );
   } else {

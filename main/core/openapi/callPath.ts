@@ -29,10 +29,7 @@ export function callPathFromRoute(method: string, path: string, tag: string | un
   const fixed = segments.filter((s) => !s.startsWith('{'));
   const params = segments.filter((s) => s.startsWith('{')).map((s) => s.slice(1, -1));
   const namespace = toIdentifier(tag ?? fixed[0] ?? 'root');
-  const name =
-    method.toLowerCase() +
-    fixed.map(pascal).join('') +
-    (params.length > 0 ? 'By' + params.map(pascal).join('And') : '');
+  const name = method.toLowerCase() + fixed.map(pascal).join('') + (params.length > 0 ? 'By' + params.map(pascal).join('And') : '');
   return [namespace, name];
 }
 

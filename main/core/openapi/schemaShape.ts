@@ -91,9 +91,7 @@ function objectShape(schema: JsonSchema, depth: number, seen: Set<object>, ctx: 
   if (depth <= 0) return name ?? '{…}';
   const required = new Set<string>(Array.isArray(schema.required) ? schema.required : []);
   const inner = withSeen(seen, schema);
-  const shown = props
-    .slice(0, ctx.maxProps)
-    .map(([key, s]) => `${safeKey(key)}${required.has(key) ? '' : '?'}: ${shape(s, depth - 1, inner, ctx)}`);
+  const shown = props.slice(0, ctx.maxProps).map(([key, s]) => `${safeKey(key)}${required.has(key) ? '' : '?'}: ${shape(s, depth - 1, inner, ctx)}`);
   if (props.length > ctx.maxProps) shown.push(`…${props.length - ctx.maxProps} more`);
   return `{ ${shown.join('; ')} }`;
 }

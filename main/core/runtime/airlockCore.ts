@@ -78,10 +78,14 @@ export async function createCore(options: CoreOptions): Promise<AirlockCore> {
     if (catalogue.operations.length === 0) logger.warn(`${loaded.origin.location} declares no operations`);
     baseUrl ??= resolveServerUrl(catalogue.servers[0], spec);
     if (!baseUrl) {
-      throw new AirlockError('config', `no base URL for profile '${profile.name}': ${loaded.origin.location} declares no absolute server URL`, { hint: 'pass --base-url' });
+      throw new AirlockError('config', `no base URL for profile '${profile.name}': ${loaded.origin.location} declares no absolute server URL`, {
+        hint: 'pass --base-url',
+      });
     }
     const auth = profile.auth ?? inferAuthScheme(catalogue.securitySchemes, loaded.document.security);
-    logger.info(`profile ${profile.name}: ${catalogue.title} ${catalogue.version}, ${catalogue.operations.length} operations, ${baseUrl} (loaded in ${readyMs.toFixed(0)} ms)`);
+    logger.info(
+      `profile ${profile.name}: ${catalogue.title} ${catalogue.version}, ${catalogue.operations.length} operations, ${baseUrl} (loaded in ${readyMs.toFixed(0)} ms)`,
+    );
     const api: LoadedApi = { profile, baseUrl: baseUrl.replace(/\/$/, ''), auth, catalogue, search, origin: loaded.origin, readyMs };
     return {
       version: AIRLOCK_VERSION,

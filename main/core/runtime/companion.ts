@@ -99,7 +99,9 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     const secrets = options.secretStore ?? (settings.secretStore === 'file' ? createFileStore({ path: core.paths.secretsFile }) : createKeychainStore());
     if (secrets.kind === 'file') logger.warn(fileStoreBanner(core.paths.secretsFile));
     const probe = await secrets.probe();
-    const keychainState = probe.available ? { available: true, detail: probe.detail } : { available: false, detail: `${secrets.kind} unavailable: ${probe.reason}` };
+    const keychainState = probe.available
+      ? { available: true, detail: probe.detail }
+      : { available: false, detail: `${secrets.kind} unavailable: ${probe.reason}` };
     if (!probe.available) logger.warn(keychainState.detail);
 
     let cached: { value: ResolvedCredential | undefined; until: number } | undefined;
@@ -156,7 +158,10 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       logger,
       proxy: async () => (proxy ??= await startGateProxy({ logger: logger.child('gate-proxy') })),
     });
-    closers.push(() => engine.close(), () => proxy?.close());
+    closers.push(
+      () => engine.close(),
+      () => proxy?.close(),
+    );
     phase('engine');
 
     const caps = new ExecutionCaps({
@@ -180,7 +185,10 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     });
 
     const egressText = {
-      executor: settings.engine === 'quickjs' ? 'the only way out is the API client (QuickJS has no network)' : `the engine lets the sandbox reach only the gate (127.0.0.1:<gate port>)`,
+      executor:
+        settings.engine === 'quickjs'
+          ? 'the only way out is the API client (QuickJS has no network)'
+          : `the engine lets the sandbox reach only the gate (127.0.0.1:<gate port>)`,
       wrapper: 'the srt wrapper lets the sandbox reach only the gate',
       none: 'the network is NOT bounded: sandboxed code can reach any host this machine can (the API key still never enters the sandbox)',
     }[matrix.egress];
@@ -274,7 +282,10 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       },
       replay(since) {
         const logs = logBuffer.query(since === undefined ? { limit: 500 } : { since }).map((entry) => ({ type: 'log' as const, entry }));
-        const approvals = broker.list().map((approval) => ({ type: 'approval-requested' as const, approval: { ...approval, secondsLeft: (Date.parse(approval.expiresAt) - Date.now()) / 1000 } }));
+        const approvals = broker.list().map((approval) => ({
+          type: 'approval-requested' as const,
+          approval: { ...approval, secondsLeft: (Date.parse(approval.expiresAt) - Date.now()) / 1000 },
+        }));
         return [...logs, ...approvals];
       },
       async close() {
@@ -293,7 +304,8 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       for (const entry of batch) hub.publish({ type: 'log', entry });
     });
     broker.subscribe((e) => {
-      if (e.type === 'approval-requested') hub.publish({ type: 'approval-requested', approval: { ...e.approval, secondsLeft: (Date.parse(e.approval.expiresAt) - Date.now()) / 1000 } });
+      if (e.type === 'approval-requested')
+        hub.publish({ type: 'approval-requested', approval: { ...e.approval, secondsLeft: (Date.parse(e.approval.expiresAt) - Date.now()) / 1000 } });
       else hub.publish({ type: 'approval-decided', id: e.id, decision: e.decision });
     });
     logger.info(`engine ${settings.engine}, egress ${matrix.egress}; mutations: ${profile.readOnly ? 'read-only profile' : profile.policy}`);
@@ -327,12 +339,35 @@ export function healthOf(c: Companion, sessions: number): Record<string, unknown
 export function configOf(c: Companion, credential: { source: string; fingerprint?: string }): Record<string, unknown> {
   const { profile, baseUrl, auth, catalogue, origin } = c.core.api;
   return {
-    profile: { name: profile.name, origin: profile.origin, policy: profile.policy, readOnly: profile.readOnly, allowPrivateNetwork: profile.allowPrivateNetwork, alias: profile.alias ?? null },
-    api: { title: catalogue.title, version: catalogue.version, operations: catalogue.operations.length, baseUrl, spec: origin.location, auth: auth.type === 'header' || auth.type === 'query' ? `${auth.type}:${auth.name}` : auth.type },
+    profile: {
+      name: profile.name,
+      origin: profile.origin,
+      policy: profile.policy,
+      readOnly: profile.readOnly,
+      allowPrivateNetwork: profile.allowPrivateNetwork,
+      alias: profile.alias ?? null,
+    },
+    api: {
+      title: catalogue.title,
+      version: catalogue.version,
+      operations: catalogue.operations.length,
+      baseUrl,
+      spec: origin.location,
+      auth: auth.type === 'header' || auth.type === 'query' ? `${auth.type}:${auth.name}` : auth.type,
+    },
     credential,
     engine: c.settings.engine,
     egress: c.egress,
-    limits: { timeoutMs: c.settings.timeoutMs, memoryMb: c.settings.memoryMb, outputKb: c.settings.outputKb, maxConcurrent: c.settings.maxConcurrent, queueSize: c.settings.queueSize, perCallerConcurrent: c.settings.perCallerConcurrent, rateLimit: c.settings.rateLimit, rateBurst: c.settings.rateBurst },
+    limits: {
+      timeoutMs: c.settings.timeoutMs,
+      memoryMb: c.settings.memoryMb,
+      outputKb: c.settings.outputKb,
+      maxConcurrent: c.settings.maxConcurrent,
+      queueSize: c.settings.queueSize,
+      perCallerConcurrent: c.settings.perCallerConcurrent,
+      rateLimit: c.settings.rateLimit,
+      rateBurst: c.settings.rateBurst,
+    },
     approvalTimeoutMs: c.settings.approvalTimeoutMs,
     killSwitch: c.settings.killSwitch,
     dataDir: c.core.paths.root,

@@ -49,7 +49,12 @@ export async function startServing(ctx: RuntimeContext): Promise<Served> {
       routes: [
         { path: '/health', auth: 'none', handle: (_req, res) => sendJson(res, 200, { status: 'ok' }) },
         endpoint.route,
-        ...createControlRoutes({ handlers: companion.handlers, hub: companion.hub, replay: (since) => companion.replay(since), logger: logger.child('control') }),
+        ...createControlRoutes({
+          handlers: companion.handlers,
+          hub: companion.hub,
+          replay: (since) => companion.replay(since),
+          logger: logger.child('control'),
+        }),
       ],
     });
   } catch (error) {

@@ -91,11 +91,19 @@ export function createControlHandlers(c: Companion, ctx: { resolved: ResolvedSet
           applied.push(key);
         } else restartRequired.push(key);
       }
-      if (applied.includes('killSwitch')) c.core.logger.warn(`kill switch ${c.settings.killSwitch ? 'ON: execute is refused' : 'off: execute serves again'} (${actor})`);
+      if (applied.includes('killSwitch'))
+        c.core.logger.warn(`kill switch ${c.settings.killSwitch ? 'ON: execute is refused' : 'off: execute serves again'} (${actor})`);
       return { saved: Object.keys(validated), applied, restartRequired };
     },
 
-    'profiles.list': () => profiles.list().map((l) => (l.profile ? profileDto(l.profile) : profileDto({ name: l.name, spec: '', policy: 'ask', readOnly: false, allowPrivateNetwork: false, mutations: [], origin: 'file' }, l.error))),
+    'profiles.list': () =>
+      profiles
+        .list()
+        .map((l) =>
+          l.profile
+            ? profileDto(l.profile)
+            : profileDto({ name: l.name, spec: '', policy: 'ask', readOnly: false, allowPrivateNetwork: false, mutations: [], origin: 'file' }, l.error),
+        ),
 
     'profiles.save': async (input) => {
       const auth = input.auth === undefined ? undefined : parseAuthScheme(input.auth);
@@ -164,7 +172,14 @@ export function createControlHandlers(c: Companion, ctx: { resolved: ResolvedSet
 
     'audit.verify': () => c.audit.verify(),
 
-    'logs.query': (q) => c.core.logBuffer.query({ ...(q.level ? { level: q.level } : {}), ...(q.source ? { source: q.source } : {}), ...(q.grep ? { grep: q.grep } : {}), ...(q.since !== undefined ? { since: q.since } : {}), ...(q.limit ? { limit: q.limit } : {}) }),
+    'logs.query': (q) =>
+      c.core.logBuffer.query({
+        ...(q.level ? { level: q.level } : {}),
+        ...(q.source ? { source: q.source } : {}),
+        ...(q.grep ? { grep: q.grep } : {}),
+        ...(q.since !== undefined ? { since: q.since } : {}),
+        ...(q.limit ? { limit: q.limit } : {}),
+      }),
   };
 }
 

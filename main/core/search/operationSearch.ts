@@ -85,7 +85,10 @@ function toDocument(op: ApiOperation, id: number): IndexedOperation {
     path: op.path.replace(/[{}]/g, ' '),
     tags: op.tags.join(' '),
     params: [...params.map((p) => p.name), ...bodyProps].join(' '),
-    enums: params.flatMap((p) => enumValues(p.schema)).slice(0, 200).join(' '),
+    enums: params
+      .flatMap((p) => enumValues(p.schema))
+      .slice(0, 200)
+      .join(' '),
     synonyms: op.synonyms.join(' '),
     paramDocs: params.map((p) => firstSentence(p.description)).join(' '),
     description: (op.description ?? '').slice(0, 600),
@@ -93,12 +96,35 @@ function toDocument(op: ApiOperation, id: number): IndexedOperation {
 }
 
 const ACTION_WORDS: Record<string, Action> = {
-  list: 'list', search: 'list', find: 'list', browse: 'list', query: 'list',
-  get: 'get', fetch: 'get', retrieve: 'get', read: 'get', check: 'get', download: 'get',
-  create: 'create', add: 'create', new: 'create', post: 'create', insert: 'create', submit: 'create',
-  update: 'update', edit: 'update', patch: 'update', modify: 'update', change: 'update', set: 'update',
-  replace: 'replace', put: 'replace',
-  delete: 'delete', remove: 'delete', destroy: 'delete', drop: 'delete',
+  list: 'list',
+  search: 'list',
+  find: 'list',
+  browse: 'list',
+  query: 'list',
+  get: 'get',
+  fetch: 'get',
+  retrieve: 'get',
+  read: 'get',
+  check: 'get',
+  download: 'get',
+  create: 'create',
+  add: 'create',
+  new: 'create',
+  post: 'create',
+  insert: 'create',
+  submit: 'create',
+  update: 'update',
+  edit: 'update',
+  patch: 'update',
+  modify: 'update',
+  change: 'update',
+  set: 'update',
+  replace: 'replace',
+  put: 'replace',
+  delete: 'delete',
+  remove: 'delete',
+  destroy: 'delete',
+  drop: 'delete',
 };
 
 function operationAction(op: ApiOperation): Action | undefined {
@@ -209,7 +235,11 @@ export class OperationSearch {
     const top = recalled[0]!.score;
     const scored = recalled.map((r) => {
       const f = this.features[r.id as number]!;
-      const s = 0.5 * (r.score / top) + 0.8 * this.coverage(queryTerms, corrections, groups, f) + 1.0 * summaryFit(f, queryTerms, corrections, expansionTerms) + actionScore(asked, f.action);
+      const s =
+        0.5 * (r.score / top) +
+        0.8 * this.coverage(queryTerms, corrections, groups, f) +
+        1.0 * summaryFit(f, queryTerms, corrections, expansionTerms) +
+        actionScore(asked, f.action);
       return { op: this.operations[r.id as number]!, score: Math.round(s * 1000) / 1000 };
     });
     scored.sort((a, b) => b.score - a.score);
@@ -226,7 +256,7 @@ export class OperationSearch {
       let best: string | undefined;
       let bestDistance = max + 1;
       for (const v of this.vocabulary) {
-        if (Math.abs(v.length - t.length) > max || v[0] !== t[0] && v[1] !== t[1]) continue;
+        if (Math.abs(v.length - t.length) > max || (v[0] !== t[0] && v[1] !== t[1])) continue;
         const d = editDistance(t, v, max);
         if (d < bestDistance) {
           best = v;
@@ -248,7 +278,9 @@ export class OperationSearch {
         sum += 1;
         continue;
       }
-      const viaSynonym = groups.some((g) => g.words.some((w) => stem(w) === t || stem(w) === direct) && g.expansions.some((e) => f.all.has(stem(normalize(e)))));
+      const viaSynonym = groups.some(
+        (g) => g.words.some((w) => stem(w) === t || stem(w) === direct) && g.expansions.some((e) => f.all.has(stem(normalize(e)))),
+      );
       if (viaSynonym) sum += 0.7;
     }
     return sum / queryTerms.length;

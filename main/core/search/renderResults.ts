@@ -59,7 +59,10 @@ function oneLine(op: ApiOperation): string {
 }
 
 function flat(text: string, max: number): string {
-  const one = text.replace(/\s+/g, ' ').replace(/[*`]/g, (m) => (m === '`' ? '' : '')).trim();
+  const one = text
+    .replace(/\s+/g, ' ')
+    .replace(/[*`]/g, (m) => (m === '`' ? '' : ''))
+    .trim();
   return one.length > max ? one.slice(0, max - 1).replace(/\s+\S*$/, '') + '…' : one;
 }
 
@@ -84,7 +87,7 @@ function renderCard(op: ApiOperation, rank: number, catalogue: Catalogue, queryT
   const summary = op.summary ? flat(op.summary, 200) : '';
   const description = op.description ? flat(op.description, rank === 0 ? 420 : 220) : '';
   if (summary || description) lines.push([summary, description && description !== summary ? description : ''].filter(Boolean).join('. '));
-  if (op.mutation) lines.push('Mutation: needs approval under the profile\'s policy.');
+  if (op.mutation) lines.push("Mutation: needs approval under the profile's policy.");
   lines.push(`Call: await ${op.call}(${callArgsSkeleton(op)})`);
 
   const byIn = (where: ApiParameter['in']) => op.parameters.filter((p) => p.in === where);
@@ -93,7 +96,9 @@ function renderCard(op: ApiOperation, rank: number, catalogue: Catalogue, queryT
     const params = byIn(where);
     if (params.length === 0) continue;
     const notable = pickNotable(params, queryTerms, maxNotable);
-    lines.push(`${where[0]!.toUpperCase()}${where.slice(1)} parameters${params.length > notable.length ? ` (${notable.length} of ${params.length} shown)` : ''}:`);
+    lines.push(
+      `${where[0]!.toUpperCase()}${where.slice(1)} parameters${params.length > notable.length ? ` (${notable.length} of ${params.length} shown)` : ''}:`,
+    );
     for (const p of notable) lines.push(`  ${paramLine(p, refNames, rank === 0 ? 110 : 70)}`);
     const rest = params.filter((p) => !notable.includes(p)).map((p) => p.name);
     if (rest.length > 0) lines.push(`  also: ${rest.join(', ')}`);

@@ -16,14 +16,7 @@
 // skipped there and the file relies on the user profile's ACLs.
 import { lstat, readFile } from 'node:fs/promises';
 import { writeFileAtomic } from '../util/atomicWrite.ts';
-import {
-  type ProbeResult,
-  type SecretStore,
-  SecretStoreUnavailableError,
-  PROFILE_ACCOUNT,
-  assertProfileName,
-  assertSecret,
-} from './secretStore.ts';
+import { type ProbeResult, type SecretStore, SecretStoreUnavailableError, PROFILE_ACCOUNT, assertProfileName, assertSecret } from './secretStore.ts';
 
 export interface FileStoreOptions {
   /** The key file; the person chose it when opting in. */
@@ -71,10 +64,14 @@ export function createFileStore(options: FileStoreOptions): SecretStore {
     if (!stat.isFile()) throw unavailable('is not a regular file');
     if (posix) {
       const uid = process.getuid?.();
-      if (uid !== undefined && stat.uid !== uid) throw unavailable(`is owned by uid ${stat.uid}, not by you (uid ${uid})`, `run: chown ${uid} ${shellQuote(path)}`);
+      if (uid !== undefined && stat.uid !== uid)
+        throw unavailable(`is owned by uid ${stat.uid}, not by you (uid ${uid})`, `run: chown ${uid} ${shellQuote(path)}`);
       const mode = stat.mode & 0o777;
       if ((mode & 0o077) !== 0) {
-        throw unavailable(`has mode ${mode.toString(8).padStart(4, '0')}, wider than 0600: other users may read the keys`, `run: chmod 600 ${shellQuote(path)}`);
+        throw unavailable(
+          `has mode ${mode.toString(8).padStart(4, '0')}, wider than 0600: other users may read the keys`,
+          `run: chmod 600 ${shellQuote(path)}`,
+        );
       }
     }
     let text: string;
@@ -91,7 +88,15 @@ export function createFileStore(options: FileStoreOptions): SecretStore {
       throw unavailable('is not valid JSON', 'restore it from a backup, or delete it and set the keys again');
     }
     const file = raw as Partial<KeyFile> | null;
-    if (!file || typeof file !== 'object' || file.format !== FORMAT || file.version !== VERSION || !file.keys || typeof file.keys !== 'object' || Array.isArray(file.keys)) {
+    if (
+      !file ||
+      typeof file !== 'object' ||
+      file.format !== FORMAT ||
+      file.version !== VERSION ||
+      !file.keys ||
+      typeof file.keys !== 'object' ||
+      Array.isArray(file.keys)
+    ) {
       throw unavailable(`is not an Airlock key file (expected {"format":"${FORMAT}","version":${VERSION},"keys":{…}})`);
     }
     const keys: Record<string, string> = {};
@@ -112,7 +117,6 @@ export function createFileStore(options: FileStoreOptions): SecretStore {
       throw unavailable(`cannot be written (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
     }
   };
-
 
   // Read-modify-write cycles in this process run one at a time.
   let queue: Promise<unknown> = Promise.resolve();

@@ -222,7 +222,11 @@ export function createKeychainStore(options: KeychainStoreOptions = {}): SecretS
         throw failed(`cannot read back the key of profile '${profile}'`, error, [secret]);
       }
       if (back !== secret) {
-        throw new SecretStoreUnavailableError('keychain', `the key of profile '${profile}' was not kept (read back ${back ? 'a different value' : 'nothing'})`, hint);
+        throw new SecretStoreUnavailableError(
+          'keychain',
+          `the key of profile '${profile}' was not kept (read back ${back ? 'a different value' : 'nothing'})`,
+          hint,
+        );
       }
     },
     async delete(profile) {

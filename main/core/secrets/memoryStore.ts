@@ -2,13 +2,7 @@
 // shape without persistence. It can also play an unavailable store
 // (`unavailable: '<reason>'`), so the code paths that must refuse, or fall
 // back to AIRLOCK_API_KEY, can be tested without a broken keychain.
-import {
-  type ProbeResult,
-  type SecretStore,
-  SecretStoreUnavailableError,
-  assertProfileName,
-  assertSecret,
-} from './secretStore.ts';
+import { type ProbeResult, type SecretStore, SecretStoreUnavailableError, assertProfileName, assertSecret } from './secretStore.ts';
 
 export interface MemoryStoreOptions {
   /** Initial keys by profile name. */

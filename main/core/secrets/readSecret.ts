@@ -21,7 +21,9 @@ export interface ReadSecretOptions {
 export const MAX_STDIN_BYTES = 64 * 1024;
 
 const emptyKey = (): AirlockError =>
-  new AirlockError('usage', 'no key was given (the input was empty)', { hint: 'type or paste the key at the prompt, or pipe it in: airlock keys set PROFILE < keyfile' });
+  new AirlockError('usage', 'no key was given (the input was empty)', {
+    hint: 'type or paste the key at the prompt, or pipe it in: airlock keys set PROFILE < keyfile',
+  });
 
 export async function readSecretFromStdin(options: ReadSecretOptions): Promise<string> {
   const secret = options.input.isTTY ? await readHidden(options) : await readAll(options.input);

@@ -27,6 +27,10 @@ export async function writeFileAtomic(path: string, content: string, options: { 
   }
   if (process.platform !== 'win32') {
     const d = await open(dir, 'r').catch(() => undefined);
-    if (d) await d.sync().catch(() => undefined).finally(() => d.close());
+    if (d)
+      await d
+        .sync()
+        .catch(() => undefined)
+        .finally(() => d.close());
   }
 }

@@ -95,7 +95,12 @@ export function createDenoEngine(options: DenoEngineOptions): SubprocessEngine {
       return { ...guard.exec(command!, args), env: childEnv(runDir, denoEnv) };
     }
     // DENO_DIR stays readable (warm caches) but not writable inside the wrapper.
-    const settingsFile = await writeRunSrtSettings({ srt: options.srt, runDir, gatePort: proxy.port, readablePaths: [runtimeDir, options.denoDir, srt.packageDir] });
+    const settingsFile = await writeRunSrtSettings({
+      srt: options.srt,
+      runDir,
+      gatePort: proxy.port,
+      readablePaths: [runtimeDir, options.denoDir, srt.packageDir],
+    });
     // srt exempts loopback from its proxy (NO_PROXY), but inside its sandbox loopback is not the host's:
     // Deno must send the gate's requests through the proxy.
     const inner = [envBinary!, '-u', 'NO_PROXY', '-u', 'no_proxy', ...runtime];

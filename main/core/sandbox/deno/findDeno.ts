@@ -10,9 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { childEnv, hostPath, pathDirs, which } from '../subprocess/hostTools.ts';
 
-export type DenoLocation =
-  | { found: true; path: string; version: string; source: 'PATH' | 'npm' }
-  | { found: false; reason: string };
+export type DenoLocation = { found: true; path: string; version: string; source: 'PATH' | 'npm' } | { found: false; reason: string };
 
 /** The npm packages that carry a Deno binary for this platform, best first. */
 export function denoNpmPackages(platform: NodeJS.Platform = process.platform, arch: string = process.arch): string[] {

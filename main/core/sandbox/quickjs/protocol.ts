@@ -46,7 +46,6 @@ export interface ResolvedLimits {
   stackBytes: number;
 }
 
-
 export interface WorkerData {
   wasmModule: WasmModule;
   control: SharedArrayBuffer;

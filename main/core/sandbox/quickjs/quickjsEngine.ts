@@ -19,17 +19,7 @@
 import { Worker } from 'node:worker_threads';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import type {
-  ApiCallRequest,
-  ApiCallResult,
-  ConsoleEntry,
-  RunControl,
-  RunError,
-  RunLimits,
-  RunOutcome,
-  RunRequest,
-  SandboxEngine,
-} from '../engine.ts';
+import type { ApiCallRequest, ApiCallResult, ConsoleEntry, RunControl, RunError, RunLimits, RunOutcome, RunRequest, SandboxEngine } from '../engine.ts';
 import { silentLogger, type Logger } from '../../log/logger.ts';
 import {
   CANCEL_ABORTED,
@@ -111,7 +101,6 @@ export function resolveLimits(limits: RunLimits): ResolvedLimits {
 function workerStackMb(stackBytes: number): number {
   return Math.max(4, Math.ceil((4 * stackBytes) / MIB));
 }
-
 
 let wasmModulePromise: Promise<WasmModule> | undefined;
 let compiled: WasmModule | undefined;
@@ -309,7 +298,7 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
   /** Hands idle workers to waiting runs in order, and starts workers for the runs still waiting. */
   function serveQueue(): void {
     if (closed) return;
-    for (let i = 0; i < queue.length; ) {
+    for (let i = 0; i < queue.length;) {
       const waiter = queue[i]!;
       const slot = pickIdle(waiter.stackMb);
       if (!slot) {

@@ -20,13 +20,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { Buffer } from 'node:buffer';
 import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } from 'quickjs-emscripten';
-import type {
-  QuickJSContext,
-  QuickJSDeferredPromise,
-  QuickJSHandle,
-  QuickJSRuntime,
-  QuickJSWASMModule,
-} from 'quickjs-emscripten';
+import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
 import type { ApiCallRequest, ConsoleEntry, ConsoleLevel, RunError, RunErrorKind } from '../engine.ts';
 import {
   CANCEL_ABORTED,
@@ -226,11 +220,7 @@ function prepareSpare(maxPages: number, after?: Run): void {
  */
 function release(run: Run): Instance | undefined {
   const { instance, sandbox } = run;
-  const reusable =
-    !run.poisoned &&
-    !instance.growRefused &&
-    instance.runs < MAX_RUNS_PER_INSTANCE &&
-    instance.memory.buffer.byteLength <= REUSE_MAX_BYTES;
+  const reusable = !run.poisoned && !instance.growRefused && instance.runs < MAX_RUNS_PER_INSTANCE && instance.memory.buffer.byteLength <= REUSE_MAX_BYTES;
   if (!reusable) return undefined;
   try {
     for (const deferred of run.calls.values()) deferred.dispose();
@@ -356,7 +346,8 @@ function guestFailure(run: Run, errorHandle: QuickJSHandle, fallback: 'syntax' |
   if (run.interruptedBy) return limitFailure(run, run.interruptedBy);
   if (!described) return memoryAtCap(run) ? limitFailure(run, 'memory') : failure(fallback, 'The code failed with an error that cannot be described');
   // Out of memory while building the error leaves QuickJS throwing null: the heap at its cap says why.
-  if (!described.isError) return memoryAtCap(run) ? limitFailure(run, 'memory') : failure(fallback, `Uncaught ${clip(described.text ?? 'value', MESSAGE_CHARS)}`);
+  if (!described.isError)
+    return memoryAtCap(run) ? limitFailure(run, 'memory') : failure(fallback, `Uncaught ${clip(described.text ?? 'value', MESSAGE_CHARS)}`);
   const name = clip(described.name ?? 'Error', 100);
   const message = clip(described.message ?? '', MESSAGE_CHARS);
   const frames = trimFrames(described.stack);
@@ -616,13 +607,21 @@ async function startRun(message: RunMessage): Promise<void> {
     sandbox = await takeSandbox(pagesFor(message.limits));
   } catch (error) {
     const text = error instanceof Error ? error.message : String(error);
-    post({ type: 'done', seq: message.seq, outcome: failure('internal', `The QuickJS engine could not start: ${scrub(text)}`), consoleTruncated: false, wasmBytes: 0, recycle: true });
+    post({
+      type: 'done',
+      seq: message.seq,
+      outcome: failure('internal', `The QuickJS engine could not start: ${scrub(text)}`),
+      consoleTruncated: false,
+      wasmBytes: 0,
+      recycle: true,
+    });
     return;
   }
   const cancel = Atomics.load(control.cancel, 0);
   if (cancel !== CANCEL_NONE) {
     const kind: RunErrorKind = cancel === CANCEL_ABORTED ? 'aborted' : 'timeout';
-    const error: RunError = kind === 'aborted' ? { kind, message: 'Execution was aborted' } : { kind, message: `Execution timed out after ${message.limits.timeoutMs} ms` };
+    const error: RunError =
+      kind === 'aborted' ? { kind, message: 'Execution was aborted' } : { kind, message: `Execution timed out after ${message.limits.timeoutMs} ms` };
     post({ type: 'done', seq: message.seq, outcome: { ok: false, error }, consoleTruncated: false, wasmBytes: 0, recycle: false });
     spare = { maxPages: sandbox.instance.maxPages, promise: Promise.resolve(sandbox) };
     return;
@@ -632,7 +631,10 @@ async function startRun(message: RunMessage): Promise<void> {
     run = setUp(message, sandbox);
   } catch (error) {
     const text = error instanceof Error ? error.message : String(error);
-    const outcome = error instanceof WasmOutOfMemory ? failure('memory', `Memory limit of ${formatBytes(message.limits.memoryBytes)} exceeded`) : failure('internal', `The QuickJS engine could not start: ${scrub(text)}`);
+    const outcome =
+      error instanceof WasmOutOfMemory
+        ? failure('memory', `Memory limit of ${formatBytes(message.limits.memoryBytes)} exceeded`)
+        : failure('internal', `The QuickJS engine could not start: ${scrub(text)}`);
     post({ type: 'done', seq: message.seq, outcome, consoleTruncated: false, wasmBytes: sandbox.instance.memory.buffer.byteLength, recycle: true });
     return;
   }

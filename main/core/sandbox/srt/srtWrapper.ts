@@ -111,7 +111,7 @@ export function renderSrtSettings(settings: SrtSettings, format: 'srt' | 'json' 
   return `${JSON.stringify({
     wrapper: 'srt',
     package: SRT_PACKAGE,
-    enforcedBy: 'bubblewrap network namespace (Linux) or sandbox-exec (macOS); every connection goes through srt\'s filtering proxy',
+    enforcedBy: "bubblewrap network namespace (Linux) or sandbox-exec (macOS); every connection goes through srt's filtering proxy",
     settings,
   })}\n`;
 }
@@ -145,7 +145,9 @@ function srtPackageDir(cliPath: string | undefined): { dir: string; version: str
   try {
     manifest = require.resolve(`${SRT_PACKAGE}/package.json`);
   } catch {
-    return { reason: `the srt CLI was not found: the npm package ${SRT_PACKAGE} is not installed (resolved from ${dirname(new URL(import.meta.url).pathname)})` };
+    return {
+      reason: `the srt CLI was not found: the npm package ${SRT_PACKAGE} is not installed (resolved from ${dirname(new URL(import.meta.url).pathname)})`,
+    };
   }
   const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string };
   return { dir: dirname(manifest), version: pkg.version ?? 'unknown' };
@@ -162,7 +164,11 @@ export function locateSrt(options: Pick<SrtOptions, 'cliPath' | 'nodePath'> = {}
   if (!existsSync(cliPath)) return { found: false, reason: `the srt CLI is missing from ${pkg.dir} (expected dist/cli.js)` };
   const nodePath = options.nodePath ?? process.execPath;
   if (process.platform === 'linux') {
-    const tools = [['bwrap', 'bubblewrap'], ['socat', 'socat'], ['rg', 'ripgrep']] as const;
+    const tools = [
+      ['bwrap', 'bubblewrap'],
+      ['socat', 'socat'],
+      ['rg', 'ripgrep'],
+    ] as const;
     const missing = tools.filter(([bin]) => !which(bin)).map(([bin, pkgName]) => `${bin} (package ${pkgName})`);
     if (missing.length > 0) {
       return { found: false, reason: `srt needs bubblewrap, socat and ripgrep on PATH; missing: ${missing.join(', ')} (looked in ${pathDirs().join(', ')})` };

@@ -38,7 +38,6 @@ export const LINE_ERROR = 'e';
 
 export const NEVER_SETTLES_MESSAGE = 'The code awaits a promise that nothing can settle (no API call, timer or other work is pending)';
 
-
 export interface GuestScriptInput {
   runtime: 'node' | 'deno';
   nonce: string;
@@ -391,6 +390,8 @@ export function buildGuestScript(input: GuestScriptInput): string {
     outputBytes: input.outputBytes,
   };
   // U+2028/2029 are line terminators in JS source: escape them so the program stays on one line.
-  const json = JSON.stringify(argument).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  const json = JSON.stringify(argument)
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
   return `${PRELUDE_ONE_LINE}(${json});\n`;
 }

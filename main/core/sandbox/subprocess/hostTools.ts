@@ -122,7 +122,10 @@ export function deathGuard(log: Logger): DeathGuard {
   }
   return {
     exec: (command, args) => ({ command: setpriv, args: ['--pdeathsig', 'SIGKILL', '--', command, ...args] }),
-    group: (command, args) => ({ command: setpriv, args: ['--pdeathsig', 'SIGTERM', '--', shell, '-c', GROUP_SUPERVISOR, 'airlock-sandbox', command, ...args] }),
+    group: (command, args) => ({
+      command: setpriv,
+      args: ['--pdeathsig', 'SIGTERM', '--', shell, '-c', GROUP_SUPERVISOR, 'airlock-sandbox', command, ...args],
+    }),
     enforced: true,
   };
 }

@@ -50,7 +50,8 @@ function finite(value: number, fallback: number): number {
 export function resolveSubprocessLimits(limits: RunLimits): SubprocessLimits {
   const memoryBytes = Math.max(MIN_HEAP_BYTES, Math.floor(finite(limits.memoryBytes, MIN_HEAP_BYTES)));
   const heapMb = Math.max(16, Math.floor(memoryBytes / MIB));
-  const stack = limits.stackBytes === undefined ? undefined : Math.min(MAX_STACK_BYTES, Math.max(MIN_STACK_BYTES, Math.floor(finite(limits.stackBytes, MIN_STACK_BYTES))));
+  const stack =
+    limits.stackBytes === undefined ? undefined : Math.min(MAX_STACK_BYTES, Math.max(MIN_STACK_BYTES, Math.floor(finite(limits.stackBytes, MIN_STACK_BYTES))));
   return {
     timeoutMs: Math.max(1, Math.floor(finite(limits.timeoutMs, 1))),
     memoryBytes,

@@ -101,7 +101,11 @@ export function errorFromReport(report: GuestErrorReport, limits: SubprocessLimi
   }
   if (report.isError === false) return { kind: 'runtime', message: `Uncaught ${scrub(String(report.text ?? 'value'))}` };
   if (name === 'RangeError' && /maximum call stack size exceeded/i.test(message)) {
-    return { kind: 'stack', message: 'Maximum call stack size exceeded', ...(frames ? { stack: `RangeError: Maximum call stack size exceeded\n${frames}` } : {}) };
+    return {
+      kind: 'stack',
+      message: 'Maximum call stack size exceeded',
+      ...(frames ? { stack: `RangeError: Maximum call stack size exceeded\n${frames}` } : {}),
+    };
   }
   if ((name === 'RangeError' || name === 'Error') && MEMORY_MESSAGE.test(message)) return limitError('memory', limits);
   const head = `${name}: ${message}`;
@@ -111,7 +115,12 @@ export function errorFromReport(report: GuestErrorReport, limits: SubprocessLimi
 const OOM_TEXT = /out of memory|reached heap limit|allocation failed|memory allocation of \d+ bytes failed|cannot allocate memory|std::bad_alloc/i;
 
 /** The process ended without a result or an error line: why, as far as its exit and stderr tell. */
-export function errorFromExit(exit: { code: number | null; signal: NodeJS.Signals | null }, stderr: string, limits: SubprocessLimits, runtime: string): RunError {
+export function errorFromExit(
+  exit: { code: number | null; signal: NodeJS.Signals | null },
+  stderr: string,
+  limits: SubprocessLimits,
+  runtime: string,
+): RunError {
   if (OOM_TEXT.test(stderr)) return limitError('memory', limits);
   const wrappedSignal = /Process killed by signal: (SIG[A-Z0-9]+)/.exec(stderr)?.[1];
   const signal = exit.signal ?? wrappedSignal ?? null;

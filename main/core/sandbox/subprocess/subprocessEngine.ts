@@ -341,7 +341,9 @@ export function createSubprocessEngine(config: SubprocessEngineConfig): Subproce
     live.add(entry);
     log.debug(`run ${request.runId}: ${config.name} child ${spawned.pid ?? '?'} started`);
 
-    arm(STARTUP_TIMEOUT_MS, () => settle({ ok: false, error: { kind: 'internal', message: `The ${config.label} runtime did not start within ${STARTUP_TIMEOUT_MS / 1000} s` } }, true));
+    arm(STARTUP_TIMEOUT_MS, () =>
+      settle({ ok: false, error: { kind: 'internal', message: `The ${config.label} runtime did not start within ${STARTUP_TIMEOUT_MS / 1000} s` } }, true),
+    );
 
     // The whole program goes in at once; a child that dies early closes the pipe (EPIPE), which is not ours to report.
     spawned.stdin.on('error', () => {});
