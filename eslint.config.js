@@ -1,23 +1,72 @@
-// Lint rules that keep the architecture honest. The layering rule is the one
-// that matters most: main/core and the CLI run under plain Node, so they may
-// never import electron; only main/electron (the thin adapter) may.
+// Lint rules that keep the architecture honest (test/unit/layering.test.ts
+// proves each one catches what it must):
+// - contract/ is zod and types only: no Node built-ins, nothing outside it;
+// - main/core runs under plain Node: never electron, the Electron adapter,
+//   the CLI or the renderer;
+// - main/cli never imports electron, the adapter or the renderer;
+// - the renderer talks to the core only through contract/ (no main/, no
+//   Node, no electron, no preload internals).
+// Formatting is Prettier's (.prettierrc.json), checked by `npm run lint`.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 import prettierConfig from 'eslint-config-prettier';
 
+const NODE_BUILTINS = [
+  'node:*',
+  'fs',
+  'fs/*',
+  'path',
+  'os',
+  'crypto',
+  'child_process',
+  'http',
+  'https',
+  'net',
+  'url',
+  'util',
+  'stream',
+  'worker_threads',
+  'module',
+];
+
+const restricted = (paths, patterns) => ({ 'no-restricted-imports': ['error', { paths, patterns }] });
+const noElectron = { name: 'electron', message: 'only main/electron and preload may import electron.' };
+
 export const layeringRules = {
-  'no-restricted-imports': [
-    'error',
-    {
-      paths: [{ name: 'electron', message: 'main/core and main/cli run under plain Node: only main/electron may import electron.' }],
-      patterns: [{ group: ['electron/*', '**/electron/**', '../electron/*'], message: 'main/core and main/cli must not depend on the Electron adapter.' }],
-    },
-  ],
+  core: restricted(
+    [noElectron],
+    [
+      { group: ['electron/*', '**/main/electron/**', '../electron/*', '../../electron/*'], message: 'main/core must not depend on the Electron adapter.' },
+      { group: ['**/main/cli/**', '../cli/*', '../../cli/*'], message: 'main/core must not depend on the CLI.' },
+      { group: ['**/renderer/**'], message: 'main/core must not depend on the renderer.' },
+    ],
+  ),
+  cli: restricted(
+    [noElectron],
+    [
+      { group: ['electron/*', '**/main/electron/**', '../electron/*'], message: 'the CLI must not depend on the Electron adapter.' },
+      { group: ['**/renderer/**'], message: 'the CLI must not depend on the renderer.' },
+    ],
+  ),
+  contract: restricted(
+    [noElectron],
+    [
+      { group: NODE_BUILTINS, message: 'contract/ is zod and types only: no Node built-ins (the renderer compiles it).' },
+      { group: ['../*', '../**'], message: 'contract/ imports nothing outside contract/ (but zod).' },
+    ],
+  ),
+  renderer: restricted(
+    [noElectron],
+    [
+      { group: NODE_BUILTINS, message: 'the renderer runs in a sandboxed page: no Node built-ins.' },
+      { group: ['**/main/**', '**/preload/**'], message: 'the renderer talks to the core only through contract/ (the ControlApi).' },
+    ],
+  ),
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'out/**', 'scratch/**', 'renderer/dist/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'out/**', 'scratch/**', 'renderer/dist/**', 'docs/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettierConfig,
@@ -28,10 +77,10 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
     },
   },
-  {
-    files: ['main/core/**', 'main/cli/**'],
-    rules: layeringRules,
-  },
+  { files: ['main/core/**'], rules: layeringRules.core },
+  { files: ['main/cli/**'], rules: layeringRules.cli },
+  { files: ['contract/**'], rules: layeringRules.contract },
+  { files: ['renderer/**'], languageOptions: { globals: { ...globals.browser } }, rules: layeringRules.renderer },
   {
     // stdout is the MCP protocol in stdio mode: the core logs through the logger.
     files: ['main/core/**'],

@@ -3,6 +3,7 @@
 // into the core. Usage errors print one line and exit 2.
 import { Command, CommanderError, Option, InvalidArgumentError } from 'commander';
 import { AirlockError, errorMessage } from '../core/errors.ts';
+import { ControlError } from '../../contract/controlApi.ts';
 import { AIRLOCK_VERSION } from '../core/runtime/version.ts';
 import { addSettingOptions } from './options.ts';
 import { cliContext } from './context.ts';
@@ -111,8 +112,11 @@ export function buildProgram(): Command {
     });
   addSettingOptions(sub(approvals, 'approve', 'let a pending mutation through').argument('<id>', 'the approval id (apr_…)'), ['common'])
     .addOption(
-      new Option('--scope <scope>', 'once: this call; run: the rest of this run; session: this operation for this client until restart')
-        .argParser(choice('--scope', ['once', 'run', 'session'] as const))
+      new Option(
+        '--scope <scope>',
+        'once: this call; run: the rest of this run; session: this operation for this client session; always: this operation for every client until revoked',
+      )
+        .argParser(choice('--scope', ['once', 'run', 'session', 'always'] as const))
         .default('once'),
     )
     .option('--json', 'machine-readable output')
@@ -191,6 +195,10 @@ export async function main(argv: string[]): Promise<void> {
     if (error instanceof AirlockError) {
       process.stderr.write(`airlock: ${error.line}\n`);
       process.exit(error.kind === 'usage' ? 2 : 1);
+    }
+    if (error instanceof ControlError) {
+      process.stderr.write(`airlock: ${error.message}${error.hint ? ` (${error.hint})` : ''}\n`);
+      process.exit(error.code === 'bad_input' || error.code === 'not_found' ? 2 : 1);
     }
     process.stderr.write(`airlock: unexpected error: ${errorMessage(error)}\n${(error as Error).stack ?? ''}\n`);
     process.exit(1);

@@ -39,6 +39,11 @@ export async function startEchoApi(): Promise<EchoApi> {
         res.writeHead(302, { location: '/v1/items' }).end();
         return;
       }
+      if (url.pathname.endsWith('/forward')) {
+        // A 307 keeps the method and the body: the redirect target is a second mutation.
+        res.writeHead(307, { location: '/v1/items/9' }).end();
+        return;
+      }
       if (url.pathname.endsWith('/big')) {
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ blob: 'x'.repeat(200_000) }));
         return;
@@ -102,6 +107,7 @@ export function echoDocument(url = 'http://127.0.0.1/v1'): Record<string, any> &
       '/search': { get: { operationId: 'search.run', responses: ok } },
       '/redirect-away': { get: { operationId: 'redirect.away', responses: ok } },
       '/redirect-home': { get: { operationId: 'redirect.home', responses: ok } },
+      '/forward': { post: { operationId: 'forward.create', requestBody: { content: { 'application/json': { schema: { type: 'object' } } } }, responses: ok } },
       '/big': { get: { operationId: 'big.get', responses: ok } },
       '/fail': { get: { operationId: 'fail.get', responses: ok } },
     },

@@ -8,8 +8,8 @@ import { CLI, NODE, ROOT } from './paths.ts';
 export interface Running {
   child: ChildProcess;
   stderr: () => string;
-  /** Resolves with the first match of `re` in stderr; rejects if the process exits first. */
-  waitFor(re: RegExp): Promise<RegExpMatchArray>;
+  /** Resolves with the first match of `re` in stderr; rejects if the process exits first or after `timeoutMs` (30 s). */
+  waitFor(re: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -42,12 +42,28 @@ export function runCli(args: string[], options: { env?: Record<string, string | 
   return {
     child,
     stderr: () => err,
-    waitFor: (re) =>
+    waitFor: (re, timeoutMs = 30_000) =>
       new Promise((resolve, reject) => {
         const m = err.match(re);
         if (m) return resolve(m);
         if (child.exitCode !== null) return reject(new Error(`airlock already exited; stderr:\n${err}`));
-        waiters.push({ re, resolve, reject });
+        const timer = setTimeout(() => {
+          const i = waiters.indexOf(waiter);
+          if (i >= 0) waiters.splice(i, 1);
+          reject(new Error(`airlock did not print ${re} within ${timeoutMs} ms; stderr:\n${err}`));
+        }, timeoutMs);
+        const waiter = {
+          re,
+          resolve: (found: RegExpMatchArray) => {
+            clearTimeout(timer);
+            resolve(found);
+          },
+          reject: (error: Error) => {
+            clearTimeout(timer);
+            reject(error);
+          },
+        };
+        waiters.push(waiter);
       }),
     exited,
     stop: async (signal = 'SIGTERM') => {
@@ -57,10 +73,10 @@ export function runCli(args: string[], options: { env?: Record<string, string | 
   };
 }
 
-/** Runs the CLI to completion and returns its output. */
+/** Runs the CLI to completion and returns its output; kills it (and says so in stderr) after `timeoutMs` (60 s). */
 export function runCliToEnd(
   args: string[],
-  options: { env?: Record<string, string | undefined>; input?: string } = {},
+  options: { env?: Record<string, string | undefined>; input?: string; timeoutMs?: number } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const env = { ...process.env, ...options.env };
@@ -71,7 +87,14 @@ export function runCliToEnd(
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.stdin.end(options.input ?? '');
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    const timer = setTimeout(() => {
+      stderr += `\n[test] killed after ${options.timeoutMs ?? 60_000} ms`;
+      child.kill('SIGKILL');
+    }, options.timeoutMs ?? 60_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 

@@ -67,8 +67,9 @@ test('an approval granted through the CLI lets the mutation reach the API exactl
   assert.deepEqual(JSON.parse(result.text), { status: 201, error: null });
   assert.equal(posts(), before + 1);
   const again = await cli(['approvals', 'approve', approval.id]);
-  assert.equal(again.code, 2);
-  assert.match(again.stderr, /no pending approval/);
+  // The first answer won: a second one is refused, saying what happened.
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, /was already approved by .* via control API; nothing was changed/);
 });
 
 test('a denial reaches the code as the API error, with the reason; the API never sees the call', async () => {
@@ -164,13 +165,58 @@ test('the MCP token cannot reach the control API, so a client cannot approve its
 
 test('the audit log links each API call to its tool call, with the decision and who made it', async () => {
   const page = await control.call('audit.query', { kind: 'api', limit: 50 });
-  const approved = page.records.find((r) => r.fields.decision === 'approved' && /via control API/.test(String((r.fields.approval as { by?: string })?.by)));
+  const api = page.records.flatMap((r) => (r.kind === 'api' ? [r] : []));
+  const approved = api.find((r) => r.decision === 'approved' && /via control API/.test(String(r.approval?.by)));
   assert.ok(approved, 'an API call approved through the control API is in the audit log');
-  assert.ok(page.records.some((r) => r.fields.decision === 'denied'));
-  assert.ok(page.records.some((r) => (r.fields.approval as { by?: string } | undefined)?.by === 'earlier approval (rest of run)'));
+  assert.ok(api.some((r) => r.decision === 'denied'));
+  assert.ok(api.some((r) => r.approval?.by === 'earlier approval (rest of run)'));
   const tools = await control.call('audit.query', { kind: 'tool', tool: 'execute', limit: 50 });
-  assert.ok(tools.records.some((t) => t.runId === approved.runId));
+  assert.ok(tools.records.some((t) => t.kind === 'tool' && t.runId === approved.runId));
   const verify = await runCliToEnd(['audit', 'verify', '--data-dir', dataDir]);
   assert.equal(verify.code, 0, verify.stdout + verify.stderr);
   assert.match(verify.stdout, /Audit log intact: \d+ records/);
+});
+
+test('attack: a yes after the client cancelled its call runs nothing; the approval shows as withdrawn', async () => {
+  const before = posts();
+  const requested = waitForEvent(control, 'approval-requested');
+  const aborter = new AbortController();
+  const call = client
+    .callTool({ name: 'execute', arguments: { code: `await api.items.create({ body: { name: 'cancelled' } }); return 'sent';` } }, undefined, {
+      signal: aborter.signal,
+      timeout: 60_000,
+    })
+    .then(
+      () => 'resolved',
+      (error: Error) => error.name,
+    );
+  const { approval } = await requested;
+  const withdrawn = waitForEvent(control, 'approval-decided', (e) => e.id === approval.id);
+  aborter.abort();
+  assert.notEqual(await call, 'resolved');
+  const decided = await withdrawn;
+  assert.ok(!decided.decision.approved && decided.decision.code === 'withdrawn');
+  const late = await cli(['approvals', 'approve', approval.id]);
+  assert.equal(late.code, 1);
+  assert.match(late.stderr, /already withdrawn by its client; nothing was changed/);
+  assert.equal(posts(), before);
+  const page = await control.call('audit.query', { kind: 'api', limit: 5 });
+  const record = page.records.find((r) => r.kind === 'api' && r.approval?.code === 'withdrawn');
+  assert.ok(record, 'the audit log records the withdrawal');
+});
+
+test('attack: a yes after the client went away (connection dropped) runs nothing', async () => {
+  const before = posts();
+  const leaving = await httpClient(server.mcpUrl, server.token, 'leaving-client');
+  const requested = waitForEvent(control, 'approval-requested', (e) => e.approval.request.caller.clientName === 'leaving-client');
+  const call = execute(leaving, `await api.items.create({ body: { name: 'gone' } }); return 'sent';`).catch(() => 'gone');
+  const { approval } = await requested;
+  const withdrawn = waitForEvent(control, 'approval-decided', (e) => e.id === approval.id);
+  await leaving.close(); // drops the connection without a cancellation or a DELETE
+  await call;
+  const decided = await withdrawn;
+  assert.ok(!decided.decision.approved && decided.decision.code === 'withdrawn');
+  const late = await control.call('approvals.decide', { id: approval.id, decision: 'approve' }).catch((e: Error) => e.message);
+  assert.match(String(late), /already withdrawn/);
+  assert.equal(posts(), before);
 });

@@ -2,7 +2,7 @@
 // exit 2 for bad flags and env values, doctor.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCliToEnd } from '../helpers/processes.ts';
 import { OPENAGENDA_SPEC, ROOT, tempDir } from '../helpers/paths.ts';
@@ -87,4 +87,31 @@ test('serve with a spec that cannot load exits 1 with one clear line', async (t)
   const r = await runCliToEnd(['serve', '--port', '0', '--data-dir', dir, '--spec', join(dir, 'nope.yaml')]);
   assert.equal(r.code, 1);
   assert.match(r.stderr, /airlock: cannot read OpenAPI document .*nope\.yaml: ENOENT \(check the --spec path\)/);
+});
+
+test('doctor reports where each setting came from, and its text and --json agree on every check', async (t) => {
+  const { dir, cleanup } = tempDir();
+  t.after(cleanup);
+  writeFileSync(join(dir, 'settings.json'), JSON.stringify({ timeoutMs: 7000 }));
+  const args = ['doctor', '--data-dir', dir, '--profile', 'openagenda', '--spec', OPENAGENDA_SPEC, '--port', '7777'];
+  const env = { AIRLOCK_MAX_CONCURRENT: '3' };
+  const [text, json] = await Promise.all([runCliToEnd(args, { env }), runCliToEnd([...args, '--json'], { env })]);
+  const report = JSON.parse(json.stdout) as { checks: { name: string; status: string }[]; settings: { key: string; value: unknown; source: string }[] };
+  const source = (key: string) => report.settings.find((s) => s.key === key)!;
+  assert.deepEqual(source('port'), { key: 'port', flag: '--port', value: 7777, source: 'flag' });
+  assert.equal(source('maxConcurrent').source, 'env');
+  assert.equal(source('timeoutMs').source, 'settings.json');
+  assert.equal(source('timeoutMs').value, 7000);
+  assert.equal(source('engine').source, 'default');
+  assert.equal(source('baseUrl').source, 'profile openagenda (preset)');
+  assert.equal(source('baseUrl').value, 'https://api.openagenda.com/v3');
+  assert.equal(source('auth').source, 'profile openagenda (preset)');
+  assert.match(text.stdout, /--port +7777 +\(flag\)/);
+  assert.match(text.stdout, /--max-concurrent +3 +\(env\)/);
+  assert.match(text.stdout, /--timeout-ms +7000 +\(settings\.json\)/);
+  // Same verdict per check in both outputs (✓ ok, ! warn, ✗ fail).
+  const marks: Record<string, string> = { ok: '✓', warn: '!', fail: '✗' };
+  for (const check of report.checks) {
+    assert.match(text.stdout, new RegExp(`^${marks[check.status]} ${check.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} `, 'm'), check.name);
+  }
 });

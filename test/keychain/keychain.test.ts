@@ -173,7 +173,7 @@ describe('without a Secret Service', { skip: process.platform !== 'linux' && 'a 
       const o = seen[op];
       assert.equal(o.ok, false, `${op} must throw`);
       assert.equal(o.name, 'SecretStoreUnavailableError', op);
-      assert.equal(o.kind, 'config', op);
+      assert.equal(o.kind, 'unavailable', op);
       assert.match(o.message, /^keychain unavailable: \S/, op);
       assert.match(o.hint, /Secret Service .* must be running and unlocked/, op);
       assert.match(o.hint, /file store explicitly/, op);

@@ -2,6 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApprovalBroker, type BrokerEvent } from '../../main/core/approvals/approvalBroker.ts';
 import type { MutationApprovalRequest } from '../../main/core/egress/types.ts';
+import { GrantStore } from '../../main/core/approvals/grantStore.ts';
+import { tempDir } from '../helpers/paths.ts';
 
 function req(overrides: Partial<MutationApprovalRequest> = {}): MutationApprovalRequest {
   return {
@@ -9,20 +11,27 @@ function req(overrides: Partial<MutationApprovalRequest> = {}): MutationApproval
     runId: 'run-1',
     caller: { key: 'http:s1', transport: 'http', clientName: 'claude-code', clientVersion: '2.0' },
     profile: 'demo',
+    reason: 'destructive',
+    rule: 'profile demo policy "ask": DELETE changes data',
     operationId: 'events.delete',
+    call: 'api.events.delete',
     method: 'DELETE',
     pathTemplate: '/events/{eventId}',
     url: 'http://127.0.0.1:1/events/evt_1',
     query: {},
+    headers: [],
     bodyPreview: '',
+    requestHash: 'h'.repeat(64),
+    callIndex: 1,
+    earlierCalls: [],
     scriptSha256: 'f'.repeat(64),
-    scriptExcerpt: 'await api.events.delete(...)',
+    script: 'await api.events.delete(...)',
     ...overrides,
   };
 }
 
 const broker = (opts: Partial<ConstructorParameters<typeof ApprovalBroker>[0]> = {}) =>
-  new ApprovalBroker({ timeoutMs: 60_000, approversAvailable: () => true, ...opts });
+  new ApprovalBroker({ timeoutMs: 60_000, approversAvailable: () => true, noApproverMessage: 'needs a person: use `airlock approvals approve <id>`', ...opts });
 
 /** Resolves with the next pending approval. */
 function nextRequested(b: ApprovalBroker): Promise<string> {
@@ -95,7 +104,8 @@ test('no decision before the timeout is a denial that says how to answer', async
   assert.equal(d.approved, false);
   if (!d.approved) {
     assert.equal(d.by, 'timeout');
-    assert.match(d.reason, /no decision within .*airlock approvals list/);
+    assert.equal(d.code, 'timeout');
+    assert.match(d.reason, /^timed out: no one answered within .*airlock approvals list/);
   }
   assert.throws(() => b.decide('apr_00000000', { approve: true, scope: 'once' }, 'x'), /no pending approval/);
 });
@@ -136,6 +146,98 @@ test('a run that ends while waiting withdraws its request', async () => {
   assert.equal(b.list().length, 1);
   ac.abort();
   const d = await p;
-  assert.ok(!d.approved && /run ended/.test(d.reason));
+  assert.ok(!d.approved && d.code === 'withdrawn' && /withdrawn/.test(d.reason));
   assert.equal(b.list().length, 0);
+});
+
+test('attack: a yes that arrives after the client withdrew the request changes nothing and says why', { timeout: 5000 }, async () => {
+  const b = broker();
+  const ac = new AbortController();
+  const decided: string[] = [];
+  b.subscribe((e) => e.type === 'approval-decided' && decided.push(e.decision.approved ? 'approved' : e.decision.code));
+  const id = nextRequested(b);
+  const p = b.request(req(), { signal: ac.signal });
+  const pending = await id;
+  ac.abort();
+  const d = await p;
+  assert.equal(d.approved, false);
+  assert.throws(() => b.decide(pending, { approve: true, scope: 'once' }, 'late person'), /already withdrawn by its client; nothing was changed/);
+  assert.deepEqual(decided, ['withdrawn']);
+});
+
+test('the first answer wins: a second answer from another channel is a conflict naming the first', { timeout: 5000 }, async () => {
+  const b = broker();
+  const id = nextRequested(b);
+  const p = b.request(req({ reason: 'mutation', method: 'POST', operationId: 'events.create' }));
+  const pending = await id;
+  b.decide(pending, { approve: false, reason: 'no' }, 'alice via desktop');
+  assert.throws(() => b.decide(pending, { approve: true, scope: 'once' }, 'alice via CLI'), /already denied by alice via desktop/);
+  assert.equal((await p).approved, false);
+});
+
+test('attack: a session grant is bound to the session, not to the client name another client can claim', { timeout: 5000 }, async () => {
+  const b = broker();
+  const id = nextRequested(b);
+  const p = b.request(req());
+  b.decide(await id, { approve: true, scope: 'session' }, 'ui');
+  await p;
+  // Same session: through without asking, naming the grant.
+  const same = await b.request(req({ runId: 'run-2' }));
+  assert.ok(same.approved && same.scope === 'session' && same.grantId);
+  // Another session that declares the same client name asks again.
+  const asked = nextRequested(b);
+  const impostor = b.request(req({ runId: 'run-3', caller: { key: 'http:s2', transport: 'http', clientName: 'claude-code', clientVersion: '2.0' } }));
+  b.decide(await asked, { approve: false }, 'ui');
+  assert.equal((await impostor).approved, false);
+  // The grant is listed with who gave it, and ends with the session.
+  const [grant] = b.grants.list();
+  assert.equal(grant!.scope, 'session');
+  assert.equal(grant!.callerKey, 'http:s1');
+  assert.equal(grant!.grantedBy, 'ui');
+  assert.equal(grant!.uses, 1);
+  b.grants.endSession('http:s1');
+  assert.equal(b.grants.list().length, 0);
+});
+
+test('"always" grants persist per operation, are listed and revocable, and are refused for destructive calls', { timeout: 5000 }, async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const file = `${dir}/grants.json`;
+    const b = broker({ grants: new GrantStore({ file }) });
+    const create = req({ reason: 'mutation', method: 'POST', operationId: 'events.create', pathTemplate: '/events' });
+    const id = nextRequested(b);
+    const p = b.request(create);
+    const pending = await id;
+    b.decide(pending, { approve: true, scope: 'always' }, 'alice via desktop');
+    await p;
+    await b.grants.flush();
+    // A restart (a new store on the same file) keeps it, for any client.
+    const again = broker({ grants: new GrantStore({ file }) });
+    const other = await again.request({ ...create, caller: { key: 'stdio:42', transport: 'stdio' } });
+    assert.ok(other.approved && other.scope === 'always');
+    const [grant] = again.grants.list();
+    assert.equal(grant!.grantedBy, 'alice via desktop');
+    assert.ok(grant!.lastUsedAt);
+    assert.equal(again.grants.revoke(grant!.id, 'bob'), true);
+    await again.grants.flush();
+    assert.equal(new GrantStore({ file }).list().length, 0);
+    // Destructive operations are not offered "always".
+    const del = nextRequested(again);
+    const dp = again.request(req());
+    const delId = await del;
+    assert.throws(() => again.decide(delId, { approve: true, scope: 'always' }, 'ui'), /not offered for DELETE/);
+    again.decide(delId, { approve: false }, 'ui');
+    await dp;
+  } finally {
+    cleanup();
+  }
+});
+
+test('deny all answers every pending request', { timeout: 5000 }, async () => {
+  const b = broker();
+  const a = b.request(req({ runId: 'a' }));
+  const c = b.request(req({ runId: 'c' }));
+  assert.equal(b.denyAll('closing', 'ui'), 2);
+  const [da, dc] = await Promise.all([a, c]);
+  assert.ok(!da.approved && da.reason === 'closing' && !dc.approved);
 });

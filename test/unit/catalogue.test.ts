@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadApiDocument } from '../../main/core/openapi/loadDocument.ts';
 import { buildCatalogue } from '../../main/core/openapi/catalogue.ts';
+import { OperationSearch } from '../../main/core/search/operationSearch.ts';
 import { OPENAGENDA_SPEC, GITHUB_SPEC, tempDir } from '../helpers/paths.ts';
 
 test('the OpenAgenda contract becomes 24 operations with call paths from their operationIds', async () => {
@@ -80,4 +81,39 @@ test('operations without operationId get a route-derived call path', () => {
   // x-airlock-mutation turns a read into a mutation; it cannot turn a write into a read.
   assert.equal(cat.byId('lookup')!.mutation, true);
   assert.equal(cat.byId('search')!.mutation, true);
+});
+
+test('attack: two operations sharing an operationId get distinct, stable names, and search and execute agree on each', () => {
+  const ok = { 200: { description: 'ok' } };
+  const doc = {
+    openapi: '3.1.0',
+    info: { title: 'Dup', version: '1' },
+    paths: {
+      '/notes': { get: { operationId: 'notes.handle', summary: 'List the notes', responses: ok } },
+      '/notes/{id}': {
+        delete: { operationId: 'notes.handle', summary: 'Delete a note for good', parameters: [{ name: 'id', in: 'path', required: true }], responses: ok },
+      },
+    },
+  };
+  const catalogue = buildCatalogue(doc as never);
+  const [list, del] = catalogue.operations;
+  assert.equal(list!.id, 'notes.handle');
+  assert.equal(del!.id, 'notes.handle#2');
+  assert.equal(del!.operationId, 'notes.handle');
+  assert.notEqual(list!.call, del!.call);
+  assert.equal(catalogue.warnings.length, 1);
+  assert.match(catalogue.warnings[0]!, /'notes\.handle' is used by 2 operations; the later ones are called 'notes\.handle#2' \(DELETE \/notes\/\{id\}\)/);
+  // What search_docs shows for "delete a note" is the call that execute runs: same operation, same method and path.
+  const search = new OperationSearch(catalogue);
+  const hit = search.search('delete a note', 1)[0]!;
+  assert.equal(hit.op.method, 'DELETE');
+  const manifest = catalogue.operations.map((o) => ({ operationId: o.id, callPath: o.callPath }));
+  const entry = manifest.find((m) => ['api', ...m.callPath].join('.') === hit.op.call)!;
+  const ran = catalogue.byId(entry.operationId)!;
+  assert.equal(`${ran.method} ${ran.path}`, 'DELETE /notes/{id}');
+  // Stable: building again gives the same names.
+  assert.deepEqual(
+    buildCatalogue(doc as never).operations.map((o) => [o.id, o.call]),
+    catalogue.operations.map((o) => [o.id, o.call]),
+  );
 });

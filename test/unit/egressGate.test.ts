@@ -5,6 +5,7 @@ import { createEgressGate, type EgressGateOptions } from '../../main/core/egress
 import type { ApiCallRecord, ApprovalHook, RunContext } from '../../main/core/egress/types.ts';
 import type { Profile } from '../../main/core/profiles/profile.ts';
 import type { AuthScheme } from '../../main/core/config/auth.ts';
+import type { ApiCallRequest } from '../../main/core/sandbox/engine.ts';
 import { startEchoApi, echoCatalogue, type EchoApi } from '../helpers/echoApi.ts';
 
 const KEY = 'sk_live_CANARY_0123456789abcdef';
@@ -34,7 +35,8 @@ const run: RunContext = {
   runId: 'run-1',
   caller: { key: 'test', transport: 'internal' },
   scriptSha256: 'abc',
-  scriptExcerpt: 'return 1',
+  script: 'return 1',
+  calls: [],
   control: {
     whilePaused: async (wait) => {
       paused++;
@@ -42,6 +44,7 @@ const run: RunContext = {
     },
   },
 };
+const freshRun = (): RunContext => ({ ...run, calls: [] });
 
 const leaks = (value: unknown) => {
   const text = JSON.stringify(value);
@@ -117,7 +120,7 @@ test('under deny, and under ask with no approver, a mutation never reaches the A
   assert.equal((denied.error as { code: string }).code, 'airlock_mutation_denied');
   const asked = await gate({ profile: { policy: 'ask' }, records }).call({ operationId: 'items.delete', path: { id: '1' } }, run);
   assert.equal((asked.error as { code: string }).code, 'airlock_approval_required');
-  assert.match((asked.error as { message: string }).message, /airlock approvals approve <id>.*policy to "allow"/);
+  assert.match((asked.error as { message: string }).message, /needs a person's approval/);
   const readOnly = await gate({ profile: { readOnly: true }, records }).call({ operationId: 'items.delete', path: { id: '1' } }, run);
   assert.equal((readOnly.error as { code: string }).code, 'airlock_read_only');
   assert.equal(echo.received.length, before);
@@ -148,7 +151,7 @@ test('under ask, an approved mutation reaches the API once, with the wait paused
   assert.match(req.bodyPreview, /uses \[REDACTED\]/);
   assert.equal(records[0]!.decision, 'approved');
   assert.equal(records[0]!.approval?.by, 'tester');
-  const denier: ApprovalHook = { request: async () => ({ approved: false, by: 'tester', reason: 'not today', at: new Date().toISOString() }) };
+  const denier: ApprovalHook = { request: async () => ({ approved: false, by: 'tester', reason: 'not today', at: new Date().toISOString(), code: 'denied' }) };
   const no = await gate({ profile: { policy: 'ask' }, approvals: denier }).call({ operationId: 'items.delete', path: { id: '9' } }, run);
   assert.match((no.error as { message: string }).message, /was not approved: not today/);
   assert.equal(echo.received.length, before + 1);
@@ -207,4 +210,103 @@ test('an oversized response and the rate limit end in clear errors', async () =>
   const limited = await gate({ rateLimit: () => false }).call({ operationId: 'items.list' }, run);
   assert.equal(limited.status, 429);
   assert.equal((limited.error as { code: string }).code, 'airlock_rate_limited');
+});
+
+/** An approval hook that records each request and answers from a script of decisions. */
+function scriptedApprovals(answers: ('yes' | 'no')[]) {
+  const requests: import('../../main/core/egress/types.ts').MutationApprovalRequest[] = [];
+  const hook: ApprovalHook = {
+    request: async (req) => {
+      requests.push(req);
+      const answer = answers.shift() ?? 'no';
+      const at = new Date().toISOString();
+      return answer === 'yes' ? { approved: true, by: 'tester', scope: 'once', at } : { approved: false, by: 'tester', reason: 'no', at, code: 'denied' };
+    },
+  };
+  return { hook, requests };
+}
+
+test('attack: a GET with a method-override header or a _method field is classified by the method it asks for', async () => {
+  const before = echo.received.length;
+  // No approver: every override spelling of a mutation is refused before anything is sent.
+  const calls: ApiCallRequest[] = [
+    { operationId: 'items.list', headers: { 'X-HTTP-Method-Override': 'DELETE' } },
+    { operationId: 'items.list', headers: { 'x-http-method': 'put' } },
+    { operationId: 'items.list', headers: { 'X-Method-Override': 'PATCH' } },
+    { operationId: 'items.list', headers: { 'X-HTTP-METHOD-OVERRIDE': 'post' } },
+    { operationId: 'items.list', query: { _method: 'DELETE' } },
+    { operationId: 'items.create', body: { _method: 'delete', a: 1 } },
+  ];
+  for (const call of calls) {
+    const r = await gate({ profile: { policy: 'ask' } }).call(call, freshRun());
+    assert.equal((r.error as { code: string }).code, 'airlock_approval_required', JSON.stringify(call));
+  }
+  assert.equal(echo.received.length, before);
+  // With an approver: the person sees the override, the effective method and every header the call will send, the key masked.
+  const { hook, requests } = scriptedApprovals(['yes']);
+  const ok = await gate({ profile: { policy: 'ask' }, approvals: hook }).call(
+    { operationId: 'items.list', headers: { 'X-HTTP-Method-Override': 'DELETE' } },
+    freshRun(),
+  );
+  assert.equal(ok.status, 200);
+  const req = requests[0]!;
+  assert.equal(req.method, 'DELETE');
+  assert.equal(req.reason, 'destructive');
+  assert.deepEqual(req.override, { from: 'GET', via: 'x-http-method-override' });
+  assert.match(req.rule, /GET overridden to DELETE by x-http-method-override/);
+  const names = req.headers.map((h) => h.name);
+  assert.ok(names.includes('x-http-method-override') && names.includes('host') && names.includes('accept'), names.join());
+  const auth = req.headers.find((h) => h.name === 'authorization')!;
+  assert.equal(auth.credential, true);
+  assert.match(auth.value, /^Bearer •••• \(from keychain: echo\)$/);
+  assert.equal(leaks(requests), false);
+  // A read override (GET on a GET) stays a read.
+  const read = await gate({ profile: { policy: 'deny' } }).call({ operationId: 'items.list', headers: { 'X-HTTP-Method-Override': 'GET' } }, freshRun());
+  assert.equal(read.status, 200);
+});
+
+test('attack: a same-origin 307 after an approved POST is a new request that needs its own yes', async () => {
+  const records: ApiCallRecord[] = [];
+  // Approve the first POST, deny the redirect target: the target never receives the body.
+  const denied = scriptedApprovals(['yes', 'no']);
+  const before = echo.received.length;
+  const r = await gate({ profile: { policy: 'ask' }, approvals: denied.hook, records }).call(
+    { operationId: 'forward.create', body: { wipe: true } },
+    freshRun(),
+  );
+  assert.equal((r.error as { code: string }).code, 'airlock_mutation_denied');
+  assert.equal(echo.received.length, before + 1, 'only the first POST was sent');
+  assert.equal(denied.requests.length, 2);
+  const second = denied.requests[1]!;
+  assert.equal(second.method, 'POST');
+  assert.match(second.url, /\/v1\/items\/9$/);
+  assert.match(second.redirectedFrom!, /\/v1\/forward$/);
+  assert.equal(second.callIndex, 2);
+  assert.equal(second.earlierCalls[0]!.status, 307);
+  assert.deepEqual(
+    records.map((x) => [x.method, x.status, x.decision]),
+    [
+      ['POST', 307, 'approved'],
+      ['POST', 0, 'denied'],
+    ],
+  );
+  // Approved twice: 307 keeps the method and the body.
+  const both = scriptedApprovals(['yes', 'yes']);
+  const ok = await gate({ profile: { policy: 'ask' }, approvals: both.hook }).call({ operationId: 'forward.create', body: { wipe: true } }, freshRun());
+  assert.equal(ok.status, 201);
+  const last = echo.received.at(-1)!;
+  assert.equal(last.method, 'POST');
+  assert.equal(last.url, '/v1/items/9');
+  assert.equal(last.body, '{"wipe":true}');
+  // A read redirected to a read is followed without asking.
+  const home = await gate({ profile: { policy: 'ask' } }).call({ operationId: 'redirect.home' }, freshRun());
+  assert.equal(home.status, 200);
+});
+
+test('an approval is bound to a hash of method, full URL and body', async () => {
+  const { hook, requests } = scriptedApprovals(['yes']);
+  await gate({ profile: { policy: 'ask' }, approvals: hook }).call({ operationId: 'items.create', body: { a: 1 } }, freshRun());
+  const { createHash } = await import('node:crypto');
+  const expected = createHash('sha256').update(`POST\n${echo.url}/items\n`).update('{"a":1}').digest('hex');
+  assert.equal(requests[0]!.requestHash, expected);
 });

@@ -104,3 +104,17 @@ test('operations without a sample get a generated, runnable skeleton', () => {
   assert.match(text, /const \{ data, error \} = await api\.pets\.replace\(\{\n {4}path: \{ petId: 7 \},\n {4}body: \{ name: "…" \},/);
   assert.match(text, /Body \(application\/json, required\): \{ name: string \}/); // readOnly id hidden
 });
+
+test('an API whose title already ends in "API" is not named "… API API"', async () => {
+  const { apiName } = await import('../../main/core/mcp/apiName.ts');
+  const { serverInstructions } = await import('../../main/core/mcp/instructions.ts');
+  const { executeDescription } = await import('../../main/core/mcp/executeTool.ts');
+  assert.equal(apiName('OpenAgenda API'), 'OpenAgenda API');
+  assert.equal(apiName('Petstore'), 'Petstore API');
+  assert.equal(apiName('GitHub v3 REST API'), 'GitHub v3 REST API');
+  const texts = [
+    serverInstructions({ apiTitle: 'OpenAgenda API', operationCount: 24, clientNames: ['api'], hasExecute: true }),
+    executeDescription({ service: undefined as never, apiTitle: 'OpenAgenda API', clientNames: ['api'], boundary: '' }),
+  ];
+  for (const text of texts) assert.doesNotMatch(text, /API API/);
+});

@@ -42,7 +42,7 @@ test('memory store can play an unavailable store: every method throws the explic
   const store = createMemoryStore({ unavailable: 'switched off for the test' });
   assert.deepEqual(await store.probe(), { available: false, reason: 'switched off for the test' });
   const explicit = (e: unknown) =>
-    e instanceof SecretStoreUnavailableError && e.kind === 'config' && e.message === 'memory store unavailable: switched off for the test';
+    e instanceof SecretStoreUnavailableError && e.kind === 'unavailable' && e.message === 'memory store unavailable: switched off for the test';
   await assert.rejects(store.get('alpha'), explicit);
   await assert.rejects(store.set('alpha', CANARY), explicit);
   await assert.rejects(store.delete('alpha'), explicit);

@@ -41,7 +41,7 @@ const explicit =
   (re: RegExp = /./) =>
   (error: unknown) =>
     error instanceof SecretStoreUnavailableError &&
-    error.kind === 'config' &&
+    error.kind === 'unavailable' &&
     error.store === 'keychain' &&
     error.message.startsWith('keychain unavailable: ') &&
     re.test(error.message) &&
@@ -248,9 +248,11 @@ test('failures after a good probe are explicit too (the keychain went away)', as
 });
 
 test('hints name what to run or unlock on each platform, and never suggest a silent fallback', () => {
-  assert.match(keychainHint('linux'), /Secret Service .*gnome-keyring.* running and unlocked/);
-  assert.match(keychainHint('linux'), /file store explicitly/);
-  assert.match(keychainHint('darwin'), /login keychain must be unlocked/);
+  assert.match(keychainHint('linux'), /start a Secret Service .* and unlock it \(Debian\/Ubuntu: `apt install gnome-keyring dbus-user-session libsecret-1-0`/);
+  assert.match(keychainHint('darwin'), /unlock the login keychain/);
   assert.match(keychainHint('win32'), /Credential Manager/);
-  for (const p of ['linux', 'darwin', 'win32'] as const) assert.match(keychainHint(p), /AIRLOCK_API_KEY/);
+  for (const p of ['linux', 'darwin', 'win32'] as const) {
+    assert.match(keychainHint(p), /AIRLOCK_API_KEY/);
+    assert.match(keychainHint(p), /opt in to the plaintext file store with --secret-store file/);
+  }
 });

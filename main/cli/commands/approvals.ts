@@ -1,7 +1,7 @@
 // `airlock approvals list | approve ID | deny ID`: answer the approval queue
 // of a running `airlock serve` (or the app) through the control API.
 import type { ControlClient } from '../../core/control/controlClient.ts';
-import type { ControlOutput } from '../../core/control/contract.ts';
+import type { ControlOutput } from '../../../contract/control.ts';
 
 type Pending = ControlOutput<'approvals.list'>[number];
 
@@ -10,8 +10,10 @@ export function formatPending(p: Pending): string {
   const client = `${r.caller.clientName ?? r.caller.key}${r.caller.clientVersion ? ` ${r.caller.clientVersion}` : ''}`;
   const lines = [
     `${p.id}  ${r.method} ${r.url}  (${r.operationId}, profile ${r.profile})`,
-    `  client ${client}, ${Math.max(0, Math.round(p.secondsLeft))} s left, script sha256 ${r.scriptSha256.slice(0, 12)}…`,
+    `  ${r.reason}: ${r.rule}`,
+    `  client ${client} (${r.caller.key}), call ${r.callIndex} of its run, ${Math.max(0, Math.round(p.secondsLeft))} s left, script sha256 ${r.scriptSha256.slice(0, 12)}…`,
   ];
+  for (const h of r.headers) lines.push(`  ${h.name}: ${h.value}`);
   if (Object.keys(r.query).length > 0) lines.push(`  query ${JSON.stringify(r.query)}`);
   if (r.bodyPreview)
     lines.push(
@@ -35,7 +37,7 @@ export async function approvalsList(client: ControlClient, options: { json?: boo
   }
   process.stdout.write(
     pending.map(formatPending).join('\n\n') +
-      '\n\nApprove with `airlock approvals approve <id> [--scope once|run|session]`, deny with `airlock approvals deny <id> [--reason …]`.\n',
+      '\n\nApprove with `airlock approvals approve <id> [--scope once|run|session|always]`, deny with `airlock approvals deny <id> [--reason …]`.\n',
   );
 }
 
@@ -43,7 +45,7 @@ export async function approvalsDecide(
   client: ControlClient,
   id: string,
   decision: 'approve' | 'deny',
-  options: { scope?: 'once' | 'run' | 'session'; reason?: string; json?: boolean },
+  options: { scope?: 'once' | 'run' | 'session' | 'always'; reason?: string; json?: boolean },
 ): Promise<void> {
   const result = await client.call('approvals.decide', {
     id,

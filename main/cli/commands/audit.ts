@@ -67,7 +67,7 @@ export async function auditTail(ctx: CliContext, options: AuditFilterOptions & {
       (batch) => {
         for (const event of batch) {
           if (event.type !== 'audit') continue;
-          const record = { seq: event.record.seq, kind: event.record.kind, time: event.record.time, ...event.record.fields } as unknown as AuditEntry;
+          const record = event.record as unknown as AuditEntry;
           process.stdout.write((options.json ? JSON.stringify(record) : formatEntry(record)) + '\n');
         }
       },

@@ -1,11 +1,14 @@
 // `airlock doctor`: what Airlock would run with and whether it can — data
-// dir, settings, profile, OpenAPI document, base URL, auth, server and port.
-// Human-readable by default, `--json` for scripts. Exit 1 when a check fails.
+// dir, every setting with where its value came from (flag, env, settings
+// file, profile, document, default), profile, OpenAPI document, engines,
+// keychain, audit, server. Each check is ok, a warning or a failure, the
+// same in the text and in `--json`. Exit 1 when a check fails.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dataPaths } from '../../core/config/dataDir.ts';
-import { formatAuthScheme, inferAuthScheme } from '../../core/config/auth.ts';
+import { formatAuthScheme, inferAuthScheme, type AuthScheme } from '../../core/config/auth.ts';
+import { SETTINGS, type SettingDef } from '../../core/config/settings.ts';
 import { ProfileStore, selectProfile } from '../../core/profiles/profileStore.ts';
-import { DEMO_SPEC } from '../../core/profiles/profile.ts';
+import { DEMO_SPEC, type Profile } from '../../core/profiles/profile.ts';
 import { loadApiDocument } from '../../core/openapi/loadDocument.ts';
 import { buildCatalogue } from '../../core/openapi/catalogue.ts';
 import { demoSpecPath } from '../../core/demo/demoServer.ts';
@@ -17,22 +20,72 @@ import { checkEngineEgress } from '../../core/sandbox/engineMatrix.ts';
 import { createKeychainStore } from '../../core/secrets/keychainStore.ts';
 import { createFileStore } from '../../core/secrets/fileStore.ts';
 import { openAuditStore } from '../../core/audit/auditStore.ts';
-import { engineChecks } from './engineChecks.ts';
+import { engineInventory, type ComponentState } from '../../core/diagnostics/engineInventory.ts';
+import { isProcessAlive } from '../../core/runtime/companionLock.ts';
+
+export type CheckStatus = 'ok' | 'warn' | 'fail';
 
 export interface Check {
   name: string;
-  ok: boolean;
+  status: CheckStatus;
   detail: string;
   data?: Record<string, unknown>;
 }
 
-export async function doctorChecks(ctx: CliContext): Promise<Check[]> {
+export interface SettingReport {
+  key: string;
+  flag: string;
+  value: unknown;
+  /** flag, env, file (settings.json), profile <name>, document, or default. */
+  source: string;
+}
+
+interface Derived {
+  profile?: Profile;
+  auth?: AuthScheme;
+  authFromDocument?: boolean;
+}
+
+function settingsReport(ctx: CliContext, derived: Derived): SettingReport[] {
+  const { settings, sources } = ctx;
+  const fromProfile = (key: 'spec' | 'baseUrl' | 'auth'): { value: unknown; source: string } | undefined => {
+    const p = derived.profile;
+    if (!p || sources[key] !== 'default') return undefined;
+    const where = p.origin === 'file' ? `profile file ${p.file ?? p.name}` : `profile ${p.name} (${p.origin})`;
+    if (key === 'spec') return { value: p.spec, source: where };
+    if (key === 'baseUrl' && p.baseUrl) return { value: p.baseUrl, source: where };
+    if (key === 'auth') {
+      if (p.auth) return { value: formatAuthScheme(p.auth), source: where };
+      if (derived.auth) return { value: formatAuthScheme(derived.auth), source: 'document' };
+    }
+    return undefined;
+  };
+  return (SETTINGS as readonly SettingDef<unknown>[]).map((d) => {
+    const raw = (settings as unknown as Record<string, unknown>)[d.key];
+    const derivedValue = d.key === 'spec' || d.key === 'baseUrl' || d.key === 'auth' ? fromProfile(d.key) : undefined;
+    const source = sources[d.key] ?? 'default';
+    const value = derivedValue?.value ?? (d.key === 'auth' && raw ? formatAuthScheme(raw as AuthScheme) : (raw ?? d.defaultText ?? null));
+    return { key: d.key, flag: d.flag, value, source: derivedValue?.source ?? (source === 'file' ? 'settings.json' : source) };
+  });
+}
+
+function component(name: string, c: ComponentState): Check {
+  return {
+    name,
+    status: c.found ? 'ok' : 'warn',
+    detail: c.found ? c.detail : `${c.detail}${c.installHint ? ` (to install: ${c.installHint})` : ''}`,
+    data: { found: c.found, ...(c.version ? { version: c.version } : {}) },
+  };
+}
+
+export async function doctorReport(ctx: CliContext): Promise<{ checks: Check[]; settings: SettingReport[] }> {
   const { settings, sources } = ctx;
   const paths = dataPaths(settings.dataDir);
   const checks: Check[] = [];
+  const derived: Derived = {};
   checks.push({
     name: 'airlock',
-    ok: true,
+    status: 'ok',
     detail: `${AIRLOCK_VERSION} on Node ${process.versions.node} (${process.platform} ${process.arch})`,
     data: { version: AIRLOCK_VERSION, node: process.versions.node },
   });
@@ -41,23 +94,24 @@ export async function doctorChecks(ctx: CliContext): Promise<Check[]> {
   const mode = dirExists ? (statSync(paths.root).mode & 0o777).toString(8) : undefined;
   checks.push({
     name: 'data dir',
-    ok: true,
+    status: 'ok',
     detail: `${paths.root} (${dirExists ? `exists, mode ${mode}` : 'created on first serve'}; from ${sources.dataDir})`,
     data: { path: paths.root, exists: dirExists },
   });
   checks.push({
-    name: 'settings',
-    ok: true,
+    name: 'settings file',
+    status: 'ok',
     detail: existsSync(paths.settings) ? paths.settings : `${paths.settings} (none; defaults, flags and AIRLOCK_* env apply)`,
   });
 
   let profileName = settings.profile ?? (settings.spec ? 'custom' : 'demo');
   try {
     const profile = selectProfile(settings, new ProfileStore(paths.profiles));
+    derived.profile = profile;
     profileName = profile.name;
     checks.push({
       name: 'profile',
-      ok: true,
+      status: 'ok',
       detail: `${profile.name} (${profile.origin}${profile.file ? ` ${profile.file}` : ''}); mutations: ${profile.policy}${profile.readOnly ? ', read-only' : ''}`,
       data: { name: profile.name, origin: profile.origin, policy: profile.policy },
     });
@@ -68,23 +122,23 @@ export async function doctorChecks(ctx: CliContext): Promise<Check[]> {
       const cached = loaded.origin.kind === 'url' ? `, ${loaded.origin.fromCache ? 'cached' : 'fetched'} ${loaded.origin.fetchedAt}` : '';
       checks.push({
         name: 'spec',
-        ok: true,
-        detail: `${loaded.origin.location}: ${catalogue.title} ${catalogue.version}, ${catalogue.operations.length} operations (${loaded.loadMs.toFixed(0)} ms${cached})`,
-        data: { location: loaded.origin.location, title: catalogue.title, operations: catalogue.operations.length },
+        status: catalogue.warnings.length > 0 ? 'warn' : 'ok',
+        detail: `${loaded.origin.location}: ${catalogue.title} ${catalogue.version}, ${catalogue.operations.length} operations (${loaded.loadMs.toFixed(0)} ms${cached})${catalogue.warnings.map((w) => `; ${w}`).join('')}`,
+        data: { location: loaded.origin.location, title: catalogue.title, operations: catalogue.operations.length, warnings: catalogue.warnings },
       });
       const base =
-        profile.spec === DEMO_SPEC
-          ? 'the demo server (a free loopback port, chosen at start)'
-          : (profile.baseUrl ?? catalogue.servers[0] ?? 'none: pass --base-url');
-      checks.push({ name: 'base URL', ok: base !== 'none: pass --base-url', detail: base });
-      const auth = profile.auth ?? inferAuthScheme(catalogue.securitySchemes, loaded.document.security);
+        profile.spec === DEMO_SPEC ? 'the demo server (a free loopback port, chosen at start)' : (settings.baseUrl ?? profile.baseUrl ?? catalogue.servers[0]);
+      checks.push({ name: 'base URL', status: base ? 'ok' : 'fail', detail: base ?? 'none: pass --base-url' });
+      derived.authFromDocument = !profile.auth && !settings.auth;
+      const auth = settings.auth ?? profile.auth ?? inferAuthScheme(catalogue.securitySchemes, loaded.document.security);
+      derived.auth = auth;
       const key = process.env.AIRLOCK_API_KEY ? 'AIRLOCK_API_KEY is set' : 'AIRLOCK_API_KEY not set';
-      checks.push({ name: 'auth', ok: true, detail: `${formatAuthScheme(auth)}${auth.type === 'none' ? '' : `; ${key}`}` });
+      checks.push({ name: 'auth', status: 'ok', detail: `${formatAuthScheme(auth)}${auth.type === 'none' ? '' : `; ${key}`}` });
     } catch (error) {
-      checks.push({ name: 'spec', ok: false, detail: `${spec}: ${errorMessage(error)}` });
+      checks.push({ name: 'spec', status: 'fail', detail: `${spec}: ${errorMessage(error)}` });
     }
   } catch (error) {
-    checks.push({ name: 'profile', ok: false, detail: `${profileName}: ${errorMessage(error)}` });
+    checks.push({ name: 'profile', status: 'fail', detail: `${profileName}: ${errorMessage(error)}` });
   }
 
   const verdict = checkEngineEgress(settings.engine, settings.egress, settings.allowUnrestrictedEgress);
@@ -92,47 +146,53 @@ export async function doctorChecks(ctx: CliContext): Promise<Check[]> {
     verdict.ok
       ? {
           name: 'sandbox',
-          ok: true,
+          status: verdict.banner ? 'warn' : 'ok',
           detail: `engine ${settings.engine}, egress ${verdict.egress}${verdict.banner ? ` — ${verdict.banner}` : ''}`,
           data: { engine: settings.engine, egress: verdict.egress },
         }
-      : { name: 'sandbox', ok: false, detail: verdict.reason },
+      : { name: 'sandbox', status: 'fail', detail: verdict.reason },
   );
-  checks.push(...(await engineChecks(ctx)));
+  const engines = await engineInventory();
+  checks.push(
+    component('engine quickjs', engines.quickjs),
+    component('engine node', engines.node),
+    component('engine deno', engines.deno),
+    component('srt wrapper', engines.srt),
+  );
 
   const store = settings.secretStore === 'file' ? createFileStore({ path: paths.secretsFile }) : createKeychainStore();
   const probe = await store.probe();
+  const needsKey = derived.auth !== undefined && derived.auth.type !== 'none';
   checks.push({
     name: settings.secretStore === 'file' ? 'file store' : 'keychain',
-    // An unavailable keychain is not fatal when AIRLOCK_API_KEY is set or the profile needs no key.
-    ok: true,
+    // Unavailable is a warning, not a failure: AIRLOCK_API_KEY works, and a profile may need no key.
+    status: probe.available && store.kind !== 'file' ? 'ok' : 'warn',
     detail: probe.available
-      ? probe.detail
-      : `${store.kind} unavailable: ${probe.reason}${process.env.AIRLOCK_API_KEY ? ' (AIRLOCK_API_KEY is set and will be used)' : ''}`,
+      ? `${probe.detail}${store.kind === 'file' ? ' (plaintext file store: an explicit opt-in)' : ''}`
+      : `${store.kind} unavailable: ${probe.reason}${process.env.AIRLOCK_API_KEY ? ' (AIRLOCK_API_KEY is set and will be used)' : needsKey ? ' (calls go out without a key until one is set)' : ' (this profile sends no key)'}`,
     data: { kind: store.kind, available: probe.available },
   });
   checks.push(auditCheck(paths.audit));
-
   checks.push(await serverCheck(paths.serverInfo, settings.port));
   checks.push({
     name: 'MCP token',
-    ok: true,
+    status: 'ok',
     detail: existsSync(paths.mcpToken)
       ? `${paths.mcpToken} (mode ${(statSync(paths.mcpToken).mode & 0o777).toString(8)})`
       : `${paths.mcpToken} (created on first serve)`,
   });
-  return checks;
+  return { checks, settings: settingsReport(ctx, derived) };
 }
 
 function auditCheck(file: string): Check {
-  if (!existsSync(file)) return { name: 'audit', ok: true, detail: `${file} (created on first serve or stdio)` };
+  if (!existsSync(file)) return { name: 'audit', status: 'ok', detail: `${file} (created on first serve or stdio)` };
   try {
     const store = openAuditStore({ file });
     try {
       const head = store.head();
       return {
         name: 'audit',
-        ok: true,
+        status: 'ok',
         detail: `${file}: ${head.records} records, head #${head.seq} ${head.hash.slice(0, 12)}… (\`airlock audit verify\` checks the chain)`,
         data: { records: head.records, headSeq: head.seq },
       };
@@ -140,7 +200,7 @@ function auditCheck(file: string): Check {
       store.close();
     }
   } catch (error) {
-    return { name: 'audit', ok: false, detail: `${file}: ${errorMessage(error)}` };
+    return { name: 'audit', status: 'fail', detail: `${file}: ${errorMessage(error)}` };
   }
 }
 
@@ -149,17 +209,11 @@ async function serverCheck(file: string, port: number): Promise<Check> {
   try {
     info = JSON.parse(readFileSync(file, 'utf8')) as ServerInfo;
   } catch {
-    return { name: 'server', ok: true, detail: `not running (configured port ${port})`, data: { running: false, port } };
+    return { name: 'server', status: 'ok', detail: `not running (configured port ${port})`, data: { running: false, port } };
   }
-  let alive: boolean;
-  try {
-    process.kill(info.pid, 0);
-    alive = true;
-  } catch {
-    alive = false;
+  if (!isProcessAlive(info.pid)) {
+    return { name: 'server', status: 'ok', detail: `not running; stale ${file} from pid ${info.pid} (replaced at next serve)`, data: { running: false, port } };
   }
-  if (!alive)
-    return { name: 'server', ok: true, detail: `not running; stale ${file} from pid ${info.pid} (removed at next serve)`, data: { running: false, port } };
   let health: string;
   try {
     const r = await fetch(`${info.url}/health`, { signal: AbortSignal.timeout(2000) });
@@ -169,19 +223,28 @@ async function serverCheck(file: string, port: number): Promise<Check> {
   }
   return {
     name: 'server',
-    ok: health === 'ok',
+    status: health === 'ok' ? 'ok' : 'fail',
     detail: `running: pid ${info.pid}, ${info.mcpUrl}, profile ${info.profile}, /health ${health}`,
     data: { running: true, ...info, health },
   };
 }
 
+const MARK: Record<CheckStatus, string> = { ok: '✓', warn: '!', fail: '✗' };
+
 export async function doctorCommand(ctx: CliContext, options: { json?: boolean }): Promise<number> {
-  const checks = await doctorChecks(ctx);
+  const { checks, settings } = await doctorReport(ctx);
+  const ok = checks.every((c) => c.status !== 'fail');
   if (options.json) {
-    process.stdout.write(JSON.stringify({ ok: checks.every((c) => c.ok), checks }, null, 2) + '\n');
+    process.stdout.write(JSON.stringify({ ok, checks, settings }, null, 2) + '\n');
   } else {
     const width = Math.max(...checks.map((c) => c.name.length));
-    for (const c of checks) process.stdout.write(`${c.ok ? ' ' : '✗'} ${c.name.padEnd(width)}  ${c.detail}\n`);
+    for (const c of checks) process.stdout.write(`${MARK[c.status]} ${c.name.padEnd(width)}  ${c.detail}\n`);
+    process.stdout.write('\nSettings (value, and where it came from):\n');
+    const keyWidth = Math.max(...settings.map((s) => s.flag.length));
+    for (const s of settings) {
+      const value = s.value === null || s.value === undefined ? '—' : typeof s.value === 'string' ? s.value : JSON.stringify(s.value);
+      process.stdout.write(`  ${s.flag.padEnd(keyWidth)}  ${value}  (${s.source})\n`);
+    }
   }
-  return checks.every((c) => c.ok) ? 0 : 1;
+  return ok ? 0 : 1;
 }

@@ -22,7 +22,6 @@ export async function stdioCommand(ctx: CliContext): Promise<void> {
   const { logger } = ctx;
   const companion = await createCompanion({ resolved: ctx, logger, logBuffer: ctx.logBuffer, mode: 'stdio', redaction: ctx.redaction });
   const server = companion.createMcpServer('stdio');
-  companion.setMcpSessionCounter(() => 1);
   onShutdown(async () => {
     await server.close();
     await companion.close();

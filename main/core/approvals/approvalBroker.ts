@@ -1,28 +1,23 @@
 // The approval broker owns the queue of requests that wait for a person.
-// Requests are a discriminated union (today: an API mutation); each is shown
-// with its client, profile, operation, method, path, query, redacted body
-// preview, script hash and excerpt, and the time left. Decisions: approve
-// once, approve the rest of the run, allow this operation for this client
-// until restart, or deny with a reason that reaches the code as the API error.
-// No decision before the timeout is a denial. With no approver attached (no
-// control API, e.g. standalone stdio), the broker asks through the MCP
-// client's elicitation when it can, and otherwise denies with instructions.
+// Requests are a discriminated union (today: an API mutation) carrying what a
+// person needs to decide. Answers come from any channel (desktop, web UI,
+// CLI, MCP elicitation) and the first one wins: a later answer to the same
+// id is refused with what happened to it. No answer before the timeout is a
+// denial ("timed out"), distinct from "denied by you"; a request whose client
+// cancelled or went away is withdrawn, and a yes after that runs nothing.
+// Grants: "rest of this run" lives here; session and "always" grants live in
+// the grant store, bound to the caller key (never the client's name).
 import { randomBytes } from 'node:crypto';
-import type { ApprovalDecision, ApprovalHook, ApprovalScope, CallerInfo, Elicit, MutationApprovalRequest } from '../egress/types.ts';
+import type { ApprovalDecision, ApprovalRequest, ApproveScope, PendingApproval } from '../../../contract/approvals.ts';
+import type { ApprovalHook, Elicit } from '../egress/types.ts';
 import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
-import { NO_APPROVER_MESSAGE } from '../egress/egressGate.ts';
+import { AirlockError } from '../errors.ts';
+import { GrantStore } from './grantStore.ts';
 
-export type ApprovalRequest = MutationApprovalRequest;
+export type { PendingApproval, ApprovalRequest };
 
-export interface PendingApproval {
-  id: string;
-  request: ApprovalRequest;
-  createdAt: string;
-  expiresAt: string;
-}
-
-export type Decision = { approve: true; scope: Exclude<ApprovalScope, 'policy'> } | { approve: false; reason?: string };
+export type Decision = { approve: true; scope: ApproveScope } | { approve: false; reason?: string };
 
 export type BrokerEvent =
   { type: 'approval-requested'; approval: PendingApproval } | { type: 'approval-decided'; id: string; decision: ApprovalDecision; request: ApprovalRequest };
@@ -31,17 +26,26 @@ export interface BrokerOptions {
   timeoutMs: number;
   /** Whether a person can answer through the control API (desktop, web UI, `airlock approvals`). */
   approversAvailable: () => boolean;
+  /** What a denial for lack of an approver tells the code (how to approve in this mode). */
+  noApproverMessage: string;
+  grants?: GrantStore;
   now?: () => Date;
   logger?: Logger;
 }
 
 interface Waiting {
-  pending: PendingApproval;
-  resolve: (d: ApprovalDecision) => void;
+  pending: Omit<PendingApproval, 'secondsLeft'>;
+  finish: (d: ApprovalDecision) => void;
   timer: ReturnType<typeof setTimeout>;
 }
 
-export class UnknownApprovalError extends Error {}
+/** How many answered ids are remembered, so a late answer is told what happened. */
+const REMEMBERED = 500;
+
+/** Operations too risky for "always": deletions. The UI hides the scope; the broker refuses it. */
+export function allowsAlways(req: ApprovalRequest): boolean {
+  return req.reason !== 'destructive';
+}
 
 function describe(req: ApprovalRequest): string {
   switch (req.kind) {
@@ -54,103 +58,157 @@ function describe(req: ApprovalRequest): string {
   }
 }
 
-function clientOf(caller: CallerInfo): string {
-  return caller.clientName ?? caller.key;
+function clientOf(req: ApprovalRequest): string {
+  return req.caller.clientName ?? req.caller.key;
 }
 
 export class ApprovalBroker implements ApprovalHook {
   private readonly options: BrokerOptions;
   private readonly waiting = new Map<string, Waiting>();
+  private readonly finished = new Map<string, ApprovalDecision>();
   private readonly runGrants = new Set<string>();
-  private readonly sessionGrants = new Set<string>();
   private readonly listeners = new Set<(e: BrokerEvent) => void>();
   private readonly now: () => Date;
   private readonly log: Logger;
+  readonly grants: GrantStore;
 
   constructor(options: BrokerOptions) {
     this.options = options;
     this.now = options.now ?? (() => new Date());
     this.log = options.logger ?? silentLogger;
+    this.grants = options.grants ?? new GrantStore();
   }
 
   async request(req: ApprovalRequest, options: { signal?: AbortSignal; elicit?: Elicit } = {}): Promise<ApprovalDecision> {
     const at = () => this.now().toISOString();
+    if (options.signal?.aborted) return this.withdrawnDecision(at());
     if (this.runGrants.has(req.runId)) return { approved: true, by: 'earlier approval (rest of run)', scope: 'run', at: at() };
-    if (this.sessionGrants.has(`${clientOf(req.caller)}\u0000${req.operationId}`)) {
-      return { approved: true, by: 'earlier approval (this client, until restart)', scope: 'session', at: at() };
+    const grant = this.grants.use({ profile: req.profile, operationId: req.operationId, callerKey: req.caller.key });
+    if (grant) {
+      return {
+        approved: true,
+        by: `grant ${grant.id} (${grant.scope === 'always' ? 'always' : 'this session'}, given by ${grant.grantedBy})`,
+        scope: grant.scope,
+        at: at(),
+        grantId: grant.id,
+      };
     }
     if (!this.options.approversAvailable()) {
       if (options.elicit) {
         const answer = await options
           .elicit(`Airlock: allow ${describe(req)}?${req.bodyPreview ? `\n\nBody:\n${req.bodyPreview.slice(0, 2000)}` : ''}`, options.signal)
           .catch(() => undefined);
-        if (answer?.approved) return { approved: true, by: `${clientOf(req.caller)} (elicitation)`, scope: 'once', at: at() };
+        if (options.signal?.aborted) return this.withdrawnDecision(at());
+        if (answer?.approved) return { approved: true, by: `${clientOf(req)} (elicitation)`, scope: 'once', at: at() };
         return {
           approved: false,
-          by: `${clientOf(req.caller)} (elicitation)`,
+          by: `${clientOf(req)} (elicitation)`,
           reason: answer ? (answer.reason ?? 'declined by the person') : 'the person dismissed the question',
           at: at(),
+          code: 'denied',
         };
       }
-      return { approved: false, by: 'airlock', reason: NO_APPROVER_MESSAGE, at: at(), code: 'no_approver' };
+      return { approved: false, by: 'airlock', reason: this.options.noApproverMessage, at: at(), code: 'no_approver' };
     }
-    const id = `apr_${randomBytes(4).toString('hex')}`;
+    const id = `apr_${randomBytes(6).toString('hex')}`;
     const created = this.now();
-    const pending: PendingApproval = {
-      id,
-      request: req,
-      createdAt: created.toISOString(),
-      expiresAt: new Date(created.getTime() + this.options.timeoutMs).toISOString(),
-    };
+    const pending = { id, request: req, createdAt: created.toISOString(), expiresAt: new Date(created.getTime() + this.options.timeoutMs).toISOString() };
     return new Promise<ApprovalDecision>((resolve) => {
+      const onAbort = () => finish(this.withdrawnDecision(at()));
       const finish = (decision: ApprovalDecision) => {
         const w = this.waiting.get(id);
         if (!w) return;
         clearTimeout(w.timer);
+        options.signal?.removeEventListener('abort', onAbort);
         this.waiting.delete(id);
+        this.remember(id, decision);
         this.emit({ type: 'approval-decided', id, decision, request: req });
-        this.log.info(`approval ${id} ${decision.approved ? `approved (${decision.scope})` : `denied: ${decision.reason}`} by ${decision.by}`);
+        this.log.info(`approval ${id} ${decision.approved ? `approved (${decision.scope})` : `${decision.code}: ${decision.reason}`} by ${decision.by}`);
         resolve(decision);
       };
+      const seconds = Math.round(this.options.timeoutMs / 1000);
       const timer = setTimeout(
         () =>
           finish({
             approved: false,
             by: 'timeout',
-            reason: `no decision within ${Math.round(this.options.timeoutMs / 1000)} s (open Airlock or run \`airlock approvals list\` to answer in time)`,
+            reason: `timed out: no one answered within ${seconds} s (open Airlock, or run \`airlock approvals list\`, to answer in time)`,
             at: at(),
             code: 'timeout',
           }),
         this.options.timeoutMs,
       );
       timer.unref?.();
-      this.waiting.set(id, { pending, resolve: finish, timer });
-      options.signal?.addEventListener('abort', () => finish({ approved: false, by: 'airlock', reason: 'the run ended before a decision', at: at() }));
-      this.log.info(`approval ${id} requested: ${describe(req)} from ${clientOf(req.caller)}`);
-      this.emit({ type: 'approval-requested', approval: pending });
+      this.waiting.set(id, { pending, finish, timer });
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      this.log.info(`approval ${id} requested: ${describe(req)} from ${clientOf(req)}`);
+      this.emit({ type: 'approval-requested', approval: this.view(pending) });
     });
   }
 
-  /** Pending requests, oldest first. */
+  /** Pending requests, oldest first, with the seconds each has left. */
   list(): PendingApproval[] {
-    return [...this.waiting.values()].map((w) => w.pending);
+    return [...this.waiting.values()].map((w) => this.view(w.pending));
   }
 
+  /**
+   * Answers a pending request. The first answer wins: answering one that is
+   * already settled (by someone else, the timeout, or its client withdrawing
+   * it) is a conflict that says what happened.
+   */
   decide(id: string, decision: Decision, by: string): ApprovalDecision {
     const w = this.waiting.get(id);
-    if (!w) throw new UnknownApprovalError(`no pending approval ${id} (already decided, timed out, or never existed)`);
+    if (!w) {
+      const earlier = this.finished.get(id);
+      if (earlier) {
+        const what = earlier.approved
+          ? `approved by ${earlier.by}`
+          : earlier.code === 'withdrawn'
+            ? 'withdrawn by its client'
+            : earlier.code === 'timeout'
+              ? 'timed out'
+              : `denied by ${earlier.by}`;
+        throw new AirlockError('conflict', `approval ${id} was already ${what}; nothing was changed`);
+      }
+      throw new AirlockError('not_found', `no pending approval ${id}`, { hint: '`airlock approvals list` shows the pending ones' });
+    }
     const at = this.now().toISOString();
     const req = w.pending.request;
     let result: ApprovalDecision;
     if (decision.approve) {
+      if (decision.scope === 'always' && !allowsAlways(req)) {
+        throw new AirlockError(
+          'usage',
+          `"always" is not offered for ${req.method} ${req.pathTemplate}: destructive operations are approved one call, one run or one session at a time`,
+        );
+      }
+      let grantId: string | undefined;
       if (decision.scope === 'run') this.runGrants.add(req.runId);
-      if (decision.scope === 'session') this.sessionGrants.add(`${clientOf(req.caller)}\u0000${req.operationId}`);
-      result = { approved: true, by, scope: decision.scope, at };
+      if (decision.scope === 'session' || decision.scope === 'always') {
+        grantId = this.grants.add({
+          scope: decision.scope,
+          profile: req.profile,
+          operationId: req.operationId,
+          method: req.method,
+          pathTemplate: req.pathTemplate,
+          ...(decision.scope === 'session' ? { callerKey: req.caller.key } : {}),
+          ...(req.caller.clientName ? { clientName: req.caller.clientName } : {}),
+          grantedBy: by,
+        }).id;
+      }
+      result = { approved: true, by, scope: decision.scope, at, ...(grantId ? { grantId } : {}) };
     } else {
-      result = { approved: false, by, reason: decision.reason?.trim() || `denied by ${by}`, at };
+      result = { approved: false, by, reason: decision.reason?.trim() || `denied by ${by}`, at, code: 'denied' };
     }
-    w.resolve(result);
+    w.finish(result);
     return result;
+  }
+
+  /** Denies every pending request (the queue's "Deny all", quitting the app). */
+  denyAll(reason: string | undefined, by: string): number {
+    const ids = [...this.waiting.keys()];
+    for (const id of ids) this.decide(id, { approve: false, ...(reason ? { reason } : {}) }, by);
+    return ids.length;
   }
 
   /** Forgets a run's "rest of run" grant once the run is over. */
@@ -161,6 +219,19 @@ export class ApprovalBroker implements ApprovalHook {
   subscribe(listener: (e: BrokerEvent) => void): () => void {
     this.listeners.add(listener);
     return () => void this.listeners.delete(listener);
+  }
+
+  private withdrawnDecision(at: string): ApprovalDecision {
+    return { approved: false, by: 'client', reason: 'withdrawn: the client cancelled the call or went away before anyone answered', at, code: 'withdrawn' };
+  }
+
+  private view(p: Omit<PendingApproval, 'secondsLeft'>): PendingApproval {
+    return { ...p, secondsLeft: Math.max(0, (Date.parse(p.expiresAt) - this.now().getTime()) / 1000) };
+  }
+
+  private remember(id: string, decision: ApprovalDecision): void {
+    this.finished.set(id, decision);
+    if (this.finished.size > REMEMBERED) this.finished.delete(this.finished.keys().next().value!);
   }
 
   private emit(e: BrokerEvent): void {

@@ -325,6 +325,8 @@ export function openAuditStore(options: AuditStoreOptions): AuditStore {
             at: String(record.approval.at ?? ''),
             scope: record.approval.scope,
             reason: optionalString(record.approval.reason),
+            code: optionalString(record.approval.code),
+            grantId: optionalString(record.approval.grantId),
           }
         : undefined,
       error: optionalString(record.error),

@@ -3,7 +3,9 @@
 // app and the headless `airlock serve` share one data dir.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { mkdirSync, chmodSync } from 'node:fs';
+import { mkdirSync, chmodSync, statSync, accessSync, realpathSync, constants, writeFileSync, rmSync } from 'node:fs';
+import { dirname, resolve, sep } from 'node:path';
+import { AirlockError } from '../errors.ts';
 
 export const APP_NAME = 'Airlock';
 
@@ -38,12 +40,72 @@ export function dataPaths(dataDir: string) {
     audit: join(dataDir, 'audit.sqlite'),
     denoDir: join(dataDir, 'deno-cache'),
     secretsFile: join(dataDir, 'secrets.json'),
+    grants: join(dataDir, 'grants.json'),
+    lock: join(dataDir, 'companion.lock'),
   };
 }
 export type DataPaths = ReturnType<typeof dataPaths>;
 
+/** Kernel and device file systems: never a place for Airlock's state. */
+const FORBIDDEN_ROOTS = ['/proc', '/sys', '/dev'];
+
+/** The deepest existing ancestor of a path, resolved through symlinks. */
+function existingAncestor(path: string): string {
+  let current = resolve(path);
+  for (;;) {
+    try {
+      return realpathSync(current);
+    } catch {
+      const parent = dirname(current);
+      if (parent === current) return current;
+      current = parent;
+    }
+  }
+}
+
+/**
+ * Checks that a data dir can be used before anything touches it: not under a
+ * kernel file system, not a file, writable. Fails with one line naming the
+ * path and the reason.
+ */
+export function checkDataDir(dataDir: string, flag = '--data-dir'): void {
+  const fail = (reason: string) =>
+    new AirlockError('usage', `${flag} ${dataDir} cannot be used: ${reason}`, { hint: 'pass a writable directory, e.g. the default (omit the flag)' });
+  const real = existingAncestor(dataDir);
+  if (process.platform !== 'win32') {
+    const root = FORBIDDEN_ROOTS.find((r) => real === r || real.startsWith(r + sep));
+    if (root) throw fail(`it is under ${root}, a kernel file system`);
+  }
+  let isDir: boolean | undefined;
+  try {
+    isDir = statSync(dataDir).isDirectory();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOTDIR') throw fail('a part of the path is a file');
+    if (code !== 'ENOENT') throw fail((error as Error).message);
+  }
+  if (isDir === false) throw fail('it is a file, not a directory');
+  const target = isDir ? dataDir : real;
+  try {
+    accessSync(target, constants.W_OK | constants.X_OK);
+  } catch {
+    throw fail(isDir ? 'it is not writable by this user' : `${target} (where it would be created) is not writable by this user`);
+  }
+  if (isDir) {
+    // Permission bits are not the whole story (read-only mounts): try a write.
+    const probe = `${dataDir}${sep}.airlock-write-probe-${process.pid}`;
+    try {
+      writeFileSync(probe, '', { mode: 0o600 });
+      rmSync(probe, { force: true });
+    } catch (error) {
+      throw fail(`cannot write in it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
+  }
+}
+
 /** Creates the data dir, private to the user (0700). */
 export function ensureDataDir(dataDir: string): void {
+  checkDataDir(dataDir);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   try {
     chmodSync(dataDir, 0o700);

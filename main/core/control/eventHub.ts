@@ -2,7 +2,7 @@
 // subscribers in batches, with a bounded backlog per subscriber: a slow
 // reader loses the oldest events (and is told how many), never the server's
 // memory.
-import type { ControlEvent } from './contract.ts';
+import type { ControlEvent } from '../../../contract/events.ts';
 
 export interface HubSubscriber {
   send(batch: ControlEvent[], dropped: number): void;

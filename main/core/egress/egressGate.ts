@@ -1,13 +1,18 @@
 // The egress gate: the one module every API call from sandboxed code goes
 // through, whatever the engine. It maps the call to a catalogue operation,
-// classifies it (read or mutation), applies the profile's policy (asking the
-// approval hook under `ask`), rate-limits per caller, builds the request for
-// the profile's origin only, checks and pins the address, adds the
-// credential (the sandbox never holds it), follows no redirect to another
+// classifies the concrete request (method overrides included), applies the
+// policy (asking a person under `ask`, with every header the call will send
+// shown and the approval bound to a hash of method, URL and body), rate-limits
+// per caller, builds the request for the profile's origin only, checks and
+// pins the address, adds the credential (the sandbox never holds it), treats
+// each same-origin redirect as a new request (classified, approved and
+// policed again; 307/308 keep method and body), never follows another
 // origin, scrubs the credential from everything it hands back, and records
-// the call. It never throws at the sandbox: failures are `{ error }` results.
+// every request. It never throws at the sandbox: failures are `{ error }`.
 import { performance } from 'node:perf_hooks';
+import { createHash } from 'node:crypto';
 import type { Catalogue, ApiOperation } from '../openapi/catalogue.ts';
+import { READ_METHODS } from '../openapi/catalogue.ts';
 import type { AuthScheme } from '../config/auth.ts';
 import type { Profile } from '../profiles/profile.ts';
 import type { ApiCallRequest, ApiCallResult } from '../sandbox/engine.ts';
@@ -15,9 +20,11 @@ import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
 import { buildUpstreamRequest } from './requestBuilder.ts';
 import { BlockedAddressError, resolveAllowedAddress, type PinnedAddress, type Resolver } from './addressPolicy.ts';
-import { nodeTransport, type Transport, type UpstreamResponse } from './upstream.ts';
+import { nodeTransport, type Transport } from './upstream.ts';
 import { createRedactor, redactDeep, type Redactor } from './redactor.ts';
-import type { ApiCallRecord, ApprovalDecision, ApprovalHook, GateDecision, RunContext } from './types.ts';
+import { classifyRequest, findMethodOverride, type MethodOverride } from './classify.ts';
+import { responseView } from './responseView.ts';
+import type { ApiCallRecord, ApprovalDecision, ApprovalHook, GateDecision, MutationApprovalRequest, RunContext } from './types.ts';
 
 export interface GateApi {
   profile: Profile;
@@ -30,6 +37,8 @@ export interface EgressGateOptions {
   api: GateApi;
   /** The API key, read at each call (it may change); undefined when none is configured. */
   getCredential(): string | undefined | Promise<string | undefined>;
+  /** Where the key comes from, as the approval dialog names it (`keychain: demo`). */
+  credentialSource?(): string;
   approvals?: ApprovalHook;
   resolver?: Resolver;
   transport?: Transport;
@@ -50,14 +59,45 @@ export interface EgressGate {
   redactor(): Promise<Redactor>;
 }
 
-export const NO_APPROVER_MESSAGE =
-  'needs a person\'s approval, and no approver is attached. To approve it: open the Airlock app, or run `airlock approvals list` and `airlock approvals approve <id>` against a running `airlock serve`; or change the profile\'s mutation policy to "allow".';
-
 const PIN_TTL_MS = 30_000;
 const MAX_REDIRECTS = 3;
+const BODY_PREVIEW_CHARS = 16_384;
+export const MASK = '••••';
 
 function gateError(code: string, message: string, status = 0): ApiCallResult {
   return { data: null, error: { code, message }, status };
+}
+
+/** What an approval is bound to: method, full URL and body bytes. */
+export function requestHash(method: string, url: string, body: Buffer | undefined): string {
+  return createHash('sha256')
+    .update(`${method.toUpperCase()}\n${url}\n`)
+    .update(body ?? Buffer.alloc(0))
+    .digest('hex');
+}
+
+class AuditWriteError extends Error {}
+
+/** A hop's operation: the catalogue's, or a stand-in for a path the document does not describe. */
+function operationAt(catalogue: Catalogue, method: string, relativePath: string): ApiOperation {
+  const op = catalogue.match(method, relativePath);
+  if (op) return op;
+  const upper = method.toUpperCase() as ApiOperation['method'];
+  return {
+    id: `${upper} ${relativePath}`,
+    hasOperationId: false,
+    callPath: [],
+    call: '(not in the document)',
+    method: upper,
+    path: relativePath,
+    tags: [],
+    parameters: [],
+    responses: [],
+    codeSamples: [],
+    synonyms: [],
+    deprecated: false,
+    mutation: !READ_METHODS.has(upper),
+  };
 }
 
 export function createEgressGate(options: EgressGateOptions): EgressGate {
@@ -66,17 +106,26 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
   const transport = options.transport ?? nodeTransport;
   const now = options.now ?? (() => new Date());
   const origin = new URL(api.baseUrl);
-  const basePath = origin.pathname;
+  const basePath = origin.pathname.replace(/\/+$/, '');
   const pins = new Map<string, { pinned: PinnedAddress; until: number }>();
-  const mutationIds = new Set(api.profile.mutations);
+  const operationPolicies = (api.profile as Profile & { operationPolicies?: Record<string, 'ask' | 'allow' | 'deny'> }).operationPolicies ?? {};
+  const policyProfile = {
+    name: api.profile.name,
+    policy: api.profile.policy,
+    readOnly: api.profile.readOnly,
+    mutations: api.profile.mutations,
+    operationPolicies,
+  };
+  const credentialHeader = api.auth.type === 'bearer' ? 'authorization' : api.auth.type === 'header' ? api.auth.name.toLowerCase() : undefined;
+  const credentialQuery = api.auth.type === 'query' ? api.auth.name : undefined;
   let cachedRedactor: { key: string | undefined; redactor: Redactor } | undefined;
 
   const redactorFor = (credential: string | undefined): Redactor => {
     if (!cachedRedactor || cachedRedactor.key !== credential) cachedRedactor = { key: credential, redactor: createRedactor([credential]) };
     return cachedRedactor.redactor;
   };
-
-  const isMutation = (op: ApiOperation) => op.mutation || mutationIds.has(op.id);
+  const isMutation = (op: ApiOperation) => op.mutation || api.profile.mutations.includes(op.id);
+  const relative = (pathname: string) => (basePath && pathname.startsWith(basePath) ? pathname.slice(basePath.length) || '/' : pathname);
 
   async function pin(hostname: string): Promise<PinnedAddress> {
     const cached = pins.get(hostname);
@@ -89,129 +138,115 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
     return pinned;
   }
 
-  async function decide(
-    op: ApiOperation,
-    url: string,
-    call: ApiCallRequest,
-    run: RunContext,
-    redact: Redactor,
-  ): Promise<{ decision: GateDecision; approval?: ApprovalDecision; refusal?: ApiCallResult }> {
-    if (!isMutation(op)) return { decision: 'read' };
-    const what = `${op.method} ${op.path} (${op.id})`;
-    if (api.profile.readOnly)
-      return { decision: 'refused', refusal: gateError('airlock_read_only', `${what} changes data, and profile '${api.profile.name}' is read-only.`) };
-    switch (api.profile.policy) {
+  interface Hop {
+    op: ApiOperation;
+    method: string;
+    pathAndQuery: string;
+    headers: Record<string, string>;
+    body: Buffer | undefined;
+    query: Record<string, unknown>;
+    bodyValue: unknown;
+    override?: MethodOverride;
+    redirectedFrom?: string;
+  }
+
+  /** The headers the call will send, as a person sees them: the credential masked. */
+  function shownHeaders(hop: Hop, credential: string | undefined): MutationApprovalRequest['headers'] {
+    const out: MutationApprovalRequest['headers'] = Object.entries(hop.headers).map(([name, value]) => ({ name, value }));
+    out.unshift({ name: 'host', value: origin.host });
+    if (credential && credentialHeader) {
+      out.push({
+        name: credentialHeader,
+        value: `${api.auth.type === 'bearer' ? 'Bearer ' : ''}${MASK} (from ${options.credentialSource?.() ?? 'keychain'}: ${api.profile.name})`,
+        credential: true,
+      });
+    }
+    return out;
+  }
+
+  type Verdict = { decision: GateDecision; approval?: ApprovalDecision; refusal?: ApiCallResult };
+
+  async function decide(hop: Hop, url: string, run: RunContext, redact: Redactor, credential: string | undefined): Promise<Verdict> {
+    const verdict = classifyRequest({
+      op: hop.op,
+      method: hop.method,
+      ...(hop.override ? { override: hop.override } : {}),
+      ...(hop.redirectedFrom ? { redirectedFrom: hop.redirectedFrom } : {}),
+      profile: policyProfile,
+    });
+    if (verdict.kind === 'read') return { decision: 'read' };
+    const what = `${verdict.effectiveMethod} ${hop.op.path} (${hop.op.id})`;
+    switch (verdict.kind) {
+      case 'read-only':
+        return { decision: 'refused', refusal: gateError('airlock_read_only', `${what} changes data, and ${verdict.rule}.`) };
       case 'allow':
         return { decision: 'allowed' };
       case 'deny':
         return {
           decision: 'denied',
-          refusal: gateError(
-            'airlock_mutation_denied',
-            `${what} changes data, and profile '${api.profile.name}' denies mutations (policy "deny"). A person can change the policy to "ask" or "allow".`,
-          ),
+          refusal: gateError('airlock_mutation_denied', `${what} is refused: ${verdict.rule}. A person can change the policy in Airlock.`),
         };
       case 'ask': {
-        if (!options.approvals) return { decision: 'denied', refusal: gateError('airlock_approval_required', `${what} ${NO_APPROVER_MESSAGE}`) };
-        const request = {
-          kind: 'api-mutation' as const,
+        if (!options.approvals)
+          return { decision: 'denied', refusal: gateError('airlock_approval_required', `${what} needs a person's approval, and no approver is attached.`) };
+        const request: MutationApprovalRequest = {
+          kind: 'api-mutation',
           runId: run.runId,
           caller: run.caller,
           profile: api.profile.name,
-          operationId: op.id,
-          method: op.method,
-          pathTemplate: op.path,
-          url,
-          query: redactDeep(call.query ?? {}, redact) as Record<string, unknown>,
-          bodyPreview: call.body === undefined ? '' : redact(JSON.stringify(call.body, null, 2) ?? '').slice(0, 16_384),
+          reason: verdict.reason,
+          rule: verdict.rule,
+          operationId: hop.op.id,
+          call: hop.op.call,
+          ...(hop.op.summary ? { summary: hop.op.summary } : {}),
+          method: verdict.effectiveMethod,
+          pathTemplate: hop.op.path,
+          url: redact(url),
+          query: redactDeep(hop.query, redact) as Record<string, unknown>,
+          headers: shownHeaders(hop, credential).map((h) => ({ ...h, value: h.credential ? h.value : redact(h.value) })),
+          bodyPreview: hop.bodyValue === undefined ? '' : redact(JSON.stringify(hop.bodyValue, null, 2) ?? '').slice(0, BODY_PREVIEW_CHARS),
+          requestHash: requestHash(hop.method, url, hop.body),
+          ...(hop.override && verdict.effectiveMethod !== hop.method.toUpperCase()
+            ? { override: { from: hop.method.toUpperCase(), via: hop.override.via } }
+            : {}),
+          ...(hop.redirectedFrom ? { redirectedFrom: redact(hop.redirectedFrom) } : {}),
+          callIndex: run.calls.length + 1,
+          earlierCalls: run.calls.slice(-20).map((c) => ({ ...c, url: redact(c.url) })),
           scriptSha256: run.scriptSha256,
-          scriptExcerpt: redact(run.scriptExcerpt),
+          script: redact(run.script),
         };
         const decision = await run.control.whilePaused(() =>
           options.approvals!.request(request, { ...(run.signal ? { signal: run.signal } : {}), ...(run.elicit ? { elicit: run.elicit } : {}) }),
         );
-        if (decision.approved) return { decision: 'approved', approval: decision };
-        if (decision.code === 'no_approver')
-          return { decision: 'denied', approval: decision, refusal: gateError('airlock_approval_required', `${what} ${decision.reason}`) };
-        const code = decision.code === 'timeout' ? 'airlock_approval_timeout' : 'airlock_mutation_denied';
-        return { decision: 'denied', approval: decision, refusal: gateError(code, `${what} was not approved: ${decision.reason}`) };
+        if (decision.approved) {
+          // Bound to what was shown: the request about to leave must hash the same.
+          if (requestHash(hop.method, url, hop.body) !== request.requestHash) {
+            return {
+              decision: 'refused',
+              approval: decision,
+              refusal: gateError('airlock_approval_mismatch', `${what}: the request changed after it was approved; nothing was sent`),
+            };
+          }
+          return { decision: 'approved', approval: decision };
+        }
+        const code = {
+          no_approver: 'airlock_approval_required',
+          timeout: 'airlock_approval_timeout',
+          withdrawn: 'airlock_approval_withdrawn',
+          denied: 'airlock_mutation_denied',
+        }[decision.code];
+        const text = decision.code === 'no_approver' ? `${what} ${decision.reason}` : `${what} was not approved: ${decision.reason}`;
+        return { decision: 'denied', approval: decision, refusal: gateError(code, text) };
       }
     }
-  }
-
-  function toResult(response: UpstreamResponse, redact: Redactor): ApiCallResult {
-    const type = String(response.headers['content-type'] ?? '');
-    let payload: unknown;
-    if (response.body.length === 0) payload = null;
-    else if (/json/i.test(type) || (!type && /^\s*[[{]/.test(response.body.subarray(0, 64).toString('utf8')))) {
-      const text = redact(response.body.toString('utf8'));
-      try {
-        payload = JSON.parse(text);
-      } catch {
-        payload = text;
-      }
-    } else if (/^text\/|xml|yaml|csv|html|javascript/i.test(type)) {
-      payload = redact(response.body.toString('utf8'));
-    } else {
-      payload = { contentType: type || 'application/octet-stream', bytes: response.body.length, base64: redact(response.body.toString('base64')) };
-    }
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(response.headers)) {
-      if (v === undefined || k === 'set-cookie') continue;
-      headers[k] = redact(Array.isArray(v) ? v.join(', ') : v);
-    }
-    const ok = response.status >= 200 && response.status < 300;
-    const error = ok ? null : (payload ?? { message: `HTTP ${response.status}` });
-    return { data: ok ? payload : null, error, status: response.status, headers };
   }
 
   async function call(call: ApiCallRequest, run: RunContext): Promise<ApiCallResult> {
     const started = performance.now();
     const startedAt = now().toISOString();
     let credential: string | undefined;
-    try {
-      credential = (await options.getCredential()) || undefined;
-    } catch (error) {
-      // The keychain is down and no AIRLOCK_API_KEY: say so, never send unauthenticated behind the person's back.
-      const message = (error as { line?: string }).line ?? (error as Error).message;
-      try {
-        options.onApiCall?.({
-          runId: run.runId,
-          callerKey: run.caller.key,
-          operationId: String(call?.operationId ?? ''),
-          method: '',
-          url: '',
-          status: 0,
-          durationMs: 0,
-          bytes: 0,
-          decision: 'refused',
-          error: message,
-          startedAt,
-        });
-      } catch (auditError) {
-        throw new AuditWriteError((auditError as Error).message);
-      }
-      return gateError(
-        'airlock_credential_unavailable',
-        `${message}. The person running Airlock can fix the keychain, or set the key with \`airlock keys set <profile>\` or AIRLOCK_API_KEY.`,
-      );
-    }
-    const redact = redactorFor(credential);
-    const op = typeof call?.operationId === 'string' ? api.catalogue.byId(call.operationId) : undefined;
-    const record = (partial: Partial<ApiCallRecord> & Pick<ApiCallRecord, 'decision' | 'status'>) => {
-      const full: ApiCallRecord = {
-        runId: run.runId,
-        callerKey: run.caller.key,
-        operationId: op?.id ?? String(call?.operationId ?? ''),
-        method: op?.method ?? '',
-        url: '',
-        bytes: 0,
-        durationMs: performance.now() - started,
-        startedAt,
-        ...partial,
-      };
-      if (full.error) full.error = redact(full.error);
-      full.url = redact(full.url);
+    const emit = (full: ApiCallRecord) => {
+      run.calls.push({ method: full.method, url: full.url, status: full.status, decision: full.decision });
       try {
         options.onApiCall?.(full);
       } catch (error) {
@@ -220,62 +255,126 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
         throw new AuditWriteError((error as Error).message);
       }
     };
-    const refuse = (result: ApiCallResult, decision: GateDecision, url = '', approval?: ApprovalDecision) => {
+    try {
+      credential = (await options.getCredential()) || undefined;
+    } catch (error) {
+      // The keychain is down and no AIRLOCK_API_KEY: say so, never send unauthenticated behind the person's back.
+      const message = (error as { line?: string }).line ?? (error as Error).message;
+      emit({
+        runId: run.runId,
+        callerKey: run.caller.key,
+        operationId: String(call?.operationId ?? ''),
+        method: '',
+        url: '',
+        status: 0,
+        durationMs: 0,
+        bytes: 0,
+        decision: 'refused',
+        error: message,
+        startedAt,
+      });
+      return gateError(
+        'airlock_credential_unavailable',
+        `${message}. The person running Airlock can fix the keychain, or set the key with \`airlock keys set <profile>\` or AIRLOCK_API_KEY.`,
+      );
+    }
+    const redact = redactorFor(credential);
+    const firstOp = typeof call?.operationId === 'string' ? api.catalogue.byId(call.operationId) : undefined;
+    const record = (op: ApiOperation | undefined, method: string, partial: Partial<ApiCallRecord> & Pick<ApiCallRecord, 'decision' | 'status'>) => {
+      const full: ApiCallRecord = {
+        runId: run.runId,
+        callerKey: run.caller.key,
+        operationId: op?.id ?? String(call?.operationId ?? ''),
+        method,
+        url: '',
+        bytes: 0,
+        durationMs: performance.now() - started,
+        startedAt,
+        ...partial,
+      };
+      if (full.error) full.error = redact(full.error);
+      full.url = redact(full.url);
+      emit(full);
+    };
+    const refuse = (op: ApiOperation | undefined, method: string, result: ApiCallResult, decision: GateDecision, url = '', approval?: ApprovalDecision) => {
       const message = (result.error as { message?: string }).message ?? '';
-      record({ decision, status: result.status, url, error: message, ...(approval ? { approval: approvalSummary(approval) } : {}) });
+      record(op, method, { decision, status: result.status, url, error: message, ...(approval ? { approval: approvalSummary(approval) } : {}) });
       return { ...result, error: redactDeep(result.error, redact) };
     };
 
-    if (!op) return refuse(gateError('airlock_unknown_operation', `unknown operation '${String(call?.operationId)}'`), 'refused');
-    const credentialHeader = api.auth.type === 'bearer' ? 'authorization' : api.auth.type === 'header' ? api.auth.name : undefined;
-    const credentialQuery = api.auth.type === 'query' ? api.auth.name : undefined;
-    const built = buildUpstreamRequest(op, call, basePath, {
+    if (!firstOp) return refuse(undefined, '', gateError('airlock_unknown_operation', `unknown operation '${String(call?.operationId)}'`), 'refused');
+    const built = buildUpstreamRequest(firstOp, call, basePath, {
       ...(credentialHeader ? { credentialHeader } : {}),
       ...(credentialQuery ? { credentialQuery } : {}),
     });
-    if (!built.ok) return refuse(gateError('airlock_invalid_request', redact(built.message)), 'refused');
-    const shownUrl = `${origin.origin}${built.request.pathAndQuery}`;
+    if (!built.ok) return refuse(firstOp, firstOp.method, gateError('airlock_invalid_request', redact(built.message)), 'refused');
+    const override = findMethodOverride(built.request.headers, call.query, call.body);
+    let hop: Hop = {
+      op: firstOp,
+      method: built.request.method,
+      pathAndQuery: built.request.pathAndQuery,
+      headers: built.request.headers,
+      body: built.request.body,
+      query: call.query ?? {},
+      bodyValue: call.body,
+      ...(override ? { override } : {}),
+    };
 
-    const verdict = await decide(op, shownUrl, call, run, redact);
-    if (verdict.refusal) return refuse(verdict.refusal, verdict.decision, shownUrl, verdict.approval);
-    if (run.signal?.aborted) return refuse(gateError('airlock_run_ended', 'the run ended before the call was sent'), 'refused', shownUrl);
-    if (options.rateLimit && !options.rateLimit(run.caller.key)) {
-      return refuse(
-        gateError('airlock_rate_limited', 'too many API calls from this client: slow down and retry (the limit is a setting: --rate-limit)', 429),
-        'refused',
-        shownUrl,
-      );
-    }
-    if (api.auth.type !== 'none' && !credential) {
-      log.warn(`${op.id}: no API key configured; sending without credentials`);
-    }
-
-    let pathAndQuery = built.request.pathAndQuery;
-    let method = built.request.method;
-    let body = built.request.body;
-    const headers = { ...built.request.headers };
-    if (credential && api.auth.type === 'bearer') headers.authorization = `Bearer ${credential}`;
-    if (credential && api.auth.type === 'header') headers[api.auth.name.toLowerCase()] = credential;
+    if (api.auth.type !== 'none' && !credential) log.warn(`${firstOp.id}: no API key configured; sending without credentials`);
     try {
       const pinned = await pin(origin.hostname);
-      for (let hop = 0; ; hop++) {
-        const target = credential && credentialQuery ? appendQuery(pathAndQuery, credentialQuery, credential) : pathAndQuery;
+      for (let hops = 0; ; hops++) {
+        const shownUrl = `${origin.origin}${hop.pathAndQuery}`;
+        const verdict = await decide(hop, shownUrl, run, redact, credential);
+        const approval = verdict.approval ? { approval: approvalSummary(verdict.approval) } : {};
+        if (verdict.refusal) return refuse(hop.op, hop.method, verdict.refusal, verdict.decision, shownUrl, verdict.approval);
+        if (run.signal?.aborted)
+          return refuse(hop.op, hop.method, gateError('airlock_run_ended', 'the run ended before the call was sent'), 'refused', shownUrl, verdict.approval);
+        if (options.rateLimit && !options.rateLimit(run.caller.key)) {
+          return refuse(
+            hop.op,
+            hop.method,
+            gateError('airlock_rate_limited', 'too many API calls from this client: slow down and retry (the limit is a setting: --rate-limit)', 429),
+            'refused',
+            shownUrl,
+          );
+        }
+        const headers = { ...hop.headers };
+        if (credential && api.auth.type === 'bearer') headers.authorization = `Bearer ${credential}`;
+        if (credential && api.auth.type === 'header') headers[api.auth.name.toLowerCase()] = credential;
+        const target = credential && credentialQuery ? appendQuery(hop.pathAndQuery, credentialQuery, credential) : hop.pathAndQuery;
         const response = await transport({
           origin,
           pinned,
-          method,
+          method: hop.method,
           pathAndQuery: target,
           headers,
-          ...(body ? { body } : {}),
+          ...(hop.body ? { body: hop.body } : {}),
           maxBytes: options.responseBytes ?? 10 * 1024 * 1024,
           timeoutMs: options.timeoutMs ?? 30_000,
           ...(run.signal ? { signal: run.signal } : {}),
         });
         const location = response.headers.location;
-        if (response.status >= 300 && response.status < 400 && typeof location === 'string') {
-          const next = new URL(location, `${origin.origin}${pathAndQuery}`);
-          if (next.origin !== origin.origin) {
+        const redirect = response.status >= 300 && response.status < 400 && typeof location === 'string' && response.status !== 304;
+        if (redirect) {
+          let next: URL;
+          try {
+            next = new URL(location, shownUrl);
+          } catch {
             return refuse(
+              hop.op,
+              hop.method,
+              gateError('airlock_redirect_refused', 'the API answered with a redirect to an invalid location', response.status),
+              verdict.decision,
+              shownUrl,
+              verdict.approval,
+            );
+          }
+          if (next.origin !== origin.origin) {
+            // The key never follows a redirect to another origin: nothing is sent there.
+            return refuse(
+              hop.op,
+              hop.method,
               gateError(
                 'airlock_redirect_refused',
                 `the API redirected to another origin (${redact(next.origin)}); the gate only talks to ${origin.origin}`,
@@ -286,21 +385,37 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
               verdict.approval,
             );
           }
-          if (hop < MAX_REDIRECTS && (response.status === 303 || method === 'GET' || method === 'HEAD')) {
-            pathAndQuery = next.pathname + next.search;
-            if (response.status === 303) {
-              method = 'GET';
-              body = undefined;
-              delete headers['content-type'];
-            }
+          if (hops < MAX_REDIRECTS) {
+            // This hop is done: record it, then treat the redirect as a new request.
+            record(hop.op, hop.method, { decision: verdict.decision, status: response.status, url: shownUrl, bytes: response.body.length, ...approval });
+            const keepsMethod = response.status === 307 || response.status === 308;
+            const toGet = !keepsMethod && (response.status === 303 || !READ_METHODS.has(hop.method.toUpperCase()));
+            const method = toGet ? 'GET' : hop.method;
+            const nextHeaders = { ...hop.headers };
+            if (toGet) delete nextHeaders['content-type'];
+            const pathAndQuery = next.pathname + next.search;
+            hop = {
+              op: operationAt(api.catalogue, method, relative(next.pathname)),
+              method,
+              pathAndQuery,
+              headers: nextHeaders,
+              body: toGet ? undefined : hop.body,
+              query: Object.fromEntries(next.searchParams),
+              bodyValue: toGet ? undefined : hop.bodyValue,
+              ...(hop.override && !toGet ? { override: hop.override } : {}),
+              redirectedFrom: shownUrl,
+            };
             continue;
           }
         }
         if (response.truncated) {
+          const limit = options.responseBytes ?? 10 * 1024 * 1024;
           return refuse(
+            hop.op,
+            hop.method,
             gateError(
               'airlock_response_too_large',
-              `the response of ${op.id} is larger than ${options.responseBytes ?? 10 * 1024 * 1024} bytes; ask for less (filters, limit, fields)`,
+              `the response of ${hop.op.id} is larger than ${limit} bytes; ask for less (filters, limit, fields)`,
               response.status,
             ),
             verdict.decision,
@@ -308,26 +423,18 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
             verdict.approval,
           );
         }
-        const result = toResult(response, redact);
-        record({
-          decision: verdict.decision,
-          status: response.status,
-          url: shownUrl,
-          bytes: response.body.length,
-          ...(verdict.approval ? { approval: approvalSummary(verdict.approval) } : {}),
-        });
+        const result = responseView(response, redact);
+        record(hop.op, hop.method, { decision: verdict.decision, status: response.status, url: shownUrl, bytes: response.body.length, ...approval });
         return result;
       }
     } catch (error) {
-      if (error instanceof BlockedAddressError) return refuse(gateError('airlock_blocked_address', redact(error.message)), 'refused', shownUrl);
+      if (error instanceof AuditWriteError) throw error;
+      const shownUrl = `${origin.origin}${hop.pathAndQuery}`;
+      if (error instanceof BlockedAddressError)
+        return refuse(hop.op, hop.method, gateError('airlock_blocked_address', redact(error.message)), 'refused', shownUrl);
       const aborted = run.signal?.aborted || (error as Error).name === 'AbortError';
       const message = aborted ? 'the run ended before the API answered' : `could not reach ${origin.origin}: ${(error as Error).message}`;
-      return refuse(
-        gateError(aborted ? 'airlock_run_ended' : 'airlock_network_error', redact(message)),
-        verdict.decision === 'read' ? 'refused' : verdict.decision,
-        shownUrl,
-        verdict.approval,
-      );
+      return refuse(hop.op, hop.method, gateError(aborted ? 'airlock_run_ended' : 'airlock_network_error', redact(message)), 'refused', shownUrl);
     }
   }
 
@@ -347,10 +454,10 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
   };
 }
 
-class AuditWriteError extends Error {}
-
 function approvalSummary(d: ApprovalDecision): NonNullable<ApiCallRecord['approval']> {
-  return d.approved ? { by: d.by, at: d.at, scope: d.scope } : { by: d.by, at: d.at, reason: d.reason };
+  return d.approved
+    ? { by: d.by, at: d.at, scope: d.scope, ...(d.grantId ? { grantId: d.grantId } : {}) }
+    : { by: d.by, at: d.at, reason: d.reason, code: d.code };
 }
 
 function appendQuery(pathAndQuery: string, name: string, value: string): string {

@@ -1,56 +1,41 @@
 // The vocabulary the egress gate shares with the execute tool, the approval
-// broker and the audit store.
+// broker and the audit store. What crosses a process boundary comes from the
+// contract; the rest (run context, hooks) is in-process only.
 import type { RunControl } from '../sandbox/engine.ts';
+import type { Caller, ApprovalDecision, MutationApprovalRequest, ApproveScope } from '../../../contract/approvals.ts';
 
-export interface CallerInfo {
-  /** Stable key for per-caller limits: transport + session (or client name for stdio). */
-  key: string;
-  clientName?: string;
-  clientVersion?: string;
-  transport: 'stdio' | 'http' | 'internal';
-  sessionId?: string;
+export type { ApprovalDecision, MutationApprovalRequest };
+export type CallerInfo = Caller;
+export type ApprovalScope = ApproveScope | 'policy';
+
+/** One API call a run made, as later approval requests list it. */
+export interface RunCallSummary {
+  method: string;
+  url: string;
+  status: number;
+  decision: string;
 }
 
 export interface RunContext {
   runId: string;
   caller: CallerInfo;
   scriptSha256: string;
-  scriptExcerpt: string;
+  /** The whole script, as the approval dialog shows it (redacted there). */
+  script: string;
   control: RunControl;
-  /** Aborted when the run ends: in-flight upstream calls stop with it. */
+  /** Aborted when the run ends or its client gives up: in-flight upstream calls and pending approvals stop with it. */
   signal?: AbortSignal;
   /** Asks the person through the MCP client (elicitation), when the client supports it. */
   elicit?: Elicit;
+  /** The run's API calls so far (the gate appends). */
+  calls: RunCallSummary[];
 }
 
 /** Asks the person at the MCP client a yes/no question; undefined when they dismissed it. */
 export type Elicit = (message: string, signal?: AbortSignal) => Promise<{ approved: boolean; reason?: string } | undefined>;
 
-export type ApprovalScope = 'once' | 'run' | 'session' | 'policy';
-
-export interface MutationApprovalRequest {
-  kind: 'api-mutation';
-  runId: string;
-  caller: CallerInfo;
-  profile: string;
-  operationId: string;
-  method: string;
-  /** The operation's path template and the concrete path (no secrets). */
-  pathTemplate: string;
-  url: string;
-  query: Record<string, unknown>;
-  /** Pretty-printed body, secrets redacted, capped. */
-  bodyPreview: string;
-  scriptSha256: string;
-  scriptExcerpt: string;
-}
-
-export type ApprovalDecision =
-  | { approved: true; by: string; scope: ApprovalScope; at: string }
-  | { approved: false; by: string; reason: string; at: string; code?: 'no_approver' | 'timeout' };
-
 export interface ApprovalHook {
-  /** Resolves when a decision is made (or the request times out: a denial). */
+  /** Resolves when a decision is made (or the request times out, or its client withdraws it: a denial). */
   request(req: MutationApprovalRequest, options?: { signal?: AbortSignal; elicit?: Elicit }): Promise<ApprovalDecision>;
 }
 
@@ -67,7 +52,7 @@ export interface ApiCallRecord {
   durationMs: number;
   bytes: number;
   decision: GateDecision;
-  approval?: { by: string; at: string; scope?: ApprovalScope; reason?: string };
+  approval?: { by: string; at: string; scope?: ApprovalScope; reason?: string; code?: string; grantId?: string };
   error?: string;
   startedAt: string;
 }

@@ -22,6 +22,7 @@ export interface UpstreamExchange {
 
 export interface UpstreamResponse {
   status: number;
+  statusText?: string;
   headers: IncomingHttpHeaders;
   body: Buffer;
   truncated: boolean;
@@ -81,7 +82,13 @@ export const nodeTransport: Transport = (x) =>
         const headers = { ...res.headers };
         delete headers['content-encoding'];
         delete headers['content-length'];
-        resolve({ status: res.statusCode ?? 0, headers, body: Buffer.concat(chunks), truncated });
+        resolve({
+          status: res.statusCode ?? 0,
+          ...(res.statusMessage ? { statusText: res.statusMessage } : {}),
+          headers,
+          body: Buffer.concat(chunks),
+          truncated,
+        });
       };
       stream.on('end', finish);
       stream.on('error', (error) => (truncated ? finish() : reject(error)));

@@ -7,7 +7,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Catalogue } from '../openapi/catalogue.ts';
 import type { ClientManifest, ConsoleEntry, RunLimits, RunOutcome, SandboxEngine } from '../sandbox/engine.ts';
 import type { EgressGate } from '../egress/egressGate.ts';
-import type { CallerInfo, Elicit } from '../egress/types.ts';
+import type { CallerInfo, Elicit, RunCallSummary } from '../egress/types.ts';
 import type { Logger } from '../log/logger.ts';
 import type { LogBuffer, LogLevel } from '../log/logBuffer.ts';
 import { CapacityError, type ExecutionCaps } from './caps.ts';
@@ -90,7 +90,7 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
     const onAbort = () => ended.abort();
     signal?.addEventListener('abort', onAbort);
     let apiCalls = 0;
-    const excerpt = code.slice(0, 2000);
+    const calls: RunCallSummary[] = [];
     try {
       const result = await options.engine.run({
         runId,
@@ -103,7 +103,8 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
             runId,
             caller,
             scriptSha256,
-            scriptExcerpt: excerpt,
+            script: code,
+            calls,
             control,
             signal: ended.signal,
             ...(elicit ? { elicit } : {}),

@@ -1,10 +1,12 @@
 // Read-only diagnostics for the model and the person debugging with it:
-// server_log (the live log ring), health (uptime, memory, runs, queue,
+// server_log (Airlock's live log), web_log (the desktop/web UI's console,
+// errors and uncaught exceptions), health (uptime, memory, runs, queue,
 // clients, engine, egress, profile) and get_config (the running
 // configuration, secrets redacted). On by default; a setting turns them off.
 import { z } from 'zod';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { LOG_LEVELS, type LogBuffer } from '../log/logBuffer.ts';
+import { LOG_LEVELS } from '../../../contract/logs.ts';
+import type { LogBuffer } from '../log/logBuffer.ts';
+import type { AuditedTools } from './auditedTools.ts';
 
 export interface DiagnosticsContext {
   logBuffer: LogBuffer;
@@ -15,28 +17,36 @@ export interface DiagnosticsContext {
 
 const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
-export function registerDiagnostics(server: McpServer, ctx: DiagnosticsContext): void {
-  server.registerTool(
-    'server_log',
-    {
-      title: 'Airlock log',
-      description:
-        "Recent lines of Airlock's own log (server events, refused requests, sandbox console output tagged with its run id). Filter by minimum level, substring and time; newest last.",
-      inputSchema: {
-        level: z.enum(LOG_LEVELS).optional().describe('minimum level (default: info)'),
-        grep: z.string().max(200).optional().describe('case-insensitive substring'),
-        since: z.string().optional().describe('ISO time: only lines at or after it'),
-        limit: z.number().int().min(1).max(500).optional().describe('how many lines (default 100)'),
-      },
-      annotations: { title: 'Airlock log', ...readOnly },
-    },
-    async ({ level, grep, since, limit }) => {
-      const entries = ctx.logBuffer.query({ level: level ?? 'info', ...(grep ? { grep } : {}), ...(since ? { since } : {}), limit: limit ?? 100 });
+const logFilters = {
+  level: z.enum(LOG_LEVELS).optional().describe('minimum level (default: info)'),
+  grep: z.string().max(200).optional().describe('case-insensitive substring'),
+  since: z.string().max(40).optional().describe('ISO time: only lines at or after it'),
+  limit: z.number().int().min(1).max(500).optional().describe('how many lines (default 100)'),
+};
+
+export function registerDiagnostics(tools: AuditedTools, ctx: DiagnosticsContext): void {
+  const logTool = (name: string, title: string, description: string, only: { source?: string; exceptSource?: string }) =>
+    tools.register(name, { title, description, inputSchema: logFilters, annotations: { title, ...readOnly } }, async ({ level, grep, since, limit }) => {
+      const entries = ctx.logBuffer
+        .query({ level: level ?? 'info', ...(grep ? { grep } : {}), ...(since ? { since } : {}), ...(only.source ? { source: only.source } : {}) })
+        .filter((e) => e.source !== only.exceptSource)
+        .slice(-(limit ?? 100));
       const text = entries.map((e) => `${e.time} ${e.level.padEnd(5)} [${e.source}]${e.runId ? ` (run ${e.runId.slice(0, 8)})` : ''} ${e.message}`).join('\n');
-      return { content: [{ type: 'text', text: ctx.redact(text || '(no matching lines)') }] };
-    },
+      return { result: { content: [{ type: 'text', text: ctx.redact(text || '(no matching lines)') }] } };
+    });
+  logTool(
+    'server_log',
+    'Airlock log',
+    "Recent lines of Airlock's own log (server events, refused requests, sandbox console output tagged with its run id). Filter by minimum level, substring and time; newest last.",
+    { exceptSource: 'ui' },
   );
-  server.registerTool(
+  logTool(
+    'web_log',
+    'Airlock UI log',
+    "Recent console output, errors and uncaught exceptions of Airlock's desktop or web UI. Same filters as server_log; newest last.",
+    { source: 'ui' },
+  );
+  tools.register(
     'health',
     {
       title: 'Airlock health',
@@ -44,9 +54,9 @@ export function registerDiagnostics(server: McpServer, ctx: DiagnosticsContext):
       inputSchema: {},
       annotations: { title: 'Airlock health', ...readOnly },
     },
-    async () => ({ content: [{ type: 'text', text: ctx.redact(JSON.stringify(ctx.health(), null, 2)) }] }),
+    async () => ({ result: { content: [{ type: 'text', text: ctx.redact(JSON.stringify(ctx.health(), null, 2)) }] } }),
   );
-  server.registerTool(
+  tools.register(
     'get_config',
     {
       title: 'Airlock configuration',
@@ -54,6 +64,6 @@ export function registerDiagnostics(server: McpServer, ctx: DiagnosticsContext):
       inputSchema: {},
       annotations: { title: 'Airlock configuration', ...readOnly },
     },
-    async () => ({ content: [{ type: 'text', text: ctx.redact(JSON.stringify(ctx.config(), null, 2)) }] }),
+    async () => ({ result: { content: [{ type: 'text', text: ctx.redact(JSON.stringify(ctx.config(), null, 2)) }] } }),
   );
 }

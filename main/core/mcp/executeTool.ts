@@ -2,10 +2,12 @@
 // the configured sandbox. Not read-only, open-world, destructive. Its
 // description states the deployment's real boundary and caps, so a model
 // never reads a promise the deployment does not keep.
+import { apiName } from './apiName.ts';
 import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ExecuteService } from '../execute/executeService.ts';
-import type { CallerInfo, Elicit } from '../egress/types.ts';
+import type { Elicit } from '../egress/types.ts';
+import type { AuditedTools } from './auditedTools.ts';
 
 /** Yes/no through MCP elicitation, when the connected client declared the capability. */
 export function elicitThrough(server: McpServer): Elicit | undefined {
@@ -46,45 +48,38 @@ export interface ExecuteToolContext {
   clientNames: string[];
   /** Sentences about the engine, the network boundary and the caps, from the running configuration. */
   boundary: string;
-  transport: 'stdio' | 'http';
   /** Ask the person through the client's elicitation when no approver is attached (default: when the client supports it). */
   elicitation?: boolean;
-  /** Called after every execute (audit, metrics). */
-  onExecuted?(caller: CallerInfo, outcome: Awaited<ReturnType<ExecuteService['execute']>>, code: string, result: object): void | Promise<void>;
 }
 
 export function executeDescription(ctx: ExecuteToolContext): string {
   const names = ctx.clientNames.map((n) => `\`${n}\``).join(' or ');
   return [
-    `Run JavaScript against the ${ctx.apiTitle} API. The code is the body of an async function; the client is ${names}, with one async method per operation (find them with search_docs): \`await api.ns.op({ path, query, body, headers })\` resolves to { data, error, status } and never throws on HTTP errors. \`console.log\` output is returned beside the result. Return a JSON-serialisable value (strings are returned as is).`,
+    `Run JavaScript against the ${apiName(ctx.apiTitle)}. The code is the body of an async function; the client is ${names}, with one async method per operation (find them with search_docs): \`await api.ns.op({ path, query, body, headers })\` resolves to { data, error, status, headers } and never throws on HTTP errors. \`console.log\` output is returned beside the result. Return a JSON-serialisable value (strings are returned as is).`,
     ctx.boundary,
     "Calls that change data may wait for a person to approve them; a refusal comes back as the call's `error`.",
   ].join('\n\n');
 }
 
-export function registerExecute(server: McpServer, ctx: ExecuteToolContext): void {
-  server.registerTool(
+export function registerExecute(tools: AuditedTools, ctx: ExecuteToolContext): void {
+  const title = `Run code against ${ctx.apiTitle}`;
+  tools.register(
     'execute',
     {
-      title: `Run code against ${ctx.apiTitle}`,
+      title,
       description: executeDescription(ctx),
       inputSchema: executeInput,
-      annotations: { title: `Run code against ${ctx.apiTitle}`, readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+      annotations: { title, readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     },
-    async ({ code }, extra) => {
-      const client = server.server.getClientVersion();
-      const caller: CallerInfo = {
-        key: ctx.transport === 'http' ? `http:${extra.sessionId ?? 'nosession'}` : `stdio:${client?.name ?? 'client'}`,
-        transport: ctx.transport,
-        ...(client?.name ? { clientName: client.name } : {}),
-        ...(client?.version ? { clientVersion: client.version } : {}),
-        ...(extra.sessionId ? { sessionId: extra.sessionId } : {}),
-      };
+    async ({ code }, { caller, signal, server }) => {
       const elicit = ctx.elicitation === false ? undefined : elicitThrough(server);
-      const outcome = await ctx.service.execute(code, caller, { signal: extra.signal, ...(elicit ? { elicit } : {}) });
-      const result = { content: [{ type: 'text' as const, text: outcome.text }], ...(outcome.isError ? { isError: true } : {}) };
-      await ctx.onExecuted?.(caller, outcome, code, result);
-      return result;
+      const outcome = await ctx.service.execute(code, caller, { signal, ...(elicit ? { elicit } : {}) });
+      return {
+        result: { content: [{ type: 'text' as const, text: outcome.text }], ...(outcome.isError ? { isError: true } : {}) },
+        outcome: outcome.outcome,
+        runId: outcome.runId,
+        ...(outcome.isError ? { error: outcome.text.slice(0, 1000) } : {}),
+      };
     },
   );
 }

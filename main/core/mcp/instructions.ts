@@ -1,5 +1,6 @@
 // The MCP server's `instructions`: how a model should use Airlock (search,
 // then execute), stated for the API and the tools actually configured.
+import { apiName } from './apiName.ts';
 
 export interface InstructionsInput {
   apiTitle: string;
@@ -11,7 +12,7 @@ export interface InstructionsInput {
 export function serverInstructions(i: InstructionsInput): string {
   const names = i.clientNames.map((n) => `\`${n}\``).join(' (or ') + (i.clientNames.length > 1 ? ')' : '');
   const lines = [
-    `Airlock gives you the ${i.apiTitle} API (${i.operationCount} operations) in code mode, with a person in control.`,
+    `Airlock gives you the ${apiName(i.apiTitle)} (${i.operationCount} operations) in code mode, with a person in control.`,
     `1. Call search_docs with what you want to do in plain words. It returns the matching operations with the exact client call (e.g. ${i.clientNames[0] ?? 'api'}.events.list({ path, query, body })), parameters, body and response shapes and an example.`,
   ];
   if (i.hasExecute) {

@@ -1,8 +1,9 @@
 // The search_docs MCP tool: find the operations that do what the model
 // wants, rendered as exact calls for `execute`. Read-only, closed-world: it
 // reads the loaded OpenAPI document and nothing else.
+import { apiName } from './apiName.ts';
 import { z } from 'zod';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { AuditedTools } from './auditedTools.ts';
 import type { Catalogue } from '../openapi/catalogue.ts';
 import type { OperationSearch } from '../search/operationSearch.ts';
 import { renderSearchResults } from '../search/renderResults.ts';
@@ -41,14 +42,14 @@ export interface SearchDocsContext {
 
 export function searchDocsDescription(ctx: SearchDocsContext): string {
   return [
-    `Search the ${ctx.catalogue.title} API documentation (${ctx.catalogue.operations.length} operations) and get the exact client calls to use in \`execute\`.`,
+    `Search the ${apiName(ctx.catalogue.title)} documentation (${ctx.catalogue.operations.length} operations) and get the exact client calls to use in \`execute\`.`,
     'Describe the task in plain words; the best matches come back with method, path, parameters (types, enums, defaults), request body and response shapes and a runnable example, the rest one line each.',
     'Always search before writing code that calls the API.',
   ].join(' ');
 }
 
-export function registerSearchDocs(server: McpServer, ctx: SearchDocsContext): void {
-  server.registerTool(
+export function registerSearchDocs(tools: AuditedTools, ctx: SearchDocsContext): void {
+  tools.register(
     'search_docs',
     {
       title: `Search ${ctx.catalogue.title} docs`,
@@ -63,9 +64,11 @@ export function registerSearchDocs(server: McpServer, ctx: SearchDocsContext): v
       const text = renderSearchResults(query, hits, ctx.catalogue, ctx.alias ? { alias: ctx.alias } : {});
       ctx.onSearch?.(query, hits.length, performance.now() - started);
       return {
-        content: [{ type: 'text', text }],
-        structuredContent: {
-          results: hits.map((h) => ({ operationId: h.op.id, method: h.op.method, path: h.op.path, call: h.op.call, score: h.score })),
+        result: {
+          content: [{ type: 'text', text }],
+          structuredContent: {
+            results: hits.map((h) => ({ operationId: h.op.id, method: h.op.method, path: h.op.path, call: h.op.call, score: h.score })),
+          },
         },
       };
     },

@@ -44,9 +44,16 @@ export interface CodeSample {
 }
 
 export interface ApiOperation {
-  /** The operationId, or a synthesized `METHOD /path` when the document has none. */
+  /**
+   * What the sandbox client, the gate, search and the audit call it: the
+   * operationId; `operationId#2`, `#3`… for later operations that repeat an
+   * earlier one's operationId (document order, so stable); a synthesized
+   * `METHOD /path` when the document gives none.
+   */
   id: string;
   hasOperationId: boolean;
+  /** The operationId as the document wrote it (it may repeat across operations). */
+  operationId?: string;
   callPath: string[];
   /** `api.agendas.events.list` */
   call: string;
@@ -73,6 +80,8 @@ export interface Catalogue {
   servers: string[];
   operations: ApiOperation[];
   refNames: WeakMap<object, string>;
+  /** Problems found while building it (e.g. repeated operationIds), to log once at load. */
+  warnings: string[];
   securitySchemes: Record<string, JsonSchema>;
   byId(id: string): ApiOperation | undefined;
   byCall(call: string): ApiOperation | undefined;
@@ -89,6 +98,8 @@ interface RouteMatcher {
 export function buildCatalogue(document: OpenApiDocument, refNames: WeakMap<object, string> = new WeakMap()): Catalogue {
   const drafts: Omit<ApiOperation, 'callPath' | 'call'>[] = [];
   const candidates: string[][] = [];
+  const seenIds = new Map<string, number>();
+  const repeated = new Map<string, string[]>();
   for (const [path, item] of Object.entries(document.paths ?? {})) {
     if (!item || typeof item !== 'object') continue;
     const shared = asArray(item.parameters);
@@ -98,9 +109,18 @@ export function buildCatalogue(document: OpenApiDocument, refNames: WeakMap<obje
       const method = m.toUpperCase() as HttpMethod;
       const hasOperationId = typeof op.operationId === 'string' && op.operationId.trim().length > 0;
       const tags = asArray(op.tags).filter((t): t is string => typeof t === 'string');
+      const operationId = hasOperationId ? (op.operationId as string).trim() : undefined;
+      let id = operationId ?? `${method} ${path}`;
+      const seen = (seenIds.get(id) ?? 0) + 1;
+      seenIds.set(id, seen);
+      if (seen > 1) {
+        repeated.set(id, [...(repeated.get(id) ?? []), `${method} ${path}`]);
+        id = `${id}#${seen}`;
+      }
       drafts.push({
-        id: hasOperationId ? op.operationId.trim() : `${method} ${path}`,
+        id,
         hasOperationId,
+        ...(operationId ? { operationId } : {}),
         method,
         path,
         ...(str(op.summary) !== undefined ? { summary: str(op.summary)! } : {}),
@@ -135,6 +155,10 @@ export function buildCatalogue(document: OpenApiDocument, refNames: WeakMap<obje
       .filter((u): u is string => !!u),
     operations,
     refNames,
+    warnings: [...repeated].map(
+      ([id, others]) =>
+        `operationId '${id}' is used by ${others.length + 1} operations; the later ones are called ${others.map((o, i) => `'${id}#${i + 2}' (${o})`).join(', ')}`,
+    ),
     securitySchemes: (document.components?.securitySchemes ?? {}) as Record<string, JsonSchema>,
     byId: (id) => ids.get(id),
     byCall: (call) => calls.get(call.startsWith('api.') ? call : `api.${call}`),

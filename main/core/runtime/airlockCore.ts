@@ -76,6 +76,7 @@ export async function createCore(options: CoreOptions): Promise<AirlockCore> {
     const search = new OperationSearch(catalogue);
     const readyMs = performance.now() - started;
     if (catalogue.operations.length === 0) logger.warn(`${loaded.origin.location} declares no operations`);
+    for (const warning of catalogue.warnings) logger.warn(`${loaded.origin.location}: ${warning}`);
     baseUrl ??= resolveServerUrl(catalogue.servers[0], spec);
     if (!baseUrl) {
       throw new AirlockError('config', `no base URL for profile '${profile.name}': ${loaded.origin.location} declares no absolute server URL`, {

@@ -10,6 +10,11 @@ import { startLoopbackServer, sendJson, type LoopbackServer } from '../http/loop
 import { ensureTokenFile } from '../http/tokenFile.ts';
 import { createControlRoutes } from '../control/controlRoutes.ts';
 import type { RuntimeContext } from './runtimeContext.ts';
+import { localUser } from './localUser.ts';
+import { acquireCompanionLock, type LockInfo } from './companionLock.ts';
+import { dataPaths, ensureDataDir } from '../config/dataDir.ts';
+import { isLoopbackAddress } from '../http/requestGuards.ts';
+import { AirlockError } from '../errors.ts';
 
 /** What server.json in the data dir says while a companion serves. */
 export interface ServerInfo {
@@ -30,14 +35,27 @@ export interface Served {
 }
 
 /** Starts the companion and its loopback server (also used by the Electron adapter). */
-export async function startServing(ctx: RuntimeContext): Promise<Served> {
+export async function startServing(ctx: RuntimeContext, options: { kind?: LockInfo['kind'] } = {}): Promise<Served> {
   const { settings, logger } = ctx;
-  const companion = await createCompanion({ resolved: ctx, logger, logBuffer: ctx.logBuffer, mode: 'serve', redaction: ctx.redaction });
-  const { paths } = companion.core;
+  // Refused before anything starts: a non-loopback bind without the explicit flag, a data dir another companion holds.
+  if (!isLoopbackAddress(settings.host) && !settings.dangerouslyAllowNonLoopback) {
+    throw new AirlockError('usage', `--host ${settings.host} is not a loopback address; Airlock binds 127.0.0.1 only`, {
+      hint: 'add --dangerously-allow-non-loopback to expose it to the network anyway',
+    });
+  }
+  const paths = dataPaths(settings.dataDir);
+  ensureDataDir(paths.root);
+  const lock = acquireCompanionLock(paths.lock, paths.root, options.kind ?? 'serve');
+  let companion: Companion;
+  try {
+    companion = await createCompanion({ resolved: ctx, logger, logBuffer: ctx.logBuffer, mode: 'serve', redaction: ctx.redaction });
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
   const mcpToken = ensureTokenFile(paths.mcpToken);
   const controlToken = ensureTokenFile(paths.controlToken);
   const endpoint = createMcpEndpoint({ createServer: () => companion.createMcpServer('http'), logger: logger.child('mcp') });
-  companion.setMcpSessionCounter(() => endpoint.sessionCount());
   let server: LoopbackServer;
   try {
     server = await startLoopbackServer({
@@ -50,17 +68,19 @@ export async function startServing(ctx: RuntimeContext): Promise<Served> {
         { path: '/health', auth: 'none', handle: (_req, res) => sendJson(res, 200, { status: 'ok' }) },
         endpoint.route,
         ...createControlRoutes({
-          handlers: companion.handlers,
+          dispatch: companion.dispatch,
           hub: companion.hub,
           replay: (since) => companion.replay(since),
-          logger: logger.child('control'),
+          caller: { by: `${localUser()} via control API`, channel: 'http' },
         }),
       ],
     });
   } catch (error) {
     await companion.close();
+    lock.release();
     throw error;
   }
+  companion.endpoints.http = `${server.url}/mcp`;
   const info: ServerInfo = {
     pid: process.pid,
     port: server.port,
@@ -71,6 +91,7 @@ export async function startServing(ctx: RuntimeContext): Promise<Served> {
     startedAt: companion.core.startedAt.toISOString(),
   };
   writeFileSync(paths.serverInfo, JSON.stringify(info, null, 2) + '\n', { mode: 0o600 });
+  lock.update({ url: server.url, port: server.port });
   return {
     companion,
     server,
@@ -80,6 +101,7 @@ export async function startServing(ctx: RuntimeContext): Promise<Served> {
       await endpoint.close();
       await server.close();
       await companion.close();
+      lock.release();
     },
   };
 }

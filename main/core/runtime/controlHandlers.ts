@@ -1,81 +1,63 @@
 // The control API's handlers: each method of the contract, answered from the
 // companion's parts. Secrets go in (keys.set) but never come out: keys are
-// listed by fingerprint only, and the contract's output schemas strip any
-// field a handler might add by mistake.
-import { userInfo } from 'node:os';
+// listed by fingerprint only, and the dispatcher parses every output against
+// the contract, so a field a handler might add by mistake is stripped.
+// Depends on the parts it reads (HandlerDeps), not on the composition.
+import type { AuditEntry } from '../audit/types.ts';
+import type { AuditRecord } from '../../../contract/audit.ts';
+import type { ControlHandlers } from '../control/dispatch.ts';
 import { AirlockError } from '../errors.ts';
-import type { ResolvedSettings } from '../config/settings.ts';
+import type { ResolvedSettings, Settings } from '../config/settings.ts';
 import { settingByKey } from '../config/settings.ts';
-import { persistedKeys, readSettingsFile, validateSettingsObject, writeSettingsFile } from '../config/settingsFile.ts';
+import { readSettingsFile, validateSettingsObject, writeSettingsFile } from '../config/settingsFile.ts';
+import { LIVE_SETTINGS, settingsMeta } from '../config/settingsMeta.ts';
 import { formatAuthScheme, parseAuthScheme } from '../config/auth.ts';
 import { ProfileStore } from '../profiles/profileStore.ts';
 import { profileToFile, type Profile } from '../profiles/profile.ts';
-import type { ControlHandlers } from '../control/contract.ts';
-import type { AuditEntry } from '../audit/types.ts';
 import { fingerprint } from '../secrets/fingerprint.ts';
-import type { Companion } from './companion.ts';
+import type { SecretStore } from '../secrets/secretStore.ts';
+import type { AuditStore } from '../audit/auditStore.ts';
+import type { EgressGate } from '../egress/egressGate.ts';
+import { statusOf, type ViewSource } from './companionViews.ts';
 
-/** Settings that take effect without a restart. */
-const LIVE_SETTINGS = new Set(['killSwitch']);
-
-export function toAuditRecord(entry: AuditEntry): { seq: number; kind: AuditEntry['kind']; time: string; runId?: string; fields: Record<string, unknown> } {
-  const { seq, kind, time, ...fields } = entry as AuditEntry & { runId?: string };
-  const runId = (entry as { runId?: string }).runId;
-  return { seq, kind, time, ...(runId ? { runId } : {}), fields };
+export interface HandlerDeps extends ViewSource {
+  resolved: ResolvedSettings;
+  settings: Settings;
+  secrets: SecretStore;
+  audit: AuditStore;
+  gate: EgressGate;
 }
 
-export interface StatusSource {
-  readonly credential: { source: 'keychain' | 'file' | 'env' | 'none'; fingerprint?: string };
-  readonly keychain: { available: boolean; detail: string };
-  invalidateCredential(): void;
+/** An audit entry as the contract shows it (the same flat object the chain hashes). */
+export function toAuditRecord(entry: AuditEntry): AuditRecord {
+  return entry as unknown as AuditRecord;
 }
 
-export function createControlHandlers(c: Companion, ctx: { resolved: ResolvedSettings; statusSource: StatusSource }): ControlHandlers {
+export function createControlHandlers(c: HandlerDeps): ControlHandlers {
   const profiles = new ProfileStore(c.core.paths.profiles);
-  const actor = `${safeUser()} via control API`;
   const activeProfile = c.core.api.profile.name;
+  const log = c.core.logger;
 
-  const profileDto = (p: Profile, error?: string) => ({
+  const profileView = (p: Profile, error?: string) => ({
     name: p.name,
     ...profileToFile(p),
+    operationPolicies: (p as Profile & { operationPolicies?: Record<string, 'ask' | 'allow' | 'deny'> }).operationPolicies ?? {},
     origin: p.origin,
     active: p.name === activeProfile,
     ...(error ? { error } : {}),
   });
 
   return {
-    status: () => {
-      const mem = process.memoryUsage();
-      const caps = c.caps.stats();
-      const { catalogue, baseUrl, origin, profile } = c.core.api;
-      return {
-        version: c.core.version,
-        pid: process.pid,
-        startedAt: c.core.startedAt.toISOString(),
-        uptimeSeconds: Math.round((Date.now() - c.core.startedAt.getTime()) / 1000),
-        memory: { rssBytes: mem.rss, heapUsedBytes: mem.heapUsed },
-        profile: profile.name,
-        api: { title: catalogue.title, version: catalogue.version, operations: catalogue.operations.length, baseUrl, spec: origin.location },
-        engine: c.settings.engine,
-        egress: c.egress,
-        ...(c.banner ? { banner: c.banner } : {}),
-        boundary: c.boundary,
-        killSwitch: c.settings.killSwitch,
-        runs: { active: caps.active, queued: caps.queued, maxConcurrent: caps.maxConcurrent },
-        mcpSessions: c.mcpSessions(),
-        pendingApprovals: c.broker.list().length,
-        keychain: ctx.statusSource.keychain,
-        credential: ctx.statusSource.credential,
-      };
-    },
+    status: () => statusOf(c),
+    'sessions.list': () => c.sessions.list(),
 
     'settings.get': () => ({
       values: Object.fromEntries(Object.entries(c.settings).map(([k, v]) => [k, k === 'auth' && v ? formatAuthScheme(v as never) : v])),
-      sources: ctx.resolved.sources,
-      persisted: persistedKeys(),
+      sources: c.resolved.sources as Record<string, 'flag' | 'env' | 'file' | 'default'>,
+      meta: settingsMeta(),
     }),
 
-    'settings.update': async ({ values }) => {
+    'settings.update': async ({ values }, caller) => {
       const validated = validateSettingsObject(values, 'settings');
       const file = c.core.paths.settings;
       const merged = { ...readSettingsFile(file), ...validated };
@@ -83,16 +65,17 @@ export function createControlHandlers(c: Companion, ctx: { resolved: ResolvedSet
       const applied: string[] = [];
       const restartRequired: string[] = [];
       for (const [key, value] of Object.entries(validated)) {
-        const source = ctx.resolved.sources[key];
+        const source = c.resolved.sources[key];
         if (source === 'flag' || source === 'env') {
-          restartRequired.push(`${key} (overridden by ${source === 'flag' ? settingByKey(key)!.flag : settingByKey(key)!.env} until that is removed)`);
+          const def = settingByKey(key)!;
+          restartRequired.push(`${key} (overridden by ${source === 'flag' ? def.flag : def.env} until that is removed)`);
         } else if (LIVE_SETTINGS.has(key)) {
           (c.settings as unknown as Record<string, unknown>)[key] = value;
           applied.push(key);
         } else restartRequired.push(key);
       }
       if (applied.includes('killSwitch'))
-        c.core.logger.warn(`kill switch ${c.settings.killSwitch ? 'ON: execute is refused' : 'off: execute serves again'} (${actor})`);
+        log.warn(`kill switch ${c.settings.killSwitch ? 'ON: execute is refused' : 'off: execute serves again'} (${caller.by})`);
       return { saved: Object.keys(validated), applied, restartRequired };
     },
 
@@ -101,8 +84,8 @@ export function createControlHandlers(c: Companion, ctx: { resolved: ResolvedSet
         .list()
         .map((l) =>
           l.profile
-            ? profileDto(l.profile)
-            : profileDto({ name: l.name, spec: '', policy: 'ask', readOnly: false, allowPrivateNetwork: false, mutations: [], origin: 'file' }, l.error),
+            ? profileView(l.profile)
+            : profileView({ name: l.name, spec: '', policy: 'ask', readOnly: false, allowPrivateNetwork: false, mutations: [], origin: 'file' }, l.error),
         ),
 
     'profiles.save': async (input) => {
@@ -126,6 +109,29 @@ export function createControlHandlers(c: Companion, ctx: { resolved: ResolvedSet
 
     'profiles.remove': ({ name }) => ({ removed: profiles.remove(name) }),
 
+    'profiles.operations': ({ name, query }) => {
+      if (name && name !== activeProfile) throw new AirlockError('usage', `profile '${name}' is not the active one; its operations are listed once it is`);
+      const policies = (c.core.api.profile as Profile & { operationPolicies?: Record<string, 'ask' | 'allow' | 'deny'> }).operationPolicies ?? {};
+      const needle = query?.trim().toLowerCase();
+      return c.core.api.catalogue.operations
+        .filter((op) => !needle || `${op.id} ${op.call} ${op.method} ${op.path} ${op.summary ?? ''}`.toLowerCase().includes(needle))
+        .map((op) => {
+          const own = policies[op.id];
+          const mutation = c.gate.isMutation(op);
+          return {
+            operationId: op.id,
+            call: op.call,
+            method: op.method,
+            path: op.path,
+            ...(op.summary ? { summary: op.summary } : {}),
+            mutation,
+            deprecated: op.deprecated,
+            policy: own ?? (mutation ? c.core.api.profile.policy : 'allow'),
+            policySource: own ? ('operation' as const) : mutation ? ('profile' as const) : ('read' as const),
+          };
+        });
+    },
+
     'keys.list': async () => {
       const names = await c.secrets.list();
       const out: { profile: string; fingerprint: string; source: 'keychain' | 'file' }[] = [];
@@ -136,24 +142,30 @@ export function createControlHandlers(c: Companion, ctx: { resolved: ResolvedSet
       return out;
     },
 
-    'keys.set': async ({ profile, secret }) => {
+    'keys.set': async ({ profile, secret }, caller) => {
       await c.secrets.set(profile, secret);
-      ctx.statusSource.invalidateCredential();
-      c.core.logger.info(`API key for profile ${profile} set (${fingerprint(secret)}) by ${actor}`);
+      c.credentials.invalidate();
+      log.info(`API key for profile ${profile} set (${fingerprint(secret)}) by ${caller.by}`);
       return { fingerprint: fingerprint(secret) };
     },
 
-    'keys.remove': async ({ profile }) => {
+    'keys.remove': async ({ profile }, caller) => {
       const removed = await c.secrets.delete(profile);
-      ctx.statusSource.invalidateCredential();
-      if (removed) c.core.logger.info(`API key for profile ${profile} removed by ${actor}`);
+      c.credentials.invalidate();
+      if (removed) log.info(`API key for profile ${profile} removed by ${caller.by}`);
       return { removed };
     },
 
-    'approvals.list': () => c.broker.list().map((p) => ({ ...p, secondsLeft: Math.max(0, (Date.parse(p.expiresAt) - Date.now()) / 1000) })),
+    'approvals.list': () => c.broker.list(),
 
-    'approvals.decide': ({ id, decision, scope, reason }) =>
-      c.broker.decide(id, decision === 'approve' ? { approve: true, scope: scope ?? 'once' } : { approve: false, ...(reason ? { reason } : {}) }, actor),
+    'approvals.decide': ({ id, decision, scope, reason }, caller) =>
+      c.broker.decide(id, decision === 'approve' ? { approve: true, scope: scope ?? 'once' } : { approve: false, ...(reason ? { reason } : {}) }, caller.by),
+
+    'approvals.denyAll': ({ reason }, caller) => ({ denied: c.broker.denyAll(reason, caller.by) }),
+
+    'grants.list': () => c.broker.grants.list(),
+    'grants.revoke': ({ id }, caller) => ({ revoked: c.broker.grants.revoke(id, caller.by) }),
+    'grants.revokeAll': (_input, caller) => ({ revoked: c.broker.grants.revokeAll(caller.by) }),
 
     'audit.query': (q) => {
       const page = c.audit.query({
@@ -164,8 +176,11 @@ export function createControlHandlers(c: Companion, ctx: { resolved: ResolvedSet
         ...(q.outcome ? { outcome: q.outcome } : {}),
         ...(q.text ? { text: q.text } : {}),
         ...(q.kind ? { kind: q.kind } : {}),
+        ...(q.runId ? { runId: q.runId } : {}),
+        ...(q.order ? { order: q.order } : {}),
         ...(q.before !== undefined ? { before: q.before } : {}),
-        limit: q.limit ?? 50,
+        ...(q.after !== undefined ? { after: q.after } : {}),
+        limit: Math.min(q.limit ?? 50, 500),
       });
       return { records: page.records.map(toAuditRecord), ...(page.next !== undefined ? { next: page.next } : {}) };
     },
@@ -173,20 +188,19 @@ export function createControlHandlers(c: Companion, ctx: { resolved: ResolvedSet
     'audit.verify': () => c.audit.verify(),
 
     'logs.query': (q) =>
-      c.core.logBuffer.query({
-        ...(q.level ? { level: q.level } : {}),
-        ...(q.source ? { source: q.source } : {}),
-        ...(q.grep ? { grep: q.grep } : {}),
-        ...(q.since !== undefined ? { since: q.since } : {}),
-        ...(q.limit ? { limit: q.limit } : {}),
-      }),
-  };
-}
+      c.core.logBuffer
+        .query({
+          ...(q.level ? { level: q.level } : {}),
+          ...(q.source ? { source: q.source } : {}),
+          ...(q.grep ? { grep: q.grep } : {}),
+          ...(q.since !== undefined ? { since: q.since } : {}),
+          ...(q.limit ? { limit: q.limit } : {}),
+        })
+        .filter((e) => !q.runId || e.runId === q.runId),
 
-function safeUser(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return 'user';
-  }
+    'logs.append': ({ lines }) => {
+      for (const line of lines) c.core.logBuffer.append({ level: line.level, source: 'ui', message: line.message });
+      return { appended: lines.length };
+    },
+  };
 }

@@ -1,7 +1,7 @@
 // What every entry point (CLI command, Electron main) starts from: settings
 // resolved from flags, env, settings.json and defaults; a bounded log
 // buffer; a logger on stderr that scrubs known secrets.
-import { defaultDataDir, dataPaths } from '../config/dataDir.ts';
+import { defaultDataDir, dataPaths, checkDataDir } from '../config/dataDir.ts';
 import { resolveSettings, SettingError, type ResolvedSettings, settingByKey } from '../config/settings.ts';
 import { readSettingsFile } from '../config/settingsFile.ts';
 import { LogBuffer } from '../log/logBuffer.ts';
@@ -24,6 +24,7 @@ export function runtimeContext(flags: Record<string, unknown>, env: Record<strin
   } catch (error) {
     throw usageError(`${dataDirDef.env}: ${(error as Error).message}`);
   }
+  checkDataDir(dataDir, flags.dataDir !== undefined ? '--data-dir' : env[dataDirDef.env] ? dataDirDef.env : 'the default data dir');
   const file = readSettingsFile(dataPaths(dataDir).settings);
   let resolved: ResolvedSettings;
   try {

@@ -64,11 +64,11 @@ export const PROBE_ACCOUNT_PREFIX = '__airlock_probe__';
 export function keychainHint(platform: NodeJS.Platform = process.platform): string {
   switch (platform) {
     case 'darwin':
-      return 'the login keychain must be unlocked and Airlock allowed to use it (Keychain Access); or set AIRLOCK_API_KEY, or opt in to the plaintext file store';
+      return 'unlock the login keychain and allow Airlock to use it (Keychain Access); or set AIRLOCK_API_KEY, or opt in to the plaintext file store with --secret-store file';
     case 'win32':
-      return 'Windows Credential Manager must be usable by this user; or set AIRLOCK_API_KEY, or opt in to the plaintext file store';
+      return 'Windows Credential Manager must be usable by this user; or set AIRLOCK_API_KEY, or opt in to the plaintext file store with --secret-store file';
     default:
-      return 'a Secret Service (gnome-keyring, KWallet, KeePassXC…) must be running and unlocked in this login session; on a headless server set AIRLOCK_API_KEY, or opt in to the plaintext file store explicitly';
+      return 'start a Secret Service in this login session and unlock it (Debian/Ubuntu: `apt install gnome-keyring dbus-user-session libsecret-1-0`, then log in again; KWallet and KeePassXC work too); on a headless server set AIRLOCK_API_KEY, or opt in to the plaintext file store with --secret-store file';
   }
 }
 

@@ -40,7 +40,7 @@ export class SecretStoreUnavailableError extends AirlockError {
   readonly reason: string;
 
   constructor(store: SecretStoreKind, reason: string, hint: string | undefined) {
-    super('config', `${STORE_LABEL[store]} unavailable: ${reason}`, hint === undefined ? {} : { hint });
+    super('unavailable', `${STORE_LABEL[store]} unavailable: ${reason}`, hint === undefined ? {} : { hint });
     this.name = 'SecretStoreUnavailableError';
     this.store = store;
     this.reason = reason;

@@ -1,0 +1,111 @@
+// Audit records as they leave the core (control API, event stream, exports,
+// the Activity screen): one record per tool call and one per API call,
+// linked by run id, each carrying its place in the hash chain.
+import { z } from 'zod';
+
+const chain = {
+  /** Position in the chain: 1, 2, 3… never reused. */
+  seq: z.number(),
+  /** When the event happened. */
+  time: z.string(),
+  /** The store's clock when the record was written. */
+  recordedAt: z.string(),
+  /** `ok` or what went wrong. */
+  outcome: z.string(),
+  prevHash: z.string(),
+  hash: z.string(),
+};
+
+export const toolCallRecordSchema = z.object({
+  kind: z.literal('tool'),
+  ...chain,
+  clientName: z.string().optional(),
+  clientVersion: z.string().optional(),
+  transport: z.enum(['stdio', 'http', 'internal']),
+  sessionId: z.string().optional(),
+  tool: z.string(),
+  durationMs: z.number(),
+  /** The input, redacted and capped (execute: the code). */
+  input: z.string(),
+  inputSha256: z.string(),
+  inputBytes: z.number(),
+  inputTruncated: z.boolean(),
+  bytesOut: z.number(),
+  error: z.string().optional(),
+  credentialFingerprint: z.string().optional(),
+  profile: z.string().optional(),
+  runId: z.string().optional(),
+});
+
+export const GATE_DECISIONS = ['read', 'allowed', 'approved', 'denied', 'refused'] as const;
+
+export const apiCallRecordSchema = z.object({
+  kind: z.literal('api'),
+  ...chain,
+  runId: z.string(),
+  callerKey: z.string(),
+  operationId: z.string(),
+  method: z.string(),
+  /** Origin, path and query, the credential removed. */
+  url: z.string(),
+  status: z.number(),
+  durationMs: z.number(),
+  bytes: z.number(),
+  decision: z.enum(GATE_DECISIONS),
+  approval: z
+    .object({
+      by: z.string(),
+      at: z.string(),
+      scope: z.string().optional(),
+      reason: z.string().optional(),
+      code: z.string().optional(),
+      grantId: z.string().optional(),
+    })
+    .optional(),
+  error: z.string().optional(),
+  startedAt: z.string(),
+});
+
+export const pruneRecordSchema = z.object({
+  kind: z.literal('prune'),
+  ...chain,
+  olderThanDays: z.number(),
+  cutoff: z.string(),
+  pruned: z.number(),
+  throughSeq: z.number(),
+  anchorHash: z.string(),
+});
+
+export const auditRecordSchema = z.discriminatedUnion('kind', [toolCallRecordSchema, apiCallRecordSchema, pruneRecordSchema]);
+export type AuditRecord = z.infer<typeof auditRecordSchema>;
+
+export const auditFiltersSchema = z
+  .object({
+    from: z.string().max(40).optional(),
+    to: z.string().max(40).optional(),
+    client: z.string().max(200).optional(),
+    tool: z.string().max(100).optional(),
+    profile: z.string().max(100).optional(),
+    operation: z.string().max(300).optional(),
+    method: z.string().max(10).optional(),
+    outcome: z.string().max(40).optional(),
+    decision: z.enum(GATE_DECISIONS).optional(),
+    text: z.string().max(500).optional(),
+    kind: z.enum(['tool', 'api']).optional(),
+    runId: z.string().max(100).optional(),
+  })
+  .strict();
+export type AuditFilters = z.infer<typeof auditFiltersSchema>;
+
+export const auditQuerySchema = auditFiltersSchema
+  .extend({
+    order: z.enum(['newest', 'oldest']).optional(),
+    before: z.number().int().optional(),
+    after: z.number().int().optional(),
+    limit: z.number().int().min(1).max(1000).optional(),
+  })
+  .strict();
+
+export const auditPageSchema = z.object({ records: z.array(auditRecordSchema), next: z.number().optional(), total: z.number().optional() });
+
+export const verifyResultSchema = z.object({ ok: z.boolean(), records: z.number(), firstBad: z.object({ seq: z.number(), reason: z.string() }).optional() });

@@ -1,0 +1,69 @@
+// The control API: one table from method name to its input and output
+// schemas. The loopback HTTP API, Electron IPC, the web UI's client, the
+// preload bridge and the CLI are all derived from it: adding a method here
+// (and its handler) is the whole change.
+import { z } from 'zod';
+import { statusSchema, sessionSchema } from './status.ts';
+import { settingsViewSchema, settingsUpdateSchema, settingsUpdateResultSchema } from './settings.ts';
+import { profileViewSchema, profileSaveSchema, operationViewSchema, keyViewSchema } from './profiles.ts';
+import { pendingApprovalSchema, approvalDecisionSchema, decideInputSchema, grantSchema } from './approvals.ts';
+import { auditQuerySchema, auditPageSchema, verifyResultSchema } from './audit.ts';
+import { logEntrySchema, logQuerySchema, uiLogLineSchema } from './logs.ts';
+
+const empty = z.object({}).strict();
+const profileName = z.string().max(40);
+
+export const controlContract = {
+  status: { input: empty, output: statusSchema },
+  'sessions.list': { input: empty, output: z.array(sessionSchema) },
+
+  'settings.get': { input: empty, output: settingsViewSchema },
+  'settings.update': { input: settingsUpdateSchema, output: settingsUpdateResultSchema },
+
+  'profiles.list': { input: empty, output: z.array(profileViewSchema) },
+  'profiles.save': { input: profileSaveSchema, output: z.object({ file: z.string(), restartRequired: z.boolean() }) },
+  'profiles.remove': { input: z.object({ name: profileName }).strict(), output: z.object({ removed: z.boolean() }) },
+  'profiles.operations': {
+    input: z.object({ name: profileName.optional(), query: z.string().max(200).optional() }).strict(),
+    output: z.array(operationViewSchema),
+  },
+
+  'keys.list': { input: empty, output: z.array(keyViewSchema) },
+  'keys.set': { input: z.object({ profile: profileName, secret: z.string().min(1).max(16_384) }).strict(), output: z.object({ fingerprint: z.string() }) },
+  'keys.remove': { input: z.object({ profile: profileName }).strict(), output: z.object({ removed: z.boolean() }) },
+
+  'approvals.list': { input: empty, output: z.array(pendingApprovalSchema) },
+  'approvals.decide': { input: decideInputSchema, output: approvalDecisionSchema },
+  'approvals.denyAll': { input: z.object({ reason: z.string().max(500).optional() }).strict(), output: z.object({ denied: z.number() }) },
+
+  'grants.list': { input: empty, output: z.array(grantSchema) },
+  'grants.revoke': { input: z.object({ id: z.string().max(100) }).strict(), output: z.object({ revoked: z.boolean() }) },
+  'grants.revokeAll': { input: empty, output: z.object({ revoked: z.number() }) },
+
+  'audit.query': { input: auditQuerySchema, output: auditPageSchema },
+  'audit.verify': { input: empty, output: verifyResultSchema },
+
+  'logs.query': { input: logQuerySchema, output: z.array(logEntrySchema) },
+  /** The renderer's console, errors and uncaught exceptions, into the live log (source `ui`). */
+  'logs.append': { input: z.object({ lines: z.array(uiLogLineSchema).max(200) }).strict(), output: z.object({ appended: z.number() }) },
+} as const;
+
+export type ControlContract = typeof controlContract;
+export type ControlMethod = keyof ControlContract;
+export const CONTROL_METHODS = Object.keys(controlContract) as ControlMethod[];
+export type ControlInput<M extends ControlMethod> = z.input<ControlContract[M]['input']>;
+export type ControlOutput<M extends ControlMethod> = z.output<ControlContract[M]['output']>;
+
+export function isControlMethod(name: string): name is ControlMethod {
+  return Object.hasOwn(controlContract, name);
+}
+
+/** Who is calling (for "decided by" and the audit trail). */
+export interface ControlCaller {
+  /** `alice via desktop`, `alice via web UI`, `alice via CLI`. */
+  by: string;
+  channel: 'http' | 'ipc' | 'web' | 'internal';
+}
+
+export const CONTROL_PREFIX = '/control';
+export const controlPath = (method: ControlMethod): string => `${CONTROL_PREFIX}/rpc/${method}`;

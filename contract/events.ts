@@ -1,0 +1,20 @@
+// Events pushed to subscribers (SSE for HTTP and the web UI, IPC for the
+// desktop), in batches, replayable from a log sequence number.
+import { z } from 'zod';
+import { logEntrySchema } from './logs.ts';
+import { pendingApprovalSchema, approvalDecisionSchema } from './approvals.ts';
+import { auditRecordSchema } from './audit.ts';
+import { statusSchema } from './status.ts';
+
+export const controlEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('log'), entry: logEntrySchema }),
+  z.object({ type: z.literal('approval-requested'), approval: pendingApprovalSchema }),
+  z.object({ type: z.literal('approval-decided'), id: z.string(), decision: approvalDecisionSchema }),
+  z.object({ type: z.literal('audit'), record: auditRecordSchema }),
+  z.object({ type: z.literal('status'), status: statusSchema }),
+  z.object({ type: z.literal('grants-changed') }),
+  /** The subscriber was too slow: this many events were dropped (re-query what matters). */
+  z.object({ type: z.literal('dropped'), count: z.number() }),
+]);
+export type ControlEvent = z.infer<typeof controlEventSchema>;
+export const controlEventBatchSchema = z.array(controlEventSchema);

@@ -1,0 +1,59 @@
+// API profiles (which document, which origin, which auth, how mutations are
+// treated) and the API keys that go with them — keys go in, only
+// fingerprints come out.
+import { z } from 'zod';
+
+export const POLICIES = ['ask', 'allow', 'deny'] as const;
+export const policySchema = z.enum(POLICIES);
+
+export const profileViewSchema = z.object({
+  name: z.string(),
+  description: z.string().optional(),
+  spec: z.string(),
+  baseUrl: z.string().optional(),
+  auth: z.string().optional(),
+  alias: z.string().optional(),
+  policy: policySchema,
+  readOnly: z.boolean(),
+  allowPrivateNetwork: z.boolean(),
+  mutations: z.array(z.string()),
+  /** Per-operation policy overriding the profile's. */
+  operationPolicies: z.record(z.string(), policySchema),
+  allowExternalRefs: z.array(z.string()).optional(),
+  origin: z.enum(['preset', 'file', 'adhoc']),
+  active: z.boolean(),
+  error: z.string().optional(),
+});
+export type ProfileView = z.infer<typeof profileViewSchema>;
+
+export const profileSaveSchema = z
+  .object({
+    name: z.string().max(40),
+    spec: z.string().max(4000),
+    description: z.string().max(500).optional(),
+    baseUrl: z.string().max(2000).optional(),
+    auth: z.string().max(200).optional(),
+    alias: z.string().max(40).optional(),
+    policy: policySchema.optional(),
+    readOnly: z.boolean().optional(),
+    allowPrivateNetwork: z.boolean().optional(),
+    mutations: z.array(z.string().max(300)).max(10_000).optional(),
+    operationPolicies: z.record(z.string().max(300), policySchema).optional(),
+    allowExternalRefs: z.array(z.string().max(2000)).max(20).optional(),
+  })
+  .strict();
+
+export const operationViewSchema = z.object({
+  operationId: z.string(),
+  call: z.string(),
+  method: z.string(),
+  path: z.string(),
+  summary: z.string().optional(),
+  mutation: z.boolean(),
+  deprecated: z.boolean(),
+  /** The policy that applies: the operation's own, else the profile's for mutations, `allow` for reads. */
+  policy: policySchema,
+  policySource: z.enum(['operation', 'profile', 'read']),
+});
+
+export const keyViewSchema = z.object({ profile: z.string(), fingerprint: z.string(), source: z.enum(['keychain', 'file']) });

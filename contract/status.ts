@@ -1,0 +1,44 @@
+// What the companion is doing now: the Overview screen, `airlock doctor`
+// against a running companion, the `health` MCP tool.
+import { z } from 'zod';
+
+export const sessionSchema = z.object({
+  /** The key grants and limits are bound to. */
+  key: z.string(),
+  transport: z.enum(['stdio', 'http']),
+  sessionId: z.string().optional(),
+  clientName: z.string().optional(),
+  clientVersion: z.string().optional(),
+  connectedAt: z.string(),
+  lastSeenAt: z.string(),
+  inFlight: z.number(),
+});
+export type McpSession = z.infer<typeof sessionSchema>;
+
+export const statusSchema = z.object({
+  version: z.string(),
+  pid: z.number(),
+  startedAt: z.string(),
+  uptimeSeconds: z.number(),
+  dataDir: z.string(),
+  memory: z.object({ rssBytes: z.number(), heapUsedBytes: z.number() }),
+  profile: z.string(),
+  api: z.object({ title: z.string(), version: z.string(), operations: z.number(), baseUrl: z.string(), spec: z.string() }),
+  endpoints: z.object({
+    /** MCP Streamable HTTP, when the companion serves it. */
+    http: z.string().optional(),
+    /** The stdio command a client config uses. */
+    stdio: z.string(),
+  }),
+  engine: z.string(),
+  egress: z.string(),
+  banner: z.string().optional(),
+  boundary: z.string(),
+  killSwitch: z.boolean(),
+  runs: z.object({ active: z.number(), queued: z.number(), maxConcurrent: z.number() }),
+  sessions: z.array(sessionSchema),
+  pendingApprovals: z.number(),
+  keychain: z.object({ available: z.boolean(), detail: z.string() }),
+  credential: z.object({ source: z.enum(['keychain', 'file', 'env', 'none']), fingerprint: z.string().optional() }),
+});
+export type Status = z.infer<typeof statusSchema>;

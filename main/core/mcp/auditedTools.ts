@@ -1,0 +1,135 @@
+// Where MCP tools are registered, and the one place their calls are audited:
+// each tool is registered through `tools.register`, which builds the caller
+// (bound to the HTTP session or the stdio process, never to the client's
+// self-declared name), runs the handler and records the call in the audit
+// store before its result leaves. A call that cannot be audited does not
+// hand its result back.
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { ZodRawShapeCompat, ShapeOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import type { CallerInfo } from '../egress/types.ts';
+
+/** What a tool handler gets besides its arguments. */
+export interface ToolContext {
+  caller: CallerInfo;
+  /** Aborted when the client cancels the call or goes away. */
+  signal: AbortSignal;
+  server: McpServer;
+}
+
+/** What a tool handler returns: the result, and what the audit record should say about it. */
+export interface ToolOutcome {
+  result: CallToolResult;
+  /** `ok` or an error kind (defaults from `result.isError`). */
+  outcome?: string;
+  runId?: string;
+  error?: string;
+}
+
+/** One finished tool call, for the audit store (recorded before the result goes back). */
+export interface ToolCallReport {
+  tool: string;
+  args: unknown;
+  caller: CallerInfo;
+  startedAt: string;
+  durationMs: number;
+  outcome: string;
+  bytesOut: number;
+  runId?: string;
+  error?: string;
+}
+
+export interface ToolConfig<Shape extends ZodRawShapeCompat> {
+  title: string;
+  description: string;
+  inputSchema: Shape;
+  outputSchema?: ZodRawShapeCompat;
+  annotations: ToolAnnotations;
+}
+
+export interface AuditedTools {
+  register<Shape extends ZodRawShapeCompat>(
+    name: string,
+    config: ToolConfig<Shape>,
+    handler: (args: ShapeOutput<Shape>, ctx: ToolContext) => Promise<ToolOutcome>,
+  ): void;
+}
+
+export interface AuditedToolsOptions {
+  transport: 'stdio' | 'http';
+  /** Called synchronously when each call finishes, before its result is returned; throwing withholds the result. */
+  report(report: ToolCallReport): void;
+  /** Called when a call starts (sessions count calls in flight). */
+  onStart?(caller: CallerInfo): void;
+}
+
+/** The caller of a request: the HTTP session the server issued, or this stdio process. */
+export function callerOf(server: McpServer, transport: 'stdio' | 'http', sessionId: string | undefined): CallerInfo {
+  const client = server.server.getClientVersion();
+  return {
+    key: transport === 'http' ? `http:${sessionId ?? 'nosession'}` : `stdio:${process.pid}`,
+    transport,
+    ...(client?.name ? { clientName: client.name } : {}),
+    ...(client?.version ? { clientVersion: client.version } : {}),
+    ...(sessionId ? { sessionId } : {}),
+  };
+}
+
+export function auditedTools(server: McpServer, options: AuditedToolsOptions): AuditedTools {
+  return {
+    register(name, config, handler) {
+      const wrapped = async (args: unknown, extra: { sessionId?: string; signal: AbortSignal }): Promise<CallToolResult> => {
+        const started = performance.now();
+        const startedAt = new Date().toISOString();
+        const caller = callerOf(server, options.transport, extra.sessionId);
+        const base = { tool: name, args, caller, startedAt };
+        options.onStart?.(caller);
+        let outcome: ToolOutcome;
+        try {
+          outcome = await handler(args as never, { caller, signal: extra.signal, server });
+        } catch (error) {
+          const message = (error as Error).message;
+          try {
+            options.report({ ...base, durationMs: performance.now() - started, outcome: 'error', bytesOut: 0, error: message });
+          } catch {
+            // The call failed anyway; the thrown error is what the client sees.
+          }
+          throw error;
+        }
+        const result = outcome.result;
+        try {
+          options.report({
+            ...base,
+            durationMs: performance.now() - started,
+            outcome: outcome.outcome ?? (result.isError ? 'error' : 'ok'),
+            bytesOut: Buffer.byteLength(JSON.stringify(result.content ?? [])),
+            ...(outcome.runId ? { runId: outcome.runId } : {}),
+            ...(outcome.error ? { error: outcome.error } : {}),
+          });
+        } catch (error) {
+          return {
+            isError: true,
+            content: [
+              {
+                type: 'text',
+                text: `The audit log could not record this call (${(error as Error).message}), so its result is withheld. The person running Airlock should check its log.`,
+              },
+            ],
+          };
+        }
+        return result;
+      };
+      server.registerTool(
+        name,
+        {
+          title: config.title,
+          description: config.description,
+          inputSchema: config.inputSchema,
+          ...(config.outputSchema ? { outputSchema: config.outputSchema } : {}),
+          annotations: config.annotations,
+        },
+        wrapped as never,
+      );
+    },
+  };
+}

@@ -1,0 +1,118 @@
+// Read-only views of a running companion: the control API's status, the
+// `health` and `get_config` MCP tools. Built from the parts they read, so
+// this module depends on no composition code.
+import { fileURLToPath } from 'node:url';
+import type { Status } from '../../../contract/status.ts';
+import type { AirlockCore } from './airlockCore.ts';
+import type { Settings } from '../config/settings.ts';
+import type { ExecutionCaps } from '../execute/caps.ts';
+import type { ApprovalBroker } from '../approvals/approvalBroker.ts';
+import type { SessionRegistry } from './sessionRegistry.ts';
+import type { Credentials } from './credentials.ts';
+import { defaultDataDir } from '../config/dataDir.ts';
+
+export interface ViewSource {
+  core: AirlockCore;
+  settings: Settings;
+  egress: string;
+  banner: string | undefined;
+  boundary: string;
+  caps: ExecutionCaps;
+  broker: ApprovalBroker;
+  sessions: SessionRegistry;
+  credentials: Credentials;
+  endpoints: { http?: string };
+}
+
+const CLI_ENTRY = fileURLToPath(new URL('../../cli/airlock.js', import.meta.url));
+
+/** The command a client config runs to reach this companion over stdio. */
+export function stdioCommand(dataDir: string, defaultDataDir?: string): string {
+  const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+  return [process.execPath, CLI_ENTRY, 'stdio', ...(defaultDataDir && dataDir !== defaultDataDir ? ['--data-dir', dataDir] : [])].map(quote).join(' ');
+}
+
+export function statusOf(c: ViewSource): Status {
+  const mem = process.memoryUsage();
+  const caps = c.caps.stats();
+  const { catalogue, baseUrl, origin, profile } = c.core.api;
+  return {
+    version: c.core.version,
+    pid: process.pid,
+    startedAt: c.core.startedAt.toISOString(),
+    uptimeSeconds: Math.round((Date.now() - c.core.startedAt.getTime()) / 1000),
+    dataDir: c.core.paths.root,
+    memory: { rssBytes: mem.rss, heapUsedBytes: mem.heapUsed },
+    profile: profile.name,
+    api: { title: catalogue.title, version: catalogue.version, operations: catalogue.operations.length, baseUrl, spec: origin.location },
+    endpoints: { ...(c.endpoints.http ? { http: c.endpoints.http } : {}), stdio: stdioCommand(c.core.paths.root, defaultDataDir()) },
+    engine: c.settings.engine,
+    egress: c.egress,
+    ...(c.banner ? { banner: c.banner } : {}),
+    boundary: c.boundary,
+    killSwitch: c.settings.killSwitch,
+    runs: { active: caps.active, queued: caps.queued, maxConcurrent: caps.maxConcurrent },
+    sessions: c.sessions.list(),
+    pendingApprovals: c.broker.list().length,
+    keychain: c.credentials.keychain,
+    credential: c.credentials.state,
+  };
+}
+
+export function healthOf(c: ViewSource): Record<string, unknown> {
+  const mem = process.memoryUsage();
+  const caps = c.caps.stats();
+  return {
+    status: 'ok',
+    version: c.core.version,
+    uptimeSeconds: Math.round((Date.now() - c.core.startedAt.getTime()) / 1000),
+    memory: { rssMb: Math.round(mem.rss / 1048576), heapUsedMb: Math.round(mem.heapUsed / 1048576) },
+    activeRuns: caps.active,
+    queueDepth: caps.queued,
+    connectedClients: c.sessions.size,
+    pendingApprovals: c.broker.list().length,
+    engine: c.settings.engine,
+    egress: c.egress,
+    profile: c.core.api.profile.name,
+    killSwitch: c.settings.killSwitch,
+  };
+}
+
+export function configOf(c: ViewSource): Record<string, unknown> {
+  const { profile, baseUrl, auth, catalogue, origin } = c.core.api;
+  const s = c.settings;
+  return {
+    profile: {
+      name: profile.name,
+      origin: profile.origin,
+      policy: profile.policy,
+      readOnly: profile.readOnly,
+      allowPrivateNetwork: profile.allowPrivateNetwork,
+      alias: profile.alias ?? null,
+    },
+    api: {
+      title: catalogue.title,
+      version: catalogue.version,
+      operations: catalogue.operations.length,
+      baseUrl,
+      spec: origin.location,
+      auth: auth.type === 'header' || auth.type === 'query' ? `${auth.type}:${auth.name}` : auth.type,
+    },
+    credential: c.credentials.state,
+    engine: s.engine,
+    egress: c.egress,
+    limits: {
+      timeoutMs: s.timeoutMs,
+      memoryMb: s.memoryMb,
+      outputKb: s.outputKb,
+      maxConcurrent: s.maxConcurrent,
+      queueSize: s.queueSize,
+      perCallerConcurrent: s.perCallerConcurrent,
+      rateLimit: s.rateLimit,
+      rateBurst: s.rateBurst,
+    },
+    approvalTimeoutMs: s.approvalTimeoutMs,
+    killSwitch: s.killSwitch,
+    dataDir: c.core.paths.root,
+  };
+}

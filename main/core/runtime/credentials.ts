@@ -1,0 +1,80 @@
+// The API key the gate injects: resolved from the secret store (else
+// AIRLOCK_API_KEY), cached for a few seconds, added to the redactor as soon
+// as it is known, and described without ever being shown (its source and
+// fingerprint). The store's availability is probed once at start and warned
+// about once, with the way forward.
+import type { AirlockError } from '../errors.ts';
+import type { Logger } from '../log/logger.ts';
+import type { SecretStore } from '../secrets/secretStore.ts';
+import { resolveCredential, type ResolvedCredential } from '../secrets/resolveCredential.ts';
+import { fingerprint } from '../secrets/fingerprint.ts';
+import type { AuthScheme } from '../config/auth.ts';
+
+const CREDENTIAL_TTL_MS = 10_000;
+
+export interface CredentialState {
+  source: 'keychain' | 'file' | 'env' | 'none';
+  fingerprint?: string;
+}
+
+export interface Credentials {
+  get(): Promise<string | undefined>;
+  readonly state: CredentialState;
+  readonly keychain: { available: boolean; detail: string };
+  /** Forget the cached key (it was set or removed): the next call resolves it again. */
+  invalidate(): void;
+}
+
+export async function createCredentials(options: {
+  store: SecretStore;
+  profile: string;
+  auth: AuthScheme;
+  env: Record<string, string | undefined>;
+  logger: Logger;
+  /** Called with each key as soon as it is known (the redactor). */
+  onSecret(secret: string): void;
+}): Promise<Credentials> {
+  const { store, profile, logger } = options;
+  const probe = await store.probe();
+  const keychain = probe.available ? { available: true, detail: probe.detail } : { available: false, detail: `${store.kind} unavailable: ${probe.reason}` };
+  let cached: { value: ResolvedCredential | undefined; until: number } | undefined;
+  let state: CredentialState = { source: 'none' };
+  let warnedUnavailable = false;
+
+  const get = async (): Promise<string | undefined> => {
+    if (options.auth.type === 'none') return undefined;
+    if (cached && cached.until > Date.now()) return cached.value?.secret;
+    const value = await resolveCredential({ store, profile, env: options.env });
+    cached = { value, until: Date.now() + CREDENTIAL_TTL_MS };
+    if (value) options.onSecret(value.secret);
+    state = value ? { source: value.source === 'memory' ? 'keychain' : value.source, fingerprint: fingerprint(value.secret) } : { source: 'none' };
+    return value?.secret;
+  };
+
+  try {
+    await get();
+  } catch (error) {
+    // The store's error names the way forward; it is said once, here.
+    warnedUnavailable = true;
+    logger.warn(`API key for profile ${profile}: ${(error as AirlockError).line ?? (error as Error).message}`);
+  }
+  if (!keychain.available && !warnedUnavailable && options.auth.type !== 'none') {
+    logger.warn(`${keychain.detail}${state.source === 'env' ? '; using AIRLOCK_API_KEY' : ''}`);
+  } else if (!keychain.available && options.auth.type === 'none') {
+    logger.debug(`${keychain.detail} (profile ${profile} sends no key)`);
+  }
+  if (options.auth.type !== 'none' && state.source === 'none' && !warnedUnavailable) {
+    logger.warn(`no API key for profile ${profile}: set one with \`airlock keys set ${profile}\` or AIRLOCK_API_KEY (calls go out without a key)`);
+  }
+  return {
+    get,
+    get state() {
+      return state;
+    },
+    keychain,
+    invalidate() {
+      cached = undefined;
+      void get().catch(() => undefined);
+    },
+  };
+}

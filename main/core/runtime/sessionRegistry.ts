@@ -1,0 +1,78 @@
+// The MCP clients connected to this companion: one entry per HTTP session or
+// stdio process, keyed by the caller key grants and limits are bound to, with
+// the name and version the client declared, when it connected, when it was
+// last seen and how many calls it has in flight. When a session ends, the
+// listeners (its session grants) hear of it.
+import type { McpSession } from '../../../contract/status.ts';
+import type { CallerInfo } from '../egress/types.ts';
+
+export class SessionRegistry {
+  private readonly sessions = new Map<string, McpSession>();
+  private readonly closeListeners = new Set<(key: string) => void>();
+  private readonly changeListeners = new Set<() => void>();
+  private readonly now: () => Date;
+
+  constructor(now: () => Date = () => new Date()) {
+    this.now = now;
+  }
+
+  open(caller: CallerInfo): void {
+    if (caller.transport === 'internal') return;
+    const at = this.now().toISOString();
+    const existing = this.sessions.get(caller.key);
+    this.sessions.set(caller.key, {
+      key: caller.key,
+      transport: caller.transport,
+      ...(caller.sessionId ? { sessionId: caller.sessionId } : {}),
+      ...(caller.clientName ? { clientName: caller.clientName } : {}),
+      ...(caller.clientVersion ? { clientVersion: caller.clientVersion } : {}),
+      connectedAt: existing?.connectedAt ?? at,
+      lastSeenAt: at,
+      inFlight: existing?.inFlight ?? 0,
+    });
+    this.changed();
+  }
+
+  begin(caller: CallerInfo): void {
+    if (!this.sessions.has(caller.key)) this.open(caller);
+    const s = this.sessions.get(caller.key);
+    if (!s) return;
+    s.inFlight++;
+    s.lastSeenAt = this.now().toISOString();
+  }
+
+  end(key: string): void {
+    const s = this.sessions.get(key);
+    if (!s) return;
+    s.inFlight = Math.max(0, s.inFlight - 1);
+    s.lastSeenAt = this.now().toISOString();
+  }
+
+  close(key: string): void {
+    if (!this.sessions.delete(key)) return;
+    for (const l of this.closeListeners) l(key);
+    this.changed();
+  }
+
+  list(): McpSession[] {
+    return [...this.sessions.values()].map((s) => ({ ...s }));
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  onClose(listener: (key: string) => void): () => void {
+    this.closeListeners.add(listener);
+    return () => void this.closeListeners.delete(listener);
+  }
+
+  onChange(listener: () => void): () => void {
+    this.changeListeners.add(listener);
+    return () => void this.changeListeners.delete(listener);
+  }
+
+  private changed(): void {
+    for (const l of this.changeListeners) l();
+  }
+}
