@@ -10,9 +10,7 @@
 // origin, scrubs the credential from everything it hands back, and records
 // every request. It never throws at the sandbox: failures are `{ error }`.
 import { performance } from 'node:perf_hooks';
-import { createHash } from 'node:crypto';
 import type { Catalogue, ApiOperation } from '../openapi/catalogue.ts';
-import { READ_METHODS } from '../openapi/catalogue.ts';
 import type { AuthScheme } from '../config/auth.ts';
 import type { Profile } from '../profiles/profile.ts';
 import type { ApiCallRequest, ApiCallResult } from '../sandbox/engine.ts';
@@ -22,9 +20,11 @@ import { buildUpstreamRequest } from './requestBuilder.ts';
 import { BlockedAddressError, resolveAllowedAddress, type PinnedAddress, type Resolver } from './addressPolicy.ts';
 import { nodeTransport, type Transport } from './upstream.ts';
 import { createRedactor, redactDeep, type Redactor } from './redactor.ts';
-import { classifyRequest, findMethodOverride, type MethodOverride } from './classify.ts';
+import { findMethodOverride } from './classify.ts';
+import { decideHop, gateError, type DecisionContext } from './gateDecision.ts';
+import { redirectHop, type Hop } from './hop.ts';
 import { responseView } from './responseView.ts';
-import type { ApiCallRecord, ApprovalDecision, ApprovalHook, GateDecision, MutationApprovalRequest, RunContext } from './types.ts';
+import type { ApiCallRecord, ApprovalDecision, ApprovalHook, GateDecision, RunContext } from './types.ts';
 
 export interface GateApi {
   profile: Profile;
@@ -61,44 +61,10 @@ export interface EgressGate {
 
 const PIN_TTL_MS = 30_000;
 const MAX_REDIRECTS = 3;
-const BODY_PREVIEW_CHARS = 16_384;
-export const MASK = '••••';
 
-function gateError(code: string, message: string, status = 0): ApiCallResult {
-  return { data: null, error: { code, message }, status };
-}
-
-/** What an approval is bound to: method, full URL and body bytes. */
-export function requestHash(method: string, url: string, body: Buffer | undefined): string {
-  return createHash('sha256')
-    .update(`${method.toUpperCase()}\n${url}\n`)
-    .update(body ?? Buffer.alloc(0))
-    .digest('hex');
-}
+export { MASK, requestHash } from './gateDecision.ts';
 
 class AuditWriteError extends Error {}
-
-/** A hop's operation: the catalogue's, or a stand-in for a path the document does not describe. */
-function operationAt(catalogue: Catalogue, method: string, relativePath: string): ApiOperation {
-  const op = catalogue.match(method, relativePath);
-  if (op) return op;
-  const upper = method.toUpperCase() as ApiOperation['method'];
-  return {
-    id: `${upper} ${relativePath}`,
-    hasOperationId: false,
-    callPath: [],
-    call: '(not in the document)',
-    method: upper,
-    path: relativePath,
-    tags: [],
-    parameters: [],
-    responses: [],
-    codeSamples: [],
-    synonyms: [],
-    deprecated: false,
-    mutation: !READ_METHODS.has(upper),
-  };
-}
 
 export function createEgressGate(options: EgressGateOptions): EgressGate {
   const { api } = options;
@@ -125,7 +91,6 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
     return cachedRedactor.redactor;
   };
   const isMutation = (op: ApiOperation) => op.mutation || api.profile.mutations.includes(op.id);
-  const relative = (pathname: string) => (basePath && pathname.startsWith(basePath) ? pathname.slice(basePath.length) || '/' : pathname);
 
   async function pin(hostname: string): Promise<PinnedAddress> {
     const cached = pins.get(hostname);
@@ -138,108 +103,14 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
     return pinned;
   }
 
-  interface Hop {
-    op: ApiOperation;
-    method: string;
-    pathAndQuery: string;
-    headers: Record<string, string>;
-    body: Buffer | undefined;
-    query: Record<string, unknown>;
-    bodyValue: unknown;
-    override?: MethodOverride;
-    redirectedFrom?: string;
-  }
-
-  /** The headers the call will send, as a person sees them: the credential masked. */
-  function shownHeaders(hop: Hop, credential: string | undefined): MutationApprovalRequest['headers'] {
-    const out: MutationApprovalRequest['headers'] = Object.entries(hop.headers).map(([name, value]) => ({ name, value }));
-    out.unshift({ name: 'host', value: origin.host });
-    if (credential && credentialHeader) {
-      out.push({
-        name: credentialHeader,
-        value: `${api.auth.type === 'bearer' ? 'Bearer ' : ''}${MASK} (from ${options.credentialSource?.() ?? 'keychain'}: ${api.profile.name})`,
-        credential: true,
-      });
-    }
-    return out;
-  }
-
-  type Verdict = { decision: GateDecision; approval?: ApprovalDecision; refusal?: ApiCallResult };
-
-  async function decide(hop: Hop, url: string, run: RunContext, redact: Redactor, credential: string | undefined): Promise<Verdict> {
-    const verdict = classifyRequest({
-      op: hop.op,
-      method: hop.method,
-      ...(hop.override ? { override: hop.override } : {}),
-      ...(hop.redirectedFrom ? { redirectedFrom: hop.redirectedFrom } : {}),
-      profile: policyProfile,
-    });
-    if (verdict.kind === 'read') return { decision: 'read' };
-    const what = `${verdict.effectiveMethod} ${hop.op.path} (${hop.op.id})`;
-    switch (verdict.kind) {
-      case 'read-only':
-        return { decision: 'refused', refusal: gateError('airlock_read_only', `${what} changes data, and ${verdict.rule}.`) };
-      case 'allow':
-        return { decision: 'allowed' };
-      case 'deny':
-        return {
-          decision: 'denied',
-          refusal: gateError('airlock_mutation_denied', `${what} is refused: ${verdict.rule}. A person can change the policy in Airlock.`),
-        };
-      case 'ask': {
-        if (!options.approvals)
-          return { decision: 'denied', refusal: gateError('airlock_approval_required', `${what} needs a person's approval, and no approver is attached.`) };
-        const request: MutationApprovalRequest = {
-          kind: 'api-mutation',
-          runId: run.runId,
-          caller: run.caller,
-          profile: api.profile.name,
-          reason: verdict.reason,
-          rule: verdict.rule,
-          operationId: hop.op.id,
-          call: hop.op.call,
-          ...(hop.op.summary ? { summary: hop.op.summary } : {}),
-          method: verdict.effectiveMethod,
-          pathTemplate: hop.op.path,
-          url: redact(url),
-          query: redactDeep(hop.query, redact) as Record<string, unknown>,
-          headers: shownHeaders(hop, credential).map((h) => ({ ...h, value: h.credential ? h.value : redact(h.value) })),
-          bodyPreview: hop.bodyValue === undefined ? '' : redact(JSON.stringify(hop.bodyValue, null, 2) ?? '').slice(0, BODY_PREVIEW_CHARS),
-          requestHash: requestHash(hop.method, url, hop.body),
-          ...(hop.override && verdict.effectiveMethod !== hop.method.toUpperCase()
-            ? { override: { from: hop.method.toUpperCase(), via: hop.override.via } }
-            : {}),
-          ...(hop.redirectedFrom ? { redirectedFrom: redact(hop.redirectedFrom) } : {}),
-          callIndex: run.calls.length + 1,
-          earlierCalls: run.calls.slice(-20).map((c) => ({ ...c, url: redact(c.url) })),
-          scriptSha256: run.scriptSha256,
-          script: redact(run.script),
-        };
-        const decision = await run.control.whilePaused(() =>
-          options.approvals!.request(request, { ...(run.signal ? { signal: run.signal } : {}), ...(run.elicit ? { elicit: run.elicit } : {}) }),
-        );
-        if (decision.approved) {
-          // Bound to what was shown: the request about to leave must hash the same.
-          if (requestHash(hop.method, url, hop.body) !== request.requestHash) {
-            return {
-              decision: 'refused',
-              approval: decision,
-              refusal: gateError('airlock_approval_mismatch', `${what}: the request changed after it was approved; nothing was sent`),
-            };
-          }
-          return { decision: 'approved', approval: decision };
-        }
-        const code = {
-          no_approver: 'airlock_approval_required',
-          timeout: 'airlock_approval_timeout',
-          withdrawn: 'airlock_approval_withdrawn',
-          denied: 'airlock_mutation_denied',
-        }[decision.code];
-        const text = decision.code === 'no_approver' ? `${what} ${decision.reason}` : `${what} was not approved: ${decision.reason}`;
-        return { decision: 'denied', approval: decision, refusal: gateError(code, text) };
-      }
-    }
-  }
+  const decisionContext: DecisionContext = {
+    profile: policyProfile,
+    auth: api.auth,
+    credentialHeader,
+    origin,
+    approvals: options.approvals,
+    credentialSource: () => options.credentialSource?.() ?? 'keychain',
+  };
 
   async function call(call: ApiCallRequest, run: RunContext): Promise<ApiCallResult> {
     const started = performance.now();
@@ -325,7 +196,7 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
       const pinned = await pin(origin.hostname);
       for (let hops = 0; ; hops++) {
         const shownUrl = `${origin.origin}${hop.pathAndQuery}`;
-        const verdict = await decide(hop, shownUrl, run, redact, credential);
+        const verdict = await decideHop(decisionContext, hop, shownUrl, run, redact, credential !== undefined);
         const approval = verdict.approval ? { approval: approvalSummary(verdict.approval) } : {};
         if (verdict.refusal) return refuse(hop.op, hop.method, verdict.refusal, verdict.decision, shownUrl, verdict.approval);
         if (run.signal?.aborted)
@@ -388,23 +259,7 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
           if (hops < MAX_REDIRECTS) {
             // This hop is done: record it, then treat the redirect as a new request.
             record(hop.op, hop.method, { decision: verdict.decision, status: response.status, url: shownUrl, bytes: response.body.length, ...approval });
-            const keepsMethod = response.status === 307 || response.status === 308;
-            const toGet = !keepsMethod && (response.status === 303 || !READ_METHODS.has(hop.method.toUpperCase()));
-            const method = toGet ? 'GET' : hop.method;
-            const nextHeaders = { ...hop.headers };
-            if (toGet) delete nextHeaders['content-type'];
-            const pathAndQuery = next.pathname + next.search;
-            hop = {
-              op: operationAt(api.catalogue, method, relative(next.pathname)),
-              method,
-              pathAndQuery,
-              headers: nextHeaders,
-              body: toGet ? undefined : hop.body,
-              query: Object.fromEntries(next.searchParams),
-              bodyValue: toGet ? undefined : hop.bodyValue,
-              ...(hop.override && !toGet ? { override: hop.override } : {}),
-              redirectedFrom: shownUrl,
-            };
+            hop = redirectHop(hop, response.status, next, shownUrl, api.catalogue, basePath);
             continue;
           }
         }

@@ -1,0 +1,68 @@
+// One request the gate may send: the first built from the script's call, or
+// one a same-origin redirect leads to. A redirect hop is a new request in
+// every respect — its own operation, classification, approval and record.
+import type { ApiOperation, Catalogue } from '../openapi/catalogue.ts';
+import { READ_METHODS } from '../openapi/catalogue.ts';
+import type { MethodOverride } from './classify.ts';
+
+export interface Hop {
+  op: ApiOperation;
+  method: string;
+  /** Path and query relative to the origin, encoded. */
+  pathAndQuery: string;
+  headers: Record<string, string>;
+  body: Buffer | undefined;
+  /** The query and body as the script gave them (for the approval dialog). */
+  query: Record<string, unknown>;
+  bodyValue: unknown;
+  override?: MethodOverride;
+  /** The URL that redirected here. */
+  redirectedFrom?: string;
+}
+
+/** A hop's operation: the catalogue's, or a stand-in for a path the document does not describe. */
+export function operationAt(catalogue: Catalogue, method: string, relativePath: string): ApiOperation {
+  const op = catalogue.match(method, relativePath);
+  if (op) return op;
+  const upper = method.toUpperCase() as ApiOperation['method'];
+  return {
+    id: `${upper} ${relativePath}`,
+    hasOperationId: false,
+    callPath: [],
+    call: '(not in the document)',
+    method: upper,
+    path: relativePath,
+    tags: [],
+    parameters: [],
+    responses: [],
+    codeSamples: [],
+    synonyms: [],
+    deprecated: false,
+    mutation: !READ_METHODS.has(upper),
+  };
+}
+
+/**
+ * The request a same-origin redirect leads to: 307 and 308 keep the method
+ * and the body; 303, and 301/302 after anything but a read, become a GET
+ * without a body (what browsers do).
+ */
+export function redirectHop(previous: Hop, status: number, next: URL, from: string, catalogue: Catalogue, basePath: string): Hop {
+  const keepsMethod = status === 307 || status === 308;
+  const toGet = !keepsMethod && (status === 303 || !READ_METHODS.has(previous.method.toUpperCase()));
+  const method = toGet ? 'GET' : previous.method;
+  const headers = { ...previous.headers };
+  if (toGet) delete headers['content-type'];
+  const relative = basePath && next.pathname.startsWith(basePath) ? next.pathname.slice(basePath.length) || '/' : next.pathname;
+  return {
+    op: operationAt(catalogue, method, relative),
+    method,
+    pathAndQuery: next.pathname + next.search,
+    headers,
+    body: toGet ? undefined : previous.body,
+    query: Object.fromEntries(next.searchParams),
+    bodyValue: toGet ? undefined : previous.bodyValue,
+    ...(previous.override && !toGet ? { override: previous.override } : {}),
+    redirectedFrom: from,
+  };
+}
