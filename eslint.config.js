@@ -11,6 +11,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 import prettierConfig from 'eslint-config-prettier';
+import reactHooks from 'eslint-plugin-react-hooks';
 
 const NODE_BUILTINS = [
   'node:*',
@@ -80,7 +81,12 @@ export default tseslint.config(
   { files: ['main/core/**'], rules: layeringRules.core },
   { files: ['main/cli/**'], rules: layeringRules.cli },
   { files: ['contract/**'], rules: layeringRules.contract },
-  { files: ['renderer/**'], languageOptions: { globals: { ...globals.browser } }, rules: layeringRules.renderer },
+  {
+    files: ['renderer/**'],
+    languageOptions: { globals: { ...globals.browser } },
+    plugins: { 'react-hooks': reactHooks },
+    rules: { ...layeringRules.renderer, 'react-hooks/rules-of-hooks': 'error', 'react-hooks/exhaustive-deps': 'warn' },
+  },
   {
     // stdout is the MCP protocol in stdio mode: the core logs through the logger.
     files: ['main/core/**'],

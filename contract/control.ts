@@ -44,6 +44,8 @@ export const controlContract = {
   'audit.verify': { input: empty, output: verifyResultSchema },
 
   'logs.query': { input: logQuerySchema, output: z.array(logEntrySchema) },
+  /** A one-time login link for the web UI (two minutes, single use); `airlock open` asks for it. */
+  'ui.loginLink': { input: empty, output: z.object({ url: z.string(), expiresAt: z.string() }) },
   /** The renderer's console, errors and uncaught exceptions, into the live log (source `ui`). */
   'logs.append': { input: z.object({ lines: z.array(uiLogLineSchema).max(200) }).strict(), output: z.object({ appended: z.number() }) },
 } as const;

@@ -17,6 +17,7 @@ const stdioCommand = async (...a: Parameters<typeof import('./commands/stdio.ts'
 const doctorCommand = async (...a: Parameters<typeof import('./commands/doctor.ts').doctorCommand>) =>
   (await import('./commands/doctor.ts')).doctorCommand(...a);
 const approvalsCommands = () => import('./commands/approvals.ts');
+const openCommands = () => import('./commands/open.ts');
 const keysCommands = () => import('./commands/keys.ts');
 const auditCommands = () => import('./commands/audit.ts');
 const printEgressPolicy = async (...a: Parameters<typeof import('./commands/printEgressPolicy.ts').printEgressPolicy>) =>
@@ -102,6 +103,14 @@ export function buildProgram(): Command {
     )
     .action(async function (this: Command) {
       await printEgressPolicy(cliContext(this), this.opts().format);
+    });
+
+  addSettingOptions(sub(program, 'open', 'open the web UI of the running `airlock serve --ui` in your browser (a one-time login link)'), ['common'])
+    .option('--print', 'print the link instead of opening a browser')
+    .action(async function (this: Command) {
+      process.exitCode = await (
+        await openCommands()
+      ).openCommand(connectToRunningServer(cliContext(this).settings.dataDir), { print: this.opts().print === true });
     });
 
   const approvals = sub(program, 'approvals', 'answer the approval queue of a running `airlock serve`');

@@ -26,7 +26,11 @@ const posix = process.platform !== 'win32';
 const CANARY = 'sk-canary-7f3e9a0b5c1d4e2f';
 
 const unavailable = (re: RegExp) => (error: unknown) =>
-  error instanceof SecretStoreUnavailableError && error.kind === 'unavailable' && error.store === 'file' && re.test(error.message) && !error.line.includes(CANARY);
+  error instanceof SecretStoreUnavailableError &&
+  error.kind === 'unavailable' &&
+  error.store === 'file' &&
+  re.test(error.message) &&
+  !error.line.includes(CANARY);
 
 test('round trip: set, get, list, overwrite, delete', async (t) => {
   const { dir, cleanup } = tempDir();

@@ -194,6 +194,15 @@ export const SETTINGS = [
     description: 'let --host bind a non-loopback address (exposes the server to the network; the token is still required)',
   }),
   def({
+    key: 'ui',
+    flag: '--ui',
+    group: 'server',
+    persist: false,
+    parse: parseBoolean,
+    defaultValue: false,
+    description: 'serve the web UI under /ui/ (open it with `airlock open`); the desktop app always has it',
+  }),
+  def({
     key: 'engine',
     flag: '--engine',
     valueName: '<name>',
@@ -387,6 +396,7 @@ export interface Settings {
   port: number;
   host: string;
   dangerouslyAllowNonLoopback: boolean;
+  ui: boolean;
   engine: EngineName;
   egress?: EgressMode;
   allowUnrestrictedEgress: boolean;

@@ -75,6 +75,8 @@ export interface Companion {
   readonly redact: (text: string) => string;
   /** Where MCP is served (set by the loopback server). */
   endpoints: { http?: string };
+  /** Set by the loopback server when it serves the web UI. */
+  ui?: { loginLink(): { url: string; expiresAt: string } };
   createMcpServer(transport: 'stdio' | 'http'): McpServer;
   replay(since: number | undefined): ControlEvent[];
   close(): Promise<void>;

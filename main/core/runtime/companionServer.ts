@@ -15,6 +15,8 @@ import { acquireCompanionLock, type LockInfo } from './companionLock.ts';
 import { dataPaths, ensureDataDir } from '../config/dataDir.ts';
 import { isLoopbackAddress } from '../http/requestGuards.ts';
 import { AirlockError } from '../errors.ts';
+import { UiSessions } from '../http/uiSessions.ts';
+import { assertUiBuilt, createWebUiRoutes } from '../http/webUi.ts';
 
 /** What server.json in the data dir says while a companion serves. */
 export interface ServerInfo {
@@ -55,6 +57,9 @@ export async function startServing(ctx: RuntimeContext, options: { kind?: LockIn
   }
   const mcpToken = ensureTokenFile(paths.mcpToken);
   const controlToken = ensureTokenFile(paths.controlToken);
+  let origin = '';
+  const uiSessions = settings.ui ? new UiSessions() : undefined;
+  if (uiSessions) assertUiBuilt();
   const endpoint = createMcpEndpoint({ createServer: () => companion.createMcpServer('http'), logger: logger.child('mcp') });
   let server: LoopbackServer;
   try {
@@ -67,6 +72,16 @@ export async function startServing(ctx: RuntimeContext, options: { kind?: LockIn
       routes: [
         { path: '/health', auth: 'none', handle: (_req, res) => sendJson(res, 200, { status: 'ok' }) },
         endpoint.route,
+        ...(uiSessions
+          ? createWebUiRoutes({
+              sessions: uiSessions,
+              origin: () => origin,
+              dispatch: companion.dispatch,
+              hub: companion.hub,
+              replay: (since) => companion.replay(since),
+              caller: { by: `${localUser()} via web UI`, channel: 'web' },
+            })
+          : []),
         ...createControlRoutes({
           dispatch: companion.dispatch,
           hub: companion.hub,
@@ -81,6 +96,15 @@ export async function startServing(ctx: RuntimeContext, options: { kind?: LockIn
     throw error;
   }
   companion.endpoints.http = `${server.url}/mcp`;
+  origin = server.url;
+  if (uiSessions) {
+    companion.ui = {
+      loginLink: () => {
+        const login = uiSessions.issueLoginToken();
+        return { url: `${server.url}/ui/#login=${login.token}`, expiresAt: new Date(login.expiresAt).toISOString() };
+      },
+    };
+  }
   const info: ServerInfo = {
     pid: process.pid,
     port: server.port,

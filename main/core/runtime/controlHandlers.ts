@@ -21,6 +21,8 @@ import type { EgressGate } from '../egress/egressGate.ts';
 import { statusOf, type ViewSource } from './companionViews.ts';
 
 export interface HandlerDeps extends ViewSource {
+  /** Set when the web UI is served. */
+  ui?: { loginLink(): { url: string; expiresAt: string } };
   resolved: ResolvedSettings;
   settings: Settings;
   secrets: SecretStore;
@@ -197,6 +199,11 @@ export function createControlHandlers(c: HandlerDeps): ControlHandlers {
           ...(q.limit ? { limit: q.limit } : {}),
         })
         .filter((e) => !q.runId || e.runId === q.runId),
+
+    'ui.loginLink': () => {
+      if (!c.ui) throw new AirlockError('unavailable', 'the web UI is not served by this companion', { hint: 'start it with `airlock serve --ui`' });
+      return c.ui.loginLink();
+    },
 
     'logs.append': ({ lines }) => {
       for (const line of lines) c.core.logBuffer.append({ level: line.level, source: 'ui', message: line.message });

@@ -1,0 +1,53 @@
+// One build for the three parts of the desktop app (`npm run build`):
+// - main: the Electron main process (main/electron/main.ts and the core it
+//   starts), ESM, Node built-ins and npm dependencies left external;
+// - preload: ONE CommonJS file (a sandboxed preload cannot load ESM or
+//   relative imports) exposing named control methods only;
+// - renderer: the React UI, the same files `airlock serve --ui` serves to a
+//   browser. xterm and the Activity table load on first use (their own chunks).
+import { resolve } from 'node:path';
+import { defineConfig } from 'electron-vite';
+import react from '@vitejs/plugin-react';
+
+export default defineConfig({
+  main: {
+    build: {
+      outDir: 'out/main',
+      lib: { entry: resolve(import.meta.dirname, 'main/electron/main.ts'), formats: ['es'] },
+      rollupOptions: {
+        external: [
+          /^node:/,
+          'electron',
+          /^@modelcontextprotocol\//,
+          'quickjs-emscripten',
+          '@napi-rs/keyring',
+          '@anthropic-ai/sandbox-runtime',
+          '@readme/openapi-parser',
+          'yaml',
+          'minisearch',
+          'zod',
+          'commander',
+        ],
+      },
+    },
+  },
+  preload: {
+    build: {
+      outDir: 'out/preload',
+      lib: { entry: resolve(import.meta.dirname, 'preload/index.ts'), formats: ['cjs'], fileName: () => 'index.cjs' },
+      rollupOptions: { external: ['electron'] },
+    },
+  },
+  renderer: {
+    root: resolve(import.meta.dirname, 'renderer'),
+    // Relative asset URLs: the same files load from the Electron app protocol and from /ui/ in a browser.
+    base: './',
+    plugins: [react()],
+    build: {
+      outDir: resolve(import.meta.dirname, 'out/renderer'),
+      emptyOutDir: true,
+      sourcemap: false,
+      rollupOptions: { input: resolve(import.meta.dirname, 'renderer/index.html') },
+    },
+  },
+});

@@ -1,0 +1,147 @@
+// The headless web mode: the same renderer the desktop app shows, served on
+// the loopback server under /ui/ with a strict Content-Security-Policy, and
+// the control API under /ui/api behind the UI session cookie (not the
+// control token, not the MCP token). Calls must come from this origin: they
+// carry a custom header (so a cross-site page cannot forge one without a
+// preflight it would fail) and, when the browser sends one, this Origin.
+import { readFile, realpath } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { extname, join, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readBody, sendJson, type Route } from './loopbackServer.ts';
+import { sessionCookie, UI_COOKIE, type UiSessions } from './uiSessions.ts';
+import { createControlRoutes, type ControlRoutesOptions } from '../control/controlRoutes.ts';
+import { AirlockError } from '../errors.ts';
+
+/** Where `npm run build` puts the renderer. */
+export const DEFAULT_UI_DIR = fileURLToPath(new URL('../../../out/renderer', import.meta.url));
+
+export const UI_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  // React sets style properties, xterm.js injects its own stylesheet.
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.json': 'application/json',
+};
+
+export interface WebUiOptions extends Omit<ControlRoutesOptions, 'prefix' | 'auth'> {
+  sessions: UiSessions;
+  dir?: string;
+  /** The server's own origin (http://127.0.0.1:<port>), once it is known. */
+  origin(): string;
+}
+
+export function assertUiBuilt(dir = DEFAULT_UI_DIR): void {
+  if (!existsSync(join(dir, 'index.html'))) {
+    throw new AirlockError('usage', `the web UI is not built (no ${join(dir, 'index.html')})`, { hint: 'run `npm run build` first' });
+  }
+}
+
+function securityHeaders(): Record<string, string> {
+  return {
+    'content-security-policy': UI_CSP,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'cross-origin-opener-policy': 'same-origin',
+    'cross-origin-resource-policy': 'same-origin',
+    'x-frame-options': 'DENY',
+  };
+}
+
+export function createWebUiRoutes(options: WebUiOptions): Route[] {
+  const dir = resolve(options.dir ?? DEFAULT_UI_DIR);
+  const api = createControlRoutes({ ...options, prefix: '/ui/api', auth: 'none' });
+  const [rpcRoute, eventsRoute] = api as [Route, Route];
+
+  const sameOrigin = (req: IncomingMessage): boolean => {
+    const origin = req.headers.origin;
+    return origin === undefined || origin === options.origin();
+  };
+
+  async function serveFile(res: ServerResponse, pathname: string): Promise<void> {
+    const relative = decodeURIComponent(pathname.slice('/ui/'.length)) || 'index.html';
+    const file = resolve(dir, relative);
+    if (file !== dir && !file.startsWith(dir + sep)) return sendJson(res, 404, { error: { code: 'not_found', message: 'no such file' } });
+    let body: Buffer;
+    try {
+      const real = await realpath(file);
+      if (!real.startsWith(dir + sep)) throw new Error('outside');
+      body = await readFile(real);
+    } catch {
+      // Unknown paths get the app (it routes by hash); missing assets get a 404.
+      if (extname(relative)) return sendJson(res, 404, { error: { code: 'not_found', message: 'no such file' } });
+      return serveFile(res, '/ui/index.html');
+    }
+    const type = TYPES[extname(file)] ?? 'application/octet-stream';
+    res.writeHead(200, {
+      'content-type': type,
+      'content-length': body.length,
+      'cache-control': extname(file) === '.html' ? 'no-store' : 'public, max-age=31536000, immutable',
+      ...securityHeaders(),
+    });
+    res.end(body);
+  }
+
+  async function login(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method !== 'POST' || !sameOrigin(req)) return sendJson(res, 403, { error: { code: 'forbidden', message: 'log in from the Airlock page' } });
+    let token: string;
+    try {
+      token = String((JSON.parse((await readBody(req, 4096)).toString('utf8')) as { token?: unknown }).token ?? '');
+    } catch {
+      return sendJson(res, 400, { error: { code: 'bad_input', message: 'the body must be JSON: { "token": "…" }' } });
+    }
+    const session = options.sessions.exchange(token);
+    if (!session) {
+      return sendJson(res, 401, {
+        error: { code: 'unauthorized', message: 'this login link was used already or has expired', hint: 'run `airlock open` for a new one' },
+      });
+    }
+    sendJson(res, 200, { ok: true }, { 'set-cookie': sessionCookie(session) });
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const path = url.pathname;
+    if (path === '/ui/login') return login(req, res);
+    if (path === '/ui/logout') {
+      options.sessions.end(req.headers.cookie);
+      return sendJson(res, 200, { ok: true }, { 'set-cookie': `${UI_COOKIE}=; HttpOnly; SameSite=Strict; Path=/ui; Max-Age=0` });
+    }
+    if (path.startsWith('/ui/api/')) {
+      if (!options.sessions.check(req.headers.cookie)) {
+        return sendJson(res, 401, { error: { code: 'unauthorized', message: 'not signed in to the Airlock UI', hint: 'run `airlock open` for a login link' } });
+      }
+      if (!sameOrigin(req)) return sendJson(res, 403, { error: { code: 'forbidden', message: `Origin ${req.headers.origin} is not this Airlock` } });
+      if (path.startsWith('/ui/api/rpc/')) {
+        if (req.headers['x-airlock-ui'] !== '1') return sendJson(res, 403, { error: { code: 'forbidden', message: 'missing the x-airlock-ui header' } });
+        return rpcRoute.handle(req, res, url);
+      }
+      if (path === '/ui/api/events') return eventsRoute.handle(req, res, url);
+      return sendJson(res, 404, { error: { code: 'not_found', message: `no UI API route ${path}` } });
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') return sendJson(res, 405, { error: { code: 'bad_input', message: 'GET only' } }, { allow: 'GET' });
+    return serveFile(res, path);
+  }
+
+  return [
+    { path: '/ui/', auth: 'none', handle },
+    { path: '/ui', auth: 'none', handle: (_req, res) => void res.writeHead(302, { location: '/ui/' }).end() },
+  ];
+}

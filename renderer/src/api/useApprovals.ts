@@ -1,0 +1,54 @@
+// The approval queue as the UI shows it: loaded once, then kept by events.
+// An item leaves when the core confirms its decision (never optimistically);
+// answered items stay briefly visible with what happened (decided here,
+// elsewhere, timed out, withdrawn by the client).
+import { useEffect, useState } from 'react';
+import type { ApprovalDecision, PendingApproval } from '../../../contract/approvals.ts';
+import { useControl } from './ControlProvider.tsx';
+import { useControlEvents } from './hooks.ts';
+
+export interface Settled {
+  approval: PendingApproval;
+  decision: ApprovalDecision;
+}
+
+export function useApprovals(): { pending: PendingApproval[]; settled: Settled[]; loaded: boolean } {
+  const { api } = useControl();
+  const [pending, setPending] = useState<PendingApproval[]>([]);
+  const [settled, setSettled] = useState<Settled[]>([]);
+  const [loaded, setLoaded] = useState(false);
+  useEffect(() => {
+    let live = true;
+    api.call('approvals.list', {}).then(
+      (list) => {
+        if (!live) return;
+        setPending((current) => merge(current, list));
+        setLoaded(true);
+      },
+      () => live && setLoaded(true),
+    );
+    return () => {
+      live = false;
+    };
+  }, [api]);
+  useControlEvents((events) => {
+    for (const e of events) {
+      if (e.type === 'approval-requested') setPending((current) => merge(current, [e.approval]));
+      if (e.type === 'approval-decided') {
+        setPending((current) => {
+          const gone = current.find((p) => p.id === e.id);
+          if (gone) setSettled((s) => [{ approval: gone, decision: e.decision }, ...s].slice(0, 20));
+          return current.filter((p) => p.id !== e.id);
+        });
+      }
+    }
+  });
+  return { pending, settled, loaded };
+}
+
+/** Oldest first, no duplicates. */
+function merge(current: PendingApproval[], more: PendingApproval[]): PendingApproval[] {
+  const byId = new Map(current.map((p) => [p.id, p]));
+  for (const p of more) byId.set(p.id, p);
+  return [...byId.values()].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}

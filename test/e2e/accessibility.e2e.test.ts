@@ -1,0 +1,64 @@
+// axe-core on every screen, light and dark: no serious or critical
+// violation. A pending approval is on screen while Approvals is checked.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Browser } from 'playwright-core';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { serve, type Served } from '../helpers/processes.ts';
+import { httpClient, execute } from '../helpers/mcpClients.ts';
+import { tempDir } from '../helpers/paths.ts';
+import { launchBrowser, signedInPage, nav, approvalDialog, chromiumMissing } from '../helpers/browser.ts';
+
+const skip = chromiumMissing();
+const SCREENS = ['Overview', 'Approvals', 'Activity', 'Logs', 'Engine', 'APIs', 'Settings'] as const;
+let browser: Browser;
+let server: Served;
+let client: Client;
+let dataDir: string;
+let cleanup: () => void;
+
+before(async () => {
+  if (skip) return;
+  ({ dir: dataDir, cleanup } = tempDir());
+  server = await serve(dataDir, ['--ui']);
+  client = await httpClient(server.mcpUrl, server.token, 'axe-client');
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  if (skip) return;
+  await browser?.close();
+  await client?.close();
+  await server?.stop();
+  cleanup?.();
+});
+
+for (const scheme of ['light', 'dark'] as const) {
+  test(`no serious or critical axe violation on any screen (${scheme})`, { skip, timeout: 120_000 }, async () => {
+    const page = await signedInPage(browser, dataDir, { colorScheme: scheme });
+    // One held call, so the approval dialog is checked too.
+    const run = execute(client, `await api.events.delete({ path: { eventId: 'evt_missing' } }); return 'done';`);
+    await approvalDialog(page).waitFor();
+    const problems: string[] = [];
+    for (const name of SCREENS) {
+      await nav(page, name).click();
+      await page.getByRole('heading', { name, level: 1 }).waitFor();
+      const results = await new AxeBuilder({ page }).analyze();
+      for (const v of results.violations) {
+        if (v.impact === 'serious' || v.impact === 'critical')
+          problems.push(
+            `${name}: ${v.id} (${v.impact}) — ${v.nodes
+              .map((n) => n.target.join(' '))
+              .slice(0, 3)
+              .join(', ')}`,
+          );
+      }
+    }
+    await nav(page, 'Approvals').click();
+    await approvalDialog(page).getByRole('button', { name: 'Deny', exact: true }).click();
+    await run;
+    await page.context().close();
+    assert.deepEqual(problems, []);
+  });
+}

@@ -1,0 +1,156 @@
+// The approval flow end to end, as a person sees it: an MCP client runs code
+// that creates an event on the demo API; the call waits; the approval
+// appears in the browser; the person's click decides, and the demo API holds
+// exactly what was approved. Real processes, real browser, no sleeps.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser, Page } from 'playwright-core';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { serve, type Served } from '../helpers/processes.ts';
+import { httpClient, execute } from '../helpers/mcpClients.ts';
+import { tempDir } from '../helpers/paths.ts';
+import { launchBrowser, signedInPage, nav, approvalDialog, chromiumMissing } from '../helpers/browser.ts';
+
+const skip = chromiumMissing();
+let browser: Browser;
+let server: Served;
+let client: Client;
+let dataDir: string;
+let cleanup: () => void;
+let page: Page;
+
+const createEvent = (title: string) =>
+  `const r = await api.events.create({ body: { title: ${JSON.stringify(title)}, category: 'music', city: 'Lyon', venue: 'Hall', start: '2030-05-01T20:00:00+02:00', end: '2030-05-01T23:00:00+02:00' } });
+   return r.error ? { error: r.error } : { created: r.data.title };`;
+const countTitled = async (title: string) =>
+  JSON.parse(
+    (
+      await execute(
+        client,
+        `const r = await api.events.list({ query: { q: ${JSON.stringify(title)}, limit: 50 } }); return r.data.data.filter((e) => e.title === ${JSON.stringify(title)}).length;`,
+      )
+    ).text,
+  ) as number;
+
+/** Focus moves to Deny when an item becomes the head: wait for it before pressing keys. */
+const denyFocused = (p: Page) => p.waitForFunction("document.activeElement?.textContent === 'Deny'", undefined, { timeout: 10_000 });
+
+before(async () => {
+  if (skip) return;
+  ({ dir: dataDir, cleanup } = tempDir());
+  server = await serve(dataDir, ['--ui', '--approval-timeout-ms', '4000']);
+  client = await httpClient(server.mcpUrl, server.token, 'e2e-client');
+  browser = await launchBrowser();
+  page = await signedInPage(browser, dataDir);
+});
+
+after(async () => {
+  if (skip) return;
+  await browser?.close();
+  await client?.close();
+  await server?.stop();
+  cleanup?.();
+});
+
+test('Allow once: the script gets the created event and the API holds exactly one', { skip, timeout: 60_000 }, async () => {
+  const run = execute(client, createEvent('e2e allowed'));
+  const dialog = approvalDialog(page);
+  await dialog.waitFor();
+  assert.match((await dialog.getByRole('heading').first().textContent()) ?? '', /Action required · 1 held/);
+  assert.match(await dialog.innerText(), /POST \/events/);
+  assert.match(await dialog.innerText(), /No answer = deny in 0:0\d/);
+  // Deny has the focus; a bare Enter would deny, never approve.
+  assert.equal(await page.evaluate('document.activeElement?.textContent'), 'Deny');
+  await dialog.getByRole('button', { name: 'Allow once' }).click();
+  assert.deepEqual(JSON.parse((await run).text), { created: 'e2e allowed' });
+  await dialog.waitFor({ state: 'detached' });
+  assert.equal(await countTitled('e2e allowed'), 1);
+});
+
+test('Deny with a reason: the script gets the reason and the API holds none', { skip, timeout: 60_000 }, async () => {
+  const run = execute(client, createEvent('e2e denied'));
+  const dialog = approvalDialog(page);
+  await dialog.waitFor();
+  await dialog.getByLabel(/Reason for denying/).fill('not on a Friday');
+  await dialog.getByRole('button', { name: 'Deny', exact: true }).click();
+  const result = JSON.parse((await run).text) as { error: { message: string } };
+  assert.match(result.error.message, /was not approved: not on a Friday/);
+  assert.equal(await countTitled('e2e denied'), 0);
+});
+
+test('Esc denies the head item; Ctrl+Enter allows it once', { skip, timeout: 60_000 }, async () => {
+  const denied = execute(client, createEvent('e2e escaped'));
+  await approvalDialog(page).waitFor();
+  await denyFocused(page);
+  await page.keyboard.press('Escape');
+  assert.match(JSON.parse((await denied).text).error.message, /was not approved/);
+  const allowed = execute(client, createEvent('e2e ctrl-enter'));
+  await approvalDialog(page).waitFor();
+  await denyFocused(page);
+  await page.keyboard.press('Control+Enter');
+  assert.deepEqual(JSON.parse((await allowed).text), { created: 'e2e ctrl-enter' });
+});
+
+test('no answer is a denial that says it timed out', { skip, timeout: 60_000 }, async () => {
+  const run = execute(client, createEvent('e2e timeout'));
+  await approvalDialog(page).waitFor();
+  const result = JSON.parse((await run).text) as { error: { message: string; code: string } };
+  assert.equal(result.error.code, 'airlock_approval_timeout');
+  assert.match(result.error.message, /timed out: no one answered/);
+  await page
+    .getByRole('listitem')
+    .filter({ hasText: /e2e timeout|timed out: no one answered \(denied\)/ })
+    .first()
+    .waitFor();
+  assert.equal(await countTitled('e2e timeout'), 0);
+});
+
+test('a second tab sees the decision made in the first', { skip, timeout: 60_000 }, async () => {
+  const other = await signedInPage(browser, dataDir);
+  try {
+    await nav(other, 'Approvals').click();
+    const run = execute(client, createEvent('e2e two tabs'));
+    await approvalDialog(other).waitFor();
+    await approvalDialog(page).getByRole('button', { name: 'Allow once' }).click();
+    await approvalDialog(other).waitFor({ state: 'detached' });
+    await other.getByText(/allowed \(once\) by .* via web UI/).waitFor();
+    assert.deepEqual(JSON.parse((await run).text), { created: 'e2e two tabs' });
+    assert.equal(await other.title(), 'Airlock');
+  } finally {
+    await other.context().close();
+  }
+});
+
+test('the tab title counts what waits', { skip, timeout: 60_000 }, async () => {
+  const run = execute(client, createEvent('e2e title'));
+  await approvalDialog(page).waitFor();
+  assert.match(await page.title(), /^\(1\) Airlock/);
+  await denyFocused(page);
+  await page.keyboard.press('Escape');
+  await run;
+});
+
+test('Activity shows the tool call with its API call and the decision', { skip, timeout: 60_000 }, async () => {
+  await nav(page, 'Activity').click();
+  await page.getByRole('heading', { name: 'Activity', level: 1 }).waitFor();
+  await page
+    .getByRole('listitem')
+    .filter({ hasText: /POST .*\/events .*approved, .* via web UI/ })
+    .first()
+    .waitFor();
+  await page
+    .getByRole('listitem')
+    .filter({ hasText: /execute by e2e-client/ })
+    .first()
+    .waitFor();
+});
+
+test('console.log in a run shows up in Logs', { skip, timeout: 60_000 }, async () => {
+  await execute(client, `console.log('hello from the e2e sandbox'); return 1;`);
+  await nav(page, 'Logs').click();
+  await page.getByRole('heading', { name: 'Logs', level: 1 }).waitFor();
+  await page
+    .locator('.xterm-rows')
+    .getByText(/hello from the e2e sandbox/)
+    .waitFor();
+});

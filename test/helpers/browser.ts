@@ -1,0 +1,54 @@
+// The browser side of end-to-end tests: Debian's Chromium driven by
+// playwright-core (no browser download), a signed-in page on the web UI of a
+// spawned `airlock serve --ui`, and a page object for the screens. Waits are
+// on the page's own state (roles, names, text), each with a deadline.
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { runCliToEnd } from './processes.ts';
+
+export const CHROMIUM = process.env.AIRLOCK_CHROMIUM ?? '/usr/bin/chromium';
+
+export function chromiumMissing(): string | undefined {
+  return existsSync(CHROMIUM) ? undefined : `needs Chromium at ${CHROMIUM} (apt-get install chromium)`;
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+    timeout: 30_000,
+  });
+}
+
+/** A one-time login link from the running companion (what `airlock open --print` prints). */
+export async function loginLink(dataDir: string): Promise<string> {
+  const r = await runCliToEnd(['open', '--print', '--data-dir', dataDir], { timeoutMs: 30_000 });
+  if (r.code !== 0) throw new Error(`airlock open --print failed: ${r.stderr}`);
+  return r.stdout.trim();
+}
+
+export async function signedInPage(browser: Browser, dataDir: string, options: { colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, colorScheme: options.colorScheme ?? 'light' });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  await page.goto(await loginLink(dataDir));
+  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+  return page;
+}
+
+export function nav(page: Page, name: 'Overview' | 'Approvals' | 'Activity' | 'Logs' | 'Engine' | 'APIs' | 'Settings') {
+  return page.getByRole('navigation', { name: 'Airlock' }).getByRole('link', { name, exact: false });
+}
+
+export function approvalDialog(page: Page) {
+  return page.getByRole('alertdialog', { name: /^Action required/ });
+}
