@@ -41,7 +41,7 @@ test('a login link works once, and gives an HttpOnly, SameSite=Strict session co
   assert.match(cookie, /^airlock_ui=[0-9a-f]{64}; HttpOnly; SameSite=Strict; Path=\/ui/);
   const again = await login(token);
   assert.equal(again.status, 401);
-  assert.match((await again.json()).error.hint, /airlock open/);
+  assert.match(((await again.json()) as { error: { hint: string } }).error.hint, /airlock open/);
   const session = cookie.split(';')[0]!;
   const ok = await rpc('status', { cookie: session, 'x-airlock-ui': '1', origin: server.url });
   assert.equal(ok.status, 200);
