@@ -3,6 +3,7 @@
 // preload bridge and the CLI are all derived from it: adding a method here
 // (and its handler) is the whole change.
 import { z } from 'zod';
+import { CONTROL_METHOD_NAMES, type ControlMethodName } from './methods.ts';
 import { statusSchema, sessionSchema } from './status.ts';
 import { settingsViewSchema, settingsUpdateSchema, settingsUpdateResultSchema } from './settings.ts';
 import { profileViewSchema, profileSaveSchema, operationViewSchema, keyViewSchema } from './profiles.ts';
@@ -52,7 +53,11 @@ export const controlContract = {
 
 export type ControlContract = typeof controlContract;
 export type ControlMethod = keyof ControlContract;
-export const CONTROL_METHODS = Object.keys(controlContract) as ControlMethod[];
+export const CONTROL_METHODS: readonly ControlMethod[] = CONTROL_METHOD_NAMES;
+// Both ways: every method in the table is named in methods.ts, and every name has a table entry.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const namesMatchTable: Same<ControlMethod, ControlMethodName> = true;
+void namesMatchTable;
 export type ControlInput<M extends ControlMethod> = z.input<ControlContract[M]['input']>;
 export type ControlOutput<M extends ControlMethod> = z.output<ControlContract[M]['output']>;
 

@@ -1,39 +1,82 @@
-// The Electron main process: a thin adapter over the headless core. It starts
-// the very companion `airlock serve` runs (same data dir, same loopback
-// server, same control API) and owns windows and OS integration only. The
-// desktop UI arrives with its own issue; until then the window shows a
-// placeholder page.
-import { app, BrowserWindow } from 'electron';
+// The Electron main process: a thin shell over the headless core. It starts
+// the very companion `airlock serve` runs (same data dir, loopback server,
+// control API, MCP endpoints), then adds what only a desktop app has: the
+// locked-down window on app://airlock, the IPC bridge, the tray with the
+// approval count, notifications, single instance, start at login, and a
+// quit that warns before it denies what waits. Every piece is a small module
+// tested against a fake electron; this file only wires them.
+import electron from 'electron';
 import { join } from 'node:path';
 import { runtimeContext } from '../core/runtime/runtimeContext.ts';
 import { startServing, type Served } from '../core/runtime/companionServer.ts';
+import { localUser } from '../core/runtime/localUser.ts';
+import { registerAppScheme, serveAppProtocol } from './appProtocol.ts';
+import { createMainWindow, preloadPath } from './window.ts';
+import { registerIpcBridge } from './ipcBridge.ts';
+import { forwardEvents } from './eventForwarder.ts';
+import { createTray } from './tray.ts';
+import { createAttention } from './attention.ts';
+import { confirmQuit } from './quit.ts';
+import { claimSingleInstance } from './singleInstance.ts';
+import { applyStartAtLogin } from './autoLaunch.ts';
 
-export function createMainWindow(): BrowserWindow {
-  const win = new BrowserWindow({
-    width: 1100,
-    height: 760,
-    title: 'Airlock',
-    webPreferences: {
-      preload: join(import.meta.dirname, '..', '..', 'preload', 'index.ts'),
-      contextIsolation: true,
-      sandbox: true,
-      nodeIntegration: false,
-    },
-  });
-  void win.loadFile(join(import.meta.dirname, '..', '..', 'renderer', 'index.html'));
-  return win;
-}
+const { app, protocol, dialog } = electron;
 
 export async function startDesktop(): Promise<void> {
-  const state: { served?: Served } = {};
-  app.on('window-all-closed', () => {
-    if (process.platform !== 'darwin') app.quit();
-  });
-  app.on('before-quit', () => {
-    void state.served?.close();
-  });
+  const state: { win?: electron.BrowserWindow; served?: Served } = {};
+  let quitting = false;
+  const show = () => {
+    const win = state.win;
+    if (!win) return;
+    if (win.isMinimized()) win.restore();
+    win.show();
+    win.focus();
+  };
+  if (!claimSingleInstance(app, show)) return;
+  registerAppScheme(protocol);
   await app.whenReady();
-  // Electron's userData is the default data dir, so desktop and `airlock serve` share it.
-  state.served = await startServing(runtimeContext({ dataDir: app.getPath('userData') }));
-  createMainWindow();
+
+  const appPath = app.getAppPath();
+  const out = join(appPath, 'out');
+  const resources = app.isPackaged ? join(process.resourcesPath, 'resources') : join(appPath, 'resources');
+  // Electron's userData is the default data dir, so the app and `airlock serve` share it (one companion per data dir).
+  const served = await startServing(runtimeContext({ dataDir: app.getPath('userData') }), { kind: 'desktop' });
+  const { companion } = served;
+  serveAppProtocol(protocol, join(out, 'renderer'));
+  registerIpcBridge(electron.ipcMain, companion.dispatch, { by: `${localUser()} via desktop`, channel: 'ipc' });
+  applyStartAtLogin(app, companion.settings.startAtLogin === true);
+
+  const win = createMainWindow(electron, { preload: preloadPath(out), quitting: () => quitting });
+  state.win = win;
+  state.served = served;
+  forwardEvents(companion.hub, win.webContents, () => companion.replay(undefined));
+  const tray = createTray(electron, { resources, open: show, quit: () => app.quit() });
+  const attention = createAttention(electron, { tray, window: () => win });
+  const refresh = () => attention.update(companion.broker.list());
+  companion.broker.subscribe(refresh);
+
+  app.on('activate', show);
+  app.on('before-quit', (event) => {
+    if (quitting) return;
+    if (
+      !confirmQuit({
+        pendingCount: () => companion.broker.list().length,
+        denyAll: (reason) => companion.broker.denyAll(reason, `${localUser()} via desktop`),
+        dialog,
+      })
+    ) {
+      event.preventDefault();
+      return;
+    }
+    quitting = true;
+    event.preventDefault();
+    void served.close().finally(() => app.exit(0));
+  });
+  // The window closing only hides it: the companion keeps serving from the tray.
+  app.on('window-all-closed', () => undefined);
 }
+
+void startDesktop().catch((error: unknown) => {
+  dialog.showErrorBox('Airlock could not start', (error as { line?: string }).line ?? (error as Error).message);
+  app.exit(1);
+});

@@ -203,6 +203,25 @@ export const SETTINGS = [
     description: 'serve the web UI under /ui/ (open it with `airlock open`); the desktop app always has it',
   }),
   def({
+    key: 'startAtLogin',
+    flag: '--start-at-login',
+    group: 'server',
+    persist: true,
+    parse: parseBoolean,
+    defaultValue: false,
+    description: 'desktop app: start with the login session (in the tray)',
+  }),
+  def({
+    key: 'theme',
+    flag: '--theme',
+    valueName: '<theme>',
+    group: 'server',
+    persist: true,
+    parse: oneOf(['system', 'light', 'dark'] as const),
+    defaultValue: 'system',
+    description: 'UI theme: system (follow the OS), light or dark',
+  }),
+  def({
     key: 'engine',
     flag: '--engine',
     valueName: '<name>',
@@ -397,6 +416,8 @@ export interface Settings {
   host: string;
   dangerouslyAllowNonLoopback: boolean;
   ui: boolean;
+  startAtLogin: boolean;
+  theme: 'system' | 'light' | 'dark';
   engine: EngineName;
   egress?: EgressMode;
   allowUnrestrictedEgress: boolean;

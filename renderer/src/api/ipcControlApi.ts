@@ -11,6 +11,7 @@ type Answer = { ok: true; value: unknown } | ({ ok: false } & ErrorEnvelope);
 
 export type AirlockBridge = { [M in ControlMethod]: (input: ControlInput<M>) => Promise<Answer> } & {
   onEvents(listener: (events: ControlEvent[]) => void): () => void;
+  onNavigate?(listener: (screen: string) => void): () => void;
 };
 
 export function bridge(): AirlockBridge | undefined {

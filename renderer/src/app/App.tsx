@@ -5,6 +5,8 @@
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { SCREENS, screenFromHash, type ScreenId } from './routes.ts';
 import { useApprovals } from '../api/useApprovals.ts';
+import { useCall } from '../api/hooks.ts';
+import { bridge } from '../api/ipcControlApi.ts';
 import { ApprovalsScreen } from '../features/approvals/ApprovalsScreen.tsx';
 import { OverviewScreen } from '../features/overview/OverviewScreen.tsx';
 import { SettingsScreen } from '../features/settings/SettingsScreen.tsx';
@@ -25,8 +27,20 @@ function useScreen(): [ScreenId, (id: ScreenId) => void] {
   return [screen, (id) => (location.hash = `#/${id}`)];
 }
 
+/** The theme setting: system follows the OS (prefers-color-scheme); light and dark force it. */
+function useTheme(): void {
+  const settings = useCall('settings.get', {});
+  const theme = settings.data?.values.theme;
+  useEffect(() => {
+    if (theme === 'light' || theme === 'dark') document.documentElement.dataset.theme = theme;
+    else delete document.documentElement.dataset.theme;
+  }, [theme]);
+}
+
 export function App() {
   const [screen, go] = useScreen();
+  useTheme();
+  useEffect(() => bridge()?.onNavigate?.((id) => go(screenFromHash(`#/${id}`))), [go]);
   const approvals = useApprovals();
   const count = approvals.pending.length;
   const previous = useRef(0);

@@ -1,0 +1,66 @@
+// Being told when an approval waits while the window is hidden or in the
+// background: the tray's tooltip and title carry the count, one OS
+// notification per new head request replaces the previous one (clicking it
+// opens the queue), and the taskbar/dock flashes. If the OS cannot show
+// notifications, the state says so for the UI to tell the person.
+import type { Notification as NotificationType, Tray as TrayType, BrowserWindow } from 'electron';
+import type { PendingApproval } from '../../contract/approvals.ts';
+import type { ElectronApi } from './electronApi.ts';
+
+export interface Attention {
+  update(pending: PendingApproval[]): void;
+  readonly notifications: 'enabled' | 'unsupported';
+}
+
+export function trayTooltip(count: number): string {
+  return count === 0 ? 'Airlock — nothing waiting' : `Airlock — ${count === 1 ? '1 approval waiting' : `${count} approvals waiting`}`;
+}
+
+export function createAttention(
+  electron: Pick<ElectronApi, 'Notification' | 'app'>,
+  parts: {
+    tray: Pick<TrayType, 'setToolTip' | 'setTitle'>;
+    window(): Pick<BrowserWindow, 'isVisible' | 'isFocused' | 'flashFrame' | 'show' | 'focus' | 'webContents'> | undefined;
+  },
+): Attention {
+  const supported = electron.Notification.isSupported();
+  let shown: NotificationType | undefined;
+  let headId: string | undefined;
+  return {
+    notifications: supported ? 'enabled' : 'unsupported',
+    update(pending) {
+      const count = pending.length;
+      parts.tray.setToolTip(trayTooltip(count));
+      parts.tray.setTitle(count > 0 ? String(count) : '');
+      electron.app.setBadgeCount?.(count);
+      const head = pending[0];
+      if (!head) {
+        shown?.close();
+        shown = undefined;
+        headId = undefined;
+        return;
+      }
+      if (head.id === headId) return;
+      headId = head.id;
+      const win = parts.window();
+      if (win && win.isVisible() && win.isFocused()) return;
+      win?.flashFrame(true);
+      if (!supported) return;
+      shown?.close();
+      const r = head.request;
+      const notification = new electron.Notification({
+        title: `Airlock: approve ${r.method} ${r.pathTemplate}?`,
+        body: `${r.caller.clientName ?? 'A client'} asks to run ${r.operationId}${count > 1 ? ` (${count} waiting)` : ''}.`,
+        urgency: 'critical',
+      });
+      notification.on('click', () => {
+        const w = parts.window();
+        w?.show();
+        w?.focus();
+        w?.webContents.send('airlock:navigate', 'approvals');
+      });
+      notification.show();
+      shown = notification;
+    },
+  };
+}

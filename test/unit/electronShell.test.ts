@@ -1,0 +1,262 @@
+// The Electron shell against a fake `electron`: each module's promise —
+// window security, CSP, blocked navigation and permissions, IPC sender
+// checks, single instance, close-to-tray, quit-with-pending, attention.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { EventEmitter } from 'node:events';
+import { createMainWindow, SECURE_PREFERENCES } from '../../main/electron/window.ts';
+import { appResponse, APP_CSP } from '../../main/electron/appProtocol.ts';
+import { registerIpcBridge, channelOf } from '../../main/electron/ipcBridge.ts';
+import { isTrustedSender } from '../../main/electron/trustedSender.ts';
+import { claimSingleInstance } from '../../main/electron/singleInstance.ts';
+import { confirmQuit, quitWarning } from '../../main/electron/quit.ts';
+import { createAttention, trayTooltip } from '../../main/electron/attention.ts';
+import { applyStartAtLogin } from '../../main/electron/autoLaunch.ts';
+import { createDispatcher } from '../../main/core/control/dispatch.ts';
+import { silentLogger } from '../../main/core/log/logger.ts';
+import type { PendingApproval } from '../../contract/approvals.ts';
+import { tempDir } from '../helpers/paths.ts';
+
+class FakeWebContents extends EventEmitter {
+  windowOpenHandler?: (d: { url: string }) => { action: string };
+  permissionHandler?: (wc: unknown, permission: string, cb: (ok: boolean) => void) => void;
+  permissionCheck?: () => boolean;
+  mainFrame = { url: 'app://airlock/index.html' };
+  session = {
+    setPermissionRequestHandler: (h: FakeWebContents['permissionHandler']) => (this.permissionHandler = h),
+    setPermissionCheckHandler: (h: () => boolean) => (this.permissionCheck = h),
+  };
+  setWindowOpenHandler(h: FakeWebContents['windowOpenHandler']) {
+    this.windowOpenHandler = h;
+  }
+  send() {}
+}
+
+class FakeWindow extends EventEmitter {
+  static last: FakeWindow;
+  options: { webPreferences: Record<string, unknown> };
+  webContents = new FakeWebContents();
+  hidden = false;
+  loaded = '';
+  constructor(options: FakeWindow['options']) {
+    super();
+    this.options = options;
+    FakeWindow.last = this;
+  }
+  hide() {
+    this.hidden = true;
+  }
+  show() {}
+  loadURL(url: string) {
+    this.loaded = url;
+    return Promise.resolve();
+  }
+}
+
+function fakeElectron() {
+  const opened: string[] = [];
+  return {
+    opened,
+    electron: {
+      BrowserWindow: FakeWindow,
+      shell: { openExternal: async (url: string) => void opened.push(url) },
+      session: {},
+      nativeTheme: { shouldUseDarkColors: false },
+    } as never,
+  };
+}
+
+const navigate = (wc: FakeWebContents, event: string, url: string) => {
+  let prevented = false;
+  wc.emit(event, { preventDefault: () => (prevented = true) }, url);
+  return prevented;
+};
+
+test('the window is locked down: isolation, sandbox, no Node, our preload, the app origin only', { timeout: 10_000 }, () => {
+  const { electron, opened } = fakeElectron();
+  let quitting = false;
+  createMainWindow(electron, { preload: '/app/out/preload/index.cjs', quitting: () => quitting });
+  const win = FakeWindow.last;
+  const prefs = win.options.webPreferences;
+  assert.equal(prefs.contextIsolation, true);
+  assert.equal(prefs.sandbox, true);
+  assert.equal(prefs.nodeIntegration, false);
+  assert.equal(prefs.webviewTag, false);
+  assert.equal(prefs.preload, '/app/out/preload/index.cjs');
+  assert.deepEqual({ ...SECURE_PREFERENCES, preload: prefs.preload }, prefs);
+  assert.equal(win.loaded, 'app://airlock/index.html');
+  // Navigation away from the app origin is blocked; within it, allowed.
+  assert.equal(navigate(win.webContents, 'will-navigate', 'https://evil.example/'), true);
+  assert.equal(navigate(win.webContents, 'will-navigate', 'file:///etc/passwd'), true);
+  assert.equal(navigate(win.webContents, 'will-redirect', 'http://127.0.0.1:9/'), true);
+  assert.equal(navigate(win.webContents, 'will-navigate', 'app://airlock/index.html#/logs'), false);
+  // New windows are denied; web links go to the browser.
+  assert.deepEqual(win.webContents.windowOpenHandler!({ url: 'https://docs.example/' }), { action: 'deny' });
+  assert.deepEqual(win.webContents.windowOpenHandler!({ url: 'file:///etc/passwd' }), { action: 'deny' });
+  assert.deepEqual(opened, ['https://docs.example/']);
+  // Every permission request is denied.
+  let granted: boolean | undefined;
+  win.webContents.permissionHandler!(undefined, 'media', (ok) => (granted = ok));
+  assert.equal(granted, false);
+  assert.equal(win.webContents.permissionCheck!(), false);
+  // Close hides, unless the app quits.
+  let prevented = false;
+  win.emit('close', { preventDefault: () => (prevented = true) });
+  assert.ok(prevented && win.hidden);
+  quitting = true;
+  prevented = false;
+  win.emit('close', { preventDefault: () => (prevented = true) });
+  assert.equal(prevented, false);
+});
+
+test('app:// serves the renderer with a strict CSP and nothing outside it', { timeout: 10_000 }, async (t) => {
+  const { dir, cleanup } = tempDir();
+  t.after(cleanup);
+  const renderer = join(dir, 'renderer');
+  mkdirSync(renderer);
+  writeFileSync(join(renderer, 'index.html'), '<p>ui</p>');
+  writeFileSync(join(dir, 'secret.txt'), 'do not serve');
+  symlinkSync(join(dir, 'secret.txt'), join(renderer, 'link.txt'));
+  const ok = await appResponse(renderer, 'app://airlock/index.html');
+  assert.equal(ok.status, 200);
+  assert.equal(ok.headers.get('content-security-policy'), APP_CSP);
+  assert.match(APP_CSP, /script-src 'self'(;|$)/);
+  for (const path of ['/../secret.txt', '/%2e%2e/secret.txt', '/..%2fsecret.txt', '/link.txt']) {
+    const r = await appResponse(renderer, `app://airlock${path}`);
+    assert.notEqual(r.status, 200, path);
+    assert.doesNotMatch(await r.text(), /do not serve/, path);
+  }
+});
+
+test('IPC: only our main frame on the app origin may call, and payloads are validated by the contract', { timeout: 10_000 }, async () => {
+  const handlers = new Map<string, (event: unknown, input: unknown) => Promise<unknown>>();
+  const ipcMain = { handle: (c: string, h: never) => void handlers.set(c, h), removeHandler: (c: string) => void handlers.delete(c) };
+  const dispatch = createDispatcher({ 'approvals.list': () => [] } as never, silentLogger);
+  const off = registerIpcBridge(ipcMain as never, dispatch, { by: 'tester via desktop', channel: 'ipc' });
+  assert.ok(handlers.has(channelOf('approvals.decide')));
+  const mainFrame = { url: 'app://airlock/index.html' };
+  const trusted = { senderFrame: mainFrame, sender: { mainFrame } };
+  assert.deepEqual(await handlers.get(channelOf('approvals.list'))!(trusted, {}), { ok: true, value: [] });
+  // An iframe, another origin, a missing frame: refused before anything runs.
+  const iframe = { senderFrame: { url: 'app://airlock/x' }, sender: { mainFrame } };
+  const elsewhere = { senderFrame: { url: 'https://evil.example/' }, sender: { mainFrame: { url: 'https://evil.example/' } } };
+  elsewhere.sender.mainFrame = elsewhere.senderFrame;
+  for (const event of [iframe, elsewhere, { senderFrame: null, sender: { mainFrame } }]) {
+    assert.equal(isTrustedSender(event as never), false);
+    const answer = (await handlers.get(channelOf('approvals.list'))!(event, {})) as { ok: boolean; error: { code: string } };
+    assert.equal(answer.ok, false);
+    assert.equal(answer.error.code, 'forbidden');
+  }
+  // A payload outside the contract is a bad_input envelope, not a crash.
+  const bad = (await handlers.get(channelOf('approvals.decide'))!(trusted, { id: 'x', decision: 'maybe' })) as { ok: boolean; error: { code: string } };
+  assert.equal(bad.error.code, 'bad_input');
+  off();
+  assert.equal(handlers.size, 0);
+});
+
+test('single instance: a second launch quits and focuses the first', { timeout: 10_000 }, () => {
+  const events = new EventEmitter();
+  let quit = 0;
+  let focused = 0;
+  const second = { requestSingleInstanceLock: () => false, on: events.on.bind(events), quit: () => void quit++ };
+  assert.equal(
+    claimSingleInstance(second as never, () => void focused++),
+    false,
+  );
+  assert.equal(quit, 1);
+  const first = { requestSingleInstanceLock: () => true, on: events.on.bind(events), quit: () => void quit++ };
+  assert.equal(
+    claimSingleInstance(first as never, () => void focused++),
+    true,
+  );
+  events.emit('second-instance');
+  assert.equal(focused, 1);
+});
+
+test('quit with pending approvals warns how many will be denied, then denies them; cancel keeps them', { timeout: 10_000 }, () => {
+  const shown: string[] = [];
+  const denied: string[] = [];
+  const deps = (answer: number, count: number) => ({
+    pendingCount: () => count,
+    denyAll: (reason: string) => (denied.push(reason), count),
+    dialog: { showMessageBoxSync: (o: { message: string }) => (shown.push(o.message), answer) } as never,
+  });
+  assert.equal(confirmQuit(deps(1, 0)), true);
+  assert.equal(shown.length, 0, 'no question when nothing waits');
+  assert.equal(confirmQuit(deps(0, 2)), false);
+  assert.deepEqual(denied, []);
+  assert.match(shown[0]!, /2 calls are waiting for your approval: they will be denied/);
+  assert.equal(confirmQuit(deps(1, 2)), true);
+  assert.deepEqual(denied, ['Airlock was quit before anyone answered']);
+  assert.equal(quitWarning(1), '1 call is waiting for your approval: it will be denied.');
+});
+
+test('attention: the tray counts, one notification per new head replaces the previous, none while the window has focus', { timeout: 10_000 }, () => {
+  const notes: { options: { title: string }; closed: boolean; listeners: Map<string, () => void> }[] = [];
+  class FakeNotification {
+    static isSupported = () => true;
+    record: (typeof notes)[number];
+    constructor(options: { title: string }) {
+      this.record = { options, closed: false, listeners: new Map() };
+      notes.push(this.record);
+    }
+    on(event: string, fn: () => void) {
+      this.record.listeners.set(event, fn);
+    }
+    show() {}
+    close() {
+      this.record.closed = true;
+    }
+  }
+  const tray = {
+    tip: '',
+    title: '',
+    setToolTip(t: string) {
+      this.tip = t;
+    },
+    setTitle(t: string) {
+      this.title = t;
+    },
+  };
+  let focused = false;
+  let flashed = 0;
+  const win = { isVisible: () => true, isFocused: () => focused, flashFrame: () => void flashed++, show() {}, focus() {}, webContents: { send() {} } };
+  const attention = createAttention({ Notification: FakeNotification, app: {} } as never, { tray: tray as never, window: () => win as never });
+  const p = (id: string): PendingApproval =>
+    ({ id, request: { method: 'DELETE', pathTemplate: '/events/{id}', operationId: 'events.delete', caller: { clientName: 'cursor' } } }) as never;
+  attention.update([p('a')]);
+  assert.equal(tray.tip, trayTooltip(1));
+  assert.equal(tray.tip, 'Airlock — 1 approval waiting');
+  assert.equal(tray.title, '1');
+  assert.equal(notes.length, 1);
+  assert.match(notes[0]!.options.title, /approve DELETE \/events\/\{id\}/);
+  attention.update([p('a'), p('b')]);
+  assert.equal(notes.length, 1, 'the same head is not notified again');
+  assert.equal(tray.tip, 'Airlock — 2 approvals waiting');
+  attention.update([p('b')]);
+  assert.equal(notes.length, 2);
+  assert.equal(notes[0]!.closed, true, 'the new notification replaces the previous');
+  focused = true;
+  attention.update([p('c')]);
+  assert.equal(notes.length, 2, 'no notification while the window has the focus');
+  attention.update([]);
+  assert.equal(tray.title, '');
+  assert.ok(flashed >= 2);
+  const unsupported = createAttention({ Notification: { isSupported: () => false }, app: {} } as never, { tray: tray as never, window: () => undefined });
+  assert.equal(unsupported.notifications, 'unsupported');
+});
+
+test('start at login is applied only when it changes (off by default)', { timeout: 10_000 }, () => {
+  let current = false;
+  const calls: unknown[] = [];
+  const app = {
+    getLoginItemSettings: () => ({ openAtLogin: current }),
+    setLoginItemSettings: (s: { openAtLogin: boolean }) => (calls.push(s), (current = s.openAtLogin)),
+  };
+  assert.equal(applyStartAtLogin(app as never, false), false);
+  assert.equal(applyStartAtLogin(app as never, true), true);
+  assert.equal(applyStartAtLogin(app as never, true), false);
+  assert.equal(calls.length, 1);
+});
