@@ -39,6 +39,29 @@ export async function startEchoApi(): Promise<EchoApi> {
         res.writeHead(302, { location: '/v1/items' }).end();
         return;
       }
+      if (url.pathname.endsWith('/leak')) {
+        // A careless API that hands the credential back in forms a naive scrub misses.
+        const auth = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
+        const kind = url.searchParams.get('kind');
+        const escaped = auth
+          .split('')
+          .map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+          .join('');
+        if (kind === 'json-escaped')
+          res.writeHead(200, { 'content-type': 'application/json' }).end(`{"token":"${escaped}","slash":"${auth.slice(0, 9)}\\/${auth.slice(9)}"}`);
+        else if (kind === 'binary')
+          res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.concat([Buffer.from([0, 255]), Buffer.from(auth), Buffer.from([1])]));
+        else if (kind === 'unknown') res.writeHead(200, { 'content-type': 'application/x-custom' }).end(Buffer.from(auth).toString('hex').toUpperCase());
+        else if (kind === 'mime')
+          res.writeHead(200, { 'content-type': 'text/plain' }).end(
+            Buffer.from(`${'x'.repeat(70)}${auth}`)
+              .toString('base64')
+              .replace(/.{76}/g, '$&\r\n'),
+          );
+        else if (kind === 'fragment') res.writeHead(200, { 'content-type': 'text/plain', 'x-echo-slice': auth.slice(3, 14) }).end(`part ${auth.slice(14)}`);
+        else res.writeHead(302, { location: `/v1/items?echo=${encodeURIComponent(auth)}` }).end();
+        return;
+      }
       if (url.pathname.endsWith('/forward')) {
         // A 307 keeps the method and the body: the redirect target is a second mutation.
         res.writeHead(307, { location: '/v1/items/9' }).end();
@@ -109,6 +132,7 @@ export function echoDocument(url = 'http://127.0.0.1/v1'): Record<string, any> &
       '/redirect-home': { get: { operationId: 'redirect.home', responses: ok } },
       '/forward': { post: { operationId: 'forward.create', requestBody: { content: { 'application/json': { schema: { type: 'object' } } } }, responses: ok } },
       '/big': { get: { operationId: 'big.get', responses: ok } },
+      '/leak': { get: { operationId: 'leak.get', parameters: [{ name: 'kind', in: 'query', schema: { type: 'string' } }], responses: ok } },
       '/fail': { get: { operationId: 'fail.get', responses: ok } },
     },
   };

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { INPUT_CAP_BYTES, openAuditStore, type AuditStore, type AuditStoreOptions } from '../../main/core/audit/auditStore.ts';
 import type { AuditEntry, ToolCallInput } from '../../main/core/audit/types.ts';
 import type { ApiCallRecord } from '../../main/core/egress/types.ts';
-import { createRedactor, secretForms } from '../../main/core/egress/redactor.ts';
+import { createRedactor } from '../../main/core/egress/redactor.ts';
 import { AirlockError } from '../../main/core/errors.ts';
 import { tempDir } from '../helpers/paths.ts';
 
@@ -454,9 +454,11 @@ test(
 const CANARY = 'oa_sk_CANARY_5f4e3d2c1b0a9988';
 const MARKER = 'PLAIN_MARKER_7c1d_not_secret';
 
+const canaryScan = createRedactor([CANARY]);
+/** Forms of the canary found in the bytes: clear, encoded, or any 8-byte piece of it (the redactor's own scan). */
 function leaks(bytes: Buffer): string[] {
   const text = bytes.toString('latin1');
-  return secretForms(CANARY).filter((form) => text.toLowerCase().includes(form.toLowerCase()));
+  return canaryScan.leaks(text) ? [canaryScan(text).length === text.length ? 'fragment' : 'canary'] : [];
 }
 
 test('a canary key given to every field is nowhere in the database bytes (main, -wal, -shm) nor in exports', async () => {

@@ -310,3 +310,24 @@ test('an approval is bound to a hash of method, full URL and body', async () => 
   const expected = createHash('sha256').update(`POST\n${echo.url}/items\n`).update('{"a":1}').digest('hex');
   assert.equal(requests[0]!.requestHash, expected);
 });
+
+test('attack: the key comes back escaped in JSON, as raw bytes, as hex under an unknown type, MIME-wrapped, in pieces, or in a redirect: the script sees none of it', async () => {
+  const g = gate();
+  const seen: unknown[] = [];
+  for (const kind of ['json-escaped', 'binary', 'unknown', 'mime', 'fragment', 'redirect']) {
+    const r = await g.call({ operationId: 'leak.get', query: { kind } }, freshRun());
+    seen.push(r);
+    const text = JSON.stringify(r);
+    // Decoded the way the script could decode it: base64 of bytes, JSON escapes, hex, MIME base64.
+    const binary = (r.data as { base64?: string } | null)?.base64;
+    const decoded = [
+      text,
+      JSON.stringify(r.data),
+      binary ? Buffer.from(binary, 'base64').toString('latin1') : '',
+      typeof r.data === 'string' ? Buffer.from(r.data.replace(/\s/g, ''), 'hex').toString('latin1') : '',
+      typeof r.data === 'string' ? Buffer.from(r.data.replace(/\s/g, ''), 'base64').toString('latin1') : '',
+    ];
+    assert.ok(decoded.some((d) => d.includes('[REDACTED]')), kind);
+    for (const d of decoded) for (let i = 0; i + 8 <= KEY.length; i++) assert.ok(!d.includes(KEY.slice(i, i + 8)), `${kind}: ${KEY.slice(i, i + 8)}`);
+  }
+});

@@ -85,3 +85,19 @@ test('the logger writes to its sink and the buffer, redacted, never to stdout', 
     ],
   );
 });
+
+test('attack: a line appended straight to the ring (sandbox console) with the key escaped is redacted for every reader', { timeout: 10_000 }, async () => {
+  const { createRedactor } = await import('../../main/core/egress/redactor.ts');
+  const KEY = 'sk_live_LOGRING_0123456789';
+  const buffer = new LogBuffer({ capacity: 10, redact: createRedactor([KEY]), batchMs: 1 });
+  const seen: string[] = [];
+  buffer.subscribe((batch) => seen.push(...batch.map((e) => e.message)));
+  const escaped = KEY.split('').map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+  buffer.append({ level: 'info', source: 'sandbox', message: `console: ${escaped}` });
+  buffer.append({ level: 'info', source: 'sandbox', message: `b64: ${Buffer.from(KEY).toString('base64')}` });
+  buffer.flush();
+  for (const text of [...buffer.query().map((e) => e.message), ...seen]) {
+    assert.match(text, /\[REDACTED\]/);
+    assert.doesNotMatch(text, /LOGRING/);
+  }
+});

@@ -37,6 +37,8 @@ export interface EgressGateOptions {
   api: GateApi;
   /** The API key, read at each call (it may change); undefined when none is configured. */
   getCredential(): string | undefined | Promise<string | undefined>;
+  /** The process-wide redactor (every known secret), so the gate, logs and audit scrub alike; defaults to one for the current key. */
+  redactor?(): Redactor;
   /** Where the key comes from, as the approval dialog names it (`keychain: demo`). */
   credentialSource?(): string;
   approvals?: ApprovalHook;
@@ -87,6 +89,9 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
   let cachedRedactor: { key: string | undefined; redactor: Redactor } | undefined;
 
   const redactorFor = (credential: string | undefined): Redactor => {
+    const shared = options.redactor?.();
+    // The shared redactor knows the key once it was resolved; if it somehow does not, never hand back an unscrubbed answer.
+    if (shared && (!credential || shared.leaks(credential))) return shared;
     if (!cachedRedactor || cachedRedactor.key !== credential) cachedRedactor = { key: credential, redactor: createRedactor([credential]) };
     return cachedRedactor.redactor;
   };

@@ -2,8 +2,9 @@
 // Producers never block and memory never grows past `capacity` entries;
 // a subscriber that attaches late can replay what the ring still holds.
 
-export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+import { LOG_LEVELS, type LogLevel } from '../../../contract/logs.ts';
+
+export { LOG_LEVELS, type LogLevel };
 
 export interface LogEntry {
   seq: number;
@@ -39,16 +40,29 @@ export class LogBuffer {
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly batchMs: number;
   private readonly now: () => Date;
+  private readonly redact: (text: string) => string;
 
-  constructor(options: { capacity?: number; batchMs?: number; now?: () => Date } = {}) {
+  /**
+   * `redact` runs on every line as it enters the ring, whoever appends it
+   * (the logger, sandbox console output, the UI): what the ring holds — and
+   * so every reader of it — is already scrubbed.
+   */
+  constructor(options: { capacity?: number; batchMs?: number; now?: () => Date; redact?: (text: string) => string } = {}) {
     this.capacity = Math.max(1, options.capacity ?? 5000);
     this.ring = new Array(this.capacity);
     this.batchMs = options.batchMs ?? 5;
     this.now = options.now ?? (() => new Date());
+    this.redact = options.redact ?? ((text) => text);
   }
 
   append(entry: Omit<LogEntry, 'seq' | 'time'> & { time?: string }): LogEntry {
-    const full: LogEntry = { ...entry, seq: ++this.seq, time: entry.time ?? this.now().toISOString() };
+    const full: LogEntry = {
+      ...entry,
+      message: this.redact(entry.message),
+      source: this.redact(entry.source),
+      seq: ++this.seq,
+      time: entry.time ?? this.now().toISOString(),
+    };
     this.ring[this.next] = full;
     this.next = (this.next + 1) % this.capacity;
     this.size = Math.min(this.size + 1, this.capacity);

@@ -138,6 +138,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     const gate = createEgressGate({
       api: core.api,
       getCredential: () => credentials.get(),
+      redactor: () => redaction.redactor,
       credentialSource: () => credentials.state.source,
       approvals: broker,
       rateLimit: (key) => rate.take(key),

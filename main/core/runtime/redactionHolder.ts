@@ -14,4 +14,9 @@ export class RedactionHolder {
   }
 
   readonly redact = (text: string): string => this.current(text);
+
+  /** The current redactor, with `leaks` and `redactBytes`. */
+  get redactor(): Redactor {
+    return this.current;
+  }
 }

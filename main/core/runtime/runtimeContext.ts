@@ -33,8 +33,9 @@ export function runtimeContext(flags: Record<string, unknown>, env: Record<strin
     if (error instanceof SettingError) throw usageError(error.message);
     throw error;
   }
-  const logBuffer = new LogBuffer({ capacity: resolved.settings.logBufferSize });
   const redaction = new RedactionHolder();
+  // One exit point: the ring redacts every line it takes, whoever writes it.
+  const logBuffer = new LogBuffer({ capacity: resolved.settings.logBufferSize, redact: redaction.redact });
   const logger = createLogger({ buffer: logBuffer, level: resolved.settings.logLevel, redact: redaction.redact });
   return { ...resolved, logBuffer, logger, redaction };
 }
