@@ -327,7 +327,10 @@ test('attack: the key comes back escaped in JSON, as raw bytes, as hex under an 
       typeof r.data === 'string' ? Buffer.from(r.data.replace(/\s/g, ''), 'hex').toString('latin1') : '',
       typeof r.data === 'string' ? Buffer.from(r.data.replace(/\s/g, ''), 'base64').toString('latin1') : '',
     ];
-    assert.ok(decoded.some((d) => d.includes('[REDACTED]')), kind);
+    assert.ok(
+      decoded.some((d) => d.includes('[REDACTED]')),
+      kind,
+    );
     for (const d of decoded) for (let i = 0; i + 8 <= KEY.length; i++) assert.ok(!d.includes(KEY.slice(i, i + 8)), `${kind}: ${KEY.slice(i, i + 8)}`);
   }
 });

@@ -92,7 +92,9 @@ test('attack: a line appended straight to the ring (sandbox console) with the ke
   const buffer = new LogBuffer({ capacity: 10, redact: createRedactor([KEY]), batchMs: 1 });
   const seen: string[] = [];
   buffer.subscribe((batch) => seen.push(...batch.map((e) => e.message)));
-  const escaped = KEY.split('').map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+  const escaped = KEY.split('')
+    .map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    .join('');
   buffer.append({ level: 'info', source: 'sandbox', message: `console: ${escaped}` });
   buffer.append({ level: 'info', source: 'sandbox', message: `b64: ${Buffer.from(KEY).toString('base64')}` });
   buffer.flush();
