@@ -25,7 +25,7 @@ test('`npx airlock stdio` serves search_docs to the SDK client', async (t) => {
     const { tools } = await client.listTools();
     assert.deepEqual(
       tools.map((x) => x.name),
-      ['search_docs', 'execute', 'server_log', 'health', 'get_config'],
+      ['search_docs', 'execute', 'server_log', 'web_log', 'health', 'get_config'],
     );
     const result = await client.callTool({ name: 'search_docs', arguments: { query: 'événements à venir à Lyon' } });
     const structured = result.structuredContent as { results: { operationId: string }[] };
@@ -86,4 +86,41 @@ test('the diagnostics tools can be turned off', async (t) => {
   } finally {
     await client.close();
   }
+});
+
+test('stdio after an oversized line: an error naming its size, then the next request is answered', { timeout: 60_000 }, async (t) => {
+  const { dir, cleanup } = tempDir();
+  t.after(cleanup);
+  const child = spawn(NODE, [CLI, 'stdio', '--data-dir', dir], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  t.after(() => child.kill());
+  const lines = createInterface({ input: child.stdout! });
+  const replies: Record<string, unknown>[] = [];
+  const waiters: { id: unknown; resolve: (r: Record<string, unknown>) => void }[] = [];
+  lines.on('line', (line) => {
+    const reply = JSON.parse(line) as Record<string, unknown>;
+    replies.push(reply);
+    for (const w of [...waiters]) if (w.id === reply.id) w.resolve(reply);
+  });
+  const reply = (id: unknown) =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      const found = replies.find((r) => r.id === id);
+      if (found) return resolve(found);
+      const timer = setTimeout(() => reject(new Error(`no reply ${String(id)}`)), 30_000);
+      waiters.push({ id, resolve: (r) => (clearTimeout(timer), resolve(r)) });
+    });
+  const send = (m: unknown) => child.stdin!.write(JSON.stringify(m) + '\n');
+  send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+  await reply(1);
+  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  // 6 MiB without a newline, in chunks, then the newline.
+  const chunk = 'y'.repeat(256 * 1024);
+  for (let i = 0; i < 24; i++) child.stdin!.write(chunk);
+  child.stdin!.write('\n');
+  const started = performance.now();
+  send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+  const error = await reply(null);
+  assert.match(String((error.error as { message: string }).message), /request line of 6\.0 MiB is over the 4\.0 MiB limit/);
+  const tools = await reply(2);
+  assert.ok(Array.isArray((tools.result as { tools: unknown[] }).tools));
+  t.diagnostic(`next request answered ${(performance.now() - started).toFixed(0)} ms after the oversized line`);
 });

@@ -4,7 +4,7 @@
 // stderr instead. With no control API in this mode, mutations under "ask"
 // are put to the person through the client's elicitation when it supports
 // it, and denied with instructions otherwise.
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { LineLimitedStdioTransport } from '../../core/mcp/stdioTransport.ts';
 import { createCompanion } from '../../core/runtime/companion.ts';
 import type { CliContext } from '../context.ts';
 import { onShutdown, shutdown } from '../shutdown.ts';
@@ -27,7 +27,8 @@ export async function stdioCommand(ctx: CliContext): Promise<void> {
     await companion.close();
   });
   process.stdin.on('end', () => void shutdown(0));
-  await server.connect(new StdioServerTransport());
+  const mcpLog = logger.child('mcp');
+  await server.connect(new LineLimitedStdioTransport(process.stdin, process.stdout, { log: (m) => mcpLog.warn(m) }));
   logger.info(
     `Airlock ${companion.core.version} on stdio: ${companion.core.api.catalogue.title}, ${companion.core.api.catalogue.operations.length} operations`,
   );

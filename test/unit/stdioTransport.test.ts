@@ -1,0 +1,85 @@
+// stdio never goes silent: a line over the limit gets a JSON-RPC error and
+// the next line is served; its bytes are dropped as they stream, never kept.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
+import { LineLimitedStdioTransport } from '../../main/core/mcp/stdioTransport.ts';
+
+function harness(max: number) {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const logs: string[] = [];
+  const transport = new LineLimitedStdioTransport(input, output, { maxLineBytes: max, log: (m) => logs.push(m) });
+  const received: unknown[] = [];
+  transport.onmessage = (m) => received.push(m);
+  const replies: unknown[] = [];
+  let buffered = '';
+  output.setEncoding('utf8').on('data', (d: string) => {
+    buffered += d;
+    let i: number;
+    while ((i = buffered.indexOf('\n')) >= 0) {
+      replies.push(JSON.parse(buffered.slice(0, i)));
+      buffered = buffered.slice(i + 1);
+    }
+  });
+  return { input, transport, received, replies, logs };
+}
+
+const ping = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' }) + '\n';
+
+test('a line over the limit gets an error naming its size, and the next request is served', { timeout: 10_000 }, async () => {
+  const h = harness(1024);
+  await h.transport.start();
+  h.input.write(ping(1));
+  // 64 KiB in 1 KiB chunks with no newline, then the newline.
+  for (let i = 0; i < 64; i++) h.input.write('x'.repeat(1024));
+  h.input.write('\n');
+  h.input.write(ping(2));
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(
+    h.received.map((m) => (m as { id: number }).id),
+    [1, 2],
+  );
+  assert.equal(h.replies.length, 1);
+  const error = (h.replies[0] as { error: { code: number; message: string }; id: null }).error;
+  assert.equal(error.code, -32600);
+  assert.match(error.message, /request line of 64\.0 KiB is over the 1\.0 KiB limit/);
+  assert.match(h.logs[0]!, /64\.0 KiB/);
+});
+
+test('a line that is not JSON, or not JSON-RPC, gets its error and the stream goes on', { timeout: 10_000 }, async () => {
+  const h = harness(1024);
+  await h.transport.start();
+  h.input.write('not json\n{"hello":1}\n{"jsonrpc":"2.0","id":7,"method":5}\n' + ping(3));
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(
+    h.replies.map((r) => (r as { error: { code: number } }).error.code),
+    [-32700, -32600, -32600],
+  );
+  assert.equal((h.replies[2] as { id: number }).id, 7);
+  assert.deepEqual(
+    h.received.map((m) => (m as { id: number }).id),
+    [3],
+  );
+});
+
+test('memory stays bounded while a huge line streams in', { timeout: 30_000 }, async () => {
+  const h = harness(4 * 1024 * 1024);
+  await h.transport.start();
+  const chunk = Buffer.alloc(1024 * 1024, 0x61);
+  const before = process.memoryUsage().arrayBuffers;
+  let peak = before;
+  for (let i = 0; i < 64; i++) {
+    h.input.write(chunk);
+    await new Promise((r) => setImmediate(r));
+    peak = Math.max(peak, process.memoryUsage().arrayBuffers);
+  }
+  h.input.write('\n' + ping(9));
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(
+    h.received.map((m) => (m as { id: number }).id),
+    [9],
+  );
+  // 64 MiB went through; what was held at any time stayed near the 4 MiB limit.
+  assert.ok(peak - before < 16 * 1024 * 1024, `held ${(peak - before) / 1048576} MiB`);
+});
