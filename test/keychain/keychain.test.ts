@@ -175,8 +175,8 @@ describe('without a Secret Service', { skip: process.platform !== 'linux' && 'a 
       assert.equal(o.name, 'SecretStoreUnavailableError', op);
       assert.equal(o.kind, 'unavailable', op);
       assert.match(o.message, /^keychain unavailable: \S/, op);
-      assert.match(o.hint, /Secret Service .* must be running and unlocked/, op);
-      assert.match(o.hint, /file store explicitly/, op);
+      assert.match(o.hint, /start a Secret Service .* and unlock it/, op);
+      assert.match(o.hint, /--secret-store file/, op);
       for (const text of [o.message, o.hint, o.line, o.stack]) assert.ok(!String(text).includes(CANARY), `${op} leaks the canary`);
     }
     // AIRLOCK_API_KEY still works, and the caller is told the keychain is down.

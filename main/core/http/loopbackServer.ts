@@ -66,7 +66,14 @@ export async function startLoopbackServer(options: LoopbackServerOptions): Promi
       logger.warn(`refused ${req.method} ${req.url}: ${verdict.reason}`);
       return sendJson(res, verdict.status, { error: verdict.reason });
     }
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    // A request-target that is not a URL, or a path that is not valid percent-encoding, is the client's error: 400, never a crash.
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      decodeURIComponent(url.pathname);
+    } catch {
+      return sendJson(res, 400, { error: { code: 'bad_input', message: 'the request path is not valid (bad percent-encoding?)' } });
+    }
     const route = routes.find((r) => (r.path.endsWith('/') ? url.pathname.startsWith(r.path) : url.pathname === r.path));
     if (!route) return sendJson(res, 404, { error: `no route for ${url.pathname}` });
     if (route.auth !== 'none') {
@@ -116,20 +123,28 @@ export async function startLoopbackServer(options: LoopbackServerOptions): Promi
   };
 }
 
-/** Reads a request body up to `max` bytes; rejects with status 413 past it. */
+/**
+ * Reads a request body up to `max` bytes; rejects with status 413 past it.
+ * The rest of an oversized body is read and dropped (for a bounded time) so
+ * the 413 reaches the client instead of a reset connection.
+ */
 export function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > max) {
+        chunks.length = 0;
+        req.off('data', onData);
+        req.on('data', () => undefined);
+        setTimeout(() => req.destroy(), 5000).unref();
         reject(Object.assign(new Error(`request body over ${max} bytes`), { status: 413 }));
-        req.destroy();
         return;
       }
       chunks.push(chunk);
-    });
+    };
+    req.on('data', onData);
     req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });

@@ -1,34 +1,94 @@
 // MCP Streamable HTTP on /mcp (POST, GET, DELETE), one SDK transport and one
-// server per session. Bounded: at most `maxSessions` live sessions.
+// server per session. Bounded without locking anyone out: a session idle for
+// `idleMs` (no request, nothing in flight) expires, and when the session cap
+// is reached the oldest idle session is evicted to make room. A client that
+// drops the connection of a POST before its answer is treated as cancelling
+// the requests in it, so a call waiting for a person is withdrawn.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Logger } from '../log/logger.ts';
 import { readBody, sendJson, type Route } from '../http/loopbackServer.ts';
 
 const MAX_BODY = 4 * 1024 * 1024;
+const DEFAULT_IDLE_MS = 30 * 60_000;
 
 interface Session {
   transport: StreamableHTTPServerTransport;
   server: McpServer;
+  lastSeen: number;
+  inFlight: number;
+}
+
+export interface McpEndpointOptions {
+  createServer: () => McpServer;
+  logger: Logger;
+  maxSessions?: number;
+  /** A session with no request for this long expires (default 30 min). */
+  idleMs?: number;
+  now?: () => number;
 }
 
 export interface McpEndpoint {
   route: Route;
   sessionCount(): number;
+  /** Closes sessions idle past the limit (also run on a timer and before each new session). */
+  sweep(): number;
   close(): Promise<void>;
 }
 
-export function createMcpEndpoint(options: { createServer: () => McpServer; logger: Logger; maxSessions?: number }): McpEndpoint {
+/** The ids of the JSON-RPC requests (not notifications) in a POST body. */
+function requestIds(body: unknown): (string | number)[] {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.flatMap((m) =>
+    m && typeof m === 'object' && 'method' in m && 'id' in m && (typeof m.id === 'string' || typeof m.id === 'number') ? [m.id] : [],
+  );
+}
+
+export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   const sessions = new Map<string, Session>();
   const max = options.maxSessions ?? 64;
+  const idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
+  const now = options.now ?? Date.now;
   const log = options.logger;
 
+  const end = (id: string, why: string) => {
+    const s = sessions.get(id);
+    if (!s) return;
+    sessions.delete(id);
+    log.info(`mcp session ${id.slice(0, 8)} ${why}`);
+    void s.server.close().catch(() => undefined);
+  };
+
+  function sweep(): number {
+    let n = 0;
+    for (const [id, s] of sessions) {
+      if (s.inFlight === 0 && now() - s.lastSeen > idleMs) {
+        end(id, `expired after ${Math.round(idleMs / 60_000)} min idle`);
+        n++;
+      }
+    }
+    return n;
+  }
+  const timer = setInterval(sweep, Math.max(1000, Math.min(idleMs, 60_000)));
+  timer.unref();
+
+  /** Makes room for a new session: the oldest idle one goes. False when every session is busy. */
+  function makeRoom(): boolean {
+    sweep();
+    if (sessions.size < max) return true;
+    let oldest: [string, Session] | undefined;
+    for (const entry of sessions) if (entry[1].inFlight === 0 && (!oldest || entry[1].lastSeen < oldest[1].lastSeen)) oldest = entry;
+    if (!oldest) return false;
+    end(oldest[0], `evicted (the ${max}-session cap was reached; it was the oldest idle)`);
+    return true;
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const sessionId = req.headers['mcp-session-id'];
-    const id = Array.isArray(sessionId) ? sessionId[0] : sessionId;
+    const header = req.headers['mcp-session-id'];
+    const id = Array.isArray(header) ? header[0] : header;
     let body: unknown;
     if (req.method === 'POST') {
       try {
@@ -36,11 +96,16 @@ export function createMcpEndpoint(options: { createServer: () => McpServer; logg
         body = JSON.parse(raw.toString('utf8'));
       } catch (error) {
         const status = (error as { status?: number }).status ?? 400;
-        return sendJson(res, status, {
-          jsonrpc: '2.0',
-          error: { code: -32700, message: status === 413 ? 'request too large' : 'parse error: body is not JSON' },
-          id: null,
-        });
+        return sendJson(
+          res,
+          status,
+          {
+            jsonrpc: '2.0',
+            error: { code: -32700, message: status === 413 ? `request body over ${MAX_BODY} bytes` : 'parse error: the body is not JSON' },
+            id: null,
+          },
+          status === 413 ? { connection: 'close' } : {},
+        );
       }
     } else if (req.method !== 'GET' && req.method !== 'DELETE') {
       return sendJson(res, 405, { error: 'method not allowed' }, { allow: 'GET, POST, DELETE' });
@@ -49,16 +114,32 @@ export function createMcpEndpoint(options: { createServer: () => McpServer; logg
     if (id) {
       const session = sessions.get(id);
       if (!session) return sendJson(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: 'session not found: initialize again' }, id: null });
+      session.lastSeen = now();
+      if (req.method !== 'POST') return session.transport.handleRequest(req, res, body);
+      session.inFlight++;
+      const ids = requestIds(body);
+      // The client dropped the connection before its answer: its requests are cancelled (pending approvals withdrawn).
+      res.on('close', () => {
+        session.inFlight--;
+        session.lastSeen = now();
+        if (res.writableFinished || ids.length === 0 || !sessions.has(id)) return;
+        for (const requestId of ids) {
+          session.transport.onmessage?.({
+            jsonrpc: '2.0',
+            method: 'notifications/cancelled',
+            params: { requestId, reason: 'the client closed the connection' },
+          } as JSONRPCMessage);
+        }
+      });
       return session.transport.handleRequest(req, res, body);
     }
     if (req.method === 'POST' && isInitializeRequest(body)) {
-      if (sessions.size >= max)
-        return sendJson(res, 503, { jsonrpc: '2.0', error: { code: -32000, message: `too many sessions (${max}); close one first` }, id: null });
+      if (!makeRoom()) return sendJson(res, 503, { jsonrpc: '2.0', error: { code: -32000, message: `all ${max} sessions are busy; retry shortly` }, id: null });
       const server = options.createServer();
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (sid) => {
-          sessions.set(sid, { transport, server });
+          sessions.set(sid, { transport, server, lastSeen: now(), inFlight: 0 });
           log.info(`mcp session ${sid.slice(0, 8)} opened (${sessions.size} live)`);
         },
       });
@@ -78,7 +159,9 @@ export function createMcpEndpoint(options: { createServer: () => McpServer; logg
   return {
     route: { path: '/mcp', auth: 'mcp', handle },
     sessionCount: () => sessions.size,
+    sweep,
     async close() {
+      clearInterval(timer);
       const all = [...sessions.values()];
       sessions.clear();
       await Promise.allSettled(all.map((s) => s.server.close()));

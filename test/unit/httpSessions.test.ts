@@ -1,0 +1,120 @@
+// HTTP MCP sessions are bounded without locking anyone out: idle ones
+// expire, the oldest idle one is evicted at the cap; bodies over the limit
+// get a 413 the client can read; a bad path gets a 400.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { createMcpEndpoint } from '../../main/core/mcp/httpMcpEndpoint.ts';
+import { startLoopbackServer, type LoopbackServer } from '../../main/core/http/loopbackServer.ts';
+import { silentLogger } from '../../main/core/log/logger.ts';
+
+const TOKEN = 'a'.repeat(64);
+
+async function start(options: { max?: number; idleMs?: number; now?: () => number }) {
+  const endpoint = createMcpEndpoint({
+    createServer: () => new McpServer({ name: 't', version: '1' }, { capabilities: { tools: {} } }),
+    logger: silentLogger,
+    maxSessions: options.max ?? 64,
+    idleMs: options.idleMs ?? 60_000,
+    ...(options.now ? { now: options.now } : {}),
+  });
+  const server = await startLoopbackServer({
+    host: '127.0.0.1',
+    port: 0,
+    allowNonLoopback: false,
+    tokens: { mcp: TOKEN },
+    routes: [endpoint.route],
+    logger: silentLogger,
+  });
+  return { endpoint, server };
+}
+
+const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+async function initialize(server: LoopbackServer): Promise<string> {
+  const r = await fetch(`${server.url}/mcp`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+    }),
+  });
+  assert.equal(r.status, 200);
+  await r.text();
+  return r.headers.get('mcp-session-id')!;
+}
+
+const ping = (server: LoopbackServer, session: string) =>
+  fetch(`${server.url}/mcp`, {
+    method: 'POST',
+    headers: { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
+    body: '{"jsonrpc":"2.0","id":2,"method":"ping"}',
+  });
+
+test('at the session cap the oldest idle session is evicted, so a new client gets in', { timeout: 30_000 }, async () => {
+  let clock = 1_000_000;
+  const { endpoint, server } = await start({ max: 3, now: () => clock });
+  try {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      ids.push(await initialize(server));
+      clock += 1000;
+    }
+    (await ping(server, ids[0]!)).body?.cancel(); // the first is used again: the second is now the oldest idle
+    clock += 1000;
+    const fourth = await initialize(server);
+    assert.ok(fourth);
+    assert.equal(endpoint.sessionCount(), 3);
+    assert.equal((await ping(server, ids[1]!)).status, 404, 'the oldest idle one was evicted');
+    assert.equal((await ping(server, ids[0]!)).status, 200);
+  } finally {
+    await endpoint.close();
+    await server.close();
+  }
+});
+
+test('an abandoned session expires after the idle time', { timeout: 30_000 }, async () => {
+  let clock = 1_000_000;
+  const { endpoint, server } = await start({ idleMs: 60_000, now: () => clock });
+  try {
+    const id = await initialize(server);
+    clock += 61_000;
+    assert.equal(endpoint.sweep(), 1);
+    const r = await ping(server, id);
+    assert.equal(r.status, 404);
+    assert.match(await r.text(), /session not found: initialize again/);
+  } finally {
+    await endpoint.close();
+    await server.close();
+  }
+});
+
+test('a body over the limit gets a 413 with a JSON error the client can read; a bad path gets a 400', { timeout: 30_000 }, async () => {
+  const { endpoint, server } = await start({});
+  try {
+    const big = await fetch(`${server.url}/mcp`, { method: 'POST', headers, body: 'x'.repeat(5 * 1024 * 1024) });
+    assert.equal(big.status, 413);
+    assert.match(((await big.json()) as { error: { message: string } }).error.message, /over 4194304 bytes/);
+    const { hostname, port } = new URL(server.url);
+    for (const path of ['/control/rpc/%E0%A4%A', '/mcp%', '/%ff']) {
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = request({ host: hostname, port, path, method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, timeout: 10_000 }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end('{}');
+      });
+      assert.equal(status, 400, path);
+    }
+    // Still serving.
+    assert.ok(await initialize(server));
+  } finally {
+    await endpoint.close();
+    await server.close();
+  }
+});
