@@ -33,7 +33,7 @@ const countTitled = async (title: string) =>
   ) as number;
 
 /** Focus moves to Deny when an item becomes the head: wait for it before pressing keys. */
-const denyFocused = (p: Page) => p.waitForFunction("document.activeElement?.textContent === 'Deny'", undefined, { timeout: 10_000 });
+const denyFocused = (p: Page) => p.locator('button:focus', { hasText: /^Deny$/ }).waitFor({ timeout: 10_000 });
 
 before(async () => {
   if (skip) return;
@@ -60,7 +60,7 @@ test('Allow once: the script gets the created event and the API holds exactly on
   assert.match(await dialog.innerText(), /POST \/events/);
   assert.match(await dialog.innerText(), /No answer = deny in 0:0\d/);
   // Deny has the focus; a bare Enter would deny, never approve.
-  assert.equal(await page.evaluate('document.activeElement?.textContent'), 'Deny');
+  await denyFocused(page);
   await dialog.getByRole('button', { name: 'Allow once' }).click();
   assert.deepEqual(JSON.parse((await run).text), { created: 'e2e allowed' });
   await dialog.waitFor({ state: 'detached' });

@@ -2,7 +2,9 @@
 // a real gate proxy that records the run tokens it hands out, a second local
 // HTTP server the sandbox must not reach, a fake data dir holding a canary
 // secret, a fake `callApi`, and the checks every engine must pass. Waiting is
-// always on a condition (a process gone, a request seen), never on the clock.
+// always on a condition (a process gone, a request seen), never on the clock;
+// and every wait has a deadline, so a condition that never comes is a failure
+// that says what it waited for, never a hang.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { spawn } from 'node:child_process';
@@ -163,9 +165,31 @@ export function groupAlive(pgid: number): boolean {
   }
 }
 
-/** Resolves when `check` turns true, checking after every turn of the event loop (bounded by the test's timeout). */
-export async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((r) => setImmediate(r));
+/** How long a wait on a condition may take before it is a failure (a process group gone, a child started). */
+export const WAIT_MS = 30_000;
+
+/** Resolves when `check` turns true, checking after every turn of the event loop; rejects after `timeoutMs`. */
+export async function until(check: () => boolean, timeoutMs = WAIT_MS, what = check.toString()): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`still waiting after ${timeoutMs} ms for: ${what}`);
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
+/** `promise`, or a rejection naming `what` once `timeoutMs` has passed (for event waits). */
+export async function within<T>(promise: Promise<T>, what: string, timeoutMs = WAIT_MS): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no ${what} within ${timeoutMs} ms`)), timeoutMs);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Processes (any namespace) whose working directory is inside `dir`. */
@@ -192,27 +216,54 @@ export function cmdlineOf(pid: number): string {
   return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
 }
 
-/** Runs a program with a script on stdin and collects its output (the runtime layer without Airlock's prelude). */
+/**
+ * Runs a program with a script on stdin and collects its output (the runtime layer without Airlock's prelude).
+ * After `timeoutMs` (60 s) its process group is killed and stderr says so.
+ */
 export function runRaw(
   command: string,
   args: string[],
   script: string,
-  options: { env?: Record<string, string>; cwd?: string } = {},
+  options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  return new Promise((resolve, reject) => {
     const child = spawn(command, args, {
       env: options.env ?? { PATH: '/usr/bin:/bin', NO_COLOR: '1' },
       cwd: options.cwd ?? '/',
       stdio: ['pipe', 'pipe', 'pipe'],
+      // Its own process group, so the deadline takes whatever it started (srt: bubblewrap, socat) with it.
+      detached: true,
     });
     let stdout = '';
     let stderr = '';
+    const timer = setTimeout(() => {
+      stderr += `\n[test] killed after ${timeoutMs} ms`;
+      killGroup(child.pid);
+    }, timeoutMs);
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.stdin.on('error', () => {});
     child.stdin.end(script);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
   });
+}
+
+/** SIGKILL to a process group, if it is still there. */
+function killGroup(pgid: number | undefined): void {
+  if (pgid === undefined) return;
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
 }
 
 /** The escape attempts every engine must fail: each one is reported, none may throw out of the run. */
@@ -320,18 +371,27 @@ console.log(JSON.stringify(report));
  * waits until its sandbox is running, kills the host with SIGKILL, and
  * resolves once no process is left in the sandbox's directory.
  */
-export async function killHostAndWait(args: string[], tmpDir: string): Promise<{ before: number[] }> {
+export async function killHostAndWait(args: string[], tmpDir: string, timeoutMs = WAIT_MS): Promise<{ before: number[] }> {
   const host = spawn(process.execPath, [join(import.meta.dirname, 'sandboxHost.ts'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    host.stdout.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      if (out.includes('running')) resolve();
-    });
-    host.on('exit', (code) => reject(new Error(`the stand-in host exited (${code}) before its sandbox ran`)));
-  });
+  try {
+    await within(
+      new Promise<void>((resolve, reject) => {
+        let out = '';
+        host.stdout.setEncoding('utf8').on('data', (d: string) => {
+          out += d;
+          if (out.includes('running')) resolve();
+        });
+        host.on('exit', (code) => reject(new Error(`the stand-in host exited (${code}) before its sandbox ran`)));
+      }),
+      "'running' from the stand-in host",
+      timeoutMs,
+    );
+  } catch (error) {
+    host.kill('SIGKILL');
+    throw error;
+  }
   const before = processesUnder(tmpDir);
   host.kill('SIGKILL');
-  await until(() => processesUnder(tmpDir).length === 0);
+  await until(() => processesUnder(tmpDir).length === 0, timeoutMs, `no process left in ${tmpDir} after the host was killed`);
   return { before };
 }

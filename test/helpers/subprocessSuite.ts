@@ -1,7 +1,9 @@
 // The behaviour every subprocess engine configuration must show, written
 // once and run against node (egress none), deno (executor), and both under
 // the srt wrapper. Each test file adds what is specific to its engine (the
-// runtime layer without Airlock's prelude, the srt policy).
+// runtime layer without Airlock's prelude, the srt policy). A suite that needs
+// system tools (srt's, Deno) names them: where they are missing it is one
+// skipped suite saying what to install (see systemTools.ts).
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as humanDecision } from 'node:timers/promises';
@@ -22,10 +24,12 @@ import {
   startOtherServer,
   startRecordingProxy,
   until,
+  within,
   type OtherServer,
   type RecordingProxy,
 } from './subprocessHarness.ts';
 import { tempDir } from './paths.ts';
+import { describeWithTools, type SystemNeed } from './systemTools.ts';
 
 export interface SuiteContext {
   proxy: RecordingProxy;
@@ -38,6 +42,8 @@ export interface SuiteContext {
 export interface SuiteOptions {
   name: string;
   create(ctx: SuiteContext): SubprocessEngine;
+  /** System tools the engine needs (SRT, DENO): without them the suite is skipped, or fails under AIRLOCK_REQUIRE_ALL=1. */
+  needs?: SystemNeed[];
 }
 
 /** Environment variables a sandbox child may carry (srt adds its proxy settings inside its own sandbox only). */
@@ -67,30 +73,43 @@ function expectValue(outcome: RunOutcome): unknown {
 const TIMEOUT = { timeout: 120_000 };
 
 export function defineEngineSuite(options: SuiteOptions): void {
-  describe(options.name, () => {
+  const suite = options.needs?.length ? (name: string, fn: () => void) => describeWithTools(name, options.needs!, fn) : describe;
+  suite(options.name, () => {
     let ctx: SuiteContext;
     let engine: SubprocessEngine;
     let other: OtherServer;
     let canary: ReturnType<typeof plantCanary>;
     let data: ReturnType<typeof fakeDataDir>;
-    let tmp: ReturnType<typeof tempDir>;
+    // Undone in reverse order, each one even if an earlier one (or the setup itself) failed: a server
+    // left listening would keep this file's process alive after its tests.
+    const undo: (() => unknown)[] = [];
     before(async () => {
       // Planted before the engine exists: nothing the engine builds may carry it.
       canary = plantCanary();
+      undo.push(() => canary.restore());
       data = fakeDataDir(canary.canary);
-      tmp = tempDir('airlock-engine-test-');
+      undo.push(() => data.cleanup());
+      const tmp = tempDir('airlock-engine-test-');
+      undo.push(() => tmp.cleanup());
       other = await startOtherServer();
-      ctx = { proxy: await startRecordingProxy(), dataDir: data.dir, tmpDir: tmp.dir };
+      undo.push(() => other.close());
+      const proxy = await startRecordingProxy();
+      undo.push(() => proxy.close());
+      ctx = { proxy, dataDir: data.dir, tmpDir: tmp.dir };
       engine = options.create(ctx);
+      undo.push(() => engine.close());
     });
 
     after(async () => {
-      await engine.close();
-      await ctx.proxy.close();
-      await other.close();
-      canary.restore();
-      data.cleanup();
-      tmp.cleanup();
+      const errors: unknown[] = [];
+      for (const step of undo.reverse()) {
+        try {
+          await step();
+        } catch (error) {
+          errors.push(error);
+        }
+      }
+      if (errors.length > 0) throw errors[0];
     });
 
     test('returns JSON values, strings as they are, and undefined', TIMEOUT, async () => {
@@ -362,8 +381,9 @@ export function defineEngineSuite(options: SuiteOptions): void {
       assert.equal(ctx.proxy.liveRuns(), 0, 'every run token was closed');
     });
 
-    test('close() kills live children and settles their runs', TIMEOUT, async () => {
+    test('close() kills live children and settles their runs', TIMEOUT, async (t) => {
       const own = options.create(ctx);
+      t.after(() => own.close());
       let entered!: () => void;
       const inside = new Promise<void>((r) => (entered = r));
       const api = fakeApi(() => {
@@ -371,7 +391,7 @@ export function defineEngineSuite(options: SuiteOptions): void {
         return { data: null, error: null, status: 200 };
       });
       const pending = runCode(own, 'await api.search(); while (true) {}', { api, limits: { timeoutMs: 60_000 } });
-      await inside;
+      await within(inside, 'API call from the sandbox');
       const pid = own.stats().lastPid!;
       await own.close();
       const outcome = await pending;

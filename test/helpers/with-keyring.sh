@@ -42,6 +42,12 @@ daemon_pid=""
 cleanup() {
   if [ -n "$daemon_pid" ]; then
     kill "$daemon_pid" 2>/dev/null || true
+    # Wait for it to go, but not forever: SIGKILL after 5 s.
+    for _ in $(seq 50); do
+      kill -0 "$daemon_pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -9 "$daemon_pid" 2>/dev/null || true
     wait "$daemon_pid" 2>/dev/null || true
   fi
   rm -rf "$scratch"

@@ -125,6 +125,23 @@ test('an API call round-trips: the host receives what was sent, the guest gets t
   ]);
 });
 
+test('response headers reach the guest as the node and deno engines give them; a refused call has none', async () => {
+  const headers = { 'content-type': 'application/json', 'x-total-count': '12', link: '<https://api.test/events?page=2>; rel="next"' };
+  const callApi = async (call: ApiCallRequest): Promise<ApiCallResult> =>
+    call.operationId === 'events.list'
+      ? { data: { items: [] }, error: null, status: 200, headers }
+      : { data: null, error: { code: 'airlock_mutation_denied', message: 'denied' }, status: 0 };
+  const outcome = await engine.run(
+    request(
+      `const listed = await api.events.list();
+       const refused = await api.agendas.create({ body: {} });
+       return { headers: listed.headers, total: listed.headers['x-total-count'], keys: Object.keys(listed), refused: 'headers' in refused };`,
+      { callApi },
+    ),
+  );
+  assert.deepEqual(value(outcome), { headers, total: '12', keys: ['data', 'error', 'status', 'headers'], refused: false });
+});
+
 test('the alias global is the same client as api', async () => {
   const received: string[] = [];
   const callApi = async (call: ApiCallRequest): Promise<ApiCallResult> => {

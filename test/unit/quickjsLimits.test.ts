@@ -7,6 +7,10 @@ import assert from 'node:assert/strict';
 import { setTimeout as humanDecision } from 'node:timers/promises';
 import { createQuickJsEngine, type QuickJsEngine } from '../../main/core/sandbox/quickjs/quickjsEngine.ts';
 import type { ApiCallRequest, ApiCallResult, RunControl, RunOutcome, RunRequest } from '../../main/core/sandbox/engine.ts';
+import { resolveSettings, SettingError } from '../../main/core/config/settings.ts';
+import { createEngine } from '../../main/core/runtime/sandboxEngines.ts';
+import type { DataPaths } from '../../main/core/config/dataDir.ts';
+import { silentLogger } from '../../main/core/log/logger.ts';
 
 const MB = 1024 * 1024;
 const CLIENT = { operations: [{ operationId: 'approve.me', callPath: ['approve', 'me'] }], globals: ['api'] };
@@ -196,4 +200,119 @@ test('the output cap counts console and return value together', async () => {
   assert.ok(fits.ok);
   const error = failure(await engine.run(request('console.log("a".repeat(600)); return "b".repeat(600);', { limits })));
   assert.equal(error.kind, 'output');
+});
+
+// ---- one memory budget for all sandboxes together ------------------------------
+
+test('concurrent memory bombs share one budget: the total never passes it, the engine survives, the budget frees up', { timeout: 60_000 }, async (t) => {
+  const BUDGET = 384 * MB;
+  const RUNS = 4;
+  const own = createQuickJsEngine({ maxWorkers: RUNS, poolSize: 1, sandboxMemoryBytes: BUDGET });
+  t.after(() => own.close());
+  assert.equal(own.stats().sandboxMemory.budgetBytes, BUDGET);
+  // Each run takes ~50 MB, waits at a barrier until every run has arrived (or
+  // ended), then asks for ~150 MB more: four of them want ~800 MB at once,
+  // each well under its own 256 MB cap.
+  const code = `const hold = [];
+    for (let i = 0; i < 6; i++) hold.push(new Float64Array(1e6));
+    await api.approve.me({});
+    for (let i = 0; i < 19; i++) hold.push(new Float64Array(1e6));
+    return hold.length;`;
+  const arrivedOrEnded = new Set<number>();
+  const atBarrier: (() => void)[] = [];
+  const reach = (index: number) => {
+    arrivedOrEnded.add(index);
+    if (arrivedOrEnded.size === RUNS) for (const release of atBarrier.splice(0)) release();
+  };
+  const outcomes = await Promise.all(
+    Array.from({ length: RUNS }, (_, index) =>
+      own
+        .run(
+          request(code, {
+            runId: `bomb-${index}`,
+            limits: { ...LIMITS, memoryBytes: 256 * MB, timeoutMs: 30_000 },
+            callApi: () =>
+              new Promise<ApiCallResult>((resolve) => {
+                atBarrier.push(() => resolve({ data: null, error: null, status: 200 }));
+                reach(index);
+              }),
+          }),
+        )
+        .finally(() => reach(index)),
+    ),
+  );
+  const memory = own.stats().sandboxMemory;
+  assert.ok(memory.peakBytes <= BUDGET, `the sandboxes together reached ${memory.peakBytes / MB} MB, over the ${BUDGET / MB} MB budget`);
+  assert.ok(memory.peakBytes > 200 * MB, `the bombs should have filled most of the budget (peak ${memory.peakBytes / MB} MB)`);
+  let refusedByBudget = 0;
+  for (const outcome of outcomes) {
+    if (outcome.ok) {
+      assert.equal(outcome.value, 25);
+      continue;
+    }
+    assert.equal(outcome.error.kind, 'memory', `a bomb ended with ${outcome.error.kind}: ${outcome.error.message}`);
+    assert.match(outcome.error.message, /384 MB/);
+    assert.match(outcome.error.message, /budget/);
+    refusedByBudget++;
+  }
+  assert.ok(refusedByBudget >= 1, 'four runs cannot all hold 200 MB in a 384 MB budget');
+  // The budget is free again: a normal run gets its memory and works.
+  const after = await own.run(request('console.log("alive"); return 6 * 7;'));
+  assert.ok(after.ok, after.ok ? '' : `${after.error.kind}: ${after.error.message}`);
+  assert.equal(after.value, 42);
+  await own.close();
+  assert.equal(own.stats().sandboxMemory.usedBytes, 0, 'every worker has exited and handed its pages back');
+});
+
+test('a run waiting for memory the budget does not have ends at its deadline with a clear message', { timeout: 30_000 }, async (t) => {
+  // A budget with room for one sandbox: the paused run holds it, the next one cannot even start.
+  const own = createQuickJsEngine({ maxWorkers: 2, poolSize: 0, sandboxMemoryBytes: 24 * MB });
+  t.after(() => own.close());
+  let decide!: () => void;
+  const decided = new Promise<void>((resolve) => (decide = resolve));
+  let asked!: () => void;
+  const askedForApproval = new Promise<void>((resolve) => (asked = resolve));
+  const holder = own.run(
+    request('const hold = new Float64Array(5e5); return (await api.approve.me({})).status;', {
+      limits: { ...LIMITS, memoryBytes: 24 * MB },
+      callApi: (_call, control) =>
+        control.whilePaused(async (): Promise<ApiCallResult> => {
+          asked();
+          await decided;
+          return { data: null, error: null, status: 201 };
+        }),
+    }),
+  );
+  await askedForApproval;
+  const starved = failure(await own.run(request('return 1', { limits: { ...LIMITS, memoryBytes: 24 * MB, timeoutMs: 300 } })));
+  assert.equal(starved.kind, 'timeout');
+  assert.match(starved.message, /memory budget of 24 MB/);
+  decide();
+  const held = await holder;
+  assert.ok(held.ok && held.value === 201, held.ok ? '' : held.error.message);
+});
+
+test('--sandbox-memory-mb: default 384, at least --memory-mb (the error names both flags), passed to the QuickJS engine', async (t) => {
+  const base = { flags: {}, env: {}, file: {}, defaultDataDir: '/data' };
+  assert.equal(resolveSettings(base).settings.sandboxMemoryMb, 384);
+  assert.equal(resolveSettings({ ...base, env: { AIRLOCK_SANDBOX_MEMORY_MB: '1024' } }).settings.sandboxMemoryMb, 1024);
+  assert.equal(resolveSettings({ ...base, file: { sandboxMemoryMb: 512 } }).settings.sandboxMemoryMb, 512);
+  // A larger per-run cap lifts the default budget with it rather than refusing to start.
+  assert.equal(resolveSettings({ ...base, flags: { memoryMb: 1024 } }).settings.sandboxMemoryMb, 1024);
+  assert.throws(
+    () => resolveSettings({ ...base, flags: { memoryMb: 512, sandboxMemoryMb: 300 } }),
+    (error: unknown) => error instanceof SettingError && /--sandbox-memory-mb/.test(error.message) && /--memory-mb/.test(error.message),
+  );
+  assert.throws(() => resolveSettings({ ...base, env: { AIRLOCK_SANDBOX_MEMORY_MB: '8' } }), /AIRLOCK_SANDBOX_MEMORY_MB: 8 is out of range/);
+
+  const settings = { ...resolveSettings(base).settings, sandboxMemoryMb: 500 };
+  const engine = (await createEngine({
+    settings,
+    egress: 'executor',
+    paths: {} as DataPaths,
+    logger: silentLogger,
+    proxy: () => Promise.reject(new Error('QuickJS needs no gate proxy')),
+  })) as QuickJsEngine;
+  t.after(() => engine.close());
+  assert.equal(engine.stats().sandboxMemory.budgetBytes, 500 * MB);
 });

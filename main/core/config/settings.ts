@@ -271,6 +271,17 @@ export const SETTINGS = [
     description: 'memory cap of one execute',
   }),
   def({
+    key: 'sandboxMemoryMb',
+    flag: '--sandbox-memory-mb',
+    valueName: '<mb>',
+    group: 'sandbox',
+    persist: true,
+    parse: integer(16, 65_536, ' MB'),
+    defaultValue: 384,
+    defaultText: '384 (--memory-mb when that is larger)',
+    description: 'memory budget of all QuickJS sandboxes together (the runs in flight share it); at least --memory-mb',
+  }),
+  def({
     key: 'outputKb',
     flag: '--output-kb',
     valueName: '<kb>',
@@ -423,6 +434,7 @@ export interface Settings {
   allowUnrestrictedEgress: boolean;
   timeoutMs: number;
   memoryMb: number;
+  sandboxMemoryMb: number;
   outputKb: number;
   maxConcurrent: number;
   queueSize: number;
@@ -490,5 +502,15 @@ export function resolveSettings(inputs: SettingInputs): ResolvedSettings {
     else if (s.defaultValue !== undefined) values[s.key] = s.defaultValue;
     sources[s.key] = 'default';
   }
-  return { settings: values as unknown as Settings, sources };
+  const settings = values as unknown as Settings;
+  // One run alone must be able to reach its own cap: the shared budget is at least one run's.
+  if (settings.sandboxMemoryMb < settings.memoryMb) {
+    if (sources.sandboxMemoryMb !== 'default') {
+      throw new SettingError(
+        `--sandbox-memory-mb (${settings.sandboxMemoryMb} MB) must be at least --memory-mb (${settings.memoryMb} MB): the sandboxes' shared budget has to hold one run at its cap`,
+      );
+    }
+    settings.sandboxMemoryMb = settings.memoryMb;
+  }
+  return { settings, sources };
 }

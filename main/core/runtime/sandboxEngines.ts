@@ -29,8 +29,15 @@ export async function createEngine(req: EngineRequest): Promise<SandboxEngine> {
       case 'quickjs':
         // Workers running code are bounded by the cores (more buys no throughput,
         // only memory); a worker whose run waits for a person does not count, so
-        // an approval never stalls other runs. The caps bound the rest.
-        return createQuickJsEngine({ logger: log, maxWorkers: Math.min(req.settings.maxConcurrent, Math.max(2, availableParallelism())), poolSize: 1 });
+        // an approval never stalls other runs. The caps bound the rest, and the
+        // wasm memory of all sandboxes together stays within --sandbox-memory-mb.
+        return createQuickJsEngine({
+          logger: log,
+          maxWorkers: Math.min(req.settings.maxConcurrent, Math.max(2, availableParallelism())),
+          poolSize: 1,
+          memoryBytes: req.settings.memoryMb * 1024 * 1024,
+          sandboxMemoryBytes: req.settings.sandboxMemoryMb * 1024 * 1024,
+        });
       case 'node': {
         // Subprocess engines load only when chosen: QuickJS start-up stays lean.
         const { createNodeEngine } = await import('../sandbox/node/nodeEngine.ts');

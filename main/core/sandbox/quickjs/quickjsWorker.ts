@@ -11,7 +11,15 @@
 //   globals, nothing else: no module loader, no timers, no host objects. API
 //   calls leave as messages to the host and come back as JSON text.
 // - Memory is capped by the wasm memory's maximum (the engine, not QuickJS's
-//   allocator accounting, refuses to grow it) plus QuickJS's own limit.
+//   allocator accounting, refuses to grow it) plus QuickJS's own limit, and
+//   by the engine's budget shared with the other workers: an instance's
+//   initial pages and every growth are reserved in this worker's budget cell
+//   first (see protocol.ts `reservePages`); a refused growth is an ordinary
+//   out-of-memory for the guest, reported as the shared budget being full.
+//   Pages come back when an instance is garbage collected, and all of this
+//   worker's pages when it exits (the host zeroes its cell). An instance that
+//   grew is never dropped in place: the worker asks to be replaced, so its
+//   memory returns with the thread rather than whenever a GC runs.
 // - The interrupt handler stops guest code when the shared deadline passes,
 //   the host cancels, or the output budget is spent; that error cannot be
 //   caught by the guest.
@@ -23,6 +31,7 @@ import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } from 'quick
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
 import type { ApiCallRequest, ConsoleEntry, ConsoleLevel, RunError, RunErrorKind } from '../engine.ts';
 import {
+  BUDGET_GENERATION,
   CANCEL_ABORTED,
   CANCEL_NONE,
   CANCEL_TIMEOUT,
@@ -30,6 +39,8 @@ import {
   WASM_PAGE,
   controlViews,
   formatBytes,
+  releasePages,
+  reservePages,
   type HostToWorker,
   type ResolvedLimits,
   type WorkerData,
@@ -48,14 +59,24 @@ const port = parentPort;
 if (!port) throw new Error('quickjsWorker must run in a worker thread');
 const init = workerData as WorkerData;
 const control = controlViews(init.control);
+const budget = new Int32Array(init.budget.cells);
+const budgetCell = init.budget.cell;
+const budgetPages = init.budget.pages;
 
 const CONSOLE_FLUSH_ENTRIES = 256;
 const CONSOLE_FLUSH_BYTES = 64 * 1024;
 /** Buffered console lines older than this are sent even while the guest keeps computing. */
 const CONSOLE_FLUSH_MS = 20;
 const STACK_FRAMES_KEPT = 12;
-/** An instance serves at most this many runs (each in its own runtime) before a new one is made. */
-const MAX_RUNS_PER_INSTANCE = 100;
+/**
+ * An instance serves at most this many runs (each in its own runtime) before a
+ * new one is made. The old one is garbage until V8 collects it, and its pages
+ * stay counted in the budget until then: at 100 runs an instance, a worker
+ * held up to 14 dead 16 MB instances (224 MB of the budget) between
+ * collections; at 1,000, one or two. A heap that grows is replaced at once
+ * whatever this count (REUSE_MAX_BYTES).
+ */
+const MAX_RUNS_PER_INSTANCE = 1000;
 /** An instance whose heap grew past this is not reused. */
 const REUSE_MAX_BYTES = WASM_MIN_PAGES * WASM_PAGE + 8 * 1024 * 1024;
 /** Error messages longer than this are cut: they go back to a model, not into a log. */
@@ -64,16 +85,28 @@ const LEVELS = new Set<ConsoleLevel>(['log', 'info', 'warn', 'error', 'debug']);
 
 /** Thrown by the guarded allocator when the wasm heap cannot grow: the cap was hit. */
 class WasmOutOfMemory extends Error {}
+/** A new instance's initial pages do not fit in the budget the workers share. */
+class BudgetExhausted extends Error {}
+
+/** Pages an instance holds in this worker's budget cell; handed back once the instance is collected. */
+interface Accounting {
+  pages: number;
+}
 
 interface Instance {
   module: QuickJSWASMModule;
   memory: WasmMemory;
   maxPages: number;
-  /** The heap asked to grow past the cap (and no smaller growth succeeded since). */
-  growRefused: boolean;
+  /** Why the heap's last growth was refused (cleared when a smaller growth succeeds): its own cap or the shared budget. */
+  refused?: 'cap' | 'budget';
+  accounting: Accounting;
   /** Runs this instance has served, each with its own runtime and context. */
   runs: number;
 }
+
+// An instance dropped in place (after MAX_RUNS_PER_INSTANCE runs, or a spare sized for another cap) keeps its
+// memory until V8 collects it: its pages stay counted until then.
+const collected = new FinalizationRegistry<Accounting>((accounting) => releasePages(budget, budgetCell, accounting.pages));
 
 /**
  * A sandbox made ready before a run needs it: a fresh runtime and context on
@@ -143,18 +176,34 @@ function guardAllocator(module: QuickJSWASMModule): void {
 }
 
 async function createInstance(maxPages: number): Promise<Instance> {
-  const memory = new Wasm.Memory({ initial: WASM_MIN_PAGES, maximum: maxPages });
-  const instance = { memory, maxPages, growRefused: false, runs: 0 } as Instance;
-  // The engine refuses to grow past the maximum; noting it tells "out of memory" apart from other failures.
+  if (!reservePages(budget, budgetCell, WASM_MIN_PAGES, budgetPages)) throw new BudgetExhausted('sandbox memory budget exhausted');
+  const accounting: Accounting = { pages: WASM_MIN_PAGES };
+  let memory: WasmMemory;
+  try {
+    memory = new Wasm.Memory({ initial: WASM_MIN_PAGES, maximum: maxPages });
+  } catch (error) {
+    releasePages(budget, budgetCell, WASM_MIN_PAGES);
+    throw error;
+  }
+  collected.register(memory, accounting);
+  const instance = { memory, maxPages, accounting, runs: 0 } as Instance;
+  // Every growth is reserved in the shared budget first; the engine refuses to grow past the maximum.
+  // Noting which refused tells "out of memory" apart from other failures and says which limit it was.
   // (The allocator retries smaller sizes after a refusal, so a later success clears the mark.)
   const grow = memory.grow.bind(memory);
   memory.grow = (deltaPages: number) => {
+    if (!reservePages(budget, budgetCell, deltaPages, budgetPages)) {
+      instance.refused = 'budget';
+      throw new RangeError('the sandboxes together are at their memory budget');
+    }
     try {
       const previous = grow(deltaPages);
-      instance.growRefused = false;
+      accounting.pages += deltaPages;
+      instance.refused = undefined;
       return previous;
     } catch (error) {
-      instance.growRefused = true;
+      releasePages(budget, budgetCell, deltaPages);
+      instance.refused = 'cap';
       throw error;
     }
   };
@@ -220,7 +269,7 @@ function prepareSpare(maxPages: number, after?: Run): void {
  */
 function release(run: Run): Instance | undefined {
   const { instance, sandbox } = run;
-  const reusable = !run.poisoned && !instance.growRefused && instance.runs < MAX_RUNS_PER_INSTANCE && instance.memory.buffer.byteLength <= REUSE_MAX_BYTES;
+  const reusable = !run.poisoned && memorySound(instance) && instance.runs < MAX_RUNS_PER_INSTANCE;
   if (!reusable) return undefined;
   try {
     for (const deferred of run.calls.values()) deferred.dispose();
@@ -253,6 +302,24 @@ function pagesFor(limits: ResolvedLimits): number {
   return Math.ceil(limits.memoryBytes / WASM_PAGE);
 }
 
+/** The heap never hit a limit and stayed small: the instance may serve another run. */
+function memorySound(instance: Instance): boolean {
+  return instance.refused === undefined && instance.memory.buffer.byteLength <= REUSE_MAX_BYTES;
+}
+
+const budgetText = () => `shared memory budget of ${formatBytes(budgetPages * WASM_PAGE)}`;
+
+function memoryFailure(instance: Instance | undefined, limits: ResolvedLimits): WorkerOutcome {
+  if (instance?.refused === 'budget') {
+    const held = formatBytes(instance.memory.buffer.byteLength);
+    return failure(
+      'memory',
+      `Memory limit exceeded: the sandboxes running at once reached their ${budgetText()} (this run held ${held}; its own cap is ${formatBytes(limits.memoryBytes)}). Retry when fewer runs are in flight, or use less memory`,
+    );
+  }
+  return failure('memory', `Memory limit of ${formatBytes(limits.memoryBytes)} exceeded`);
+}
+
 // ---- messages of a run -------------------------------------------------------
 
 function failure(kind: RunErrorKind, message: string, stack?: string): WorkerOutcome {
@@ -269,7 +336,7 @@ function limitFailure(run: Run, kind: RunErrorKind): WorkerOutcome {
     case 'output':
       return failure('output', `Output limit of ${formatBytes(limits.outputBytes)} exceeded (console output plus the return value)`);
     case 'memory':
-      return failure('memory', `Memory limit of ${formatBytes(limits.memoryBytes)} exceeded`);
+      return memoryFailure(run.instance, limits);
     case 'stack':
       return failure('stack', 'Maximum call stack size exceeded');
     default:
@@ -287,7 +354,7 @@ function scrub(text: string): string {
 
 function memoryAtCap(run: Run): boolean {
   const { instance } = run;
-  return instance.growRefused || instance.memory.buffer.byteLength + 2 * WASM_PAGE > instance.maxPages * WASM_PAGE;
+  return instance.refused !== undefined || instance.memory.buffer.byteLength + 2 * WASM_PAGE > instance.maxPages * WASM_PAGE;
 }
 
 function hostFailure(run: Run, error: unknown): WorkerOutcome {
@@ -582,9 +649,25 @@ function pump(run: Run): void {
   }
 }
 
+/**
+ * The heap only grows through the wrapped `memory.grow` (emscripten's resize
+ * hook); should it ever grow another way, count the difference anyway and
+ * retire the instance, so the budget never under-counts.
+ */
+function reconcile(run: Run): void {
+  const { instance } = run;
+  const actual = instance.memory.buffer.byteLength / WASM_PAGE;
+  if (actual === instance.accounting.pages) return;
+  const missing = actual - instance.accounting.pages;
+  Atomics.add(budget, budgetCell, missing);
+  instance.accounting.pages = actual;
+  run.poisoned = true;
+}
+
 function finish(run: Run, outcome: WorkerOutcome): void {
   if (run.finished) return;
   run.finished = true;
+  reconcile(run);
   run.sandbox.binding.run = undefined;
   if (current === run) current = undefined;
   flushConsole(run);
@@ -595,16 +678,61 @@ function finish(run: Run, outcome: WorkerOutcome): void {
     outcome: final,
     consoleTruncated: run.consoleTruncated,
     wasmBytes: run.instance.memory.buffer.byteLength,
-    recycle: run.poisoned,
+    // A heap that hit a limit or grew is not dropped in place: the thread's exit hands its memory back at once.
+    recycle: run.poisoned || !memorySound(run.instance),
   });
   // Prepare the next sandbox while idle (on this instance if it is sound, else on a new one).
   announceWhenReady(run.instance.maxPages, run);
 }
 
+/** The run whose start waits for budget pages (a cancel wakes the wait). */
+let waitingSeq: number | undefined;
+
+/**
+ * A sandbox for the run. When the budget has no room for a new instance's
+ * initial pages, the run waits for pages to come back (a finished run's worker
+ * exiting, an old instance collected) until it is cancelled or its deadline
+ * passes: the code has not started, so waiting is better than failing.
+ */
+async function sandboxFor(message: RunMessage): Promise<Sandbox | 'aborted' | 'timeout'> {
+  const pages = pagesFor(message.limits);
+  for (;;) {
+    const generation = Atomics.load(budget, BUDGET_GENERATION);
+    try {
+      return await takeSandbox(pages);
+    } catch (error) {
+      if (!(error instanceof BudgetExhausted)) throw error;
+    }
+    const cancel = Atomics.load(control.cancel, 0);
+    if (cancel !== CANCEL_NONE) return cancel === CANCEL_ABORTED ? 'aborted' : 'timeout';
+    const remaining = Number(Atomics.load(control.deadline, 0) - BigInt(Date.now()));
+    if (remaining <= 0) return 'timeout';
+    waitingSeq = message.seq;
+    try {
+      const waited = Atomics.waitAsync(budget, BUDGET_GENERATION, generation, remaining);
+      if (waited.async) await waited.value;
+    } finally {
+      waitingSeq = undefined;
+    }
+  }
+}
+
 async function startRun(message: RunMessage): Promise<void> {
   let sandbox: Sandbox;
   try {
-    sandbox = await takeSandbox(pagesFor(message.limits));
+    const got = await sandboxFor(message);
+    if (got === 'aborted' || got === 'timeout') {
+      const outcome =
+        got === 'aborted'
+          ? failure('aborted', 'Execution was aborted')
+          : failure(
+              'timeout',
+              `Execution timed out after ${message.limits.timeoutMs} ms waiting for sandbox memory: the runs in flight hold all of the ${budgetText()}`,
+            );
+      post({ type: 'done', seq: message.seq, outcome, consoleTruncated: false, wasmBytes: 0, recycle: false });
+      return;
+    }
+    sandbox = got;
   } catch (error) {
     const text = error instanceof Error ? error.message : String(error);
     post({
@@ -633,7 +761,7 @@ async function startRun(message: RunMessage): Promise<void> {
     const text = error instanceof Error ? error.message : String(error);
     const outcome =
       error instanceof WasmOutOfMemory
-        ? failure('memory', `Memory limit of ${formatBytes(message.limits.memoryBytes)} exceeded`)
+        ? memoryFailure(sandbox.instance, message.limits)
         : failure('internal', `The QuickJS engine could not start: ${scrub(text)}`);
     post({ type: 'done', seq: message.seq, outcome, consoleTruncated: false, wasmBytes: sandbox.instance.memory.buffer.byteLength, recycle: true });
     return;
@@ -667,6 +795,9 @@ port.on('message', (message: HostToWorker) => {
       if (current && current.seq === message.seq) {
         const cancel = Atomics.load(control.cancel, 0);
         finish(current, limitFailure(current, cancel === CANCEL_ABORTED ? 'aborted' : 'timeout'));
+      } else if (waitingSeq === message.seq) {
+        // The run is still waiting for budget pages: wake it (it reads the cancel flag).
+        Atomics.notify(budget, BUDGET_GENERATION);
       }
       break;
   }

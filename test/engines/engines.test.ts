@@ -1,18 +1,26 @@
 // execute through a real MCP client on each subprocess engine and egress
 // mode: the client reaches the API through the gate proxy, the tool
 // description says what bounds the sandbox, and the unbounded mode is
-// bannered.
+// bannered. The deno case needs Deno, the wrapper case srt's tools: where
+// they are missing, that case is skipped saying what to install (a failure
+// under AIRLOCK_REQUIRE_ALL=1).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve } from '../helpers/processes.ts';
 import { httpClient, execute } from '../helpers/mcpClients.ts';
 import { echoFixture } from '../helpers/echoApi.ts';
+import { DENO, requireTools, SRT, type SystemNeed } from '../helpers/systemTools.ts';
 
 const KEY = 'sk_engine_CANARY_0123456789ab';
 
-const cases: { name: string; args: string[]; boundary: RegExp; banner?: RegExp }[] = [
-  { name: 'deno, egress executor', args: ['--engine', 'deno'], boundary: /Deno.*--allow-net/s },
-  { name: 'node, egress wrapper (srt)', args: ['--engine', 'node', '--egress', 'wrapper'], boundary: /srt wrapper lets the sandbox reach only the gate/ },
+const cases: { name: string; args: string[]; boundary: RegExp; banner?: RegExp; needs?: SystemNeed }[] = [
+  { name: 'deno, egress executor', args: ['--engine', 'deno'], boundary: /Deno.*--allow-net/s, needs: DENO },
+  {
+    name: 'node, egress wrapper (srt)',
+    args: ['--engine', 'node', '--egress', 'wrapper'],
+    boundary: /srt wrapper lets the sandbox reach only the gate/,
+    needs: SRT,
+  },
   {
     name: 'node, egress none (bannered)',
     args: ['--engine', 'node', '--egress', 'none'],
@@ -23,6 +31,7 @@ const cases: { name: string; args: string[]; boundary: RegExp; banner?: RegExp }
 
 for (const c of cases) {
   test(`execute on ${c.name}`, async (t) => {
+    if (c.needs && !requireTools(t, c.needs)) return;
     const { dir, echo, spec } = await echoFixture(t);
     const server = await serve(dir, ['--spec', spec, '--auth', 'bearer', '--timeout-ms', '10000', ...c.args], { AIRLOCK_API_KEY: KEY });
     const client = await httpClient(server.mcpUrl, server.token);

@@ -1,0 +1,118 @@
+// `npm test` never hangs, and on a machine without the system tools a test
+// says what to install instead of failing. Proved here on this machine by
+// taking the tools off PATH (the code under test finds them on PATH too) and
+// running the real tests in a child process:
+// - the srt tests without bubblewrap, socat and ripgrep skip with one line
+//   naming the apt packages, and the run passes; with AIRLOCK_REQUIRE_ALL=1
+//   (as in CI) the same run fails with that line;
+// - the keychain tier without gnome-keyring, dbus and gdbus does the same;
+// each within a deadline. And every `node --test` in package.json carries
+// the flags that bound a test and a leaked handle.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
+import { ROOT } from '../helpers/paths.ts';
+import { pathWithout } from '../helpers/systemTools.ts';
+
+const SRT_LINE = 'needs bubblewrap socat ripgrep (apt-get install bubblewrap socat ripgrep)';
+const KEYRING_LINE = 'needs gnome-keyring dbus libglib2.0-bin (apt-get install gnome-keyring dbus libglib2.0-bin)';
+/** What a run with the tools hidden may take, at most (it takes seconds). */
+const DEADLINE_MS = 90_000;
+
+interface Ran {
+  code: number | null;
+  output: string;
+  ms: number;
+  timedOut: boolean;
+}
+
+/** Runs a command with the given tools hidden from PATH; kills its process group at the deadline. */
+function runWithout(hidden: string[], command: string, args: string[], env: Record<string, string | undefined>): Promise<Ran> {
+  const stripped = pathWithout(hidden);
+  const childEnv: Record<string, string> = {};
+  // NODE_TEST_CONTEXT would make the child `node --test` report to this runner instead of printing.
+  const merged = { ...process.env, NODE_TEST_CONTEXT: undefined, FORCE_COLOR: undefined, NO_COLOR: '1', ...env };
+  for (const [k, v] of Object.entries(merged)) if (v !== undefined) childEnv[k] = v;
+  // This Node first (the scripts call `node`), then the PATH without the tools.
+  childEnv.PATH = [dirname(process.execPath), stripped.path].join(delimiter);
+  const started = Date.now();
+  return new Promise<Ran>((resolve, reject) => {
+    const child = spawn(command, args, { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let output = '';
+    let timedOut = false;
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }, DEADLINE_MS);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      stripped.cleanup();
+      reject(error);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      stripped.cleanup();
+      resolve({ code, output, ms: Date.now() - started, timedOut });
+    });
+  });
+}
+
+const nodeTest = (file: string) => ['--test', '--test-timeout=60000', '--test-force-exit', '--test-reporter=spec', join(ROOT, 'test', 'engines', file)];
+
+function assertBounded(run: Ran): void {
+  assert.equal(run.timedOut, false, `still running after ${DEADLINE_MS} ms:\n${run.output}`);
+  assert.ok(run.ms < DEADLINE_MS);
+}
+
+test('without bubblewrap, socat and ripgrep, the srt tests skip with one line naming the apt packages, and pass', async () => {
+  const run = await runWithout(['bwrap', 'socat', 'rg'], process.execPath, nodeTest('srtWrapper.test.ts'), { AIRLOCK_REQUIRE_ALL: undefined });
+  assertBounded(run);
+  assert.equal(run.code, 0, run.output);
+  const lines = run.output.split('\n').filter((line) => line.includes('needs bubblewrap'));
+  assert.equal(lines.length, 1, run.output);
+  assert.match(lines[0]!, /^﹣ srt on this machine \([\d.]+ms\) # skip: needs bubblewrap socat ripgrep \(apt-get install bubblewrap socat ripgrep\)$/);
+  assert.match(run.output, /^ℹ fail 0$/m);
+  assert.match(run.output, /^ℹ pass [1-9]/m, 'the policy tests, which need no tools, still run');
+});
+
+test('…and with AIRLOCK_REQUIRE_ALL=1 (as in CI) the same run fails with that line', async () => {
+  const run = await runWithout(['bwrap', 'socat', 'rg'], process.execPath, nodeTest('srtWrapper.test.ts'), { AIRLOCK_REQUIRE_ALL: '1' });
+  assertBounded(run);
+  assert.equal(run.code, 1, run.output);
+  assert.ok(run.output.includes(`${SRT_LINE} [missing: bwrap, socat, rg;`), run.output);
+  assert.match(run.output, /^ℹ fail 1$/m);
+  assert.doesNotMatch(run.output, /# skip: needs bubblewrap/);
+});
+
+test('without gnome-keyring, dbus and gdbus, the keychain tier says what to install and passes; with AIRLOCK_REQUIRE_ALL=1 it fails', async () => {
+  const hidden = ['dbus-run-session', 'gnome-keyring-daemon', 'gdbus'];
+  const script = join(ROOT, 'test', 'helpers', 'keychain-e2e.sh');
+  const plain = await runWithout(hidden, 'bash', [script], { AIRLOCK_REQUIRE_ALL: undefined });
+  assertBounded(plain);
+  assert.equal(plain.code, 0, plain.output);
+  assert.equal(plain.output, `the keychain test: skip: ${KEYRING_LINE}\n`);
+  const required = await runWithout(hidden, 'bash', [script], { AIRLOCK_REQUIRE_ALL: '1' });
+  assertBounded(required);
+  assert.equal(required.code, 1, required.output);
+  assert.ok(required.output.startsWith(`the keychain test: ${KEYRING_LINE} [missing: dbus-run-session, gnome-keyring-daemon, gdbus;`), required.output);
+});
+
+test('every node --test in package.json has a per-test deadline and exits even if a handle leaks', () => {
+  const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const runs = Object.entries(scripts).filter(([, command]) => command.includes('node --test'));
+  assert.ok(runs.length >= 4);
+  for (const [name, command] of runs) {
+    assert.match(command, /--test-timeout=\d+/, `${name} has no --test-timeout`);
+    assert.match(command, /--test-force-exit/, `${name} has no --test-force-exit`);
+  }
+  const keychain = readFileSync(join(ROOT, 'test', 'helpers', 'keychain-e2e.sh'), 'utf8');
+  assert.match(keychain, /timeout .*node --test --test-timeout=\d+ --test-force-exit/);
+});
