@@ -5,33 +5,25 @@ import assert from 'node:assert/strict';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser } from 'playwright-core';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { serve, type Served } from '../helpers/processes.ts';
-import { httpClient, execute } from '../helpers/mcpClients.ts';
-import { tempDir } from '../helpers/paths.ts';
-import { launchBrowser, signedInPage, nav, approvalDialog, chromiumMissing } from '../helpers/browser.ts';
+import { execute } from '../helpers/mcpClients.ts';
+import { startUiFixture, type UiFixture, signedInPage, nav, approvalDialog, chromiumMissing } from '../helpers/browser.ts';
 
 const skip = chromiumMissing();
 const SCREENS = ['Overview', 'Approvals', 'Activity', 'Logs', 'Engine', 'APIs', 'Settings'] as const;
 let browser: Browser;
-let server: Served;
 let client: Client;
 let dataDir: string;
-let cleanup: () => void;
+
+let fx: UiFixture;
 
 before(async () => {
   if (skip) return;
-  ({ dir: dataDir, cleanup } = tempDir());
-  server = await serve(dataDir, ['--ui']);
-  client = await httpClient(server.mcpUrl, server.token, 'axe-client');
-  browser = await launchBrowser();
+  fx = await startUiFixture([], 'axe-client');
+  ({ browser, client, dataDir } = fx);
 });
 
 after(async () => {
-  if (skip) return;
-  await browser?.close();
-  await client?.close();
-  await server?.stop();
-  cleanup?.();
+  await fx?.close();
 });
 
 for (const scheme of ['light', 'dark'] as const) {

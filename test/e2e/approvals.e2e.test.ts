@@ -6,17 +6,13 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { serve, type Served } from '../helpers/processes.ts';
-import { httpClient, execute } from '../helpers/mcpClients.ts';
-import { tempDir } from '../helpers/paths.ts';
-import { launchBrowser, signedInPage, nav, approvalDialog, chromiumMissing } from '../helpers/browser.ts';
+import { execute } from '../helpers/mcpClients.ts';
+import { startUiFixture, type UiFixture, signedInPage, nav, approvalDialog, chromiumMissing } from '../helpers/browser.ts';
 
 const skip = chromiumMissing();
 let browser: Browser;
-let server: Served;
 let client: Client;
 let dataDir: string;
-let cleanup: () => void;
 let page: Page;
 
 const createEvent = (title: string) =>
@@ -35,21 +31,17 @@ const countTitled = async (title: string) =>
 /** Focus moves to Deny when an item becomes the head: wait for it before pressing keys. */
 const denyFocused = (p: Page) => p.locator('button:focus', { hasText: /^Deny$/ }).waitFor({ timeout: 10_000 });
 
+let fx: UiFixture;
+
 before(async () => {
   if (skip) return;
-  ({ dir: dataDir, cleanup } = tempDir());
-  server = await serve(dataDir, ['--ui', '--approval-timeout-ms', '4000']);
-  client = await httpClient(server.mcpUrl, server.token, 'e2e-client');
-  browser = await launchBrowser();
+  fx = await startUiFixture(['--approval-timeout-ms', '4000'], 'e2e-client');
+  ({ browser, client, dataDir } = fx);
   page = await signedInPage(browser, dataDir);
 });
 
 after(async () => {
-  if (skip) return;
-  await browser?.close();
-  await client?.close();
-  await server?.stop();
-  cleanup?.();
+  await fx?.close();
 });
 
 test('Allow once: the script gets the created event and the API holds exactly one', { skip, timeout: 60_000 }, async () => {

@@ -2,16 +2,47 @@
 // playwright-core (no browser download), a signed-in page on the web UI of a
 // spawned `airlock serve --ui`, and a page object for the screens. Waits are
 // on the page's own state (roles, names, text), each with a deadline.
-import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { runCliToEnd } from './processes.ts';
-import { skipUnless } from './systemTools.ts';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { CHROMIUM as CHROMIUM_NEED, skipUnlessTools } from './systemTools.ts';
+import { serve, type Served } from './processes.ts';
+import { httpClient } from './mcpClients.ts';
+import { tempDir } from './paths.ts';
 
 export const CHROMIUM = process.env.AIRLOCK_CHROMIUM ?? '/usr/bin/chromium';
 
 /** Skip reason when Chromium is missing (a failure instead under AIRLOCK_REQUIRE_ALL=1). */
 export function chromiumMissing(): string | false {
-  return existsSync(CHROMIUM) ? false : skipUnless([CHROMIUM], 'apt-get install chromium', 'the browser tests');
+  return skipUnlessTools(CHROMIUM_NEED);
+}
+
+/** What a browser test runs against: `airlock serve --ui` in a temp data dir, an MCP client over HTTP, and Chromium. */
+export interface UiFixture {
+  dataDir: string;
+  server: Served;
+  client: Client;
+  browser: Browser;
+  close(): Promise<void>;
+}
+
+export async function startUiFixture(serveArgs: string[], clientName: string): Promise<UiFixture> {
+  const { dir: dataDir, cleanup } = tempDir();
+  const server = await serve(dataDir, ['--ui', ...serveArgs]);
+  const client = await httpClient(server.mcpUrl, server.token, clientName);
+  const browser = await launchBrowser();
+  return {
+    dataDir,
+    server,
+    client,
+    browser,
+    async close() {
+      await browser.close();
+      await client.close();
+      await server.stop();
+      cleanup();
+    },
+  };
 }
 
 export async function launchBrowser(): Promise<Browser> {

@@ -173,15 +173,6 @@ export function skipUnlessTools(needs: SystemNeed | SystemNeed[]): string | fals
 const reported = new Set<string>();
 
 /**
- * skipUnlessTools for a need given inline (test/helpers/browser.ts uses it):
- * `missing` are the absent things, `install` the command that provides them.
- */
-export function skipUnless(missing: string[], install: string, why: string): string | false {
-  if (missing.length === 0) return false;
-  return skipUnlessTools({ why, check: () => missing, packages: install.replace(/^(apt-get install|npm i) /, ''), install });
-}
-
-/**
  * A PATH with these executables taken out: each PATH directory that holds
  * one of them is replaced by a temp directory of symlinks to everything else
  * in it. For tests of what happens on a machine without the tools.

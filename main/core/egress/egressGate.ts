@@ -76,7 +76,7 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
   const origin = new URL(api.baseUrl);
   const basePath = origin.pathname.replace(/\/+$/, '');
   const pins = new Map<string, { pinned: PinnedAddress; until: number }>();
-  const operationPolicies = (api.profile as Profile & { operationPolicies?: Record<string, 'ask' | 'allow' | 'deny'> }).operationPolicies ?? {};
+  const operationPolicies = api.profile.operationPolicies ?? {};
   const policyProfile = {
     name: api.profile.name,
     policy: api.profile.policy,

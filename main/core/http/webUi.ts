@@ -4,43 +4,18 @@
 // control token, not the MCP token). Calls must come from this origin: they
 // carry a custom header (so a cross-site page cannot forge one without a
 // preflight it would fail) and, when the browser sends one, this Origin.
-import { readFile, realpath } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { extname, join, resolve, sep } from 'node:path';
+import { extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readBody, sendJson, type Route } from './loopbackServer.ts';
 import { sessionCookie, UI_COOKIE, type UiSessions } from './uiSessions.ts';
 import { createControlRoutes, type ControlRoutesOptions } from '../control/controlRoutes.ts';
+import { UI_CSP, contentType, readUiFile } from './uiFiles.ts';
 import { AirlockError } from '../errors.ts';
 
 /** Where `npm run build` puts the renderer. */
 export const DEFAULT_UI_DIR = fileURLToPath(new URL('../../../out/renderer', import.meta.url));
-
-export const UI_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  // React sets style properties, xterm.js injects its own stylesheet.
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.woff2': 'font/woff2',
-  '.json': 'application/json',
-};
 
 export interface WebUiOptions extends Omit<ControlRoutesOptions, 'prefix' | 'auth'> {
   sessions: UiSessions;
@@ -78,26 +53,19 @@ export function createWebUiRoutes(options: WebUiOptions): Route[] {
 
   async function serveFile(res: ServerResponse, pathname: string): Promise<void> {
     const relative = decodeURIComponent(pathname.slice('/ui/'.length)) || 'index.html';
-    const file = resolve(dir, relative);
-    if (file !== dir && !file.startsWith(dir + sep)) return sendJson(res, 404, { error: { code: 'not_found', message: 'no such file' } });
-    let body: Buffer;
-    try {
-      const real = await realpath(file);
-      if (!real.startsWith(dir + sep)) throw new Error('outside');
-      body = await readFile(real);
-    } catch {
+    const found = await readUiFile(dir, relative);
+    if (!found) {
       // Unknown paths get the app (it routes by hash); missing assets get a 404.
-      if (extname(relative)) return sendJson(res, 404, { error: { code: 'not_found', message: 'no such file' } });
+      if (extname(relative) || relative === 'index.html') return sendJson(res, 404, { error: { code: 'not_found', message: 'no such file' } });
       return serveFile(res, '/ui/index.html');
     }
-    const type = TYPES[extname(file)] ?? 'application/octet-stream';
     res.writeHead(200, {
-      'content-type': type,
-      'content-length': body.length,
-      'cache-control': extname(file) === '.html' ? 'no-store' : 'public, max-age=31536000, immutable',
+      'content-type': contentType(found.file),
+      'content-length': found.body.length,
+      'cache-control': extname(found.file) === '.html' ? 'no-store' : 'public, max-age=31536000, immutable',
       ...securityHeaders(),
     });
-    res.end(body);
+    res.end(found.body);
   }
 
   async function login(req: IncomingMessage, res: ServerResponse): Promise<void> {

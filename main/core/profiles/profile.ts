@@ -40,6 +40,8 @@ export const profileFileSchema = z
     allowPrivateNetwork: z.boolean().default(false),
     /** operationIds treated as mutations even when their method is a read (x-airlock-mutation). */
     mutations: z.array(z.string().min(1)).default([]),
+    /** Per-operation policy, overriding the profile's for that operationId (reads included). */
+    operationPolicies: z.record(z.string().min(1), z.enum(MUTATION_POLICIES)).default({}),
   })
   .strict();
 
@@ -56,6 +58,8 @@ export interface Profile {
   readOnly: boolean;
   allowPrivateNetwork: boolean;
   mutations: string[];
+  /** Per-operation policy (operationId → allow | ask | deny), overriding the profile's. */
+  operationPolicies?: Record<string, MutationPolicy>;
   /** Where it came from: a built-in preset, a file in the data dir, or the command line. */
   origin: 'preset' | 'file' | 'adhoc';
   file?: string;
@@ -73,5 +77,6 @@ export function profileToFile(p: Profile) {
     readOnly: p.readOnly,
     allowPrivateNetwork: p.allowPrivateNetwork,
     mutations: p.mutations,
+    ...(p.operationPolicies && Object.keys(p.operationPolicies).length > 0 ? { operationPolicies: p.operationPolicies } : {}),
   };
 }

@@ -43,6 +43,7 @@ export function readProfileFile(file: string, name: string): Profile {
     readOnly: p.readOnly,
     allowPrivateNetwork: p.allowPrivateNetwork,
     mutations: p.mutations,
+    operationPolicies: p.operationPolicies,
     origin: 'file',
     file,
   };

@@ -43,7 +43,7 @@ export function createControlHandlers(c: HandlerDeps): ControlHandlers {
   const profileView = (p: Profile, error?: string) => ({
     name: p.name,
     ...profileToFile(p),
-    operationPolicies: (p as Profile & { operationPolicies?: Record<string, 'ask' | 'allow' | 'deny'> }).operationPolicies ?? {},
+    operationPolicies: p.operationPolicies ?? {},
     origin: p.origin,
     active: p.name === activeProfile,
     ...(error ? { error } : {}),
@@ -104,6 +104,7 @@ export function createControlHandlers(c: HandlerDeps): ControlHandlers {
         readOnly: input.readOnly ?? false,
         allowPrivateNetwork: input.allowPrivateNetwork ?? false,
         mutations: input.mutations ?? [],
+        ...(input.operationPolicies ? { operationPolicies: input.operationPolicies } : {}),
         origin: 'file',
       });
       return { file, restartRequired: input.name === activeProfile };
@@ -113,7 +114,7 @@ export function createControlHandlers(c: HandlerDeps): ControlHandlers {
 
     'profiles.operations': ({ name, query }) => {
       if (name && name !== activeProfile) throw new AirlockError('usage', `profile '${name}' is not the active one; its operations are listed once it is`);
-      const policies = (c.core.api.profile as Profile & { operationPolicies?: Record<string, 'ask' | 'allow' | 'deny'> }).operationPolicies ?? {};
+      const policies = c.core.api.profile.operationPolicies ?? {};
       const needle = query?.trim().toLowerCase();
       return c.core.api.catalogue.operations
         .filter((op) => !needle || `${op.id} ${op.call} ${op.method} ${op.path} ${op.summary ?? ''}`.toLowerCase().includes(needle))

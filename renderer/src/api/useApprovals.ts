@@ -2,7 +2,7 @@
 // An item leaves when the core confirms its decision (never optimistically);
 // answered items stay briefly visible with what happened (decided here,
 // elsewhere, timed out, withdrawn by the client).
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { ApprovalDecision, PendingApproval } from '../../../contract/approvals.ts';
 import { useControl } from './ControlProvider.tsx';
 import { useControlEvents } from './hooks.ts';
@@ -17,6 +17,9 @@ export function useApprovals(): { pending: PendingApproval[]; settled: Settled[]
   const [pending, setPending] = useState<PendingApproval[]>([]);
   const [settled, setSettled] = useState<Settled[]>([]);
   const [loaded, setLoaded] = useState(false);
+  // The queue as last rendered, so a decision can be moved to `settled` without side effects inside a state updater.
+  const current = useRef<PendingApproval[]>([]);
+  current.current = pending;
   useEffect(() => {
     let live = true;
     api.call('approvals.list', {}).then(
@@ -35,11 +38,9 @@ export function useApprovals(): { pending: PendingApproval[]; settled: Settled[]
     for (const e of events) {
       if (e.type === 'approval-requested') setPending((current) => merge(current, [e.approval]));
       if (e.type === 'approval-decided') {
-        setPending((current) => {
-          const gone = current.find((p) => p.id === e.id);
-          if (gone) setSettled((s) => [{ approval: gone, decision: e.decision }, ...s].slice(0, 20));
-          return current.filter((p) => p.id !== e.id);
-        });
+        const gone = current.current.find((p) => p.id === e.id);
+        if (gone) setSettled((s) => [{ approval: gone, decision: e.decision }, ...s].slice(0, 20));
+        setPending((list) => list.filter((p) => p.id !== e.id));
       }
     }
   });
