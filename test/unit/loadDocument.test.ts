@@ -62,7 +62,7 @@ test('bad inputs name the file and the problem', async (t) => {
   await assert.rejects(loadApiDocument(notOpenApi, { cacheDir: dir }), /not an OpenAPI 3\.x document/);
 });
 
-test('external $refs relative to the file are resolved', async (t) => {
+test('external $refs relative to the file are resolved when the profile allows their directory', async (t) => {
   const { dir, cleanup } = tempDir();
   t.after(cleanup);
   writeFileSync(join(dir, 'pet.yaml'), 'type: object\nproperties:\n  name: { type: string }\n');
@@ -70,7 +70,8 @@ test('external $refs relative to the file are resolved', async (t) => {
     join(dir, 'api.yaml'),
     'openapi: 3.0.3\ninfo: { title: Pets, version: "1" }\npaths:\n  /pets:\n    get:\n      operationId: pets.list\n      responses:\n        "200":\n          description: ok\n          content:\n            application/json:\n              schema: { $ref: "./pet.yaml" }\n',
   );
-  const loaded = await loadApiDocument(join(dir, 'api.yaml'), { cacheDir: dir });
+  await assert.rejects(loadApiDocument(join(dir, 'api.yaml'), { cacheDir: dir }), /\$ref "\.\/pet\.yaml" points outside the document/);
+  const loaded = await loadApiDocument(join(dir, 'api.yaml'), { cacheDir: dir, allowExternalRefs: [dir] });
   assert.equal(loaded.document.paths!['/pets'].get.responses['200'].content['application/json'].schema.properties.name.type, 'string');
 });
 

@@ -92,3 +92,21 @@ test('a bad profile file is reported with its path and the offending field', (t)
   writeFileSync(file, JSON.stringify({ spec: 'specs/x.yaml' }));
   assert.equal(store.get('broken').spec, join(profiles, 'specs', 'x.yaml'));
 });
+
+test('allowExternalRefs takes absolute directories and http(s) origins, names a bad entry, and round-trips', async (t) => {
+  const { dir, cleanup } = tempDir();
+  t.after(cleanup);
+  const profiles = join(dir, 'profiles');
+  mkdirSync(profiles);
+  writeFileSync(join(profiles, 'bad.json'), JSON.stringify({ spec: 'https://x.test/o.json', allowExternalRefs: ['shared/', 'https://x.test/defs/?q=1'] }));
+  const store = new ProfileStore(profiles);
+  assert.throws(
+    () => selectProfile({ profile: 'bad' }, store),
+    (e: AirlockError) => /allowExternalRefs/.test(e.message) && /"shared\/" must be an absolute directory/.test(e.message),
+  );
+  writeFileSync(join(profiles, 'good.json'), JSON.stringify({ spec: 'https://x.test/o.json', allowExternalRefs: [dir, 'https://x.test/defs/'] }));
+  const good = selectProfile({ profile: 'good' }, store);
+  assert.deepEqual(good.allowExternalRefs, [dir, 'https://x.test/defs/']);
+  await store.save({ ...good, name: 'copy' });
+  assert.deepEqual(selectProfile({ profile: 'copy' }, store).allowExternalRefs, [dir, 'https://x.test/defs/']);
+});

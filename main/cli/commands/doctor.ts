@@ -117,7 +117,11 @@ export async function doctorReport(ctx: CliContext): Promise<{ checks: Check[]; 
     });
     const spec = profile.spec === DEMO_SPEC ? demoSpecPath() : profile.spec;
     try {
-      const loaded = await loadApiDocument(spec, { cacheDir: paths.specCache, refresh: settings.refreshSpec });
+      const loaded = await loadApiDocument(spec, {
+        cacheDir: paths.specCache,
+        refresh: settings.refreshSpec,
+        ...(profile.allowExternalRefs ? { allowExternalRefs: profile.allowExternalRefs } : {}),
+      });
       const catalogue = buildCatalogue(loaded.document, loaded.refNames);
       const cached = loaded.origin.kind === 'url' ? `, ${loaded.origin.fromCache ? 'cached' : 'fetched'} ${loaded.origin.fetchedAt}` : '';
       checks.push({

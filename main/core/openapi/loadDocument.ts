@@ -8,6 +8,8 @@ import { join, resolve as resolvePath } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { dereference } from '@readme/openapi-parser';
 import { AirlockError, errorMessage } from '../errors.ts';
+import { absolutizeRefs, baseUrlOf, findExternalRefs, guardedResolvers, refusedRef } from './externalRefs.ts';
+import { downloadText } from './specDownload.ts';
 import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
 
@@ -34,8 +36,11 @@ export interface LoadOptions {
   cacheDir: string;
   refresh?: boolean;
   fetch?: typeof fetch;
+  /** Download caps for the document and any external file it refers to. */
   timeoutMs?: number;
   maxBytes?: number;
+  /** Directories or origins external $refs may point into; none by default. */
+  allowExternalRefs?: readonly string[];
   logger?: Logger;
 }
 
@@ -69,15 +74,20 @@ export async function loadApiDocument(source: string, options: LoadOptions): Pro
     const m = /#\/components\/schemas\/([^/]+)$/.exec(ref);
     if (m && value && typeof value === 'object' && !refNames.has(value)) refNames.set(value, decodeURIComponent(m[1]!));
   };
-  // Relative external refs resolve against the file, so the parser reads it itself.
-  const hasExternalRefs = /["']?\$ref["']?\s*:\s*["']?(?!#)[^\s"']/.test(text);
+  const external = findExternalRefs(parsed);
+  const allow = options.allowExternalRefs ?? [];
+  if (external.length > 0 && allow.length === 0) throw refusedRef(external[0]!, origin.location);
+  if (external.length > 0) absolutizeRefs(parsed, baseUrlOf(origin.location));
+  const guard = guardedResolvers(allow, origin.location, limitsOf(options));
   let document: OpenApiDocument;
   try {
-    document = (await dereference((origin.kind === 'file' && hasExternalRefs ? origin.location : parsed) as any, {
+    document = (await dereference(parsed as any, {
       dereference: { circular: true, onDereference },
-      resolve: { external: hasExternalRefs },
+      resolve: guard.resolve as any,
     })) as OpenApiDocument;
   } catch (error) {
+    const refusal = guard.refusal();
+    if (refusal) throw refusal;
     throw new AirlockError('spec', `cannot resolve $refs in ${origin.location}: ${errorMessage(error)}`);
   }
   return { document, origin, refNames, loadMs: performance.now() - started };
@@ -138,7 +148,7 @@ async function readUrl(url: string, options: LoadOptions, logger: Logger): Promi
     return { text: cached.text, origin: { kind: 'url', location: url, cacheFile, fetchedAt: cached.fetchedAt, fromCache: true } };
   }
   try {
-    const text = await download(url, options);
+    const text = await downloadText(url, limitsOf(options));
     const fetchedAt = new Date().toISOString();
     await writeFileAtomic(cacheFile, text);
     await writeFileAtomic(metaFile, JSON.stringify({ url, fetchedAt }) + '\n');
@@ -156,19 +166,12 @@ async function readUrl(url: string, options: LoadOptions, logger: Logger): Promi
   }
 }
 
-async function download(url: string, options: LoadOptions): Promise<string> {
-  const doFetch = options.fetch ?? fetch;
-  const response = await doFetch(url, {
-    signal: AbortSignal.timeout(options.timeoutMs ?? 20_000),
-    headers: { accept: 'application/json, application/yaml, text/yaml, */*' },
-  });
-  if (!response.ok) throw new Error(`HTTP ${response.status}`);
-  const max = options.maxBytes ?? 64 * 1024 * 1024;
-  const declared = Number(response.headers.get('content-length') ?? 0);
-  if (declared > max) throw new Error(`document is larger than ${max} bytes`);
-  const text = await response.text();
-  if (text.length > max) throw new Error(`document is larger than ${max} bytes`);
-  return text;
+function limitsOf(options: LoadOptions) {
+  return {
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
+  };
 }
 
 async function readCache(cacheFile: string, metaFile: string): Promise<{ text: string; fetchedAt: string } | undefined> {

@@ -4,6 +4,7 @@
 // zod; a bad file is reported with its path and the offending field.
 import { z } from 'zod';
 import { type AuthScheme, formatAuthScheme, parseAuthScheme } from '../config/auth.ts';
+import { checkAllowEntry } from '../openapi/externalRefs.ts';
 
 export const MUTATION_POLICIES = ['ask', 'allow', 'deny'] as const;
 export type MutationPolicy = (typeof MUTATION_POLICIES)[number];
@@ -42,6 +43,15 @@ export const profileFileSchema = z
     mutations: z.array(z.string().min(1)).default([]),
     /** Per-operation policy, overriding the profile's for that operationId (reads included). */
     operationPolicies: z.record(z.string().min(1), z.enum(MUTATION_POLICIES)).default({}),
+    /** Directories or origins the document's external $refs may point into (none by default). */
+    allowExternalRefs: z
+      .array(
+        z.string().superRefine((entry, ctx) => {
+          const problem = checkAllowEntry(entry);
+          if (problem) ctx.addIssue({ code: 'custom', message: `${JSON.stringify(entry)} ${problem}` });
+        }),
+      )
+      .default([]),
   })
   .strict();
 
@@ -60,6 +70,8 @@ export interface Profile {
   mutations: string[];
   /** Per-operation policy (operationId → allow | ask | deny), overriding the profile's. */
   operationPolicies?: Record<string, MutationPolicy>;
+  /** Directories or origins external $refs may point into; none by default. */
+  allowExternalRefs?: string[];
   /** Where it came from: a built-in preset, a file in the data dir, or the command line. */
   origin: 'preset' | 'file' | 'adhoc';
   file?: string;
@@ -78,5 +90,6 @@ export function profileToFile(p: Profile) {
     allowPrivateNetwork: p.allowPrivateNetwork,
     mutations: p.mutations,
     ...(p.operationPolicies && Object.keys(p.operationPolicies).length > 0 ? { operationPolicies: p.operationPolicies } : {}),
+    ...(p.allowExternalRefs && p.allowExternalRefs.length > 0 ? { allowExternalRefs: p.allowExternalRefs } : {}),
   };
 }

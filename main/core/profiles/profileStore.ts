@@ -44,6 +44,7 @@ export function readProfileFile(file: string, name: string): Profile {
     allowPrivateNetwork: p.allowPrivateNetwork,
     mutations: p.mutations,
     operationPolicies: p.operationPolicies,
+    ...(p.allowExternalRefs.length > 0 ? { allowExternalRefs: p.allowExternalRefs } : {}),
     origin: 'file',
     file,
   };

@@ -70,6 +70,7 @@ export async function createCore(options: CoreOptions): Promise<AirlockCore> {
       cacheDir: paths.specCache,
       refresh: settings.refreshSpec,
       logger: logger.child('spec'),
+      ...(profile.allowExternalRefs ? { allowExternalRefs: profile.allowExternalRefs } : {}),
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
     const catalogue = buildCatalogue(loaded.document, loaded.refNames);

@@ -105,6 +105,7 @@ export function createControlHandlers(c: HandlerDeps): ControlHandlers {
         allowPrivateNetwork: input.allowPrivateNetwork ?? false,
         mutations: input.mutations ?? [],
         ...(input.operationPolicies ? { operationPolicies: input.operationPolicies } : {}),
+        ...(input.allowExternalRefs ? { allowExternalRefs: input.allowExternalRefs } : {}),
         origin: 'file',
       });
       return { file, restartRequired: input.name === activeProfile };
