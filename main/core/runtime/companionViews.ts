@@ -66,7 +66,12 @@ export function healthOf(c: ViewSource): Record<string, unknown> {
     status: 'ok',
     version: c.core.version,
     uptimeSeconds: Math.round((Date.now() - c.core.startedAt.getTime()) / 1000),
-    memory: { rssMb: Math.round(mem.rss / 1048576), heapUsedMb: Math.round(mem.heapUsed / 1048576) },
+    memory: {
+      rssMb: Math.round(mem.rss / 1048576),
+      heapUsedMb: Math.round(mem.heapUsed / 1048576),
+      heapTotalMb: Math.round(mem.heapTotal / 1048576),
+      externalMb: Math.round(mem.external / 1048576),
+    },
     activeRuns: caps.active,
     queueDepth: caps.queued,
     connectedClients: c.sessions.size,
