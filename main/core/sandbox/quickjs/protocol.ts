@@ -144,11 +144,3 @@ export type WorkerToHost =
       /** The worker asks to be replaced (its state may be unsound). */
       recycle: boolean;
     };
-
-export function formatBytes(bytes: number): string {
-  const mib = bytes / (1024 * 1024);
-  if (mib >= 1) return `${Number.isInteger(mib) ? mib : mib.toFixed(1)} MB`;
-  const kib = bytes / 1024;
-  if (kib >= 1) return `${Number.isInteger(kib) ? kib : kib.toFixed(1)} KB`;
-  return `${bytes} bytes`;
-}

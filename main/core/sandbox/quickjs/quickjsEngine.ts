@@ -49,7 +49,6 @@ import {
   WASM_MIN_PAGES,
   WASM_PAGE,
   controlViews,
-  formatBytes,
   type ControlViews,
   type HostToWorker,
   type ResolvedLimits,
@@ -58,6 +57,8 @@ import {
   type WorkerToHost,
 } from './protocol.ts';
 import { clientGlobals, clientTree } from '../guestClient.ts';
+import { RunClock } from '../runClock.ts';
+import { limitError } from '../runBudget.ts';
 import { Wasm, type WasmModule } from './wasm.ts';
 
 export interface QuickJsEngineOptions {
@@ -176,13 +177,10 @@ interface ActiveRun {
   stopping: boolean;
   settled: boolean;
   resolve(outcome: RunOutcome): void;
-  /** Epoch ms at which the run times out (meaningless while paused). */
-  deadlineAt: number;
-  remainingMs: number;
-  pauseDepth: number;
+  /** The deadline, published to the worker's interrupt handler; parked while a person decides. */
+  clock: RunClock;
   /** Counted in pausedWorkers (its worker does not count against maxWorkers). */
   countedAsPaused?: boolean;
-  timer?: NodeJS.Timeout;
   graceTimer?: NodeJS.Timeout;
 }
 
@@ -327,10 +325,7 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
     const run = slot.run;
     slot.run = undefined;
     if (run && !run.settled) {
-      const error: RunError =
-        kind === 'memory'
-          ? { kind: 'memory', message: `Memory limit of ${formatBytes(run.limits.memoryBytes)} exceeded` }
-          : { kind: 'internal', message: 'The QuickJS worker stopped unexpectedly' };
+      const error: RunError = kind === 'memory' ? limitError('memory', run.limits) : { kind: 'internal', message: 'The QuickJS worker stopped unexpectedly' };
       settle(run, { ok: false, error });
     }
     if (!closed) {
@@ -432,24 +427,24 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
   // ---- deadline -------------------------------------------------------------
 
   function clearRunTimers(run: ActiveRun): void {
-    if (run.timer) clearTimeout(run.timer);
-    run.timer = undefined;
+    run.clock.stop();
     if (run.graceTimer) clearTimeout(run.graceTimer);
     run.graceTimer = undefined;
   }
 
-  function armDeadline(slot: Slot, run: ActiveRun, ms: number): void {
-    run.deadlineAt = Date.now() + ms;
-    Atomics.store(slot.control.deadline, 0, BigInt(run.deadlineAt));
-    run.timer = setTimeout(() => cancel(slot, run, 'timeout'), ms);
+  function runClock(slot: Slot, timeoutMs: number, onExpire: () => void): RunClock {
+    return new RunClock({
+      timeoutMs,
+      onExpire,
+      publish: (at) => Atomics.store(slot.control.deadline, 0, at === undefined ? PAUSED_DEADLINE : BigInt(at)),
+    });
   }
 
-  function pause(slot: Slot, run: ActiveRun): void {
-    if (run.settled || run.pauseDepth++ > 0) return;
-    run.remainingMs = Math.max(0, run.deadlineAt - Date.now());
-    Atomics.store(slot.control.deadline, 0, PAUSED_DEADLINE);
-    if (run.timer) clearTimeout(run.timer);
-    run.timer = undefined;
+  function pause(run: ActiveRun): void {
+    if (run.settled) return;
+    const first = !run.clock.paused;
+    run.clock.pause();
+    if (!first) return;
     // Its worker sits idle while a person decides: let another run have a worker.
     run.countedAsPaused = true;
     pausedWorkers++;
@@ -462,11 +457,10 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
     pausedWorkers--;
   }
 
-  function resume(slot: Slot, run: ActiveRun): void {
-    if (run.pauseDepth === 0 || --run.pauseDepth > 0) return;
-    unpause(run);
-    if (run.settled) return;
-    armDeadline(slot, run, run.remainingMs);
+  function resume(run: ActiveRun): void {
+    if (!run.clock.paused) return;
+    run.clock.resume();
+    if (!run.clock.paused) unpause(run);
   }
 
   /**
@@ -480,8 +474,7 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
     if (run.settled || run.stopping) return;
     run.stopping = true;
     Atomics.store(slot.control.cancel, 0, kind === 'timeout' ? CANCEL_TIMEOUT : CANCEL_ABORTED);
-    const error: RunError =
-      kind === 'timeout' ? { kind, message: `Execution timed out after ${run.limits.timeoutMs} ms` } : { kind, message: 'Execution was aborted' };
+    const error: RunError = limitError(kind, run.limits);
     if (kind === 'aborted') settle(run, { ok: false, error });
     slot.worker.postMessage({ type: 'cancel', seq: run.seq } satisfies HostToWorker);
     run.graceTimer = setTimeout(() => {
@@ -495,8 +488,7 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
     run.settled = true;
     unlisten(run);
     unpause(run);
-    if (run.timer) clearTimeout(run.timer);
-    run.timer = undefined;
+    run.clock.stop();
     const durationMs = performance.now() - run.started;
     const common = { console: run.console, consoleTruncated, durationMs };
     run.resolve(outcome.ok ? { ok: true, value: outcome.value, ...common } : { ok: false, error: outcome.error, ...common });
@@ -542,11 +534,11 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
     const control: RunControl = {
       whilePaused: async <T>(wait: () => Promise<T>): Promise<T> => {
         if (run.settled || slot.run !== run) return wait();
-        pause(slot, run);
+        pause(run);
         try {
           return await wait();
         } finally {
-          resume(slot, run);
+          resume(run);
         }
       },
     };
@@ -599,15 +591,13 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
         stopping: false,
         settled: false,
         resolve,
-        deadlineAt: 0,
-        remainingMs: limits.timeoutMs,
-        pauseDepth: 0,
+        clock: runClock(slot, limits.timeoutMs, () => cancel(slot, active, 'timeout')),
         signal: undefined,
         onAbort: undefined,
       };
       slot.run = active;
       Atomics.store(slot.control.cancel, 0, CANCEL_NONE);
-      armDeadline(slot, active, limits.timeoutMs);
+      active.clock.start();
       const signal = request.signal;
       if (signal) {
         const onAbort = () => cancel(slot, active, 'aborted');

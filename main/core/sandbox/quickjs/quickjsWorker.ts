@@ -38,7 +38,6 @@ import {
   WASM_MIN_PAGES,
   WASM_PAGE,
   controlViews,
-  formatBytes,
   releasePages,
   reservePages,
   type HostToWorker,
@@ -47,6 +46,7 @@ import {
   type WorkerOutcome,
   type WorkerToHost,
 } from './protocol.ts';
+import { formatBytes, limitError, OutputBudget } from '../runBudget.ts';
 import { Wasm, type WasmMemory } from './wasm.ts';
 import { GUEST_FILENAME, PRELUDE_FILENAME, PRELUDE_SOURCE, WRAPPER_PREFIX, WRAPPER_SUFFIX } from './guestPrelude.ts';
 
@@ -141,11 +141,11 @@ interface Run {
   promise?: QuickJSHandle;
   calls: Map<number, QuickJSDeferredPromise>;
   nextCallId: number;
-  consoleBytes: number;
+  /** Console lines plus the return value. */
+  output: OutputBudget;
   pending: ConsoleEntry[];
   pendingBytes: number;
   lastFlushAt: number;
-  consoleTruncated: boolean;
   outputExceeded: boolean;
   interruptedBy?: RunErrorKind;
   /** Set when the instance's state can no longer be trusted (a trap, a host-side failure). */
@@ -330,11 +330,9 @@ function limitFailure(run: Run, kind: RunErrorKind): WorkerOutcome {
   const limits = run.limits;
   switch (kind) {
     case 'timeout':
-      return failure('timeout', `Execution timed out after ${limits.timeoutMs} ms`);
     case 'aborted':
-      return failure('aborted', 'Execution was aborted');
     case 'output':
-      return failure('output', `Output limit of ${formatBytes(limits.outputBytes)} exceeded (console output plus the return value)`);
+      return { ok: false, error: limitError(kind, limits) };
     case 'memory':
       return memoryFailure(run.instance, limits);
     case 'stack':
@@ -445,35 +443,22 @@ function flushIfStale(run: Run): void {
   if (run.pending.length > 0 && Date.now() - run.lastFlushAt >= CONSOLE_FLUSH_MS) flushConsole(run);
 }
 
-function cutToBytes(text: string, bytes: number): string {
-  if (bytes <= 0) return '';
-  const buffer = Buffer.from(text, 'utf8');
-  let end = Math.min(bytes, buffer.length);
-  while (end > 0 && end < buffer.length && (buffer[end]! & 0xc0) === 0x80) end--;
-  return buffer.subarray(0, end).toString('utf8');
-}
-
 /** Records one console line; returns the bytes left in the output budget, or -1 once it is spent. */
 function writeConsole(run: Run, level: ConsoleLevel, text: string): number {
   if (run.outputExceeded || run.finished) return -1;
-  const limit = run.limits.outputBytes;
-  const room = limit - run.consoleBytes;
-  const bytes = Buffer.byteLength(text, 'utf8') + 1;
-  if (bytes > room) {
-    const kept = cutToBytes(text, room - 1);
-    if (kept.length > 0) run.pending.push({ level, text: kept });
-    run.consoleBytes = limit;
-    run.consoleTruncated = true;
+  const { entry, exceeded } = run.output.write(level, text);
+  if (entry) {
+    run.pending.push(entry);
+    run.pendingBytes += Buffer.byteLength(entry.text, 'utf8') + 1;
+  }
+  if (exceeded) {
     run.outputExceeded = true;
     flushConsole(run);
     return -1;
   }
-  run.pending.push({ level, text });
-  run.consoleBytes += bytes;
-  run.pendingBytes += bytes;
   if (run.pending.length >= CONSOLE_FLUSH_ENTRIES || run.pendingBytes >= CONSOLE_FLUSH_BYTES) flushConsole(run);
   else flushIfStale(run);
-  return limit - run.consoleBytes;
+  return run.output.room;
 }
 
 // ---- API calls ------------------------------------------------------------------
@@ -554,11 +539,10 @@ function setUp(message: RunMessage, sandbox: Sandbox): Run {
     operationIds: new Set(message.operationIds),
     calls: new Map(),
     nextCallId: 0,
-    consoleBytes: 0,
+    output: new OutputBudget(message.limits.outputBytes),
     pending: [],
     pendingBytes: 0,
     lastFlushAt: Date.now(),
-    consoleTruncated: false,
     outputExceeded: false,
     poisoned: false,
     finished: false,
@@ -591,7 +575,7 @@ function setUp(message: RunMessage, sandbox: Sandbox): Run {
 function valueOutcome(run: Run, valueHandle: QuickJSHandle): WorkerOutcome {
   const { context, helpers } = run;
   if (run.outputExceeded) return limitFailure(run, 'output');
-  const budget = Math.max(0, run.limits.outputBytes - run.consoleBytes);
+  const budget = run.output.room;
   const budgetHandle = context.newNumber(budget);
   const result = context.callFunction(helpers!.serialize, context.undefined, valueHandle, budgetHandle);
   budgetHandle.dispose();
@@ -676,7 +660,7 @@ function finish(run: Run, outcome: WorkerOutcome): void {
     type: 'done',
     seq: run.seq,
     outcome: final,
-    consoleTruncated: run.consoleTruncated,
+    consoleTruncated: run.output.truncated,
     wasmBytes: run.instance.memory.buffer.byteLength,
     // A heap that hit a limit or grew is not dropped in place: the thread's exit hands its memory back at once.
     recycle: run.poisoned || !memorySound(run.instance),
@@ -724,7 +708,7 @@ async function startRun(message: RunMessage): Promise<void> {
     if (got === 'aborted' || got === 'timeout') {
       const outcome =
         got === 'aborted'
-          ? failure('aborted', 'Execution was aborted')
+          ? { ok: false as const, error: limitError('aborted', message.limits) }
           : failure(
               'timeout',
               `Execution timed out after ${message.limits.timeoutMs} ms waiting for sandbox memory: the runs in flight hold all of the ${budgetText()}`,
@@ -748,8 +732,7 @@ async function startRun(message: RunMessage): Promise<void> {
   const cancel = Atomics.load(control.cancel, 0);
   if (cancel !== CANCEL_NONE) {
     const kind: RunErrorKind = cancel === CANCEL_ABORTED ? 'aborted' : 'timeout';
-    const error: RunError =
-      kind === 'aborted' ? { kind, message: 'Execution was aborted' } : { kind, message: `Execution timed out after ${message.limits.timeoutMs} ms` };
+    const error: RunError = limitError(kind, message.limits);
     post({ type: 'done', seq: message.seq, outcome: { ok: false, error }, consoleTruncated: false, wasmBytes: 0, recycle: false });
     spare = { maxPages: sandbox.instance.maxPages, promise: Promise.resolve(sandbox) };
     return;

@@ -63,11 +63,3 @@ export function resolveSubprocessLimits(limits: RunLimits): SubprocessLimits {
     cpuSeconds: 2 * Math.ceil(Math.max(1, finite(limits.timeoutMs, 1)) / 1000) + 10,
   };
 }
-
-export function formatBytes(bytes: number): string {
-  const mib = bytes / MIB;
-  if (mib >= 1) return `${Number.isInteger(mib) ? mib : mib.toFixed(1)} MB`;
-  const kib = bytes / 1024;
-  if (kib >= 1) return `${Number.isInteger(kib) ? kib : kib.toFixed(1)} KB`;
-  return `${bytes} bytes`;
-}

@@ -4,7 +4,8 @@
 // paths (temp dirs, the runtime's install dir, DENO_DIR, `file://` URLs).
 
 import type { RunError } from '../engine.ts';
-import { formatBytes, type SubprocessLimits } from './limits.ts';
+import type { SubprocessLimits } from './limits.ts';
+import { limitError } from '../runBudget.ts';
 import { GUEST_FILENAME } from './guestPrelude.ts';
 
 /** What the prelude writes after an error line's type character. */
@@ -65,19 +66,6 @@ export function makeScrubber(hostPaths: string[]): Scrubber {
 export function makePathScrubber(hostPaths: string[]): Scrubber {
   const paths = sortedPaths(hostPaths);
   return (text: string) => replaceTokens(replacePaths(text, paths), '$deno$stdin', true);
-}
-
-export function limitError(kind: 'timeout' | 'memory' | 'output' | 'aborted', limits: SubprocessLimits, message?: string): RunError {
-  switch (kind) {
-    case 'timeout':
-      return { kind, message: `Execution timed out after ${limits.timeoutMs} ms` };
-    case 'memory':
-      return { kind, message: `Memory limit of ${formatBytes(limits.memoryBytes)} exceeded` };
-    case 'output':
-      return { kind, message: `Output limit of ${formatBytes(limits.outputBytes)} exceeded (console output plus the return value)` };
-    case 'aborted':
-      return { kind, message: message ?? 'Execution was aborted' };
-  }
 }
 
 const MEMORY_MESSAGE = /array buffer allocation failed|out of memory|could not allocate memory|allocation failed/i;
