@@ -28,31 +28,20 @@
 //   (`stats().sandboxMemory` reports the counted total and its peak).
 // - `signal` aborts a run; `close()` settles every pending run and terminates
 //   every worker. Idle workers do not keep the process alive.
-import { Worker } from 'node:worker_threads';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { ApiCallRequest, ApiCallResult, ConsoleEntry, RunControl, RunError, RunLimits, RunOutcome, RunRequest, SandboxEngine } from '../engine.ts';
 import { silentLogger, type Logger } from '../../log/logger.ts';
 import {
-  BUDGET_FIRST_CELL,
-  BUDGET_PEAK,
-  BUDGET_WORKER_CELLS,
   CANCEL_ABORTED,
   CANCEL_NONE,
   CANCEL_TIMEOUT,
-  CONTROL_BYTES,
   PAUSED_DEADLINE,
-  accountedPages,
-  budgetBuffer,
-  releasePages,
   WASM_MAX_PAGES,
   WASM_MIN_PAGES,
   WASM_PAGE,
-  controlViews,
-  type ControlViews,
   type HostToWorker,
   type ResolvedLimits,
-  type WorkerData,
   type WorkerOutcome,
   type WorkerToHost,
 } from './protocol.ts';
@@ -60,6 +49,7 @@ import { clientGlobals, clientTree } from '../guestClient.ts';
 import { RunClock } from '../runClock.ts';
 import { limitError } from '../runBudget.ts';
 import { Wasm, type WasmModule } from './wasm.ts';
+import { createWorkerPool, PoolClosed, unlisten, type Slot, type WorkerPool } from './workerPool.ts';
 
 export interface QuickJsEngineOptions {
   logger?: Logger;
@@ -107,21 +97,8 @@ const RECYCLE_WASM_BYTES = 32 * MIB;
 const CANCEL_GRACE_MS = 500;
 /** Warm instances are sized for this cap until a run says otherwise. */
 const DEFAULT_MEMORY_BYTES = 64 * MIB;
-/** The worker's own JS heap (console buffers, JSON in transit); the guest lives in wasm memory. */
-const WORKER_HEAP_MB = 256;
-/**
- * The worker's young generation. V8's default lets it grow to tens of MB under
- * the steady churn of runs (each builds a QuickJS runtime and its handles), and
- * a grown heap is never handed back: capped, a worker's heap stays near 13 MB
- * over 10,000 runs instead of climbing past 40 MB, at no measurable cost in
- * latency (bench/soak.bench.ts).
- */
-const WORKER_YOUNG_GENERATION_MB = 4;
 /** Default budget of all sandboxes together. */
 export const DEFAULT_SANDBOX_MEMORY_BYTES = 384 * MIB;
-/** Workers dying before they are ready this many times in a row stop the automatic restarts. */
-const MAX_START_FAILURES = 3;
-
 function clamp(value: number, min: number, max: number): number {
   return Math.min(max, Math.max(min, value));
 }
@@ -184,245 +161,29 @@ interface ActiveRun {
   graceTimer?: NodeJS.Timeout;
 }
 
-interface Slot {
-  id: number;
-  worker: Worker;
-  control: ControlViews;
-  stackMb: number;
-  state: 'starting' | 'idle' | 'busy' | 'dead';
-  /** The worker has a sandbox prepared for its next run. */
-  warm: boolean;
-  idleSince: number;
-  run?: ActiveRun;
-}
-
-interface Waiter {
-  stackMb: number;
-  resolve(slot: Slot): void;
-  reject(error: Error): void;
-  signal?: AbortSignal;
-  onAbort?: () => void;
-}
-
-class EngineClosed extends Error {}
-
-/** Takes a run's or a waiter's listener off the caller's signal. */
-function unlisten(holder: { signal?: AbortSignal; onAbort?: () => void }): void {
-  if (holder.signal && holder.onAbort) holder.signal.removeEventListener('abort', holder.onAbort);
-  holder.signal = undefined;
-  holder.onAbort = undefined;
-}
-
 export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJsEngine {
   const log = (options.logger ?? silentLogger).child('quickjs');
   const poolSize = Math.max(0, Math.floor(options.poolSize ?? 2));
   const maxWorkers = Math.max(1, poolSize, Math.floor(options.maxWorkers ?? Math.max(poolSize, 8)));
-  const slots = new Set<Slot>();
-  const queue: Waiter[] = [];
-  let pausedWorkers = 0;
   let closed = false;
-  let nextSlotId = 0;
   let nextSeq = 0;
-  let warmStackMb = workerStackMb(DEFAULT_STACK_BYTES);
-  let warmPages = resolveLimits({ timeoutMs: 1, memoryBytes: options.memoryBytes ?? DEFAULT_MEMORY_BYTES, outputBytes: 0 }).memoryBytes / WASM_PAGE;
-  let workersStarted = 0;
-  let workersRecycled = 0;
-  let startFailures = 0;
-  const budgetBytes = Math.max(WASM_MIN_PAGES * WASM_PAGE, Math.floor(options.sandboxMemoryBytes ?? DEFAULT_SANDBOX_MEMORY_BYTES));
-  const budgetPages = Math.floor(budgetBytes / WASM_PAGE);
-  const budgetCells = budgetBuffer();
-  const budget = new Int32Array(budgetCells);
-  /** Budget cells no live worker owns. */
-  const freeCells = Array.from({ length: BUDGET_WORKER_CELLS }, (_, i) => BUDGET_FIRST_CELL + BUDGET_WORKER_CELLS - 1 - i);
-  /** One promise per worker thread, settled when it has exited (close() waits for all of them). */
-  const threadExits = new Set<Promise<void>>();
-
-  function idleSlots(): Slot[] {
-    return [...slots].filter((slot) => slot.state === 'idle');
-  }
-
-  /** The idle worker to use for a stack size: a warm one first, then the one idle the longest. */
-  function pickIdle(stackMb: number): Slot | undefined {
-    let best: Slot | undefined;
-    for (const slot of slots) {
-      if (slot.state !== 'idle' || slot.stackMb !== stackMb) continue;
-      if (!best || (slot.warm && !best.warm) || (slot.warm === best.warm && slot.idleSince < best.idleSince)) best = slot;
-    }
-    return best;
-  }
-
-  /** A worker may start: under maxWorkers, and a budget cell is free for it. */
-  function canSpawn(): boolean {
-    return countedWorkers() < maxWorkers && freeCells.length > 0;
-  }
-
-  function spawn(stackMb: number, wasmModule: WasmModule): Slot {
-    const buffer = new SharedArrayBuffer(CONTROL_BYTES);
-    const id = ++nextSlotId;
-    const budgetCell = freeCells.pop()!;
-    const worker = new Worker(new URL('./quickjsWorker.ts', import.meta.url), {
-      workerData: { wasmModule, control: buffer, warmPages, budget: { cells: budgetCells, cell: budgetCell, pages: budgetPages } } satisfies WorkerData,
-      resourceLimits: { stackSizeMb: stackMb, maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
-      // stdout carries the MCP protocol in stdio mode: the worker's stdout is never forwarded to ours
-      // (the worker also sends its own stdout writes to stderr, so nothing accumulates here).
-      stdout: true,
-      stderr: false,
-    });
-    const slot: Slot = { id, worker, control: controlViews(buffer), stackMb, state: 'starting', warm: false, idleSince: 0 };
-    slots.add(slot);
-    workersStarted++;
-    log.debug(`worker ${id} starting (stack ${stackMb} MB)`);
-    worker.on('message', (message: WorkerToHost) => {
-      if (message.type === 'ready') {
-        slot.warm = true;
-        if (slot.state === 'starting') {
-          slot.state = 'idle';
-          slot.idleSince = performance.now();
-          startFailures = 0;
-          worker.unref();
-          serveQueue();
-        }
-        return;
-      }
-      onWorkerMessage(slot, message);
-    });
-    worker.on('error', (error) => {
-      log.warn(`worker ${id} failed: ${error.name}: ${error.message}`);
-      const outOfMemory = (error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY';
-      workerGone(slot, outOfMemory ? 'memory' : 'internal');
-    });
-    let exited!: () => void;
-    const exit = new Promise<void>((resolve) => (exited = resolve));
-    worker.on('exit', () => {
-      // The thread is gone and its wasm memory with it: its pages go back to the budget, its cell to the pool.
-      releasePages(budget, budgetCell);
-      freeCells.push(budgetCell);
-      threadExits.delete(exit);
-      exited();
-      workerGone(slot, 'internal');
-      if (!closed) serveQueue();
-    });
-    threadExits.add(exit);
-    return slot;
-  }
-
-  function workerGone(slot: Slot, kind: 'memory' | 'internal'): void {
-    if (slot.state === 'dead') return;
-    if (slot.state === 'starting' && ++startFailures >= MAX_START_FAILURES) {
-      // Workers that die before they are ready would die again: fail the waiting runs instead of looping.
-      log.error('QuickJS workers fail to start; runs are refused until the next attempt');
-      for (const waiter of queue.splice(0)) {
-        unlisten(waiter);
-        waiter.reject(new Error('worker failed to start'));
-      }
-      startFailures = 0;
-      slot.state = 'dead';
-      slots.delete(slot);
-      return;
-    }
-    slot.state = 'dead';
-    slots.delete(slot);
-    const run = slot.run;
-    slot.run = undefined;
-    if (run && !run.settled) {
+  const pool: WorkerPool<ActiveRun> = createWorkerPool<ActiveRun>({
+    log,
+    workerUrl: new URL('./quickjsWorker.ts', import.meta.url),
+    poolSize,
+    maxWorkers,
+    sandboxMemoryBytes: options.sandboxMemoryBytes ?? DEFAULT_SANDBOX_MEMORY_BYTES,
+    warmStackMb: workerStackMb(DEFAULT_STACK_BYTES),
+    warmPages: resolveLimits({ timeoutMs: 1, memoryBytes: options.memoryBytes ?? DEFAULT_MEMORY_BYTES, outputBytes: 0 }).memoryBytes / WASM_PAGE,
+    wasm: () => compiled,
+    onMessage: (slot, message) => onWorkerMessage(slot, message),
+    onRunLost: (run, kind) => {
+      if (run.settled) return;
       const error: RunError = kind === 'memory' ? limitError('memory', run.limits) : { kind: 'internal', message: 'The QuickJS worker stopped unexpectedly' };
       settle(run, { ok: false, error });
-    }
-    if (!closed) {
-      replenish();
-      serveQueue();
-    }
-  }
-
-  function terminate(slot: Slot, reason: string): void {
-    if (slot.state === 'dead') return;
-    log.debug(`worker ${slot.id} terminated: ${reason}`);
-    slot.state = 'dead';
-    slots.delete(slot);
-    if (slot.run) clearRunTimers(slot.run);
-    slot.run = undefined;
-    void slot.worker.terminate();
-  }
-
-  function recycle(slot: Slot, reason: string): void {
-    workersRecycled++;
-    terminate(slot, reason);
-    if (!closed) {
-      replenish();
-      serveQueue();
-    }
-  }
-
-  /** Workers that count against maxWorkers: all but those whose run waits for a person. */
-  function countedWorkers(): number {
-    return slots.size - pausedWorkers;
-  }
-
-  /** Keeps `poolSize` warm workers with the most recently used stack size. */
-  function replenish(): void {
-    if (closed || !compiled) return;
-    const warm = [...slots].filter((slot) => (slot.state === 'idle' || slot.state === 'starting') && slot.stackMb === warmStackMb).length;
-    for (let i = warm; i < poolSize && canSpawn(); i++) spawn(warmStackMb, compiled);
-  }
-
-  function markIdle(slot: Slot): void {
-    slot.state = 'idle';
-    slot.idleSince = performance.now();
-    slot.worker.unref();
-    serveQueue();
-    if (slot.state === 'idle' && idleSlots().length > poolSize) terminate(slot, 'pool is full');
-  }
-
-  /** Hands idle workers to waiting runs in order, and starts workers for the runs still waiting. */
-  function serveQueue(): void {
-    if (closed) return;
-    for (let i = 0; i < queue.length;) {
-      const waiter = queue[i]!;
-      const slot = pickIdle(waiter.stackMb);
-      if (!slot) {
-        i++;
-        continue;
-      }
-      queue.splice(i, 1);
-      slot.state = 'busy';
-      slot.warm = false;
-      slot.worker.ref();
-      unlisten(waiter);
-      waiter.resolve(slot);
-    }
-    if (queue.length === 0 || !compiled) return;
-    const waiting = new Map<number, number>();
-    for (const waiter of queue) waiting.set(waiter.stackMb, (waiting.get(waiter.stackMb) ?? 0) + 1);
-    for (const [stackMb, count] of waiting) {
-      const starting = [...slots].filter((slot) => slot.state === 'starting' && slot.stackMb === stackMb).length;
-      for (let needed = count - starting; needed > 0 && canSpawn(); needed--) spawn(stackMb, compiled);
-    }
-    // At capacity with runs waiting for a stack size no idle worker has: make room.
-    const spareIdle = idleSlots()[0];
-    if (!canSpawn() && spareIdle) {
-      terminate(spareIdle, 'making room for a different stack size');
-      serveQueue();
-    }
-  }
-
-  function acquire(stackMb: number, signal: AbortSignal | undefined): Promise<Slot> {
-    return new Promise<Slot>((resolve, reject) => {
-      const waiter: Waiter = { stackMb, resolve, reject, signal: undefined, onAbort: undefined };
-      if (signal) {
-        const onAbort = () => {
-          const index = queue.indexOf(waiter);
-          if (index >= 0) queue.splice(index, 1);
-          unlisten(waiter);
-          reject(new Error('aborted'));
-        };
-        waiter.signal = signal;
-        waiter.onAbort = onAbort;
-        signal.addEventListener('abort', onAbort, { once: true });
-      }
-      queue.push(waiter);
-      serveQueue();
-    });
-  }
+    },
+    onRunDropped: (run) => clearRunTimers(run),
+  });
 
   // ---- deadline -------------------------------------------------------------
 
@@ -432,7 +193,7 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
     run.graceTimer = undefined;
   }
 
-  function runClock(slot: Slot, timeoutMs: number, onExpire: () => void): RunClock {
+  function runClock(slot: Slot<ActiveRun>, timeoutMs: number, onExpire: () => void): RunClock {
     return new RunClock({
       timeoutMs,
       onExpire,
@@ -447,14 +208,13 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
     if (!first) return;
     // Its worker sits idle while a person decides: let another run have a worker.
     run.countedAsPaused = true;
-    pausedWorkers++;
-    serveQueue();
+    pool.paused(1);
   }
 
   function unpause(run: ActiveRun): void {
     if (!run.countedAsPaused) return;
     run.countedAsPaused = false;
-    pausedWorkers--;
+    pool.paused(-1);
   }
 
   function resume(run: ActiveRun): void {
@@ -470,7 +230,7 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
    * the last console lines); an abort settles now. A worker that does not
    * answer within the grace period is terminated.
    */
-  function cancel(slot: Slot, run: ActiveRun, kind: 'timeout' | 'aborted'): void {
+  function cancel(slot: Slot<ActiveRun>, run: ActiveRun, kind: 'timeout' | 'aborted'): void {
     if (run.settled || run.stopping) return;
     run.stopping = true;
     Atomics.store(slot.control.cancel, 0, kind === 'timeout' ? CANCEL_TIMEOUT : CANCEL_ABORTED);
@@ -479,7 +239,7 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
     slot.worker.postMessage({ type: 'cancel', seq: run.seq } satisfies HostToWorker);
     run.graceTimer = setTimeout(() => {
       settle(run, { ok: false, error });
-      if (slot.run === run) recycle(slot, 'did not stop after cancel');
+      if (slot.run === run) pool.recycle(slot, 'did not stop after cancel');
     }, CANCEL_GRACE_MS);
   }
 
@@ -496,7 +256,7 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
 
   // ---- messages from a worker -----------------------------------------------
 
-  function onWorkerMessage(slot: Slot, message: WorkerToHost): void {
+  function onWorkerMessage(slot: Slot<ActiveRun>, message: WorkerToHost): void {
     const run = slot.run;
     if (!run || message.type === 'ready' || message.seq !== run.seq) return;
     switch (message.type) {
@@ -522,15 +282,15 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
         slot.run = undefined;
         slot.warm = false;
         const kind = message.outcome.ok ? undefined : message.outcome.error.kind;
-        if (message.recycle || kind === 'internal') recycle(slot, 'engine state unsound');
-        else if (kind === 'memory' || message.wasmBytes > RECYCLE_WASM_BYTES) recycle(slot, 'wasm memory grew');
-        else markIdle(slot);
+        if (message.recycle || kind === 'internal') pool.recycle(slot, 'engine state unsound');
+        else if (kind === 'memory' || message.wasmBytes > RECYCLE_WASM_BYTES) pool.recycle(slot, 'wasm memory grew');
+        else pool.markIdle(slot);
         return;
       }
     }
   }
 
-  async function forwardCall(slot: Slot, run: ActiveRun, callId: number, request: ApiCallRequest): Promise<void> {
+  async function forwardCall(slot: Slot<ActiveRun>, run: ActiveRun, callId: number, request: ApiCallRequest): Promise<void> {
     const control: RunControl = {
       whilePaused: async <T>(wait: () => Promise<T>): Promise<T> => {
         if (run.settled || slot.run !== run) return wait();
@@ -567,16 +327,15 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
     if (request.signal?.aborted) return fail(started, { kind: 'aborted', message: 'Execution was aborted' });
     const limits = resolveLimits(request.limits);
     const stackMb = workerStackMb(limits.stackBytes);
-    warmStackMb = stackMb;
-    warmPages = limits.memoryBytes / WASM_PAGE;
+    pool.warmFor(stackMb, limits.memoryBytes / WASM_PAGE);
 
-    let slot: Slot;
+    let slot: Slot<ActiveRun>;
     try {
       await compiledQuickJs();
-      slot = await acquire(stackMb, request.signal);
+      slot = await pool.acquire(stackMb, request.signal);
     } catch (error) {
       if (request.signal?.aborted) return fail(started, { kind: 'aborted', message: 'Execution was aborted' });
-      if (error instanceof EngineClosed || closed) return fail(started, { kind: 'aborted', message: 'The QuickJS engine was closed' });
+      if (error instanceof PoolClosed || closed) return fail(started, { kind: 'aborted', message: 'The QuickJS engine was closed' });
       return fail(started, { kind: 'internal', message: 'The QuickJS engine could not start a worker' });
     }
     if (closed) return fail(started, { kind: 'aborted', message: 'The QuickJS engine was closed' });
@@ -630,29 +389,16 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
   async function close(): Promise<void> {
     if (closed) return;
     closed = true;
-    for (const waiter of queue.splice(0)) {
-      unlisten(waiter);
-      waiter.reject(new EngineClosed('closed'));
-    }
-    const terminations: Promise<number>[] = [];
-    for (const slot of [...slots]) {
-      const active = slot.run;
-      if (active && !active.settled) settle(active, { ok: false, error: { kind: 'aborted', message: 'The QuickJS engine was closed' } });
-      slot.state = 'dead';
-      slots.delete(slot);
-      if (active) clearRunTimers(active);
-      slot.run = undefined;
-      terminations.push(slot.worker.terminate());
-    }
-    await Promise.allSettled(terminations);
-    // Workers recycled earlier may still be on their way out: close() returns once every thread has exited.
-    await Promise.allSettled([...threadExits]);
+    await pool.close((active) => {
+      if (!active.settled) settle(active, { ok: false, error: limitError('aborted', active.limits, 'The QuickJS engine was closed') });
+      clearRunTimers(active);
+    });
   }
 
   // Pre-warm: compile the module and start the pool now, so the first run does not pay for it.
   if (poolSize > 0) {
     compiledQuickJs().then(
-      () => replenish(),
+      () => pool.replenish(),
       (error: unknown) => log.warn(`QuickJS could not be compiled: ${error instanceof Error ? error.message : String(error)}`),
     );
   }
@@ -662,17 +408,6 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
     describeBoundary,
     run,
     close,
-    stats: () => ({
-      workersStarted,
-      workersRecycled,
-      liveWorkers: slots.size,
-      idleWorkers: idleSlots().length,
-      queuedRuns: queue.length,
-      sandboxMemory: {
-        budgetBytes: budgetPages * WASM_PAGE,
-        usedBytes: accountedPages(budget) * WASM_PAGE,
-        peakBytes: Atomics.load(budget, BUDGET_PEAK) * WASM_PAGE,
-      },
-    }),
+    stats: () => pool.stats(),
   };
 }
