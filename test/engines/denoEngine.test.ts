@@ -20,8 +20,8 @@ import {
   rawNetworkProbe,
   runCode,
   runRaw,
-  startOtherServer,
-  startRecordingProxy,
+  startLayer,
+  type Layer,
   type OtherServer,
   type RecordingProxy,
 } from '../helpers/subprocessHarness.ts';
@@ -41,20 +41,15 @@ describeWithTools('deno engine', DENO, () => {
   describe('deno engine: configuration, the runtime layer, egress none', () => {
     let proxy: RecordingProxy;
     let other: OtherServer;
-    let tmp: ReturnType<typeof tempDir>;
+    let tmp: Layer['tmp'];
     let denoDir: string;
+    let layer: Layer;
 
     before(async () => {
-      tmp = tempDir('airlock-deno-layer-');
+      ({ proxy, other, tmp } = layer = await startLayer('airlock-deno-layer-'));
       denoDir = join(tmp.dir, 'deno-dir');
-      proxy = await startRecordingProxy();
-      other = await startOtherServer();
     });
-    after(async () => {
-      await proxy.close();
-      await other.close();
-      tmp.cleanup();
-    });
+    after(() => layer.close());
 
     test('describeBoundary names the one permission and the caps', async () => {
       const engine = createDenoEngine({ proxy, egress: 'executor', denoPath, denoDir, tmpDir: tmp.dir });

@@ -16,8 +16,8 @@ import {
   rawNetworkProbe,
   runCode,
   runRaw,
-  startOtherServer,
-  startRecordingProxy,
+  startLayer,
+  type Layer,
   type OtherServer,
   type RecordingProxy,
 } from '../helpers/subprocessHarness.ts';
@@ -31,18 +31,13 @@ defineEngineSuite({
 describe('node engine: configuration and the runtime layer', () => {
   let proxy: RecordingProxy;
   let other: OtherServer;
-  let tmp: ReturnType<typeof tempDir>;
+  let tmp: Layer['tmp'];
+  let layer: Layer;
 
   before(async () => {
-    tmp = tempDir('airlock-node-layer-');
-    proxy = await startRecordingProxy();
-    other = await startOtherServer();
+    ({ proxy, other, tmp } = layer = await startLayer('airlock-node-layer-'));
   });
-  after(async () => {
-    await proxy.close();
-    await other.close();
-    tmp.cleanup();
-  });
+  after(() => layer.close());
 
   test('refuses egress executor: Node cannot scope the network itself', () => {
     assert.throws(() => createNodeEngine({ proxy, egress: 'executor' as 'none' }), /cannot run with egress executor/);

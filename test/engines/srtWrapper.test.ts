@@ -27,8 +27,9 @@ import {
   canaryForms,
   runCode,
   runRaw,
-  startOtherServer,
+  startLayer,
   startRecordingProxy,
+  type Layer,
   type OtherServer,
   type RecordingProxy,
 } from '../helpers/subprocessHarness.ts';
@@ -101,18 +102,13 @@ describeWithTools('srt on this machine', SRT, () => {
   describe('srt: what it enforces on this machine (plain Node under srt, no permission model, no prelude)', () => {
     let proxy: RecordingProxy;
     let other: OtherServer;
-    let tmp: ReturnType<typeof tempDir>;
+    let tmp: Layer['tmp'];
+    let layer: Layer;
 
     before(async () => {
-      tmp = tempDir('airlock-srt-layer-');
-      proxy = await startRecordingProxy();
-      other = await startOtherServer();
+      ({ proxy, other, tmp } = layer = await startLayer('airlock-srt-layer-'));
     });
-    after(async () => {
-      await proxy.close();
-      await other.close();
-      tmp.cleanup();
-    });
+    after(() => layer.close());
 
     test("network: only the gate, through srt's proxy; files: home and data dir hidden, writes only in the run dir", async () => {
       const srt = await availability;

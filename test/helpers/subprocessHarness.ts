@@ -395,3 +395,27 @@ export async function killHostAndWait(args: string[], tmpDir: string, timeoutMs 
   await until(() => processesUnder(tmpDir).length === 0, timeoutMs, `no process left in ${tmpDir} after the host was killed`);
   return { before };
 }
+
+/** What the runtime-layer suites start before their tests: a recording gate proxy, another server to reach, a temp dir. */
+export interface Layer {
+  proxy: RecordingProxy;
+  other: OtherServer;
+  tmp: ReturnType<typeof tempDir>;
+  close(): Promise<void>;
+}
+
+export async function startLayer(prefix: string): Promise<Layer> {
+  const tmp = tempDir(prefix);
+  const proxy = await startRecordingProxy();
+  const other = await startOtherServer();
+  return {
+    proxy,
+    other,
+    tmp,
+    close: async () => {
+      await proxy.close();
+      await other.close();
+      tmp.cleanup();
+    },
+  };
+}

@@ -176,3 +176,25 @@ test('the kill switch refuses execute while search_docs keeps serving; it can be
     await live.stop();
   }
 });
+
+test('caps change live: a shorter timeout, a smaller output cap and one run at a time apply to the next run without a restart', async (t) => {
+  const { dir, cleanup } = tempDir();
+  t.after(cleanup);
+  const server = await serve(dir);
+  const client = await httpClient(server.mcpUrl, server.token);
+  try {
+    const control = controlClient(dir, server.url);
+    const update = await control.call('settings.update', { values: { timeoutMs: 300, outputKb: 1, maxConcurrent: 1, perCallerConcurrent: 1 } });
+    assert.deepEqual(update.applied.sort(), ['maxConcurrent', 'outputKb', 'perCallerConcurrent', 'timeoutMs']);
+    assert.deepEqual(update.restartRequired, []);
+    const spin = await execute(client, 'while (true) {}');
+    assert.equal(spin.isError, true);
+    assert.match(spin.text, /timed out after 300 ms/);
+    const big = await execute(client, 'return "x".repeat(5000)');
+    assert.match(big.text, /Output limit of 1 KB exceeded|truncated: 1024 of/);
+    assert.equal((await control.call('status', {})).runs.maxConcurrent, 1);
+  } finally {
+    await client.close();
+    await server.stop();
+  }
+});

@@ -78,6 +78,26 @@ function write(store: AuditStore, n: number, start: number): void {
   }
 }
 
+/** The canonical body of a tool record a forger would write by hand. */
+function forgedToolBody(seq: number, input: string): string {
+  const time = new Date(NOW).toISOString();
+  return canonicalJson({
+    kind: 'tool',
+    seq,
+    time,
+    recordedAt: time,
+    outcome: 'ok',
+    tool: 'execute',
+    transport: 'stdio',
+    durationMs: 1,
+    input,
+    inputSha256: 'x',
+    inputBytes: input.length,
+    inputTruncated: false,
+    bytesOut: 0,
+  });
+}
+
 function bad(result: VerifyResult): { seq: number; reason: string } {
   assert.equal(result.ok, false, 'verify should fail');
   return (result as Extract<VerifyResult, { ok: false }>).firstBad;
@@ -112,35 +132,48 @@ test(
   }, 0),
 );
 
-test(
-  'an edited field is caught at its seq',
-  withChain(({ store, raw }) => {
-    raw.prepare("UPDATE records SET body = json_set(body, '$.status', 204) WHERE seq = 5").run();
-    const first = bad(store.verify());
-    assert.equal(first.seq, 5);
-    assert.match(first.reason, /contents do not match its hash/);
-    assert.equal(store.verify().records, 4);
-  }),
-);
+/** Tampering done with SQL behind the store's back, and where verify must say the chain breaks. */
+const TAMPERINGS: { what: string; sql: string; seq: number; reason?: RegExp; verifiedBefore?: number }[] = [
+  {
+    what: 'an edited field is caught at its seq',
+    sql: "UPDATE records SET body = json_set(body, '$.status', 204) WHERE seq = 5",
+    seq: 5,
+    reason: /contents do not match its hash/,
+    verifiedBefore: 4,
+  },
+  {
+    what: "an edited tool record is caught at its own seq, not at its run's API calls before it",
+    sql: "UPDATE records SET body = json_set(body, '$.clientName', 'someone-else'), client_name = 'someone-else' WHERE seq = 6",
+    seq: 6,
+  },
+  {
+    what: 'an API call moved to another client in the index is caught at its seq',
+    sql: "UPDATE records SET client_name = 'zed' WHERE seq = 4",
+    seq: 4,
+    reason: /client_name disagrees with its run's tool record/,
+    verifiedBefore: 3,
+  },
+  {
+    what: 'deleting the last records is caught against the chain head',
+    sql: 'DELETE FROM records WHERE seq >= 11',
+    seq: 11,
+    reason: /records 11–12 are missing.*truncated/,
+    verifiedBefore: 10,
+  },
+];
 
-test(
-  "an edited tool record is caught at its own seq, not at its run's API calls before it",
-  withChain(({ store, raw }) => {
-    raw.prepare("UPDATE records SET body = json_set(body, '$.clientName', 'someone-else'), client_name = 'someone-else' WHERE seq = 6").run();
-    assert.equal(bad(store.verify()).seq, 6);
-  }),
-);
-
-test(
-  'an API call moved to another client in the index is caught at its seq',
-  withChain(({ store, raw }) => {
-    raw.prepare("UPDATE records SET client_name = 'zed' WHERE seq = 4").run();
-    const first = bad(store.verify());
-    assert.equal(first.seq, 4);
-    assert.match(first.reason, /client_name disagrees with its run's tool record/);
-    assert.equal(store.verify().records, 3);
-  }),
-);
+for (const t of TAMPERINGS) {
+  test(
+    t.what,
+    withChain(({ store, raw }) => {
+      raw.prepare(t.sql).run();
+      const first = bad(store.verify());
+      assert.equal(first.seq, t.seq);
+      if (t.reason) assert.match(first.reason, t.reason);
+      if (t.verifiedBefore !== undefined) assert.equal(store.verify().records, t.verifiedBefore);
+    }),
+  );
+}
 
 test(
   'an edited field whose hash was recomputed is caught at the next record',
@@ -180,17 +213,6 @@ test(
 );
 
 test(
-  'deleting the last records is caught against the chain head',
-  withChain(({ store, raw }) => {
-    raw.prepare('DELETE FROM records WHERE seq >= 11').run();
-    const first = bad(store.verify());
-    assert.equal(first.seq, 11);
-    assert.match(first.reason, /records 11–12 are missing.*truncated/);
-    assert.equal(store.verify().records, 10);
-  }),
-);
-
-test(
   'swapped records are caught where the order breaks',
   withChain(({ store, raw }) => {
     const a = raw.prepare('SELECT body, prev_hash, hash FROM records WHERE seq = 3').get() as Record<string, string>;
@@ -210,21 +232,7 @@ test(
     // Make room at seq 5: renumber 5… up by one (two steps, so the primary key never collides).
     raw.exec('UPDATE records SET seq = -seq - 1 WHERE seq >= 5; UPDATE records SET seq = -seq WHERE seq < 0;');
     const prev = raw.prepare('SELECT hash FROM records WHERE seq = 4').get() as { hash: string };
-    const body = canonicalJson({
-      kind: 'tool',
-      seq: 5,
-      time: new Date(NOW).toISOString(),
-      recordedAt: new Date(NOW).toISOString(),
-      outcome: 'ok',
-      tool: 'execute',
-      transport: 'stdio',
-      durationMs: 1,
-      input: 'forged',
-      inputSha256: 'x',
-      inputBytes: 6,
-      inputTruncated: false,
-      bytesOut: 0,
-    });
+    const body = forgedToolBody(5, 'forged');
     const insert = raw.prepare(
       "INSERT INTO records (seq, kind, at_ms, run_id, client_name, tool, outcome, search, body, prev_hash, hash) VALUES (5, 'tool', ?, NULL, NULL, 'execute', 'ok', 'forged', ?, ?, ?)",
     );
@@ -241,21 +249,7 @@ test(
   "a row appended behind the store's back is caught as beyond the head",
   withChain(({ store, raw }) => {
     const head = store.head();
-    const body = canonicalJson({
-      kind: 'tool',
-      seq: head.seq + 1,
-      time: new Date(NOW).toISOString(),
-      recordedAt: new Date(NOW).toISOString(),
-      outcome: 'ok',
-      tool: 'execute',
-      transport: 'stdio',
-      durationMs: 1,
-      input: 'late',
-      inputSha256: 'x',
-      inputBytes: 4,
-      inputTruncated: false,
-      bytesOut: 0,
-    });
+    const body = forgedToolBody(head.seq + 1, 'late');
     raw
       .prepare(
         "INSERT INTO records (seq, kind, at_ms, run_id, client_name, tool, outcome, search, body, prev_hash, hash) VALUES (?, 'tool', ?, NULL, NULL, 'execute', 'ok', 'late', ?, ?, ?)",

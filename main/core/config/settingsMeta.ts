@@ -5,7 +5,18 @@ import type { SettingMeta } from '../../../contract/settings.ts';
 import { SETTINGS, type SettingDef } from './settings.ts';
 
 /** Settings the running companion applies at once (the next run sees them). */
-export const LIVE_SETTINGS: ReadonlySet<string> = new Set(['killSwitch']);
+export const LIVE_SETTINGS: ReadonlySet<string> = new Set([
+  'killSwitch',
+  'timeoutMs',
+  'memoryMb',
+  'outputKb',
+  'maxConcurrent',
+  'queueSize',
+  'queueTimeoutMs',
+  'perCallerConcurrent',
+  'rateLimit',
+  'rateBurst',
+]);
 
 function label(key: string): string {
   const words = key.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/Mb$|Kb$|Ms$/i, (m) => ` ${m}`);

@@ -23,13 +23,19 @@ interface Waiter {
 }
 
 export class ExecutionCaps {
-  private readonly options: CapsOptions;
+  private options: CapsOptions;
   private active = 0;
   private readonly perCaller = new Map<string, number>();
   private readonly queue: Waiter[] = [];
 
   constructor(options: CapsOptions) {
     this.options = options;
+  }
+
+  /** New caps apply at once: runs already going keep going; a larger cap starts queued ones. */
+  configure(options: Partial<CapsOptions>): void {
+    this.options = { ...this.options, ...options };
+    this.drain();
   }
 
   stats(): { active: number; queued: number; maxConcurrent: number; queueSize: number } {
@@ -112,14 +118,20 @@ export class ExecutionCaps {
 /** Per-key token buckets: `rate` tokens per second, up to `burst`. */
 export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
-  private readonly rate: number;
-  private readonly burst: number;
+  private rate: number;
+  private burst: number;
   private readonly now: () => number;
 
   constructor(rate: number, burst: number, now: () => number = () => performance.now()) {
     this.rate = rate;
     this.burst = Math.max(1, burst);
     this.now = now;
+  }
+
+  configure(rate: number, burst: number): void {
+    this.rate = rate;
+    this.burst = Math.max(1, burst);
+    this.buckets.clear();
   }
 
   take(key: string): boolean {

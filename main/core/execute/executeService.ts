@@ -35,7 +35,8 @@ export interface ExecuteServiceOptions {
   catalogue: Catalogue;
   clientNames: string[];
   caps: ExecutionCaps;
-  limits: RunLimits;
+  /** Read at each run, so a change applies to the next one. */
+  limits: () => RunLimits;
   killSwitch(): boolean;
   logger: Logger;
   logBuffer?: LogBuffer;
@@ -86,6 +87,7 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
     } catch (error) {
       return fail(error instanceof CapacityError ? 'capacity' : 'invalid', (error as Error).message);
     }
+    const limits = options.limits();
     const ended = new AbortController();
     const onAbort = () => ended.abort();
     signal?.addEventListener('abort', onAbort);
@@ -96,7 +98,7 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
         runId,
         code,
         client: manifest,
-        limits: options.limits,
+        limits,
         callApi: (request, control) => {
           apiCalls++;
           return options.gate.call(request, {
@@ -114,7 +116,7 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
         ...(signal ? { signal } : {}),
       });
       const redact = await options.gate.redactor();
-      const formatted = formatOutcome(result, options.limits.outputBytes);
+      const formatted = formatOutcome(result, limits.outputBytes);
       const text = redact(formatted.text);
       log.debug(`run ${runId.slice(0, 8)} ${result.ok ? 'ok' : result.error.kind} in ${result.durationMs.toFixed(1)} ms, ${apiCalls} API call(s)`);
       return {

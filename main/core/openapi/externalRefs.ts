@@ -10,28 +10,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AirlockError } from '../errors.ts';
 import { DEFAULT_SPEC_MAX_BYTES, downloadText, type DownloadLimits } from './specDownload.ts';
 
-/** Every `$ref` value in the document that is not a pointer into it (`#/…`). */
-export function findExternalRefs(document: unknown): string[] {
-  const found = new Set<string>();
-  const seen = new Set<object>();
-  const walk = (value: unknown): void => {
-    if (!value || typeof value !== 'object' || seen.has(value)) return;
-    seen.add(value);
-    if (Array.isArray(value)) {
-      for (const item of value) walk(item);
-      return;
-    }
-    for (const [key, child] of Object.entries(value)) {
-      if (key === '$ref' && typeof child === 'string' && !child.startsWith('#')) found.add(child);
-      else walk(child);
-    }
-  };
-  walk(document);
-  return [...found];
-}
-
-/** Rewrites relative external refs to absolute URLs against the document's own location. */
-export function absolutizeRefs(document: unknown, base: string): void {
+/** Calls `visit` for every `$ref` in the document that is not a pointer into it (`#/…`), with the object holding it. */
+function eachExternalRef(document: unknown, visit: (holder: Record<string, unknown>, ref: string) => void): void {
   const seen = new Set<object>();
   const walk = (value: unknown): void => {
     if (!value || typeof value !== 'object' || seen.has(value)) return;
@@ -42,11 +22,25 @@ export function absolutizeRefs(document: unknown, base: string): void {
     }
     const record = value as Record<string, unknown>;
     for (const [key, child] of Object.entries(record)) {
-      if (key === '$ref' && typeof child === 'string' && !child.startsWith('#')) record[key] = new URL(child, base).href;
+      if (key === '$ref' && typeof child === 'string' && !child.startsWith('#')) visit(record, child);
       else walk(child);
     }
   };
   walk(document);
+}
+
+/** Every external `$ref` value in the document. */
+export function findExternalRefs(document: unknown): string[] {
+  const found = new Set<string>();
+  eachExternalRef(document, (_, ref) => found.add(ref));
+  return [...found];
+}
+
+/** Rewrites relative external refs to absolute URLs against the document's own location. */
+export function absolutizeRefs(document: unknown, base: string): void {
+  eachExternalRef(document, (holder, ref) => {
+    holder.$ref = new URL(ref, base).href;
+  });
 }
 
 /** The document's location as a URL that relative refs resolve against. */

@@ -58,6 +58,8 @@ export interface Companion {
   readonly resolved: ResolvedSettings;
   readonly gate: EgressGate;
   readonly engine: SandboxEngine;
+  /** Puts live settings (already written into `settings`) into effect: caps and the rate limit. */
+  applyLive(keys: string[]): void;
   readonly broker: ApprovalBroker;
   readonly grants: GrantStore;
   readonly audit: AuditStore;
@@ -172,7 +174,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       catalogue: core.api.catalogue,
       clientNames: core.clientNames,
       caps,
-      limits: { timeoutMs: settings.timeoutMs, memoryBytes: settings.memoryMb * 1024 * 1024, outputBytes: settings.outputKb * 1024 },
+      limits: () => ({ timeoutMs: settings.timeoutMs, memoryBytes: settings.memoryMb * 1024 * 1024, outputBytes: settings.outputKb * 1024 }),
       killSwitch: () => settings.killSwitch,
       logger,
       logBuffer,
@@ -205,6 +207,18 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       boundary,
       redact: redaction.redact,
       endpoints: {},
+      applyLive(keys) {
+        if (keys.some((k) => ['maxConcurrent', 'queueSize', 'queueTimeoutMs', 'perCallerConcurrent'].includes(k))) {
+          caps.configure({
+            maxConcurrent: settings.maxConcurrent,
+            queueSize: settings.queueSize,
+            queueTimeoutMs: settings.queueTimeoutMs,
+            perCallerConcurrent: settings.perCallerConcurrent,
+          });
+        }
+        if (keys.includes('rateLimit') || keys.includes('rateBurst')) rate.configure(settings.rateLimit, settings.rateBurst);
+        logger.info(`settings applied: ${keys.map((k) => `${k}=${String((settings as unknown as Record<string, unknown>)[k])}`).join(', ')}`);
+      },
       createMcpServer(transport) {
         const server: McpServer = createMcpServer({
           core,

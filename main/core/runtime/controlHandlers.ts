@@ -28,6 +28,8 @@ export interface HandlerDeps extends ViewSource {
   secrets: SecretStore;
   audit: AuditStore;
   gate: EgressGate;
+  /** Puts live settings already written into `settings` into effect (caps, rate limit). */
+  applyLive?(keys: string[]): void;
 }
 
 /** An audit entry as the contract shows it (the same flat object the chain hashes). */
@@ -76,6 +78,7 @@ export function createControlHandlers(c: HandlerDeps): ControlHandlers {
           applied.push(key);
         } else restartRequired.push(key);
       }
+      if (applied.length > 0) c.applyLive?.(applied);
       if (applied.includes('killSwitch'))
         log.warn(`kill switch ${c.settings.killSwitch ? 'ON: execute is refused' : 'off: execute serves again'} (${caller.by})`);
       return { saved: Object.keys(validated), applied, restartRequired };
