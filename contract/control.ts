@@ -10,6 +10,7 @@ import { profileViewSchema, profileSaveSchema, operationViewSchema, keyViewSchem
 import { pendingApprovalSchema, approvalDecisionSchema, decideInputSchema, grantSchema } from './approvals.ts';
 import { auditQuerySchema, auditPageSchema, verifyResultSchema } from './audit.ts';
 import { logEntrySchema, logQuerySchema, uiLogLineSchema } from './logs.ts';
+import { engineApplyResultSchema, engineApplySchema, engineMatrixSchema } from './engine.ts';
 
 const empty = z.object({}).strict();
 const profileName = z.string().max(40);
@@ -49,6 +50,11 @@ export const controlContract = {
   'ui.loginLink': { input: empty, output: z.object({ url: z.string(), expiresAt: z.string() }) },
   /** The renderer's console, errors and uncaught exceptions, into the live log (source `ui`). */
   'logs.append': { input: z.object({ lines: z.array(uiLogLineSchema).max(200) }).strict(), output: z.object({ appended: z.number() }) },
+
+  /** Every engine × egress combination with its state and derived policy. */
+  'engine.matrix': { input: empty, output: engineMatrixSchema },
+  /** Switches the running companion to a valid combination: the next run uses it; saved for later starts. */
+  'engine.apply': { input: engineApplySchema, output: engineApplyResultSchema },
 } as const;
 
 export type ControlContract = typeof controlContract;

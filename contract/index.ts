@@ -8,6 +8,7 @@ export * from './audit.ts';
 export * from './settings.ts';
 export * from './status.ts';
 export * from './profiles.ts';
+export * from './engine.ts';
 export * from './methods.ts';
 export * from './control.ts';
 export * from './events.ts';

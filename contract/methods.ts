@@ -25,6 +25,8 @@ export const CONTROL_METHOD_NAMES = [
   'logs.query',
   'ui.loginLink',
   'logs.append',
+  'engine.matrix',
+  'engine.apply',
 ] as const;
 
 export type ControlMethodName = (typeof CONTROL_METHOD_NAMES)[number];

@@ -12,6 +12,8 @@ import type { LogBuffer } from '../log/logBuffer.ts';
 import { createCore, type AirlockCore } from './airlockCore.ts';
 import { RedactionHolder } from './redactionHolder.ts';
 import { createEngine } from './sandboxEngines.ts';
+import { SwitchableEngine } from '../sandbox/switchableEngine.ts';
+import type { EngineName } from '../sandbox/engine.ts';
 import { checkEngineEgress } from '../sandbox/engineMatrix.ts';
 import type { SandboxEngine } from '../sandbox/engine.ts';
 import { createEgressGate, type EgressGate } from '../egress/egressGate.ts';
@@ -58,6 +60,8 @@ export interface Companion {
   readonly resolved: ResolvedSettings;
   readonly gate: EgressGate;
   readonly engine: SandboxEngine;
+  /** Switches the running companion to another engine × egress; the next run uses it. */
+  switchEngine(choice: { engine: EngineName; egress: EgressMode; acknowledgeUnrestricted?: boolean }): Promise<void>;
   /** Puts live settings (already written into `settings`) into effect: caps and the rate limit. */
   applyLive(keys: string[]): void;
   readonly broker: ApprovalBroker;
@@ -71,9 +75,9 @@ export interface Companion {
   readonly hub: EventHub;
   readonly handlers: ControlHandlers;
   readonly dispatch: DispatchControl;
-  readonly egress: EgressMode;
-  readonly banner: string | undefined;
-  readonly boundary: string;
+  egress: EgressMode;
+  banner: string | undefined;
+  boundary: string;
   readonly redact: (text: string) => string;
   /** Where MCP is served (set by the loopback server). */
   endpoints: { http?: string };
@@ -149,13 +153,8 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     });
 
     let proxy: GateProxy | undefined;
-    const engine = await createEngine({
-      settings,
-      egress: matrix.egress,
-      paths: core.paths,
-      logger,
-      proxy: async () => (proxy ??= await startGateProxy({ logger: logger.child('gate-proxy') })),
-    });
+    const gateProxy = async () => (proxy ??= await startGateProxy({ logger: logger.child('gate-proxy') }));
+    const engine = new SwitchableEngine(await createEngine({ settings, egress: matrix.egress, paths: core.paths, logger, proxy: gateProxy }));
     closers.push(
       () => engine.close(),
       () => proxy?.close(),
@@ -207,6 +206,26 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       boundary,
       redact: redaction.redact,
       endpoints: {},
+      async switchEngine(choice) {
+        const verdict = checkEngineEgress(choice.engine, choice.egress, choice.acknowledgeUnrestricted === true);
+        if (!verdict.ok) throw new AirlockError('usage', verdict.reason);
+        const next = await createEngine({
+          settings: { ...settings, engine: choice.engine },
+          egress: verdict.egress,
+          paths: core.paths,
+          logger,
+          proxy: gateProxy,
+        });
+        engine.switchTo(next);
+        settings.engine = choice.engine;
+        settings.egress = verdict.egress;
+        settings.allowUnrestrictedEgress = choice.acknowledgeUnrestricted === true;
+        companion.egress = verdict.egress;
+        companion.banner = verdict.banner;
+        companion.boundary = boundaryText({ settings, egress: verdict.egress, engineBoundary: next.describeBoundary(), baseUrl: core.api.baseUrl, profile });
+        if (verdict.banner) logger.warn(verdict.banner);
+        logger.info(`engine switched to ${choice.engine} with egress ${verdict.egress}; runs already going finish on the previous engine`);
+      },
       applyLive(keys) {
         if (keys.some((k) => ['maxConcurrent', 'queueSize', 'queueTimeoutMs', 'perCallerConcurrent'].includes(k))) {
           caps.configure({
@@ -244,7 +263,8 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
             });
           },
           tools: [
-            (tools) => registerExecute(tools, { service: execute, apiTitle: core.api.catalogue.title, clientNames: core.clientNames, boundary }),
+            (tools) =>
+              registerExecute(tools, { service: execute, apiTitle: core.api.catalogue.title, clientNames: core.clientNames, boundary: companion.boundary }),
             ...(settings.diagnosticsTools
               ? [
                   (tools: Parameters<typeof registerExecute>[0]) =>

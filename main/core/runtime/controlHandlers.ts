@@ -7,10 +7,13 @@ import type { AuditEntry } from '../audit/types.ts';
 import type { AuditRecord } from '../../../contract/audit.ts';
 import type { ControlHandlers } from '../control/dispatch.ts';
 import { AirlockError } from '../errors.ts';
-import type { ResolvedSettings, Settings } from '../config/settings.ts';
+import type { EgressMode, ResolvedSettings, Settings } from '../config/settings.ts';
 import { settingByKey } from '../config/settings.ts';
 import { readSettingsFile, validateSettingsObject, writeSettingsFile } from '../config/settingsFile.ts';
 import { LIVE_SETTINGS, settingsMeta } from '../config/settingsMeta.ts';
+import { engineCell, engineMatrix } from './engineChoice.ts';
+import { engineInventory } from '../diagnostics/engineInventory.ts';
+import type { EngineName } from '../sandbox/engine.ts';
 import { formatAuthScheme, parseAuthScheme } from '../config/auth.ts';
 import { ProfileStore } from '../profiles/profileStore.ts';
 import { profileToFile, type Profile } from '../profiles/profile.ts';
@@ -30,6 +33,8 @@ export interface HandlerDeps extends ViewSource {
   gate: EgressGate;
   /** Puts live settings already written into `settings` into effect (caps, rate limit). */
   applyLive?(keys: string[]): void;
+  /** Switches the running companion's engine × egress (the next run uses it). */
+  switchEngine?(choice: { engine: EngineName; egress: EgressMode; acknowledgeUnrestricted?: boolean }): Promise<void>;
 }
 
 /** An audit entry as the contract shows it (the same flat object the chain hashes). */
@@ -41,6 +46,15 @@ export function createControlHandlers(c: HandlerDeps): ControlHandlers {
   const profiles = new ProfileStore(c.core.paths.profiles);
   const activeProfile = c.core.api.profile.name;
   const log = c.core.logger;
+  const currentEngine = () => ({ engine: c.settings.engine, egress: c.egress as EgressMode });
+  /** The flag or env var that chose the engine or egress, if any: it wins until removed. */
+  const engineLock = (): string | undefined => {
+    for (const key of ['engine', 'egress']) {
+      const source = c.resolved.sources[key];
+      if (source === 'flag' || source === 'env') return source === 'flag' ? settingByKey(key)!.flag : settingByKey(key)!.env;
+    }
+    return undefined;
+  };
 
   const profileView = (p: Profile, error?: string) => ({
     name: p.name,
@@ -82,6 +96,33 @@ export function createControlHandlers(c: HandlerDeps): ControlHandlers {
       if (applied.includes('killSwitch'))
         log.warn(`kill switch ${c.settings.killSwitch ? 'ON: execute is refused' : 'off: execute serves again'} (${caller.by})`);
       return { saved: Object.keys(validated), applied, restartRequired };
+    },
+
+    'engine.matrix': async () => engineMatrix(await engineInventory(), c.core.paths.root, currentEngine(), engineLock()),
+
+    'engine.apply': async (input, caller) => {
+      const lock = engineLock();
+      if (lock) throw new AirlockError('conflict', `the engine is set by ${lock} for this run of the companion`, { hint: `remove ${lock} to choose it here` });
+      if (!c.switchEngine) throw new AirlockError('unavailable', 'this companion cannot switch engines while it runs');
+      const cell = engineCell(input.engine, input.egress, await engineInventory(), c.core.paths.root, currentEngine());
+      if (cell.state === 'invalid') throw new AirlockError('usage', cell.reason!);
+      if (cell.state === 'needs-install') throw new AirlockError('unavailable', cell.reason!, cell.installHint ? { hint: cell.installHint } : {});
+      if (cell.state === 'needs-acknowledgement' && input.acknowledgeUnrestricted !== true) {
+        throw new AirlockError('usage', `${input.engine} with egress ${input.egress}: ${cell.reason}`, {
+          hint: 'send acknowledgeUnrestricted: true to accept it',
+        });
+      }
+      await c.switchEngine(input);
+      // An acknowledged unbounded network lasts for this run of the companion only: saved, it would need the flag at every start.
+      const saved = cell.state !== 'needs-acknowledgement';
+      if (saved) {
+        const file = c.core.paths.settings;
+        await writeSettingsFile(file, { ...readSettingsFile(file), engine: input.engine, egress: input.egress });
+      }
+      log.warn(
+        `engine ${input.engine}, egress ${input.egress} chosen (${caller.by})${saved ? '' : '; not saved: it needs --allow-unrestricted-egress at each start'}`,
+      );
+      return { engine: input.engine, egress: input.egress, boundary: c.boundary, ...(c.banner ? { banner: c.banner } : {}), policy: cell.policy, saved };
     },
 
     'profiles.list': () =>
