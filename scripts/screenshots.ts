@@ -17,10 +17,11 @@ try {
     fx.client,
     `const r = await api.events.list({ query: { city: 'Lyon', limit: 3 } }); console.log('found', r.data.data.length, 'events'); return r.data.data.map((e) => e.title);`,
   );
-  const held = execute(
+  // Held until the end; closing the client at the end rejects it, which is expected.
+  execute(
     fx.client,
     `const list = await api.events.list({ query: { limit: 1 } }); return await api.events.delete({ path: { eventId: list.data.data[0].id } });`,
-  );
+  ).catch(() => undefined);
   for (const scheme of ['light', 'dark'] as const) {
     const page = await signedInPage(fx.browser, fx.dataDir, { colorScheme: scheme });
     await approvalDialog(page).waitFor();
@@ -28,13 +29,13 @@ try {
       await nav(page, name).click();
       await page.getByRole('heading', { name, level: 1 }).waitFor();
       if (name === 'Logs') await page.locator('.xterm-rows').getByText(/found/).first().waitFor();
+      if (name === 'Engine') await page.getByRole('table', { name: /Engine × network boundary/ }).waitFor();
       const file = join(out, `${name.toLowerCase()}-${scheme}.png`);
       await page.screenshot({ path: file });
       process.stderr.write(`${file}\n`);
     }
     await page.context().close();
   }
-  void held;
 } finally {
   // Closing the client ends the held call (it is withdrawn, as a client that goes away should).
   await fx.close().catch(() => undefined);

@@ -74,7 +74,8 @@ export async function signedInPage(browser: Browser, dataDir: string, options: {
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
   await page.goto(await loginLink(dataDir));
-  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+  // Signed in: the navigation is there (a pending approval may have taken the first screen).
+  await page.getByRole('navigation', { name: 'Airlock' }).waitFor();
   return page;
 }
 

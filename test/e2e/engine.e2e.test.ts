@@ -1,0 +1,64 @@
+// The Engine screen as a person uses it: the grid, an invalid cell refused
+// with its reason, a valid one applied to the next run, caps edited live.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { execute } from '../helpers/mcpClients.ts';
+import { startUiFixture, type UiFixture, signedInPage, nav, chromiumMissing } from '../helpers/browser.ts';
+
+const skip = chromiumMissing();
+let fx: UiFixture;
+let page: Page;
+
+before(async () => {
+  if (skip) return;
+  fx = await startUiFixture([], 'e2e-engine');
+  page = await signedInPage(fx.browser, fx.dataDir);
+  await nav(page, 'Engine').click();
+  await page.getByRole('table', { name: /Engine × network boundary/ }).waitFor();
+});
+
+after(async () => {
+  await fx?.close();
+});
+
+test('choosing an invalid cell is refused with its reason, and nothing can be applied', { skip, timeout: 60_000 }, async () => {
+  const cell = page.getByRole('button', { name: 'QuickJS with egress wrapper: Invalid' });
+  await cell.focus();
+  await page.keyboard.press('Enter');
+  assert.equal(await cell.getAttribute('aria-pressed'), 'true');
+  const details = page.getByRole('region', { name: /QuickJS with egress wrapper/ });
+  assert.match(await details.getByRole('alert').innerText(), /Refused: .*QuickJS has no network at all/);
+  assert.equal(await details.getByRole('button', { name: /^Apply/ }).count(), 0);
+  assert.equal((await execute(fx.client, 'return typeof setTimeout')).text, 'undefined', 'still QuickJS');
+});
+
+test('a valid cell shows its policy before it is applied; applied, the next run uses it', { skip, timeout: 60_000 }, async () => {
+  await page.getByRole('button', { name: 'Node with egress none: Valid' }).click();
+  const details = page.getByRole('region', { name: /Node with egress none/ });
+  assert.match(await details.innerText(), /Enforced by\s+nothing: the network is not bounded/);
+  assert.match(await details.innerText(), /Policy fingerprint\s+[0-9a-f]{16}/);
+  assert.match(await details.innerText(), /cannot scope the network/, 'the banner is shown before applying');
+  await details.getByRole('button', { name: 'Apply Node with egress none' }).click();
+  await page
+    .getByRole('status')
+    .filter({ hasText: /Applied: the next run uses Node with egress none/ })
+    .waitFor({ timeout: 20_000 });
+  await page.getByRole('button', { name: 'Node with egress none: Valid, current' }).waitFor({ timeout: 10_000 });
+  assert.equal((await execute(fx.client, 'return typeof setTimeout')).text, 'function', 'a Node subprocess now');
+  await page.getByRole('button', { name: 'QuickJS with egress executor: Valid' }).click();
+  await page.getByRole('button', { name: 'Apply QuickJS with egress executor' }).click();
+  await page.getByRole('button', { name: 'QuickJS with egress executor: Valid, current' }).waitFor({ timeout: 10_000 });
+});
+
+test('a cap edited on the screen applies to the next run', { skip, timeout: 60_000 }, async () => {
+  const caps = page.getByRole('form', { name: 'Caps' });
+  const timeout = caps.getByLabel(/^Timeout/);
+  await timeout.fill('400');
+  await caps.getByRole('button', { name: /Save Timeout/ }).click();
+  await page
+    .getByRole('status')
+    .filter({ hasText: /timeoutMs saved and applied/ })
+    .waitFor({ timeout: 10_000 });
+  assert.match((await execute(fx.client, 'while (true) {}')).text, /timed out after 400 ms/);
+});
