@@ -125,14 +125,18 @@ export function createControlHandlers(c: HandlerDeps): ControlHandlers {
       return { engine: input.engine, egress: input.egress, boundary: c.boundary, ...(c.banner ? { banner: c.banner } : {}), policy: cell.policy, saved };
     },
 
-    'profiles.list': () =>
-      profiles
+    'profiles.list': () => {
+      const listed = profiles
         .list()
         .map((l) =>
           l.profile
             ? profileView(l.profile)
             : profileView({ name: l.name, spec: '', policy: 'ask', readOnly: false, allowPrivateNetwork: false, mutations: [], origin: 'file' }, l.error),
-        ),
+        );
+      // The active profile is always listed, also when it came from the command line (--spec) and has no file.
+      const active = c.core.api.profile;
+      return listed.some((p) => p.name === active.name) ? listed : [profileView(active), ...listed];
+    },
 
     'profiles.save': async (input) => {
       const auth = input.auth === undefined ? undefined : parseAuthScheme(input.auth);

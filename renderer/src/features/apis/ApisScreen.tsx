@@ -24,7 +24,7 @@ function KeyForm({ profile, onDone }: { profile: string; onDone(message: string)
       <label htmlFor={id}>New API key for {profile}</label>
       <input id={id} type="password" autoComplete="off" spellCheck={false} value={secret} onChange={(e) => setSecret(e.target.value)} />
       <button type="submit" disabled={!secret}>
-        Store in keychain
+        Store key<span className="visually-hidden"> for {profile}</span>
       </button>
     </form>
   );
