@@ -4,6 +4,7 @@
 // exactly what was approved. Real processes, real browser, no sleeps.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { execute } from '../helpers/mcpClients.ts';
@@ -134,6 +135,47 @@ test('Activity shows the tool call with its API call and the decision', { skip, 
     .getByRole('listitem')
     .filter({ hasText: /execute by e2e-client/ })
     .first()
+    .waitFor();
+});
+
+test('Activity filters by decision and method, exports the filtered view as CSV, and verifies the chain', { skip, timeout: 60_000 }, async () => {
+  await nav(page, 'Activity').click();
+  const filters = page.getByRole('search', { name: 'Filter the audit log' });
+  await filters.getByLabel('Decision').selectOption('denied');
+  await filters.getByLabel('Method').selectOption('POST');
+  const rows = page.getByRole('list', { name: /^Audit records/ }).getByRole('listitem');
+  // The filtered view has replaced the full one: no row left that is not a denied POST.
+  await rows
+    .filter({ hasNotText: /POST .*denied/ })
+    .first()
+    .waitFor({ state: 'detached' });
+  await rows
+    .filter({ hasText: /POST .*\/events .*denied/ })
+    .first()
+    .waitFor();
+  const texts = await rows.allInnerTexts();
+  assert.ok(texts.length > 0 && texts.every((t) => /POST .*denied/.test(t)), texts.join('\n'));
+
+  const downloaded = page.waitForEvent('download', { timeout: 20_000 });
+  await page.getByRole('button', { name: 'Export CSV' }).click();
+  const file = await (await downloaded).path();
+  const lines = readFileSync(file, 'utf8').trimEnd().split('\r\n');
+  assert.match(lines[0]!, /^seq,time,kind,client,tool,profile,operation,method,url,status,decision/);
+  assert.equal(lines.length - 1, texts.length, 'one row per record of the filtered view');
+  assert.ok(
+    lines.slice(1).every((l) => /,POST,.*,denied,/.test(l)),
+    lines.join('\n'),
+  );
+  await page
+    .getByRole('status')
+    .filter({ hasText: new RegExp(`Exported ${texts.length} records to airlock-audit-.*\\.csv`) })
+    .waitFor();
+
+  await filters.getByRole('button', { name: 'Clear filters' }).click();
+  await page.getByRole('button', { name: 'Verify chain' }).click();
+  await page
+    .getByRole('status')
+    .filter({ hasText: /Chain intact: \d+ records/ })
     .waitFor();
 });
 

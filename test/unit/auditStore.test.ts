@@ -210,6 +210,8 @@ function populate(store: AuditStore, runs: number): void {
         apiCall({
           runId,
           operationId: k === 0 ? 'events.list' : 'agendas.get',
+          method: k === 0 ? 'GET' : 'DELETE',
+          decision: k === 0 ? 'read' : i % 2 === 0 ? 'approved' : 'denied',
           url: `https://api.example.test/v3/${k === 0 ? 'events' : 'agendas/7'}?page=${i}`,
           status: i % 5 === 0 ? 500 : 200,
           ...(i % 5 === 0 ? { error: `Upstream Exploded on page ${i}` } : {}),
@@ -224,6 +226,7 @@ function populate(store: AuditStore, runs: number): void {
         runId,
         outcome: i % 4 === 0 ? 'timeout' : 'ok',
         input: `return await api.events.list({ page: ${i} }) // run ${i}`,
+        profile: i % 3 === 0 ? 'github' : 'openagenda',
       }),
     );
     if (i % 2 === 0)
@@ -290,7 +293,7 @@ test(
 );
 
 test(
-  'filters: time range, client, tool, outcome, failed, free text, kind and runId match a plain scan',
+  'filters: time range, client, tool, outcome, failed, free text, kind, runId, operation, method, decision and profile match a plain scan',
   withStore((store) => {
     populate(store, 30);
     const all = everything(store);
@@ -315,6 +318,14 @@ test(
       ['kind', { kind: 'api' }, (r) => r.kind === 'api'],
       ['kinds', { kind: ['api', 'tool'] }, (r) => r.kind === 'api' || r.kind === 'tool'],
       ['runId', { runId: 'run-8' }, (r) => 'runId' in r && r.runId === 'run-8'],
+      ['operation', { operation: 'agendas.get' }, (r) => r.kind === 'api' && r.operationId === 'agendas.get'],
+      ['method (any case)', { method: 'delete' }, (r) => r.kind === 'api' && r.method === 'DELETE'],
+      ['decision', { decision: 'denied' }, (r) => r.kind === 'api' && r.decision === 'denied'],
+      [
+        'profile: its tool calls and their API calls',
+        { profile: 'github' },
+        (r) => r.kind !== 'prune' && (r.kind === 'api' || r.tool === 'execute') && (owner(r) as { profile?: string } | undefined)?.profile === 'github',
+      ],
       [
         'combined',
         { client: 'cursor', kind: 'api', failed: true },

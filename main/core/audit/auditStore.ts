@@ -690,6 +690,23 @@ function whereClause(f: AuditFilter): { clauses: string[]; params: SQLInputValue
     clauses.push('run_id = ?');
     params.push(String(f.runId));
   }
+  if (f.profile !== undefined) {
+    clauses.push(
+      "((kind = 'tool' AND json_extract(body, '$.profile') = ?) OR (kind = 'api' AND run_id IN (SELECT run_id FROM records WHERE kind = 'tool' AND json_extract(body, '$.profile') = ?)))",
+    );
+    params.push(String(f.profile), String(f.profile));
+  }
+  // Fields only API calls have: a filter on one of them selects API calls.
+  const apiFields: [keyof AuditFilter, string, (v: string) => string][] = [
+    ['operation', '$.operationId', (v) => v],
+    ['method', '$.method', (v) => v.toUpperCase()],
+    ['decision', '$.decision', (v) => v],
+  ];
+  for (const [key, path, normalise] of apiFields) {
+    if (f[key] === undefined) continue;
+    clauses.push(`(kind = 'api' AND json_extract(body, '${path}') = ?)`);
+    params.push(normalise(String(f[key])));
+  }
   return { clauses, params };
 }
 

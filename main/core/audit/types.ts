@@ -105,6 +105,14 @@ export interface AuditFilter {
   text?: string;
   kind?: AuditKind | readonly AuditKind[];
   runId?: string;
+  /** Tool records run against this API profile, and the API calls of their runs. */
+  profile?: string;
+  /** API calls of this operationId. */
+  operation?: string;
+  /** API calls with this HTTP method. */
+  method?: string;
+  /** API calls the gate decided this way (read, allowed, approved, denied, refused). */
+  decision?: string;
 }
 
 export type AuditOrder = 'newest' | 'oldest';

@@ -1,14 +1,59 @@
 // Activity: the audit log, newest first — tool calls with the API calls of
 // their run nested under them — in a virtualised list (only the visible
 // rows are in the page, so 100,000 records scroll smoothly), with filters,
-// text search, a detail pane, live updates and Verify chain.
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+// text search, a detail pane, live updates, export of the filtered view
+// (JSONL or CSV, with progress) and Verify chain.
+import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import type { AuditRecord } from '../../../../contract/audit.ts';
+import { GATE_DECISIONS, type AuditFilters, type AuditRecord } from '../../../../contract/audit.ts';
+import { exportRecords, type ExportFormat } from './exportRecords.ts';
 import { useControl } from '../../api/ControlProvider.tsx';
 import { useControlEvents } from '../../api/hooks.ts';
 
-type Filters = { text: string; tool: string; outcome: string };
+const EMPTY = { text: '', client: '', tool: '', profile: '', operation: '', method: '', outcome: '', decision: '', from: '', to: '' };
+type Filters = typeof EMPTY;
+
+/** The filters as the control API takes them: empty fields left out, local date-times as ISO. */
+function toQuery(f: Filters): AuditFilters {
+  const q: Record<string, string> = {};
+  for (const [key, value] of Object.entries(f)) {
+    if (!value.trim()) continue;
+    q[key] = key === 'from' || key === 'to' ? new Date(value).toISOString() : value.trim();
+  }
+  return q as AuditFilters;
+}
+
+function TextFilter({ label, value, onChange }: { label: string; value: string; onChange(v: string): void }) {
+  return (
+    <label>
+      {label}
+      <input value={value} onChange={(e) => onChange(e.target.value)} />
+    </label>
+  );
+}
+
+function ChoiceFilter({ label, value, choices, onChange }: { label: string; value: string; choices: readonly string[]; onChange(v: string): void }) {
+  return (
+    <label>
+      {label}
+      <select value={value} onChange={(e) => onChange(e.target.value)}>
+        <option value="">any</option>
+        {choices.map((c) => (
+          <option key={c}>{c}</option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+function download(parts: string[], name: string, type: string): void {
+  const url = URL.createObjectURL(new Blob(parts, { type }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
 
 function summary(r: AuditRecord): string {
   if (r.kind === 'tool') return `${r.tool} by ${r.clientName ?? 'unnamed client'} — ${r.outcome}`;
@@ -20,18 +65,31 @@ export default function ActivityScreen() {
   const { api } = useControl();
   const [records, setRecords] = useState<AuditRecord[]>([]);
   const [next, setNext] = useState<number | undefined>();
-  const [filters, setFilters] = useState<Filters>({ text: '', tool: '', outcome: '' });
+  const [filters, setFilters] = useState<Filters>(EMPTY);
+  const deferred = useDeferredValue(filters);
+  const [exporting, setExporting] = useState<{ format: ExportFormat; records: number; controller: AbortController }>();
+  const [exported, setExported] = useState<string>();
   const [selected, setSelected] = useState<AuditRecord>();
   const [verify, setVerify] = useState<string>();
   const parent = useRef<HTMLDivElement>(null);
-  const query = useMemo(
-    () => ({
-      ...(filters.text ? { text: filters.text } : {}),
-      ...(filters.tool ? { tool: filters.tool } : {}),
-      ...(filters.outcome ? { outcome: filters.outcome } : {}),
-    }),
-    [filters],
-  );
+  const query = useMemo(() => toQuery(deferred), [deferred]);
+  const filtered = Object.keys(query).length > 0;
+  const set = (key: keyof Filters) => (value: string) => setFilters((f) => ({ ...f, [key]: value }));
+  const startExport = async (format: ExportFormat) => {
+    const controller = new AbortController();
+    setExported(undefined);
+    setExporting({ format, records: 0, controller });
+    try {
+      const { parts, records: count } = await exportRecords(api, query, format, (n) => setExporting((e) => e && { ...e, records: n }), controller.signal);
+      const name = `airlock-audit-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}.${format}`;
+      download(parts, name, format === 'csv' ? 'text/csv' : 'application/x-ndjson');
+      setExported(`Exported ${count} records to ${name}.`);
+    } catch (error) {
+      setExported(controller.signal.aborted ? 'Export cancelled.' : `Export failed: ${(error as Error).message}`);
+    } finally {
+      setExporting(undefined);
+    }
+  };
   const load = useCallback(
     async (before?: number) => {
       const page = await api.call('audit.query', { ...query, limit: 200, ...(before !== undefined ? { before } : {}) });
@@ -43,35 +101,47 @@ export default function ActivityScreen() {
   useEffect(() => void load(), [load]);
   useControlEvents((events) => {
     const fresh = events.flatMap((e) => (e.type === 'audit' ? [e.record] : []));
-    if (fresh.length > 0 && !query.text && !query.tool && !query.outcome) setRecords((current) => [...fresh.reverse(), ...current]);
+    if (fresh.length > 0 && !filtered) setRecords((current) => [...fresh.reverse(), ...current]);
   });
   const rows = useVirtualizer({ count: records.length, getScrollElement: () => parent.current, estimateSize: () => 32, overscan: 12 });
   return (
     <div className="screen activity">
       <h1>Activity</h1>
-      <form className="filters" role="search" onSubmit={(e) => e.preventDefault()}>
+      <form className="filters" role="search" aria-label="Filter the audit log" onSubmit={(e) => e.preventDefault()}>
+        <TextFilter label="Search" value={filters.text} onChange={set('text')} />
+        <TextFilter label="Client" value={filters.client} onChange={set('client')} />
+        <ChoiceFilter
+          label="Tool"
+          value={filters.tool}
+          choices={['execute', 'search_docs', 'server_log', 'web_log', 'health', 'get_config']}
+          onChange={set('tool')}
+        />
+        <TextFilter label="Profile" value={filters.profile} onChange={set('profile')} />
+        <TextFilter label="Operation" value={filters.operation} onChange={set('operation')} />
+        <ChoiceFilter label="Method" value={filters.method} choices={['GET', 'POST', 'PUT', 'PATCH', 'DELETE']} onChange={set('method')} />
+        <ChoiceFilter label="Outcome" value={filters.outcome} choices={['ok', 'denied', 'refused', 'error', 'timeout', 'capacity']} onChange={set('outcome')} />
+        <ChoiceFilter label="Decision" value={filters.decision} choices={GATE_DECISIONS} onChange={set('decision')} />
         <label>
-          Search
-          <input value={filters.text} onChange={(e) => setFilters({ ...filters, text: e.target.value })} />
+          From
+          <input type="datetime-local" value={filters.from} onChange={(e) => set('from')(e.target.value)} />
         </label>
         <label>
-          Tool
-          <select value={filters.tool} onChange={(e) => setFilters({ ...filters, tool: e.target.value })}>
-            <option value="">any</option>
-            <option>execute</option>
-            <option>search_docs</option>
-          </select>
+          To
+          <input type="datetime-local" value={filters.to} onChange={(e) => set('to')(e.target.value)} />
         </label>
-        <label>
-          Outcome
-          <select value={filters.outcome} onChange={(e) => setFilters({ ...filters, outcome: e.target.value })}>
-            <option value="">any</option>
-            <option>ok</option>
-            <option>denied</option>
-            <option>refused</option>
-            <option>error</option>
-          </select>
-        </label>
+        {filtered ? (
+          <button type="button" onClick={() => setFilters(EMPTY)}>
+            Clear filters
+          </button>
+        ) : null}
+      </form>
+      <div className="toolbar">
+        <button type="button" disabled={!!exporting} onClick={() => void startExport('jsonl')}>
+          Export JSONL
+        </button>
+        <button type="button" disabled={!!exporting} onClick={() => void startExport('csv')}>
+          Export CSV
+        </button>
         <button
           type="button"
           onClick={() =>
@@ -82,7 +152,19 @@ export default function ActivityScreen() {
         >
           Verify chain
         </button>
-      </form>
+        {exporting ? (
+          <>
+            <progress aria-label={`Exporting ${exporting.format.toUpperCase()}`} />
+            <span role="status">
+              Exporting… {exporting.records} records{filtered ? ' (filtered view)' : ''}
+            </span>
+            <button type="button" onClick={() => exporting.controller.abort()}>
+              Cancel export
+            </button>
+          </>
+        ) : null}
+        {exported ? <span role="status">{exported}</span> : null}
+      </div>
       {verify ? <p role="status">{verify}</p> : null}
       <div className="split">
         <div ref={parent} className="rows" role="list" aria-label={`Audit records (${records.length} loaded)`} tabIndex={0}>
