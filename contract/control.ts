@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { CONTROL_METHOD_NAMES, type ControlMethodName } from './methods.ts';
 import { statusSchema, sessionSchema } from './status.ts';
 import { settingsViewSchema, settingsUpdateSchema, settingsUpdateResultSchema } from './settings.ts';
-import { profileViewSchema, profileSaveSchema, operationViewSchema, keyViewSchema } from './profiles.ts';
+import { profileViewSchema, profileSaveSchema, operationViewSchema, keyViewSchema, policySchema, documentSummarySchema } from './profiles.ts';
 import { pendingApprovalSchema, approvalDecisionSchema, decideInputSchema, grantSchema } from './approvals.ts';
 import { auditQuerySchema, auditPageSchema, verifyResultSchema } from './audit.ts';
 import { logEntrySchema, logQuerySchema, uiLogLineSchema } from './logs.ts';
@@ -28,6 +28,18 @@ export const controlContract = {
   'profiles.operations': {
     input: z.object({ name: profileName.optional(), query: z.string().max(200).optional() }).strict(),
     output: z.array(operationViewSchema),
+  },
+
+  /** The active profile's policy for one operation (null: back to the profile's); applies to the next call, saved with the profile. */
+  'profiles.setOperationPolicy': {
+    input: z.object({ operationId: z.string().min(1).max(300), policy: policySchema.nullable() }).strict(),
+    output: z.object({ operation: operationViewSchema, saved: z.boolean() }),
+  },
+
+  /** Loads a document (URL or file path) as a new profile would, and says what it holds or where it is broken. */
+  'profiles.inspect': {
+    input: z.object({ spec: z.string().min(1).max(4000), allowExternalRefs: z.array(z.string().max(2000)).max(20).optional() }).strict(),
+    output: documentSummarySchema,
   },
 
   'keys.list': { input: empty, output: z.array(keyViewSchema) },

@@ -27,6 +27,8 @@ export const CONTROL_METHOD_NAMES = [
   'logs.append',
   'engine.matrix',
   'engine.apply',
+  'profiles.setOperationPolicy',
+  'profiles.inspect',
 ] as const;
 
 export type ControlMethodName = (typeof CONTROL_METHOD_NAMES)[number];

@@ -56,4 +56,18 @@ export const operationViewSchema = z.object({
   policySource: z.enum(['operation', 'profile', 'read']),
 });
 
+/** What a document holds, read before it is saved as a profile. */
+export const documentSummarySchema = z.object({
+  title: z.string(),
+  version: z.string(),
+  operations: z.number(),
+  mutations: z.number(),
+  servers: z.array(z.string()),
+  /** The auth scheme Airlock would use (`bearer`, `header:X-Api-Key`, `none`…). */
+  auth: z.string(),
+  warnings: z.array(z.string()),
+  fromCache: z.boolean(),
+  loadMs: z.number(),
+});
+
 export const keyViewSchema = z.object({ profile: z.string(), fingerprint: z.string(), source: z.enum(['keychain', 'file']) });

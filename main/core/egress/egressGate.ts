@@ -76,7 +76,8 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
   const origin = new URL(api.baseUrl);
   const basePath = origin.pathname.replace(/\/+$/, '');
   const pins = new Map<string, { pinned: PinnedAddress; until: number }>();
-  const operationPolicies = api.profile.operationPolicies ?? {};
+  // The profile's own record, so a policy set while the companion runs (profiles.setOperationPolicy) applies to the next call.
+  const operationPolicies = (api.profile.operationPolicies ??= {});
   const policyProfile = {
     name: api.profile.name,
     policy: api.profile.policy,

@@ -121,7 +121,7 @@ function parseText(text: string, location: string): OpenApiDocument {
     if (!value || typeof value !== 'object') throw new Error('the document is not an object');
     return value as OpenApiDocument;
   } catch (error) {
-    throw new AirlockError('spec', `${location} is not valid JSON or YAML: ${errorMessage(error).split('\n')[0]}`);
+    throw new AirlockError('spec', `${location} is not valid JSON or YAML: ${errorMessage(error).split('\n')[0]!.replace(/:$/, '')}`);
   }
 }
 

@@ -14,7 +14,11 @@ import { LIVE_SETTINGS, settingsMeta } from '../config/settingsMeta.ts';
 import { engineCell, engineMatrix } from './engineChoice.ts';
 import { engineInventory } from '../diagnostics/engineInventory.ts';
 import type { EngineName } from '../sandbox/engine.ts';
-import { formatAuthScheme, parseAuthScheme } from '../config/auth.ts';
+import { buildCatalogue, type ApiOperation } from '../openapi/catalogue.ts';
+import { isUrl, loadApiDocument } from '../openapi/loadDocument.ts';
+import { checkAllowEntry } from '../openapi/externalRefs.ts';
+import { isAbsolute } from 'node:path';
+import { formatAuthScheme, inferAuthScheme, parseAuthScheme } from '../config/auth.ts';
 import { ProfileStore } from '../profiles/profileStore.ts';
 import { profileToFile, type Profile } from '../profiles/profile.ts';
 import { fingerprint } from '../secrets/fingerprint.ts';
@@ -46,6 +50,21 @@ export function createControlHandlers(c: HandlerDeps): ControlHandlers {
   const profiles = new ProfileStore(c.core.paths.profiles);
   const activeProfile = c.core.api.profile.name;
   const log = c.core.logger;
+  const operationView = (op: ApiOperation) => {
+    const own = c.core.api.profile.operationPolicies?.[op.id];
+    const mutation = c.gate.isMutation(op);
+    return {
+      operationId: op.id,
+      call: op.call,
+      method: op.method,
+      path: op.path,
+      ...(op.summary ? { summary: op.summary } : {}),
+      mutation,
+      deprecated: op.deprecated,
+      policy: own ?? (mutation ? c.core.api.profile.policy : 'allow'),
+      policySource: own ? ('operation' as const) : mutation ? ('profile' as const) : ('read' as const),
+    };
+  };
   const currentEngine = () => ({ engine: c.settings.engine, egress: c.egress as EgressMode });
   /** The flag or env var that chose the engine or egress, if any: it wins until removed. */
   const engineLock = (): string | undefined => {
@@ -163,25 +182,52 @@ export function createControlHandlers(c: HandlerDeps): ControlHandlers {
 
     'profiles.operations': ({ name, query }) => {
       if (name && name !== activeProfile) throw new AirlockError('usage', `profile '${name}' is not the active one; its operations are listed once it is`);
-      const policies = c.core.api.profile.operationPolicies ?? {};
       const needle = query?.trim().toLowerCase();
       return c.core.api.catalogue.operations
         .filter((op) => !needle || `${op.id} ${op.call} ${op.method} ${op.path} ${op.summary ?? ''}`.toLowerCase().includes(needle))
-        .map((op) => {
-          const own = policies[op.id];
-          const mutation = c.gate.isMutation(op);
-          return {
-            operationId: op.id,
-            call: op.call,
-            method: op.method,
-            path: op.path,
-            ...(op.summary ? { summary: op.summary } : {}),
-            mutation,
-            deprecated: op.deprecated,
-            policy: own ?? (mutation ? c.core.api.profile.policy : 'allow'),
-            policySource: own ? ('operation' as const) : mutation ? ('profile' as const) : ('read' as const),
-          };
-        });
+        .map(operationView);
+    },
+
+    'profiles.inspect': async ({ spec, allowExternalRefs }) => {
+      for (const entry of allowExternalRefs ?? []) {
+        const problem = checkAllowEntry(entry);
+        if (problem) throw new AirlockError('usage', `allowExternalRefs: ${JSON.stringify(entry)} ${problem}`);
+      }
+      if (!isUrl(spec) && !isAbsolute(spec)) throw new AirlockError('usage', `"${spec}" is neither an http(s) URL nor an absolute file path`);
+      const loaded = await loadApiDocument(spec, {
+        cacheDir: c.core.paths.specCache,
+        refresh: true,
+        logger: log.child('spec'),
+        ...(allowExternalRefs ? { allowExternalRefs } : {}),
+      });
+      const catalogue = buildCatalogue(loaded.document, loaded.refNames);
+      return {
+        title: catalogue.title,
+        version: catalogue.version,
+        operations: catalogue.operations.length,
+        mutations: catalogue.operations.filter((op) => op.mutation).length,
+        servers: catalogue.servers,
+        auth: formatAuthScheme(inferAuthScheme(catalogue.securitySchemes, loaded.document.security)),
+        warnings: catalogue.warnings,
+        fromCache: loaded.origin.fromCache === true,
+        loadMs: Math.round(loaded.loadMs),
+      };
+    },
+
+    'profiles.setOperationPolicy': async ({ operationId, policy }, caller) => {
+      const op = c.core.api.catalogue.operations.find((o) => o.id === operationId);
+      if (!op) throw new AirlockError('not_found', `no operation '${operationId}' in ${c.core.api.catalogue.title}`, { hint: 'see profiles.operations' });
+      const profile = c.core.api.profile;
+      const policies = (profile.operationPolicies ??= {});
+      if (policy === null) delete policies[operationId];
+      else policies[operationId] = policy;
+      // An ad hoc profile (--spec) has no file: the policy lasts until the companion stops.
+      const saved = profile.origin !== 'adhoc';
+      if (saved) await profiles.save(profile);
+      log.info(
+        `operation ${operationId}: policy ${policy ?? `the profile's (${profile.policy})`} (${caller.by})${saved ? '' : ', not saved (ad hoc profile)'}`,
+      );
+      return { operation: operationView(op), saved };
     },
 
     'keys.list': async () => {

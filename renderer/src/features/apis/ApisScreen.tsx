@@ -3,6 +3,8 @@
 import { useState } from 'react';
 import { useCall } from '../../api/hooks.ts';
 import { useControl } from '../../api/ControlProvider.tsx';
+import { OperationPolicies } from './OperationPolicies.tsx';
+import { AddProfile } from './AddProfile.tsx';
 
 function KeyForm({ profile, onDone }: { profile: string; onDone(message: string): void }) {
   const { api } = useControl();
@@ -93,9 +95,16 @@ export function ApisScreen() {
               </dd>
             </dl>
             <KeyForm profile={p.name} onDone={done} />
+            {p.active ? <OperationPolicies profile={p} /> : null}
           </section>
         );
       })}
+      <AddProfile
+        onSaved={(m) => {
+          done(m);
+          profiles.reload();
+        }}
+      />
     </div>
   );
 }

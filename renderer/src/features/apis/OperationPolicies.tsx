@@ -1,0 +1,87 @@
+// The active profile's operations with the policy each gets: allow, ask or
+// deny per operation, or the profile's own (mutations) / allowed (reads).
+// A change applies to the next call and is saved with the profile.
+import { useDeferredValue, useState } from 'react';
+import type { ProfileView } from '../../../../contract/profiles.ts';
+import { useCall } from '../../api/hooks.ts';
+import { useControl } from '../../api/ControlProvider.tsx';
+
+const SHOWN = 200;
+
+export function OperationPolicies({ profile }: { profile: ProfileView }) {
+  const { api } = useControl();
+  const [query, setQuery] = useState('');
+  const deferred = useDeferredValue(query);
+  const operations = useCall('profiles.operations', { name: profile.name, ...(deferred.trim() ? { query: deferred.trim() } : {}) });
+  const [message, setMessage] = useState<{ kind: 'status' | 'alert'; text: string }>();
+  const set = async (operationId: string, value: string) => {
+    try {
+      const r = await api.call('profiles.setOperationPolicy', { operationId, policy: value === '' ? null : (value as 'allow' | 'ask' | 'deny') });
+      setMessage({
+        kind: 'status',
+        text: `${operationId}: ${r.operation.policySource === 'operation' ? r.operation.policy : `the profile's (${r.operation.policy})`}, from the next call${r.saved ? '' : ' (not saved: this profile came from --spec)'}.`,
+      });
+      operations.reload();
+    } catch (error) {
+      setMessage({ kind: 'alert', text: (error as Error).message });
+    }
+  };
+  const list = operations.data ?? [];
+  const searchId = `ops-search-${profile.name}`;
+  return (
+    <section aria-labelledby={`ops-${profile.name}`}>
+      <h3 id={`ops-${profile.name}`}>Operations and their policy</h3>
+      <p className="hint">
+        Reads are allowed unless you say otherwise; mutations follow the profile ({profile.readOnly ? 'read-only' : profile.policy}) unless you set their own.
+      </p>
+      <label htmlFor={searchId}>Search operations</label> <input id={searchId} type="search" value={query} onChange={(e) => setQuery(e.target.value)} />
+      {message ? <p role={message.kind}>{message.text}</p> : null}
+      {operations.error ? <p role="alert">{operations.error.message}</p> : null}
+      <table className="grid operations">
+        <caption className="visually-hidden">Operations of {profile.name}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Method</th>
+            <th scope="col">Path</th>
+            <th scope="col">Operation</th>
+            <th scope="col">Policy</th>
+          </tr>
+        </thead>
+        <tbody>
+          {list.slice(0, SHOWN).map((op) => (
+            <tr key={op.operationId}>
+              <td>
+                <code>{op.method}</code>
+              </td>
+              <td>
+                <code>{op.path}</code>
+              </td>
+              <td>
+                {op.operationId}
+                {op.summary ? <span className="muted"> — {op.summary}</span> : null}
+                {op.deprecated ? <span className="tag">deprecated</span> : null}
+              </td>
+              <td>
+                <select
+                  aria-label={`Policy for ${op.operationId}`}
+                  value={op.policySource === 'operation' ? op.policy : ''}
+                  onChange={(e) => void set(op.operationId, e.target.value)}
+                >
+                  <option value="">{op.mutation ? `profile's (${op.policySource === 'operation' ? profile.policy : op.policy})` : 'allowed (read)'}</option>
+                  <option value="allow">allow</option>
+                  <option value="ask">ask</option>
+                  <option value="deny">deny</option>
+                </select>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {list.length > SHOWN ? (
+        <p className="hint">
+          {SHOWN} of {list.length} shown: search to find the others.
+        </p>
+      ) : null}
+    </section>
+  );
+}
