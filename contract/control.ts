@@ -63,6 +63,9 @@ export const controlContract = {
   /** The renderer's console, errors and uncaught exceptions, into the live log (source `ui`). */
   'logs.append': { input: z.object({ lines: z.array(uiLogLineSchema).max(200) }).strict(), output: z.object({ appended: z.number() }) },
 
+  /** A new MCP token in <data dir>/token; the old one is refused at once and HTTP sessions end (clients need the new one). */
+  'tokens.rotateMcp': { input: empty, output: z.object({ file: z.string(), endedSessions: z.number() }) },
+
   /** Every engine × egress combination with its state and derived policy. */
   'engine.matrix': { input: empty, output: engineMatrixSchema },
   /** Switches the running companion to a valid combination: the next run uses it; saved for later starts. */

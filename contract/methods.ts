@@ -29,6 +29,7 @@ export const CONTROL_METHOD_NAMES = [
   'engine.apply',
   'profiles.setOperationPolicy',
   'profiles.inspect',
+  'tokens.rotateMcp',
 ] as const;
 
 export type ControlMethodName = (typeof CONTROL_METHOD_NAMES)[number];

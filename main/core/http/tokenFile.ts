@@ -1,8 +1,8 @@
 // Bearer tokens kept in the data dir: 256 random bits, hex, created on first
-// use with mode 0600 and never rewritten. Used for the MCP endpoint (`token`)
+// use with mode 0600, rewritten only when a person rotates it. Used for the MCP endpoint (`token`)
 // and, separately, for the control API (`control-token`).
 import { randomBytes, createHash, timingSafeEqual } from 'node:crypto';
-import { readFileSync, writeFileSync, chmodSync, statSync } from 'node:fs';
+import { readFileSync, writeFileSync, chmodSync, renameSync, statSync } from 'node:fs';
 import { AirlockError } from '../errors.ts';
 
 const TOKEN_FORMAT = /^[0-9a-f]{64}$/;
@@ -31,6 +31,15 @@ export function ensureTokenFile(file: string): string {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return ensureTokenFile(file);
     throw error;
   }
+}
+
+/** Replaces the token file with a new token (0600, atomically) and returns it. */
+export function rotateTokenFile(file: string): string {
+  const token = newToken();
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, token + '\n', { mode: 0o600 });
+  renameSync(temp, file);
+  return token;
 }
 
 /** Constant-time comparison (lengths are hidden by hashing both sides first). */

@@ -36,6 +36,8 @@ export interface McpEndpoint {
   sessionCount(): number;
   /** Closes sessions idle past the limit (also run on a timer and before each new session). */
   sweep(): number;
+  /** Ends every session (the token was rotated): their clients must initialize again, with the new token. */
+  endAll(why: string): number;
   close(): Promise<void>;
 }
 
@@ -160,6 +162,11 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     route: { path: '/mcp', auth: 'mcp', handle },
     sessionCount: () => sessions.size,
     sweep,
+    endAll(why) {
+      const ids = [...sessions.keys()];
+      for (const id of ids) end(id, why);
+      return ids.length;
+    },
     async close() {
       clearInterval(timer);
       const all = [...sessions.values()];

@@ -7,7 +7,7 @@ import { writeFileSync, readFileSync, rmSync } from 'node:fs';
 import { createCompanion, type Companion } from './companion.ts';
 import { createMcpEndpoint } from '../mcp/httpMcpEndpoint.ts';
 import { startLoopbackServer, sendJson, type LoopbackServer } from '../http/loopbackServer.ts';
-import { ensureTokenFile } from '../http/tokenFile.ts';
+import { ensureTokenFile, rotateTokenFile } from '../http/tokenFile.ts';
 import { createControlRoutes } from '../control/controlRoutes.ts';
 import type { RuntimeContext } from './runtimeContext.ts';
 import { localUser } from './localUser.ts';
@@ -55,8 +55,8 @@ export async function startServing(ctx: RuntimeContext, options: { kind?: LockIn
     lock.release();
     throw error;
   }
-  const mcpToken = ensureTokenFile(paths.mcpToken);
-  const controlToken = ensureTokenFile(paths.controlToken);
+  // Read by the server at each request, so a rotation takes effect at once.
+  const tokens = { mcp: ensureTokenFile(paths.mcpToken), control: ensureTokenFile(paths.controlToken) };
   let origin = '';
   const uiSessions = settings.ui ? new UiSessions() : undefined;
   if (uiSessions) assertUiBuilt();
@@ -67,7 +67,7 @@ export async function startServing(ctx: RuntimeContext, options: { kind?: LockIn
       host: settings.host,
       port: settings.port,
       allowNonLoopback: settings.dangerouslyAllowNonLoopback,
-      tokens: { mcp: mcpToken, control: controlToken },
+      tokens,
       logger: logger.child('http'),
       routes: [
         { path: '/health', auth: 'none', handle: (_req, res) => sendJson(res, 200, { status: 'ok' }) },
@@ -96,6 +96,12 @@ export async function startServing(ctx: RuntimeContext, options: { kind?: LockIn
     throw error;
   }
   companion.endpoints.http = `${server.url}/mcp`;
+  companion.rotateMcpToken = () => {
+    tokens.mcp = rotateTokenFile(paths.mcpToken);
+    const closed = endpoint.endAll('ended: the MCP token was rotated');
+    logger.warn(`MCP token rotated (${paths.mcpToken}); ${closed} HTTP session(s) ended — clients need the new token`);
+    return { file: paths.mcpToken, endedSessions: closed };
+  };
   origin = server.url;
   if (uiSessions) {
     companion.ui = {

@@ -1,12 +1,61 @@
 // Settings: every setting, saved to settings.json from here unless a flag or
-// env var sets it. Live settings apply at once; the others after a restart,
-// and the screen says which.
+// env var sets it (live settings apply at once; the others after a restart,
+// and the screen says which), and the MCP token's rotation.
+import { useState } from 'react';
 import { SettingsForm } from '../../components/SettingsForm.tsx';
+import { useControl } from '../../api/ControlProvider.tsx';
+import { useCall } from '../../api/hooks.ts';
+
+function TokenRotation() {
+  const { api } = useControl();
+  const status = useCall('status', {});
+  const [confirming, setConfirming] = useState(false);
+  const [message, setMessage] = useState<{ kind: 'status' | 'alert'; text: string }>();
+  const rotate = async () => {
+    setConfirming(false);
+    try {
+      const r = await api.call('tokens.rotateMcp', {});
+      setMessage({
+        kind: 'status',
+        text: `MCP token rotated: the new one is in ${r.file}; ${r.endedSessions} HTTP session(s) ended. Clients that send the old token are refused until their configuration has the new one.`,
+      });
+    } catch (error) {
+      setMessage({ kind: 'alert', text: (error as Error).message });
+    }
+  };
+  return (
+    <section className="card" aria-labelledby="token-title">
+      <h2 id="token-title">MCP token</h2>
+      <p>
+        HTTP clients send this token with every request{status.data?.endpoints.http ? ` to ${status.data.endpoints.http}` : ''}. It is kept in{' '}
+        <code>{status.data ? `${status.data.dataDir}/token` : '<data dir>/token'}</code> (readable by you only) and never shown here. Rotate it if it may have
+        leaked; stdio clients need no token.
+      </p>
+      {confirming ? (
+        <div role="group" aria-label="Confirm the rotation">
+          <p className="warning">Clients that use the current token stop working until their configuration has the new one. Rotate now?</p>
+          <button type="button" className="danger" onClick={() => void rotate()}>
+            Rotate now
+          </button>{' '}
+          <button type="button" onClick={() => setConfirming(false)} autoFocus>
+            Keep the current token
+          </button>
+        </div>
+      ) : (
+        <button type="button" onClick={() => setConfirming(true)}>
+          Rotate MCP token…
+        </button>
+      )}
+      {message ? <p role={message.kind}>{message.text}</p> : null}
+    </section>
+  );
+}
 
 export function SettingsScreen() {
   return (
     <div className="screen">
       <h1>Settings</h1>
+      <TokenRotation />
       <SettingsForm label="Settings" />
     </div>
   );

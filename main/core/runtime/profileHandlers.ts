@@ -1,0 +1,168 @@
+// The APIs screen's methods: profiles (list, save, inspect a document, the
+// active profile's operations and their policies) and keys — which go in
+// but never come out: keys are listed by fingerprint only.
+import type { HandlerDeps } from './handlerDeps.ts';
+import type { ControlHandlers } from '../control/dispatch.ts';
+import { AirlockError } from '../errors.ts';
+import { buildCatalogue, type ApiOperation } from '../openapi/catalogue.ts';
+import { isUrl, loadApiDocument } from '../openapi/loadDocument.ts';
+import { checkAllowEntry } from '../openapi/externalRefs.ts';
+import { isAbsolute } from 'node:path';
+import { formatAuthScheme, inferAuthScheme, parseAuthScheme } from '../config/auth.ts';
+import { ProfileStore } from '../profiles/profileStore.ts';
+import { profileToFile, type Profile } from '../profiles/profile.ts';
+import { fingerprint } from '../secrets/fingerprint.ts';
+
+export function createProfileHandlers(
+  c: HandlerDeps,
+): Pick<
+  ControlHandlers,
+  | 'profiles.list'
+  | 'profiles.save'
+  | 'profiles.remove'
+  | 'profiles.operations'
+  | 'profiles.inspect'
+  | 'profiles.setOperationPolicy'
+  | 'keys.list'
+  | 'keys.set'
+  | 'keys.remove'
+> {
+  const profiles = new ProfileStore(c.core.paths.profiles);
+  const activeProfile = c.core.api.profile.name;
+  const operationView = (op: ApiOperation) => {
+    const own = c.core.api.profile.operationPolicies?.[op.id];
+    const mutation = c.gate.isMutation(op);
+    return {
+      operationId: op.id,
+      call: op.call,
+      method: op.method,
+      path: op.path,
+      ...(op.summary ? { summary: op.summary } : {}),
+      mutation,
+      deprecated: op.deprecated,
+      policy: own ?? (mutation ? c.core.api.profile.policy : 'allow'),
+      policySource: own ? ('operation' as const) : mutation ? ('profile' as const) : ('read' as const),
+    };
+  };
+  const log = c.core.logger;
+  const profileView = (p: Profile, error?: string) => ({
+    name: p.name,
+    ...profileToFile(p),
+    operationPolicies: p.operationPolicies ?? {},
+    origin: p.origin,
+    active: p.name === activeProfile,
+    ...(error ? { error } : {}),
+  });
+
+  return {
+    'profiles.list': () => {
+      const listed = profiles
+        .list()
+        .map((l) =>
+          l.profile
+            ? profileView(l.profile)
+            : profileView({ name: l.name, spec: '', policy: 'ask', readOnly: false, allowPrivateNetwork: false, mutations: [], origin: 'file' }, l.error),
+        );
+      // The active profile is always listed, also when it came from the command line (--spec) and has no file.
+      const active = c.core.api.profile;
+      return listed.some((p) => p.name === active.name) ? listed : [profileView(active), ...listed];
+    },
+
+    'profiles.save': async (input) => {
+      const auth = input.auth === undefined ? undefined : parseAuthScheme(input.auth);
+      if (typeof auth === 'string') throw new AirlockError('usage', `auth: ${auth}`);
+      const file = await profiles.save({
+        name: input.name,
+        spec: input.spec,
+        ...(input.description ? { description: input.description } : {}),
+        ...(input.baseUrl ? { baseUrl: input.baseUrl } : {}),
+        ...(auth ? { auth } : {}),
+        ...(input.alias ? { alias: input.alias } : {}),
+        policy: input.policy ?? 'ask',
+        readOnly: input.readOnly ?? false,
+        allowPrivateNetwork: input.allowPrivateNetwork ?? false,
+        mutations: input.mutations ?? [],
+        ...(input.operationPolicies ? { operationPolicies: input.operationPolicies } : {}),
+        ...(input.allowExternalRefs ? { allowExternalRefs: input.allowExternalRefs } : {}),
+        origin: 'file',
+      });
+      return { file, restartRequired: input.name === activeProfile };
+    },
+
+    'profiles.remove': ({ name }) => ({ removed: profiles.remove(name) }),
+
+    'profiles.operations': ({ name, query }) => {
+      if (name && name !== activeProfile) throw new AirlockError('usage', `profile '${name}' is not the active one; its operations are listed once it is`);
+      const needle = query?.trim().toLowerCase();
+      return c.core.api.catalogue.operations
+        .filter((op) => !needle || `${op.id} ${op.call} ${op.method} ${op.path} ${op.summary ?? ''}`.toLowerCase().includes(needle))
+        .map(operationView);
+    },
+
+    'profiles.inspect': async ({ spec, allowExternalRefs }) => {
+      for (const entry of allowExternalRefs ?? []) {
+        const problem = checkAllowEntry(entry);
+        if (problem) throw new AirlockError('usage', `allowExternalRefs: ${JSON.stringify(entry)} ${problem}`);
+      }
+      if (!isUrl(spec) && !isAbsolute(spec)) throw new AirlockError('usage', `"${spec}" is neither an http(s) URL nor an absolute file path`);
+      const loaded = await loadApiDocument(spec, {
+        cacheDir: c.core.paths.specCache,
+        refresh: true,
+        logger: log.child('spec'),
+        ...(allowExternalRefs ? { allowExternalRefs } : {}),
+      });
+      const catalogue = buildCatalogue(loaded.document, loaded.refNames);
+      return {
+        title: catalogue.title,
+        version: catalogue.version,
+        operations: catalogue.operations.length,
+        mutations: catalogue.operations.filter((op) => op.mutation).length,
+        servers: catalogue.servers,
+        auth: formatAuthScheme(inferAuthScheme(catalogue.securitySchemes, loaded.document.security)),
+        warnings: catalogue.warnings,
+        fromCache: loaded.origin.fromCache === true,
+        loadMs: Math.round(loaded.loadMs),
+      };
+    },
+
+    'profiles.setOperationPolicy': async ({ operationId, policy }, caller) => {
+      const op = c.core.api.catalogue.operations.find((o) => o.id === operationId);
+      if (!op) throw new AirlockError('not_found', `no operation '${operationId}' in ${c.core.api.catalogue.title}`, { hint: 'see profiles.operations' });
+      const profile = c.core.api.profile;
+      const policies = (profile.operationPolicies ??= {});
+      if (policy === null) delete policies[operationId];
+      else policies[operationId] = policy;
+      // An ad hoc profile (--spec) has no file: the policy lasts until the companion stops.
+      const saved = profile.origin !== 'adhoc';
+      if (saved) await profiles.save(profile);
+      log.info(
+        `operation ${operationId}: policy ${policy ?? `the profile's (${profile.policy})`} (${caller.by})${saved ? '' : ', not saved (ad hoc profile)'}`,
+      );
+      return { operation: operationView(op), saved };
+    },
+
+    'keys.list': async () => {
+      const names = await c.secrets.list();
+      const out: { profile: string; fingerprint: string; source: 'keychain' | 'file' }[] = [];
+      for (const profile of names) {
+        const secret = await c.secrets.get(profile);
+        if (secret) out.push({ profile, fingerprint: fingerprint(secret), source: c.secrets.kind === 'file' ? 'file' : 'keychain' });
+      }
+      return out;
+    },
+
+    'keys.set': async ({ profile, secret }, caller) => {
+      await c.secrets.set(profile, secret);
+      c.credentials.invalidate();
+      log.info(`API key for profile ${profile} set (${fingerprint(secret)}) by ${caller.by}`);
+      return { fingerprint: fingerprint(secret) };
+    },
+
+    'keys.remove': async ({ profile }, caller) => {
+      const removed = await c.secrets.delete(profile);
+      c.credentials.invalidate();
+      if (removed) log.info(`API key for profile ${profile} removed by ${caller.by}`);
+      return { removed };
+    },
+  };
+}
