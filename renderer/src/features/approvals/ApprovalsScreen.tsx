@@ -65,7 +65,14 @@ function HeadItem({ head, count, onError }: { head: PendingApproval; count: numb
 
   const urgent = left <= 20;
   return (
-    <section role="alertdialog" aria-labelledby="approval-title" aria-describedby="approval-what" className="approval" onKeyDown={onKeyDown}>
+    <section
+      role="alertdialog"
+      aria-labelledby="approval-title"
+      aria-describedby="approval-what"
+      className="approval"
+      data-approval-id={head.id}
+      onKeyDown={onKeyDown}
+    >
       <h2 id="approval-title">Action required · {count} held</h2>
       <p id="approval-what" className="visually-hidden">
         {head.request.caller.clientName ?? 'A client'} wants to run {head.request.method} {head.request.pathTemplate}. Escape denies, Control+Enter allows once.
