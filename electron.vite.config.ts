@@ -13,7 +13,14 @@ export default defineConfig({
   main: {
     build: {
       outDir: 'out/main',
-      lib: { entry: resolve(import.meta.dirname, 'main/electron/main.ts'), formats: ['es'] },
+      // The QuickJS worker is its own entry: a worker thread loads a file, so it ships as out/main/quickjsWorker.js.
+      lib: {
+        entry: {
+          main: resolve(import.meta.dirname, 'main/electron/main.ts'),
+          quickjsWorker: resolve(import.meta.dirname, 'main/core/sandbox/quickjs/quickjsWorker.ts'),
+        },
+        formats: ['es'],
+      },
       rollupOptions: {
         external: [
           /^node:/,

@@ -69,6 +69,17 @@ export interface QuickJsEngineOptions {
   sandboxMemoryBytes?: number;
   /** The memory cap runs are expected to ask for: warm sandboxes are sized for it (default 64 MiB, then the last run's). */
   memoryBytes?: number;
+  /** The worker module (default: the one beside this module; tests point it at the built one). */
+  workerUrl?: URL;
+}
+
+/**
+ * The worker's module beside this one: TypeScript in a checkout, the built
+ * `quickjsWorker.js` in the bundled app (electron-vite builds it as its own
+ * entry in out/main, next to the main bundle).
+ */
+export function defaultWorkerUrl(moduleUrl: string = import.meta.url): URL {
+  return new URL(moduleUrl.endsWith('.ts') ? './quickjsWorker.ts' : './quickjsWorker.js', moduleUrl);
 }
 
 export interface QuickJsEngineStats {
@@ -169,7 +180,7 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
   let nextSeq = 0;
   const pool: WorkerPool<ActiveRun> = createWorkerPool<ActiveRun>({
     log,
-    workerUrl: new URL('./quickjsWorker.ts', import.meta.url),
+    workerUrl: options.workerUrl ?? defaultWorkerUrl(),
     poolSize,
     maxWorkers,
     sandboxMemoryBytes: options.sandboxMemoryBytes ?? DEFAULT_SANDBOX_MEMORY_BYTES,
