@@ -40,5 +40,7 @@ export const statusSchema = z.object({
   pendingApprovals: z.number(),
   keychain: z.object({ available: z.boolean(), detail: z.string() }),
   credential: z.object({ source: z.enum(['keychain', 'file', 'env', 'none']), fingerprint: z.string().optional() }),
+  /** Set in the desktop app: whether the OS shows Airlock's notifications. */
+  desktop: z.object({ notifications: z.enum(['enabled', 'unsupported', 'failed']), detail: z.string().optional() }).optional(),
 });
 export type Status = z.infer<typeof statusSchema>;

@@ -2,14 +2,17 @@
 // background: the tray's tooltip and title carry the count, one OS
 // notification per new head request replaces the previous one (clicking it
 // opens the queue), and the taskbar/dock flashes. If the OS cannot show
-// notifications, the state says so for the UI to tell the person.
+// notifications, or one fails to show, the state says so (status.desktop)
+// for the Approvals screen to tell the person.
 import type { Notification as NotificationType, Tray as TrayType, BrowserWindow } from 'electron';
 import type { PendingApproval } from '../../contract/approvals.ts';
 import type { ElectronApi } from './electronApi.ts';
 
 export interface Attention {
   update(pending: PendingApproval[]): void;
-  readonly notifications: 'enabled' | 'unsupported';
+  /** Whether the OS shows our notifications: unsupported here, or one failed to show (Windows: toasts turned off). */
+  readonly notifications: 'enabled' | 'unsupported' | 'failed';
+  readonly detail: string | undefined;
 }
 
 export function trayTooltip(count: number): string {
@@ -26,8 +29,14 @@ export function createAttention(
   const supported = electron.Notification.isSupported();
   let shown: NotificationType | undefined;
   let headId: string | undefined;
+  let failure: string | undefined;
   return {
-    notifications: supported ? 'enabled' : 'unsupported',
+    get notifications() {
+      return !supported ? 'unsupported' : failure ? 'failed' : 'enabled';
+    },
+    get detail() {
+      return !supported ? 'this system cannot show desktop notifications' : failure;
+    },
     update(pending) {
       const count = pending.length;
       parts.tray.setToolTip(trayTooltip(count));
@@ -58,6 +67,12 @@ export function createAttention(
         w?.show();
         w?.focus();
         w?.webContents.send('airlock:navigate', 'approvals');
+      });
+      notification.on('failed', (_event: unknown, error: string) => {
+        failure = `the last notification could not be shown (${error}); notifications may be turned off for Airlock in the system settings`;
+      });
+      notification.on('show', () => {
+        failure = undefined;
       });
       notification.show();
       shown = notification;

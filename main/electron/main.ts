@@ -52,6 +52,7 @@ export async function startDesktop(): Promise<void> {
   forwardEvents(companion.hub, win.webContents, () => companion.replay(undefined));
   const tray = createTray(electron, { resources, open: show, quit: () => app.quit() });
   const attention = createAttention(electron, { tray, window: () => win });
+  companion.desktop = () => ({ notifications: attention.notifications, ...(attention.detail ? { detail: attention.detail } : {}) });
   const refresh = () => attention.update(companion.broker.list());
   companion.broker.subscribe(refresh);
 

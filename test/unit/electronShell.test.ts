@@ -194,7 +194,7 @@ test('quit with pending approvals warns how many will be denied, then denies the
 });
 
 test('attention: the tray counts, one notification per new head replaces the previous, none while the window has focus', { timeout: 10_000 }, () => {
-  const notes: { options: { title: string }; closed: boolean; listeners: Map<string, () => void> }[] = [];
+  const notes: { options: { title: string }; closed: boolean; listeners: Map<string, (...args: unknown[]) => void> }[] = [];
   class FakeNotification {
     static isSupported = () => true;
     record: (typeof notes)[number];
@@ -202,7 +202,7 @@ test('attention: the tray counts, one notification per new head replaces the pre
       this.record = { options, closed: false, listeners: new Map() };
       notes.push(this.record);
     }
-    on(event: string, fn: () => void) {
+    on(event: string, fn: (...args: unknown[]) => void) {
       this.record.listeners.set(event, fn);
     }
     show() {}
@@ -244,6 +244,13 @@ test('attention: the tray counts, one notification per new head replaces the pre
   attention.update([]);
   assert.equal(tray.title, '');
   assert.ok(flashed >= 2);
+  assert.equal(attention.notifications, 'enabled');
+  // Windows reports a toast it could not show (notifications turned off for the app): the state says so until one shows again.
+  notes.at(-1)!.listeners.get('failed')!({}, 'toast notifications are disabled');
+  assert.equal(attention.notifications, 'failed');
+  assert.match(attention.detail!, /toast notifications are disabled.*turned off for Airlock/);
+  notes.at(-1)!.listeners.get('show')!();
+  assert.equal(attention.notifications, 'enabled');
   const unsupported = createAttention({ Notification: { isSupported: () => false }, app: {} } as never, { tray: tray as never, window: () => undefined });
   assert.equal(unsupported.notifications, 'unsupported');
 });

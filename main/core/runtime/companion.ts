@@ -83,6 +83,8 @@ export interface Companion {
   endpoints: { http?: string };
   /** Set by the loopback server when it serves the web UI. */
   ui?: { loginLink(): { url: string; expiresAt: string } };
+  /** Set by the desktop shell: how the OS treats its notifications. */
+  desktop?: () => { notifications: 'enabled' | 'unsupported' | 'failed'; detail?: string };
   /** Set by the loopback server: a new MCP token, the old one refused from now on. */
   rotateMcpToken?: () => { file: string; endedSessions: number };
   createMcpServer(transport: 'stdio' | 'http'): McpServer;

@@ -22,6 +22,8 @@ export interface ViewSource {
   sessions: SessionRegistry;
   credentials: Credentials;
   endpoints: { http?: string };
+  /** Set by the desktop shell: how the OS treats its notifications. */
+  desktop?: () => { notifications: 'enabled' | 'unsupported' | 'failed'; detail?: string };
 }
 
 const CLI_ENTRY = fileURLToPath(new URL('../../cli/airlock.js', import.meta.url));
@@ -56,6 +58,7 @@ export function statusOf(c: ViewSource): Status {
     pendingApprovals: c.broker.list().length,
     keychain: c.credentials.keychain,
     credential: c.credentials.state,
+    ...(c.desktop ? { desktop: c.desktop() } : {}),
   };
 }
 

@@ -14,6 +14,20 @@ import type { Settled } from '../../api/useApprovals.ts';
 import { RequestDetails } from './RequestDetails.tsx';
 import { useCountdown, formatSeconds } from './useCountdown.ts';
 import { GrantsList } from './GrantsList.tsx';
+import { useCall } from '../../api/hooks.ts';
+
+/** In the desktop app: say so when the OS will not show Airlock's notifications, so nobody waits for one. */
+function NotificationsNotice() {
+  const status = useCall('status', {}, { refreshOn: ['approval-requested'] });
+  const desktop = status.data?.desktop;
+  if (!desktop || desktop.notifications === 'enabled') return null;
+  return (
+    <p className="warning" role="note">
+      Desktop notifications are off{desktop.detail ? `: ${desktop.detail}` : ''}. Requests waiting for you show here, in the tray count and as a taskbar flash
+      only.
+    </p>
+  );
+}
 
 interface Props {
   approvals: { pending: PendingApproval[]; settled: Settled[]; loaded: boolean };
@@ -126,6 +140,7 @@ export function ApprovalsScreen({ approvals }: Props) {
   return (
     <div className="screen">
       <h1>Approvals</h1>
+      <NotificationsNotice />
       <p role="status" className="count">
         {pending.length === 0 ? 'Nothing is waiting for you.' : `${pending.length} ${pending.length === 1 ? 'call waits' : 'calls wait'} for your answer.`}
       </p>
