@@ -44,38 +44,37 @@
 // still contains a head seen earlier. Forgery-resistance against the local
 // user would need a key the attacker lacks (an HMAC keyed from the OS keychain,
 // or heads published elsewhere).
-import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import { type StatementSync } from 'node:sqlite';
 import { transaction } from '../util/sqlite.ts';
-import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { AirlockError, errorMessage } from '../errors.ts';
 import type { ApiCallRecord } from '../egress/types.ts';
 import { type Logger, silentLogger } from '../log/logger.ts';
-import { canonicalJson, chainHash, GENESIS_HASH, sha256Hex } from './chain.ts';
+import { canonicalJson, chainHash, sha256Hex } from './chain.ts';
 import { csvHeader, csvRow, jsonlLine } from './auditFormat.ts';
 import {
-  AUDIT_KINDS,
   type ApiCallEntry,
   type AuditEntry,
   type AuditFilter,
-  type AuditKind,
   type AuditOrder,
   type AuditPage,
   type AuditQuery,
   type ChainHead,
   type ExportFormat,
-  type PruneEntry,
   type PruneResult,
   type ToolCallEntry,
   type ToolCallInput,
   type VerifyResult,
 } from './types.ts';
+import { type ChainRow, type RunTool, type RunToolLookup, type RecordRow, type EntryBody, STORE_FIELDS } from './auditRows.ts';
+import { openDatabase } from './auditDatabase.ts';
+import { verifyChain } from './auditVerify.ts';
+import { pruneInTransaction } from './auditPrune.ts';
+import { whereClause, whereSql, pageLimit, seqNumber, isoTime, usage, MAX_PAGE } from './auditWhere.ts';
+import { indexColumns, toEntry, apiOutcome, inputText, capUtf8, optionalString, nonEmpty, count, milliseconds, redactStrings } from './auditFields.ts';
 
+export { MAX_PAGE, DEFAULT_PAGE } from './auditWhere.ts';
 /** Tool inputs (execute code, JSON arguments) are stored up to this many UTF-8 bytes. */
 export const INPUT_CAP_BYTES = 8 * 1024;
-export const MAX_PAGE = 500;
-export const DEFAULT_PAGE = 100;
-const SCHEMA_VERSION = 1;
 const DAY_MS = 86_400_000;
 const FINGERPRINT = /^sha256:[0-9a-f]{6,64}$/i;
 
@@ -117,76 +116,6 @@ export interface AuditStore {
   head(): ChainHead;
   close(): void;
 }
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
-CREATE TABLE IF NOT EXISTS chain (
-  id INTEGER PRIMARY KEY CHECK (id = 1),
-  head_seq INTEGER NOT NULL,
-  head_hash TEXT NOT NULL,
-  anchor_seq INTEGER NOT NULL,
-  anchor_hash TEXT NOT NULL,
-  pruned_total INTEGER NOT NULL
-) STRICT;
-CREATE TABLE IF NOT EXISTS records (
-  seq INTEGER PRIMARY KEY,
-  kind TEXT NOT NULL,
-  at_ms INTEGER NOT NULL,
-  run_id TEXT,
-  client_name TEXT,
-  tool TEXT,
-  outcome TEXT NOT NULL,
-  search TEXT NOT NULL,
-  body TEXT NOT NULL,
-  prev_hash TEXT NOT NULL,
-  hash TEXT NOT NULL
-) STRICT;
-CREATE INDEX IF NOT EXISTS records_kind ON records (kind, seq);
-CREATE INDEX IF NOT EXISTS records_at ON records (at_ms);
-CREATE INDEX IF NOT EXISTS records_run ON records (run_id);
-CREATE INDEX IF NOT EXISTS records_client ON records (client_name, seq);
-CREATE INDEX IF NOT EXISTS records_tool ON records (tool, seq);
-CREATE INDEX IF NOT EXISTS records_outcome ON records (outcome, seq);
-`;
-
-interface ChainRow {
-  head_seq: number;
-  head_hash: string;
-  anchor_seq: number;
-  anchor_hash: string;
-  pruned_total: number;
-}
-
-/** The columns derived from a record's body (what queries filter on). */
-interface IndexColumns {
-  kind: string;
-  at_ms: number;
-  run_id: string | null;
-  client_name: string | null;
-  tool: string | null;
-  outcome: string;
-  search: string;
-}
-
-const INDEX_COLUMNS: readonly (keyof IndexColumns)[] = ['kind', 'at_ms', 'run_id', 'client_name', 'tool', 'outcome', 'search'];
-
-interface RunTool {
-  client_name: string | null;
-  tool: string | null;
-}
-type RunToolLookup = (runId: string | null) => RunTool | undefined;
-
-interface RecordRow extends IndexColumns {
-  seq: number;
-  body: string;
-  prev_hash: string;
-  hash: string;
-}
-
-type EntryBody = AuditEntry extends infer E ? (E extends AuditEntry ? Omit<E, 'prevHash' | 'hash'> : never) : never;
-
-/** Fields the store itself sets; the redactor never needs to see them. */
-const STORE_FIELDS = new Set(['kind', 'seq', 'time', 'recordedAt', 'inputSha256', 'anchorHash', 'cutoff']);
 
 export function openAuditStore(options: AuditStoreOptions): AuditStore {
   const file = options.file;
@@ -403,44 +332,7 @@ export function openAuditStore(options: AuditStoreOptions): AuditStore {
     const known = verifyOptions.knownHead;
     db.exec('BEGIN');
     try {
-      const chain = chainRow();
-      const rows = db
-        .prepare('SELECT seq, kind, at_ms, run_id, client_name, tool, outcome, search, body, prev_hash, hash FROM records ORDER BY seq')
-        .iterate() as Iterable<RecordRow>;
-      let anchorAccounted = chain.anchor_seq === 0;
-      const walk = walkChain(rows, chain.anchor_seq, chain.anchor_hash, (row, body) => {
-        if (row.seq > chain.head_seq) return `record ${row.seq} is beyond the chain head (seq ${chain.head_seq}): it was added outside Airlock`;
-        if (known && row.seq === known.seq && row.hash !== known.hash)
-          return `record ${row.seq} is not the one witnessed earlier (hash ${known.hash.slice(0, 16)}…)`;
-        if (body.kind === 'prune' && body.throughSeq === chain.anchor_seq && body.anchorHash === chain.anchor_hash) anchorAccounted = true;
-        return undefined;
-      });
-      const bad = (seq: number, reason: string): VerifyResult => ({ ok: false, records: walk.checked, firstBad: { seq, reason } });
-      if (walk.bad) return bad(walk.bad.seq, walk.bad.reason);
-      if (walk.nextSeq <= chain.head_seq) {
-        const range = walk.nextSeq === chain.head_seq ? `record ${walk.nextSeq} is` : `records ${walk.nextSeq}–${chain.head_seq} are`;
-        return bad(walk.nextSeq, `${range} missing: the chain head says seq ${chain.head_seq} (the tail was truncated)`);
-      }
-      if (walk.lastHash !== chain.head_hash) return bad(chain.head_seq, `record ${chain.head_seq}'s hash differs from the chain head`);
-      if (!anchorAccounted)
-        return bad(chain.anchor_seq + 1, `the chain starts after seq ${chain.anchor_seq} but no prune record accounts for it (records were deleted)`);
-      if (known && known.seq > chain.head_seq)
-        return bad(chain.head_seq + 1, `the chain ends at seq ${chain.head_seq}, before the head witnessed earlier (seq ${known.seq})`);
-      if (known && known.seq === chain.anchor_seq && known.hash !== chain.anchor_hash)
-        return bad(known.seq, `the anchor is not the head witnessed earlier at seq ${known.seq}`);
-      // The chain is sound, so tool rows' columns are their bodies': each API call must be filed under its run's first tool record.
-      const misfiled = selectMisfiled.get() as { seq: number; column: string } | undefined;
-      if (misfiled) {
-        return {
-          ok: false,
-          records: misfiled.seq - chain.anchor_seq - 1,
-          firstBad: {
-            seq: misfiled.seq,
-            reason: `record ${misfiled.seq}'s indexed column ${misfiled.column} disagrees with its run's tool record (edited outside Airlock)`,
-          },
-        };
-      }
-      return { ok: true, records: walk.checked };
+      return verifyChain(db, chainRow(), known, () => selectMisfiled.get() as { seq: number; column: string } | undefined);
     } finally {
       if (db.isTransaction) db.exec('COMMIT');
     }
@@ -454,46 +346,7 @@ export function openAuditStore(options: AuditStoreOptions): AuditStore {
     let result: PruneResult | undefined;
     try {
       transaction(db, () => {
-        const chain = chainRow();
-        const firstKept = (db.prepare('SELECT MIN(seq) AS seq FROM records WHERE at_ms >= ?').get(cutoffMs) as { seq: number | null }).seq;
-        const throughSeq = firstKept === null ? chain.head_seq : firstKept - 1;
-        if (throughSeq <= chain.anchor_seq) {
-          result = { pruned: 0, throughSeq: chain.anchor_seq };
-          return;
-        }
-        // Removing a damaged stretch would launder it: check what goes before it goes.
-        const rows = db
-          .prepare('SELECT seq, kind, at_ms, run_id, client_name, tool, outcome, search, body, prev_hash, hash FROM records WHERE seq <= ? ORDER BY seq')
-          .iterate(throughSeq) as Iterable<RecordRow>;
-        const walk = walkChain(rows, chain.anchor_seq, chain.anchor_hash);
-        if (walk.bad || walk.nextSeq !== throughSeq + 1) {
-          const where = walk.bad ?? { seq: walk.nextSeq, reason: `record ${walk.nextSeq} is missing` };
-          throw new AirlockError('internal', `refusing to prune: the audit chain is broken at seq ${where.seq} (${where.reason})`, {
-            hint: 'run the audit verification and keep a copy of the file before pruning',
-          });
-        }
-        // API calls kept whose run's tool record goes: they follow the run's next tool record, if any, or none.
-        const kept = `(SELECT json_extract(t.body, '$.%') FROM records t WHERE t.kind = 'tool' AND t.run_id = records.run_id AND t.seq > ?1 ORDER BY t.seq LIMIT 1)`;
-        db.prepare(
-          `UPDATE records SET client_name = ${kept.replace('%', 'clientName')}, tool = ${kept.replace('%', 'tool')}
-           WHERE kind = 'api' AND seq > ?1 AND run_id IN (SELECT run_id FROM records WHERE kind = 'tool' AND seq <= ?1 AND run_id IS NOT NULL)`,
-        ).run(throughSeq);
-        db.prepare('DELETE FROM records WHERE seq <= ?').run(throughSeq);
-        const pruned = throughSeq - chain.anchor_seq;
-        db.prepare('UPDATE chain SET anchor_seq = ?, anchor_hash = ?, pruned_total = pruned_total + ? WHERE id = 1').run(throughSeq, walk.lastHash, pruned);
-        const record = appendInTransaction((seq, recordedAt) => ({
-          kind: 'prune',
-          seq,
-          time: at.toISOString(),
-          recordedAt,
-          outcome: 'ok',
-          olderThanDays: days,
-          cutoff: new Date(cutoffMs).toISOString(),
-          pruned,
-          throughSeq,
-          anchorHash: walk.lastHash,
-        })) as PruneEntry;
-        result = { pruned, throughSeq, record };
+        result = pruneInTransaction(db, chainRow(), { days, at, cutoffMs }, appendInTransaction);
       });
     } catch (error) {
       if (error instanceof AirlockError) throw error;
@@ -539,268 +392,4 @@ export function openAuditStore(options: AuditStoreOptions): AuditStore {
       if (db.isOpen) db.close();
     },
   };
-}
-
-/** Opens (creating when new) the audit database, or throws an AirlockError that says what to do. */
-function openDatabase(file: string, synchronous: 'full' | 'normal'): DatabaseSync {
-  let db: DatabaseSync | undefined;
-  try {
-    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-    // Create the file ourselves so it is never world-readable, even for a moment; SQLite copies its mode to -wal and -shm.
-    closeSync(openSync(file, 'a', 0o600));
-    if (process.platform !== 'win32') chmodSync(file, 0o600);
-    const opened = new DatabaseSync(file);
-    db = opened;
-    opened.exec(`PRAGMA busy_timeout = 5000; PRAGMA secure_delete = ON; PRAGMA synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'};`);
-    const mode = (opened.prepare('PRAGMA journal_mode = WAL').get() as { journal_mode: string }).journal_mode;
-    if (mode !== 'wal') throw new Error(`the file system refused WAL mode (journal_mode is ${mode})`);
-    transaction(opened, () => {
-      opened.exec(SCHEMA);
-      const version = opened.prepare("SELECT value FROM meta WHERE key = 'schemaVersion'").get() as { value: string } | undefined;
-      if (version && Number(version.value) > SCHEMA_VERSION) throw new Error(`it was written by a newer Airlock (schema ${version.value})`);
-      if (!version) opened.prepare("INSERT INTO meta (key, value) VALUES ('schemaVersion', ?)").run(String(SCHEMA_VERSION));
-      opened
-        .prepare('INSERT OR IGNORE INTO chain (id, head_seq, head_hash, anchor_seq, anchor_hash, pruned_total) VALUES (1, 0, ?, 0, ?, 0)')
-        .run(GENESIS_HASH, GENESIS_HASH);
-    });
-    return opened;
-  } catch (error) {
-    if (db?.isOpen) db.close();
-    throw new AirlockError('config', `cannot open the audit log ${file}: ${errorMessage(error)}`, {
-      hint: 'move that file aside to start a new audit log (the old one stays readable with sqlite3)',
-      cause: error,
-    });
-  }
-}
-
-interface Walk {
-  checked: number;
-  nextSeq: number;
-  lastHash: string;
-  bad?: { seq: number; reason: string };
-}
-
-/**
- * Walks rows in seq order from an anchor: contiguous seqs, each linking to the
- * one before, each hash matching its body, each indexed column matching the
- * body (for API calls, all but the client and tool they borrow from their
- * run). `extra` adds checks; the walk stops at the first problem.
- */
-function walkChain(
-  rows: Iterable<RecordRow>,
-  anchorSeq: number,
-  anchorHash: string,
-  extra?: (row: RecordRow, body: Record<string, unknown>) => string | undefined,
-): Walk {
-  const walk: Walk = { checked: 0, nextSeq: anchorSeq + 1, lastHash: anchorHash };
-  for (const row of rows) {
-    const seq = row.seq;
-    const stop = (at: number, reason: string): Walk => ({ ...walk, bad: { seq: at, reason } });
-    if (seq < walk.nextSeq) return stop(seq, `record ${seq} sits before the chain's start (seq ${walk.nextSeq}): it was put back after a prune`);
-    if (seq > walk.nextSeq) {
-      const range = seq - 1 === walk.nextSeq ? `record ${walk.nextSeq} is` : `records ${walk.nextSeq}–${seq - 1} are`;
-      return stop(walk.nextSeq, `${range} missing (deleted from the middle of the chain)`);
-    }
-    if (row.prev_hash !== walk.lastHash) {
-      const before = seq === anchorSeq + 1 && anchorSeq > 0 ? 'the prune anchor' : `record ${seq - 1}`;
-      return stop(seq, `record ${seq} does not link to ${before} (it, or what it follows, was changed, replaced or moved)`);
-    }
-    if (chainHash(row.prev_hash, row.body) !== row.hash) return stop(seq, `record ${seq}'s contents do not match its hash (a field was edited)`);
-    let body: Record<string, unknown>;
-    try {
-      body = JSON.parse(row.body) as Record<string, unknown>;
-    } catch {
-      return stop(seq, `record ${seq}'s body is not valid JSON`);
-    }
-    if (body.seq !== seq) return stop(seq, `record ${seq}'s body says seq ${String(body.seq)} (renumbered)`);
-    // An API call's client and tool depend on another record: verify() checks them once the whole chain is sound.
-    const expected = indexColumns(body, () => undefined);
-    const own = body.kind === 'api' ? INDEX_COLUMNS.filter((k) => k !== 'client_name' && k !== 'tool') : INDEX_COLUMNS;
-    for (const key of own) {
-      if (expected[key] !== row[key]) return stop(seq, `record ${seq}'s indexed column ${key} disagrees with its hashed contents (edited outside Airlock)`);
-    }
-    const problem = extra?.(row, body);
-    if (problem) return stop(seq, problem);
-    walk.checked++;
-    walk.nextSeq = seq + 1;
-    walk.lastHash = row.hash;
-  }
-  return walk;
-}
-
-/**
- * The indexed columns a record's body implies. An API call is filed under the
- * client and tool of its run (the run's first tool record, written after it),
- * so filtering by client or tool finds the API calls too, through an index.
- */
-function indexColumns(body: Record<string, unknown>, runTool: RunToolLookup): IndexColumns {
-  const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
-  const runId = str(body.runId);
-  const owner = body.kind === 'tool' ? { client_name: str(body.clientName), tool: str(body.tool) } : body.kind === 'api' ? runTool(runId) : undefined;
-  return {
-    kind: String(body.kind),
-    at_ms: Date.parse(String(body.time)),
-    run_id: runId,
-    client_name: owner?.client_name ?? null,
-    tool: owner?.tool ?? null,
-    outcome: String(body.outcome),
-    search: [body.input, body.error, body.url, body.operationId]
-      .filter((v): v is string => typeof v === 'string' && v !== '')
-      .join('\n')
-      .toLowerCase(),
-  };
-}
-
-function whereClause(f: AuditFilter): { clauses: string[]; params: SQLInputValue[] } {
-  const clauses: string[] = [];
-  const params: SQLInputValue[] = [];
-  if (f.from !== undefined) {
-    clauses.push('at_ms >= ?');
-    params.push(timeMs(f.from, 'from'));
-  }
-  if (f.to !== undefined) {
-    clauses.push('at_ms <= ?');
-    params.push(timeMs(f.to, 'to'));
-  }
-  if (f.kind !== undefined) {
-    const kinds: readonly AuditKind[] = typeof f.kind === 'string' ? [f.kind] : f.kind;
-    for (const k of kinds) if (!AUDIT_KINDS.includes(k)) throw usage(`kind must be one of ${AUDIT_KINDS.join(', ')}, not "${String(k)}"`);
-    clauses.push(kinds.length === 0 ? '0' : `kind IN (${kinds.map(() => '?').join(', ')})`);
-    params.push(...kinds);
-  }
-  // API calls carry their run's client and tool in these columns (see indexColumns).
-  if (f.client !== undefined) {
-    clauses.push('client_name = ?');
-    params.push(String(f.client));
-  }
-  if (f.tool !== undefined) {
-    clauses.push('tool = ?');
-    params.push(String(f.tool));
-  }
-  if (f.outcome !== undefined) {
-    clauses.push('outcome = ?');
-    params.push(String(f.outcome));
-  }
-  if (f.failed) clauses.push("outcome <> 'ok'");
-  if (f.text !== undefined && f.text !== '') {
-    clauses.push('instr(search, ?) > 0');
-    params.push(String(f.text).toLowerCase());
-  }
-  if (f.runId !== undefined) {
-    clauses.push('run_id = ?');
-    params.push(String(f.runId));
-  }
-  if (f.profile !== undefined) {
-    clauses.push(
-      "((kind = 'tool' AND json_extract(body, '$.profile') = ?) OR (kind = 'api' AND run_id IN (SELECT run_id FROM records WHERE kind = 'tool' AND json_extract(body, '$.profile') = ?)))",
-    );
-    params.push(String(f.profile), String(f.profile));
-  }
-  // Fields only API calls have: a filter on one of them selects API calls.
-  const apiFields: [keyof AuditFilter, string, (v: string) => string][] = [
-    ['operation', '$.operationId', (v) => v],
-    ['method', '$.method', (v) => v.toUpperCase()],
-    ['decision', '$.decision', (v) => v],
-  ];
-  for (const [key, path, normalise] of apiFields) {
-    if (f[key] === undefined) continue;
-    clauses.push(`(kind = 'api' AND json_extract(body, '${path}') = ?)`);
-    params.push(normalise(String(f[key])));
-  }
-  return { clauses, params };
-}
-
-function whereSql(clauses: string[]): string {
-  return clauses.length === 0 ? '' : ` WHERE ${clauses.join(' AND ')}`;
-}
-
-function toEntry(row: { seq: number; body: string; prev_hash: string; hash: string }): AuditEntry {
-  try {
-    return { ...(JSON.parse(row.body) as EntryBody), prevHash: row.prev_hash, hash: row.hash } as AuditEntry;
-  } catch {
-    throw new AirlockError('internal', `audit record ${row.seq} is unreadable`, { hint: 'run the audit verification to see what happened to the file' });
-  }
-}
-
-function usage(message: string): AirlockError {
-  return new AirlockError('usage', message);
-}
-
-function pageLimit(limit: number | undefined): number {
-  if (limit === undefined) return DEFAULT_PAGE;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw usage(`limit must be a whole number from 1 to ${MAX_PAGE}`);
-  return limit;
-}
-
-function seqNumber(value: number, name: string): number {
-  if (!Number.isSafeInteger(value)) throw usage(`${name} must be a record seq (a whole number)`);
-  return value;
-}
-
-function timeMs(value: string | Date, name: string): number {
-  const ms = value instanceof Date ? value.getTime() : Date.parse(String(value));
-  if (!Number.isFinite(ms)) throw usage(`${name} is not a date: ${String(value)}`);
-  return ms;
-}
-
-function isoTime(value: string | Date | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  const ms = value instanceof Date ? value.getTime() : Date.parse(String(value));
-  return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : undefined;
-}
-
-function apiOutcome(r: ApiCallRecord): string {
-  if (r.decision === 'denied' || r.decision === 'refused') return r.decision;
-  if (r.status >= 400) return 'http_error';
-  if (r.error || !(r.status > 0)) return 'error';
-  return 'ok';
-}
-
-function inputText(input: unknown): string {
-  if (typeof input === 'string') return input;
-  if (input === undefined) return '';
-  try {
-    return JSON.stringify(input) ?? String(input);
-  } catch {
-    return String(input);
-  }
-}
-
-/** The longest prefix of `text` that fits in `cap` UTF-8 bytes without splitting a character. */
-export function capUtf8(text: string, cap: number): { text: string; truncated: boolean } {
-  const bytes = Buffer.from(text, 'utf8');
-  if (bytes.length <= cap) return { text, truncated: false };
-  let end = cap;
-  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
-  return { text: bytes.subarray(0, end).toString('utf8'), truncated: true };
-}
-
-function optionalString(value: unknown): string | undefined {
-  return value === undefined || value === null ? undefined : String(value);
-}
-
-function nonEmpty(value: unknown, fallback: string): string {
-  const s = optionalString(value);
-  return s === undefined || s === '' ? fallback : s;
-}
-
-function count(value: unknown): number {
-  const n = Number(value);
-  return Number.isFinite(n) ? Math.round(n) : 0;
-}
-
-function milliseconds(value: unknown): number {
-  const n = Number(value);
-  return Number.isFinite(n) ? Math.round(n * 1000) / 1000 : 0;
-}
-
-function redactStrings(value: unknown, redact: (text: string) => string, skip?: ReadonlySet<string>): unknown {
-  if (typeof value === 'string') return redact(value);
-  if (Array.isArray(value)) return value.map((v) => redactStrings(v, redact));
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = skip?.has(k) ? v : redactStrings(v, redact);
-    return out;
-  }
-  return value;
 }
