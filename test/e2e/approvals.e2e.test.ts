@@ -188,3 +188,27 @@ test('console.log in a run shows up in Logs', { skip, timeout: 60_000 }, async (
     .getByText(/hello from the e2e sandbox/)
     .waitFor();
 });
+
+test('Logs: paused lines are kept and shown on resume; Save writes the filtered log; a missing search term says so', { skip, timeout: 60_000 }, async () => {
+  await nav(page, 'Logs').click();
+  const rows = page.locator('.xterm-rows');
+  await page.getByRole('button', { name: 'Pause' }).click();
+  await execute(client, `console.log('held while paused'); return 1;`);
+  await page.getByText('Paused: new lines are kept').waitFor();
+  assert.equal(await rows.getByText(/held while paused/).count(), 0, 'not written while paused');
+  await page.getByRole('button', { name: 'Resume' }).click();
+  await rows.getByText(/held while paused/).waitFor();
+
+  await page.getByLabel('Find').fill('no-such-line-anywhere');
+  await page.getByRole('button', { name: 'Find next' }).click();
+  await page
+    .getByRole('status')
+    .filter({ hasText: /"no-such-line-anywhere" is not in the log shown/ })
+    .waitFor();
+
+  const downloaded = page.waitForEvent('download', { timeout: 20_000 });
+  await page.getByRole('button', { name: 'Save…' }).click();
+  const saved = readFileSync(await (await downloaded).path(), 'utf8');
+  assert.match(saved, /held while paused/);
+  assert.doesNotMatch(saved, /\x1b\[/, 'plain text, no terminal colours');
+});

@@ -7,54 +7,46 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { serve } from '../helpers/processes.ts';
-import { httpClient, execute } from '../helpers/mcpClients.ts';
+import { execute } from '../helpers/mcpClients.ts';
 import { controlClient } from '../helpers/control.ts';
 import { ControlError } from '../../contract/controlApi.ts';
 import { tempDir } from '../helpers/paths.ts';
+import { companionFixture } from '../helpers/companion.ts';
 
 test('the grid shows every combination; an invalid one is refused with its reason; a valid one applies to the next run', async (t) => {
-  const { dir, cleanup } = tempDir();
-  t.after(cleanup);
-  const server = await serve(dir);
-  const client = await httpClient(server.mcpUrl, server.token);
-  try {
-    const control = controlClient(dir, server.url);
-    const grid = await control.call('engine.matrix', {});
-    assert.equal(grid.cells.length, 9);
-    assert.deepEqual(grid.current, { engine: 'quickjs', egress: 'executor' });
-    const cell = (engine: string, egress: string) => grid.cells.find((c) => c.engine === engine && c.egress === egress)!;
-    assert.equal(cell('quickjs', 'executor').state, 'valid');
-    assert.equal(cell('quickjs', 'executor').current, true);
-    assert.equal(cell('quickjs', 'wrapper').state, 'invalid');
-    assert.match(cell('quickjs', 'wrapper').reason!, /QuickJS has no network at all/);
-    assert.equal(cell('node', 'executor').state, 'invalid');
-    assert.ok(['needs-acknowledgement', 'needs-install'].includes(cell('deno', 'none').state));
-    assert.match(cell('node', 'none').banner!, /cannot scope the network/);
-    assert.notEqual(cell('deno', 'executor').policy.fingerprint, cell('node', 'wrapper').policy.fingerprint);
+  const { dir, client, control } = await companionFixture(t);
+  const grid = await control.call('engine.matrix', {});
+  assert.equal(grid.cells.length, 9);
+  assert.deepEqual(grid.current, { engine: 'quickjs', egress: 'executor' });
+  const cell = (engine: string, egress: string) => grid.cells.find((c) => c.engine === engine && c.egress === egress)!;
+  assert.equal(cell('quickjs', 'executor').state, 'valid');
+  assert.equal(cell('quickjs', 'executor').current, true);
+  assert.equal(cell('quickjs', 'wrapper').state, 'invalid');
+  assert.match(cell('quickjs', 'wrapper').reason!, /QuickJS has no network at all/);
+  assert.equal(cell('node', 'executor').state, 'invalid');
+  assert.ok(['needs-acknowledgement', 'needs-install'].includes(cell('deno', 'none').state));
+  assert.match(cell('node', 'none').banner!, /cannot scope the network/);
+  assert.notEqual(cell('deno', 'executor').policy.fingerprint, cell('node', 'wrapper').policy.fingerprint);
 
-    await assert.rejects(control.call('engine.apply', { engine: 'quickjs', egress: 'none' }), (e: unknown) => {
-      assert.ok(e instanceof ControlError);
-      assert.equal(e.code, 'bad_input');
-      assert.match(e.message, /not a valid combination/);
-      return true;
-    });
-    assert.equal((await control.call('status', {})).engine, 'quickjs', 'a refused cell changes nothing');
+  await assert.rejects(control.call('engine.apply', { engine: 'quickjs', egress: 'none' }), (e: unknown) => {
+    assert.ok(e instanceof ControlError);
+    assert.equal(e.code, 'bad_input');
+    assert.match(e.message, /not a valid combination/);
+    return true;
+  });
+  assert.equal((await control.call('status', {})).engine, 'quickjs', 'a refused cell changes nothing');
 
-    const applied = await control.call('engine.apply', { engine: 'node', egress: 'none' });
-    assert.equal(applied.engine, 'node');
-    assert.match(applied.banner!, /cannot scope the network/);
-    const status = await control.call('status', {});
-    assert.equal(status.engine, 'node');
-    assert.equal(status.egress, 'none');
-    assert.equal((await execute(client, 'return typeof setTimeout')).text, 'function', 'the next run is a Node subprocess');
-    assert.deepEqual(JSON.parse(readFileSync(join(dir, 'settings.json'), 'utf8')), { engine: 'node', egress: 'none' });
+  const applied = await control.call('engine.apply', { engine: 'node', egress: 'none' });
+  assert.equal(applied.engine, 'node');
+  assert.match(applied.banner!, /cannot scope the network/);
+  const status = await control.call('status', {});
+  assert.equal(status.engine, 'node');
+  assert.equal(status.egress, 'none');
+  assert.equal((await execute(client, 'return typeof setTimeout')).text, 'function', 'the next run is a Node subprocess');
+  assert.deepEqual(JSON.parse(readFileSync(join(dir, 'settings.json'), 'utf8')), { engine: 'node', egress: 'none' });
 
-    await control.call('engine.apply', { engine: 'quickjs', egress: 'executor' });
-    assert.equal((await execute(client, 'return typeof setTimeout')).text, 'undefined', 'back on QuickJS');
-  } finally {
-    await client.close();
-    await server.stop();
-  }
+  await control.call('engine.apply', { engine: 'quickjs', egress: 'executor' });
+  assert.equal((await execute(client, 'return typeof setTimeout')).text, 'undefined', 'back on QuickJS');
 });
 
 test('an engine chosen by a flag cannot be changed from the screen, and says which flag', async (t) => {

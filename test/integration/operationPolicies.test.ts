@@ -4,43 +4,32 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { serve } from '../helpers/processes.ts';
-import { httpClient, execute } from '../helpers/mcpClients.ts';
-import { controlClient } from '../helpers/control.ts';
+import { execute } from '../helpers/mcpClients.ts';
 import { ControlError } from '../../contract/controlApi.ts';
-import { tempDir } from '../helpers/paths.ts';
+import { companionFixture } from '../helpers/companion.ts';
 
 test('deny one read operation live, then give it back to the profile', async (t) => {
-  const { dir, cleanup } = tempDir();
-  t.after(cleanup);
-  const server = await serve(dir);
-  const client = await httpClient(server.mcpUrl, server.token);
-  try {
-    const control = controlClient(dir, server.url);
-    const list = 'const r = await api.events.list({ query: { limit: 1 } }); return r.error ? { error: r.error.message } : { status: r.status };';
-    assert.deepEqual(JSON.parse((await execute(client, list)).text), { status: 200 });
+  const { dir, client, control } = await companionFixture(t);
+  const list = 'const r = await api.events.list({ query: { limit: 1 } }); return r.error ? { error: r.error.message } : { status: r.status };';
+  assert.deepEqual(JSON.parse((await execute(client, list)).text), { status: 200 });
 
-    const set = await control.call('profiles.setOperationPolicy', { operationId: 'events.list', policy: 'deny' });
-    assert.equal(set.saved, true);
-    assert.equal(set.operation.policy, 'deny');
-    assert.equal(set.operation.policySource, 'operation');
-    const denied = JSON.parse((await execute(client, list)).text) as { error?: string };
-    assert.match(denied.error ?? '', /denied|refused|policy/i);
-    assert.deepEqual(JSON.parse(readFileSync(join(dir, 'profiles', 'demo.json'), 'utf8')).operationPolicies, { 'events.list': 'deny' });
+  const set = await control.call('profiles.setOperationPolicy', { operationId: 'events.list', policy: 'deny' });
+  assert.equal(set.saved, true);
+  assert.equal(set.operation.policy, 'deny');
+  assert.equal(set.operation.policySource, 'operation');
+  const denied = JSON.parse((await execute(client, list)).text) as { error?: string };
+  assert.match(denied.error ?? '', /denied|refused|policy/i);
+  assert.deepEqual(JSON.parse(readFileSync(join(dir, 'profiles', 'demo.json'), 'utf8')).operationPolicies, { 'events.list': 'deny' });
 
-    const ops = await control.call('profiles.operations', { query: 'events.list' });
-    assert.equal(ops.find((o) => o.operationId === 'events.list')!.policy, 'deny');
+  const ops = await control.call('profiles.operations', { query: 'events.list' });
+  assert.equal(ops.find((o) => o.operationId === 'events.list')!.policy, 'deny');
 
-    const cleared = await control.call('profiles.setOperationPolicy', { operationId: 'events.list', policy: null });
-    assert.equal(cleared.operation.policySource, 'read');
-    assert.deepEqual(JSON.parse((await execute(client, list)).text), { status: 200 });
+  const cleared = await control.call('profiles.setOperationPolicy', { operationId: 'events.list', policy: null });
+  assert.equal(cleared.operation.policySource, 'read');
+  assert.deepEqual(JSON.parse((await execute(client, list)).text), { status: 200 });
 
-    await assert.rejects(
-      control.call('profiles.setOperationPolicy', { operationId: 'no.such', policy: 'deny' }),
-      (e: unknown) => e instanceof ControlError && e.code === 'not_found',
-    );
-  } finally {
-    await client.close();
-    await server.stop();
-  }
+  await assert.rejects(
+    control.call('profiles.setOperationPolicy', { operationId: 'no.such', policy: 'deny' }),
+    (e: unknown) => e instanceof ControlError && e.code === 'not_found',
+  );
 });

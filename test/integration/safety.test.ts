@@ -14,6 +14,7 @@ import { httpClient, execute } from '../helpers/mcpClients.ts';
 import { controlClient } from '../helpers/control.ts';
 import { echoFixture } from '../helpers/echoApi.ts';
 import { CLI, NODE, ROOT, tempDir } from '../helpers/paths.ts';
+import { companionFixture } from '../helpers/companion.ts';
 
 const CANARY = 'sk_live_CANARY_7f3a9c1e5b2d4680';
 const forms = [CANARY, encodeURIComponent(CANARY), Buffer.from(CANARY).toString('hex')];
@@ -178,23 +179,14 @@ test('the kill switch refuses execute while search_docs keeps serving; it can be
 });
 
 test('caps change live: a shorter timeout, a smaller output cap and one run at a time apply to the next run without a restart', async (t) => {
-  const { dir, cleanup } = tempDir();
-  t.after(cleanup);
-  const server = await serve(dir);
-  const client = await httpClient(server.mcpUrl, server.token);
-  try {
-    const control = controlClient(dir, server.url);
-    const update = await control.call('settings.update', { values: { timeoutMs: 300, outputKb: 1, maxConcurrent: 1, perCallerConcurrent: 1 } });
-    assert.deepEqual(update.applied.sort(), ['maxConcurrent', 'outputKb', 'perCallerConcurrent', 'timeoutMs']);
-    assert.deepEqual(update.restartRequired, []);
-    const spin = await execute(client, 'while (true) {}');
-    assert.equal(spin.isError, true);
-    assert.match(spin.text, /timed out after 300 ms/);
-    const big = await execute(client, 'return "x".repeat(5000)');
-    assert.match(big.text, /Output limit of 1 KB exceeded|truncated: 1024 of/);
-    assert.equal((await control.call('status', {})).runs.maxConcurrent, 1);
-  } finally {
-    await client.close();
-    await server.stop();
-  }
+  const { client, control } = await companionFixture(t);
+  const update = await control.call('settings.update', { values: { timeoutMs: 300, outputKb: 1, maxConcurrent: 1, perCallerConcurrent: 1 } });
+  assert.deepEqual(update.applied.sort(), ['maxConcurrent', 'outputKb', 'perCallerConcurrent', 'timeoutMs']);
+  assert.deepEqual(update.restartRequired, []);
+  const spin = await execute(client, 'while (true) {}');
+  assert.equal(spin.isError, true);
+  assert.match(spin.text, /timed out after 300 ms/);
+  const big = await execute(client, 'return "x".repeat(5000)');
+  assert.match(big.text, /Output limit of 1 KB exceeded|truncated: 1024 of/);
+  assert.equal((await control.call('status', {})).runs.maxConcurrent, 1);
 });

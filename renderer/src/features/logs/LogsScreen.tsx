@@ -1,6 +1,8 @@
 // Logs: the live log buffer in xterm.js — replayed on open, then live —
 // written in batches so thousands of lines a second do not freeze the page;
-// filter by level and source, search with highlight, pause and resume.
+// filter by level, source and run id, search with highlight (next and
+// previous), pause (lines are kept, not dropped) and resume, follow the tail,
+// copy and save the filtered log as text.
 import { useEffect, useRef, useState } from 'react';
 import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
@@ -12,6 +14,22 @@ import { useControlEvents } from '../../api/hooks.ts';
 
 const COLORS: Record<LogLevel, string> = { debug: '\x1b[90m', info: '', warn: '\x1b[33m', error: '\x1b[31m' };
 const RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
+/** Lines kept for copy and save, and while paused: the newest this many. */
+const KEEP = 20_000;
+const DECORATIONS = {
+  matchBackground: '#ffe08a',
+  activeMatchBackground: '#ff9632',
+  matchOverviewRuler: '#ffe08a',
+  activeMatchColorOverviewRuler: '#ff9632',
+};
+
+function plain(e: LogEntry): string {
+  return `${e.time} ${e.level.padEnd(5)} [${e.source}]${e.runId ? ` (run ${e.runId})` : ''} ${e.message}`;
+}
+
+function bounded(list: string[]): void {
+  if (list.length > KEEP) list.splice(0, list.length - KEEP);
+}
 
 function line(e: LogEntry): string {
   return `${COLORS[e.level]}${e.time.slice(11, 23)} ${e.level.padEnd(5)} [${e.source}]${e.runId ? ` (run ${e.runId.slice(0, 8)})` : ''} ${e.message.replace(/\r?\n/g, '\r\n    ')}\x1b[0m`;
@@ -23,14 +41,29 @@ export default function LogsScreen() {
   const term = useRef<Terminal>(null);
   const search = useRef<SearchAddon>(null);
   const pending = useRef<string[]>([]);
+  /** The filtered log as text (copy, save). */
+  const text = useRef<string[]>([]);
+  /** Lines that arrived while paused, written on resume. */
+  const held = useRef<LogEntry[]>([]);
+  const follow = useRef(true);
+  const [following, setFollowing] = useState(true);
+  const [runId, setRunId] = useState('');
+  const [notice, setNotice] = useState<string>();
   const [level, setLevel] = useState<LogLevel>('debug');
   const [source, setSource] = useState('');
   const [paused, setPaused] = useState(false);
   const [needle, setNeedle] = useState('');
-  const keep = (e: LogEntry) => RANK[e.level] >= RANK[level] && (!source || e.source === source);
+  const keep = (e: LogEntry) => RANK[e.level] >= RANK[level] && (!source || e.source === source) && (!runId.trim() || (e.runId ?? '').startsWith(runId.trim()));
+  const show = (entries: LogEntry[]) => {
+    const kept = entries.filter(keep);
+    pending.current.push(...kept.map(line));
+    text.current.push(...kept.map(plain));
+    bounded(pending.current);
+    bounded(text.current);
+  };
 
   useEffect(() => {
-    const t = new Terminal({ convertEol: false, disableStdin: true, scrollback: 10_000, screenReaderMode: true, fontSize: 13 });
+    const t = new Terminal({ convertEol: false, disableStdin: true, scrollback: 10_000, screenReaderMode: true, fontSize: 13, allowProposedApi: true });
     const fit = new FitAddon();
     const s = new SearchAddon();
     t.loadAddon(fit);
@@ -44,7 +77,10 @@ export default function LogsScreen() {
     let frame = 0;
     // Batched writes: at most one write per animation frame.
     const pump = () => {
-      if (pending.current.length > 0) t.write(pending.current.splice(0).join('\r\n') + '\r\n');
+      if (pending.current.length > 0) {
+        t.write(pending.current.splice(0).join('\r\n') + '\r\n');
+        if (follow.current) t.scrollToBottom();
+      }
       frame = requestAnimationFrame(pump);
     };
     frame = requestAnimationFrame(pump);
@@ -58,15 +94,50 @@ export default function LogsScreen() {
   useEffect(() => {
     term.current?.clear();
     pending.current = [];
-    void api.call('logs.query', { limit: 5000 }).then((entries) => pending.current.push(...entries.filter(keep).map(line)));
+    text.current = [];
+    void api.call('logs.query', { limit: 5000 }).then(show);
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [api, level, source]);
+  }, [api, level, source, runId]);
 
   useControlEvents((events) => {
-    if (paused) return;
-    for (const e of events) if (e.type === 'log' && keep(e.entry)) pending.current.push(line(e.entry));
-    if (pending.current.length > 20_000) pending.current.splice(0, pending.current.length - 20_000);
+    const entries = events.flatMap((e) => (e.type === 'log' ? [e.entry] : []));
+    if (paused) {
+      held.current.push(...entries);
+      if (held.current.length > KEEP) held.current.splice(0, held.current.length - KEEP);
+    } else show(entries);
   });
+
+  const togglePause = () => {
+    if (paused) {
+      show(held.current.splice(0));
+      setNotice(undefined);
+    }
+    setPaused(!paused);
+  };
+  const find = (forward: boolean) => {
+    if (!needle) return;
+    const found = forward ? search.current?.findNext(needle, { decorations: DECORATIONS }) : search.current?.findPrevious(needle, { decorations: DECORATIONS });
+    setNotice(found ? undefined : `"${needle}" is not in the log shown.`);
+  };
+  const copy = async () => {
+    const selection = term.current?.getSelection();
+    const body = selection || text.current.join('\n');
+    try {
+      await navigator.clipboard.writeText(body);
+      setNotice(selection ? 'Selection copied.' : `${text.current.length} lines copied.`);
+    } catch {
+      setNotice('The clipboard is not available here: use Save instead.');
+    }
+  };
+  const save = () => {
+    const url = URL.createObjectURL(new Blob([text.current.join('\n') + '\n'], { type: 'text/plain' }));
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = `airlock-log-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}.log`;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    setNotice(`${text.current.length} lines saved to ${a.download}.`);
+  };
 
   return (
     <div className="screen logs">
@@ -85,6 +156,7 @@ export default function LogsScreen() {
           Source
           <select value={source} onChange={(e) => setSource(e.target.value)}>
             <option value="">all</option>
+            <option value="core">core</option>
             <option value="sandbox">sandbox (runs)</option>
             <option value="ui">ui</option>
             <option value="gate">gate</option>
@@ -92,16 +164,43 @@ export default function LogsScreen() {
           </select>
         </label>
         <label>
-          Find
-          <input value={needle} onChange={(e) => setNeedle(e.target.value)} onKeyDown={(e) => e.key === 'Enter' && search.current?.findNext(needle)} />
+          Run id
+          <input value={runId} onChange={(e) => setRunId(e.target.value)} spellCheck={false} />
         </label>
-        <button type="button" onClick={() => search.current?.findNext(needle)}>
+        <label>
+          Find
+          <input value={needle} onChange={(e) => setNeedle(e.target.value)} onKeyDown={(e) => e.key === 'Enter' && find(!e.shiftKey)} />
+        </label>
+        <button type="button" onClick={() => find(true)}>
           Find next
         </button>
-        <button type="button" aria-pressed={paused} onClick={() => setPaused(!paused)}>
+        <button type="button" onClick={() => find(false)}>
+          Find previous
+        </button>
+        <button type="button" aria-pressed={paused} onClick={togglePause}>
           {paused ? 'Resume' : 'Pause'}
         </button>
+        <label className="inline-check">
+          <input
+            type="checkbox"
+            checked={following}
+            onChange={(e) => {
+              follow.current = e.target.checked;
+              setFollowing(e.target.checked);
+              if (e.target.checked) term.current?.scrollToBottom();
+            }}
+          />{' '}
+          Follow the tail
+        </label>
+        <button type="button" onClick={() => void copy()}>
+          Copy
+        </button>
+        <button type="button" onClick={save}>
+          Save…
+        </button>
       </form>
+      {notice ? <p role="status">{notice}</p> : null}
+      {paused ? <p className="hint">Paused: new lines are kept and shown when you resume.</p> : null}
       <div ref={host} className="terminal" aria-label="Live log" />
     </div>
   );
