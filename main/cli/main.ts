@@ -19,6 +19,7 @@ const doctorCommand = async (...a: Parameters<typeof import('./commands/doctor.t
 const approvalsCommands = () => import('./commands/approvals.ts');
 const openCommands = () => import('./commands/open.ts');
 const keysCommands = () => import('./commands/keys.ts');
+const clientsCommands = () => import('./commands/clients.ts');
 const auditCommands = () => import('./commands/audit.ts');
 const printEgressPolicy = async (...a: Parameters<typeof import('./commands/printEgressPolicy.ts').printEgressPolicy>) =>
   (await import('./commands/printEgressPolicy.ts')).printEgressPolicy(...a);
@@ -162,6 +163,34 @@ export function buildProgram(): Command {
     .option('--json', 'machine-readable output')
     .action(async function (this: Command) {
       await (await keysCommands()).keysList(cliContext(this), { json: this.opts().json === true });
+    });
+
+  const clients = sub(program, 'clients', 'register Airlock in the MCP clients on this machine (Claude Desktop, Claude Code, Cursor, VS Code…)');
+  const clientArg = 'claude-desktop, claude-code, cursor, vscode, vscode-insiders, windsurf, codex, gemini, zed, lmstudio or cline';
+  addSettingOptions(sub(clients, 'list', 'each client: installed or not, its config file, registered, outdated or broken'), ['common'])
+    .option('--json', 'machine-readable output')
+    .action(async function (this: Command) {
+      await (await clientsCommands()).clientsList(cliContext(this), { json: this.opts().json === true });
+    });
+  for (const [action, description] of [
+    ['add', 'register Airlock (stdio, no secret in the file): shows the diff, backs the file up, then checks the command answers'],
+    ['remove', 'take Airlock out of the client, every other entry kept'],
+  ] as const) {
+    addSettingOptions(sub(clients, action, description).argument('<name>', clientArg), ['common'])
+      .option('--dry-run', 'show the change, write nothing')
+      .option('--json', 'machine-readable output')
+      .option('--no-verify', 'skip the MCP handshake with the registered command (add)')
+      .action(async function (this: Command, name: string) {
+        const o = this.opts();
+        process.exitCode = await (
+          await clientsCommands()
+        ).clientsChange(cliContext(this), action, name, { dryRun: o.dryRun === true, json: o.json === true, verify: o.verify !== false });
+      });
+  }
+  addSettingOptions(sub(clients, 'undo', "restore the client's file as it was before the last add or remove").argument('<name>', clientArg), ['common'])
+    .option('--json', 'machine-readable output')
+    .action(async function (this: Command, name: string) {
+      await (await clientsCommands()).clientsUndo(cliContext(this), name, { json: this.opts().json === true });
     });
 
   const audit = sub(program, 'audit', 'the audit log: every tool call and API call, hash-chained');

@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { hostPath, which } from '../../main/core/sandbox/subprocess/hostTools.ts';
 import { denoNpmPackages, findDeno } from '../../main/core/sandbox/deno/findDeno.ts';
+import { ROOT } from './paths.ts';
 
 export interface SystemNeed {
   /** What needs the tools (the name of the failing test under AIRLOCK_REQUIRE_ALL=1). */
@@ -75,6 +76,14 @@ export const KEYRING: SystemNeed = {
   why: 'the keychain test',
   tools: ['dbus-run-session', 'gnome-keyring-daemon', 'gdbus'],
   packages: 'gnome-keyring dbus libglib2.0-bin',
+};
+
+/** The `claude` CLI from @anthropic-ai/claude-code (a dev dependency; its postinstall fetches the native binary). */
+export const CLAUDE_CLI: SystemNeed = {
+  why: 'the Claude Code registration test',
+  check: () => (existsSync(join(ROOT, 'node_modules', '.bin', 'claude')) ? [] : ['claude']),
+  packages: 'the npm package @anthropic-ai/claude-code',
+  install: 'npm ci (with its install script allowed in package.json)',
 };
 
 /** Debian's Chromium, which the e2e tier drives (AIRLOCK_CHROMIUM names another binary). */

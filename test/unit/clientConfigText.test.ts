@@ -100,11 +100,11 @@ args = [ "/opt/airlock.js", "stdio" ]
 test('a file that does not parse is never rewritten: the error names the file, line and column', () => {
   assert.throws(
     () => editConfig('{\n  "mcpServers": {\n    "a": 1,,\n  }\n}\n', 'json', '/home/me/.cursor/mcp.json', ['mcpServers'], 'airlock', entry),
-    (e: unknown) => e instanceof BrokenConfigError && e.line === 3 && /\.cursor\/mcp\.json does not parse \(line 3, column \d+: /.test(e.message),
+    (e: unknown) => e instanceof BrokenConfigError && e.at.line === 3 && /\.cursor\/mcp\.json does not parse \(line 3, column \d+: /.test(e.message),
   );
   assert.throws(
     () => editConfig('model = "x"\n[mcp_servers\n', 'toml', 'config.toml', ['mcp_servers'], 'airlock', entry),
-    (e: unknown) => e instanceof BrokenConfigError && e.line === 2,
+    (e: unknown) => e instanceof BrokenConfigError && e.at.line === 2,
   );
   assert.throws(() => editConfig('{ "a": 1, } // c\n', 'json', 'strict.json', ['mcpServers'], 'airlock', entry), BrokenConfigError, 'strict JSON: no comments');
 });

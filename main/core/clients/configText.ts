@@ -8,18 +8,20 @@
 import { applyEdits, format, modify, parse as parseJsonc, parseTree, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import { isDeepStrictEqual } from 'node:util';
+import { AirlockError } from '../errors.ts';
 
 export type ConfigFormat = 'json' | 'jsonc' | 'toml';
 
-export class BrokenConfigError extends Error {
+export class BrokenConfigError extends AirlockError {
   readonly file: string;
-  readonly line: number;
-  readonly column: number;
+  /** Where the file breaks, 1-based. */
+  readonly at: { line: number; column: number };
   constructor(file: string, line: number, column: number, detail: string) {
-    super(`${file} does not parse (line ${line}, column ${column}: ${detail}); it was left untouched`);
+    super('config', `${file} does not parse (line ${line}, column ${column}: ${detail}); it was left untouched`, {
+      hint: 'fix the file (or move it aside), then run the command again',
+    });
     this.file = file;
-    this.line = line;
-    this.column = column;
+    this.at = { line, column };
   }
 }
 

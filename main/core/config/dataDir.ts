@@ -42,6 +42,7 @@ export function dataPaths(dataDir: string) {
     secretsFile: join(dataDir, 'secrets.json'),
     grants: join(dataDir, 'grants.json'),
     lock: join(dataDir, 'companion.lock'),
+    clientBackups: join(dataDir, 'client-backups'),
   };
 }
 export type DataPaths = ReturnType<typeof dataPaths>;

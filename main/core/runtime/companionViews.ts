@@ -28,10 +28,16 @@ export interface ViewSource {
 
 const CLI_ENTRY = fileURLToPath(new URL('../../cli/airlock.js', import.meta.url));
 
-/** The command a client config runs to reach this companion over stdio. */
+/** What a client config runs to reach this companion over stdio: absolute paths, no secret. */
+export function stdioLaunch(dataDir: string, defaultDataDir?: string): { command: string; args: string[] } {
+  return { command: process.execPath, args: [CLI_ENTRY, 'stdio', ...(defaultDataDir && dataDir !== defaultDataDir ? ['--data-dir', dataDir] : [])] };
+}
+
+/** The same, as one shell line. */
 export function stdioCommand(dataDir: string, defaultDataDir?: string): string {
   const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
-  return [process.execPath, CLI_ENTRY, 'stdio', ...(defaultDataDir && dataDir !== defaultDataDir ? ['--data-dir', dataDir] : [])].map(quote).join(' ');
+  const launch = stdioLaunch(dataDir, defaultDataDir);
+  return [launch.command, ...launch.args].map(quote).join(' ');
 }
 
 export function statusOf(c: ViewSource): Status {

@@ -1,0 +1,220 @@
+// Registering Airlock in a client: detect it (installed, where its file is,
+// registered, outdated), show the change as a diff before making it, make it
+// — with the client's own CLI when it is on PATH, else a minimal edit of its
+// file — atomically and with a timestamped backup, and undo the last change.
+// A file that does not parse is never written.
+import { existsSync, statSync } from 'node:fs';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { createTwoFilesPatch } from 'diff';
+import { writeFileAtomic } from '../util/atomicWrite.ts';
+import { AirlockError } from '../errors.ts';
+import { type ClientDescriptor, type ClientEnv, type LaunchCommand, CLIENTS, clientById } from './clientCatalog.ts';
+import { BrokenConfigError, editConfig, readConfig, readEntry } from './configText.ts';
+
+export type ClientState = 'not-installed' | 'not-registered' | 'registered' | 'outdated' | 'broken';
+
+export interface ClientStatus {
+  id: string;
+  label: string;
+  state: ClientState;
+  /** The config file in use (or where a new one goes); absent when the client has none on this platform. */
+  file?: string;
+  /** Why not installed, what is broken or outdated. */
+  reason?: string;
+  /** How a change is made: the client's CLI (on PATH) or an edit of its file. */
+  via: 'cli' | 'file';
+  afterwards: string;
+  elicitation: boolean;
+}
+
+export interface ChangeResult {
+  id: string;
+  action: 'add' | 'remove';
+  changed: boolean;
+  dryRun: boolean;
+  file: string;
+  diff: string;
+  via: 'cli' | 'file';
+  /** The client CLI's command line, when it made (or would make) the change. */
+  command?: string[];
+  backup?: string;
+  afterwards: string;
+}
+
+export interface RegistrarOptions {
+  env: ClientEnv;
+  /** Where backups of changed files go (<data dir>/client-backups). */
+  backupDir: string;
+  launch: LaunchCommand;
+  /** The entry's name in the client (default `airlock`). */
+  name?: string;
+  /** A client CLI's absolute path, when it is on PATH. */
+  which(bin: string): string | undefined;
+  runCli(path: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }>;
+  now?: () => Date;
+}
+
+interface Backup {
+  file: string;
+  existed: boolean;
+  text: string;
+  at: string;
+}
+
+export function createRegistrar(options: RegistrarOptions) {
+  const name = options.name ?? 'airlock';
+  const now = options.now ?? (() => new Date());
+
+  function descriptor(id: string): ClientDescriptor {
+    const d = clientById(id);
+    if (!d) throw new AirlockError('usage', `unknown client '${id}'`, { hint: `one of: ${CLIENTS.map((c) => c.id).join(', ')}` });
+    return d;
+  }
+
+  function fileOf(d: ClientDescriptor): string | undefined {
+    const paths = d.paths(options.env);
+    return paths.find((p) => existsSync(p)) ?? paths[0];
+  }
+
+  function cliPath(d: ClientDescriptor): string | undefined {
+    return d.cli ? options.which(d.cli.bin) : undefined;
+  }
+
+  async function readText(file: string): Promise<string | undefined> {
+    try {
+      return await readFile(file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+
+  function status(d: ClientDescriptor, text: string | undefined, file: string | undefined): ClientStatus {
+    const base = { id: d.id, label: d.label, via: cliPath(d) ? ('cli' as const) : ('file' as const), afterwards: d.afterwards, elicitation: d.elicitation };
+    if (!file)
+      return { ...base, state: 'not-installed', reason: d.unsupported?.(options.env) ?? `${d.label} keeps no configuration file on ${options.env.platform}` };
+    if (text === undefined && !existsSync(dirname(file)) && !cliPath(d)) {
+      return { ...base, state: 'not-installed', file, reason: `no ${dirname(file)}${d.cli ? ` and no \`${d.cli.bin}\` on PATH` : ''}` };
+    }
+    let entry: unknown;
+    try {
+      entry = readEntry(readConfig(text ?? '', d.format, file), d.root, name);
+    } catch (error) {
+      if (error instanceof BrokenConfigError) return { ...base, state: 'broken', file, reason: error.message };
+      throw error;
+    }
+    if (entry === undefined) return { ...base, state: 'not-registered', file };
+    const wanted = d.entry(options.launch);
+    const command = (entry as { command?: unknown }).command;
+    if (typeof command === 'string' && !existsSync(command)) return { ...base, state: 'outdated', file, reason: `it runs ${command}, which does not exist` };
+    if (!isDeepStrictEqual(pick(entry, Object.keys(wanted)), wanted)) {
+      return { ...base, state: 'outdated', file, reason: `it runs ${[command, ...((entry as { args?: unknown[] }).args ?? [])].join(' ')}` };
+    }
+    return { ...base, state: 'registered', file };
+  }
+
+  async function list(): Promise<ClientStatus[]> {
+    return Promise.all(
+      CLIENTS.map(async (d) => {
+        const file = fileOf(d);
+        return status(d, file ? await readText(file) : undefined, file);
+      }),
+    );
+  }
+
+  async function saveBackup(d: ClientDescriptor, file: string, before: string | undefined): Promise<string> {
+    const dir = join(options.backupDir, d.id);
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const at = now().toISOString();
+    const path = join(dir, `${at.replace(/[:.]/g, '-')}.json`);
+    const backup: Backup = { file, existed: before !== undefined, text: before ?? '', at };
+    await writeFile(path, JSON.stringify(backup) + '\n', { mode: 0o600 });
+    return path;
+  }
+
+  async function write(file: string, text: string): Promise<void> {
+    const mode = existsSync(file) ? statSync(file).mode & 0o777 : 0o600;
+    await writeFileAtomic(file, text, { mode });
+  }
+
+  async function change(id: string, action: 'add' | 'remove', opts: { dryRun?: boolean } = {}): Promise<ChangeResult> {
+    const d = descriptor(id);
+    const file = fileOf(d);
+    if (!file) throw new AirlockError('unavailable', status(d, undefined, undefined).reason!);
+    const before = await readText(file);
+    const entry = action === 'add' ? d.entry(options.launch) : undefined;
+    const current = status(d, before, file);
+    if (current.state === 'not-installed')
+      throw new AirlockError('unavailable', `${d.label} does not seem to be installed: ${current.reason}`, { hint: 'install it first' });
+    // Throws (and writes nothing) when the file does not parse.
+    const planned = editConfig(before ?? '', d.format, file, d.root, name, entry);
+    const unchanged = action === 'add' ? current.state === 'registered' : current.state === 'not-registered';
+    const cli = cliPath(d);
+    const command = cli && d.cli ? [cli, ...(action === 'add' ? d.cli.add(name, options.launch) : d.cli.remove(name))] : undefined;
+    const result = {
+      id: d.id,
+      action,
+      dryRun: opts.dryRun === true,
+      file,
+      via: cli ? ('cli' as const) : ('file' as const),
+      ...(command ? { command } : {}),
+      afterwards: d.afterwards,
+    };
+    if (unchanged) return { ...result, changed: false, diff: '' };
+    if (opts.dryRun) return { ...result, changed: true, diff: patch(file, before ?? '', planned) };
+    const backup = await saveBackup(d, file, before);
+    if (command && d.cli) {
+      // The client's own CLI: an outdated entry goes first (`add` refuses to overwrite one).
+      if (action === 'add' && current.state === 'outdated') await options.runCli(command[0]!, d.cli.remove(name));
+      const r = await options.runCli(command[0]!, command.slice(1));
+      if (r.code !== 0) {
+        throw new AirlockError(
+          'internal',
+          `${d.cli.bin} ${command.slice(1, 3).join(' ')} failed (exit ${r.code}): ${(r.stderr || r.stdout).trim().slice(0, 500)}`,
+        );
+      }
+    } else {
+      await write(file, planned);
+    }
+    const after = (await readText(file)) ?? '';
+    return { ...result, changed: true, diff: patch(file, before ?? '', after), backup };
+  }
+
+  /** Restores the file as it was before the last change made here. */
+  async function undo(id: string): Promise<{ id: string; file: string; backup: string; restored: 'previous' | 'removed' }> {
+    const d = descriptor(id);
+    const dir = join(options.backupDir, d.id);
+    const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.json')).sort();
+    const last = names.at(-1);
+    if (!last)
+      throw new AirlockError('not_found', `no change to undo for ${d.label}`, {
+        hint: 'undo restores the file as it was before the last `airlock clients add` or `remove`',
+      });
+    const path = join(dir, last);
+    const backup = JSON.parse(await readFile(path, 'utf8')) as Backup;
+    if (backup.existed) await write(backup.file, backup.text);
+    else await rm(backup.file, { force: true });
+    await rm(path);
+    return { id: d.id, file: backup.file, backup: path, restored: backup.existed ? 'previous' : 'removed' };
+  }
+
+  return {
+    list,
+    add: (id: string, o?: { dryRun?: boolean }) => change(id, 'add', o),
+    remove: (id: string, o?: { dryRun?: boolean }) => change(id, 'remove', o),
+    undo,
+  };
+}
+
+export type Registrar = ReturnType<typeof createRegistrar>;
+
+function pick(value: unknown, keys: string[]): Record<string, unknown> {
+  const record = (value ?? {}) as Record<string, unknown>;
+  return Object.fromEntries(keys.filter((k) => k in record).map((k) => [k, record[k]]));
+}
+
+function patch(file: string, before: string, after: string): string {
+  return createTwoFilesPatch(file, file, before, after, 'before', 'after');
+}
