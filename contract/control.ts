@@ -11,6 +11,7 @@ import { pendingApprovalSchema, approvalDecisionSchema, decideInputSchema, grant
 import { auditQuerySchema, auditPageSchema, verifyResultSchema } from './audit.ts';
 import { logEntrySchema, logQuerySchema, uiLogLineSchema } from './logs.ts';
 import { engineApplyResultSchema, engineApplySchema, engineMatrixSchema } from './engine.ts';
+import { clientChangeInputSchema, clientChangeSchema, clientIdSchema, clientStatusSchema, clientUndoResultSchema } from './clients.ts';
 
 const empty = z.object({}).strict();
 const profileName = z.string().max(40);
@@ -65,6 +66,13 @@ export const controlContract = {
 
   /** A new MCP token in <data dir>/token; the old one is refused at once and HTTP sessions end (clients need the new one). */
   'tokens.rotateMcp': { input: empty, output: z.object({ file: z.string(), endedSessions: z.number() }) },
+
+  /** Each MCP client on this machine: installed, its file, registered, outdated or broken. */
+  'clients.list': { input: empty, output: z.array(clientStatusSchema) },
+  /** Registers Airlock in a client or takes it out (dryRun: the diff only); add ends with a handshake with the command written. */
+  'clients.change': { input: clientChangeInputSchema, output: clientChangeSchema },
+  /** Restores the client's file as it was before the last change. */
+  'clients.undo': { input: z.object({ id: clientIdSchema }).strict(), output: clientUndoResultSchema },
 
   /** Every engine × egress combination with its state and derived policy. */
   'engine.matrix': { input: empty, output: engineMatrixSchema },

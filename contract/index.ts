@@ -9,6 +9,7 @@ export * from './settings.ts';
 export * from './status.ts';
 export * from './profiles.ts';
 export * from './engine.ts';
+export * from './clients.ts';
 export * from './methods.ts';
 export * from './control.ts';
 export * from './events.ts';

@@ -30,6 +30,9 @@ export const CONTROL_METHOD_NAMES = [
   'profiles.setOperationPolicy',
   'profiles.inspect',
   'tokens.rotateMcp',
+  'clients.list',
+  'clients.change',
+  'clients.undo',
 ] as const;
 
 export type ControlMethodName = (typeof CONTROL_METHOD_NAMES)[number];

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { startUiFixture, signedInPage, nav, approvalDialog } from '../test/helpers/browser.ts';
 import { execute } from '../test/helpers/mcpClients.ts';
 
-const SCREENS = ['Overview', 'Approvals', 'Activity', 'Logs', 'Engine', 'APIs', 'Settings'] as const;
+const SCREENS = ['Overview', 'Approvals', 'Activity', 'Logs', 'Engine', 'APIs', 'Clients', 'Settings'] as const;
 const out = join(import.meta.dirname, '..', 'docs', 'screenshots');
 mkdirSync(out, { recursive: true });
 

@@ -9,7 +9,7 @@ import { execute } from '../helpers/mcpClients.ts';
 import { startUiFixture, type UiFixture, signedInPage, nav, approvalDialog, chromiumMissing } from '../helpers/browser.ts';
 
 const skip = chromiumMissing();
-const SCREENS = ['Overview', 'Approvals', 'Activity', 'Logs', 'Engine', 'APIs', 'Settings'] as const;
+const SCREENS = ['Overview', 'Approvals', 'Activity', 'Logs', 'Engine', 'APIs', 'Clients', 'Settings'] as const;
 let browser: Browser;
 let client: Client;
 let dataDir: string;

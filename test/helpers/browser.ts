@@ -26,9 +26,9 @@ export interface UiFixture {
   close(): Promise<void>;
 }
 
-export async function startUiFixture(serveArgs: string[], clientName: string): Promise<UiFixture> {
+export async function startUiFixture(serveArgs: string[], clientName: string, env: Record<string, string | undefined> = {}): Promise<UiFixture> {
   const { dir: dataDir, cleanup } = tempDir();
-  const server = await serve(dataDir, ['--ui', ...serveArgs]);
+  const server = await serve(dataDir, ['--ui', ...serveArgs], env);
   const client = await httpClient(server.mcpUrl, server.token, clientName);
   const browser = await launchBrowser();
   return {
@@ -79,7 +79,7 @@ export async function signedInPage(browser: Browser, dataDir: string, options: {
   return page;
 }
 
-export function nav(page: Page, name: 'Overview' | 'Approvals' | 'Activity' | 'Logs' | 'Engine' | 'APIs' | 'Settings') {
+export function nav(page: Page, name: 'Overview' | 'Approvals' | 'Activity' | 'Logs' | 'Engine' | 'APIs' | 'Clients' | 'Settings') {
   return page.getByRole('navigation', { name: 'Airlock' }).getByRole('link', { name, exact: false });
 }
 

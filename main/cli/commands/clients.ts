@@ -3,33 +3,13 @@
 // as a diff (`--dry-run` stops there), back the file up, make the change with
 // the client's CLI when it is on PATH or a minimal edit of its file, then
 // check the registration with a real MCP handshake. `--json` for scripts.
-import { spawn } from 'node:child_process';
-import { homedir } from 'node:os';
-import { createRegistrar, type ChangeResult, type ClientStatus } from '../../core/clients/registrar.ts';
+import type { ChangeResult, ClientStatus } from '../../core/clients/registrar.ts';
 import { verifyLaunch, type Handshake } from '../../core/clients/verifyLaunch.ts';
-import { dataPaths, defaultDataDir } from '../../core/config/dataDir.ts';
-import { stdioLaunch } from '../../core/runtime/companionViews.ts';
-import { which } from '../../core/sandbox/subprocess/hostTools.ts';
+import { launchFor, machineRegistrar } from '../../core/clients/machineRegistrar.ts';
 import type { CliContext } from '../context.ts';
 
 function registrar(ctx: CliContext) {
-  const dataDir = ctx.settings.dataDir;
-  return createRegistrar({
-    env: { home: homedir(), platform: process.platform, env: process.env },
-    backupDir: dataPaths(dataDir).clientBackups,
-    launch: stdioLaunch(dataDir, defaultDataDir()),
-    which: (bin) => which(bin, process.env.PATH ?? ''),
-    runCli: (path, args) =>
-      new Promise((resolve) => {
-        const child = spawn(path, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-        child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-        child.on('error', (error) => resolve({ code: 127, stdout, stderr: error.message }));
-        child.on('close', (code) => resolve({ code, stdout, stderr }));
-      }),
-  });
+  return machineRegistrar(ctx.settings.dataDir);
 }
 
 const MARK: Record<ClientStatus['state'], string> = {
@@ -82,8 +62,7 @@ export async function clientsChange(
   options: { dryRun?: boolean; json?: boolean; verify?: boolean },
 ): Promise<number> {
   const r = await registrar(ctx)[action](id, { dryRun: options.dryRun === true });
-  const handshake =
-    action === 'add' && options.verify !== false && !options.dryRun ? await verifyLaunch(stdioLaunch(ctx.settings.dataDir, defaultDataDir())) : undefined;
+  const handshake = action === 'add' && options.verify !== false && !options.dryRun ? await verifyLaunch(launchFor(ctx.settings.dataDir)) : undefined;
   if (options.json) process.stdout.write(JSON.stringify({ ...r, ...(handshake ? { handshake } : {}) }, null, 2) + '\n');
   else report(r, handshake);
   return handshake && !handshake.ok ? 1 : 0;

@@ -8,19 +8,9 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ConfigFormat } from './configText.ts';
 
-export const CLIENT_IDS = [
-  'claude-desktop',
-  'claude-code',
-  'cursor',
-  'vscode',
-  'vscode-insiders',
-  'windsurf',
-  'codex',
-  'gemini',
-  'zed',
-  'lmstudio',
-  'cline',
-] as const;
+import { CLIENT_IDS } from '../../../contract/clients.ts';
+
+export { CLIENT_IDS };
 export type ClientId = (typeof CLIENT_IDS)[number];
 
 export interface ClientEnv {
@@ -57,7 +47,11 @@ export interface ClientDescriptor {
   afterwards: string;
   /** Whether the client can ask its user on Airlock's behalf (MCP elicitation). */
   elicitation: boolean;
+  /** A deep link that makes the client add the server itself, where it has one. */
+  installLink?(name: string, launch: LaunchCommand): string;
 }
+
+const base64Json = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64');
 
 const appData = (env: ClientEnv) => env.env.APPDATA ?? join(env.home, 'AppData', 'Roaming');
 const localAppData = (env: ClientEnv) => env.env.LOCALAPPDATA ?? join(env.home, 'AppData', 'Local');
@@ -127,6 +121,8 @@ export const CLIENTS: readonly ClientDescriptor[] = [
     root: ['mcpServers'],
     entry: plainEntry,
     afterwards: 'Cursor picks it up in Settings → MCP (toggle it on if it is off)',
+    installLink: (name, launch) =>
+      `cursor://anysphere.cursor-deeplink/mcp/install?name=${encodeURIComponent(name)}&config=${encodeURIComponent(base64Json(plainEntry(launch)))}`,
     elicitation: true,
   },
   {
@@ -137,6 +133,7 @@ export const CLIENTS: readonly ClientDescriptor[] = [
     root: ['servers'],
     entry: typedEntry,
     afterwards: `VS Code watches the file; ${RESTART} if it does not appear under MCP: List Servers`,
+    installLink: (name, launch) => `vscode:mcp/install?${encodeURIComponent(JSON.stringify({ name, ...typedEntry(launch) }))}`,
     elicitation: true,
   },
   {
@@ -147,6 +144,7 @@ export const CLIENTS: readonly ClientDescriptor[] = [
     root: ['servers'],
     entry: typedEntry,
     afterwards: `VS Code Insiders watches the file; ${RESTART} if it does not appear under MCP: List Servers`,
+    installLink: (name, launch) => `vscode-insiders:mcp/install?${encodeURIComponent(JSON.stringify({ name, ...typedEntry(launch) }))}`,
     elicitation: true,
   },
   {
@@ -207,6 +205,7 @@ export const CLIENTS: readonly ClientDescriptor[] = [
     root: ['mcpServers'],
     entry: plainEntry,
     afterwards: `LM Studio reloads mcp.json; ${RESTART} if it does not`,
+    installLink: (name, launch) => `lmstudio://add_mcp?name=${encodeURIComponent(name)}&config=${encodeURIComponent(base64Json(plainEntry(launch)))}`,
     elicitation: false,
   },
   {

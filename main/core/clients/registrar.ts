@@ -10,13 +10,13 @@ import { isDeepStrictEqual } from 'node:util';
 import { createTwoFilesPatch } from 'diff';
 import { writeFileAtomic } from '../util/atomicWrite.ts';
 import { AirlockError } from '../errors.ts';
-import { type ClientDescriptor, type ClientEnv, type LaunchCommand, CLIENTS, clientById } from './clientCatalog.ts';
+import { type ClientDescriptor, type ClientEnv, type ClientId, type LaunchCommand, CLIENTS, clientById } from './clientCatalog.ts';
 import { BrokenConfigError, editConfig, readConfig, readEntry } from './configText.ts';
 
 export type ClientState = 'not-installed' | 'not-registered' | 'registered' | 'outdated' | 'broken';
 
 export interface ClientStatus {
-  id: string;
+  id: ClientId;
   label: string;
   state: ClientState;
   /** The config file in use (or where a new one goes); absent when the client has none on this platform. */
@@ -27,10 +27,12 @@ export interface ClientStatus {
   via: 'cli' | 'file';
   afterwards: string;
   elicitation: boolean;
+  /** A deep link the client opens to add the server itself (Cursor, VS Code, LM Studio). */
+  installLink?: string;
 }
 
 export interface ChangeResult {
-  id: string;
+  id: ClientId;
   action: 'add' | 'remove';
   changed: boolean;
   dryRun: boolean;
@@ -92,7 +94,14 @@ export function createRegistrar(options: RegistrarOptions) {
   }
 
   function status(d: ClientDescriptor, text: string | undefined, file: string | undefined): ClientStatus {
-    const base = { id: d.id, label: d.label, via: cliPath(d) ? ('cli' as const) : ('file' as const), afterwards: d.afterwards, elicitation: d.elicitation };
+    const base = {
+      id: d.id,
+      label: d.label,
+      via: cliPath(d) ? ('cli' as const) : ('file' as const),
+      afterwards: d.afterwards,
+      elicitation: d.elicitation,
+      ...(d.installLink ? { installLink: d.installLink(name, options.launch) } : {}),
+    };
     if (!file)
       return { ...base, state: 'not-installed', reason: d.unsupported?.(options.env) ?? `${d.label} keeps no configuration file on ${options.env.platform}` };
     if (text === undefined && !existsSync(dirname(file)) && !cliPath(d)) {
@@ -183,7 +192,7 @@ export function createRegistrar(options: RegistrarOptions) {
   }
 
   /** Restores the file as it was before the last change made here. */
-  async function undo(id: string): Promise<{ id: string; file: string; backup: string; restored: 'previous' | 'removed' }> {
+  async function undo(id: string): Promise<{ id: ClientId; file: string; backup: string; restored: 'previous' | 'removed' }> {
     const d = descriptor(id);
     const dir = join(options.backupDir, d.id);
     const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.json')).sort();

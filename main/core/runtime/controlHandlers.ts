@@ -16,6 +16,7 @@ import { createEngineHandlers } from './engineHandlers.ts';
 import type { HandlerDeps } from './handlerDeps.ts';
 export type { HandlerDeps } from './handlerDeps.ts';
 import { createProfileHandlers } from './profileHandlers.ts';
+import { createClientHandlers } from './clientHandlers.ts';
 
 /** An audit entry as the contract shows it (the same flat object the chain hashes). */
 export function toAuditRecord(entry: AuditEntry): AuditRecord {
@@ -27,6 +28,7 @@ export function createControlHandlers(c: HandlerDeps): ControlHandlers {
   return {
     ...createEngineHandlers(c),
     ...createProfileHandlers(c),
+    ...createClientHandlers(c),
     status: () => statusOf(c),
     'sessions.list': () => c.sessions.list(),
 

@@ -12,6 +12,7 @@ import { OverviewScreen } from '../features/overview/OverviewScreen.tsx';
 import { SettingsScreen } from '../features/settings/SettingsScreen.tsx';
 import { EngineScreen } from '../features/engine/EngineScreen.tsx';
 import { ApisScreen } from '../features/apis/ApisScreen.tsx';
+import { ClientsScreen } from '../features/clients/ClientsScreen.tsx';
 
 // Heavy screens load on first visit: xterm.js and the virtualised table are not in the first bundle.
 const ActivityScreen = lazy(() => import('../features/activity/ActivityScreen.tsx'));
@@ -81,6 +82,7 @@ export function App() {
           {screen === 'logs' && <LogsScreen />}
           {screen === 'engine' && <EngineScreen />}
           {screen === 'apis' && <ApisScreen />}
+          {screen === 'clients' && <ClientsScreen />}
           {screen === 'settings' && <SettingsScreen />}
         </Suspense>
       </main>

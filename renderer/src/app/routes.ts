@@ -6,6 +6,7 @@ export const SCREENS = [
   { id: 'logs', label: 'Logs' },
   { id: 'engine', label: 'Engine' },
   { id: 'apis', label: 'APIs' },
+  { id: 'clients', label: 'Clients' },
   { id: 'settings', label: 'Settings' },
 ] as const;
 

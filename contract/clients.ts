@@ -1,0 +1,53 @@
+// The Clients screen: each MCP client on this machine with its registration
+// state, and the changes (add, remove, undo) with the diff they make.
+import { z } from 'zod';
+
+export const CLIENT_IDS = [
+  'claude-desktop',
+  'claude-code',
+  'cursor',
+  'vscode',
+  'vscode-insiders',
+  'windsurf',
+  'codex',
+  'gemini',
+  'zed',
+  'lmstudio',
+  'cline',
+] as const;
+export const clientIdSchema = z.enum(CLIENT_IDS);
+
+export const clientStatusSchema = z.object({
+  id: clientIdSchema,
+  label: z.string(),
+  state: z.enum(['not-installed', 'not-registered', 'registered', 'outdated', 'broken']),
+  file: z.string().optional(),
+  reason: z.string().optional(),
+  via: z.enum(['cli', 'file']),
+  afterwards: z.string(),
+  elicitation: z.boolean(),
+  installLink: z.string().optional(),
+});
+export type ClientStatusView = z.infer<typeof clientStatusSchema>;
+
+export const handshakeSchema = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), tools: z.array(z.string()), ms: z.number() }),
+  z.object({ ok: z.literal(false), reason: z.string() }),
+]);
+
+export const clientChangeSchema = z.object({
+  id: clientIdSchema,
+  action: z.enum(['add', 'remove']),
+  changed: z.boolean(),
+  dryRun: z.boolean(),
+  file: z.string(),
+  diff: z.string(),
+  via: z.enum(['cli', 'file']),
+  command: z.array(z.string()).optional(),
+  backup: z.string().optional(),
+  afterwards: z.string(),
+  handshake: handshakeSchema.optional(),
+});
+
+export const clientChangeInputSchema = z.object({ id: clientIdSchema, action: z.enum(['add', 'remove']), dryRun: z.boolean().optional() }).strict();
+export const clientUndoResultSchema = z.object({ id: clientIdSchema, file: z.string(), backup: z.string(), restored: z.enum(['previous', 'removed']) });

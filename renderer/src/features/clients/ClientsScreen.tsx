@@ -1,0 +1,171 @@
+// Clients: every MCP client on this machine with its registration (✔
+// registered, outdated, broken, not registered, not installed), and one-click
+// add and remove that show the diff before writing, keep a backup, verify
+// with a real handshake and say what to do next; undo; install links.
+import { useState } from 'react';
+import type { ClientStatusView } from '../../../../contract/clients.ts';
+import type { ControlOutput } from '../../../../contract/control.ts';
+import { useCall } from '../../api/hooks.ts';
+import { useControl } from '../../api/ControlProvider.tsx';
+import { CopyButton } from '../../components/CopyButton.tsx';
+
+type Change = ControlOutput<'clients.change'>;
+
+const STATE: Record<ClientStatusView['state'], string> = {
+  registered: '✔ Registered',
+  'not-registered': 'Not registered',
+  outdated: 'Outdated',
+  broken: 'File broken',
+  'not-installed': 'Not installed',
+};
+
+function ClientRow({ client, onChanged }: { client: ClientStatusView; onChanged(): void }) {
+  const { api } = useControl();
+  const [plan, setPlan] = useState<Change>();
+  const [done, setDone] = useState<Change>();
+  const [message, setMessage] = useState<{ kind: 'status' | 'alert'; text: string }>();
+  const [busy, setBusy] = useState(false);
+  const run = async (fn: () => Promise<void>) => {
+    setBusy(true);
+    setMessage(undefined);
+    try {
+      await fn();
+    } catch (error) {
+      setMessage({ kind: 'alert', text: (error as Error).message });
+    } finally {
+      setBusy(false);
+    }
+  };
+  const preview = (action: 'add' | 'remove') =>
+    run(async () => {
+      setDone(undefined);
+      const r = await api.call('clients.change', { id: client.id, action, dryRun: true });
+      if (!r.changed) setMessage({ kind: 'status', text: `Nothing to do: ${action === 'add' ? 'already registered' : 'not registered'}.` });
+      else setPlan(r);
+    });
+  const write = () =>
+    run(async () => {
+      const r = await api.call('clients.change', { id: client.id, action: plan!.action });
+      setPlan(undefined);
+      setDone(r);
+      onChanged();
+    });
+  const undo = () =>
+    run(async () => {
+      const r = await api.call('clients.undo', { id: client.id });
+      setDone(undefined);
+      setMessage({
+        kind: 'status',
+        text: r.restored === 'previous' ? `${r.file} is back as it was before the last change.` : `${r.file} removed: it did not exist before.`,
+      });
+      onChanged();
+    });
+  const canAdd = client.state === 'not-registered' || client.state === 'outdated';
+  const canRemove = client.state === 'registered' || client.state === 'outdated';
+  return (
+    <section className="card" aria-labelledby={`client-${client.id}`}>
+      <h2 id={`client-${client.id}`}>
+        {client.label} <span className={`tag state-${client.state}`}>{STATE[client.state]}</span>
+      </h2>
+      <dl className="facts">
+        {client.file ? (
+          <>
+            <dt>Configuration</dt>
+            <dd>
+              <code>{client.file}</code> {client.via === 'cli' ? '(changed with its own CLI)' : ''}
+            </dd>
+          </>
+        ) : null}
+        {client.reason ? (
+          <>
+            <dt>{client.state === 'not-installed' ? 'Why' : 'Detail'}</dt>
+            <dd>{client.reason}</dd>
+          </>
+        ) : null}
+        <dt>Approvals</dt>
+        <dd>{client.elicitation ? 'in Airlock, or asked in the client (it supports elicitation)' : 'in Airlock (this client cannot ask for them)'}</dd>
+      </dl>
+      <p className="toolbar">
+        {canAdd ? (
+          <button type="button" disabled={busy} onClick={() => void preview('add')}>
+            {client.state === 'outdated' ? 'Update' : 'Add'} Airlock to {client.label}…
+          </button>
+        ) : null}
+        {canRemove ? (
+          <button type="button" disabled={busy} onClick={() => void preview('remove')}>
+            Remove from {client.label}…
+          </button>
+        ) : null}
+        {client.state !== 'not-installed' ? (
+          <button type="button" disabled={busy} onClick={() => void undo()}>
+            Undo the last change<span className="visually-hidden"> to {client.label}</span>
+          </button>
+        ) : null}
+        {client.installLink ? <CopyButton text={client.installLink} label={`Copy the install link for ${client.label}`} /> : null}
+      </p>
+      {plan ? (
+        <div role="group" aria-label={`The change to ${client.label}`}>
+          <p>
+            {plan.via === 'cli' ? `Airlock will run ${plan.command!.join(' ')}, which makes this change` : `Airlock will write this change to ${plan.file}`} (a
+            backup is kept):
+          </p>
+          <pre className="diff" tabIndex={0} aria-label="Diff">
+            {plan.diff}
+          </pre>
+          <button type="button" className="primary" disabled={busy} onClick={() => void write()}>
+            Write it
+          </button>{' '}
+          <button type="button" onClick={() => setPlan(undefined)}>
+            Cancel
+          </button>
+        </div>
+      ) : null}
+      {done ? (
+        <div role="status">
+          <p>
+            {done.action === 'add' ? 'Registered' : 'Removed'}: {done.file} (previous version kept in {done.backup}).
+          </p>
+          {done.handshake ? (
+            <p>
+              {done.handshake.ok ? `✔ The command answers: ${done.handshake.tools.join(', ')}.` : `✘ The command does not answer: ${done.handshake.reason}.`}
+            </p>
+          ) : null}
+          <p>Then: {done.afterwards}.</p>
+        </div>
+      ) : null}
+      {message ? <p role={message.kind}>{message.text}</p> : null}
+    </section>
+  );
+}
+
+export function ClientsScreen() {
+  const clients = useCall('clients.list', {});
+  const list = clients.data ?? [];
+  const installed = list.filter((c) => c.state !== 'not-installed');
+  const absent = list.filter((c) => c.state === 'not-installed');
+  return (
+    <div className="screen">
+      <h1>Clients</h1>
+      <p className="hint">
+        Each client starts Airlock over stdio with an absolute path and no secret in its file. The same from a terminal: <code>airlock clients add NAME</code>.
+      </p>
+      {clients.error ? <p role="alert">{clients.error.message}</p> : null}
+      {!clients.data && !clients.error ? <p role="status">Looking for clients…</p> : null}
+      {installed.map((c) => (
+        <ClientRow key={c.id} client={c} onChanged={clients.reload} />
+      ))}
+      {absent.length > 0 ? (
+        <section aria-labelledby="absent-title">
+          <h2 id="absent-title">Not found on this machine</h2>
+          <ul>
+            {absent.map((c) => (
+              <li key={c.id}>
+                {c.label}: {c.reason}
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+    </div>
+  );
+}
