@@ -53,6 +53,7 @@ for (const engine of engines) {
     args: [
       cli,
       'stdio',
+      '--in-process',
       '--spec',
       spec,
       '--data-dir',

@@ -35,7 +35,7 @@ function procStatus(pid: number, field: 'VmRSS' | 'VmHWM'): number {
 async function startServer(dir: string, spec: string, extra: string[]) {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [cli, 'stdio', '--spec', spec, '--data-dir', dir, '--engine', 'quickjs', '--log-level', 'error', '--rate-limit', '0', ...extra],
+    args: [cli, 'stdio', '--in-process', '--spec', spec, '--data-dir', dir, '--engine', 'quickjs', '--log-level', 'error', '--rate-limit', '0', ...extra],
     cwd: root,
     stderr: 'ignore',
   });

@@ -79,13 +79,22 @@ export function buildProgram(): Command {
     await serveCommand(cliContext(this));
   });
 
-  addSettingOptions(sub(program, 'stdio', 'MCP over stdin/stdout, for clients that spawn their servers (Claude Desktop…)'), [
-    'common',
-    'sandbox',
-    'safety',
-  ]).action(async function (this: Command) {
-    await stdioCommand(cliContext(this));
-  });
+  addSettingOptions(
+    sub(
+      program,
+      'stdio',
+      'MCP over stdin/stdout, for clients that spawn their servers (Claude Desktop…): joins the running companion, or starts one in the background',
+    ),
+    ['common', 'sandbox', 'safety'],
+  )
+    .option('--in-process', 'run a private companion in this process instead of joining the shared one')
+    .option('--exit-when-idle <seconds>', 'idle time of a companion started in the background (default 300)')
+    .action(async function (this: Command) {
+      const inProcess = this.opts().inProcess === true;
+      // The flags given here (profile, spec, caps…) start the background companion too.
+      const serveArgs = process.argv.slice(process.argv.indexOf('stdio') + 1).filter((a) => a !== '--in-process');
+      await stdioCommand(cliContext(this), { inProcess, serveArgs });
+    });
 
   addSettingOptions(sub(program, 'doctor', 'show what Airlock would run with and check it: data dir, profile, spec, engines, keychain, server'), [
     'common',

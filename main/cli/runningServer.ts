@@ -5,26 +5,9 @@ import { dataPaths } from '../core/config/dataDir.ts';
 import { AirlockError } from '../core/errors.ts';
 import { createControlClient, type ControlClient } from '../core/control/controlClient.ts';
 
-import type { ServerInfo } from '../core/runtime/companionServer.ts';
+import { isAlive, readServerInfo, type ServerInfo } from '../core/runtime/serverInfo.ts';
 
-export type { ServerInfo };
-
-export function readServerInfo(dataDir: string): ServerInfo | undefined {
-  try {
-    return JSON.parse(readFileSync(dataPaths(dataDir).serverInfo, 'utf8')) as ServerInfo;
-  } catch {
-    return undefined;
-  }
-}
-
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+export { isAlive, readServerInfo, type ServerInfo };
 
 export function connectToRunningServer(dataDir: string): ControlClient {
   const info = readServerInfo(dataDir);

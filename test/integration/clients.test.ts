@@ -33,7 +33,8 @@ test('claude-code: add through its CLI, `claude mcp list` connects, remove and u
   t.after(cleanup);
   const home = join(dir, 'home');
   mkdirSync(home);
-  const env = { HOME: home, PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH ?? ''}` };
+  // A companion the registered command starts in the background exits 2 s after its last client.
+  const env = { HOME: home, PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`, AIRLOCK_EXIT_WHEN_IDLE: '2' };
   const dataDir = join(dir, 'data');
   const add = await runCliToEnd(['clients', 'add', 'claude-code', '--data-dir', dataDir], { env, timeoutMs: 120_000 });
   assert.equal(add.code, 0, add.stderr + add.stdout);

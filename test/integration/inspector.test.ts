@@ -24,7 +24,7 @@ function inspector(args: string[]): Promise<{ code: number | null; stdout: strin
 test('the MCP Inspector CLI lists the tools and calls search_docs', async (t) => {
   const { dir, cleanup } = tempDir();
   t.after(cleanup);
-  const server = [NODE, CLI, 'stdio', '--profile', 'openagenda', '--spec', OPENAGENDA_SPEC, '--data-dir', dir];
+  const server = [NODE, CLI, 'stdio', '--in-process', '--profile', 'openagenda', '--spec', OPENAGENDA_SPEC, '--data-dir', dir];
   const list = await inspector([...server, '--method', 'tools/list']);
   assert.equal(list.code, 0, list.stderr);
   const tools = JSON.parse(list.stdout).tools as { name: string; annotations?: { readOnlyHint?: boolean } }[];

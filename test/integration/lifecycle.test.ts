@@ -34,7 +34,7 @@ test("a stdio process on the same data dir leaves the running companion's server
     await first.stop();
     cleanup();
   });
-  const stdio = runCli(['stdio', '--data-dir', dir], { stdin: 'pipe' });
+  const stdio = runCli(['stdio', '--in-process', '--data-dir', dir], { stdin: 'pipe' });
   await stdio.waitFor(/on stdio/);
   stdio.child.stdin!.end();
   await stdio.exited;

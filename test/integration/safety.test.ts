@@ -87,7 +87,9 @@ test('a canary key never appears in results, logs, audit exports or data dir fil
 test('stdio without an approver: a mutation under "ask" is denied with how to approve, and never reaches the API', async (t) => {
   const { dir, echo, spec } = await echoFixture(t);
   const client = new Client({ name: 'no-elicitation', version: '1' });
-  await client.connect(new StdioClientTransport({ command: NODE, args: [CLI, 'stdio', '--spec', spec, '--data-dir', dir], cwd: ROOT, stderr: 'pipe' }));
+  await client.connect(
+    new StdioClientTransport({ command: NODE, args: [CLI, 'stdio', '--in-process', '--spec', spec, '--data-dir', dir], cwd: ROOT, stderr: 'pipe' }),
+  );
   try {
     const r = await execute(client, `return (await api.items.create({ body: { a: 1 } })).error;`);
     const error = JSON.parse(r.text);
@@ -111,7 +113,9 @@ test('stdio with a client that supports elicitation: the person answers in the c
     questions.push(request.params.message);
     return { action: 'accept', content: answer ? { approve: true } : { approve: false, reason: 'not from here' } };
   });
-  await client.connect(new StdioClientTransport({ command: NODE, args: [CLI, 'stdio', '--spec', spec, '--data-dir', dir], cwd: ROOT, stderr: 'pipe' }));
+  await client.connect(
+    new StdioClientTransport({ command: NODE, args: [CLI, 'stdio', '--in-process', '--spec', spec, '--data-dir', dir], cwd: ROOT, stderr: 'pipe' }),
+  );
   try {
     const yes = await execute(client, `return (await api.items.create({ body: { a: 1 } })).status;`);
     assert.equal(yes.text, '201');

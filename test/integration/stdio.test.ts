@@ -13,7 +13,7 @@ test('`npx airlock stdio` serves search_docs to the SDK client', async (t) => {
   t.after(cleanup);
   const transport = new StdioClientTransport({
     command: 'npx',
-    args: ['--no-install', 'airlock', 'stdio', '--profile', 'openagenda', '--spec', OPENAGENDA_SPEC, '--data-dir', dir],
+    args: ['--no-install', 'airlock', 'stdio', '--in-process', '--profile', 'openagenda', '--spec', OPENAGENDA_SPEC, '--data-dir', dir],
     cwd: ROOT,
     env: { ...(process.env as Record<string, string>) },
     stderr: 'pipe',
@@ -40,7 +40,7 @@ for (const protocolVersion of ['2025-06-18', '2025-11-25']) {
     const { dir, cleanup } = tempDir();
     t.after(cleanup);
     // Debug logging makes the core chatty: all of it must go to stderr.
-    const child = spawn(NODE, [CLI, 'stdio', '--data-dir', dir, '--log-level', 'debug'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(NODE, [CLI, 'stdio', '--in-process', '--data-dir', dir, '--log-level', 'debug'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const lines = createInterface({ input: child.stdout });
@@ -76,7 +76,12 @@ test('the diagnostics tools can be turned off', async (t) => {
   t.after(cleanup);
   const client = new Client({ name: 'airlock-test', version: '1.0.0' });
   await client.connect(
-    new StdioClientTransport({ command: NODE, args: [CLI, 'stdio', '--data-dir', dir, '--diagnostics-tools', 'off'], cwd: ROOT, stderr: 'pipe' }),
+    new StdioClientTransport({
+      command: NODE,
+      args: [CLI, 'stdio', '--in-process', '--data-dir', dir, '--diagnostics-tools', 'off'],
+      cwd: ROOT,
+      stderr: 'pipe',
+    }),
   );
   try {
     assert.deepEqual(
@@ -91,7 +96,7 @@ test('the diagnostics tools can be turned off', async (t) => {
 test('stdio after an oversized line: an error naming its size, then the next request is answered', { timeout: 60_000 }, async (t) => {
   const { dir, cleanup } = tempDir();
   t.after(cleanup);
-  const child = spawn(NODE, [CLI, 'stdio', '--data-dir', dir], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(NODE, [CLI, 'stdio', '--in-process', '--data-dir', dir], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
   t.after(() => child.kill());
   const lines = createInterface({ input: child.stdout! });
   const replies: Record<string, unknown>[] = [];

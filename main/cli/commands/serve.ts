@@ -1,7 +1,7 @@
 // `airlock serve`: the headless companion on loopback, until a signal.
 import { startServing } from '../../core/runtime/companionServer.ts';
 import type { CliContext } from '../context.ts';
-import { onShutdown } from '../shutdown.ts';
+import { onShutdown, shutdown } from '../shutdown.ts';
 
 export async function serveCommand(ctx: CliContext): Promise<void> {
   const served = await startServing(ctx);
@@ -12,4 +12,8 @@ export async function serveCommand(ctx: CliContext): Promise<void> {
   // Announced only once a signal would shut it down cleanly.
   const { core } = served.companion;
   ctx.logger.info(`Airlock ${core.version} serving ${core.api.catalogue.title} on ${served.info.mcpUrl} (MCP token in ${core.paths.mcpToken})`);
+  void served.idle.then(() => {
+    ctx.logger.info(`no client, run or approval for ${ctx.settings.idleExitSeconds} s: exiting (--exit-when-idle)`);
+    void shutdown(0);
+  });
 }

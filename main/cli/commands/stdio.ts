@@ -1,11 +1,14 @@
 // `airlock stdio`: MCP over stdin/stdout for clients that spawn their
-// servers (Claude Desktop, Cursor…), running the companion in-process.
-// stdout carries protocol only: anything that tries console.log is sent to
-// stderr instead. With no control API in this mode, mutations under "ask"
-// are put to the person through the client's elicitation when it supports
-// it, and denied with instructions otherwise.
-import { LineLimitedStdioTransport } from '../../core/mcp/stdioTransport.ts';
-import { createCompanion } from '../../core/runtime/companion.ts';
+// servers (Claude Desktop, Cursor…). By default it joins the companion for
+// its data dir — the desktop app or `airlock serve` — starting a headless one
+// in the background when none runs (it exits after --exit-when-idle seconds
+// without clients, 300 by default here), so every client shares one approval
+// queue, audit log and key store. `--in-process` runs a private companion in
+// this process instead: there, with no approval window, mutations under
+// "ask" are put to the person through the client's elicitation when it
+// supports it, and denied with instructions otherwise.
+// stdout carries protocol only: anything that tries console.log goes to stderr.
+import { fileURLToPath } from 'node:url';
 import type { CliContext } from '../context.ts';
 import { onShutdown, shutdown } from '../shutdown.ts';
 
@@ -17,8 +20,41 @@ export function protectStdout(): void {
   console.debug = toStderr;
 }
 
-export async function stdioCommand(ctx: CliContext): Promise<void> {
+/** Idle time of a companion this command starts in the background. */
+export const BACKGROUND_IDLE_SECONDS = 300;
+
+export async function stdioCommand(ctx: CliContext, options: { inProcess?: boolean; serveArgs?: string[] } = {}): Promise<void> {
   protectStdout();
+  if (options.inProcess) return inProcess(ctx);
+  const { ensureDataDir } = await import('../../core/config/dataDir.ts');
+  const { locateCompanion, startCompanion } = await import('../../core/mcp/companionLocator.ts');
+  const { runForwarder } = await import('../../core/mcp/stdioForwarder.ts');
+  const dataDir = ctx.settings.dataDir;
+  const log = ctx.logger.child('stdio');
+  await runForwarder({
+    stdin: process.stdin,
+    stdout: process.stdout,
+    log: (m) => log.warn(m),
+    connect: async () => {
+      const running = locateCompanion(dataDir);
+      if (running) return running;
+      ensureDataDir(dataDir);
+      log.info(`no companion serves ${dataDir}: starting one in the background`);
+      return startCompanion({
+        dataDir,
+        node: process.execPath,
+        cli: fileURLToPath(new URL('../airlock.js', import.meta.url)),
+        idleExitSeconds: ctx.settings.idleExitSeconds || BACKGROUND_IDLE_SECONDS,
+        ...(options.serveArgs ? { args: options.serveArgs } : {}),
+      });
+    },
+  });
+  await shutdown(0);
+}
+
+async function inProcess(ctx: CliContext): Promise<void> {
+  const { LineLimitedStdioTransport } = await import('../../core/mcp/stdioTransport.ts');
+  const { createCompanion } = await import('../../core/runtime/companion.ts');
   const { logger } = ctx;
   const companion = await createCompanion({ resolved: ctx, logger, logBuffer: ctx.logBuffer, mode: 'stdio', redaction: ctx.redaction });
   const server = companion.createMcpServer('stdio');

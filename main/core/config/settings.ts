@@ -194,6 +194,17 @@ export const SETTINGS = [
     description: 'let --host bind a non-loopback address (exposes the server to the network; the token is still required)',
   }),
   def({
+    key: 'idleExitSeconds',
+    flag: '--exit-when-idle',
+    valueName: '<seconds>',
+    group: 'server',
+    persist: false,
+    parse: integer(0, 86_400),
+    defaultValue: 0,
+    description:
+      '`serve` exits after this many seconds with no MCP client, run or pending approval (0: never); the companion `airlock stdio` starts in the background uses 300',
+  }),
+  def({
     key: 'ui',
     flag: '--ui',
     group: 'server',
@@ -426,6 +437,7 @@ export interface Settings {
   port: number;
   host: string;
   dangerouslyAllowNonLoopback: boolean;
+  idleExitSeconds: number;
   ui: boolean;
   startAtLogin: boolean;
   theme: 'system' | 'light' | 'dark';

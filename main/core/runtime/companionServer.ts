@@ -33,6 +33,8 @@ export interface Served {
   companion: Companion;
   server: LoopbackServer;
   info: ServerInfo;
+  /** Resolves when `--exit-when-idle` finds nothing to do for that long. */
+  idle: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -122,11 +124,17 @@ export async function startServing(ctx: RuntimeContext, options: { kind?: LockIn
   };
   writeFileSync(paths.serverInfo, JSON.stringify(info, null, 2) + '\n', { mode: 0o600 });
   lock.update({ url: server.url, port: server.port });
+  const idle = watchIdle(
+    settings.idleExitSeconds,
+    () => endpoint.sessionCount() === 0 && companion.caps.stats().active === 0 && companion.broker.list().length === 0,
+  );
   return {
     companion,
     server,
     info,
+    idle: idle.reached,
     async close() {
+      idle.stop();
       removeServerInfoIfOurs(paths.serverInfo);
       await endpoint.close();
       await server.close();
@@ -134,6 +142,22 @@ export async function startServing(ctx: RuntimeContext, options: { kind?: LockIn
       lock.release();
     },
   };
+}
+
+/** Resolves `reached` once `quiet()` has held for `seconds` in a row (checked every second); never when seconds is 0. */
+function watchIdle(seconds: number, quiet: () => boolean): { reached: Promise<void>; stop(): void } {
+  const { promise, resolve } = Promise.withResolvers<void>();
+  if (seconds <= 0) return { reached: promise, stop: () => {} };
+  let since = Date.now();
+  const timer = setInterval(() => {
+    if (!quiet()) since = Date.now();
+    else if (Date.now() - since >= seconds * 1000) {
+      clearInterval(timer);
+      resolve();
+    }
+  }, 1000);
+  timer.unref();
+  return { reached: promise, stop: () => clearInterval(timer) };
 }
 
 function removeServerInfoIfOurs(file: string): void {

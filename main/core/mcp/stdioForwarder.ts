@@ -1,0 +1,132 @@
+// `airlock stdio` joining the running companion: MCP messages from the
+// client on stdin go to the companion's Streamable HTTP endpoint, its answers
+// (and its own requests, such as elicitation) come back on stdout. The
+// client's calls land in the companion's approval queue, audit and key store,
+// and its Overview shows the client by the name it gave in `initialize`.
+//
+// - The companion is found (or started) on the first message; the token is
+//   read from the data dir, so a registration carries no secret.
+// - If the companion goes away (stopped, restarted), the calls in flight get
+//   a JSON-RPC error at once — never a hang — and the next message finds the
+//   companion again, replays the client's `initialize` to open a new session,
+//   and goes through.
+// - When the client goes away (stdin ends), the session is ended: in-flight
+//   requests are dropped, which withdraws their pending approvals.
+import type { Readable, Writable } from 'node:stream';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { LineLimitedStdioTransport } from './stdioTransport.ts';
+import type { CompanionAddress } from './companionLocator.ts';
+import { isAlive } from '../runtime/serverInfo.ts';
+
+export interface ForwarderOptions {
+  stdin: Readable;
+  stdout: Writable;
+  /** Finds the companion, starting one if needed. */
+  connect(): Promise<CompanionAddress>;
+  log(message: string): void;
+}
+
+type Id = string | number;
+const REPLAY = 'airlock-forwarder:reinitialize';
+
+function idOf(message: JSONRPCMessage): Id | undefined {
+  const id = (message as { id?: unknown }).id;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}
+const isRequest = (m: JSONRPCMessage) => 'method' in m && idOf(m) !== undefined;
+const isResponse = (m: JSONRPCMessage) => !('method' in m) && idOf(m) !== undefined;
+
+export async function runForwarder(options: ForwarderOptions): Promise<void> {
+  const stdio = new LineLimitedStdioTransport(options.stdin, options.stdout, { log: options.log });
+  let http: StreamableHTTPClientTransport | undefined;
+  let initialize: JSONRPCMessage | undefined;
+  let initialized = false;
+  /**
+   * Requests to the companion not answered yet: `sent` ones are failed at once if it goes away;
+   * one still `sending` belongs to forward(), which retries it on a new session.
+   */
+  const inFlight = new Map<Id, 'sending' | 'sent'>();
+  let replayed: (() => void) | undefined;
+  let queue = Promise.resolve();
+
+  const fail = (id: Id, why: string) =>
+    void stdio.send({ jsonrpc: '2.0', id, error: { code: -32000, message: `Airlock: ${why}` } } as JSONRPCMessage).catch(() => undefined);
+
+  const drop = (why: string) => {
+    const current = http;
+    http = undefined;
+    for (const [id, state] of inFlight) {
+      if (state !== 'sent') continue;
+      fail(id, why);
+      inFlight.delete(id);
+    }
+    if (current) void current.close().catch(() => undefined);
+  };
+
+  async function open(replay: boolean): Promise<StreamableHTTPClientTransport> {
+    const address = await options.connect();
+    const transport = new StreamableHTTPClientTransport(new URL(address.mcpUrl), {
+      requestInit: { headers: { authorization: `Bearer ${address.token}` } },
+    });
+    transport.onmessage = (message) => {
+      if (idOf(message) === REPLAY && isResponse(message)) return replayed?.();
+      if (isResponse(message)) inFlight.delete(idOf(message)!);
+      void stdio.send(message).catch(() => undefined);
+    };
+    transport.onerror = (error) => {
+      if (http !== transport) return;
+      options.log(`companion connection: ${error.message}`);
+      // A broken stream with the companion still alive is the transport's to retry; a companion that is gone fails what it held.
+      if (!isAlive(address.pid)) drop(`the companion stopped (${error.message}); retry the call`);
+    };
+    await transport.start();
+    if (replay && initialize) {
+      // A new session for the same client: the companion sees its initialize again; the client never sees this answer.
+      const answered = new Promise<void>((resolve) => (replayed = resolve));
+      await transport.send({ ...(initialize as object), id: REPLAY } as JSONRPCMessage);
+      await Promise.race([answered, new Promise((_, reject) => setTimeout(() => reject(new Error('no answer to initialize')), 15_000))]);
+      if (initialized) await transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' } as JSONRPCMessage);
+    }
+    return transport;
+  }
+
+  async function forward(message: JSONRPCMessage): Promise<void> {
+    const method = (message as { method?: string }).method;
+    if (method === 'initialize') initialize = message;
+    if (method === 'notifications/initialized') initialized = true;
+    const id = isRequest(message) ? idOf(message) : undefined;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        http ??= await open(attempt > 0 || method !== 'initialize');
+        if (id !== undefined) inFlight.set(id, 'sending');
+        await http.send(message);
+        if (id !== undefined && inFlight.has(id)) inFlight.set(id, 'sent');
+        return;
+      } catch (error) {
+        if (id !== undefined) inFlight.delete(id);
+        options.log(`forwarding ${method ?? 'a response'} failed: ${(error as Error).message}${attempt === 0 ? '; finding the companion again' : ''}`);
+        drop('the companion went away; retry the call');
+        if (attempt === 1 && id !== undefined) fail(id, `cannot reach the Airlock companion (${(error as Error).message})`);
+      }
+    }
+  }
+
+  const ended = new Promise<void>((resolve) => {
+    options.stdin.once('end', resolve);
+    options.stdin.once('close', resolve);
+  });
+  // One message at a time, in order: the companion sees them as the client sent them.
+  stdio.onmessage = (message) => {
+    queue = queue.then(() => forward(message));
+  };
+  await stdio.start();
+  await ended;
+  await queue.catch(() => undefined);
+  const last = http;
+  http = undefined;
+  if (last) {
+    await last.terminateSession().catch(() => undefined);
+    await last.close().catch(() => undefined);
+  }
+}

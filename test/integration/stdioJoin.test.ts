@@ -1,0 +1,104 @@
+// `airlock stdio` joins the companion for its data dir: the client's calls
+// land in the running companion (its sessions, audit and approval queue),
+// a companion is started in the background when none runs and exits when
+// idle, a restarted companion is found again, and a client that goes away
+// withdraws its pending approvals.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { serve } from '../helpers/processes.ts';
+import { controlClient } from '../helpers/control.ts';
+import { execute } from '../helpers/mcpClients.ts';
+import { CLI, NODE, ROOT, tempDir } from '../helpers/paths.ts';
+
+async function stdioClient(dir: string, name: string, env: Record<string, string> = {}): Promise<Client> {
+  const client = new Client({ name, version: '1.2.3' });
+  await client.connect(
+    new StdioClientTransport({
+      command: NODE,
+      args: [CLI, 'stdio', '--data-dir', dir],
+      cwd: ROOT,
+      stderr: 'pipe',
+      env: { ...(process.env as Record<string, string>), ...env },
+    }),
+  );
+  return client;
+}
+
+/** Polls `check` every 50 ms until it holds; fails after `ms`. */
+async function until(check: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+test("a stdio client's calls land in the running companion, which shows it by name", { timeout: 90_000 }, async (t) => {
+  const { dir, cleanup } = tempDir();
+  t.after(cleanup);
+  const server = await serve(dir);
+  t.after(() => server.stop());
+  const client = await stdioClient(dir, 'joined-client');
+  t.after(() => client.close());
+  assert.equal((await execute(client, 'return 40 + 2')).text, '42');
+  const control = controlClient(dir, server.url);
+  const sessions = await control.call('sessions.list', {});
+  assert.ok(
+    sessions.some((s) => s.clientName === 'joined-client' && s.transport === 'http'),
+    JSON.stringify(sessions),
+  );
+  const audit = await control.call('audit.query', { tool: 'execute', limit: 5 });
+  assert.ok(
+    audit.records.some((r) => r.kind === 'tool' && r.clientName === 'joined-client'),
+    'the companion audited the call',
+  );
+  assert.equal(readFileSync(join(dir, 'server.json'), 'utf8').includes(String(server.child.pid)), true, 'no second companion');
+});
+
+test('with no companion running, stdio starts one in the background, which exits when idle', { timeout: 90_000 }, async (t) => {
+  const { dir, cleanup } = tempDir();
+  t.after(cleanup);
+  const client = await stdioClient(dir, 'first-client', { AIRLOCK_EXIT_WHEN_IDLE: '2' });
+  assert.equal((await execute(client, 'return "hello"')).text, 'hello');
+  const info = JSON.parse(readFileSync(join(dir, 'server.json'), 'utf8')) as { pid: number };
+  assert.notEqual(info.pid, undefined);
+  await client.close();
+  await until(() => !existsSync(join(dir, 'server.json')), 'the background companion exits after 2 s without clients');
+  assert.match(readFileSync(join(dir, 'companion.log'), 'utf8'), /exiting \(--exit-when-idle\)/);
+});
+
+test('a companion that restarts is found again: the next call goes through', { timeout: 90_000 }, async (t) => {
+  const { dir, cleanup } = tempDir();
+  t.after(cleanup);
+  let server = await serve(dir);
+  const client = await stdioClient(dir, 'survivor');
+  t.after(async () => {
+    await client.close();
+    await server.stop();
+  });
+  assert.equal((await execute(client, 'return 1')).text, '1');
+  await server.stop();
+  server = await serve(dir);
+  assert.equal((await execute(client, 'return 2')).text, '2', 'a new session on the new companion, the client none the wiser');
+});
+
+test('a client that goes away withdraws its pending approvals in the companion', { timeout: 90_000 }, async (t) => {
+  const { dir, cleanup } = tempDir();
+  t.after(cleanup);
+  const server = await serve(dir);
+  t.after(() => server.stop());
+  const control = controlClient(dir, server.url);
+  const client = await stdioClient(dir, 'leaver');
+  const run = execute(
+    client,
+    `return (await api.events.create({ body: { title: 'left', category: 'music', city: 'Lyon', venue: 'Hall', start: '2030-05-01T20:00:00+02:00', end: '2030-05-01T23:00:00+02:00' } })).status;`,
+  ).catch(() => undefined);
+  await until(async () => (await control.call('approvals.list', {})).length === 1, 'the mutation waits for a person');
+  await client.close();
+  await run;
+  await until(async () => (await control.call('approvals.list', {})).length === 0, 'the approval is withdrawn');
+});
