@@ -33,4 +33,18 @@ if (module.enableCompileCache && !process.env.NODE_COMPILE_CACHE) {
     // A read-only home: start without the cache.
   }
 }
-await import('./main.ts');
+// `airlock stdio` as client registrations write it goes the lean way (stdioJoin.ts).
+const args = process.argv.slice(3);
+if (process.argv[2] === 'stdio') {
+  const { leanArgs, stdioJoin } = await import('./stdioJoin.ts');
+  // Clients stop their servers with a signal, which skips the cache flush at exit: write it now.
+  module.flushCompileCache?.();
+  const flags = leanArgs(args);
+  if (flags) {
+    await stdioJoin(args, flags);
+  } else {
+    await import('./main.ts');
+  }
+} else {
+  await import('./main.ts');
+}

@@ -4,6 +4,9 @@
 // client's calls land in the companion's approval queue, audit and key store,
 // and its Overview shows the client by the name it gave in `initialize`.
 //
+// - Lean: no MCP SDK, no zod (leanMcpHttp.ts, jsonLines.ts); a line over
+//   4 MiB or one that is not JSON gets its JSON-RPC error here, the rest is
+//   validated by the companion.
 // - The companion is found (or started) on the first message; the token is
 //   read from the data dir, so a registration carries no secret.
 // - If the companion goes away (stopped, restarted), the calls in flight get
@@ -13,9 +16,8 @@
 // - When the client goes away (stdin ends), the session is ended: in-flight
 //   requests are dropped, which withdraws their pending approvals.
 import type { Readable, Writable } from 'node:stream';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { LineLimitedStdioTransport } from './stdioTransport.ts';
+import { JsonLineReader } from './jsonLines.ts';
+import { createLeanMcpHttp, type LeanMcpHttp } from './leanMcpHttp.ts';
 import type { CompanionAddress } from './companionLocator.ts';
 import { isAlive } from '../runtime/serverInfo.ts';
 
@@ -28,19 +30,24 @@ export interface ForwarderOptions {
 }
 
 type Id = string | number;
+type Message = Record<string, unknown>;
 const REPLAY = 'airlock-forwarder:reinitialize';
 
-function idOf(message: JSONRPCMessage): Id | undefined {
-  const id = (message as { id?: unknown }).id;
+function idOf(message: Message): Id | undefined {
+  const id = message.id;
   return typeof id === 'string' || typeof id === 'number' ? id : undefined;
 }
-const isRequest = (m: JSONRPCMessage) => 'method' in m && idOf(m) !== undefined;
-const isResponse = (m: JSONRPCMessage) => !('method' in m) && idOf(m) !== undefined;
+const isRequest = (m: Message) => typeof m.method === 'string' && idOf(m) !== undefined;
+const isResponse = (m: Message) => m.method === undefined && idOf(m) !== undefined;
 
 export async function runForwarder(options: ForwarderOptions): Promise<void> {
-  const stdio = new LineLimitedStdioTransport(options.stdin, options.stdout, { log: options.log });
-  let http: StreamableHTTPClientTransport | undefined;
-  let initialize: JSONRPCMessage | undefined;
+  const write = (message: Message) =>
+    new Promise<void>((resolve) => {
+      if (options.stdout.write(JSON.stringify(message) + '\n')) resolve();
+      else options.stdout.once('drain', resolve);
+    });
+  let http: LeanMcpHttp | undefined;
+  let initialize: Message | undefined;
   let initialized = false;
   /**
    * Requests to the companion not answered yet: `sent` ones are failed at once if it goes away;
@@ -50,8 +57,8 @@ export async function runForwarder(options: ForwarderOptions): Promise<void> {
   let replayed: (() => void) | undefined;
   let queue = Promise.resolve();
 
-  const fail = (id: Id, why: string) =>
-    void stdio.send({ jsonrpc: '2.0', id, error: { code: -32000, message: `Airlock: ${why}` } } as JSONRPCMessage).catch(() => undefined);
+  const fail = (id: Id | null, why: string, code = -32000) =>
+    void write({ jsonrpc: '2.0', id, error: { code, message: id === null ? why : `Airlock: ${why}` } });
 
   const drop = (why: string) => {
     const current = http;
@@ -61,38 +68,35 @@ export async function runForwarder(options: ForwarderOptions): Promise<void> {
       fail(id, why);
       inFlight.delete(id);
     }
-    if (current) void current.close().catch(() => undefined);
+    current?.close();
   };
 
-  async function open(replay: boolean): Promise<StreamableHTTPClientTransport> {
+  async function open(replay: boolean): Promise<LeanMcpHttp> {
     const address = await options.connect();
-    const transport = new StreamableHTTPClientTransport(new URL(address.mcpUrl), {
-      requestInit: { headers: { authorization: `Bearer ${address.token}` } },
-    });
+    const transport = createLeanMcpHttp(address.mcpUrl, address.token);
     transport.onmessage = (message) => {
       if (idOf(message) === REPLAY && isResponse(message)) return replayed?.();
       if (isResponse(message)) inFlight.delete(idOf(message)!);
-      void stdio.send(message).catch(() => undefined);
+      void write(message);
     };
     transport.onerror = (error) => {
       if (http !== transport) return;
       options.log(`companion connection: ${error.message}`);
-      // A broken stream with the companion still alive is the transport's to retry; a companion that is gone fails what it held.
+      // A broken stream with the companion still alive is not fatal; a companion that is gone fails what it held.
       if (!isAlive(address.pid)) drop(`the companion stopped (${error.message}); retry the call`);
     };
-    await transport.start();
     if (replay && initialize) {
       // A new session for the same client: the companion sees its initialize again; the client never sees this answer.
       const answered = new Promise<void>((resolve) => (replayed = resolve));
-      await transport.send({ ...(initialize as object), id: REPLAY } as JSONRPCMessage);
+      await transport.send({ ...initialize, id: REPLAY });
       await Promise.race([answered, new Promise((_, reject) => setTimeout(() => reject(new Error('no answer to initialize')), 15_000))]);
-      if (initialized) await transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' } as JSONRPCMessage);
+      if (initialized) await transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     }
     return transport;
   }
 
-  async function forward(message: JSONRPCMessage): Promise<void> {
-    const method = (message as { method?: string }).method;
+  async function forward(message: Message): Promise<void> {
+    const method = typeof message.method === 'string' ? message.method : undefined;
     if (method === 'initialize') initialize = message;
     if (method === 'notifications/initialized') initialized = true;
     const id = isRequest(message) ? idOf(message) : undefined;
@@ -112,21 +116,28 @@ export async function runForwarder(options: ForwarderOptions): Promise<void> {
     }
   }
 
+  const reader = new JsonLineReader({
+    value: (raw) => {
+      if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return fail(null, 'invalid request: not a JSON-RPC 2.0 message', -32600);
+      // One message at a time, in order: the companion sees them as the client sent them.
+      queue = queue.then(() => forward(raw as Message));
+    },
+    refused: (code, message) => {
+      options.log(`stdin: ${message}`);
+      fail(null, code === -32700 ? 'parse error: the line is not JSON' : message, code);
+    },
+  });
   const ended = new Promise<void>((resolve) => {
     options.stdin.once('end', resolve);
     options.stdin.once('close', resolve);
   });
-  // One message at a time, in order: the companion sees them as the client sent them.
-  stdio.onmessage = (message) => {
-    queue = queue.then(() => forward(message));
-  };
-  await stdio.start();
+  options.stdin.on('data', reader.push);
   await ended;
   await queue.catch(() => undefined);
   const last = http;
   http = undefined;
   if (last) {
-    await last.terminateSession().catch(() => undefined);
-    await last.close().catch(() => undefined);
+    await last.terminate();
+    last.close();
   }
 }

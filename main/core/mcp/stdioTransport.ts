@@ -2,22 +2,19 @@
 // stdio transport closes itself when a line is too long (and so the server
 // stops answering); this one answers a line over the limit with a JSON-RPC
 // error naming its size — without ever buffering it: its bytes are dropped
-// as they stream in — logs it, and reads on. A line that is not JSON, or not
-// JSON-RPC, gets its error too. stdout carries protocol only.
+// as they stream in (jsonLines.ts) — logs it, and reads on. A line that is
+// not JSON, or not JSON-RPC, gets its error too. stdout carries protocol only.
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { JsonLineReader } from './jsonLines.ts';
 
-export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
+export { DEFAULT_MAX_LINE_BYTES } from './jsonLines.ts';
 
 export interface StdioTransportOptions {
   maxLineBytes?: number;
   /** Where refused lines are reported (never stdout). */
   log?: (message: string) => void;
-}
-
-function formatBytes(n: number): string {
-  return n >= 1024 * 1024 ? `${(n / (1024 * 1024)).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} bytes`;
 }
 
 export class LineLimitedStdioTransport implements Transport {
@@ -27,87 +24,40 @@ export class LineLimitedStdioTransport implements Transport {
 
   private readonly stdin: Readable;
   private readonly stdout: Writable;
-  private readonly max: number;
   private readonly log: (message: string) => void;
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
-  /** Bytes of the current over-long line dropped so far (undefined while not dropping). */
-  private dropping: number | undefined;
+  private readonly reader: JsonLineReader;
   private started = false;
 
   constructor(stdin: Readable, stdout: Writable, options: StdioTransportOptions = {}) {
     this.stdin = stdin;
     this.stdout = stdout;
-    this.max = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
     this.log = options.log ?? (() => undefined);
+    this.reader = new JsonLineReader(
+      {
+        value: (raw) => this.handleValue(raw),
+        refused: (code, message) => {
+          this.log(code === -32700 ? `stdin: ${message}` : message);
+          void this.send({
+            jsonrpc: '2.0',
+            id: null,
+            error: { code, message: code === -32700 ? 'parse error: the line is not JSON' : message },
+          } as unknown as JSONRPCMessage);
+        },
+      },
+      options.maxLineBytes,
+    );
   }
 
   async start(): Promise<void> {
     if (this.started) throw new Error('LineLimitedStdioTransport already started');
     this.started = true;
-    this.stdin.on('data', this.onData);
+    this.stdin.on('data', this.reader.push);
     this.stdin.on('error', this.onError);
   }
 
   private readonly onError = (error: Error) => this.onerror?.(error);
 
-  private readonly onData = (chunk: Buffer | string) => {
-    let data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    while (data.length > 0) {
-      const newline = data.indexOf(0x0a);
-      if (this.dropping !== undefined) {
-        if (newline < 0) {
-          this.dropping += data.length;
-          return;
-        }
-        this.refuseLong(this.dropping + newline);
-        this.dropping = undefined;
-        data = data.subarray(newline + 1);
-        continue;
-      }
-      if (newline < 0) {
-        if (this.pendingBytes + data.length > this.max) {
-          // Over the limit before its end: stop keeping it.
-          this.dropping = this.pendingBytes + data.length;
-          this.pending = [];
-          this.pendingBytes = 0;
-        } else {
-          this.pending.push(data);
-          this.pendingBytes += data.length;
-        }
-        return;
-      }
-      const lineBytes = this.pendingBytes + newline;
-      if (lineBytes > this.max) {
-        this.pending = [];
-        this.pendingBytes = 0;
-        this.refuseLong(lineBytes);
-      } else {
-        const line = Buffer.concat([...this.pending, data.subarray(0, newline)]).toString('utf8');
-        this.pending = [];
-        this.pendingBytes = 0;
-        this.handleLine(line.replace(/\r$/, ''));
-      }
-      data = data.subarray(newline + 1);
-    }
-  };
-
-  private refuseLong(bytes: number): void {
-    const message = `request line of ${formatBytes(bytes)} is over the ${formatBytes(this.max)} limit; it was dropped`;
-    this.log(message);
-    void this.send({ jsonrpc: '2.0', id: null, error: { code: -32600, message } } as unknown as JSONRPCMessage);
-  }
-
-  private handleLine(line: string): void {
-    if (line.trim() === '') return;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(line);
-    } catch {
-      this.log(`stdin: a line of ${formatBytes(Buffer.byteLength(line))} is not JSON`);
-      void this.send({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error: the line is not JSON' } } as unknown as JSONRPCMessage);
-      return;
-    }
+  private handleValue(raw: unknown): void {
     const parsed = JSONRPCMessageSchema.safeParse(raw);
     if (!parsed.success) {
       const id = raw && typeof raw === 'object' && 'id' in raw && (typeof raw.id === 'string' || typeof raw.id === 'number') ? raw.id : null;
@@ -126,10 +76,10 @@ export class LineLimitedStdioTransport implements Transport {
   }
 
   async close(): Promise<void> {
-    this.stdin.off('data', this.onData);
+    this.stdin.off('data', this.reader.push);
     this.stdin.off('error', this.onError);
     if (this.stdin.listenerCount('data') === 0) this.stdin.pause();
-    this.pending = [];
+    this.reader.reset();
     this.onclose?.();
   }
 }

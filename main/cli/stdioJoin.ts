@@ -1,0 +1,69 @@
+// The lean path of `airlock stdio` (what client registrations run): with
+// only --data-dir, --exit-when-idle and --log-level on the command line, the
+// bin entry comes straight here — no command-line framework, settings table,
+// MCP SDK or zod — so a client's server is up in a few tens of milliseconds.
+// Anything else goes through the full CLI (same behaviour, slower start).
+import { fileURLToPath } from 'node:url';
+import { checkDataDir, defaultDataDir, ensureDataDir } from '../core/config/dataDir.ts';
+import { AirlockError } from '../core/errors.ts';
+import { locateCompanion, startCompanion } from '../core/mcp/companionLocator.ts';
+import { runForwarder } from '../core/mcp/stdioForwarder.ts';
+
+const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+const LEAN_FLAGS = new Set(['--data-dir', '--exit-when-idle', '--log-level']);
+
+/** The flags as name → value, or undefined when the command line needs the full CLI. */
+export function leanArgs(args: readonly string[]): Map<string, string> | undefined {
+  const flags = new Map<string, string>();
+  for (let i = 0; i < args.length; i++) {
+    const [name, inline] = args[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
+    if (!LEAN_FLAGS.has(name)) return undefined;
+    const value = inline ?? args[++i];
+    if (value === undefined || value.startsWith('--')) return undefined;
+    flags.set(name, value);
+  }
+  const level = flags.get('--log-level');
+  if (level !== undefined && !(LEVELS as readonly string[]).includes(level)) return undefined;
+  const idle = flags.get('--exit-when-idle');
+  if (idle !== undefined && !/^\d+$/.test(idle)) return undefined;
+  return flags;
+}
+
+export async function stdioJoin(args: readonly string[], flags: Map<string, string>): Promise<void> {
+  // stdout is protocol only.
+  const toStderr = (...a: unknown[]) => process.stderr.write(a.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join(' ') + '\n');
+  console.log = console.info = console.debug = toStderr;
+  const env = process.env;
+  const level = flags.get('--log-level') ?? env.AIRLOCK_LOG_LEVEL ?? 'info';
+  const rank = Math.max(0, (LEVELS as readonly string[]).indexOf(level));
+  const log = (at: (typeof LEVELS)[number], message: string) => {
+    if (LEVELS.indexOf(at) >= rank) process.stderr.write(`airlock ${at.padEnd(5)} [stdio] ${message}\n`);
+  };
+  const dataDir = flags.get('--data-dir') ?? env.AIRLOCK_DATA_DIR ?? defaultDataDir();
+  try {
+    checkDataDir(dataDir, flags.has('--data-dir') ? '--data-dir' : env.AIRLOCK_DATA_DIR ? 'AIRLOCK_DATA_DIR' : 'the default data dir');
+  } catch (error) {
+    process.stderr.write(`airlock: ${error instanceof AirlockError ? error.line : String(error)}\n`);
+    process.exit(2);
+  }
+  const idleExit = Number(flags.get('--exit-when-idle') ?? env.AIRLOCK_EXIT_WHEN_IDLE ?? 0) || 300;
+  await runForwarder({
+    stdin: process.stdin,
+    stdout: process.stdout,
+    log: (m) => log('warn', m),
+    connect: async () => {
+      const running = locateCompanion(dataDir);
+      if (running) return running;
+      ensureDataDir(dataDir);
+      log('info', `no companion serves ${dataDir}: starting one in the background`);
+      return startCompanion({
+        dataDir,
+        node: process.execPath,
+        cli: fileURLToPath(new URL('./airlock.js', import.meta.url)),
+        idleExitSeconds: idleExit,
+        args: [...args],
+      });
+    },
+  });
+  process.exit(0);
+}

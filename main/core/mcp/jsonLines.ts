@@ -1,0 +1,94 @@
+// Newline-delimited JSON from a stream, bounded: a line over the limit is
+// never buffered (its bytes are dropped as they stream in) and is reported
+// with its size; a line that is not JSON is reported too; the next line is
+// read as usual. No MCP dependency: the stdio server transport adds JSON-RPC
+// validation on top, the stdio forwarder passes values through.
+
+export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
+
+export function formatBytes(n: number): string {
+  return n >= 1024 * 1024 ? `${(n / (1024 * 1024)).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} bytes`;
+}
+
+export interface JsonLineHandlers {
+  value(raw: unknown): void;
+  /** A line refused: over the limit (`code` -32600) or not JSON (-32700); `message` says why. */
+  refused(code: number, message: string): void;
+}
+
+export class JsonLineReader {
+  private readonly max: number;
+  private readonly on: JsonLineHandlers;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  /** Bytes of the current over-long line dropped so far (undefined while not dropping). */
+  private dropping: number | undefined;
+
+  constructor(on: JsonLineHandlers, max = DEFAULT_MAX_LINE_BYTES) {
+    this.on = on;
+    this.max = max;
+  }
+
+  readonly push = (chunk: Buffer | string): void => {
+    let data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    while (data.length > 0) {
+      const newline = data.indexOf(0x0a);
+      if (this.dropping !== undefined) {
+        if (newline < 0) {
+          this.dropping += data.length;
+          return;
+        }
+        this.refuseLong(this.dropping + newline);
+        this.dropping = undefined;
+        data = data.subarray(newline + 1);
+        continue;
+      }
+      if (newline < 0) {
+        if (this.pendingBytes + data.length > this.max) {
+          // Over the limit before its end: stop keeping it.
+          this.dropping = this.pendingBytes + data.length;
+          this.pending = [];
+          this.pendingBytes = 0;
+        } else {
+          this.pending.push(data);
+          this.pendingBytes += data.length;
+        }
+        return;
+      }
+      const lineBytes = this.pendingBytes + newline;
+      if (lineBytes > this.max) {
+        this.pending = [];
+        this.pendingBytes = 0;
+        this.refuseLong(lineBytes);
+      } else {
+        const line = Buffer.concat([...this.pending, data.subarray(0, newline)]).toString('utf8');
+        this.pending = [];
+        this.pendingBytes = 0;
+        this.handleLine(line.replace(/\r$/, ''));
+      }
+      data = data.subarray(newline + 1);
+    }
+  };
+
+  reset(): void {
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.dropping = undefined;
+  }
+
+  private refuseLong(bytes: number): void {
+    this.on.refused(-32600, `request line of ${formatBytes(bytes)} is over the ${formatBytes(this.max)} limit; it was dropped`);
+  }
+
+  private handleLine(line: string): void {
+    if (line.trim() === '') return;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch {
+      this.on.refused(-32700, `a line of ${formatBytes(Buffer.byteLength(line))} is not JSON`);
+      return;
+    }
+    this.on.value(raw);
+  }
+}
