@@ -3,7 +3,7 @@
 // bin entry comes straight here — no command-line framework, settings table,
 // MCP SDK or zod — so a client's server is up in a few tens of milliseconds.
 // Anything else goes through the full CLI (same behaviour, slower start).
-import { fileURLToPath } from 'node:url';
+import { CLI_ENTRY } from '../core/runtime/installPaths.ts';
 import { checkDataDir, defaultDataDir, ensureDataDir } from '../core/config/dataDir.ts';
 import { AirlockError } from '../core/errors.ts';
 import { locateCompanion, startCompanion } from '../core/mcp/companionLocator.ts';
@@ -59,7 +59,7 @@ export async function stdioJoin(args: readonly string[], flags: Map<string, stri
       return startCompanion({
         dataDir,
         node: process.execPath,
-        cli: fileURLToPath(new URL('./airlock.js', import.meta.url)),
+        cli: CLI_ENTRY,
         idleExitSeconds: idleExit,
         args: [...args],
       });

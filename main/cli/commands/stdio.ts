@@ -8,7 +8,7 @@
 // "ask" are put to the person through the client's elicitation when it
 // supports it, and denied with instructions otherwise.
 // stdout carries protocol only: anything that tries console.log goes to stderr.
-import { fileURLToPath } from 'node:url';
+import { CLI_ENTRY } from '../../core/runtime/installPaths.ts';
 import type { CliContext } from '../context.ts';
 import { onShutdown, shutdown } from '../shutdown.ts';
 
@@ -43,7 +43,7 @@ export async function stdioCommand(ctx: CliContext, options: { inProcess?: boole
       return startCompanion({
         dataDir,
         node: process.execPath,
-        cli: fileURLToPath(new URL('../airlock.js', import.meta.url)),
+        cli: CLI_ENTRY,
         idleExitSeconds: ctx.settings.idleExitSeconds || BACKGROUND_IDLE_SECONDS,
         ...(options.serveArgs ? { args: options.serveArgs } : {}),
       });

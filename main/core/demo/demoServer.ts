@@ -7,13 +7,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseDocument } from 'yaml';
 import { AirlockError, errorMessage } from '../errors.ts';
 import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
 import { DemoApiError, LIST_ARRAY_PARAMETERS, describe, parseListQuery, type ErrorDetail } from './demoModel.ts';
 import { openDemoStore, type DemoStore } from './demoStore.ts';
+import { resourcePath } from '../runtime/installPaths.ts';
 
 export interface DemoRequestInfo {
   method: string;
@@ -48,7 +49,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** Absolute path of the demo API's OpenAPI document. */
 export function demoSpecPath(): string {
-  return resolve(import.meta.dirname, '..', '..', '..', 'resources', 'demo-api', 'openapi.yaml');
+  return resourcePath('demo-api', 'openapi.yaml');
 }
 
 type Handler = (ctx: RequestContext) => Promise<Reply> | Reply;

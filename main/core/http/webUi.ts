@@ -6,16 +6,16 @@
 // preflight it would fail) and, when the browser sends one, this Origin.
 import { existsSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readBody, sendJson, type Route } from './loopbackServer.ts';
 import { sessionCookie, UI_COOKIE, type UiSessions } from './uiSessions.ts';
 import { createControlRoutes, type ControlRoutesOptions } from '../control/controlRoutes.ts';
 import { UI_CSP, contentType, readUiFile } from './uiFiles.ts';
 import { AirlockError } from '../errors.ts';
+import { UI_DIR } from '../runtime/installPaths.ts';
 
 /** Where `npm run build` puts the renderer. */
-export const DEFAULT_UI_DIR = fileURLToPath(new URL('../../../out/renderer', import.meta.url));
+export const DEFAULT_UI_DIR = UI_DIR;
 
 export interface WebUiOptions extends Omit<ControlRoutesOptions, 'prefix' | 'auth'> {
   sessions: UiSessions;

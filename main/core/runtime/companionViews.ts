@@ -1,7 +1,6 @@
 // Read-only views of a running companion: the control API's status, the
 // `health` and `get_config` MCP tools. Built from the parts they read, so
 // this module depends on no composition code.
-import { fileURLToPath } from 'node:url';
 import type { Status } from '../../../contract/status.ts';
 import type { AirlockCore } from './airlockCore.ts';
 import type { Settings } from '../config/settings.ts';
@@ -10,6 +9,7 @@ import type { ApprovalBroker } from '../approvals/approvalBroker.ts';
 import type { SessionRegistry } from './sessionRegistry.ts';
 import type { Credentials } from './credentials.ts';
 import { defaultDataDir } from '../config/dataDir.ts';
+import { CLI_ENTRY } from './installPaths.ts';
 
 export interface ViewSource {
   core: AirlockCore;
@@ -25,8 +25,6 @@ export interface ViewSource {
   /** Set by the desktop shell: how the OS treats its notifications. */
   desktop?: () => { notifications: 'enabled' | 'unsupported' | 'failed'; detail?: string };
 }
-
-const CLI_ENTRY = fileURLToPath(new URL('../../cli/airlock.js', import.meta.url));
 
 /** What a client config runs to reach this companion over stdio: absolute paths, no secret. */
 export function stdioLaunch(dataDir: string, defaultDataDir?: string): { command: string; args: string[] } {
