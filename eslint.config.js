@@ -67,7 +67,7 @@ export const layeringRules = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'out/**', 'scratch/**', 'renderer/dist/**', 'docs/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'build/**', 'out/**', 'scratch/**', 'renderer/dist/**', 'docs/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettierConfig,
