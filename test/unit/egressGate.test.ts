@@ -334,3 +334,30 @@ test('attack: the key comes back escaped in JSON, as raw bytes, as hex under an 
     for (const d of decoded) for (let i = 0; i + 8 <= KEY.length; i++) assert.ok(!d.includes(KEY.slice(i, i + 8)), `${kind}: ${KEY.slice(i, i + 8)}`);
   }
 });
+
+test('HTTP Basic and cookie API keys are sent as the document declares, never silently dropped, and scrubbed', async () => {
+  const records: ApiCallRecord[] = [];
+  const basic = await createEgressGate({
+    api: { profile: profile(), baseUrl: echo.url, auth: { type: 'basic' }, catalogue: echoCatalogue() },
+    getCredential: () => `alice:${KEY}`,
+    onApiCall: (r) => records.push(r),
+  }).call({ operationId: 'items.get', path: { id: '1' } }, run);
+  assert.equal(basic.status, 200);
+  assert.equal(echo.received.at(-1)!.headers.authorization, `Basic ${Buffer.from(`alice:${KEY}`).toString('base64')}`);
+  assert.equal(leaks(basic), false, 'the echoed Basic header is scrubbed');
+
+  const cookie = await gate({ auth: { type: 'cookie', name: 'session_key' }, records }).call({ operationId: 'items.get', path: { id: '2' } }, run);
+  assert.equal(echo.received.at(-1)!.headers.cookie, `session_key=${KEY}`);
+  assert.equal(leaks(cookie), false);
+  assert.equal(leaks(records), false);
+
+  // A Basic credential that is not user:password is refused with a message that says so, and nothing is sent.
+  const before = echo.received.length;
+  const bad = await createEgressGate({
+    api: { profile: profile(), baseUrl: echo.url, auth: { type: 'basic' }, catalogue: echoCatalogue() },
+    getCredential: () => KEY,
+  }).call({ operationId: 'items.get', path: { id: '3' } }, run);
+  assert.equal((bad.error as { code: string }).code, 'airlock_credential_format');
+  assert.match((bad.error as { message: string }).message, /username:password/);
+  assert.equal(echo.received.length, before);
+});

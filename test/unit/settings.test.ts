@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { resolveSettings, SETTINGS, SettingError } from '../../main/core/config/settings.ts';
 import { readSettingsFile } from '../../main/core/config/settingsFile.ts';
 import { defaultDataDir } from '../../main/core/config/dataDir.ts';
-import { parseAuthScheme, inferAuthScheme } from '../../main/core/config/auth.ts';
+import { parseAuthScheme, inferAuthScheme, unsupportedSecurity } from '../../main/core/config/auth.ts';
 import { tempDir } from '../helpers/paths.ts';
 
 const base = { flags: {}, env: {}, file: {}, defaultDataDir: '/data' };
@@ -37,8 +37,8 @@ test('a bad env value names the variable and the allowed values', () => {
     /AIRLOCK_LOG_LEVEL: 'loud' is not allowed \(expected one of debug, info, warn, error\)/,
   );
   assert.throws(
-    () => resolveSettings({ ...base, env: { AIRLOCK_AUTH: 'basic' } }),
-    /AIRLOCK_AUTH: 'basic' is not an auth scheme \(expected bearer, header:NAME, query:NAME, none\)/,
+    () => resolveSettings({ ...base, env: { AIRLOCK_AUTH: 'digest' } }),
+    /AIRLOCK_AUTH: 'digest' is not an auth scheme \(expected bearer, basic, header:NAME, query:NAME, cookie:NAME, none\)/,
   );
   assert.throws(() => resolveSettings({ ...base, env: { AIRLOCK_BASE_URL: 'https://user:pw@x.test' } }), /carries credentials/);
 });
@@ -79,4 +79,22 @@ test('auth schemes parse from one string and are inferred from the document', ()
   assert.deepEqual(inferAuthScheme({ k: { type: 'apiKey', in: 'header', name: 'X-Key' } }, [{ k: [] }]), { type: 'header', name: 'X-Key' });
   assert.deepEqual(inferAuthScheme({ b: { type: 'http', scheme: 'bearer' } }, undefined), { type: 'bearer' });
   assert.deepEqual(inferAuthScheme({}, undefined), { type: 'none' });
+});
+
+test('every security scheme a document declares is sent, or refused at start with what to do', () => {
+  assert.deepEqual(parseAuthScheme('basic'), { type: 'basic' });
+  assert.deepEqual(parseAuthScheme('cookie:sid'), { type: 'cookie', name: 'sid' });
+  assert.deepEqual(inferAuthScheme({ b: { type: 'http', scheme: 'Basic' } }, [{ b: [] }]), { type: 'basic' });
+  assert.deepEqual(inferAuthScheme({ c: { type: 'apiKey', in: 'cookie', name: 'session' } }, [{ c: [] }]), { type: 'cookie', name: 'session' });
+  assert.equal(unsupportedSecurity({ b: { type: 'http', scheme: 'basic' } }, [{ b: [] }]), undefined);
+  assert.equal(unsupportedSecurity({}, undefined), undefined, 'no security required');
+  assert.match(
+    unsupportedSecurity({ d: { type: 'http', scheme: 'digest' }, m: { type: 'mutualTLS' } }, [{ d: [] }, { m: [] }])!,
+    /requires d \(http digest\), m \(mutualTLS\), which Airlock cannot send \(it sends bearer, basic, header:NAME, query:NAME, cookie:NAME, none\)/,
+  );
+  assert.equal(
+    unsupportedSecurity({ d: { type: 'http', scheme: 'digest' }, k: { type: 'apiKey', in: 'header', name: 'X' } }, [{ d: [] }, { k: [] }]),
+    undefined,
+    'one it can send is enough',
+  );
 });

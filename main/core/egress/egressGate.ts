@@ -85,7 +85,14 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
     mutations: api.profile.mutations,
     operationPolicies,
   };
-  const credentialHeader = api.auth.type === 'bearer' ? 'authorization' : api.auth.type === 'header' ? api.auth.name.toLowerCase() : undefined;
+  const credentialHeader =
+    api.auth.type === 'bearer' || api.auth.type === 'basic'
+      ? 'authorization'
+      : api.auth.type === 'header'
+        ? api.auth.name.toLowerCase()
+        : api.auth.type === 'cookie'
+          ? 'cookie'
+          : undefined;
   const credentialQuery = api.auth.type === 'query' ? api.auth.name : undefined;
   let cachedRedactor: { key: string | undefined; redactor: Redactor } | undefined;
 
@@ -216,9 +223,20 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
             shownUrl,
           );
         }
+        if (credential && api.auth.type === 'basic' && !credential.includes(':')) {
+          return refuse(
+            hop.op,
+            hop.method,
+            gateError('airlock_credential_format', `the key of profile ${api.profile.name} must be username:password for HTTP Basic auth`, 401),
+            'refused',
+            shownUrl,
+          );
+        }
         const headers = { ...hop.headers };
         if (credential && api.auth.type === 'bearer') headers.authorization = `Bearer ${credential}`;
+        if (credential && api.auth.type === 'basic') headers.authorization = `Basic ${Buffer.from(credential).toString('base64')}`;
         if (credential && api.auth.type === 'header') headers[api.auth.name.toLowerCase()] = credential;
+        if (credential && api.auth.type === 'cookie') headers.cookie = `${api.auth.name}=${credential}`;
         const target = credential && credentialQuery ? appendQuery(hop.pathAndQuery, credentialQuery, credential) : hop.pathAndQuery;
         const response = await transport({
           origin,

@@ -48,7 +48,7 @@ function shownHeaders(ctx: DecisionContext, hop: Hop, hasCredential: boolean, re
   const out: MutationApprovalRequest['headers'] = [{ name: 'host', value: ctx.origin.host }];
   for (const [name, value] of Object.entries(hop.headers)) out.push({ name, value: redact(value) });
   if (hasCredential && ctx.credentialHeader) {
-    const prefix = ctx.auth.type === 'bearer' ? 'Bearer ' : '';
+    const prefix = ctx.auth.type === 'bearer' ? 'Bearer ' : ctx.auth.type === 'basic' ? 'Basic ' : ctx.auth.type === 'cookie' ? `${ctx.auth.name}=` : '';
     out.push({ name: ctx.credentialHeader, value: `${prefix}${MASK} (from ${ctx.credentialSource()}: ${ctx.profile.name})`, credential: true });
   }
   return out;

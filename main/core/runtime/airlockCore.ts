@@ -6,7 +6,7 @@
 import { AirlockError } from '../errors.ts';
 import { dataPaths, ensureDataDir, type DataPaths } from '../config/dataDir.ts';
 import type { Settings } from '../config/settings.ts';
-import { type AuthScheme, inferAuthScheme } from '../config/auth.ts';
+import { type AuthScheme, inferAuthScheme, unsupportedSecurity } from '../config/auth.ts';
 import type { Logger } from '../log/logger.ts';
 import type { LogBuffer } from '../log/logBuffer.ts';
 import { ProfileStore, selectProfile } from '../profiles/profileStore.ts';
@@ -83,6 +83,14 @@ export async function createCore(options: CoreOptions): Promise<AirlockCore> {
       throw new AirlockError('config', `no base URL for profile '${profile.name}': ${loaded.origin.location} declares no absolute server URL`, {
         hint: 'pass --base-url',
       });
+    }
+    if (!profile.auth) {
+      const problem = unsupportedSecurity(catalogue.securitySchemes, loaded.document.security);
+      if (problem) {
+        throw new AirlockError('config', `profile '${profile.name}': ${problem}`, {
+          hint: `if the API also takes one of those, set it with --auth (or the profile's auth); --auth none calls it without a credential`,
+        });
+      }
     }
     const auth = profile.auth ?? inferAuthScheme(catalogue.securitySchemes, loaded.document.security);
     logger.info(

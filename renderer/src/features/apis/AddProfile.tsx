@@ -114,7 +114,7 @@ export function AddProfile({ onSaved }: { onSaved(message: string): void }) {
               <label htmlFor="add-auth">Auth scheme</label>
               <input id="add-auth" value={auth} onChange={(e) => setAuth(e.target.value)} aria-describedby="add-auth-hint" />
               <p id="add-auth-hint" className="hint">
-                none, bearer, header:NAME or query:NAME (read from the document: {s.auth}).
+                none, bearer, basic (the key is username:password), header:NAME, query:NAME or cookie:NAME (read from the document: {s.auth}).
               </p>
             </div>
             <div className="field">
