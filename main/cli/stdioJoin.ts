@@ -4,9 +4,9 @@
 // MCP SDK or zod — so a client's server is up in a few tens of milliseconds.
 // Anything else goes through the full CLI (same behaviour, slower start).
 import { CLI_ENTRY } from '../core/runtime/installPaths.ts';
-import { checkDataDir, defaultDataDir, ensureDataDir } from '../core/config/dataDir.ts';
+import { checkDataDir, defaultDataDir } from '../core/config/dataDir.ts';
 import { AirlockError } from '../core/errors.ts';
-import { locateCompanion, startCompanion } from '../core/mcp/companionLocator.ts';
+import { connectOrStart } from '../core/mcp/companionLocator.ts';
 import { runForwarder } from '../core/mcp/stdioForwarder.ts';
 
 const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
@@ -51,19 +51,8 @@ export async function stdioJoin(args: readonly string[], flags: Map<string, stri
     stdin: process.stdin,
     stdout: process.stdout,
     log: (m) => log('warn', m),
-    connect: async () => {
-      const running = locateCompanion(dataDir);
-      if (running) return running;
-      ensureDataDir(dataDir);
-      log('info', `no companion serves ${dataDir}: starting one in the background`);
-      return startCompanion({
-        dataDir,
-        node: process.execPath,
-        cli: CLI_ENTRY,
-        idleExitSeconds: idleExit,
-        args: [...args],
-      });
-    },
+    connect: () =>
+      connectOrStart({ dataDir, node: process.execPath, cli: CLI_ENTRY, idleExitSeconds: idleExit, serveArgs: [...args], log: (at, m) => log(at, m) }),
   });
   process.exit(0);
 }

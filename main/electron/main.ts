@@ -19,10 +19,32 @@ import { createAttention } from './attention.ts';
 import { confirmQuit } from './quit.ts';
 import { claimSingleInstance } from './singleInstance.ts';
 import { applyStartAtLogin } from './autoLaunch.ts';
+import { appStdioLaunch, launchMode } from './launchMode.ts';
+import { useStdioLauncher } from '../core/runtime/companionViews.ts';
+import { defaultDataDir } from '../core/config/dataDir.ts';
 
 const { app, protocol, dialog } = electron;
 
+/** `Airlock --stdio`: a client's MCP server, joined to the companion (this app, started in the background if needed). No window, no tray. */
+async function stdioMode(dataDir: string): Promise<void> {
+  app.dock?.hide();
+  const { locateCompanion, startDesktopApp } = await import('../core/mcp/companionLocator.ts');
+  const { runForwarder } = await import('../core/mcp/stdioForwarder.ts');
+  await runForwarder({
+    stdin: process.stdin,
+    stdout: process.stdout,
+    log: (m) => process.stderr.write(`airlock warn  [stdio] ${m}\n`),
+    connect: async () => locateCompanion(dataDir) ?? startDesktopApp(process.execPath, dataDir),
+  });
+  app.exit(0);
+}
+
 export async function startDesktop(): Promise<void> {
+  const mode = launchMode(process.argv);
+  const dataDir = mode.dataDir ?? app.getPath('userData');
+  if (mode.kind === 'stdio') return stdioMode(dataDir);
+  // Clients this app registers run the app itself with --stdio (packaged: no Node on the machine needed).
+  if (app.isPackaged) useStdioLauncher((dir) => appStdioLaunch(process.execPath, dir, defaultDataDir()));
   const state: { win?: electron.BrowserWindow; served?: Served } = {};
   let quitting = false;
   const show = () => {
@@ -40,13 +62,13 @@ export async function startDesktop(): Promise<void> {
   const out = join(appPath, 'out');
   const resources = app.isPackaged ? join(process.resourcesPath, 'resources') : join(appPath, 'resources');
   // Electron's userData is the default data dir, so the app and `airlock serve` share it (one companion per data dir).
-  const served = await startServing(runtimeContext({ dataDir: app.getPath('userData') }), { kind: 'desktop' });
+  const served = await startServing(runtimeContext({ dataDir }), { kind: 'desktop' });
   const { companion } = served;
   serveAppProtocol(protocol, join(out, 'renderer'));
   registerIpcBridge(electron.ipcMain, companion.dispatch, { by: `${localUser()} via desktop`, channel: 'ipc' });
   applyStartAtLogin(app, companion.settings.startAtLogin === true);
 
-  const win = createMainWindow(electron, { preload: preloadPath(out), quitting: () => quitting });
+  const win = createMainWindow(electron, { preload: preloadPath(out), quitting: () => quitting, background: mode.background });
   state.win = win;
   state.served = served;
   forwardEvents(companion.hub, win.webContents, () => companion.replay(undefined));

@@ -21,6 +21,8 @@ export const SECURE_PREFERENCES = {
 } satisfies WebPreferences;
 
 export interface WindowOptions {
+  /** Start hidden (tray only). */
+  background?: boolean;
   preload: string;
   /** Whether the app is quitting (then close really closes). */
   quitting(): boolean;
@@ -64,7 +66,8 @@ export function createMainWindow(
       win.hide();
     }
   });
-  win.once('ready-to-show', () => win.show());
+  // Started in the background (by `airlock stdio`): the tray only, until the person opens it.
+  if (!options.background) win.once('ready-to-show', () => win.show());
   void win.loadURL(`${APP_ORIGIN}/index.html`);
   return win;
 }

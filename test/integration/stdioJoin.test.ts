@@ -5,7 +5,7 @@
 // withdraws its pending approvals.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -101,4 +101,19 @@ test('a client that goes away withdraws its pending approvals in the companion',
   await client.close();
   await run;
   await until(async () => (await control.call('approvals.list', {})).length === 0, 'the approval is withdrawn');
+});
+
+test('when the desktop app is installed, stdio starts it in the background (tray only) rather than a headless serve', { timeout: 90_000 }, async (t) => {
+  const { dir, cleanup } = tempDir();
+  t.after(cleanup);
+  // A stand-in for the installed app: records how it was started, then serves as the app would.
+  const app = join(dir, 'Airlock');
+  const marker = join(dir, 'app-started-with');
+  writeFileSync(app, `#!/bin/sh\necho "$@" > '${marker}'\nshift\nexec '${NODE}' '${CLI}' serve --port 0 --exit-when-idle 2 "$@"\n`, { mode: 0o755 });
+  const data = join(dir, 'data');
+  const client = await stdioClient(data, 'app-starter', { AIRLOCK_DESKTOP_APP: app });
+  assert.equal((await execute(client, 'return 5')).text, '5');
+  assert.equal(readFileSync(marker, 'utf8').trim(), `--background --data-dir ${data}`);
+  await client.close();
+  await until(() => !existsSync(join(data, 'server.json')), 'the stand-in exits once idle');
 });

@@ -267,3 +267,20 @@ test('start at login is applied only when it changes (off by default)', { timeou
   assert.equal(applyStartAtLogin(app as never, true), false);
   assert.equal(calls.length, 1);
 });
+
+test('launch modes: a client spawns the app with --stdio, airlock stdio starts it with --background; the data dir travels', { timeout: 10_000 }, async () => {
+  const { launchMode, appStdioLaunch } = await import('../../main/electron/launchMode.ts');
+  assert.deepEqual(launchMode(['/Applications/Airlock.app/Contents/MacOS/Airlock']), { kind: 'app', background: false });
+  assert.deepEqual(launchMode(['airlock', '--background', '--data-dir', '/d']), { kind: 'app', background: true, dataDir: '/d' });
+  assert.deepEqual(launchMode(['airlock', '--stdio']), { kind: 'stdio' });
+  assert.deepEqual(launchMode(['airlock', '--stdio', '--data-dir', '/d']), { kind: 'stdio', dataDir: '/d' });
+  assert.deepEqual(launchMode(['airlock', '--data-dir', '--stdio']), { kind: 'stdio' }, 'a flag is not a data dir');
+  assert.deepEqual(appStdioLaunch('/opt/Airlock/airlock', '/home/me/.config/Airlock', '/home/me/.config/Airlock'), {
+    command: '/opt/Airlock/airlock',
+    args: ['--stdio'],
+  });
+  assert.deepEqual(appStdioLaunch('C:\\Airlock.exe', 'D:\\data', 'C:\\Users\\me\\AppData\\Roaming\\Airlock'), {
+    command: 'C:\\Airlock.exe',
+    args: ['--stdio', '--data-dir', 'D:\\data'],
+  });
+});

@@ -77,8 +77,8 @@ test('a bad profile file is reported with its path and the offending field', (t)
     () => store.get('broken'),
     (e: Error) => e.message.startsWith(file) && e.message.includes('"policy"'),
   );
-  writeFileSync(file, JSON.stringify({ spec: 'x.yaml', auth: 'basic' }));
-  assert.throws(() => store.get('broken'), /"auth" 'basic' is not an auth scheme/);
+  writeFileSync(file, JSON.stringify({ spec: 'x.yaml', auth: 'digest' }));
+  assert.throws(() => store.get('broken'), /"auth" 'digest' is not an auth scheme/);
   writeFileSync(file, JSON.stringify({ spec: 'x.yaml', alias: 'not valid' }));
   assert.throws(() => store.get('broken'), /"alias" must be a JavaScript identifier/);
   writeFileSync(file, JSON.stringify({ spec: 'x.yaml', colour: 'blue' }));

@@ -13,7 +13,7 @@ export async function serveCommand(ctx: CliContext): Promise<void> {
   const { core } = served.companion;
   ctx.logger.info(`Airlock ${core.version} serving ${core.api.catalogue.title} on ${served.info.mcpUrl} (MCP token in ${core.paths.mcpToken})`);
   void served.idle.then(() => {
-    ctx.logger.info(`no client, run or approval for ${ctx.settings.idleExitSeconds} s: exiting (--exit-when-idle)`);
+    ctx.logger.info(`no client, run or approval for ${ctx.settings.exitWhenIdle} s: exiting (--exit-when-idle)`);
     void shutdown(0);
   });
 }

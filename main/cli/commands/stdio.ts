@@ -26,8 +26,7 @@ export const BACKGROUND_IDLE_SECONDS = 300;
 export async function stdioCommand(ctx: CliContext, options: { inProcess?: boolean; serveArgs?: string[] } = {}): Promise<void> {
   protectStdout();
   if (options.inProcess) return inProcess(ctx);
-  const { ensureDataDir } = await import('../../core/config/dataDir.ts');
-  const { locateCompanion, startCompanion } = await import('../../core/mcp/companionLocator.ts');
+  const { connectOrStart } = await import('../../core/mcp/companionLocator.ts');
   const { runForwarder } = await import('../../core/mcp/stdioForwarder.ts');
   const dataDir = ctx.settings.dataDir;
   const log = ctx.logger.child('stdio');
@@ -35,19 +34,15 @@ export async function stdioCommand(ctx: CliContext, options: { inProcess?: boole
     stdin: process.stdin,
     stdout: process.stdout,
     log: (m) => log.warn(m),
-    connect: async () => {
-      const running = locateCompanion(dataDir);
-      if (running) return running;
-      ensureDataDir(dataDir);
-      log.info(`no companion serves ${dataDir}: starting one in the background`);
-      return startCompanion({
+    connect: () =>
+      connectOrStart({
         dataDir,
         node: process.execPath,
         cli: CLI_ENTRY,
-        idleExitSeconds: ctx.settings.idleExitSeconds || BACKGROUND_IDLE_SECONDS,
-        ...(options.serveArgs ? { args: options.serveArgs } : {}),
-      });
-    },
+        idleExitSeconds: ctx.settings.exitWhenIdle || BACKGROUND_IDLE_SECONDS,
+        ...(options.serveArgs ? { serveArgs: options.serveArgs } : {}),
+        log: (at, m) => log[at](m),
+      }),
   });
   await shutdown(0);
 }

@@ -194,7 +194,7 @@ export const SETTINGS = [
     description: 'let --host bind a non-loopback address (exposes the server to the network; the token is still required)',
   }),
   def({
-    key: 'idleExitSeconds',
+    key: 'exitWhenIdle',
     flag: '--exit-when-idle',
     valueName: '<seconds>',
     group: 'server',
@@ -437,7 +437,7 @@ export interface Settings {
   port: number;
   host: string;
   dangerouslyAllowNonLoopback: boolean;
-  idleExitSeconds: number;
+  exitWhenIdle: number;
   ui: boolean;
   startAtLogin: boolean;
   theme: 'system' | 'light' | 'dark';

@@ -125,7 +125,7 @@ export async function startServing(ctx: RuntimeContext, options: { kind?: LockIn
   writeFileSync(paths.serverInfo, JSON.stringify(info, null, 2) + '\n', { mode: 0o600 });
   lock.update({ url: server.url, port: server.port });
   const idle = watchIdle(
-    settings.idleExitSeconds,
+    settings.exitWhenIdle,
     () => endpoint.sessionCount() === 0 && companion.caps.stats().active === 0 && companion.broker.list().length === 0,
   );
   return {

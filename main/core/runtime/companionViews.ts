@@ -26,8 +26,17 @@ export interface ViewSource {
   desktop?: () => { notifications: 'enabled' | 'unsupported' | 'failed'; detail?: string };
 }
 
+type StdioLauncher = (dataDir: string, defaultDataDir?: string) => { command: string; args: string[] };
+let launcher: StdioLauncher | undefined;
+
+/** The desktop app registers clients with its own executable (`--stdio`): no Node needed, a path that stays put. */
+export function useStdioLauncher(fn: StdioLauncher): void {
+  launcher = fn;
+}
+
 /** What a client config runs to reach this companion over stdio: absolute paths, no secret. */
 export function stdioLaunch(dataDir: string, defaultDataDir?: string): { command: string; args: string[] } {
+  if (launcher) return launcher(dataDir, defaultDataDir);
   return { command: process.execPath, args: [CLI_ENTRY, 'stdio', ...(defaultDataDir && dataDir !== defaultDataDir ? ['--data-dir', dataDir] : [])] };
 }
 
