@@ -30,6 +30,14 @@ try {
       await page.getByRole('heading', { name, level: 1 }).waitFor();
       if (name === 'Logs') await page.locator('.xterm-rows').getByText(/found/).first().waitFor();
       if (name === 'Engine') await page.getByRole('table', { name: /Engine × network boundary/ }).waitFor();
+      if (name === 'APIs') await page.getByLabel('Policy for events.list').waitFor();
+      if (name === 'Clients') await page.getByRole('heading', { name: /Not found on this machine/ }).waitFor();
+      if (name === 'Activity')
+        await page
+          .getByRole('listitem')
+          .filter({ hasText: /execute by/ })
+          .first()
+          .waitFor();
       const file = join(out, `${name.toLowerCase()}-${scheme}.png`);
       await page.screenshot({ path: file });
       process.stderr.write(`${file}\n`);
