@@ -25,6 +25,7 @@ export default defineConfig({
         external: [
           /^node:/,
           'electron',
+          'electron-updater',
           /^@modelcontextprotocol\//,
           'quickjs-emscripten',
           '@napi-rs/keyring',

@@ -5,7 +5,7 @@
 // (spawning Node itself) and `airlock stdio --in-process` (a private
 // companion). The companion is `airlock serve` on the demo API.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runCli } from '../test/helpers/processes.ts';
@@ -55,11 +55,15 @@ try {
   for (let i = 0; i < RUNS; i++) floor.push(await timeToInitialize(['-e', 'process.stdin.once("data", () => process.stdout.write("{}\\n"))']));
   const joined: number[] = [];
   for (let i = 0; i < RUNS; i++) joined.push(await timeToInitialize([cli, 'stdio', '--data-dir', dir]));
+  const builtCli = join(root, 'dist', 'cli', 'airlock.js');
+  const built: number[] = [];
+  if (existsSync(builtCli)) for (let i = 0; i < RUNS; i++) built.push(await timeToInitialize([builtCli, 'stdio', '--data-dir', dir]));
   const inProcess: number[] = [];
   for (let i = 0; i < Math.min(RUNS, 10); i++) inProcess.push(await timeToInitialize([cli, 'stdio', '--in-process', '--data-dir', join(dir, 'private')]));
   console.log(`spawn → answer, ${RUNS} runs each (Node ${process.versions.node})`);
   console.log(`  node itself (the floor)           ${fmt(floor)}`);
   console.log(`  airlock stdio, joining serve      ${fmt(joined)}   (target ≤ 60 ms)`);
+  if (built.length) console.log(`  the built package (dist/cli)      ${fmt(built)}   (what npm and the .mcpb run)`);
   console.log(`  airlock stdio --in-process        ${fmt(inProcess)}`);
 } finally {
   await server.stop();

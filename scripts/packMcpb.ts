@@ -36,7 +36,18 @@ cpSync(join(root, 'resources', 'icon.png'), join(stage, 'icon.png'));
 // The runtime dependencies only (Deno, an optional engine, stays out: it is large and found on PATH when installed).
 writeFileSync(
   join(stage, 'package.json'),
-  JSON.stringify({ name: 'airlock-mcpb', version: pkg.version, private: true, type: 'module', dependencies: pkg.dependencies }, null, 2) + '\n',
+  JSON.stringify(
+    {
+      name: 'airlock-mcpb',
+      version: pkg.version,
+      private: true,
+      type: 'module',
+      // The desktop app's updater has no use in a bundle.
+      dependencies: Object.fromEntries(Object.entries(pkg.dependencies).filter(([name]) => name !== 'electron-updater')),
+    },
+    null,
+    2,
+  ) + '\n',
 );
 run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock'], stage);
 // Prune what a running server never reads.

@@ -20,6 +20,7 @@ import { confirmQuit } from './quit.ts';
 import { claimSingleInstance } from './singleInstance.ts';
 import { applyStartAtLogin } from './autoLaunch.ts';
 import { appStdioLaunch, launchMode } from './launchMode.ts';
+import { createUpdateCheck } from './updates.ts';
 import { useStdioLauncher } from '../core/runtime/companionViews.ts';
 import { defaultDataDir } from '../core/config/dataDir.ts';
 
@@ -75,6 +76,21 @@ export async function startDesktop(): Promise<void> {
   const tray = createTray(electron, { resources, open: show, quit: () => app.quit() });
   const attention = createAttention(electron, { tray, window: () => win });
   companion.desktop = () => ({ notifications: attention.notifications, ...(attention.detail ? { detail: attention.detail } : {}) });
+  if (app.isPackaged) {
+    // Opt-in updates (the autoUpdate setting): downloaded in the background, installed when the person quits.
+    const { autoUpdater } = await import('electron-updater');
+    const log = companion.core.logger.child('update');
+    createUpdateCheck({
+      updater: autoUpdater,
+      enabled: () => companion.settings.autoUpdate,
+      pendingApprovals: () => companion.broker.list().length,
+      log: (m) => log.info(m),
+      ready: (version) => {
+        if (electron.Notification.isSupported())
+          new electron.Notification({ title: `Airlock ${version} is ready`, body: 'It is installed when you quit Airlock.' }).show();
+      },
+    });
+  }
   const refresh = () => attention.update(companion.broker.list());
   companion.broker.subscribe(refresh);
 

@@ -284,3 +284,48 @@ test('launch modes: a client spawns the app with --stdio, airlock stdio starts i
     args: ['--stdio', '--data-dir', 'D:\\data'],
   });
 });
+
+test('updates are opt-in, install on quit, and never restart the app while approvals wait', { timeout: 10_000 }, async () => {
+  const { createUpdateCheck } = await import('../../main/electron/updates.ts');
+  const listeners: Record<string, (arg: never) => void> = {};
+  let checks = 0;
+  let installs = 0;
+  const updater = {
+    autoDownload: false,
+    autoInstallOnAppQuit: false,
+    checkForUpdates: async () => void checks++,
+    quitAndInstall: () => void installs++,
+    on: (event: string, fn: (arg: never) => void) => (listeners[event] = fn),
+  };
+  let enabled = false;
+  let pending = 1;
+  const ready: string[] = [];
+  let tick: () => void = () => {};
+  const check = createUpdateCheck({
+    updater: updater as never,
+    enabled: () => enabled,
+    pendingApprovals: () => pending,
+    log: () => {},
+    ready: (v) => ready.push(v),
+    setInterval: ((fn: () => void) => ((tick = fn), { unref() {} })) as never,
+  });
+  await check.checkNow();
+  assert.equal(checks, 0, 'off by default: no check');
+  enabled = true;
+  tick();
+  await check.checkNow();
+  assert.equal(checks, 2, 'on: at the daily tick and on demand');
+  assert.equal(updater.autoInstallOnAppQuit, true);
+  assert.deepEqual(check.restartToUpdate(), { ok: false, reason: 'no update has been downloaded' });
+  (listeners['update-downloaded'] as (i: { version: string }) => void)({ version: '0.2.0' });
+  assert.deepEqual(ready, ['0.2.0']);
+  assert.equal(check.downloaded, '0.2.0');
+  const refused = check.restartToUpdate();
+  assert.equal(refused.ok, false);
+  assert.match((refused as { reason: string }).reason, /an approval waits/);
+  assert.equal(installs, 0, 'never while an approval waits');
+  pending = 0;
+  assert.deepEqual(check.restartToUpdate(), { ok: true });
+  assert.equal(installs, 1);
+  check.stop();
+});

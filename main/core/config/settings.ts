@@ -223,6 +223,16 @@ export const SETTINGS = [
     description: 'desktop app: start with the login session (in the tray)',
   }),
   def({
+    key: 'autoUpdate',
+    flag: '--auto-update',
+    group: 'server',
+    persist: true,
+    parse: parseBoolean,
+    defaultValue: false,
+    description:
+      'desktop app: check for a new version at start and once a day, download it, and install it when you quit (never while approvals wait); off by default',
+  }),
+  def({
     key: 'theme',
     flag: '--theme',
     valueName: '<theme>',
@@ -440,6 +450,7 @@ export interface Settings {
   exitWhenIdle: number;
   ui: boolean;
   startAtLogin: boolean;
+  autoUpdate: boolean;
   theme: 'system' | 'light' | 'dark';
   engine: EngineName;
   egress?: EgressMode;

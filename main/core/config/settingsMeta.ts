@@ -7,6 +7,7 @@ import { SETTINGS, type SettingDef } from './settings.ts';
 /** Settings the running companion applies at once (the next run sees them). */
 export const LIVE_SETTINGS: ReadonlySet<string> = new Set([
   'killSwitch',
+  'autoUpdate',
   'timeoutMs',
   'memoryMb',
   'outputKb',
