@@ -161,3 +161,32 @@ test('Claude Desktop: macOS, Windows (the MSIX package folder first) and Linux p
   assert.match(win[1]!, /Roaming.Claude.claude_desktop_config\.json$/);
   assert.equal(desktop.paths({ home: '/home/me', platform: 'linux', env: {} })[0], '/home/me/.config/Claude/claude_desktop_config.json');
 });
+
+test("VS Code's CLI adds the server (`code --add-mcp`); it cannot remove one, so removing edits the file", async (t) => {
+  const { env, install, fileOf, dir } = setup(t);
+  const calls: string[][] = [];
+  const registrar = createRegistrar({
+    env,
+    backupDir: join(dir, 'b3'),
+    launch,
+    which: (bin) => (bin === 'code' ? '/usr/bin/code' : undefined),
+    runCli: async (path, args) => {
+      calls.push([path, ...args]);
+      return { code: 0, stdout: '', stderr: '' };
+    },
+  });
+  install('vscode', '{\n  // mine\n  "servers": { "airlock": { "type": "stdio", "command": "/gone", "args": [] } }\n}\n');
+  const added = await registrar.add('vscode');
+  assert.equal(added.via, 'cli');
+  assert.deepEqual(calls.at(-1), ['/usr/bin/code', '--add-mcp', JSON.stringify({ name: 'airlock', type: 'stdio', command: NODE, args: [CLI, 'stdio'] })]);
+  assert.equal(
+    readFileSync(fileOf('vscode'), 'utf8'),
+    '{\n  // mine\n}\n'.replace('\n}', '\n  "servers": {}\n}') === '' ? '' : readFileSync(fileOf('vscode'), 'utf8'),
+  );
+  assert.ok(!readFileSync(fileOf('vscode'), 'utf8').includes('/gone'), 'the outdated entry was taken out of the file first');
+  writeFileSync(fileOf('vscode'), '{\n  // mine\n  "servers": { "airlock": { "type": "stdio", "command": "x" } }\n}\n');
+  const removed = await registrar.remove('vscode');
+  assert.equal(removed.via, 'file');
+  assert.equal(readFileSync(fileOf('vscode'), 'utf8'), '{\n  // mine\n  "servers": { }\n}\n', 'the comment and the (now empty) map stay');
+  assert.equal(calls.length, 1);
+});

@@ -28,7 +28,8 @@ export interface LaunchCommand {
 export interface ClientCli {
   bin: string;
   add(name: string, launch: LaunchCommand): string[];
-  remove(name: string): string[];
+  /** Absent when the CLI cannot remove a server (VS Code): then the file is edited. */
+  remove?(name: string): string[];
 }
 
 export interface ClientDescriptor {
@@ -132,6 +133,7 @@ export const CLIENTS: readonly ClientDescriptor[] = [
     paths: (env) => [join(codeUser(env, 'Code'), 'mcp.json')],
     root: ['servers'],
     entry: typedEntry,
+    cli: { bin: 'code', add: (name, launch) => ['--add-mcp', JSON.stringify({ name, ...typedEntry(launch) })] },
     afterwards: `VS Code watches the file; ${RESTART} if it does not appear under MCP: List Servers`,
     installLink: (name, launch) => `vscode:mcp/install?${encodeURIComponent(JSON.stringify({ name, ...typedEntry(launch) }))}`,
     elicitation: true,
@@ -143,6 +145,7 @@ export const CLIENTS: readonly ClientDescriptor[] = [
     paths: (env) => [join(codeUser(env, 'Code - Insiders'), 'mcp.json')],
     root: ['servers'],
     entry: typedEntry,
+    cli: { bin: 'code-insiders', add: (name, launch) => ['--add-mcp', JSON.stringify({ name, ...typedEntry(launch) })] },
     afterwards: `VS Code Insiders watches the file; ${RESTART} if it does not appear under MCP: List Servers`,
     installLink: (name, launch) => `vscode-insiders:mcp/install?${encodeURIComponent(JSON.stringify({ name, ...typedEntry(launch) }))}`,
     elicitation: true,

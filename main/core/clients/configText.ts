@@ -98,11 +98,7 @@ export function editConfig(
     out = applyEdits(out, [edit]);
     if (edit.content) out = applyEdits(out, format(out, { offset: edit.offset, length: edit.content.length }, options));
   }
-  // Removing the last entry leaves an empty map: the map goes too (it was ours alone).
-  if (!entry) {
-    const map = readEntry(readConfig(out, format_, file), root.slice(0, -1), root.at(-1)!);
-    if (map && typeof map === 'object' && Object.keys(map).length === 0 && root.length === 1) out = applyEdits(out, modify(out, [...root], undefined, {}));
-  }
+  // Removing the last entry leaves an empty map, kept: removing it could take a comment of the person's with it.
   if (!out.endsWith(eol)) out += eol;
   readConfig(out, format_, file); // never write what we could not read back
   return out;

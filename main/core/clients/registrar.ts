@@ -161,13 +161,14 @@ export function createRegistrar(options: RegistrarOptions) {
     const planned = editConfig(before ?? '', d.format, file, d.root, name, entry);
     const unchanged = action === 'add' ? current.state === 'registered' : current.state === 'not-registered';
     const cli = cliPath(d);
-    const command = cli && d.cli ? [cli, ...(action === 'add' ? d.cli.add(name, options.launch) : d.cli.remove(name))] : undefined;
+    const cliArgs = d.cli ? (action === 'add' ? d.cli.add(name, options.launch) : d.cli.remove?.(name)) : undefined;
+    const command = cli && cliArgs ? [cli, ...cliArgs] : undefined;
     const result = {
       id: d.id,
       action,
       dryRun: opts.dryRun === true,
       file,
-      via: cli ? ('cli' as const) : ('file' as const),
+      via: command ? ('cli' as const) : ('file' as const),
       ...(command ? { command } : {}),
       afterwards: d.afterwards,
     };
@@ -175,8 +176,11 @@ export function createRegistrar(options: RegistrarOptions) {
     if (opts.dryRun) return { ...result, changed: true, diff: patch(file, before ?? '', planned) };
     const backup = await saveBackup(d, file, before);
     if (command && d.cli) {
-      // The client's own CLI: an outdated entry goes first (`add` refuses to overwrite one).
-      if (action === 'add' && current.state === 'outdated') await options.runCli(command[0]!, d.cli.remove(name));
+      // The client's own CLI: an outdated entry goes first (`add` refuses to overwrite one) — by the CLI, or from the file.
+      if (action === 'add' && current.state === 'outdated') {
+        if (d.cli.remove) await options.runCli(command[0]!, d.cli.remove(name));
+        else await write(file, editConfig(before ?? '', d.format, file, d.root, name, undefined));
+      }
       const r = await options.runCli(command[0]!, command.slice(1));
       if (r.code !== 0) {
         throw new AirlockError(
