@@ -128,6 +128,16 @@ export function echoDocument(url = 'http://127.0.0.1/v1'): Record<string, any> &
         delete: { operationId: 'items.delete', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: ok },
       },
       '/search': { get: { operationId: 'search.run', responses: ok } },
+      '/prefs': {
+        get: {
+          operationId: 'prefs.get',
+          parameters: [
+            { name: 'region', in: 'cookie', required: true, schema: { type: 'string' } },
+            { name: 'lang', in: 'cookie', schema: { type: 'string' } },
+          ],
+          responses: ok,
+        },
+      },
       '/redirect-away': { get: { operationId: 'redirect.away', responses: ok } },
       '/redirect-home': { get: { operationId: 'redirect.home', responses: ok } },
       '/forward': { post: { operationId: 'forward.create', requestBody: { content: { 'application/json': { schema: { type: 'object' } } } }, responses: ok } },

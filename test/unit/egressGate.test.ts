@@ -361,3 +361,20 @@ test('HTTP Basic and cookie API keys are sent as the document declares, never si
   assert.match((bad.error as { message: string }).message, /username:password/);
   assert.equal(echo.received.length, before);
 });
+
+test("cookie parameters go in one Cookie header beside a cookie API key; the sandbox can neither set the key's cookie nor an undeclared one", async () => {
+  const ok = await gate({ auth: { type: 'cookie', name: 'session_key' } }).call({ operationId: 'prefs.get', cookies: { region: 'eu west', lang: 'fr' } }, run);
+  assert.equal(ok.status, 200);
+  assert.equal(echo.received.at(-1)!.headers.cookie, `region=eu%20west; lang=fr; session_key=${KEY}`);
+  assert.equal(leaks(ok), false);
+  const code = async (cookies: Record<string, unknown>, auth: AuthScheme = { type: 'cookie', name: 'session_key' }) => {
+    const r = await gate({ auth }).call({ operationId: 'prefs.get', cookies }, run);
+    return [(r.error as { code: string }).code, (r.error as { message: string }).message];
+  };
+  assert.deepEqual(await code({ lang: 'fr' }), ['airlock_invalid_request', "missing required cookie 'region' for prefs.get: pass { cookies: { region: … } }"]);
+  assert.match((await code({ region: 'eu', tracking: 'x' }))[1]!, /unknown cookie parameter 'tracking' for prefs.get \(expected: region, lang\)/);
+  assert.match((await code({ region: 'eu', session_key: 'mine' }))[1]!, /unknown cookie parameter 'session_key'|cookie 'session_key' carries the API key/);
+  const bearer = await gate().call({ operationId: 'prefs.get', cookies: { region: 'us' } }, run);
+  assert.equal(bearer.status, 200);
+  assert.equal(echo.received.at(-1)!.headers.cookie, 'region=us');
+});

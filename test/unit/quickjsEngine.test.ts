@@ -393,3 +393,22 @@ test('close() settles a running run and terminates the workers', async () => {
   const afterClose = failure(await own.run(request('return 1')));
   assert.match(afterClose.message, /closed/);
 });
+
+test('cookie parameters travel from the sandbox to the gate like path, query, headers and body', { timeout: 30_000 }, async (t) => {
+  const { createQuickJsEngine } = await import('../../main/core/sandbox/quickjs/quickjsEngine.ts');
+  const engine = createQuickJsEngine({ poolSize: 0 });
+  t.after(() => engine.close());
+  let seen: unknown;
+  const outcome = await engine.run({
+    runId: 'cookies',
+    code: 'return (await api.prefs.get({ cookies: { region: "eu" }, headers: { "X-Tenant": "acme" } })).status',
+    client: { operations: [{ operationId: 'prefs.get', callPath: ['prefs', 'get'] }], globals: ['api'] },
+    limits: { timeoutMs: 5000, memoryBytes: 64 * 1024 * 1024, outputBytes: 65536 },
+    callApi: async (request) => {
+      seen = request;
+      return { data: null, error: null, status: 204 };
+    },
+  });
+  assert.equal((outcome as { value: unknown }).value, 204);
+  assert.deepEqual(seen, { operationId: 'prefs.get', cookies: { region: 'eu' }, headers: { 'X-Tenant': 'acme' } });
+});

@@ -118,3 +118,35 @@ test('an API whose title already ends in "API" is not named "… API API"', asyn
   ];
   for (const text of texts) assert.doesNotMatch(text, /API API/);
 });
+
+test('the card and its example carry the required header and cookie parameters, never the API key the document also declares', () => {
+  const cat = buildCatalogue({
+    openapi: '3.1.0',
+    info: { title: 'Orders', version: '1' },
+    components: { securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } } },
+    security: [{ key: [] }],
+    paths: {
+      '/orders': {
+        get: {
+          operationId: 'orders.list',
+          summary: 'List orders',
+          parameters: [
+            { name: 'X-Tenant', in: 'header', required: true, schema: { type: 'string', example: 'acme' } },
+            { name: 'X-Api-Key', in: 'header', required: true, schema: { type: 'string' } },
+            { name: 'region', in: 'cookie', required: true, schema: { type: 'string', enum: ['eu', 'us'] } },
+            { name: 'limit', in: 'query', schema: { type: 'integer' } },
+          ],
+          responses: { 200: { description: 'ok' } },
+        },
+      },
+    },
+  });
+  const s = new OperationSearch(cat);
+  const text = renderSearchResults('list orders', s.search('list orders'), cat);
+  assert.match(text, /Call: await api\.orders\.list\(\{ query: \{ … \}, headers: \{ "X-Tenant" \}, cookies: \{ region \} \}\)/);
+  assert.match(text, /Header parameters:\n {2}X-Tenant \(required\): string/);
+  assert.match(text, /Cookie parameters:\n {2}region \(required\): "eu" \| "us"|Cookie parameters:\n {2}region \(required\)/);
+  assert.match(text, /headers: \{ "X-Tenant": "acme" \},\n {4}cookies: \{ region: "eu" \},/);
+  assert.doesNotMatch(text, /X-Api-Key/, 'Airlock sends the key: the card never asks for it');
+  assert.doesNotMatch(text, /Body/, 'a GET shows no body');
+});

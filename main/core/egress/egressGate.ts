@@ -190,6 +190,7 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
     const built = buildUpstreamRequest(firstOp, call, basePath, {
       ...(credentialHeader ? { credentialHeader } : {}),
       ...(credentialQuery ? { credentialQuery } : {}),
+      ...(api.auth.type === 'cookie' ? { credentialCookie: api.auth.name } : {}),
     });
     if (!built.ok) return refuse(firstOp, firstOp.method, gateError('airlock_invalid_request', redact(built.message)), 'refused');
     const override = findMethodOverride(built.request.headers, call.query, call.body);
@@ -236,7 +237,7 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
         if (credential && api.auth.type === 'bearer') headers.authorization = `Bearer ${credential}`;
         if (credential && api.auth.type === 'basic') headers.authorization = `Basic ${Buffer.from(credential).toString('base64')}`;
         if (credential && api.auth.type === 'header') headers[api.auth.name.toLowerCase()] = credential;
-        if (credential && api.auth.type === 'cookie') headers.cookie = `${api.auth.name}=${credential}`;
+        if (credential && api.auth.type === 'cookie') headers.cookie = [headers.cookie, `${api.auth.name}=${credential}`].filter(Boolean).join('; ');
         const target = credential && credentialQuery ? appendQuery(hop.pathAndQuery, credentialQuery, credential) : hop.pathAndQuery;
         const response = await transport({
           origin,

@@ -1,4 +1,4 @@
-// Turns what sandboxed code passes (`{ path, query, body, headers }` for one
+// Turns what sandboxed code passes (`{ path, query, body, headers, cookies }` for one
 // catalogue operation) into an upstream HTTP request, serialised as the
 // OpenAPI document says: path templating (values percent-encoded, dot
 // segments refused, so no value can leave the operation's path), query
@@ -89,12 +89,13 @@ export function buildUpstreamRequest(
   op: ApiOperation,
   call: ApiCallRequest,
   basePath: string,
-  options: { credentialHeader?: string; credentialQuery?: string } = {},
+  options: { credentialHeader?: string; credentialQuery?: string; credentialCookie?: string } = {},
 ): BuildResult {
   for (const [key, v] of [
     ['path', call.path],
     ['query', call.query],
     ['headers', call.headers],
+    ['cookies', call.cookies],
   ] as const) {
     if (v !== undefined && !isPlainObject(v)) return { ok: false, message: `'${key}' must be an object` };
   }
@@ -151,6 +152,30 @@ export function buildUpstreamRequest(
       ok: false,
       message: `missing required header${missingHeaders.length > 1 ? 's' : ''} ${missingHeaders.map((p) => `'${p.name}'`).join(', ')} for ${op.id}`,
     };
+
+  // Cookies: only the operation's own cookie parameters; the gate adds a credential cookie itself.
+  const cookieValues = call.cookies ?? {};
+  const declaredCookies = new Set(params('cookie').map((p) => p.name));
+  const strayCookies = Object.keys(cookieValues).filter((k) => !declaredCookies.has(k));
+  if (strayCookies.length > 0)
+    return {
+      ok: false,
+      message: `unknown cookie parameter${strayCookies.length > 1 ? 's' : ''} ${strayCookies.map((c) => `'${c}'`).join(', ')} for ${op.id} (expected: ${[...declaredCookies].join(', ') || 'none'})`,
+    };
+  if (options.credentialCookie && Object.hasOwn(cookieValues, options.credentialCookie))
+    return { ok: false, message: `cookie '${options.credentialCookie}' carries the API key: Airlock adds it itself` };
+  const missingCookies = params('cookie').filter(
+    (p) => p.required && p.name !== options.credentialCookie && (cookieValues[p.name] === undefined || cookieValues[p.name] === null),
+  );
+  if (missingCookies.length > 0)
+    return {
+      ok: false,
+      message: `missing required cookie${missingCookies.length > 1 ? 's' : ''} ${missingCookies.map((p) => `'${p.name}'`).join(', ')} for ${op.id}: pass { cookies: { ${missingCookies[0]!.name}: … } }`,
+    };
+  const cookiePairs = Object.entries(cookieValues)
+    .filter(([, v]) => v !== undefined && v !== null)
+    .map(([k, v]) => `${k}=${encodeURIComponent(scalar(v))}`);
+  if (cookiePairs.length > 0) headers.cookie = cookiePairs.join('; ');
 
   // Body
   let body: Buffer | undefined;

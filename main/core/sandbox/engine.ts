@@ -18,13 +18,15 @@ export interface ClientManifest {
   globals: string[];
 }
 
-/** What sandboxed code passes to `api.ns.op({ path, query, body, headers })`. */
+/** What sandboxed code passes to `api.ns.op({ path, query, body, headers, cookies })`. */
 export interface ApiCallRequest {
   operationId: string;
   path?: Record<string, unknown>;
   query?: Record<string, unknown>;
   body?: unknown;
   headers?: Record<string, string>;
+  /** The operation's cookie parameters, by name (the gate writes the Cookie header). */
+  cookies?: Record<string, unknown>;
 }
 
 /** What `api.ns.op(...)` resolves to. It never rejects on an HTTP error. */

@@ -38,7 +38,7 @@ export function clientGlobals(globals: readonly string[]): string[] {
 }
 
 export const GUEST_COMMON_SOURCE = String.raw`
-  var ARG_KEYS = ['path', 'query', 'body', 'headers'];
+  var ARG_KEYS = ['path', 'query', 'body', 'headers', 'cookies'];
 
   function define(target, key, value, enumerable) {
     defineProperty(target, key, { value: value, writable: true, configurable: true, enumerable: enumerable });
@@ -87,7 +87,7 @@ export const GUEST_COMMON_SOURCE = String.raw`
   function callJson(name, args, payload) {
     if (args !== undefined && args !== null) {
       if (typeof args !== 'object' || isArray(args)) {
-        throw new TypeErrorCtor(name + '() takes one argument: an object { path, query, body, headers }');
+        throw new TypeErrorCtor(name + '() takes one argument: an object { path, query, body, headers, cookies }');
       }
       for (var i = 0; i < ARG_KEYS.length; i++) {
         var key = ARG_KEYS[i];

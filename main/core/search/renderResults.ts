@@ -88,12 +88,12 @@ function renderCard(op: ApiOperation, rank: number, catalogue: Catalogue, queryT
   const description = op.description ? flat(op.description, rank === 0 ? 420 : 220) : '';
   if (summary || description) lines.push([summary, description && description !== summary ? description : ''].filter(Boolean).join('. '));
   if (op.mutation) lines.push("Mutation: needs approval under the profile's policy.");
-  lines.push(`Call: await ${op.call}(${callArgsSkeleton(op)})`);
+  lines.push(`Call: await ${op.call}(${callArgsSkeleton(op, catalogue)})`);
 
   const byIn = (where: ApiParameter['in']) => op.parameters.filter((p) => p.in === where);
   const maxNotable = rank === 0 ? 12 : 6;
-  for (const where of ['path', 'query', 'header'] as const) {
-    const params = byIn(where);
+  for (const where of ['path', 'query', 'header', 'cookie'] as const) {
+    const params = byIn(where).filter((p) => !isCredential(p, catalogue));
     if (params.length === 0) continue;
     const notable = pickNotable(params, queryTerms, maxNotable);
     lines.push(
@@ -117,7 +117,7 @@ function renderCard(op: ApiOperation, rank: number, catalogue: Catalogue, queryT
   const errors = op.responses.filter((r) => !/^2/.test(r.status)).map((r) => r.status);
   if (errors.length > 0 && rank === 0) lines.push(`Errors: ${errors.join(', ')} (in \`error\`, with \`status\`)`);
   lines.push('Example:');
-  lines.push(indent(example(op, options.alias)));
+  lines.push(indent(example(op, options.alias, catalogue)));
   return lines.join('\n') + '\n';
 }
 
@@ -147,7 +147,24 @@ function enumText(schema: JsonSchema | undefined): string {
   return values.filter((v) => typeof v === 'string').join(' ');
 }
 
-function callArgsSkeleton(op: ApiOperation): string {
+/** A parameter the document also declares as its API key: Airlock sends it; the card never asks for it. */
+function isCredential(p: ApiParameter, catalogue: Catalogue): boolean {
+  if (p.in === 'path') return false;
+  return Object.values(catalogue.securitySchemes).some(
+    (s) => s && typeof s === 'object' && s.type === 'apiKey' && s.in === p.in && String(s.name).toLowerCase() === p.name.toLowerCase(),
+  );
+}
+
+/** Required header and cookie parameters: what the call must carry besides path, query and body. */
+function requiredExtras(op: ApiOperation, catalogue: Catalogue, where: 'header' | 'cookie'): ApiParameter[] {
+  return op.parameters.filter((p) => p.in === where && p.required && !isCredential(p, catalogue));
+}
+
+function propertyKey(name: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name);
+}
+
+function callArgsSkeleton(op: ApiOperation, catalogue: Catalogue): string {
   const parts: string[] = [];
   const path = op.parameters.filter((p) => p.in === 'path').map((p) => p.name);
   if (path.length > 0) parts.push(`path: { ${path.join(', ')} }`);
@@ -156,6 +173,10 @@ function callArgsSkeleton(op: ApiOperation): string {
     const req = query.filter((p) => p.required).map((p) => p.name);
     parts.push(`query: { ${[...req, ...(query.length > req.length ? ['…'] : [])].join(', ')} }`);
   }
+  const headers = requiredExtras(op, catalogue, 'header');
+  if (headers.length > 0) parts.push(`headers: { ${headers.map((p) => propertyKey(p.name)).join(', ')} }`);
+  const cookies = requiredExtras(op, catalogue, 'cookie');
+  if (cookies.length > 0) parts.push(`cookies: { ${cookies.map((p) => propertyKey(p.name)).join(', ')} }`);
   if (op.requestBody) parts.push('body');
   return parts.length > 0 ? `{ ${parts.join(', ')} }` : '';
 }
@@ -169,7 +190,7 @@ function indent(code: string): string {
 }
 
 /** The document's JS/TS sample for this call when it has one, else a generated skeleton. */
-function example(op: ApiOperation, alias: string | undefined): string {
+function example(op: ApiOperation, alias: string | undefined, catalogue: Catalogue): string {
   const receivers = new Set(['api', ...(alias ? [alias] : [])]);
   const callRe = new RegExp(`\\b([A-Za-z_$][\\w$]*)\\.${op.callPath.map(escapeRe).join('\\.')}\\s*\\(`);
   for (const sample of op.codeSamples) {
@@ -179,19 +200,30 @@ function example(op: ApiOperation, alias: string | undefined): string {
     const source = receivers.has(m[1]!) ? sample.source : sample.source.replace(new RegExp(`\\b${escapeRe(m[1]!)}\\.`, 'g'), 'api.');
     return source.length > 900 ? source.slice(0, 900) + '\n// …' : source;
   }
-  return generatedExample(op);
+  return generatedExample(op, catalogue);
 }
 
 function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-function generatedExample(op: ApiOperation): string {
+function generatedExample(op: ApiOperation, catalogue: Catalogue): string {
   const fields: string[] = [];
   const path = op.parameters.filter((p) => p.in === 'path');
   if (path.length > 0) fields.push(`path: { ${path.map((p) => `${p.name}: ${sampleValue(p.schema, p.example)}`).join(', ')} }`);
   const query = op.parameters.filter((p) => p.in === 'query' && p.required);
   if (query.length > 0) fields.push(`query: { ${query.map((p) => `${p.name}: ${sampleValue(p.schema, p.example)}`).join(', ')} }`);
+  for (const [where, key] of [
+    ['header', 'headers'],
+    ['cookie', 'cookies'],
+  ] as const) {
+    const extras = requiredExtras(op, catalogue, where);
+    // Header values are strings on the wire; cookies take the parameter's own type.
+    if (extras.length > 0)
+      fields.push(
+        `${key}: { ${extras.map((p) => `${propertyKey(p.name)}: ${where === 'header' ? JSON.stringify(String(p.example ?? p.schema?.example ?? p.schema?.enum?.[0] ?? '…')) : sampleValue(p.schema, p.example)}`).join(', ')} }`,
+      );
+  }
   if (op.requestBody) fields.push(`body: ${sampleBody(op.requestBody.schema)}`);
   const args = fields.length > 0 ? `{\n  ${fields.join(',\n  ')},\n}` : '';
   return `const { data, error } = await ${op.call}(${args});\nif (error) throw new Error(JSON.stringify(error));\nreturn data;`;

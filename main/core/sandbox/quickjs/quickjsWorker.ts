@@ -468,9 +468,9 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 function toApiRequest(operationId: string, args: unknown): ApiCallRequest {
-  if (!isPlainObject(args)) throw new TypeError('the argument must be an object { path, query, body, headers }');
+  if (!isPlainObject(args)) throw new TypeError('the argument must be an object { path, query, body, headers, cookies }');
   const request: ApiCallRequest = { operationId };
-  for (const key of ['path', 'query'] as const) {
+  for (const key of ['path', 'query', 'cookies'] as const) {
     const value = args[key];
     if (value === undefined) continue;
     if (!isPlainObject(value)) throw new TypeError(`${key} must be an object`);
