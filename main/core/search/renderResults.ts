@@ -5,6 +5,7 @@ import type { ApiOperation, ApiParameter, Catalogue, JsonSchema } from '../opena
 import { describeParamSchema, mergeAllOf, schemaShape } from '../openapi/schemaShape.ts';
 import { terms } from './textProcessing.ts';
 import type { SearchHit } from './operationSearch.ts';
+import { plainText } from './plainText.ts';
 
 export interface RenderOptions {
   /** How many hits get a full card. */
@@ -59,7 +60,7 @@ function oneLine(op: ApiOperation): string {
 }
 
 function flat(text: string, max: number): string {
-  const one = text
+  const one = plainText(text)
     .replace(/\s+/g, ' ')
     .replace(/[*`]/g, (m) => (m === '`' ? '' : ''))
     .trim();
