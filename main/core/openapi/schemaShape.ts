@@ -91,8 +91,12 @@ function objectShape(schema: JsonSchema, depth: number, seen: Set<object>, ctx: 
   if (depth <= 0) return name ?? '{…}';
   const required = new Set<string>(Array.isArray(schema.required) ? schema.required : []);
   const inner = withSeen(seen, schema);
-  const shown = props.slice(0, ctx.maxProps).map(([key, s]) => `${safeKey(key)}${required.has(key) ? '' : '?'}: ${shape(s, depth - 1, inner, ctx)}`);
-  if (props.length > ctx.maxProps) shown.push(`…${props.length - ctx.maxProps} more`);
+  // Shortened, a shape keeps every required property (then optional ones, in document order, up to the limit).
+  const requiredCount = props.filter(([key]) => required.has(key)).length;
+  let optionalRoom = Math.max(0, ctx.maxProps - requiredCount);
+  const kept = props.filter(([key]) => required.has(key) || optionalRoom-- > 0);
+  const shown = kept.map(([key, s]) => `${safeKey(key)}${required.has(key) ? '' : '?'}: ${shape(s, depth - 1, inner, ctx)}`);
+  if (props.length > kept.length) shown.push(`…${props.length - kept.length} more`);
   return `{ ${shown.join('; ')} }`;
 }
 
