@@ -150,3 +150,19 @@ test('the card and its example carry the required header and cookie parameters, 
   assert.doesNotMatch(text, /X-Api-Key/, 'Airlock sends the key: the card never asks for it');
   assert.doesNotMatch(text, /Body/, 'a GET shows no body');
 });
+
+test('typo correction fixes misspellings but never rewrites a real word into a catalogue word', () => {
+  const cat = buildCatalogue({
+    openapi: '3.1.0',
+    info: { title: 'Polls', version: '1' },
+    paths: {
+      '/votes': { post: { operationId: 'votes.create', summary: 'Cast a vote', responses: { 201: { description: 'ok' } } } },
+      '/events': { get: { operationId: 'events.list', summary: 'List events', responses: { 200: { description: 'ok' } } } },
+      '/saves': { post: { operationId: 'saves.create', summary: 'Save a draft', responses: { 201: { description: 'ok' } } } },
+    },
+  });
+  const s = new OperationSearch(cat);
+  assert.deepEqual(s.corrected('add a note'), {}, '"note" is English: not read as "vote"');
+  assert.deepEqual(s.corrected('what do I have'), {}, '"have" is not "save"');
+  assert.deepEqual(s.corrected('list evnets'), { evnet: 'event' }, 'a misspelling is still fixed');
+});

@@ -12,6 +12,7 @@ import MiniSearch from 'minisearch';
 import type { ApiOperation, Catalogue, JsonSchema } from '../openapi/catalogue.ts';
 import { isStopWord, normalize, splitWords, stem, terms } from './textProcessing.ts';
 import { type Action, triggeredGroups } from './synonyms.ts';
+import { isEnglishWord } from './englishWords.ts';
 
 export interface SearchHit {
   op: ApiOperation;
@@ -219,7 +220,7 @@ export class OperationSearch {
     const trimmed = query.trim();
     if (!trimmed) return [];
     const queryTerms = terms(trimmed);
-    const corrections = this.corrections(queryTerms);
+    const corrections = this.corrections(trimmed, queryTerms);
     const correctedQuery = [trimmed, ...corrections.values()].join(' ');
     const groups = triggeredGroups(correctedQuery);
     const expansions = [...new Set(groups.flatMap((g) => g.expansions))].filter((e) => !queryTerms.includes(stem(normalize(e))));
@@ -246,11 +247,25 @@ export class OperationSearch {
     return scored.slice(0, limit);
   }
 
-  /** Query terms unknown to the index mapped to a known term one edit away (two for long words). */
-  private corrections(queryTerms: string[]): Map<string, string> {
+  /** The typo fixes a query gets: each unknown word and the catalogue word it is read as. */
+  corrected(query: string): Record<string, string> {
+    return Object.fromEntries(this.corrections(query, terms(query)));
+  }
+
+  /**
+   * Query terms unknown to the index mapped to a known term one edit away (two for long words).
+   * A real English word is never "corrected": the person meant it, the catalogue just lacks it.
+   */
+  private corrections(query: string, queryTerms: string[]): Map<string, string> {
     const out = new Map<string, string>();
+    const words = new Set(
+      splitWords(query)
+        .map(normalize)
+        .filter((w) => w.length >= 4),
+    );
+    const real = new Set([...words].filter((w) => !this.vocabulary.has(stem(w)) && isEnglishWord(w)).map(stem));
     for (const t of queryTerms) {
-      if (t.length < 4 || this.vocabulary.has(t) || /^\d+$/.test(t)) continue;
+      if (t.length < 4 || this.vocabulary.has(t) || real.has(t) || /^\d+$/.test(t)) continue;
       if ([...this.vocabulary].some((v) => v.length > t.length && v.startsWith(t))) continue; // a prefix, not a typo
       const max = t.length >= 8 ? 2 : 1;
       let best: string | undefined;
