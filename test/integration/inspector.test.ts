@@ -35,3 +35,16 @@ test('the MCP Inspector CLI lists the tools and calls search_docs', async (t) =>
   const result = JSON.parse(call.stdout);
   assert.equal(result.structuredContent.results[0].operationId, 'agendas.events.delete');
 });
+
+test('search_docs related: an outside client gets the operations that go with one', async (t) => {
+  const { dir, cleanup } = tempDir();
+  t.after(cleanup);
+  const server = [NODE, CLI, 'stdio', '--in-process', '--profile', 'openagenda', '--spec', OPENAGENDA_SPEC, '--data-dir', dir];
+  const call = await inspector([...server, '--method', 'tools/call', '--tool-name', 'search_docs', '--tool-arg', 'related=agendas.events.delete']);
+  assert.equal(call.code, 0, call.stderr);
+  const ids = (JSON.parse(call.stdout) as { structuredContent: { results: { operationId: string }[] } }).structuredContent.results.map((r) => r.operationId);
+  assert.equal(ids[0], 'agendas.list');
+  assert.ok(ids.includes('agendas.events.get'));
+  const neither = await inspector([...server, '--method', 'tools/call', '--tool-name', 'search_docs']);
+  assert.match(neither.stdout + neither.stderr, /Give a query \(what you want to do\), or related: an operationId/);
+});

@@ -166,3 +166,17 @@ test('typo correction fixes misspellings but never rewrites a real word into a c
   assert.deepEqual(s.corrected('what do I have'), {}, '"have" is not "save"');
   assert.deepEqual(s.corrected('list evnets'), { evnet: 'event' }, 'a misspelling is still fixed');
 });
+
+test('related: the list that yields the ids an operation takes comes first, then its resource’s other verbs', async () => {
+  const { relatedOperations } = await import('../../main/core/search/relatedOperations.ts');
+  const related = relatedOperations(catalogue, 'agendas.events.create')!.map((h) => h.op.id);
+  assert.equal(related[0], 'agendas.list', 'where the agendaUid it needs comes from');
+  for (const id of ['agendas.events.list', 'agendas.events.get', 'agendas.events.update', 'agendas.events.delete']) assert.ok(related.includes(id), id);
+  assert.ok(!related.includes('agendas.events.create'), 'not itself');
+  assert.ok(!related.includes('me.agendas.list'), 'nothing unrelated');
+  assert.equal(relatedOperations(catalogue, 'no.such'), undefined);
+  const text = renderSearchResults('operations related to agendas.events.create', relatedOperations(catalogue, 'agendas.events.create')!, catalogue, {
+    alias: 'oa',
+  });
+  assert.match(text, /## 1\. api\.agendas\.list — GET \/agendas\n/);
+});
