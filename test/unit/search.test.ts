@@ -180,3 +180,29 @@ test('related: the list that yields the ids an operation takes comes first, then
   });
   assert.match(text, /## 1\. api\.agendas\.list — GET \/agendas\n/);
 });
+
+test("the example uses the document's own request example when it has one", () => {
+  const cat = buildCatalogue({
+    openapi: '3.1.0',
+    info: { title: 'Notes', version: '1' },
+    paths: {
+      '/notes': {
+        post: {
+          operationId: 'notes.create',
+          summary: 'Create a note',
+          requestBody: {
+            content: {
+              'application/json': {
+                schema: { type: 'object', required: ['text'], properties: { text: { type: 'string' }, pinned: { type: 'boolean' } } },
+                examples: { simple: { value: { text: 'Buy milk', pinned: true } } },
+              },
+            },
+          },
+          responses: { 201: { description: 'ok' } },
+        },
+      },
+    },
+  });
+  const text = renderSearchResults('create a note', new OperationSearch(cat).search('create a note'), cat);
+  assert.match(text, /body: \{"text":"Buy milk","pinned":true\},/);
+});

@@ -28,6 +28,8 @@ export interface ApiRequestBody {
   contentType: string;
   schema?: JsonSchema;
   description?: string;
+  /** The document's own example of this body (media type `example`, or the first of `examples`). */
+  example?: unknown;
 }
 
 export interface ApiResponse {
@@ -225,10 +227,14 @@ function requestBodyOf(body: any): { requestBody?: ApiRequestBody } {
   if (!body || typeof body !== 'object') return {};
   const picked = pickContent(body.content);
   if (!picked) return {};
+  const media = body.content?.[picked.contentType];
+  const examples = media?.examples && typeof media.examples === 'object' ? Object.values(media.examples as Record<string, { value?: unknown }>) : [];
+  const example = media?.example !== undefined ? media.example : examples.find((e) => e && typeof e === 'object' && e.value !== undefined)?.value;
   return {
     requestBody: {
       required: body.required === true,
       ...picked,
+      ...(example !== undefined ? { example } : {}),
       ...(str(body.description) !== undefined ? { description: str(body.description)! } : {}),
     },
   };

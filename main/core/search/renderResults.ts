@@ -225,7 +225,7 @@ function generatedExample(op: ApiOperation, catalogue: Catalogue): string {
         `${key}: { ${extras.map((p) => `${propertyKey(p.name)}: ${where === 'header' ? JSON.stringify(String(p.example ?? p.schema?.example ?? p.schema?.enum?.[0] ?? '…')) : sampleValue(p.schema, p.example)}`).join(', ')} }`,
       );
   }
-  if (op.requestBody) fields.push(`body: ${sampleBody(op.requestBody.schema)}`);
+  if (op.requestBody) fields.push(`body: ${documentExample(op.requestBody.example) ?? sampleBody(op.requestBody.schema)}`);
   const args = fields.length > 0 ? `{\n  ${fields.join(',\n  ')},\n}` : '';
   return `const { data, error } = await ${op.call}(${args});\nif (error) throw new Error(JSON.stringify(error));\nreturn data;`;
 }
@@ -251,6 +251,13 @@ function sampleValue(schema: JsonSchema | undefined, example?: unknown): string 
     default:
       return schema.format === 'date-time' ? '"2025-01-01T00:00:00Z"' : schema.format === 'date' ? '"2025-01-01"' : '"…"';
   }
+}
+
+/** The document's own request example, when it is small enough to show whole. */
+function documentExample(example: unknown): string | undefined {
+  if (example === undefined) return undefined;
+  const json = JSON.stringify(example);
+  return json !== undefined && json.length <= 400 ? json : undefined;
 }
 
 function sampleBody(schema: JsonSchema | undefined): string {
