@@ -206,3 +206,26 @@ test("the example uses the document's own request example when it has one", () =
   const text = renderSearchResults('create a note', new OperationSearch(cat).search('create a note'), cat);
   assert.match(text, /body: \{"text":"Buy milk","pinned":true\},/);
 });
+
+test('deprecated and admin operations make way for the everyday ones unless the query asks for them', () => {
+  const op = (id: string, summary: string, extra: Record<string, unknown> = {}) => ({
+    operationId: id,
+    summary,
+    responses: { 200: { description: 'ok' } },
+    ...extra,
+  });
+  const cat = buildCatalogue({
+    openapi: '3.1.0',
+    info: { title: 'Users', version: '1' },
+    paths: {
+      '/users/list': { get: op('users.listOld', 'List users', { deprecated: true }) },
+      '/admin/users': { get: op('admin.users.list', 'List users') },
+      '/users': { get: op('users.list', 'List users') },
+    },
+  });
+  const s = new OperationSearch(cat);
+  assert.equal(s.search('list users')[0]!.op.id, 'users.list');
+  assert.equal(s.search('list users as an admin')[0]!.op.id, 'admin.users.list');
+  assert.equal(s.search('list users, the deprecated way')[0]!.op.id, 'users.listOld');
+  assert.match(renderSearchResults('list users', s.search('list users'), cat), /users\.listOld — GET \/users\/list \(deprecated\)/);
+});

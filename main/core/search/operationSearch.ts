@@ -240,7 +240,8 @@ export class OperationSearch {
         0.5 * (r.score / top) +
         0.8 * this.coverage(queryTerms, corrections, groups, f) +
         1.0 * summaryFit(f, queryTerms, corrections, expansionTerms) +
-        actionScore(asked, f.action);
+        actionScore(asked, f.action) -
+        niche(this.operations[r.id as number]!, queryTerms);
       return { op: this.operations[r.id as number]!, score: Math.round(s * 1000) / 1000 };
     });
     scored.sort((a, b) => b.score - a.score);
@@ -317,4 +318,19 @@ function summaryFit(f: OperationFeatures, queryTerms: string[], corrections: Map
 function actionScore(asked: Action | undefined, has: Action | undefined): number {
   if (!asked || !has) return 0;
   return compatible(asked, has) ? 0.25 : -0.25;
+}
+
+const NICHE_WORDS = ['admin', 'enterprise'];
+
+/**
+ * Deprecated, admin and enterprise operations make way for the everyday ones
+ * unless the query asks for them (the card still says "deprecated").
+ */
+function niche(op: ApiOperation, queryTerms: string[]): number {
+  const asked = new Set(queryTerms);
+  let penalty = 0;
+  if (op.deprecated && !asked.has('deprecat') && !asked.has('deprecated') && !asked.has('legacy')) penalty += 0.3;
+  const where = terms(`${op.id} ${op.path} ${op.tags.join(' ')}`);
+  if (NICHE_WORDS.some((w) => where.includes(w) && !asked.has(w))) penalty += 0.15;
+  return penalty;
 }
