@@ -41,7 +41,22 @@ function setup(t: { after(fn: () => void): void }, platform: NodeJS.Platform = '
     if (text !== undefined) writeFileSync(file, text);
     return file;
   };
-  return { env, registrar, fileOf, install, cliCalls, dir };
+  /** A registrar that finds `bin` on PATH (as /usr/bin/<bin>) and records what it runs instead of running it. */
+  const withCli = (bin: string) => {
+    const calls: string[][] = [];
+    const withIt = createRegistrar({
+      env,
+      backupDir: join(dir, `backups-${bin}`),
+      launch,
+      which: (b) => (b === bin ? `/usr/bin/${bin}` : undefined),
+      runCli: async (path, args) => {
+        calls.push([path, ...args]);
+        return { code: 0, stdout: '', stderr: '' };
+      },
+    });
+    return { registrar: withIt, calls };
+  };
+  return { env, registrar, fileOf, install, cliCalls, dir, withCli };
 }
 
 const EXPECTED: Record<string, { root: string; entry: Record<string, unknown> }> = {
@@ -127,18 +142,8 @@ test('a file that did not exist is created (0600), and undo removes it again; dr
 });
 
 test("a client's own CLI is used when it is on PATH: an outdated entry is removed first; the file is backed up all the same", async (t) => {
-  const { env, install, fileOf, dir } = setup(t);
-  const calls: string[][] = [];
-  const registrar = createRegistrar({
-    env,
-    backupDir: join(dir, 'b2'),
-    launch,
-    which: (bin) => (bin === 'claude' ? '/usr/bin/claude' : undefined),
-    runCli: async (path, args) => {
-      calls.push([path, ...args]);
-      return { code: 0, stdout: '', stderr: '' };
-    },
-  });
+  const { install, fileOf, withCli } = setup(t);
+  const { registrar, calls } = withCli('claude');
   install('claude-code', JSON.stringify({ mcpServers: { airlock: { type: 'stdio', command: '/gone', args: [] } } }));
   const r = await registrar.add('claude-code');
   assert.equal(r.via, 'cli');
@@ -163,18 +168,8 @@ test('Claude Desktop: macOS, Windows (the MSIX package folder first) and Linux p
 });
 
 test("VS Code's CLI adds the server (`code --add-mcp`); it cannot remove one, so removing edits the file", async (t) => {
-  const { env, install, fileOf, dir } = setup(t);
-  const calls: string[][] = [];
-  const registrar = createRegistrar({
-    env,
-    backupDir: join(dir, 'b3'),
-    launch,
-    which: (bin) => (bin === 'code' ? '/usr/bin/code' : undefined),
-    runCli: async (path, args) => {
-      calls.push([path, ...args]);
-      return { code: 0, stdout: '', stderr: '' };
-    },
-  });
+  const { install, fileOf, withCli } = setup(t);
+  const { registrar, calls } = withCli('code');
   install('vscode', '{\n  // mine\n  "servers": { "airlock": { "type": "stdio", "command": "/gone", "args": [] } }\n}\n');
   const added = await registrar.add('vscode');
   assert.equal(added.via, 'cli');
