@@ -7,8 +7,6 @@ import { dirname } from 'node:path';
 import { AirlockError, errorMessage } from '../errors.ts';
 import { GENESIS_HASH } from './chain.ts';
 
-/** Tool inputs (execute code, JSON arguments) are stored up to this many UTF-8 bytes. */
-
 export const SCHEMA_VERSION = 1;
 
 export const SCHEMA = `

@@ -5,8 +5,6 @@ import type { ApiCallRecord } from '../egress/types.ts';
 import { type AuditEntry } from './types.ts';
 import { type IndexColumns, type RunToolLookup, type EntryBody } from './auditRows.ts';
 
-/** Tool inputs (execute code, JSON arguments) are stored up to this many UTF-8 bytes. */
-
 /**
  * The indexed columns a record's body implies. An API call is filed under the
  * client and tool of its run (the run's first tool record, written after it),

@@ -2,8 +2,6 @@
 // record's body that queries filter on, and the body types the store writes.
 import { type AuditEntry } from './types.ts';
 
-/** Tool inputs (execute code, JSON arguments) are stored up to this many UTF-8 bytes. */
-
 export interface ChainRow {
   head_seq: number;
   head_hash: string;

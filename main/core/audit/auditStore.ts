@@ -44,13 +44,10 @@
 // still contains a head seen earlier. Forgery-resistance against the local
 // user would need a key the attacker lacks (an HMAC keyed from the OS keychain,
 // or heads published elsewhere).
-import { type StatementSync } from 'node:sqlite';
 import { transaction } from '../util/sqlite.ts';
 import { AirlockError, errorMessage } from '../errors.ts';
 import type { ApiCallRecord } from '../egress/types.ts';
 import { type Logger, silentLogger } from '../log/logger.ts';
-import { canonicalJson, chainHash, sha256Hex } from './chain.ts';
-import { csvHeader, csvRow, jsonlLine } from './auditFormat.ts';
 import {
   type ApiCallEntry,
   type AuditEntry,
@@ -65,18 +62,18 @@ import {
   type ToolCallInput,
   type VerifyResult,
 } from './types.ts';
-import { type ChainRow, type RunTool, type RunToolLookup, type RecordRow, type EntryBody, STORE_FIELDS } from './auditRows.ts';
+import type { ChainRow } from './auditRows.ts';
 import { openDatabase } from './auditDatabase.ts';
+import { createAuditWriter } from './auditWriter.ts';
+import { createAuditQueries } from './auditQuery.ts';
+import { exportRecords } from './auditExport.ts';
 import { verifyChain } from './auditVerify.ts';
 import { pruneInTransaction } from './auditPrune.ts';
-import { whereClause, whereSql, pageLimit, seqNumber, isoTime, usage, MAX_PAGE } from './auditWhere.ts';
-import { indexColumns, toEntry, apiOutcome, inputText, capUtf8, optionalString, nonEmpty, count, milliseconds, redactStrings } from './auditFields.ts';
+import { usage } from './auditWhere.ts';
 
 export { MAX_PAGE, DEFAULT_PAGE } from './auditWhere.ts';
-/** Tool inputs (execute code, JSON arguments) are stored up to this many UTF-8 bytes. */
-export const INPUT_CAP_BYTES = 8 * 1024;
+export { INPUT_CAP_BYTES } from './auditWriter.ts';
 const DAY_MS = 86_400_000;
-const FINGERPRINT = /^sha256:[0-9a-f]{6,64}$/i;
 
 export interface AuditStoreOptions {
   /** The SQLite file (the data dir's `audit.sqlite`); its directory is created 0700 if needed. */
@@ -125,19 +122,9 @@ export function openAuditStore(options: AuditStoreOptions): AuditStore {
   const db = openDatabase(file, options.synchronous ?? 'full');
 
   const readChain = db.prepare('SELECT head_seq, head_hash, anchor_seq, anchor_hash, pruned_total FROM chain WHERE id = 1');
-  const insertRecord = db.prepare(
-    `INSERT INTO records (seq, kind, at_ms, run_id, client_name, tool, outcome, search, body, prev_hash, hash)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const updateHead = db.prepare('UPDATE chain SET head_seq = ?, head_hash = ? WHERE id = 1');
-  const selectOne = db.prepare('SELECT seq, body, prev_hash, hash FROM records WHERE seq = ?');
-  const selectRun = db.prepare("SELECT seq, body, prev_hash, hash FROM records WHERE kind = 'api' AND run_id = ? ORDER BY seq");
-  // The client and tool of a run come from its first tool record's hashed body, never from another row's columns.
-  const selectRunTool = db.prepare(
-    "SELECT json_extract(body, '$.clientName') AS client_name, json_extract(body, '$.tool') AS tool FROM records WHERE kind = 'tool' AND run_id = ? ORDER BY seq LIMIT 1",
-  );
-  const linkRun = db.prepare("UPDATE records SET client_name = ?, tool = ? WHERE kind = 'api' AND run_id = ?");
-  const runTool: RunToolLookup = (runId) => (runId === null ? undefined : (selectRunTool.get(runId) as RunTool | undefined));
+  const chainRow = (): ChainRow => readChain.get() as unknown as ChainRow;
+  const writer = createAuditWriter({ db, file, now, log, redact, chainRow, hooks: options });
+  const queries = createAuditQueries(db);
   const selectMisfiled = db.prepare(
     `WITH owner AS (SELECT run_id, client_name, tool, MIN(seq) FROM records WHERE kind = 'tool' AND run_id IS NOT NULL GROUP BY run_id)
      SELECT a.seq, CASE WHEN a.client_name IS NOT o.client_name THEN 'client_name' ELSE 'tool' END AS column
@@ -145,188 +132,6 @@ export function openAuditStore(options: AuditStoreOptions): AuditStore {
      WHERE a.kind = 'api' AND (a.client_name IS NOT o.client_name OR a.tool IS NOT o.tool)
      ORDER BY a.seq LIMIT 1`,
   );
-  const statements = new Map<string, StatementSync>();
-  const prepared = (sql: string): StatementSync => {
-    let s = statements.get(sql);
-    if (!s) {
-      s = db.prepare(sql);
-      statements.set(sql, s);
-    }
-    return s;
-  };
-
-  const chainRow = (): ChainRow => readChain.get() as unknown as ChainRow;
-
-  /** Appends one record; the caller holds the write transaction. */
-  function appendInTransaction(make: (seq: number, recordedAt: string) => EntryBody): AuditEntry {
-    const chain = chainRow();
-    const seq = chain.head_seq + 1;
-    const body = redactStrings(make(seq, now().toISOString()), redact, STORE_FIELDS) as EntryBody;
-    const text = canonicalJson(body);
-    const hash = chainHash(chain.head_hash, text);
-    const fields = body as unknown as Record<string, unknown>;
-    // A tool record that opens a run lends its client and tool to the run's API calls already written.
-    const opensRun = body.kind === 'tool' && body.runId !== undefined && runTool(body.runId) === undefined;
-    const c = indexColumns(fields, runTool);
-    insertRecord.run(seq, c.kind, c.at_ms, c.run_id, c.client_name, c.tool, c.outcome, c.search, text, chain.head_hash, hash);
-    if (opensRun) linkRun.run(c.client_name, c.tool, c.run_id);
-    updateHead.run(seq, hash);
-    // Hand back what a query would: the canonical fields (absent ones left out), then the chain fields.
-    return { ...(JSON.parse(text) as EntryBody), prevHash: chain.head_hash, hash } as AuditEntry;
-  }
-
-  function append<T extends AuditEntry>(make: (seq: number, recordedAt: string) => EntryBody): T {
-    let entry: AuditEntry | undefined;
-    try {
-      transaction(db, () => {
-        entry = appendInTransaction(make);
-      });
-    } catch (error) {
-      throw new AirlockError('internal', `could not write to the audit log ${file}: ${errorMessage(error)}`, { cause: error });
-    }
-    notify(entry!);
-    return entry as T;
-  }
-
-  function notify(entry: AuditEntry): void {
-    if (!options.onRecord) return;
-    try {
-      options.onRecord(entry);
-    } catch (error) {
-      log.error(`an audit listener failed: ${errorMessage(error)}`);
-    }
-  }
-
-  function fingerprint(value: string | undefined): string | undefined {
-    if (value === undefined || value === '') return undefined;
-    if (FINGERPRINT.test(value)) return value;
-    log.warn('a tool call came with a credential fingerprint that is not sha256:<hex>; it was not stored');
-    return 'invalid';
-  }
-
-  function recordToolCall(input: ToolCallInput): ToolCallEntry {
-    const raw = inputText(input.input);
-    const redacted = capUtf8(redact(raw), INPUT_CAP_BYTES);
-    const credentialFingerprint = fingerprint(optionalString(input.credentialFingerprint));
-    return append<ToolCallEntry>((seq, recordedAt) => ({
-      kind: 'tool',
-      seq,
-      time: isoTime(input.time) ?? recordedAt,
-      recordedAt,
-      outcome: nonEmpty(input.outcome, 'unknown'),
-      clientName: optionalString(input.clientName),
-      clientVersion: optionalString(input.clientVersion),
-      transport: input.transport,
-      sessionId: optionalString(input.sessionId),
-      tool: nonEmpty(input.tool, 'unknown'),
-      durationMs: milliseconds(input.durationMs),
-      input: redacted.text,
-      inputSha256: sha256Hex(raw),
-      inputBytes: Buffer.byteLength(raw),
-      inputTruncated: redacted.truncated,
-      bytesOut: count(input.bytesOut),
-      error: optionalString(input.error),
-      credentialFingerprint,
-      profile: optionalString(input.profile),
-      runId: optionalString(input.runId),
-    }));
-  }
-
-  function recordApiCall(record: ApiCallRecord): ApiCallEntry {
-    return append<ApiCallEntry>((seq, recordedAt) => ({
-      kind: 'api',
-      seq,
-      time: isoTime(record.startedAt) ?? recordedAt,
-      recordedAt,
-      outcome: apiOutcome(record),
-      runId: String(record.runId ?? ''),
-      callerKey: String(record.callerKey ?? ''),
-      operationId: String(record.operationId ?? ''),
-      method: String(record.method ?? ''),
-      url: String(record.url ?? ''),
-      status: count(record.status),
-      durationMs: milliseconds(record.durationMs),
-      bytes: count(record.bytes),
-      decision: record.decision,
-      approval: record.approval
-        ? {
-            by: String(record.approval.by ?? ''),
-            at: String(record.approval.at ?? ''),
-            scope: record.approval.scope,
-            reason: optionalString(record.approval.reason),
-            code: optionalString(record.approval.code),
-            grantId: optionalString(record.approval.grantId),
-          }
-        : undefined,
-      error: optionalString(record.error),
-      startedAt: String(record.startedAt ?? ''),
-    }));
-  }
-
-  function query(q: AuditQuery = {}): AuditPage {
-    const limit = pageLimit(q.limit);
-    const order = q.order ?? 'newest';
-    if (order !== 'newest' && order !== 'oldest') throw usage(`order must be "newest" or "oldest", not "${String(order)}"`);
-    const where = whereClause(q);
-    if (q.before !== undefined) {
-      where.clauses.push('seq < ?');
-      where.params.push(seqNumber(q.before, 'before'));
-    }
-    if (q.after !== undefined) {
-      where.clauses.push('seq > ?');
-      where.params.push(seqNumber(q.after, 'after'));
-    }
-    const sql = `SELECT seq, body, prev_hash, hash FROM records${whereSql(where.clauses)} ORDER BY seq ${order === 'newest' ? 'DESC' : 'ASC'} LIMIT ?`;
-    const rows = prepared(sql).all(...where.params, limit + 1) as unknown as RecordRow[];
-    const records = rows.slice(0, limit).map(toEntry);
-    const page: AuditPage = { records };
-    if (rows.length > limit) page.next = records[records.length - 1]!.seq;
-    return page;
-  }
-
-  function countRecords(filter: AuditFilter = {}): number {
-    const where = whereClause(filter);
-    const row = prepared(`SELECT COUNT(*) AS n FROM records${whereSql(where.clauses)}`).get(...where.params) as { n: number };
-    return row.n;
-  }
-
-  function get(seq: number): AuditEntry | undefined {
-    if (!Number.isSafeInteger(seq)) return undefined;
-    const row = selectOne.get(seq) as RecordRow | undefined;
-    return row ? toEntry(row) : undefined;
-  }
-
-  function apiCallsForRun(runId: string): ApiCallEntry[] {
-    return (selectRun.all(runId) as unknown as RecordRow[]).map(toEntry) as ApiCallEntry[];
-  }
-
-  async function exportRecords(
-    format: ExportFormat,
-    filter: AuditFilter & { order?: AuditOrder },
-    write: (chunk: string) => void | Promise<void>,
-    exportOptions: { formulaGuard?: boolean } = {},
-  ): Promise<{ records: number }> {
-    if (format !== 'jsonl' && format !== 'csv') throw usage(`export format must be "jsonl" or "csv", not "${String(format)}"`);
-    const order = filter.order ?? 'oldest';
-    const guard = exportOptions.formulaGuard ?? true;
-    const line = format === 'csv' ? (e: AuditEntry) => csvRow(e, guard) : jsonlLine;
-    if (format === 'csv') await write(csvHeader());
-    let cursor: number | undefined;
-    let total = 0;
-    for (;;) {
-      const page = query({
-        ...filter,
-        order,
-        limit: MAX_PAGE,
-        before: order === 'newest' ? cursor : undefined,
-        after: order === 'oldest' ? cursor : undefined,
-      });
-      if (page.records.length > 0) await write(page.records.map(line).join(''));
-      total += page.records.length;
-      if (page.next === undefined) return { records: total };
-      cursor = page.next;
-    }
-  }
 
   function verify(verifyOptions: { knownHead?: { seq: number; hash: string } } = {}): VerifyResult {
     const known = verifyOptions.knownHead;
@@ -346,7 +151,7 @@ export function openAuditStore(options: AuditStoreOptions): AuditStore {
     let result: PruneResult | undefined;
     try {
       transaction(db, () => {
-        result = pruneInTransaction(db, chainRow(), { days, at, cutoffMs }, appendInTransaction);
+        result = pruneInTransaction(db, chainRow(), { days, at, cutoffMs }, writer.appendInTransaction);
       });
     } catch (error) {
       if (error instanceof AirlockError) throw error;
@@ -356,7 +161,7 @@ export function openAuditStore(options: AuditStoreOptions): AuditStore {
       // Move the overwritten pages into the main file and empty the WAL, so the pruned text is gone from both.
       db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
       log.info(`pruned ${result!.pruned} audit records (through seq ${result!.throughSeq}, older than ${days} days)`);
-      notify(result!.record);
+      writer.notify(result!.record);
     }
     return result!;
   }
@@ -378,13 +183,13 @@ export function openAuditStore(options: AuditStoreOptions): AuditStore {
 
   return {
     file,
-    recordToolCall,
-    recordApiCall,
-    query,
-    count: countRecords,
-    get,
-    apiCallsForRun,
-    export: exportRecords,
+    recordToolCall: writer.recordToolCall,
+    recordApiCall: writer.recordApiCall,
+    query: queries.query,
+    count: queries.count,
+    get: queries.get,
+    apiCallsForRun: queries.apiCallsForRun,
+    export: (format, filter, write, exportOptions) => exportRecords(queries.query, format, filter, write, exportOptions),
     verify,
     prune,
     head,

@@ -1,0 +1,160 @@
+// Writing to the audit chain: a tool call or an API call becomes a redacted,
+// capped record, appended with its hash in one transaction, then announced.
+import type { DatabaseSync } from 'node:sqlite';
+import { transaction } from '../util/sqlite.ts';
+import { AirlockError, errorMessage } from '../errors.ts';
+import type { ApiCallRecord } from '../egress/types.ts';
+import type { Logger } from '../log/logger.ts';
+import { canonicalJson, chainHash, sha256Hex } from './chain.ts';
+import type { ApiCallEntry, AuditEntry, ToolCallEntry, ToolCallInput } from './types.ts';
+import { type ChainRow, type RunTool, type RunToolLookup, type EntryBody, STORE_FIELDS } from './auditRows.ts';
+import { isoTime } from './auditWhere.ts';
+import { indexColumns, apiOutcome, inputText, capUtf8, optionalString, nonEmpty, count, milliseconds, redactStrings } from './auditFields.ts';
+
+/** Tool inputs (execute code, JSON arguments) are stored up to this many UTF-8 bytes. */
+export const INPUT_CAP_BYTES = 8 * 1024;
+const FINGERPRINT = /^sha256:[0-9a-f]{6,64}$/i;
+
+export type MakeBody = (seq: number, recordedAt: string) => EntryBody;
+
+export interface AuditWriterContext {
+  db: DatabaseSync;
+  file: string;
+  now: () => Date;
+  log: Logger;
+  redact: (text: string) => string;
+  chainRow: () => ChainRow;
+  /** Read on every record, so a listener set after opening is called too. */
+  hooks: { onRecord?: (entry: AuditEntry) => void };
+}
+
+export interface AuditWriter {
+  /** Appends one record; the caller holds the write transaction. */
+  appendInTransaction(make: MakeBody): AuditEntry;
+  /** Hands a committed record to the listener; its errors are logged, never thrown. */
+  notify(entry: AuditEntry): void;
+  recordToolCall(input: ToolCallInput): ToolCallEntry;
+  recordApiCall(record: ApiCallRecord): ApiCallEntry;
+}
+
+export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
+  const { db, file, now, log, redact, chainRow, hooks } = ctx;
+  const insertRecord = db.prepare(
+    `INSERT INTO records (seq, kind, at_ms, run_id, client_name, tool, outcome, search, body, prev_hash, hash)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const updateHead = db.prepare('UPDATE chain SET head_seq = ?, head_hash = ? WHERE id = 1');
+  // The client and tool of a run come from its first tool record's hashed body, never from another row's columns.
+  const selectRunTool = db.prepare(
+    "SELECT json_extract(body, '$.clientName') AS client_name, json_extract(body, '$.tool') AS tool FROM records WHERE kind = 'tool' AND run_id = ? ORDER BY seq LIMIT 1",
+  );
+  const linkRun = db.prepare("UPDATE records SET client_name = ?, tool = ? WHERE kind = 'api' AND run_id = ?");
+  const runTool: RunToolLookup = (runId) => (runId === null ? undefined : (selectRunTool.get(runId) as RunTool | undefined));
+
+  function appendInTransaction(make: MakeBody): AuditEntry {
+    const chain = chainRow();
+    const seq = chain.head_seq + 1;
+    const body = redactStrings(make(seq, now().toISOString()), redact, STORE_FIELDS) as EntryBody;
+    const text = canonicalJson(body);
+    const hash = chainHash(chain.head_hash, text);
+    const fields = body as unknown as Record<string, unknown>;
+    // A tool record that opens a run lends its client and tool to the run's API calls already written.
+    const opensRun = body.kind === 'tool' && body.runId !== undefined && runTool(body.runId) === undefined;
+    const c = indexColumns(fields, runTool);
+    insertRecord.run(seq, c.kind, c.at_ms, c.run_id, c.client_name, c.tool, c.outcome, c.search, text, chain.head_hash, hash);
+    if (opensRun) linkRun.run(c.client_name, c.tool, c.run_id);
+    updateHead.run(seq, hash);
+    // Hand back what a query would: the canonical fields (absent ones left out), then the chain fields.
+    return { ...(JSON.parse(text) as EntryBody), prevHash: chain.head_hash, hash } as AuditEntry;
+  }
+
+  function append<T extends AuditEntry>(make: MakeBody): T {
+    let entry: AuditEntry | undefined;
+    try {
+      transaction(db, () => {
+        entry = appendInTransaction(make);
+      });
+    } catch (error) {
+      throw new AirlockError('internal', `could not write to the audit log ${file}: ${errorMessage(error)}`, { cause: error });
+    }
+    notify(entry!);
+    return entry as T;
+  }
+
+  function notify(entry: AuditEntry): void {
+    if (!hooks.onRecord) return;
+    try {
+      hooks.onRecord(entry);
+    } catch (error) {
+      log.error(`an audit listener failed: ${errorMessage(error)}`);
+    }
+  }
+
+  function fingerprint(value: string | undefined): string | undefined {
+    if (value === undefined || value === '') return undefined;
+    if (FINGERPRINT.test(value)) return value;
+    log.warn('a tool call came with a credential fingerprint that is not sha256:<hex>; it was not stored');
+    return 'invalid';
+  }
+
+  function recordToolCall(input: ToolCallInput): ToolCallEntry {
+    const raw = inputText(input.input);
+    const redacted = capUtf8(redact(raw), INPUT_CAP_BYTES);
+    const credentialFingerprint = fingerprint(optionalString(input.credentialFingerprint));
+    return append<ToolCallEntry>((seq, recordedAt) => ({
+      kind: 'tool',
+      seq,
+      time: isoTime(input.time) ?? recordedAt,
+      recordedAt,
+      outcome: nonEmpty(input.outcome, 'unknown'),
+      clientName: optionalString(input.clientName),
+      clientVersion: optionalString(input.clientVersion),
+      transport: input.transport,
+      sessionId: optionalString(input.sessionId),
+      tool: nonEmpty(input.tool, 'unknown'),
+      durationMs: milliseconds(input.durationMs),
+      input: redacted.text,
+      inputSha256: sha256Hex(raw),
+      inputBytes: Buffer.byteLength(raw),
+      inputTruncated: redacted.truncated,
+      bytesOut: count(input.bytesOut),
+      error: optionalString(input.error),
+      credentialFingerprint,
+      profile: optionalString(input.profile),
+      runId: optionalString(input.runId),
+    }));
+  }
+
+  function recordApiCall(record: ApiCallRecord): ApiCallEntry {
+    return append<ApiCallEntry>((seq, recordedAt) => ({
+      kind: 'api',
+      seq,
+      time: isoTime(record.startedAt) ?? recordedAt,
+      recordedAt,
+      outcome: apiOutcome(record),
+      runId: String(record.runId ?? ''),
+      callerKey: String(record.callerKey ?? ''),
+      operationId: String(record.operationId ?? ''),
+      method: String(record.method ?? ''),
+      url: String(record.url ?? ''),
+      status: count(record.status),
+      durationMs: milliseconds(record.durationMs),
+      bytes: count(record.bytes),
+      decision: record.decision,
+      approval: record.approval
+        ? {
+            by: String(record.approval.by ?? ''),
+            at: String(record.approval.at ?? ''),
+            scope: record.approval.scope,
+            reason: optionalString(record.approval.reason),
+            code: optionalString(record.approval.code),
+            grantId: optionalString(record.approval.grantId),
+          }
+        : undefined,
+      error: optionalString(record.error),
+      startedAt: String(record.startedAt ?? ''),
+    }));
+  }
+
+  return { appendInTransaction, notify, recordToolCall, recordApiCall };
+}
