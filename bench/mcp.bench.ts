@@ -43,6 +43,22 @@ function peakRssMb(pid: number | null | undefined): string {
   }
 }
 
+/** The floor: a minimal SDK server, tools/list and one trivial tool call, p50 over `iterations`. */
+async function floor(): Promise<{ list: number[]; call: number[] }> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [join(root, 'bench', 'floorServer.ts')], cwd: root, stderr: 'ignore' });
+  const client = new Client({ name: 'bench', version: '1' });
+  await client.connect(transport);
+  await client.listTools();
+  const list: number[] = [];
+  const call: number[] = [];
+  for (let i = 0; i < iterations; i++) list.push((await timed(() => client.listTools()))[0]);
+  for (let i = 0; i < iterations; i++) call.push((await timed(() => client.callTool({ name: 'echo', arguments: { text: 'hi' } })))[0]);
+  await client.close();
+  return { list, call };
+}
+const floorRun = await floor();
+console.log(`floor: a minimal SDK server over stdio — tools/list ${fmt(floorRun.list)}, a trivial tool call ${fmt(floorRun.call)}`);
+
 const echo = await startEchoApi();
 for (const engine of engines) {
   const dir = mkdtempSync(join(tmpdir(), 'airlock-bench-'));
@@ -83,6 +99,8 @@ for (const engine of engines) {
   };
   await check('return 1+1'); // warm
   await check('return (await api.items.list()).status');
+  const lists: number[] = [];
+  for (let i = 0; i < iterations; i++) lists.push((await timed(() => client.listTools()))[0]);
   const search: number[] = [];
   const trivial: number[] = [];
   const oneCall: number[] = [];
@@ -101,7 +119,9 @@ for (const engine of engines) {
   const rss = peakRssMb(transport.pid);
   console.log(`\n${engine}${wide ? ' (caps raised to 20 concurrent)' : ' (default caps: 4 at once, 2 per client)'}`);
   console.log(`  initialize          ${initMs.toFixed(0)} ms (spawn + load + handshake)`);
-  console.log(`  tools/list          ${listMs.toFixed(1)} ms`);
+  console.log(
+    `  tools/list          first ${listMs.toFixed(1)} ms; ${fmt(lists)} (floor p50 ${pct(floorRun.list, 50).toFixed(2)} ms: +${(pct(lists, 50) - pct(floorRun.list, 50)).toFixed(2)} ms)`,
+  );
   console.log(`  search_docs         ${fmt(search)}`);
   console.log(`  execute 1+1         ${fmt(trivial)}`);
   console.log(`  execute + API call  ${fmt(oneCall)}`);
