@@ -86,9 +86,10 @@ export function buildProgram(): Command {
       'MCP over stdin/stdout, for clients that spawn their servers (Claude Desktop…): joins the running companion, or starts one in the background',
     ),
     ['common', 'sandbox', 'safety'],
+    // The idle time of a companion this command starts in the background.
+    ['exitWhenIdle'],
   )
     .option('--in-process', 'run a private companion in this process instead of joining the shared one')
-    .option('--exit-when-idle <seconds>', 'idle time of a companion started in the background (default 300)')
     .action(async function (this: Command) {
       const inProcess = this.opts().inProcess === true;
       // The flags given here (profile, spec, caps…) start the background companion too.

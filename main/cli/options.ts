@@ -5,9 +5,10 @@
 import { Option, InvalidArgumentError, type Command } from 'commander';
 import { SETTINGS, SettingError, type SettingDef, type SettingGroup } from '../core/config/settings.ts';
 
-export function addSettingOptions(command: Command, groups: SettingGroup[]): Command {
+/** Adds the settings of `groups`, and the single settings named in `keys`, as options of `command`. */
+export function addSettingOptions(command: Command, groups: SettingGroup[], keys: readonly string[] = []): Command {
   for (const s of SETTINGS as readonly SettingDef<any>[]) {
-    if (!groups.includes(s.group)) continue;
+    if (!groups.includes(s.group) && !keys.includes(s.key)) continue;
     const flags = s.valueName ? `${s.flag} ${s.valueName}` : s.flag;
     const defaultText = s.defaultText ?? (s.defaultValue !== undefined && s.valueName ? String(s.defaultValue) : undefined);
     const help = `${s.description} [env ${s.env}]${defaultText ? ` (default: ${defaultText})` : ''}`;

@@ -46,7 +46,7 @@ export async function stdioJoin(args: readonly string[], flags: Map<string, stri
     process.stderr.write(`airlock: ${error instanceof AirlockError ? error.line : String(error)}\n`);
     process.exit(2);
   }
-  const idleExit = Number(flags.get('--exit-when-idle') ?? env.AIRLOCK_EXIT_WHEN_IDLE ?? 0) || 300;
+  const idleExit = Number(flags.get('--exit-when-idle') ?? env.AIRLOCK_EXIT_WHEN_IDLE ?? 0);
   await runForwarder({
     stdin: process.stdin,
     stdout: process.stdout,

@@ -20,9 +20,6 @@ export function protectStdout(): void {
   console.debug = toStderr;
 }
 
-/** Idle time of a companion this command starts in the background. */
-export const BACKGROUND_IDLE_SECONDS = 300;
-
 export async function stdioCommand(ctx: CliContext, options: { inProcess?: boolean; serveArgs?: string[] } = {}): Promise<void> {
   protectStdout();
   if (options.inProcess) return inProcess(ctx);
@@ -39,7 +36,7 @@ export async function stdioCommand(ctx: CliContext, options: { inProcess?: boole
         dataDir,
         node: process.execPath,
         cli: CLI_ENTRY,
-        idleExitSeconds: ctx.settings.exitWhenIdle || BACKGROUND_IDLE_SECONDS,
+        idleExitSeconds: ctx.settings.exitWhenIdle,
         ...(options.serveArgs ? { serveArgs: options.serveArgs } : {}),
         log: (at, m) => log[at](m),
       }),

@@ -109,10 +109,14 @@ async function launchAndWait(command: string, args: string[], dataDir: string, t
  * started in the background, else a headless `serve` (with `serveArgs`) that
  * exits after `idleExitSeconds` without clients.
  */
+/** How long a companion started in the background by `stdio` waits without clients before it exits. */
+export const BACKGROUND_IDLE_SECONDS = 300;
+
 export async function connectOrStart(options: {
   dataDir: string;
   node: string;
   cli: string;
+  /** 0: BACKGROUND_IDLE_SECONDS. */
   idleExitSeconds: number;
   serveArgs?: string[];
   log(level: 'info' | 'warn', message: string): void;
@@ -134,7 +138,7 @@ export async function connectOrStart(options: {
     dataDir: options.dataDir,
     node: options.node,
     cli: options.cli,
-    idleExitSeconds: options.idleExitSeconds,
+    idleExitSeconds: options.idleExitSeconds || BACKGROUND_IDLE_SECONDS,
     ...(options.serveArgs ? { args: options.serveArgs } : {}),
   });
 }
