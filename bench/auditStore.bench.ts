@@ -2,8 +2,10 @@
 // (a temp dir under os.tmpdir(); pass a directory as the first argument to
 // measure another disk):
 //   1. writes: records per second and p50/p95/p99 latency of recordToolCall and
-//      recordApiCall (each a committed transaction), with synchronous=FULL (the
-//      default) and NORMAL, 3 API calls per tool call as in a typical execute run;
+//      recordApiCall (until the record is committed), with synchronous=FULL (the
+//      default) and NORMAL, 3 API calls per tool call as in a typical execute
+//      run; one run at a time (each record its own commit), then 20 runs in
+//      flight (records that finish together share a commit: group commit);
 //   2. queries on 100k records: latency (median of repeated runs) of the
 //      queries the UI and CLI make, plus verify, count, full JSONL and CSV
 //      exports, and a prune of the older half.
@@ -30,12 +32,12 @@ const OPS = ['events.list', 'events.get', 'agendas.list', 'events.create', 'loca
 const CODE = `const { data } = await api.events.list({ query: { size: 20, search: "jazz" } });\nreturn data.events.map((e) => ({ uid: e.uid, title: e.title?.fr }));\n`;
 
 /** One synthetic execute run: `apiCalls` API records, then the tool record (the order the gate and the tool write them). */
-function writeRun(store: AuditStore, i: number, apiCalls: number, at: number, timings?: { tool: number[]; api: number[] }): void {
+async function writeRun(store: AuditStore, i: number, apiCalls: number, at: number, timings?: { tool: number[]; api: number[] }): Promise<void> {
   const runId = `run-${i}`;
   for (let k = 0; k < apiCalls; k++) {
     const op = OPS[(i + k) % OPS.length]!;
     const started = performance.now();
-    store.recordApiCall({
+    await store.recordApiCall({
       runId,
       callerKey: `http:session-${i % 50}`,
       operationId: op,
@@ -51,7 +53,7 @@ function writeRun(store: AuditStore, i: number, apiCalls: number, at: number, ti
     timings?.api.push(performance.now() - started);
   }
   const started = performance.now();
-  store.recordToolCall({
+  await store.recordToolCall({
     time: new Date(at).toISOString(),
     clientName: CLIENTS[i % CLIENTS.length]!,
     clientVersion: '1.0.0',
@@ -70,20 +72,25 @@ function writeRun(store: AuditStore, i: number, apiCalls: number, at: number, ti
   timings?.tool.push(performance.now() - started);
 }
 
-function writeBench(synchronous: 'full' | 'normal'): void {
-  const file = join(dir, `writes-${synchronous}.sqlite`);
+async function writeBench(synchronous: 'full' | 'normal', inFlight: number): Promise<void> {
+  const file = join(dir, `writes-${synchronous}-${inFlight}.sqlite`);
   const store = openAuditStore({ file, synchronous });
   const timings = { tool: [] as number[], api: [] as number[] };
   const start = performance.now();
   const runs = WRITE_SAMPLES / 4;
-  for (let i = 0; i < runs; i++) writeRun(store, i, 3, Date.now(), timings);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      for (let i = next++; i < runs; i = next++) await writeRun(store, i, 3, Date.now(), timings);
+    }),
+  );
   const elapsed = performance.now() - start;
   store.close();
   const all = [...timings.tool, ...timings.api];
   const row = (name: string, v: number[]) =>
     `  ${name.padEnd(6)} ${String(v.length).padStart(6)}  ${percentile(v, 50).toFixed(3).padStart(8)}  ${percentile(v, 95).toFixed(3).padStart(8)}  ${percentile(v, 99).toFixed(3).padStart(8)}`;
   console.log(
-    `synchronous=${synchronous.toUpperCase()}: ${all.length} writes in ${elapsed.toFixed(0)} ms = ${Math.round((all.length / elapsed) * 1000)} writes/s`,
+    `synchronous=${synchronous.toUpperCase()}, ${inFlight === 1 ? 'one run at a time' : `${inFlight} runs in flight`}: ${all.length} writes in ${elapsed.toFixed(0)} ms = ${Math.round((all.length / elapsed) * 1000)} writes/s`,
   );
   console.log('  kind   writes   p50 ms    p95 ms    p99 ms');
   console.log(row('tool', timings.tool));
@@ -108,7 +115,7 @@ async function queryBench(): Promise<void> {
   const first = Date.now() - 90 * 86_400_000;
   const step = (90 * 86_400_000) / runs; // 90 days of history
   const fillStart = performance.now();
-  for (let i = 0; i < runs; i++) writeRun(store, i, 3, first + i * step);
+  for (let i = 0; i < runs; i++) await writeRun(store, i, 3, first + i * step);
   const fillMs = performance.now() - fillStart;
   const head = store.head();
   console.log(`\n${head.records} records written in ${(fillMs / 1000).toFixed(1)} s (synchronous=NORMAL); file ${(statSync(file).size / 1e6).toFixed(1)} MB`);
@@ -171,8 +178,10 @@ async function queryBench(): Promise<void> {
 
 try {
   console.log(`audit store bench in ${dir}`);
-  writeBench('full');
-  writeBench('normal');
+  for (const inFlight of [1, 20]) {
+    await writeBench('full', inFlight);
+    await writeBench('normal', inFlight);
+  }
   await queryBench();
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -2,9 +2,11 @@
 // loop and prints each one after its write returns; the test SIGKILLs it mid-
 // burst, then reopens the file: every printed record is there (the one the
 // child wrote), SQLite's integrity check passes and the hash chain verifies.
-// Three rounds on the same file (the last with synchronous=NORMAL, which is
-// enough for a killed process), so recovery from a hot WAL is exercised
-// and the chain carries on across crashes. Waits on output, never on time.
+// Four rounds on the same file — one record at a time, then 20 runs in flight
+// (group commit: records that finish together share a transaction), then
+// synchronous=NORMAL (enough for a killed process) both ways — so recovery
+// from a hot WAL is exercised and the chain carries on across crashes. Waits
+// on output, never on time.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -24,9 +26,9 @@ interface Round {
   signal: NodeJS.Signals | null;
 }
 
-function crashRound(file: string, tag: string, synchronous: 'full' | 'normal'): Promise<Round> {
+function crashRound(file: string, tag: string, synchronous: 'full' | 'normal', inFlight: number): Promise<Round> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WRITER, file, tag, synchronous, String(MAX_RECORDS)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [WRITER, file, tag, synchronous, String(MAX_RECORDS), String(inFlight)], { stdio: ['ignore', 'pipe', 'pipe'] });
     const printed = new Map<number, number>();
     let pending = '';
     let stderr = '';
@@ -54,48 +56,53 @@ function crashRound(file: string, tag: string, synchronous: 'full' | 'normal'): 
   });
 }
 
-test('a record whose write returned survives kill -9, and the file and chain stay sound', { timeout: 120_000 }, async () => {
-  const { dir, cleanup } = tempDir('airlock-audit-crash-');
-  const file = join(dir, 'audit.sqlite');
-  try {
-    let total = 0;
-    for (const [tag, synchronous] of [
-      ['a', 'full'],
-      ['b', 'full'],
-      ['c', 'normal'],
-    ] as const) {
-      const round = await crashRound(file, tag, synchronous);
-      assert.equal(round.signal, 'SIGKILL');
-      total += round.printed.size;
+test(
+  'a record whose write was committed survives kill -9, one at a time or in group commits, and the file and chain stay sound',
+  { timeout: 120_000 },
+  async () => {
+    const { dir, cleanup } = tempDir('airlock-audit-crash-');
+    const file = join(dir, 'audit.sqlite');
+    try {
+      let total = 0;
+      for (const [tag, synchronous, inFlight] of [
+        ['a', 'full', 1],
+        ['b', 'full', 20],
+        ['c', 'normal', 1],
+        ['d', 'normal', 20],
+      ] as const) {
+        const round = await crashRound(file, tag, synchronous, inFlight);
+        assert.equal(round.signal, 'SIGKILL');
+        total += round.printed.size;
 
-      const raw = new DatabaseSync(file);
-      try {
-        assert.deepEqual(
-          raw
-            .prepare('PRAGMA integrity_check')
-            .all()
-            .map((r) => ({ ...r })),
-          [{ integrity_check: 'ok' }],
-        );
-      } finally {
-        raw.close();
-      }
-      const store = openAuditStore({ file });
-      try {
-        for (const [seq, n] of round.printed) {
-          const entry = store.get(seq);
-          assert.ok(entry, `record ${seq} (${tag} #${n}) was printed as committed but is missing`);
-          assert.ok('runId' in entry && entry.runId?.startsWith(`${tag}-`), `record ${seq} belongs to round ${tag}`);
-          assert.equal(entry.kind === 'tool' ? entry.bytesOut : entry.kind === 'api' ? entry.bytes : -1, n, `record ${seq} is #${n}`);
+        const raw = new DatabaseSync(file);
+        try {
+          assert.deepEqual(
+            raw
+              .prepare('PRAGMA integrity_check')
+              .all()
+              .map((r) => ({ ...r })),
+            [{ integrity_check: 'ok' }],
+          );
+        } finally {
+          raw.close();
         }
-        const verified = store.verify();
-        assert.deepEqual(verified, { ok: true, records: store.head().records });
-        assert.ok(store.head().records >= total, `${store.head().records} records on disk, ${total} printed`);
-      } finally {
-        store.close();
+        const store = openAuditStore({ file });
+        try {
+          for (const [seq, n] of round.printed) {
+            const entry = store.get(seq);
+            assert.ok(entry, `record ${seq} (${tag} #${n}) was printed as committed but is missing`);
+            assert.ok('runId' in entry && entry.runId?.startsWith(`${tag}-`), `record ${seq} belongs to round ${tag}`);
+            assert.equal(entry.kind === 'tool' ? entry.bytesOut : entry.kind === 'api' ? entry.bytes : -1, n, `record ${seq} is #${n}`);
+          }
+          const verified = store.verify();
+          assert.deepEqual(verified, { ok: true, records: store.head().records });
+          assert.ok(store.head().records >= total, `${store.head().records} records on disk, ${total} printed`);
+        } finally {
+          store.close();
+        }
       }
+    } finally {
+      cleanup();
     }
-  } finally {
-    cleanup();
-  }
-});
+  },
+);

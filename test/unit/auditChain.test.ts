@@ -26,16 +26,16 @@ interface Fixture {
   raw: DatabaseSync;
 }
 
-function withChain(run: (f: Fixture) => void, records = 12): () => void {
-  return () => {
+function withChain(run: (f: Fixture) => void | Promise<void>, records = 12): () => Promise<void> {
+  return async () => {
     const { dir, cleanup } = tempDir('airlock-audit-chain-');
     const file = join(dir, 'audit.sqlite');
     const clock = { now: NOW };
     const store = openAuditStore({ file, now: () => new Date(clock.now) });
     const raw = new DatabaseSync(file);
     try {
-      write(store, records, NOW - 40 * DAY);
-      run({ store, raw, clock });
+      await write(store, records, NOW - 40 * DAY);
+      await run({ store, raw, clock });
     } finally {
       raw.close();
       store.close();
@@ -45,12 +45,12 @@ function withChain(run: (f: Fixture) => void, records = 12): () => void {
 }
 
 /** n records one day apart from `start`: per run, two API calls then the tool call. */
-function write(store: AuditStore, n: number, start: number): void {
+async function write(store: AuditStore, n: number, start: number): Promise<void> {
   for (let i = 0; i < n; i++) {
     const at = new Date(start + i * DAY).toISOString();
     const runId = `run-${Math.floor(i / 3)}-${start}`;
     if (i % 3 === 2) {
-      store.recordToolCall({
+      await store.recordToolCall({
         time: at,
         clientName: 'cursor',
         transport: 'http',
@@ -62,7 +62,7 @@ function write(store: AuditStore, n: number, start: number): void {
         runId,
       });
     } else {
-      store.recordApiCall({
+      await store.recordApiCall({
         runId,
         callerKey: 'http:s',
         operationId: 'events.list',
@@ -105,7 +105,7 @@ function bad(result: VerifyResult): { seq: number; reason: string } {
 
 test(
   'an untouched chain verifies; hashes follow the documented rule',
-  withChain(({ store, raw }) => {
+  withChain(async ({ store, raw }) => {
     assert.deepEqual(store.verify(), { ok: true, records: 12 });
     const rows = raw.prepare('SELECT seq, body, prev_hash, hash FROM records ORDER BY seq').all() as {
       seq: number;
@@ -126,7 +126,7 @@ test(
 
 test(
   'an empty store verifies',
-  withChain(({ store }) => {
+  withChain(async ({ store }) => {
     assert.deepEqual(store.verify(), { ok: true, records: 0 });
     assert.equal(store.head().hash, GENESIS_HASH);
   }, 0),
@@ -165,7 +165,7 @@ const TAMPERINGS: { what: string; sql: string; seq: number; reason?: RegExp; ver
 for (const t of TAMPERINGS) {
   test(
     t.what,
-    withChain(({ store, raw }) => {
+    withChain(async ({ store, raw }) => {
       raw.prepare(t.sql).run();
       const first = bad(store.verify());
       assert.equal(first.seq, t.seq);
@@ -177,7 +177,7 @@ for (const t of TAMPERINGS) {
 
 test(
   'an edited field whose hash was recomputed is caught at the next record',
-  withChain(({ store, raw }) => {
+  withChain(async ({ store, raw }) => {
     const row = raw.prepare('SELECT body, prev_hash FROM records WHERE seq = 4').get() as { body: string; prev_hash: string };
     const body = row.body.replace('"status":200', '"status":500');
     raw.prepare('UPDATE records SET body = ?, hash = ? WHERE seq = 4').run(body, chainHash(row.prev_hash, body));
@@ -189,7 +189,7 @@ test(
 
 test(
   'an indexed column edited to hide a record from filtered views is caught',
-  withChain(({ store, raw }) => {
+  withChain(async ({ store, raw }) => {
     assert.equal(store.query({ client: 'cursor' }).records.length, 12);
     raw.prepare("UPDATE records SET client_name = 'nobody' WHERE seq = 7").run();
     const first = bad(store.verify());
@@ -202,7 +202,7 @@ test(
 
 test(
   'a record deleted from the middle is caught at the missing seq',
-  withChain(({ store, raw }) => {
+  withChain(async ({ store, raw }) => {
     raw.prepare('DELETE FROM records WHERE seq = 6').run();
     const first = bad(store.verify());
     assert.equal(first.seq, 6);
@@ -214,7 +214,7 @@ test(
 
 test(
   'swapped records are caught where the order breaks',
-  withChain(({ store, raw }) => {
+  withChain(async ({ store, raw }) => {
     const a = raw.prepare('SELECT body, prev_hash, hash FROM records WHERE seq = 3').get() as Record<string, string>;
     const b = raw.prepare('SELECT body, prev_hash, hash FROM records WHERE seq = 4').get() as Record<string, string>;
     const put = raw.prepare('UPDATE records SET body = ?, prev_hash = ?, hash = ? WHERE seq = ?');
@@ -228,7 +228,7 @@ test(
 
 test(
   'a record inserted in the middle is caught: naively at its seq, carefully at the record it displaced',
-  withChain(({ store, raw }) => {
+  withChain(async ({ store, raw }) => {
     // Make room at seq 5: renumber 5… up by one (two steps, so the primary key never collides).
     raw.exec('UPDATE records SET seq = -seq - 1 WHERE seq >= 5; UPDATE records SET seq = -seq WHERE seq < 0;');
     const prev = raw.prepare('SELECT hash FROM records WHERE seq = 4').get() as { hash: string };
@@ -247,7 +247,7 @@ test(
 
 test(
   "a row appended behind the store's back is caught as beyond the head",
-  withChain(({ store, raw }) => {
+  withChain(async ({ store, raw }) => {
     const head = store.head();
     const body = forgedToolBody(head.seq + 1, 'late');
     raw
@@ -263,7 +263,7 @@ test(
 
 test(
   'a head witnessed earlier exposes a history rewritten consistently from the start',
-  withChain(({ store, raw }) => {
+  withChain(async ({ store, raw }) => {
     const witnessed = store.head();
     assert.deepEqual(store.verify({ knownHead: witnessed }), { ok: true, records: 12 });
     // Rewrite record 1 and every hash after it, and the head: the chain alone cannot tell.
@@ -283,7 +283,7 @@ test(
 
 test(
   'prune removes the oldest records, records itself, and verify still passes and still catches edits',
-  withChain(({ store, raw }) => {
+  withChain(async ({ store, raw }) => {
     // Records 1…12 are 40…29 days old; 30 days prunes 1…10.
     const result = store.prune({ olderThanDays: 30 });
     assert.equal(result.pruned, 10);
@@ -309,7 +309,7 @@ test(
     assert.deepEqual(store.prune({ olderThanDays: 30 }), { pruned: 0, throughSeq: 10 });
     assert.equal(store.head().seq, 13);
 
-    write(store, 3, NOW - DAY);
+    await write(store, 3, NOW - DAY);
     assert.deepEqual(store.verify(), { ok: true, records: 6 });
     raw.prepare("UPDATE records SET body = json_set(body, '$.url', 'https://elsewhere.test/') WHERE seq = 12").run();
     assert.equal(bad(store.verify()).seq, 12);
@@ -318,7 +318,7 @@ test(
 
 test(
   'after a prune, deleting the first remaining record or faking a prune is caught',
-  withChain(({ store, raw }) => {
+  withChain(async ({ store, raw }) => {
     store.prune({ olderThanDays: 35 }); // seq 6 is exactly 35 days old: kept
     const { anchorSeq } = store.head();
     assert.equal(anchorSeq, 5);
@@ -331,7 +331,7 @@ test(
 
 test(
   'records deleted from the start with the anchor moved by hand are caught: no prune record accounts for them',
-  withChain(({ store, raw }) => {
+  withChain(async ({ store, raw }) => {
     const h3 = (raw.prepare('SELECT hash FROM records WHERE seq = 3').get() as { hash: string }).hash;
     raw.prepare('DELETE FROM records WHERE seq <= 3').run();
     raw.prepare('UPDATE chain SET anchor_seq = 3, anchor_hash = ? WHERE id = 1').run(h3);
@@ -343,7 +343,7 @@ test(
 
 test(
   'prune refuses to remove a damaged stretch, so pruning cannot launder an edit',
-  withChain(({ store, raw }) => {
+  withChain(async ({ store, raw }) => {
     raw.prepare("UPDATE records SET body = json_set(body, '$.status', 999) WHERE seq = 2").run();
     assert.throws(
       () => store.prune({ olderThanDays: 30 }),
@@ -356,13 +356,13 @@ test(
 
 test(
   'a second prune can remove the first prune record; a run split by the cut stays consistent',
-  withChain(({ store, clock }) => {
+  withChain(async ({ store, clock }) => {
     store.prune({ olderThanDays: 38 }); // removes 1…2 (an unfinished run: its tool call, seq 3, stays)
     assert.equal(store.head().anchorSeq, 2);
     // Ten days on, a straggler API call of the run whose tool call is seq 12; then prune through that tool call.
     clock.now = NOW + 10 * DAY;
     const runId = (store.get(12) as { runId: string }).runId;
-    store.recordApiCall({
+    await store.recordApiCall({
       runId,
       callerKey: 'http:s',
       operationId: 'events.get',
@@ -392,10 +392,10 @@ test(
 
 test(
   'two stores on one file (a companion and a fallback core) interleave into one sound chain',
-  withChain(({ store }) => {
+  withChain(async ({ store }) => {
     const other = openAuditStore({ file: store.file, now: () => new Date(NOW) });
     try {
-      for (let i = 0; i < 10; i++) write(i % 2 === 0 ? store : other, 3, NOW - 5 * DAY);
+      for (let i = 0; i < 10; i++) await write(i % 2 === 0 ? store : other, 3, NOW - 5 * DAY);
       assert.equal(other.head().seq, store.head().seq);
       assert.deepEqual(store.verify(), { ok: true, records: 42 });
       assert.deepEqual(other.verify(), { ok: true, records: 42 });

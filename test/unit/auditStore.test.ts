@@ -68,9 +68,9 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 
 test(
   'both record kinds round-trip, and API calls written before their tool call link to it by runId',
-  withStore((store) => {
-    const a1 = store.recordApiCall(apiCall());
-    const a2 = store.recordApiCall(
+  withStore(async (store) => {
+    const a1 = await store.recordApiCall(apiCall());
+    const a2 = await store.recordApiCall(
       apiCall({
         operationId: 'events.create',
         method: 'POST',
@@ -79,8 +79,8 @@ test(
         approval: { by: 'desktop', at: '2030-06-01T12:00:01.000Z', scope: 'once' },
       }),
     );
-    store.recordApiCall(apiCall({ runId: 'run-2' }));
-    const tool = store.recordToolCall(toolCall({ sessionId: 'sess-9' }));
+    await store.recordApiCall(apiCall({ runId: 'run-2' }));
+    const tool = await store.recordToolCall(toolCall({ sessionId: 'sess-9' }));
 
     assert.deepEqual([a1.seq, a2.seq, tool.seq], [1, 2, 4]);
     assert.deepEqual(store.get(1), a1);
@@ -126,9 +126,9 @@ test(
 
 test(
   'inputs: code is capped at 8 KiB on a character boundary with the hash of the full code; other tools store JSON arguments',
-  withStore((store) => {
+  withStore(async (store) => {
     const code = `return "${'é'.repeat(6000)}";`;
-    const big = store.recordToolCall(toolCall({ input: code }));
+    const big = await store.recordToolCall(toolCall({ input: code }));
     assert.equal(big.inputTruncated, true);
     assert.equal(big.inputBytes, Buffer.byteLength(code));
     assert.equal(big.inputSha256, sha256(code));
@@ -136,24 +136,24 @@ test(
     assert.ok(code.startsWith(big.input));
     assert.ok(!big.input.includes('\uFFFD'));
 
-    const search = store.recordToolCall(toolCall({ tool: 'search_docs', input: { query: 'list events, "jazz"', limit: 5 }, runId: undefined }));
+    const search = await store.recordToolCall(toolCall({ tool: 'search_docs', input: { query: 'list events, "jazz"', limit: 5 }, runId: undefined }));
     assert.deepEqual(JSON.parse(search.input), { query: 'list events, "jazz"', limit: 5 });
     assert.equal(search.runId, undefined);
 
-    const bad = store.recordToolCall(toolCall({ credentialFingerprint: 'sk_live_not_a_fingerprint' }));
+    const bad = await store.recordToolCall(toolCall({ credentialFingerprint: 'sk_live_not_a_fingerprint' }));
     assert.equal(bad.credentialFingerprint, 'invalid');
   }),
 );
 
 test(
   'API outcomes summarise decision, status and error',
-  withStore((store) => {
-    const outcome = (r: Partial<ApiCallRecord>) => store.recordApiCall(apiCall(r)).outcome;
-    assert.equal(outcome({}), 'ok');
-    assert.equal(outcome({ decision: 'denied', status: 403, error: 'denied by desktop' }), 'denied');
-    assert.equal(outcome({ decision: 'refused', status: 0, error: 'unknown operation' }), 'refused');
-    assert.equal(outcome({ status: 404, error: 'HTTP 404' }), 'http_error');
-    assert.equal(outcome({ status: 0, error: 'fetch failed' }), 'error');
+  withStore(async (store) => {
+    const outcome = async (r: Partial<ApiCallRecord>) => (await store.recordApiCall(apiCall(r))).outcome;
+    assert.equal(await outcome({}), 'ok');
+    assert.equal(await outcome({ decision: 'denied', status: 403, error: 'denied by desktop' }), 'denied');
+    assert.equal(await outcome({ decision: 'refused', status: 0, error: 'unknown operation' }), 'refused');
+    assert.equal(await outcome({ status: 404, error: 'HTTP 404' }), 'http_error');
+    assert.equal(await outcome({ status: 0, error: 'fetch failed' }), 'error');
   }),
 );
 
@@ -162,7 +162,7 @@ test('the file and its -wal and -shm are private to the user, and records surviv
   const file = join(dir, 'nested', 'audit.sqlite');
   try {
     let store = openAuditStore({ file });
-    store.recordApiCall(apiCall());
+    await store.recordApiCall(apiCall());
     for (const f of [file, `${file}-wal`, `${file}-shm`]) {
       assert.ok(existsSync(f), f);
       assert.equal(statSync(f).mode & 0o777, 0o600, f);
@@ -171,7 +171,7 @@ test('the file and its -wal and -shm are private to the user, and records surviv
     store.close();
     store = openAuditStore({ file });
     assert.equal(store.head().records, 1);
-    store.recordToolCall(toolCall());
+    await store.recordToolCall(toolCall());
     assert.deepEqual(store.verify(), { ok: true, records: 2 });
     store.close();
   } finally {
@@ -183,10 +183,10 @@ test('onRecord sees each committed record, and its errors never fail a write', a
   const seen: AuditEntry[] = [];
   let throwing = false;
   await withStore(
-    (store) => {
-      const a = store.recordApiCall(apiCall());
+    async (store) => {
+      const a = await store.recordApiCall(apiCall());
       throwing = true;
-      const t = store.recordToolCall(toolCall());
+      const t = await store.recordToolCall(toolCall());
       assert.deepEqual(seen, [a, t]);
       assert.equal(store.head().records, 2);
     },
@@ -199,14 +199,72 @@ test('onRecord sees each committed record, and its errors never fail a write', a
   )();
 });
 
+test('records of calls that finish together share one commit: each is on disk, in queue order, before any caller hears back', async () => {
+  const { dir, cleanup } = tempDir('airlock-audit-');
+  const heads: number[] = [];
+  const holder: { store?: AuditStore } = {};
+  const store = openAuditStore({ file: join(dir, 'audit.sqlite'), now: () => new Date(T0), onRecord: () => heads.push(holder.store!.head().seq) });
+  holder.store = store;
+  try {
+    const entries = await Promise.all(Array.from({ length: 20 }, (_, i) => store.recordToolCall(toolCall({ runId: `run-${i}`, bytesOut: i }))));
+    assert.deepEqual(
+      entries.map((e) => [e.seq, e.bytesOut]),
+      Array.from({ length: 20 }, (_, i) => [i + 1, i]),
+    );
+    // The listener of the first record already sees all twenty committed: one transaction held them.
+    assert.deepEqual(
+      heads,
+      Array.from({ length: 20 }, () => 20),
+    );
+    assert.deepEqual(store.verify(), { ok: true, records: 20 });
+    // A lone record later is its own commit.
+    const lone = await store.recordApiCall(apiCall({ runId: 'run-late' }));
+    assert.equal(lone.seq, 21);
+    assert.equal(heads.at(-1), 21);
+  } finally {
+    store.close();
+    cleanup();
+  }
+});
+
+test('a record that cannot be written fails only its own call, never the others committed with it', async () => {
+  await withStore(
+    async (store) => {
+      const results = await Promise.allSettled([
+        store.recordToolCall(toolCall({ runId: 'run-a' })),
+        store.recordToolCall(toolCall({ runId: 'run-b', input: 'return "POISON"' })),
+        store.recordToolCall(toolCall({ runId: 'run-c' })),
+      ]);
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['fulfilled', 'rejected', 'fulfilled'],
+      );
+      const failure = (results[1] as PromiseRejectedResult).reason as AirlockError;
+      assert.ok(failure instanceof AirlockError);
+      assert.match(failure.message, /could not write to the audit log/);
+      assert.deepEqual(
+        store.query({ order: 'oldest' }).records.map((r) => (r as { runId?: string }).runId),
+        ['run-a', 'run-c'],
+      );
+      assert.deepEqual(store.verify(), { ok: true, records: 2 });
+    },
+    {
+      redact: (text) => {
+        if (text.includes('POISON')) throw new Error('redactor broke');
+        return text;
+      },
+    },
+  )();
+});
+
 /** A mixed history: per run i, API calls then the tool call; search_docs calls without runs between. */
-function populate(store: AuditStore, runs: number): void {
+async function populate(store: AuditStore, runs: number): Promise<void> {
   const clients = ['claude-ai', 'cursor', 'zed'];
   for (let i = 0; i < runs; i++) {
     const at = T0 + i * 3_600_000;
     const runId = `run-${i}`;
     for (let k = 0; k < i % 3; k++) {
-      store.recordApiCall(
+      await store.recordApiCall(
         apiCall({
           runId,
           operationId: k === 0 ? 'events.list' : 'agendas.get',
@@ -219,7 +277,7 @@ function populate(store: AuditStore, runs: number): void {
         }),
       );
     }
-    store.recordToolCall(
+    await store.recordToolCall(
       toolCall({
         time: new Date(at).toISOString(),
         clientName: clients[i % 3],
@@ -230,7 +288,7 @@ function populate(store: AuditStore, runs: number): void {
       }),
     );
     if (i % 2 === 0)
-      store.recordToolCall(
+      await store.recordToolCall(
         toolCall({
           time: new Date(at + 1).toISOString(),
           clientName: clients[(i + 1) % 3],
@@ -255,8 +313,8 @@ function everything(store: AuditStore): AuditEntry[] {
 
 test(
   'paging newest first and oldest first has no duplicates and no gaps, even while records are added',
-  withStore((store) => {
-    populate(store, 40);
+  withStore(async (store) => {
+    await populate(store, 40);
     const all = everything(store).map((r) => r.seq);
     assert.equal(all.length, store.head().records);
 
@@ -268,7 +326,7 @@ test(
       newest.push(...page.records.map((r) => r.seq));
       before = page.next;
       // New records between pages land above the cursor and never shift the pages still to come.
-      if (pages++ === 1) populate(store, 2);
+      if (pages++ === 1) await populate(store, 2);
     } while (before !== undefined);
     assert.deepEqual(newest, [...all].reverse());
 
@@ -294,8 +352,8 @@ test(
 
 test(
   'filters: time range, client, tool, outcome, failed, free text, kind, runId, operation, method, decision and profile match a plain scan',
-  withStore((store) => {
-    populate(store, 30);
+  withStore(async (store) => {
+    await populate(store, 30);
     const all = everything(store);
     const runOwner = new Map(all.flatMap((r) => (r.kind === 'tool' && r.runId ? [[r.runId, r] as const] : [])));
     const owner = (r: AuditEntry) => (r.kind === 'tool' ? r : r.kind === 'api' ? runOwner.get(r.runId) : undefined);
@@ -347,7 +405,7 @@ test(
 
 test(
   'bad queries are usage errors: limit outside 1…500, a date that is not one, an unknown kind',
-  withStore((store) => {
+  withStore(async (store) => {
     const usage = (fn: () => unknown) => assert.throws(fn, (e: unknown) => e instanceof AirlockError && e.kind === 'usage');
     usage(() => store.query({ limit: 0 }));
     usage(() => store.query({ limit: 501 }));
@@ -393,9 +451,9 @@ function parseCsv(text: string): string[][] {
 test(
   'exports: JSONL parses back to the records, CSV quotes commas, quotes and newlines, and both take filters',
   withStore(async (store) => {
-    populate(store, 12);
+    await populate(store, 12);
     const awkward = 'say "hi", then\nnew line\r\nand, more';
-    store.recordToolCall(toolCall({ input: awkward, error: '=HYPERLINK("http://evil.test")', outcome: 'error, odd', runId: 'run-x' }));
+    await store.recordToolCall(toolCall({ input: awkward, error: '=HYPERLINK("http://evil.test")', outcome: 'error, odd', runId: 'run-x' }));
     const all = everything(store);
 
     const chunks: string[] = [];
@@ -479,7 +537,7 @@ test('a canary key given to every field is nowhere in the database bytes (main, 
   const store = openAuditStore({ file, redact });
   try {
     const b64 = Buffer.from(`user:${CANARY}`).toString('base64');
-    store.recordApiCall(
+    await store.recordApiCall(
       apiCall({
         runId: `run-${CANARY}`,
         callerKey: `http:${CANARY}`,
@@ -489,7 +547,7 @@ test('a canary key given to every field is nowhere in the database bytes (main, 
         approval: { by: `desktop ${CANARY}`, at: new Date(T0).toISOString(), reason: `nope ${CANARY}` },
       }),
     );
-    const tool = store.recordToolCall(
+    const tool = await store.recordToolCall(
       toolCall({
         clientName: `client ${CANARY}`,
         sessionId: CANARY,
@@ -499,9 +557,9 @@ test('a canary key given to every field is nowhere in the database bytes (main, 
         runId: `run-${CANARY}`,
       }),
     );
-    store.recordToolCall(toolCall({ tool: 'search_docs', input: { query: `find ${CANARY}` }, runId: undefined }));
+    await store.recordToolCall(toolCall({ tool: 'search_docs', input: { query: `find ${CANARY}` }, runId: undefined }));
     // The cap applies after redaction, so it cannot leave a prefix of the key the redactor no longer sees.
-    const straddling = store.recordToolCall(toolCall({ input: `${'x'.repeat(INPUT_CAP_BYTES - 3)}${CANARY}` }));
+    const straddling = await store.recordToolCall(toolCall({ input: `${'x'.repeat(INPUT_CAP_BYTES - 3)}${CANARY}` }));
     assert.ok(!straddling.input.includes(CANARY.slice(0, 3)));
     assert.ok(tool.input.includes('[REDACTED]'));
     assert.equal(tool.inputSha256, sha256(`const k = "${CANARY}"; // ${Buffer.from(CANARY).toString('hex')}`));

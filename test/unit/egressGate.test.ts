@@ -25,7 +25,7 @@ function gate(opts: { auth?: AuthScheme; profile?: Partial<Profile>; records?: A
   return createEgressGate({
     api: { profile: profile(p), baseUrl: echo.url, auth: auth ?? { type: 'bearer' }, catalogue: echoCatalogue() },
     getCredential: () => KEY,
-    onApiCall: (r) => records?.push(r),
+    onApiCall: (r) => void records?.push(r),
     ...rest,
   });
 }
@@ -340,7 +340,7 @@ test('HTTP Basic and cookie API keys are sent as the document declares, never si
   const basic = await createEgressGate({
     api: { profile: profile(), baseUrl: echo.url, auth: { type: 'basic' }, catalogue: echoCatalogue() },
     getCredential: () => `alice:${KEY}`,
-    onApiCall: (r) => records.push(r),
+    onApiCall: (r) => void records.push(r),
   }).call({ operationId: 'items.get', path: { id: '1' } }, run);
   assert.equal(basic.status, 200);
   assert.equal(echo.received.at(-1)!.headers.authorization, `Basic ${Buffer.from(`alice:${KEY}`).toString('base64')}`);

@@ -2,17 +2,19 @@
 // makes, in one SQLite file (`audit.sqlite` in the data dir), durable before
 // the call's result goes back, queryable, exportable and hash-chained.
 //
-// Durability. WAL journal, synchronous=FULL by default: a write commits (the
-// WAL is fsynced) before recordToolCall / recordApiCall return. A killed
+// Durability. WAL journal, synchronous=FULL by default: a record is committed
+// (the WAL is fsynced) before the promise recordToolCall / recordApiCall
+// return settles; records of calls that finish together share one commit
+// (group commit, auditWriter.ts). A killed
 // process (kill -9, crash) never loses a record whose write returned (that
 // needs only the write() into the OS, which NORMAL would give too); with FULL,
 // power loss or an OS crash does not either, as far as the disk honours its
 // flushes (macOS: fsync is not F_FULLFSYNC, so a drive's volatile cache can
 // still lose the last few commits). `synchronous: 'normal'` trades that for
 // speed: after power loss the commits since the last WAL checkpoint may roll
-// back (the file stays consistent and the chain still verifies). Writes are
-// synchronous and block the event loop for one commit; an error is thrown
-// to the caller, which decides whether to fail the tool call.
+// back (the file stays consistent and the chain still verifies). A commit
+// blocks the event loop while it runs; a failed one rejects the promise, and
+// the caller decides whether to fail the tool call.
 //
 // The file is created 0600 (SQLite gives -wal and -shm the same mode) in a
 // 0700 directory. A `redact` function runs over every string of a record
@@ -90,10 +92,10 @@ export interface AuditStoreOptions {
 
 export interface AuditStore {
   readonly file: string;
-  /** Committed when it returns. */
-  recordToolCall(input: ToolCallInput): ToolCallEntry;
-  /** Committed when it returns. */
-  recordApiCall(record: ApiCallRecord): ApiCallEntry;
+  /** Settles once the record is committed. */
+  recordToolCall(input: ToolCallInput): Promise<ToolCallEntry>;
+  /** Settles once the record is committed. */
+  recordApiCall(record: ApiCallRecord): Promise<ApiCallEntry>;
   /** Newest first by default; throws a usage AirlockError for a bad filter or limit. */
   query(query?: AuditQuery): AuditPage;
   count(filter?: AuditFilter): number;
@@ -194,7 +196,9 @@ export function openAuditStore(options: AuditStoreOptions): AuditStore {
     prune,
     head,
     close() {
-      if (db.isOpen) db.close();
+      if (!db.isOpen) return;
+      writer.flush();
+      db.close();
     },
   };
 }

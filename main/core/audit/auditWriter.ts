@@ -1,5 +1,15 @@
 // Writing to the audit chain: a tool call or an API call becomes a redacted,
-// capped record, appended with its hash in one transaction, then announced.
+// capped record, appended with its hash, committed, then announced.
+//
+// Group commit. A record is queued and its promise settles once the
+// transaction holding it has committed (with synchronous=FULL, once the WAL
+// is fsynced). Every record queued before the queue is drained — the records
+// of calls that finish in the same turn of the event loop — shares one
+// transaction and one fsync, so concurrent calls do not pay one flush each,
+// and a lone call waits for nothing but its own commit. If a batch fails, its
+// records are retried one transaction each, so one bad record fails only its
+// own call. Order is queue order: a run's API calls are awaited before its
+// tool record is queued, so they come first in the chain.
 import type { DatabaseSync } from 'node:sqlite';
 import { transaction } from '../util/sqlite.ts';
 import { AirlockError, errorMessage } from '../errors.ts';
@@ -33,8 +43,18 @@ export interface AuditWriter {
   appendInTransaction(make: MakeBody): AuditEntry;
   /** Hands a committed record to the listener; its errors are logged, never thrown. */
   notify(entry: AuditEntry): void;
-  recordToolCall(input: ToolCallInput): ToolCallEntry;
-  recordApiCall(record: ApiCallRecord): ApiCallEntry;
+  /** Settles once the record is committed. */
+  recordToolCall(input: ToolCallInput): Promise<ToolCallEntry>;
+  /** Settles once the record is committed. */
+  recordApiCall(record: ApiCallRecord): Promise<ApiCallEntry>;
+  /** Commits what is queued now (before closing the database). */
+  flush(): void;
+}
+
+interface Queued {
+  make: MakeBody;
+  resolve(entry: AuditEntry): void;
+  reject(error: Error): void;
 }
 
 export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
@@ -68,17 +88,49 @@ export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
     return { ...(JSON.parse(text) as EntryBody), prevHash: chain.head_hash, hash } as AuditEntry;
   }
 
-  function append<T extends AuditEntry>(make: MakeBody): T {
-    let entry: AuditEntry | undefined;
+  let queue: Queued[] = [];
+  let scheduled: NodeJS.Immediate | undefined;
+
+  function append<T extends AuditEntry>(make: MakeBody): Promise<T> {
+    return new Promise<AuditEntry>((resolve, reject) => {
+      queue.push({ make, resolve, reject });
+      scheduled ??= setImmediate(flush);
+    }) as Promise<T>;
+  }
+
+  function commit(batch: Queued[]): AuditEntry[] {
+    const entries: AuditEntry[] = [];
+    transaction(db, () => {
+      for (const queued of batch) entries.push(appendInTransaction(queued.make));
+    });
+    return entries;
+  }
+
+  function flush(): void {
+    if (scheduled) clearImmediate(scheduled);
+    scheduled = undefined;
+    const batch = queue;
+    queue = [];
+    if (batch.length === 0) return;
+    let entries: AuditEntry[];
     try {
-      transaction(db, () => {
-        entry = appendInTransaction(make);
-      });
+      entries = commit(batch);
     } catch (error) {
-      throw new AirlockError('internal', `could not write to the audit log ${file}: ${errorMessage(error)}`, { cause: error });
+      if (batch.length === 1) {
+        batch[0]!.reject(new AirlockError('internal', `could not write to the audit log ${file}: ${errorMessage(error)}`, { cause: error }));
+        return;
+      }
+      // Find the record at fault: each on its own, so the others still commit.
+      for (const queued of batch) {
+        queue = [queued];
+        flush();
+      }
+      return;
     }
-    notify(entry!);
-    return entry as T;
+    batch.forEach((queued, i) => {
+      notify(entries[i]!);
+      queued.resolve(entries[i]!);
+    });
   }
 
   function notify(entry: AuditEntry): void {
@@ -97,35 +149,37 @@ export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
     return 'invalid';
   }
 
-  function recordToolCall(input: ToolCallInput): ToolCallEntry {
-    const raw = inputText(input.input);
-    const redacted = capUtf8(redact(raw), INPUT_CAP_BYTES);
-    const credentialFingerprint = fingerprint(optionalString(input.credentialFingerprint));
-    return append<ToolCallEntry>((seq, recordedAt) => ({
-      kind: 'tool',
-      seq,
-      time: isoTime(input.time) ?? recordedAt,
-      recordedAt,
-      outcome: nonEmpty(input.outcome, 'unknown'),
-      clientName: optionalString(input.clientName),
-      clientVersion: optionalString(input.clientVersion),
-      transport: input.transport,
-      sessionId: optionalString(input.sessionId),
-      tool: nonEmpty(input.tool, 'unknown'),
-      durationMs: milliseconds(input.durationMs),
-      input: redacted.text,
-      inputSha256: sha256Hex(raw),
-      inputBytes: Buffer.byteLength(raw),
-      inputTruncated: redacted.truncated,
-      bytesOut: count(input.bytesOut),
-      error: optionalString(input.error),
-      credentialFingerprint,
-      profile: optionalString(input.profile),
-      runId: optionalString(input.runId),
-    }));
+  function recordToolCall(input: ToolCallInput): Promise<ToolCallEntry> {
+    return append<ToolCallEntry>((seq, recordedAt) => {
+      const raw = inputText(input.input);
+      const redacted = capUtf8(redact(raw), INPUT_CAP_BYTES);
+      const credentialFingerprint = fingerprint(optionalString(input.credentialFingerprint));
+      return {
+        kind: 'tool',
+        seq,
+        time: isoTime(input.time) ?? recordedAt,
+        recordedAt,
+        outcome: nonEmpty(input.outcome, 'unknown'),
+        clientName: optionalString(input.clientName),
+        clientVersion: optionalString(input.clientVersion),
+        transport: input.transport,
+        sessionId: optionalString(input.sessionId),
+        tool: nonEmpty(input.tool, 'unknown'),
+        durationMs: milliseconds(input.durationMs),
+        input: redacted.text,
+        inputSha256: sha256Hex(raw),
+        inputBytes: Buffer.byteLength(raw),
+        inputTruncated: redacted.truncated,
+        bytesOut: count(input.bytesOut),
+        error: optionalString(input.error),
+        credentialFingerprint,
+        profile: optionalString(input.profile),
+        runId: optionalString(input.runId),
+      };
+    });
   }
 
-  function recordApiCall(record: ApiCallRecord): ApiCallEntry {
+  function recordApiCall(record: ApiCallRecord): Promise<ApiCallEntry> {
     return append<ApiCallEntry>((seq, recordedAt) => ({
       kind: 'api',
       seq,
@@ -156,5 +210,5 @@ export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
     }));
   }
 
-  return { appendInTransaction, notify, recordToolCall, recordApiCall };
+  return { appendInTransaction, notify, recordToolCall, recordApiCall, flush };
 }

@@ -46,7 +46,8 @@ export interface EgressGateOptions {
   transport?: Transport;
   /** Per-caller rate limit on HTTP calls: false means over the limit. */
   rateLimit?(callerKey: string): boolean;
-  onApiCall?(record: ApiCallRecord): void;
+  /** Records the call (the audit store); the result goes back only once it settles, and not at all if it throws. */
+  onApiCall?(record: ApiCallRecord): void | Promise<unknown>;
   logger?: Logger;
   responseBytes?: number;
   timeoutMs?: number;
@@ -129,10 +130,10 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
     const started = performance.now();
     const startedAt = now().toISOString();
     let credential: string | undefined;
-    const emit = (full: ApiCallRecord) => {
+    const emit = async (full: ApiCallRecord) => {
       run.calls.push({ method: full.method, url: full.url, status: full.status, decision: full.decision });
       try {
-        options.onApiCall?.(full);
+        await options.onApiCall?.(full);
       } catch (error) {
         // Fail closed: a call that cannot be audited does not hand its result back.
         log.error(`recording an API call failed: ${(error as Error).message}`);
@@ -144,7 +145,7 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
     } catch (error) {
       // The keychain is down and no AIRLOCK_API_KEY: say so, never send unauthenticated behind the person's back.
       const message = (error as { line?: string }).line ?? (error as Error).message;
-      emit({
+      await emit({
         runId: run.runId,
         callerKey: run.caller.key,
         operationId: String(call?.operationId ?? ''),
@@ -164,7 +165,7 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
     }
     const redact = redactorFor(credential);
     const firstOp = typeof call?.operationId === 'string' ? api.catalogue.byId(call.operationId) : undefined;
-    const record = (op: ApiOperation | undefined, method: string, partial: Partial<ApiCallRecord> & Pick<ApiCallRecord, 'decision' | 'status'>) => {
+    const record = async (op: ApiOperation | undefined, method: string, partial: Partial<ApiCallRecord> & Pick<ApiCallRecord, 'decision' | 'status'>) => {
       const full: ApiCallRecord = {
         runId: run.runId,
         callerKey: run.caller.key,
@@ -178,21 +179,28 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
       };
       if (full.error) full.error = redact(full.error);
       full.url = redact(full.url);
-      emit(full);
+      await emit(full);
     };
-    const refuse = (op: ApiOperation | undefined, method: string, result: ApiCallResult, decision: GateDecision, url = '', approval?: ApprovalDecision) => {
+    const refuse = async (
+      op: ApiOperation | undefined,
+      method: string,
+      result: ApiCallResult,
+      decision: GateDecision,
+      url = '',
+      approval?: ApprovalDecision,
+    ) => {
       const message = (result.error as { message?: string }).message ?? '';
-      record(op, method, { decision, status: result.status, url, error: message, ...(approval ? { approval: approvalSummary(approval) } : {}) });
+      await record(op, method, { decision, status: result.status, url, error: message, ...(approval ? { approval: approvalSummary(approval) } : {}) });
       return { ...result, error: redactDeep(result.error, redact) };
     };
 
-    if (!firstOp) return refuse(undefined, '', gateError('airlock_unknown_operation', `unknown operation '${String(call?.operationId)}'`), 'refused');
+    if (!firstOp) return await refuse(undefined, '', gateError('airlock_unknown_operation', `unknown operation '${String(call?.operationId)}'`), 'refused');
     const built = buildUpstreamRequest(firstOp, call, basePath, {
       ...(credentialHeader ? { credentialHeader } : {}),
       ...(credentialQuery ? { credentialQuery } : {}),
       ...(api.auth.type === 'cookie' ? { credentialCookie: api.auth.name } : {}),
     });
-    if (!built.ok) return refuse(firstOp, firstOp.method, gateError('airlock_invalid_request', redact(built.message)), 'refused');
+    if (!built.ok) return await refuse(firstOp, firstOp.method, gateError('airlock_invalid_request', redact(built.message)), 'refused');
     const override = findMethodOverride(built.request.headers, call.query, call.body);
     let hop: Hop = {
       op: firstOp,
@@ -212,11 +220,18 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
         const shownUrl = `${origin.origin}${hop.pathAndQuery}`;
         const verdict = await decideHop(decisionContext, hop, shownUrl, run, redact, credential !== undefined);
         const approval = verdict.approval ? { approval: approvalSummary(verdict.approval) } : {};
-        if (verdict.refusal) return refuse(hop.op, hop.method, verdict.refusal, verdict.decision, shownUrl, verdict.approval);
+        if (verdict.refusal) return await refuse(hop.op, hop.method, verdict.refusal, verdict.decision, shownUrl, verdict.approval);
         if (run.signal?.aborted)
-          return refuse(hop.op, hop.method, gateError('airlock_run_ended', 'the run ended before the call was sent'), 'refused', shownUrl, verdict.approval);
+          return await refuse(
+            hop.op,
+            hop.method,
+            gateError('airlock_run_ended', 'the run ended before the call was sent'),
+            'refused',
+            shownUrl,
+            verdict.approval,
+          );
         if (options.rateLimit && !options.rateLimit(run.caller.key)) {
-          return refuse(
+          return await refuse(
             hop.op,
             hop.method,
             gateError('airlock_rate_limited', 'too many API calls from this client: slow down and retry (the limit is a setting: --rate-limit)', 429),
@@ -225,7 +240,7 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
           );
         }
         if (credential && api.auth.type === 'basic' && !credential.includes(':')) {
-          return refuse(
+          return await refuse(
             hop.op,
             hop.method,
             gateError('airlock_credential_format', `the key of profile ${api.profile.name} must be username:password for HTTP Basic auth`, 401),
@@ -257,7 +272,7 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
           try {
             next = new URL(location, shownUrl);
           } catch {
-            return refuse(
+            return await refuse(
               hop.op,
               hop.method,
               gateError('airlock_redirect_refused', 'the API answered with a redirect to an invalid location', response.status),
@@ -268,7 +283,7 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
           }
           if (next.origin !== origin.origin) {
             // The key never follows a redirect to another origin: nothing is sent there.
-            return refuse(
+            return await refuse(
               hop.op,
               hop.method,
               gateError(
@@ -283,14 +298,14 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
           }
           if (hops < MAX_REDIRECTS) {
             // This hop is done: record it, then treat the redirect as a new request.
-            record(hop.op, hop.method, { decision: verdict.decision, status: response.status, url: shownUrl, bytes: response.body.length, ...approval });
+            await record(hop.op, hop.method, { decision: verdict.decision, status: response.status, url: shownUrl, bytes: response.body.length, ...approval });
             hop = redirectHop(hop, response.status, next, shownUrl, api.catalogue, basePath);
             continue;
           }
         }
         if (response.truncated) {
           const limit = options.responseBytes ?? 10 * 1024 * 1024;
-          return refuse(
+          return await refuse(
             hop.op,
             hop.method,
             gateError(
@@ -304,17 +319,17 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
           );
         }
         const result = responseView(response, redact);
-        record(hop.op, hop.method, { decision: verdict.decision, status: response.status, url: shownUrl, bytes: response.body.length, ...approval });
+        await record(hop.op, hop.method, { decision: verdict.decision, status: response.status, url: shownUrl, bytes: response.body.length, ...approval });
         return result;
       }
     } catch (error) {
       if (error instanceof AuditWriteError) throw error;
       const shownUrl = `${origin.origin}${hop.pathAndQuery}`;
       if (error instanceof BlockedAddressError)
-        return refuse(hop.op, hop.method, gateError('airlock_blocked_address', redact(error.message)), 'refused', shownUrl);
+        return await refuse(hop.op, hop.method, gateError('airlock_blocked_address', redact(error.message)), 'refused', shownUrl);
       const aborted = run.signal?.aborted || (error as Error).name === 'AbortError';
       const message = aborted ? 'the run ended before the API answered' : `could not reach ${origin.origin}: ${(error as Error).message}`;
-      return refuse(hop.op, hop.method, gateError(aborted ? 'airlock_run_ended' : 'airlock_network_error', redact(message)), 'refused', shownUrl);
+      return await refuse(hop.op, hop.method, gateError(aborted ? 'airlock_run_ended' : 'airlock_network_error', redact(message)), 'refused', shownUrl);
     }
   }
 

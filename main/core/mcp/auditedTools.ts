@@ -57,8 +57,8 @@ export interface AuditedTools {
 
 export interface AuditedToolsOptions {
   transport: 'stdio' | 'http';
-  /** Called synchronously when each call finishes, before its result is returned; throwing withholds the result. */
-  report(report: ToolCallReport): void;
+  /** Called when each call finishes; the result is returned once this settles, and withheld if it throws. */
+  report(report: ToolCallReport): void | Promise<unknown>;
   /** Called when a call starts (sessions count calls in flight). */
   onStart?(caller: CallerInfo): void;
 }
@@ -90,7 +90,7 @@ export function auditedTools(server: McpServer, options: AuditedToolsOptions): A
         } catch (error) {
           const message = (error as Error).message;
           try {
-            options.report({ ...base, durationMs: performance.now() - started, outcome: 'error', bytesOut: 0, error: message });
+            await options.report({ ...base, durationMs: performance.now() - started, outcome: 'error', bytesOut: 0, error: message });
           } catch {
             // The call failed anyway; the thrown error is what the client sees.
           }
@@ -98,7 +98,7 @@ export function auditedTools(server: McpServer, options: AuditedToolsOptions): A
         }
         const result = outcome.result;
         try {
-          options.report({
+          await options.report({
             ...base,
             durationMs: performance.now() - started,
             outcome: outcome.outcome ?? (result.isError ? 'error' : 'ok'),

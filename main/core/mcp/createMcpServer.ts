@@ -15,8 +15,8 @@ export interface McpServerOptions {
   /** Further tools (execute, diagnostics) registered after search_docs. */
   tools?: ToolRegistrar[];
   hasExecute?: boolean;
-  /** Called synchronously when each tool call finishes, before its result is returned. */
-  onToolCall(report: ToolCallReport): void;
+  /** Called when each tool call finishes; its result is returned once this settles, and withheld if it throws. */
+  onToolCall(report: ToolCallReport): void | Promise<unknown>;
 }
 
 export function createMcpServer(options: McpServerOptions): McpServer {

@@ -152,7 +152,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       credentialSource: () => credentials.state.source,
       approvals: broker,
       rateLimit: (key) => rate.take(key),
-      onApiCall: (record) => void audit.recordApiCall(record),
+      onApiCall: (record) => audit.recordApiCall(record),
       logger: logger.child('gate'),
     });
 
@@ -249,7 +249,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
           hasExecute: true,
           onToolCall: (call) => {
             sessions.end(call.caller.key);
-            audit.recordToolCall({
+            return audit.recordToolCall({
               time: call.startedAt,
               ...(call.caller.clientName ? { clientName: call.caller.clientName } : {}),
               ...(call.caller.clientVersion ? { clientVersion: call.caller.clientVersion } : {}),
