@@ -4,7 +4,8 @@
 // the SQLite-backed demo store. It listens on loopback only, accepts only a
 // loopback Host header (no DNS rebinding), and, given `expectedKey`, refuses
 // requests without that bearer token (constant-time compare).
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { http } from '../util/nodeHttp.ts';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -85,7 +86,7 @@ export async function startDemoServer(options: DemoServerOptions): Promise<DemoS
 
   const routes = buildRoutes(store, () => origin);
 
-  const server = createServer((req, res) => {
+  const server = http.createServer((req, res) => {
     void handle(req, res);
   });
 

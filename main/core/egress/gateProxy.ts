@@ -2,7 +2,7 @@
 // HTTP endpoint (POST /call) where each run authenticates with its own
 // capability token. No token, a wrong one, or the token of a run that has
 // ended → 401; nothing reaches the gate without a live run behind it.
-import { createServer } from 'node:http';
+import { http } from '../util/nodeHttp.ts';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../log/logger.ts';
@@ -35,7 +35,7 @@ export async function startGateProxy(options: { logger?: Logger; maxBodyBytes?: 
     return undefined;
   };
 
-  const server = createServer((req, res) => {
+  const server = http.createServer((req, res) => {
     const reply = (status: number, body: unknown) => {
       const text = JSON.stringify(body);
       res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });

@@ -2,8 +2,8 @@
 // address the address policy pinned (the Host header and TLS server name stay
 // the configured host). Bounded: a response larger than `maxBytes` is cut and
 // reported; `signal` (run ended, timeout) aborts the exchange.
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type { IncomingHttpHeaders } from 'node:http';
+import { http, https } from '../util/nodeHttp.ts';
 import { createGunzip, createInflate, createBrotliDecompress } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import type { PinnedAddress } from './addressPolicy.ts';
@@ -33,7 +33,7 @@ export type Transport = (exchange: UpstreamExchange) => Promise<UpstreamResponse
 export const nodeTransport: Transport = (x) =>
   new Promise((resolve, reject) => {
     const isHttps = x.origin.protocol === 'https:';
-    const requestFn = isHttps ? httpsRequest : httpRequest;
+    const requestFn = isHttps ? https.request : http.request;
     const port = x.origin.port ? Number(x.origin.port) : isHttps ? 443 : 80;
     const hostHeader = x.origin.port ? `${x.origin.hostname}:${x.origin.port}` : x.origin.hostname;
     const req = requestFn({

@@ -49,6 +49,9 @@ export interface ExecuteService {
   readonly manifest: ClientManifest;
 }
 
+/** Why a run's signal fires once the run is over: one shared reason, not a new DOMException per run. */
+const RUN_OVER = new DOMException('the run is over', 'AbortError');
+
 const LEVELS: Record<ConsoleEntry['level'], LogLevel> = { log: 'info', info: 'info', debug: 'debug', warn: 'warn', error: 'error' };
 
 export function createExecuteService(options: ExecuteServiceOptions): ExecuteService {
@@ -89,7 +92,7 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
     }
     const limits = options.limits();
     const ended = new AbortController();
-    const onAbort = () => ended.abort();
+    const onAbort = () => ended.abort(signal?.reason);
     signal?.addEventListener('abort', onAbort);
     let apiCalls = 0;
     const calls: RunCallSummary[] = [];
@@ -131,7 +134,7 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
       };
     } finally {
       options.onRunEnd?.(runId);
-      ended.abort();
+      ended.abort(RUN_OVER);
       signal?.removeEventListener('abort', onAbort);
       release();
     }

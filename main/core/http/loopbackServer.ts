@@ -2,7 +2,8 @@
 // control API and the web UI). It binds 127.0.0.1 unless told otherwise with
 // an explicitly dangerous flag, validates Host and Origin on every request
 // (403) and checks the route's bearer token in constant time (401).
-import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
+import type { IncomingMessage, ServerResponse, Server } from 'node:http';
+import { http } from '../util/nodeHttp.ts';
 import type { AddressInfo } from 'node:net';
 import { AirlockError } from '../errors.ts';
 import type { Logger } from '../log/logger.ts';
@@ -52,7 +53,7 @@ export async function startLoopbackServer(options: LoopbackServerOptions): Promi
   if (!loopback) logger.warn(`DANGER: binding ${host}: the server is reachable from the network (the bearer token is still required)`);
 
   const routes = [...options.routes].sort((a, b) => b.path.length - a.path.length);
-  const server: Server = createServer((req, res) => {
+  const server: Server = http.createServer((req, res) => {
     void handle(req, res).catch((error) => {
       logger.error(`request ${req.method} ${req.url} failed: ${(error as Error).message}`);
       if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });

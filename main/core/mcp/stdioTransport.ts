@@ -68,12 +68,27 @@ export class LineLimitedStdioTransport implements Transport {
     this.onmessage?.(parsed.data);
   }
 
+  /**
+   * Answers sent in the same tick (calls whose audit records shared a commit)
+   * leave in one write: the stream is corked until the tick ends.
+   */
   send(message: JSONRPCMessage): Promise<void> {
+    if (!this.corked) {
+      this.corked = true;
+      this.stdout.cork();
+      process.nextTick(this.uncork);
+    }
     return new Promise((resolve) => {
       if (this.stdout.write(JSON.stringify(message) + '\n')) resolve();
       else this.stdout.once('drain', resolve);
     });
   }
+
+  private corked = false;
+  private readonly uncork = () => {
+    this.corked = false;
+    this.stdout.uncork();
+  };
 
   async close(): Promise<void> {
     this.stdin.off('data', this.reader.push);
