@@ -23,10 +23,30 @@ export interface ApiParameter {
   example?: unknown;
 }
 
-export interface ApiRequestBody {
-  required: boolean;
+/** How one property of a form or multipart body is written (the OpenAPI Encoding Object, without its part headers). */
+export interface ApiEncoding {
+  contentType?: string;
+  style?: string;
+  explode?: boolean;
+  allowReserved?: boolean;
+}
+
+/** One media type a request body may be sent as. */
+export interface ApiMediaType {
   contentType: string;
   schema?: JsonSchema;
+  /** Form and multipart bodies: how each property is written, by property name. */
+  encoding?: Record<string, ApiEncoding>;
+}
+
+export interface ApiRequestBody {
+  required: boolean;
+  /** The media type sent unless the call asks for another offered one (JSON first, then the document's order). */
+  contentType: string;
+  schema?: JsonSchema;
+  encoding?: Record<string, ApiEncoding>;
+  /** Every media type the document offers, the default one first. */
+  content: ApiMediaType[];
   description?: string;
   /** The document's own example of this body (media type `example`, or the first of `examples`). */
   example?: unknown;
@@ -142,26 +162,44 @@ export function buildCatalogue(document: OpenApiDocument, refNames: WeakMap<obje
   const paths = resolveCallPathCollisions(candidates);
   const operations: ApiOperation[] = drafts.map((d, i) => ({ ...d, callPath: paths[i]!, call: ['api', ...paths[i]!].join('.') }));
 
+  return catalogueFromData(
+    {
+      title: str(document.info?.title) ?? 'API',
+      version: str(document.info?.version) ?? '',
+      ...(str(document.info?.description) !== undefined ? { description: str(document.info?.description)! } : {}),
+      servers: asArray(document.servers)
+        .map((s) => (s && typeof s.url === 'string' ? expandServerVariables(s.url, s.variables) : undefined))
+        .filter((u): u is string => !!u),
+      operations,
+      warnings: [...repeated].map(
+        ([id, others]) =>
+          `operationId '${id}' is used by ${others.length + 1} operations; the later ones are called ${others.map((o, i) => `'${id}#${i + 2}' (${o})`).join(', ')}`,
+      ),
+      securitySchemes: (document.components?.securitySchemes ?? {}) as Record<string, JsonSchema>,
+    },
+    refNames,
+  );
+}
+
+/** What a catalogue holds, as plain data (structured-clonable: the on-disk cache stores it). */
+export type CatalogueData = Omit<Catalogue, 'byId' | 'byCall' | 'match' | 'refNames'>;
+
+export function catalogueData(catalogue: Catalogue): CatalogueData {
+  const { title, version, description, servers, operations, warnings, securitySchemes } = catalogue;
+  return { title, version, ...(description !== undefined ? { description } : {}), servers, operations, warnings, securitySchemes };
+}
+
+/** A catalogue from its data: the lookups by id, call path and route are built here. */
+export function catalogueFromData(data: CatalogueData, refNames: WeakMap<object, string>): Catalogue {
+  const { operations } = data;
   const ids = new Map(operations.map((o) => [o.id, o] as const));
   const calls = new Map(operations.map((o) => [o.call, o] as const));
   const matchers: RouteMatcher[] = operations
     .map((op) => ({ op, regex: templateRegex(op.path), literalSegments: op.path.split('/').filter((s) => s && !s.includes('{')).length }))
     .sort((a, b) => b.literalSegments - a.literalSegments);
-
   return {
-    title: str(document.info?.title) ?? 'API',
-    version: str(document.info?.version) ?? '',
-    ...(str(document.info?.description) !== undefined ? { description: str(document.info?.description)! } : {}),
-    servers: asArray(document.servers)
-      .map((s) => (s && typeof s.url === 'string' ? expandServerVariables(s.url, s.variables) : undefined))
-      .filter((u): u is string => !!u),
-    operations,
+    ...data,
     refNames,
-    warnings: [...repeated].map(
-      ([id, others]) =>
-        `operationId '${id}' is used by ${others.length + 1} operations; the later ones are called ${others.map((o, i) => `'${id}#${i + 2}' (${o})`).join(', ')}`,
-    ),
-    securitySchemes: (document.components?.securitySchemes ?? {}) as Record<string, JsonSchema>,
     byId: (id) => ids.get(id),
     byCall: (call) => calls.get(call.startsWith('api.') ? call : `api.${call}`),
     match(method, pathname) {
@@ -223,21 +261,45 @@ function pickContent(content: any): { contentType: string; schema?: JsonSchema }
   return { contentType: type, ...(schema && typeof schema === 'object' ? { schema } : {}) };
 }
 
+/** A JSON media type: `application/json`, `text/json`, or any `…+json` (parameters ignored). */
+export function isJsonMediaType(type: string): boolean {
+  const essence = type.split(';')[0]!.trim().toLowerCase();
+  return /^[a-z0-9!#$&^_.+-]+\/(?:[a-z0-9!#$&^_.+-]+\+)?json$/.test(essence);
+}
+
 function requestBodyOf(body: any): { requestBody?: ApiRequestBody } {
-  if (!body || typeof body !== 'object') return {};
-  const picked = pickContent(body.content);
-  if (!picked) return {};
-  const media = body.content?.[picked.contentType];
+  if (!body || typeof body !== 'object' || !body.content || typeof body.content !== 'object') return {};
+  const types = Object.keys(body.content);
+  if (types.length === 0) return {};
+  const preferred = types.find(isJsonMediaType) ?? types[0]!;
+  const content = [preferred, ...types.filter((t) => t !== preferred)].map((type) => mediaTypeOf(type, body.content[type]));
+  const media = body.content[preferred];
   const examples = media?.examples && typeof media.examples === 'object' ? Object.values(media.examples as Record<string, { value?: unknown }>) : [];
   const example = media?.example !== undefined ? media.example : examples.find((e) => e && typeof e === 'object' && e.value !== undefined)?.value;
   return {
     requestBody: {
       required: body.required === true,
-      ...picked,
+      ...content[0]!,
+      content,
       ...(example !== undefined ? { example } : {}),
       ...(str(body.description) !== undefined ? { description: str(body.description)! } : {}),
     },
   };
+}
+
+function mediaTypeOf(contentType: string, media: any): ApiMediaType {
+  const schema = media && typeof media === 'object' && media.schema && typeof media.schema === 'object' ? (media.schema as JsonSchema) : undefined;
+  const encoding: Record<string, ApiEncoding> = {};
+  for (const [name, e] of Object.entries((media?.encoding ?? {}) as Record<string, any>)) {
+    if (!e || typeof e !== 'object') continue;
+    encoding[name] = {
+      ...(str(e.contentType) !== undefined ? { contentType: (e.contentType as string).trim() } : {}),
+      ...(typeof e.style === 'string' ? { style: e.style } : {}),
+      ...(typeof e.explode === 'boolean' ? { explode: e.explode } : {}),
+      ...(typeof e.allowReserved === 'boolean' ? { allowReserved: e.allowReserved } : {}),
+    };
+  }
+  return { contentType, ...(schema ? { schema } : {}), ...(Object.keys(encoding).length > 0 ? { encoding } : {}) };
 }
 
 function responsesOf(responses: any): ApiResponse[] {

@@ -29,7 +29,15 @@ export interface LoadedDocument {
   origin: SpecOrigin;
   /** Component names of dereferenced schemas (`Event`), for rendering. */
   refNames: WeakMap<object, string>;
+  /** The same names as a list (a WeakMap cannot be listed, and the on-disk cache stores them). */
+  refList: [object, string][];
   loadMs: number;
+}
+
+/** A document's bytes as read (a file, or a URL's cached copy), before parsing. */
+export interface DocumentSource {
+  bytes: Buffer;
+  origin: SpecOrigin;
 }
 
 export interface LoadOptions {
@@ -50,29 +58,42 @@ export function isUrl(source: string): boolean {
 
 export async function loadApiDocument(source: string, options: LoadOptions): Promise<LoadedDocument> {
   const started = performance.now();
-  const logger = options.logger ?? silentLogger;
-  let text: string;
-  let origin: SpecOrigin;
+  const read = await readDocumentSource(source, options);
+  const loaded = await resolveDocument(read.bytes.toString('utf8'), read.origin, options);
+  return { ...loaded, loadMs: performance.now() - started };
+}
+
+/** Reads a document's bytes: a file, or a URL (its cached copy unless `refresh` or none yet). */
+export async function readDocumentSource(source: string, options: LoadOptions): Promise<DocumentSource> {
   if (isUrl(source)) {
-    ({ text, origin } = await readUrl(source, options, logger));
-  } else {
-    const location = resolvePath(source);
-    try {
-      text = await readFile(location, 'utf8');
-    } catch (error) {
-      throw new AirlockError('spec', `cannot read OpenAPI document ${location}: ${(error as NodeJS.ErrnoException).code ?? errorMessage(error)}`, {
-        hint: 'check the --spec path',
-      });
-    }
-    origin = { kind: 'file', location };
+    const { text, origin } = await readUrl(source, options, options.logger ?? silentLogger);
+    return { bytes: Buffer.from(text, 'utf8'), origin };
   }
+  const location = resolvePath(source);
+  try {
+    return { bytes: await readFile(location), origin: { kind: 'file', location } };
+  } catch (error) {
+    throw new AirlockError('spec', `cannot read OpenAPI document ${location}: ${(error as NodeJS.ErrnoException).code ?? errorMessage(error)}`, {
+      hint: 'check the --spec path',
+    });
+  }
+}
+
+/** Parses a document's text and resolves its $refs (external ones only where the options allow). */
+export async function resolveDocument(text: string, origin: SpecOrigin, options: LoadOptions): Promise<LoadedDocument> {
+  const started = performance.now();
   const parsed = await parseCached(text, origin.location, options.cacheDir);
   checkVersion(parsed, origin.location);
 
   const refNames = new WeakMap<object, string>();
+  const refList: [object, string][] = [];
   const onDereference = (ref: string, value: unknown) => {
     const m = /#\/components\/schemas\/([^/]+)$/.exec(ref);
-    if (m && value && typeof value === 'object' && !refNames.has(value)) refNames.set(value, decodeURIComponent(m[1]!));
+    if (m && value && typeof value === 'object' && !refNames.has(value)) {
+      const name = decodeURIComponent(m[1]!);
+      refNames.set(value, name);
+      refList.push([value, name]);
+    }
   };
   const external = findExternalRefs(parsed);
   const allow = options.allowExternalRefs ?? [];
@@ -90,7 +111,7 @@ export async function loadApiDocument(source: string, options: LoadOptions): Pro
     if (refusal) throw refusal;
     throw new AirlockError('spec', `cannot resolve $refs in ${origin.location}: ${errorMessage(error)}`);
   }
-  return { document, origin, refNames, loadMs: performance.now() - started };
+  return { document, origin, refNames, refList, loadMs: performance.now() - started };
 }
 
 /**

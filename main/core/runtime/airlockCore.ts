@@ -11,9 +11,10 @@ import type { Logger } from '../log/logger.ts';
 import type { LogBuffer } from '../log/logBuffer.ts';
 import { ProfileStore, selectProfile } from '../profiles/profileStore.ts';
 import { DEMO_SPEC, type Profile } from '../profiles/profile.ts';
-import { loadApiDocument, type SpecOrigin, isUrl } from '../openapi/loadDocument.ts';
-import { buildCatalogue, type Catalogue } from '../openapi/catalogue.ts';
-import { OperationSearch } from '../search/operationSearch.ts';
+import { type SpecOrigin, isUrl } from '../openapi/loadDocument.ts';
+import type { Catalogue } from '../openapi/catalogue.ts';
+import type { OperationSearch } from '../search/operationSearch.ts';
+import { prepareApi } from '../openapi/preparedApi.ts';
 import { startDemoServer, demoSpecPath, type DemoServer } from '../demo/demoServer.ts';
 import { AIRLOCK_VERSION } from './version.ts';
 
@@ -26,6 +27,8 @@ export interface LoadedApi {
   origin: SpecOrigin;
   /** Load + index time of the document, in ms. */
   readyMs: number;
+  /** Whether the catalogue and index came from the on-disk cache. */
+  cache: 'hit' | 'miss' | 'off';
 }
 
 export interface AirlockCore {
@@ -65,38 +68,35 @@ export async function createCore(options: CoreOptions): Promise<AirlockCore> {
     logger.info(`demo API serving on ${demo.url}`);
   }
   try {
-    const started = performance.now();
-    const loaded = await loadApiDocument(spec, {
+    const prepared = await prepareApi(spec, {
       cacheDir: paths.specCache,
       refresh: settings.refreshSpec,
       logger: logger.child('spec'),
       ...(profile.allowExternalRefs ? { allowExternalRefs: profile.allowExternalRefs } : {}),
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
-    const catalogue = buildCatalogue(loaded.document, loaded.refNames);
-    const search = new OperationSearch(catalogue);
-    const readyMs = performance.now() - started;
-    if (catalogue.operations.length === 0) logger.warn(`${loaded.origin.location} declares no operations`);
-    for (const warning of catalogue.warnings) logger.warn(`${loaded.origin.location}: ${warning}`);
+    const { catalogue, search, readyMs } = prepared;
+    if (catalogue.operations.length === 0) logger.warn(`${prepared.origin.location} declares no operations`);
+    for (const warning of catalogue.warnings) logger.warn(`${prepared.origin.location}: ${warning}`);
     baseUrl ??= resolveServerUrl(catalogue.servers[0], spec);
     if (!baseUrl) {
-      throw new AirlockError('config', `no base URL for profile '${profile.name}': ${loaded.origin.location} declares no absolute server URL`, {
+      throw new AirlockError('config', `no base URL for profile '${profile.name}': ${prepared.origin.location} declares no absolute server URL`, {
         hint: 'pass --base-url',
       });
     }
     if (!profile.auth) {
-      const problem = unsupportedSecurity(catalogue.securitySchemes, loaded.document.security);
+      const problem = unsupportedSecurity(catalogue.securitySchemes, prepared.security);
       if (problem) {
         throw new AirlockError('config', `profile '${profile.name}': ${problem}`, {
           hint: `if the API also takes one of those, set it with --auth (or the profile's auth); --auth none calls it without a credential`,
         });
       }
     }
-    const auth = profile.auth ?? inferAuthScheme(catalogue.securitySchemes, loaded.document.security);
+    const auth = profile.auth ?? inferAuthScheme(catalogue.securitySchemes, prepared.security);
     logger.info(
-      `profile ${profile.name}: ${catalogue.title} ${catalogue.version}, ${catalogue.operations.length} operations, ${baseUrl} (loaded in ${readyMs.toFixed(0)} ms)`,
+      `profile ${profile.name}: ${catalogue.title} ${catalogue.version}, ${catalogue.operations.length} operations, ${baseUrl} (${prepared.cache === 'hit' ? 'restored from the cache' : 'loaded'} in ${readyMs.toFixed(0)} ms)`,
     );
-    const api: LoadedApi = { profile, baseUrl: baseUrl.replace(/\/$/, ''), auth, catalogue, search, origin: loaded.origin, readyMs };
+    const api: LoadedApi = { profile, baseUrl: baseUrl.replace(/\/$/, ''), auth, catalogue, search, origin: prepared.origin, readyMs, cache: prepared.cache };
     return {
       version: AIRLOCK_VERSION,
       settings,

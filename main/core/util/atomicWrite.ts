@@ -6,7 +6,7 @@ import { open, rename, rm, mkdir } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 
-export async function writeFileAtomic(path: string, content: string, options: { mode?: number } = {}): Promise<void> {
+export async function writeFileAtomic(path: string, content: string | Uint8Array, options: { mode?: number } = {}): Promise<void> {
   const mode = options.mode ?? 0o600;
   const dir = dirname(path);
   await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -15,7 +15,7 @@ export async function writeFileAtomic(path: string, content: string, options: { 
     const handle = await open(tmp, 'wx', mode);
     try {
       if (process.platform !== 'win32') await handle.chmod(mode);
-      await handle.writeFile(content, 'utf8');
+      await handle.writeFile(content);
       await handle.sync();
     } finally {
       await handle.close();

@@ -1,0 +1,174 @@
+// A profile's API, ready to serve: its catalogue and search index, built from
+// the OpenAPI document or, when the document is unchanged since a previous
+// start, restored from the on-disk cache. Parsing and resolving a large
+// document is most of the work of a start (GitHub's 13 MB: ~470 ms to parse
+// and dereference, ~150 ms to index); restoring is a read, a hash and a
+// structured-clone deserialisation.
+//
+// The cache (`<data dir>/spec-cache/api-<hash of the location>.bin`, one file
+// per document location, 0600) is keyed by the document's sha256 together
+// with a stamp of the code that builds catalogues and indexes (the Airlock
+// version and the size and time of its files), so an edited document or a
+// different Airlock rebuilds it. A document that may pull in other files
+// (a profile that allows external $refs) is never cached: its bytes alone do
+// not determine what it resolves to. The cache is an accelerator only: an
+// unreadable, foreign or damaged file is ignored and rewritten, and writing it
+// happens after start-up, best effort.
+import { createHash } from 'node:crypto';
+import { readFile, readdir, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { deserialize, serialize } from 'node:v8';
+import { writeFileAtomic } from '../util/atomicWrite.ts';
+import { errorMessage } from '../errors.ts';
+import { silentLogger } from '../log/logger.ts';
+import { AIRLOCK_VERSION } from '../runtime/version.ts';
+import { OperationSearch } from '../search/operationSearch.ts';
+import { buildCatalogue, catalogueData, catalogueFromData, type Catalogue, type CatalogueData } from './catalogue.ts';
+import { readDocumentSource, resolveDocument, type LoadOptions, type SpecOrigin } from './loadDocument.ts';
+
+/** Bumped whenever what the cache holds changes shape. */
+export const API_CACHE_FORMAT = 1;
+
+export interface PreparedApi {
+  catalogue: Catalogue;
+  search: OperationSearch;
+  /** The document's top-level `security` requirement. */
+  security: unknown;
+  origin: SpecOrigin;
+  /** `hit`: restored from the cache; `miss`: built (and cached after start-up); `off`: built, never cached. */
+  cache: 'hit' | 'miss' | 'off';
+  /** Read, parse or restore, and index, in ms. */
+  readyMs: number;
+  /** On a miss: settles once the cache file is written (or writing it failed, which is logged). */
+  cacheWritten?: Promise<void>;
+}
+
+export interface PrepareOptions extends LoadOptions {
+  /** Default true. */
+  cache?: boolean;
+}
+
+interface CacheHeader {
+  format: number;
+  code: string;
+  location: string;
+  sha256: string;
+}
+
+interface CachePayload {
+  catalogue: CatalogueData;
+  refList: [object, string][];
+  security: unknown;
+}
+
+export async function prepareApi(spec: string, options: PrepareOptions): Promise<PreparedApi> {
+  const started = performance.now();
+  const log = options.logger ?? silentLogger;
+  const source = await readDocumentSource(spec, options);
+  const cacheable = options.cache !== false && (options.allowExternalRefs ?? []).length === 0;
+  const file = join(options.cacheDir, `api-${createHash('sha256').update(source.origin.location).digest('hex').slice(0, 24)}.bin`);
+  const header: CacheHeader | undefined = cacheable
+    ? { format: API_CACHE_FORMAT, code: await codeStamp(), location: source.origin.location, sha256: createHash('sha256').update(source.bytes).digest('hex') }
+    : undefined;
+
+  if (header) {
+    const payload = await readCache(file, header).catch((error: unknown) => {
+      log.debug(`API cache ${file} not used: ${errorMessage(error)}`);
+      return undefined;
+    });
+    if (payload) {
+      const catalogue = catalogueFromData(payload.catalogue, new WeakMap(payload.refList));
+      const search = new OperationSearch(catalogue);
+      return { catalogue, search, security: payload.security, origin: source.origin, cache: 'hit', readyMs: performance.now() - started };
+    }
+  }
+
+  const loaded = await resolveDocument(source.bytes.toString('utf8'), source.origin, options);
+  const catalogue = buildCatalogue(loaded.document, loaded.refNames);
+  const search = new OperationSearch(catalogue);
+  const security = loaded.document.security;
+  let cacheWritten: Promise<void> | undefined;
+  if (header) {
+    // After start-up: serialising a large catalogue takes tens of ms that the first answer need not wait for.
+    cacheWritten = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        writeCache(file, header, { catalogue: catalogueData(catalogue), refList: loaded.refList, security })
+          .catch((error: unknown) => log.debug(`API cache ${file} not written: ${errorMessage(error)}`))
+          .finally(resolve);
+      }, 0),
+    );
+  }
+  return {
+    catalogue,
+    search,
+    security,
+    origin: source.origin,
+    cache: header ? 'miss' : 'off',
+    readyMs: performance.now() - started,
+    ...(cacheWritten ? { cacheWritten } : {}),
+  };
+}
+
+/** The cache file: a 4-byte header length, the header as JSON, then the v8-serialised payload. */
+async function readCache(file: string, expected: CacheHeader): Promise<CachePayload | undefined> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch {
+    return undefined;
+  }
+  const length = bytes.readUInt32LE(0);
+  const header = JSON.parse(bytes.subarray(4, 4 + length).toString('utf8')) as CacheHeader;
+  if (header.format !== expected.format || header.code !== expected.code || header.location !== expected.location || header.sha256 !== expected.sha256)
+    return undefined;
+  const payload = deserialize(bytes.subarray(4 + length)) as CachePayload;
+  if (!payload?.catalogue || !Array.isArray(payload.catalogue.operations) || !Array.isArray(payload.refList)) throw new Error('payload of an unexpected shape');
+  return payload;
+}
+
+async function writeCache(file: string, header: CacheHeader, payload: CachePayload): Promise<void> {
+  await removeStaleTemps(file);
+  const head = Buffer.from(JSON.stringify(header), 'utf8');
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(head.length, 0);
+  await writeFileAtomic(file, Buffer.concat([length, head, serialize(payload)]));
+}
+
+/** Temp files of writes that a process exit cut short (writeFileAtomic names them `.<name>.<pid>.<random>.tmp`). */
+async function removeStaleTemps(file: string): Promise<void> {
+  const dir = dirname(file);
+  const prefix = `.${basename(file)}.`;
+  const names = await readdir(dir).catch(() => [] as string[]);
+  for (const name of names.filter((n) => n.startsWith(prefix) && n.endsWith('.tmp'))) {
+    const path = join(dir, name);
+    const info = await stat(path).catch(() => undefined);
+    // A minute old: no write still going on (another companion's) is removed under it.
+    if (info && Date.now() - info.mtimeMs > 60_000) await rm(path, { force: true }).catch(() => undefined);
+  }
+}
+
+let stamp: Promise<string> | undefined;
+
+/**
+ * What identifies the code that builds catalogues and indexes: the version,
+ * and the size and modification time of its files — in a checkout, the
+ * sources of this folder and of search/; in a build, the bundled file that
+ * holds this module (every build rewrites it).
+ */
+function codeStamp(): Promise<string> {
+  return (stamp ??= (async () => {
+    const here = fileURLToPath(import.meta.url);
+    let files = [here];
+    if (here.endsWith('.ts')) {
+      const dirs = [dirname(here), join(dirname(here), '..', 'search')];
+      files = (await Promise.all(dirs.map(async (dir) => (await readdir(dir)).filter((f) => f.endsWith('.ts')).map((f) => join(dir, f))))).flat().sort();
+    }
+    const hash = createHash('sha256').update(`${AIRLOCK_VERSION}\n`);
+    for (const f of files) {
+      const s = await stat(f);
+      hash.update(`${f}\0${s.size}\0${s.mtimeMs}\n`);
+    }
+    return hash.digest('hex').slice(0, 16);
+  })());
+}

@@ -1,0 +1,111 @@
+// The on-disk cache of a document's catalogue and search index: a second
+// start on an unchanged document restores what the first built (the same
+// operations, calls, schema names and search answers); an edited document, a
+// damaged or foreign cache file, or a profile that allows external $refs
+// builds afresh, and a bad cache file is never an error.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { prepareApi, type PreparedApi } from '../../main/core/openapi/preparedApi.ts';
+import { OPENAGENDA_SPEC, tempDir } from '../helpers/paths.ts';
+
+const QUERIES = ['list events of an agenda', 'supprimer un événement', 'create a location', 'get agenda by uid'];
+
+function summary(api: PreparedApi) {
+  const { catalogue, search } = api;
+  return {
+    title: catalogue.title,
+    servers: catalogue.servers,
+    operations: catalogue.operations.map((o) => ({ id: o.id, call: o.call, method: o.method, path: o.path, params: o.parameters.map((p) => p.name) })),
+    // A $ref'd schema keeps its component name (the cards print it).
+    bodyNames: catalogue.operations.filter((o) => o.requestBody?.schema).map((o) => [o.id, catalogue.refNames.get(o.requestBody!.schema!) ?? null]),
+    answers: QUERIES.map((q) => search.search(q, 5).map((h) => h.op.id)),
+    byCall: catalogue.byCall(catalogue.operations[0]!.call)?.id,
+    match: catalogue.match(catalogue.operations[0]!.method, catalogue.operations[0]!.path.replace(/\{[^}]+\}/g, 'x'))?.id,
+  };
+}
+
+test('an unchanged document is restored from the cache, and answers exactly as when it was built', async () => {
+  const { dir, cleanup } = tempDir('airlock-api-cache-');
+  try {
+    const cacheDir = join(dir, 'cache');
+    const first = await prepareApi(OPENAGENDA_SPEC, { cacheDir });
+    assert.equal(first.cache, 'miss');
+    await first.cacheWritten;
+    const second = await prepareApi(OPENAGENDA_SPEC, { cacheDir });
+    assert.equal(second.cache, 'hit');
+    assert.deepEqual(summary(second), summary(first));
+    assert.ok(
+      summary(second).bodyNames.some(([, name]) => name !== null),
+      'some request body is a named component schema',
+    );
+    assert.equal(second.security === undefined, first.security === undefined);
+    // The file is private to the user.
+    const [file] = readdirSync(cacheDir).filter((f) => f.startsWith('api-'));
+    assert.ok(file);
+    if (process.platform !== 'win32') assert.equal(statSync(join(cacheDir, file)).mode & 0o777, 0o600);
+  } finally {
+    cleanup();
+  }
+});
+
+test('an edited document is built afresh; a damaged or foreign cache file is ignored and replaced, never an error', async () => {
+  const { dir, cleanup } = tempDir('airlock-api-cache-');
+  try {
+    const cacheDir = join(dir, 'cache');
+    const spec = join(dir, 'openapi.yaml');
+    copyFileSync(OPENAGENDA_SPEC, spec);
+    await (
+      await prepareApi(spec, { cacheDir })
+    ).cacheWritten;
+    assert.equal((await prepareApi(spec, { cacheDir })).cache, 'hit');
+
+    // Edited: a new title, and the catalogue says so.
+    writeFileSync(spec, readFileSync(spec, 'utf8').replace(/^(\s*title:\s*).*$/m, '$1Edited Agenda API'));
+    const edited = await prepareApi(spec, { cacheDir });
+    assert.equal(edited.cache, 'miss');
+    assert.equal(edited.catalogue.title, 'Edited Agenda API');
+    await edited.cacheWritten;
+    const again = await prepareApi(spec, { cacheDir });
+    assert.equal(again.cache, 'hit');
+    assert.equal(again.catalogue.title, 'Edited Agenda API');
+
+    const [file] = readdirSync(cacheDir).filter((f) => f.startsWith('api-'));
+    const cacheFile = join(cacheDir, file!);
+    for (const damage of [Buffer.from('not a cache'), Buffer.alloc(0), readFileSync(cacheFile).subarray(0, 200)]) {
+      writeFileSync(cacheFile, damage);
+      const rebuilt = await prepareApi(spec, { cacheDir });
+      assert.equal(rebuilt.cache, 'miss');
+      assert.equal(rebuilt.catalogue.title, 'Edited Agenda API');
+      await rebuilt.cacheWritten;
+      assert.equal((await prepareApi(spec, { cacheDir })).cache, 'hit', 'the damaged file was rewritten');
+    }
+
+    // A cache written for another format version is not read.
+    const bytes = readFileSync(cacheFile);
+    const length = bytes.readUInt32LE(0);
+    const header = JSON.parse(bytes.subarray(4, 4 + length).toString('utf8')) as { format: number };
+    const foreign = Buffer.from(JSON.stringify({ ...header, format: header.format + 1 }));
+    const prefix = Buffer.alloc(4);
+    prefix.writeUInt32LE(foreign.length, 0);
+    writeFileSync(cacheFile, Buffer.concat([prefix, foreign, bytes.subarray(4 + length)]));
+    assert.equal((await prepareApi(spec, { cacheDir })).cache, 'miss');
+  } finally {
+    cleanup();
+  }
+});
+
+test('a profile that allows external $refs is never cached: its bytes alone do not fix what it resolves to', async () => {
+  const { dir, cleanup } = tempDir('airlock-api-cache-');
+  try {
+    const cacheDir = join(dir, 'cache');
+    const prepared = await prepareApi(OPENAGENDA_SPEC, { cacheDir, allowExternalRefs: [dir] });
+    assert.equal(prepared.cache, 'off');
+    assert.equal(prepared.cacheWritten, undefined);
+    assert.equal((await prepareApi(OPENAGENDA_SPEC, { cacheDir, allowExternalRefs: [dir] })).cache, 'off');
+    assert.equal((await prepareApi(OPENAGENDA_SPEC, { cacheDir, cache: false })).cache, 'off');
+  } finally {
+    cleanup();
+  }
+});
