@@ -3,7 +3,9 @@
 // OpenAPI document says: path templating (values percent-encoded, dot
 // segments refused, so no value can leave the operation's path), query
 // styles (form, spaceDelimited, pipeDelimited, deepObject; explode), header
-// parameters, JSON / form / text bodies. The origin is always the profile's.
+// parameters, cookies, and the body as its media type and Encoding Object say
+// (bodyEncoding.ts). The origin is always the profile's.
+import { encodeRequestBody } from './bodyEncoding.ts';
 import type { ApiOperation, ApiParameter } from '../openapi/catalogue.ts';
 import type { ApiCallRequest } from '../sandbox/engine.ts';
 
@@ -177,28 +179,14 @@ export function buildUpstreamRequest(
     .map(([k, v]) => `${k}=${encodeURIComponent(scalar(v))}`);
   if (cookiePairs.length > 0) headers.cookie = cookiePairs.join('; ');
 
-  // Body
+  // Body: written as the document says for the media type (bodyEncoding.ts); a content-type header picks one of the offered types.
   let body: Buffer | undefined;
   if (call.body !== undefined) {
     if (!op.requestBody) return { ok: false, message: `${op.id} takes no request body` };
-    const type = op.requestBody.contentType;
-    if (/json/i.test(type)) {
-      body = Buffer.from(JSON.stringify(call.body), 'utf8');
-    } else if (/x-www-form-urlencoded/i.test(type)) {
-      if (!isPlainObject(call.body)) return { ok: false, message: `${op.id} takes a form body: pass an object` };
-      body = Buffer.from(
-        Object.entries(call.body)
-          .flatMap(([k, v]) => encodeQuery(k, v, undefined))
-          .map(encodePair)
-          .join('&'),
-        'utf8',
-      );
-    } else if (/^text\//i.test(type)) {
-      body = Buffer.from(scalar(call.body), 'utf8');
-    } else {
-      return { ok: false, message: `${op.id} takes a ${type} body, which the sandbox client cannot send yet (JSON, form and text bodies only)` };
-    }
-    headers['content-type'] ??= type;
+    const encoded = encodeRequestBody(op.id, op.requestBody, call.body, headers['content-type']);
+    if (!encoded.ok) return { ok: false, message: encoded.message };
+    body = encoded.body;
+    headers['content-type'] = encoded.contentType;
   } else if (op.requestBody?.required) {
     return { ok: false, message: `${op.id} needs a request body: pass { body: … }` };
   }
