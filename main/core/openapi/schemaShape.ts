@@ -3,6 +3,7 @@
 // Depth, property count and enum length are bounded so one schema cannot
 // flood a search answer; named components show by name past the depth limit.
 import type { JsonSchema } from './catalogue.ts';
+import { descriptionEnum } from './descriptionEnum.ts';
 
 export interface ShapeOptions {
   refNames?: WeakMap<object, string>;
@@ -11,6 +12,8 @@ export interface ShapeOptions {
   maxEnum?: number;
   /** Request bodies hide readOnly properties, responses hide writeOnly ones. */
   omit?: 'readOnly' | 'writeOnly';
+  /** A parameter's description, read for values it lists when its schema has no enum. */
+  description?: string;
 }
 
 export function schemaShape(schema: JsonSchema | undefined, options: ShapeOptions = {}): string {
@@ -31,6 +34,8 @@ function shape(schema: JsonSchema | undefined, depth: number, seen: Set<object>,
   if (seen.has(schema)) return name ?? 'object';
   if (schema.const !== undefined) return JSON.stringify(schema.const);
   if (Array.isArray(schema.enum)) return enumShape(schema.enum, ctx.maxEnum);
+  const listed = listedValues(schema);
+  if (listed) return listed.array ? `(${enumShape(listed.values, ctx.maxEnum)})[]` : enumShape(listed.values, ctx.maxEnum);
   const union = schema.oneOf ?? schema.anyOf;
   if (Array.isArray(union) && union.length > 0) {
     if (depth < 0 && name) return name;
@@ -48,6 +53,27 @@ function shape(schema: JsonSchema | undefined, depth: number, seen: Set<object>,
   if (rendered.length === 0) rendered.push(schema.properties ? typeShape('object', schema, depth, seen, ctx, name) : 'unknown');
   if (nullable) rendered.push('null');
   return rendered.join(' | ');
+}
+
+/**
+ * Values a string (or string array) field lists only in its description
+ * ("Can be `a` or `b`"), shown like an enum; `description` overrides the
+ * schema's own (a parameter's description sits beside its schema).
+ */
+export function listedValues(schema: JsonSchema, description: string | undefined = schema.description): { values: string[]; array: boolean } | undefined {
+  if (typeof description !== 'string' || schema.const !== undefined || Array.isArray(schema.enum)) return undefined;
+  const types = typesOf(schema).filter((t) => t !== 'null');
+  const items = schema.items && typeof schema.items === 'object' ? (schema.items as JsonSchema) : undefined;
+  const array = types.length === 1 && types[0] === 'array';
+  if (array) {
+    if (!items || Array.isArray(items.enum) || items.const !== undefined || (items.type !== undefined && items.type !== 'string')) return undefined;
+  } else if (types.length === 0) {
+    if (schema.oneOf || schema.anyOf || schema.allOf) return undefined;
+  } else if (types.length !== 1 || types[0] !== 'string') {
+    return undefined;
+  }
+  const values = descriptionEnum(description);
+  return values ? { values, array } : undefined;
 }
 
 function typesOf(schema: JsonSchema): string[] {
@@ -139,7 +165,9 @@ export function mergeAllOf(schema: JsonSchema): JsonSchema {
 export function describeParamSchema(schema: JsonSchema | undefined, options: ShapeOptions = {}): string {
   if (!schema) return 'unknown';
   const s = Array.isArray(schema.allOf) ? mergeAllOf(schema) : schema;
-  const parts = [schemaShape(s, { ...options, depth: 1 })];
+  const listed = options.description !== undefined ? listedValues(s, options.description) : undefined;
+  const max = options.maxEnum ?? 8;
+  const parts = [listed ? (listed.array ? `(${enumShape(listed.values, max)})[]` : enumShape(listed.values, max)) : schemaShape(s, { ...options, depth: 1 })];
   const items = s.items && typeof s.items === 'object' ? s.items : undefined;
   if (s.default !== undefined) parts.push(`default ${JSON.stringify(s.default)}`);
   const bound = (k: string, label: string, src: JsonSchema) => {

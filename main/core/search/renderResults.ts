@@ -1,11 +1,12 @@
 // search_docs' answer text, modulated by rank: the best hits as full cards
 // (exact call, parameters, body, response, a runnable example), the tail as
 // one line each, the whole within a byte budget.
-import type { ApiOperation, ApiParameter, Catalogue, JsonSchema } from '../openapi/catalogue.ts';
-import { describeParamSchema, mergeAllOf, schemaShape } from '../openapi/schemaShape.ts';
+import { isJsonMediaType, type ApiOperation, type ApiParameter, type ApiRequestBody, type Catalogue, type JsonSchema } from '../openapi/catalogue.ts';
+import { describeParamSchema, listedValues, mergeAllOf, schemaShape } from '../openapi/schemaShape.ts';
 import { terms } from './textProcessing.ts';
 import type { SearchHit } from './operationSearch.ts';
 import { plainText } from './plainText.ts';
+import { isFileValue } from '../egress/bodyEncoding.ts';
 
 export interface RenderOptions {
   /** How many hits get a full card. */
@@ -17,6 +18,8 @@ export interface RenderOptions {
 }
 
 const CARD_BUDGETS = [3600, 2000, 1600];
+/** The longest response shape a compact card shows (bytes, roughly). */
+const RETURNS_MAX = 1200;
 
 export function renderSearchResults(query: string, hits: SearchHit[], catalogue: Catalogue, options: RenderOptions = {}): string {
   const budget = options.budget ?? 7800;
@@ -31,7 +34,10 @@ export function renderSearchResults(query: string, hits: SearchHit[], catalogue:
   const tail: string[] = [];
   hits.forEach((hit, rank) => {
     if (rank < full) {
-      const card = fitCard(renderCard(hit.op, rank, catalogue, queryTerms, options), CARD_BUDGETS[rank] ?? 1500);
+      const max = CARD_BUDGETS[rank] ?? 1500;
+      const whole = renderCard(hit.op, rank, catalogue, queryTerms, options);
+      // A card over its share gets a compact response shape first, so the example stays in.
+      const card = fitCard(bytes(whole) > max ? renderCard(hit.op, rank, catalogue, queryTerms, options, true) : whole, max);
       if (used + bytes(card) + 1 <= budget) {
         out.push(card);
         used += bytes(card) + 1;
@@ -81,7 +87,7 @@ function fitCard(card: string, max: number): string {
   return kept.join('\n') + '\n  … (card shortened; search for this operation alone for the rest)';
 }
 
-function renderCard(op: ApiOperation, rank: number, catalogue: Catalogue, queryTerms: Set<string>, options: RenderOptions): string {
+function renderCard(op: ApiOperation, rank: number, catalogue: Catalogue, queryTerms: Set<string>, options: RenderOptions, compact = false): string {
   const refNames = catalogue.refNames;
   const lines: string[] = [];
   lines.push(`## ${rank + 1}. ${op.call} — ${op.method} ${op.path}${op.deprecated ? ' (deprecated)' : ''}`);
@@ -104,15 +110,20 @@ function renderCard(op: ApiOperation, rank: number, catalogue: Catalogue, queryT
     const rest = params.filter((p) => !notable.includes(p)).map((p) => p.name);
     if (rest.length > 0) lines.push(`  also: ${rest.join(', ')}`);
   }
-  if (op.requestBody) {
-    const schema = op.requestBody.schema;
-    const shape = schemaShape(schema, { refNames, depth: rank === 0 ? 2 : 1, omit: 'readOnly', maxProps: rank === 0 ? 16 : 10 });
-    lines.push(`Body (${op.requestBody.contentType}${op.requestBody.required ? ', required' : ''}): ${shape}`);
+  const body = shownBody(op);
+  if (body) {
+    const shape = schemaShape(body.schema, { refNames, depth: rank === 0 ? 2 : 1, omit: 'readOnly', maxProps: rank === 0 ? 16 : 10 });
+    lines.push(`Body (${body.contentType}${body.required ? ', required' : ''}): ${shape}`);
+    lines.push(...howToPass(body));
   }
   const ok = op.responses.find((r) => /^2/.test(r.status));
   if (ok) {
     const name = ok.schema ? refNames.get(ok.schema) : undefined;
-    const shape = ok.schema ? schemaShape(ok.schema, { refNames, depth: rank === 0 ? 2 : 1, omit: 'writeOnly', maxProps: 10 }) : 'no body';
+    // Compact: a huge response shape (unions of large objects) would push the example out of the card: shallower, then cut.
+    const shapeAt = (depth: number) => (ok.schema ? schemaShape(ok.schema, { refNames, depth, omit: 'writeOnly', maxProps: 10 }) : 'no body');
+    let shape = shapeAt(rank === 0 ? 2 : 1);
+    if (compact && bytes(shape) > RETURNS_MAX && rank === 0) shape = shapeAt(1);
+    if (compact && bytes(shape) > RETURNS_MAX) shape = shape.slice(0, RETURNS_MAX).replace(/[;|,]?\s*[^;|,]*$/, '') + ' …';
     lines.push(`Returns ${ok.status}${name ? ` ${name}` : ''}: ${shape}`);
   }
   const errors = op.responses.filter((r) => !/^2/.test(r.status)).map((r) => r.status);
@@ -123,7 +134,7 @@ function renderCard(op: ApiOperation, rank: number, catalogue: Catalogue, queryT
 }
 
 function paramLine(p: ApiParameter, refNames: WeakMap<object, string>, descMax: number): string {
-  const type = describeParamSchema(p.schema, { refNames, maxEnum: 10 });
+  const type = describeParamSchema(p.schema, { refNames, maxEnum: 10, ...(p.description !== undefined ? { description: p.description } : {}) });
   const desc = p.description ? ` — ${flat(p.description, descMax)}` : '';
   return `${p.name}${p.required ? ' (required)' : ''}: ${type}${p.deprecated ? ' (deprecated)' : ''}${desc}`;
 }
@@ -132,7 +143,7 @@ function paramLine(p: ApiParameter, refNames: WeakMap<object, string>, descMax: 
 function pickNotable(params: ApiParameter[], queryTerms: Set<string>, max: number): ApiParameter[] {
   const score = (p: ApiParameter): number => {
     if (p.required) return 3;
-    const words = terms(`${p.name} ${enumText(p.schema)}`);
+    const words = terms(`${p.name} ${enumText(p.schema)} ${(p.schema && listedValues(p.schema, p.description)?.values.join(' ')) ?? ''}`);
     if (words.some((w) => queryTerms.has(w))) return 2;
     if (p.deprecated) return -1;
     return 0;
@@ -178,7 +189,7 @@ function callArgsSkeleton(op: ApiOperation, catalogue: Catalogue): string {
   if (headers.length > 0) parts.push(`headers: { ${headers.map((p) => propertyKey(p.name)).join(', ')} }`);
   const cookies = requiredExtras(op, catalogue, 'cookie');
   if (cookies.length > 0) parts.push(`cookies: { ${cookies.map((p) => propertyKey(p.name)).join(', ')} }`);
-  if (op.requestBody) parts.push('body');
+  if (shownBody(op)) parts.push('body');
   return parts.length > 0 ? `{ ${parts.join(', ')} }` : '';
 }
 
@@ -211,9 +222,9 @@ function escapeRe(s: string): string {
 function generatedExample(op: ApiOperation, catalogue: Catalogue): string {
   const fields: string[] = [];
   const path = op.parameters.filter((p) => p.in === 'path');
-  if (path.length > 0) fields.push(`path: { ${path.map((p) => `${p.name}: ${sampleValue(p.schema, p.example)}`).join(', ')} }`);
+  if (path.length > 0) fields.push(`path: { ${path.map((p) => `${p.name}: ${sampleValue(p.schema, p.example, p.description)}`).join(', ')} }`);
   const query = op.parameters.filter((p) => p.in === 'query' && p.required);
-  if (query.length > 0) fields.push(`query: { ${query.map((p) => `${p.name}: ${sampleValue(p.schema, p.example)}`).join(', ')} }`);
+  if (query.length > 0) fields.push(`query: { ${query.map((p) => `${p.name}: ${sampleValue(p.schema, p.example, p.description)}`).join(', ')} }`);
   for (const [where, key] of [
     ['header', 'headers'],
     ['cookie', 'cookies'],
@@ -225,18 +236,22 @@ function generatedExample(op: ApiOperation, catalogue: Catalogue): string {
         `${key}: { ${extras.map((p) => `${propertyKey(p.name)}: ${where === 'header' ? JSON.stringify(String(p.example ?? p.schema?.example ?? p.schema?.enum?.[0] ?? '…')) : sampleValue(p.schema, p.example)}`).join(', ')} }`,
       );
   }
-  if (op.requestBody) fields.push(`body: ${documentExample(op.requestBody.example) ?? sampleBody(op.requestBody.schema)}`);
+  const body = shownBody(op);
+  if (body) fields.push(`body: ${documentExample(body) ?? sampleBody(body)}`);
   const args = fields.length > 0 ? `{\n  ${fields.join(',\n  ')},\n}` : '';
   return `const { data, error } = await ${op.call}(${args});\nif (error) throw new Error(JSON.stringify(error));\nreturn data;`;
 }
 
-function sampleValue(schema: JsonSchema | undefined, example?: unknown): string {
+function sampleValue(schema: JsonSchema | undefined, example?: unknown, description?: string): string {
   if (example !== undefined) return JSON.stringify(example);
   if (!schema) return '"…"';
   if (schema.example !== undefined) return JSON.stringify(schema.example);
   if (Array.isArray(schema.examples) && schema.examples.length > 0) return JSON.stringify(schema.examples[0]);
   if (schema.default !== undefined) return JSON.stringify(schema.default);
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return JSON.stringify(schema.enum[0]);
+  if (schema.format === 'binary') return FILE_SAMPLE;
+  const listed = listedValues(schema, description);
+  if (listed) return listed.array ? `[${JSON.stringify(listed.values[0])}]` : JSON.stringify(listed.values[0]);
   const type = Array.isArray(schema.type) ? schema.type.find((t: string) => t !== 'null') : schema.type;
   switch (type) {
     case 'integer':
@@ -253,14 +268,22 @@ function sampleValue(schema: JsonSchema | undefined, example?: unknown): string 
   }
 }
 
-/** The document's own request example, when it is small enough to show whole. */
-function documentExample(example: unknown): string | undefined {
+/** The document's own request example, when it is small enough to show whole and fits its media type (text and bytes are strings). */
+function documentExample(body: ApiRequestBody): string | undefined {
+  const example = body.example;
   if (example === undefined) return undefined;
+  const kind = essence(body.contentType);
+  const structured = isJsonMediaType(kind) || kind === 'application/x-www-form-urlencoded' || kind === 'multipart/form-data';
+  if (!structured && typeof example !== 'string' && !isFileValue(example)) return undefined;
   const json = JSON.stringify(example);
   return json !== undefined && json.length <= 400 ? json : undefined;
 }
 
-function sampleBody(schema: JsonSchema | undefined): string {
+function sampleBody(body: ApiRequestBody): string {
+  const schema = body.schema;
+  const kind = essence(body.contentType);
+  if (!isJsonMediaType(kind) && kind !== 'application/x-www-form-urlencoded' && kind !== 'multipart/form-data')
+    return isTextual(kind) ? '"…"' : `{ base64: "…", contentType: ${JSON.stringify(kind.includes('*') ? 'application/octet-stream' : kind)} }`;
   if (!schema) return '{}';
   if (schema.example !== undefined && JSON.stringify(schema.example).length < 300) return JSON.stringify(schema.example);
   const s = Array.isArray(schema.allOf) ? mergeAllOf(schema) : schema;
@@ -269,6 +292,103 @@ function sampleBody(schema: JsonSchema | undefined): string {
   if (props.length === 0) return '{ /* see Body above */ }';
   return `{ ${props
     .slice(0, 8)
-    .map(([k, v]) => `${/^[A-Za-z_$][\w$]*$/.test(k) ? k : JSON.stringify(k)}: ${sampleValue(v)}`)
+    .map(
+      ([k, v]) =>
+        `${/^[A-Za-z_$][\w$]*$/.test(k) ? k : JSON.stringify(k)}: ${kind === 'multipart/form-data' && looksLikeFile(k, v) ? FILE_SAMPLE : sampleValue(v, undefined, v?.description)}`,
+    )
     .join(', ')} }`;
+}
+
+const FILE_SAMPLE = '{ filename: "file.txt", contentType: "text/plain", text: "…" }';
+
+/** A multipart field that takes a file: binary, or a plain string field named like one (Stripe's `file` is `type: string`). */
+function looksLikeFile(name: string, schema: JsonSchema | undefined): boolean {
+  if (!schema || typeof schema !== 'object') return false;
+  if (schema.format === 'binary' || (typeof schema.contentMediaType === 'string' && schema.contentEncoding === undefined)) return true;
+  return schema.type === 'string' && !schema.format && !schema.enum && /^(?:files?|uploads?|attachments?|documents?|images?|photos?|media)$/i.test(name);
+}
+
+function essence(type: string): string {
+  return type.split(';')[0]!.trim().toLowerCase();
+}
+
+function isTextual(kind: string): boolean {
+  return kind.startsWith('text/') || /[/+]xml$/.test(kind);
+}
+
+/** The body a card shows: none when the document defines none, or one that can carry nothing (an empty object closed to extra fields, as Stripe's GETs declare). */
+function shownBody(op: ApiOperation): ApiRequestBody | undefined {
+  const body = op.requestBody;
+  if (!body || body.required) return body;
+  const s = body.schema && Array.isArray(body.schema.allOf) ? mergeAllOf(body.schema) : body.schema;
+  const empty =
+    !!s &&
+    s.additionalProperties === false &&
+    Object.keys(s.properties ?? {}).length === 0 &&
+    !s.oneOf &&
+    !s.anyOf &&
+    !s.patternProperties &&
+    (s.type === undefined || s.type === 'object');
+  return empty ? undefined : body;
+}
+
+/** How to pass a body that is not plain JSON, said the way the egress gate will write it (bodyEncoding.ts). */
+function howToPass(body: ApiRequestBody): string[] {
+  const kind = essence(body.contentType);
+  const lines: string[] = [];
+  if (kind === 'application/x-www-form-urlencoded') {
+    const rules = fieldRules(body, false);
+    lines.push(`  Pass a plain object; Airlock sends it form-encoded${rules.length > 0 ? `: ${rules.join('; ')}` : ''}.`);
+  } else if (kind === 'multipart/form-data') {
+    const rules = fieldRules(body, true);
+    lines.push(
+      `  Pass a plain object, one part per field${rules.length > 0 ? ` (${rules.join('; ')})` : ''}; a file is { filename, contentType, base64 } (or text instead of base64), or a plain string for a binary field.`,
+    );
+  } else if (!isJsonMediaType(kind)) {
+    lines.push(isTextual(kind) ? '  Pass the text as a string.' : '  Pass the bytes as { base64, contentType } (or a string of text).');
+  }
+  const others = (body.content ?? []).slice(1).map((m) => m.contentType);
+  if (others.length > 0) lines.push(`  Also takes ${others.join(', ')}: set headers: { "content-type": … } to send one.`);
+  return lines;
+}
+
+/** What the Encoding Object does to this body's structured fields, in a few words each. */
+function fieldRules(body: ApiRequestBody, multipart: boolean): string[] {
+  const s = body.schema && Array.isArray(body.schema.allOf) ? mergeAllOf(body.schema) : body.schema;
+  const rules = new Set<string>();
+  for (const [name, prop] of Object.entries((s?.properties ?? {}) as Record<string, JsonSchema>)) {
+    const kinds = structuredKinds(prop);
+    if (kinds.size === 0) continue;
+    const enc = body.encoding?.[name];
+    const styled = !!enc && (enc.style !== undefined || enc.explode !== undefined || enc.allowReserved !== undefined);
+    if (styled) {
+      const style = enc.style ?? 'form';
+      const explode = enc.explode ?? style === 'form';
+      if (style === 'deepObject')
+        rules.add(multipart ? 'objects and arrays nest as key[sub] and key[0] parts' : 'objects and arrays nest as key[sub]=v, key[0]=v');
+      else if (kinds.has('array'))
+        rules.add(explode ? 'arrays repeat the key' : `arrays as key=a${style === 'pipeDelimited' ? '|' : style === 'spaceDelimited' ? ' ' : ','}b`);
+      else rules.add(explode ? 'object fields become top-level fields' : 'objects as key=k1,v1,k2,v2');
+    } else if (kinds.has('array') && !kinds.has('objectItems')) {
+      rules.add(multipart ? 'arrays as one part per item' : 'arrays repeat the key (key=a&key=b)');
+    } else {
+      rules.add(multipart ? 'objects as JSON parts' : 'objects as JSON text');
+    }
+  }
+  return [...rules];
+}
+
+function structuredKinds(schema: JsonSchema | undefined): Set<string> {
+  const kinds = new Set<string>();
+  if (!schema || typeof schema !== 'object') return kinds;
+  for (const branch of [schema, ...(schema.anyOf ?? []), ...(schema.oneOf ?? [])] as JsonSchema[]) {
+    const type = branch?.type ?? (branch?.properties ? 'object' : branch?.items ? 'array' : undefined);
+    if (type === 'object') kinds.add('object');
+    if (type === 'array') {
+      kinds.add('array');
+      const item = branch.items;
+      if (item && (item.type === 'object' || item.properties)) kinds.add('objectItems');
+    }
+  }
+  return kinds;
 }
