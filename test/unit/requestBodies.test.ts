@@ -102,7 +102,7 @@ test('Twilio form bodies (no encoding object): arrays repeat the key, scalars as
   );
 
   // The Encoding Object's defaults (OpenAPI 3.0.4/3.1.1): an object field without style is JSON text;
-  // with style form (explode) its fields spread; contentType application/json makes even a string JSON.
+  // with style form (explode) its fields spread; contentType application/json makes the whole value JSON, even a string.
   const cat = synthetic({
     '/forms': {
       post: {
@@ -112,9 +112,20 @@ test('Twilio form bodies (no encoding object): arrays repeat the key, scalars as
             'application/x-www-form-urlencoded': {
               schema: {
                 type: 'object',
-                properties: { address: { type: 'object' }, spread: { type: 'object' }, id: { type: 'string' }, tags: { type: 'array' } },
+                properties: {
+                  address: { type: 'object' },
+                  spread: { type: 'object' },
+                  id: { type: 'string' },
+                  tags: { type: 'array' },
+                  list: { type: 'array' },
+                },
               },
-              encoding: { spread: { style: 'form' }, id: { contentType: 'application/json' }, tags: { style: 'form', explode: false } },
+              encoding: {
+                spread: { style: 'form' },
+                id: { contentType: 'application/json' },
+                tags: { style: 'form', explode: false },
+                list: { contentType: 'application/json' },
+              },
             },
           },
         },
@@ -124,9 +135,12 @@ test('Twilio form bodies (no encoding object): arrays repeat the key, scalars as
   });
   const form = await send(cat, {
     operationId: 'forms.create',
-    body: { address: { city: 'Lyon', zip: '69001' }, spread: { a: '1', b: '2' }, id: 'f81d', tags: ['x', 'y z'] },
+    body: { address: { city: 'Lyon', zip: '69001' }, spread: { a: '1', b: '2' }, id: 'f81d', tags: ['x', 'y z'], list: [1, 2] },
   });
-  assert.equal(form.got!.body.toString(), 'address=%7B%22city%22%3A%22Lyon%22%2C%22zip%22%3A%2269001%22%7D&a=1&b=2&id=%22f81d%22&tags=x%2Cy%20z');
+  assert.equal(
+    form.got!.body.toString(),
+    'address=%7B%22city%22%3A%22Lyon%22%2C%22zip%22%3A%2269001%22%7D&a=1&b=2&id=%22f81d%22&tags=x%2Cy%20z&list=%5B1%2C2%5D',
+  );
 });
 
 /** Parses a multipart body with the platform's own parser (undici), independent of ours. */

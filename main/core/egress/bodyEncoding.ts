@@ -6,7 +6,9 @@
 //   (form: arrays repeat the key, objects spread their fields; deepObject:
 //   `a[b][c]=v`, arrays `a[0]=v`, the way Stripe's own libraries write them),
 //   otherwise by content type (scalars as text, objects and array items as
-//   JSON text, arrays repeating the key);
+//   JSON text, arrays repeating the key; an explicit JSON contentType writes
+//   the whole value as JSON); values are never left unencoded (allowReserved
+//   only allows that), and null fields are left out;
 // - `multipart/form-data`: one part per property (arrays: one part per item),
 //   objects as `application/json` parts, fields with a `style` flattened into
 //   text parts the same way as a form, files from `{ filename, contentType,
@@ -76,7 +78,7 @@ function concreteOf(list: string | undefined): string | undefined {
   return list
     ?.split(',')
     .map((t) => t.trim())
-    .find((t) => t && !t.includes('*'));
+    .find((t) => t && !t.includes('*') && HEADER_SAFE_TYPE.test(t));
 }
 
 function jsonListed(list: string | undefined): boolean {
@@ -144,16 +146,19 @@ function deepFields(path: string[], value: unknown): Field[] {
   return [{ path, value: scalar(value) }];
 }
 
-/** Serialisation by content type (the Encoding Object's defaults): text as is, objects as JSON, arrays repeat the key. */
+/**
+ * Serialisation by content type (the Encoding Object's contentType, or its
+ * defaults): an explicit JSON type writes the whole value as JSON; otherwise
+ * arrays repeat the key, objects are JSON text and scalars are text.
+ */
 function typedFields(name: string, value: unknown, contentType: string | undefined): Field[] | { error: string } {
-  const items = Array.isArray(value) ? value : [value];
+  if (jsonListed(contentType)) return [{ path: [name], value: JSON.stringify(value) }];
   const fields: Field[] = [];
-  for (const item of items) {
+  for (const item of Array.isArray(value) ? value : [value]) {
     if (item === undefined || item === null) continue;
-    const structured = typeof item === 'object';
-    if (jsonListed(contentType) || (structured && !contentType)) fields.push({ path: [name], value: JSON.stringify(item) });
-    else if (structured) return { error: `field '${name}' is sent as ${contentType}: pass its text as a string` };
-    else fields.push({ path: [name], value: scalar(item) });
+    if (typeof item !== 'object') fields.push({ path: [name], value: scalar(item) });
+    else if (!contentType) fields.push({ path: [name], value: JSON.stringify(item) });
+    else return { error: `field '${name}' is sent as ${contentType}: pass its text as a string` };
   }
   return fields;
 }

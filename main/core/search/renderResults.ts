@@ -369,6 +369,8 @@ function fieldRules(body: ApiRequestBody, multipart: boolean): string[] {
       else if (kinds.has('array'))
         rules.add(explode ? 'arrays repeat the key' : `arrays as key=a${style === 'pipeDelimited' ? '|' : style === 'spaceDelimited' ? ' ' : ','}b`);
       else rules.add(explode ? 'object fields become top-level fields' : 'objects as key=k1,v1,k2,v2');
+    } else if (enc?.contentType && enc.contentType.split(',').some((t) => isJsonMediaType(t.trim()))) {
+      rules.add(`${name} as JSON${multipart ? '' : ' text'}`);
     } else if (kinds.has('array') && !kinds.has('objectItems')) {
       rules.add(multipart ? 'arrays as one part per item' : 'arrays repeat the key (key=a&key=b)');
     } else {
