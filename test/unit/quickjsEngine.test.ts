@@ -412,3 +412,40 @@ test('cookie parameters travel from the sandbox to the gate like path, query, he
   assert.equal((outcome as { value: unknown }).value, 204);
   assert.deepEqual(seen, { operationId: 'prefs.get', cookies: { region: 'eu' }, headers: { 'X-Tenant': 'acme' } });
 });
+
+/** Polls `ready` every 10 ms until it holds; fails after the deadline. */
+async function until(ready: () => boolean, what: string, deadlineMs = 20_000): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
+  while (!ready()) {
+    assert.ok(Date.now() < deadline, `${what} within ${deadlineMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+test('an engine made with warmAtStart: false holds no worker until warmUp() or a run; warmUp() starts one in the background', async () => {
+  const eager = createQuickJsEngine({ poolSize: 1 });
+  const lazy = createQuickJsEngine({ poolSize: 1, warmAtStart: false });
+  try {
+    // The control: by the time an eager engine made alongside has its warm worker, the lazy one has started none.
+    await until(() => eager.stats().idleWorkers > 0, 'the eager engine warmed a worker');
+    assert.equal(lazy.stats().workersStarted, 0);
+    assert.equal(lazy.stats().liveWorkers, 0);
+    lazy.warmUp();
+    lazy.warmUp(); // a second call changes nothing
+    await until(() => lazy.stats().idleWorkers > 0, 'warmUp() started a worker');
+    assert.equal(lazy.stats().workersStarted, 1);
+    assert.equal(value(await lazy.run(request('return 6 * 7'))), 42);
+  } finally {
+    await Promise.all([eager.close(), lazy.close()]);
+  }
+});
+
+test('without warmUp(), the first run starts the worker it needs', async () => {
+  const lazy = createQuickJsEngine({ poolSize: 1, warmAtStart: false });
+  try {
+    assert.equal(value(await lazy.run(request('return "first"'))), 'first');
+    assert.ok(lazy.stats().workersStarted >= 1);
+  } finally {
+    await lazy.close();
+  }
+});

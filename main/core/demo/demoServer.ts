@@ -9,7 +9,6 @@ import { http } from '../util/nodeHttp.ts';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseDocument } from 'yaml';
 import { AirlockError, errorMessage } from '../errors.ts';
 import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
@@ -252,6 +251,7 @@ function buildRoutes(store: DemoStore, origin: () => string): Route[] {
       methods: {
         GET: async ({ url }) => {
           noQuery(url);
+          const { parseDocument } = await import('yaml');
           const document = parseDocument(await readFile(demoSpecPath(), 'utf8'));
           document.set('servers', [{ url: origin(), description: 'This demo server.' }]);
           return { status: 200, body: document.toString(), headers: { 'content-type': 'application/yaml; charset=utf-8' } };

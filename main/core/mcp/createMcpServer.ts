@@ -15,6 +15,8 @@ export interface McpServerOptions {
   /** Further tools (execute, diagnostics) registered after search_docs. */
   tools?: ToolRegistrar[];
   hasExecute?: boolean;
+  /** Called when a client searches: it will likely run code next, so the engine gets ready in the background. */
+  warmUp?: () => void;
   /** Called when each tool call finishes; its result is returned once this settles, and withheld if it throws. */
   onToolCall(report: ToolCallReport): void | Promise<unknown>;
 }
@@ -40,7 +42,10 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     catalogue,
     search,
     ...(profile.alias ? { alias: profile.alias } : {}),
-    onSearch: (query, count, ms) => log.debug(`search_docs "${query.slice(0, 80)}" → ${count} results in ${ms.toFixed(1)} ms`),
+    onSearch: (query, count, ms) => {
+      options.warmUp?.();
+      log.debug(`search_docs "${query.slice(0, 80)}" → ${count} results in ${ms.toFixed(1)} ms`);
+    },
   });
   for (const register of options.tools ?? []) register(tools);
   cacheToolList(server);

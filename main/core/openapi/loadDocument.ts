@@ -5,8 +5,6 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { writeFileAtomic } from '../util/atomicWrite.ts';
 import { join, resolve as resolvePath } from 'node:path';
-import { parse as parseYaml } from 'yaml';
-import { dereference } from '@readme/openapi-parser';
 import { AirlockError, errorMessage } from '../errors.ts';
 import { absolutizeRefs, baseUrlOf, findExternalRefs, guardedResolvers, refusedRef } from './externalRefs.ts';
 import { downloadText } from './specDownload.ts';
@@ -100,6 +98,8 @@ export async function resolveDocument(text: string, origin: SpecOrigin, options:
   if (external.length > 0 && allow.length === 0) throw refusedRef(external[0]!, origin.location);
   if (external.length > 0) absolutizeRefs(parsed, baseUrlOf(origin.location));
   const guard = guardedResolvers(allow, origin.location, limitsOf(options));
+  // Loaded here, not at start: a start whose document is in the API cache never resolves $refs.
+  const { dereference } = await import('@readme/openapi-parser');
   let document: OpenApiDocument;
   try {
     document = (await dereference(parsed as any, {
@@ -127,7 +127,7 @@ async function parseCached(text: string, location: string, cacheDir: string): Pr
   } catch {
     // Not cached yet (or unreadable): parse, then cache best-effort.
   }
-  const parsed = parseText(text, location);
+  const parsed = await parseText(text, location);
   try {
     await writeFileAtomic(file, JSON.stringify(parsed));
   } catch {
@@ -136,9 +136,11 @@ async function parseCached(text: string, location: string, cacheDir: string): Pr
   return parsed;
 }
 
-function parseText(text: string, location: string): OpenApiDocument {
+async function parseText(text: string, location: string): Promise<OpenApiDocument> {
+  const json = /^\s*\{/.test(text);
+  const parseYaml = json ? undefined : (await import('yaml')).parse;
   try {
-    const value = /^\s*\{/.test(text) ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 10_000 });
+    const value = json ? JSON.parse(text) : parseYaml!(text, { maxAliasCount: 10_000 });
     if (!value || typeof value !== 'object') throw new Error('the document is not an object');
     return value as OpenApiDocument;
   } catch (error) {

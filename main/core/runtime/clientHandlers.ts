@@ -1,23 +1,27 @@
 // The Clients screen's methods: the same registrar as `airlock clients`,
-// for this companion's data dir.
+// for this companion's data dir. The registrar (with its JSONC, TOML and diff
+// libraries) loads on the screen's first call, not at every start.
 import type { ControlHandlers } from '../control/dispatch.ts';
 import type { HandlerDeps } from './handlerDeps.ts';
-import { launchFor, machineRegistrar } from '../clients/machineRegistrar.ts';
-import { verifyLaunch } from '../clients/verifyLaunch.ts';
+
+const clients = () => import('../clients/machineRegistrar.ts');
 
 export function createClientHandlers(c: HandlerDeps): Pick<ControlHandlers, 'clients.list' | 'clients.change' | 'clients.undo'> {
-  const registrar = () => machineRegistrar(c.core.paths.root);
+  const registrar = async () => (await clients()).machineRegistrar(c.core.paths.root);
   const log = c.core.logger;
   return {
-    'clients.list': () => registrar().list(),
+    'clients.list': async () => (await registrar()).list(),
     'clients.change': async ({ id, action, dryRun }, caller) => {
-      const result = await registrar()[action](id, { dryRun: dryRun === true });
+      const result = await (await registrar())[action](id, { dryRun: dryRun === true });
       if (result.changed && !result.dryRun) log.info(`${action === 'add' ? 'registered in' : 'removed from'} ${id} (${result.file}) by ${caller.by}`);
-      const handshake = action === 'add' && !result.dryRun ? await verifyLaunch(launchFor(c.core.paths.root)) : undefined;
+      const handshake =
+        action === 'add' && !result.dryRun
+          ? await (await import('../clients/verifyLaunch.ts')).verifyLaunch((await clients()).launchFor(c.core.paths.root))
+          : undefined;
       return { ...result, ...(handshake ? { handshake } : {}) };
     },
     'clients.undo': async ({ id }, caller) => {
-      const r = await registrar().undo(id);
+      const r = await (await registrar()).undo(id);
       log.info(`client ${id}: ${r.file} restored by ${caller.by}`);
       return r;
     },

@@ -247,6 +247,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
           core,
           transport,
           hasExecute: true,
+          warmUp: () => engine.warmUp(),
           onToolCall: (call) => {
             sessions.end(call.caller.key);
             return audit.recordToolCall({

@@ -7,7 +7,8 @@ import type { EgressMode } from '../config/settings.ts';
 import { settingByKey } from '../config/settings.ts';
 import { readSettingsFile, writeSettingsFile } from '../config/settingsFile.ts';
 import { engineCell, engineMatrix } from './engineChoice.ts';
-import { engineInventory } from '../diagnostics/engineInventory.ts';
+// The inventory (which engines and tools this machine has) loads on the Engine screen's first call.
+const engineInventory = async () => (await import('../diagnostics/engineInventory.ts')).engineInventory();
 
 export function createEngineHandlers(c: HandlerDeps): Pick<ControlHandlers, 'engine.matrix' | 'engine.apply'> {
   const log = c.core.logger;

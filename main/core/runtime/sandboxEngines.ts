@@ -35,6 +35,8 @@ export async function createEngine(req: EngineRequest): Promise<SandboxEngine> {
           logger: log,
           maxWorkers: Math.min(req.settings.maxConcurrent, Math.max(2, availableParallelism())),
           poolSize: 1,
+          // The worker starts when a client first searches or runs, not with the companion.
+          warmAtStart: false,
           memoryBytes: req.settings.memoryMb * 1024 * 1024,
           sandboxMemoryBytes: req.settings.sandboxMemoryMb * 1024 * 1024,
         });

@@ -103,5 +103,7 @@ export interface SandboxEngine {
   /** What the engine enforces, in words a model and a person can check (goes into the execute tool description). */
   describeBoundary(): string;
   run(request: RunRequest): Promise<RunOutcome>;
+  /** Gets ready for a run soon (an engine that starts lazily starts now, in the background); a no-op when ready. */
+  warmUp?(): void;
   close(): Promise<void>;
 }

@@ -22,6 +22,10 @@ export class SwitchableEngine implements SandboxEngine {
     return this.#current.describeBoundary();
   }
 
+  warmUp(): void {
+    this.#current.warmUp?.();
+  }
+
   async run(request: RunRequest): Promise<RunOutcome> {
     const engine = this.#current;
     this.#inFlight.set(engine, (this.#inFlight.get(engine) ?? 0) + 1);

@@ -56,6 +56,12 @@ export interface QuickJsEngineOptions {
   /** Idle workers kept warm (default 2). */
   poolSize?: number;
   /**
+   * Compile QuickJS and start the warm workers at once (default true). When
+   * false, they start at the first `warmUp()` or run: an idle companion does
+   * not hold a worker (~25 MB) before anyone needs one.
+   */
+  warmAtStart?: boolean;
+  /**
    * Workers running guest code at once; further runs wait for one (default
    * max(poolSize, 8)). A worker whose run waits for a person (inside
    * `whilePaused`) does not count, so an approval never stalls other runs.
@@ -95,6 +101,7 @@ export interface QuickJsEngineStats {
 }
 
 export interface QuickJsEngine extends SandboxEngine {
+  warmUp(): void;
   stats(): QuickJsEngineStats;
 }
 
@@ -406,18 +413,25 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
     });
   }
 
-  // Pre-warm: compile the module and start the pool now, so the first run does not pay for it.
-  if (poolSize > 0) {
+  // Pre-warm: compile the module and start the pool, so the first run does not pay for it.
+  let warming = false;
+  function warmUp(): void {
+    if (warming || closed || poolSize === 0) return;
+    warming = true;
     compiledQuickJs().then(
-      () => pool.replenish(),
+      () => {
+        if (!closed) pool.replenish();
+      },
       (error: unknown) => log.warn(`QuickJS could not be compiled: ${error instanceof Error ? error.message : String(error)}`),
     );
   }
+  if (options.warmAtStart !== false) warmUp();
 
   return {
     name: 'quickjs',
     describeBoundary,
     run,
+    warmUp,
     close,
     stats: () => pool.stats(),
   };
