@@ -2,19 +2,21 @@
 // makes, in one SQLite file (`audit.sqlite` in the data dir), durable before
 // the call's result goes back, queryable, exportable and hash-chained.
 //
-// Durability. WAL journal, synchronous=FULL by default: a record is committed
-// (the WAL is fsynced) before the promise recordToolCall / recordApiCall
-// return settles; records of calls that finish together share one commit
-// (group commit, auditWriter.ts). A killed
-// process (kill -9, crash) never loses a record whose write returned (that
-// needs only the write() into the OS, which NORMAL would give too); with FULL,
-// power loss or an OS crash does not either, as far as the disk honours its
-// flushes (macOS: fsync is not F_FULLFSYNC, so a drive's volatile cache can
-// still lose the last few commits). `synchronous: 'normal'` trades that for
-// speed: after power loss the commits since the last WAL checkpoint may roll
-// back (the file stays consistent and the chain still verifies). A commit
-// blocks the event loop while it runs; a failed one rejects the promise, and
-// the caller decides whether to fail the tool call.
+// Durability. WAL journal. A record is committed before the promise
+// recordToolCall / recordApiCall return settles, and records of calls that
+// finish together share one commit (group commit, auditWriter.ts). A killed
+// process (kill -9, crash) never loses a committed record: that needs only
+// the write() into the OS. With synchronous=FULL (the default), a commit that
+// holds an API call or the tool call of an execute run also fsyncs the WAL
+// first, so power loss or an OS crash does not lose those either, as far as
+// the disk honours its flushes (macOS: fsync is not F_FULLFSYNC, so a
+// drive's volatile cache can still lose the last few commits); records of
+// calls that reached nothing (search_docs, diagnostics) ride along with the
+// next fsync. `synchronous: 'normal'` fsyncs only at checkpoints: after power
+// loss the commits since the last one may roll back (the file stays
+// consistent and the chain still verifies). A commit blocks the event loop
+// while it runs; a failed one rejects the promise, and the caller decides
+// whether to fail the tool call.
 //
 // The file is created 0600 (SQLite gives -wal and -shm the same mode) in a
 // 0700 directory. A `redact` function runs over every string of a record
@@ -84,7 +86,7 @@ export interface AuditStoreOptions {
   logger?: Logger;
   /** Applied to every string field before it is written. */
   redact?: (text: string) => string;
-  /** `full` (default): commits survive power loss. `normal`: they survive a killed process only. */
+  /** `full` (default): records of what reached an API survive power loss. `normal`: records survive a killed process only. */
   synchronous?: 'full' | 'normal';
   /** Called after each record is committed (live views); its errors are logged, never thrown. */
   onRecord?: (entry: AuditEntry) => void;
@@ -121,11 +123,12 @@ export function openAuditStore(options: AuditStoreOptions): AuditStore {
   const now = options.now ?? (() => new Date());
   const log = (options.logger ?? silentLogger).child('audit');
   const redact = options.redact ?? ((s: string) => s);
-  const db = openDatabase(file, options.synchronous ?? 'full');
+  const synchronous = options.synchronous ?? 'full';
+  const db = openDatabase(file, synchronous);
 
   const readChain = db.prepare('SELECT head_seq, head_hash, anchor_seq, anchor_hash, pruned_total FROM chain WHERE id = 1');
   const chainRow = (): ChainRow => readChain.get() as unknown as ChainRow;
-  const writer = createAuditWriter({ db, file, now, log, redact, chainRow, hooks: options });
+  const writer = createAuditWriter({ db, file, synchronous, now, log, redact, chainRow, hooks: options });
   const queries = createAuditQueries(db);
   const selectMisfiled = db.prepare(
     `WITH owner AS (SELECT run_id, client_name, tool, MIN(seq) FROM records WHERE kind = 'tool' AND run_id IS NOT NULL GROUP BY run_id)

@@ -10,6 +10,14 @@
 // records are retried one transaction each, so one bad record fails only its
 // own call. Order is queue order: a run's API calls are awaited before its
 // tool record is queued, so they come first in the chain.
+//
+// Which commits are fsynced. With synchronous=FULL, a batch holding a record
+// of something that reached an API — an API call, or the tool call of an
+// execute run — is committed with an fsync of the WAL. A batch of records of
+// calls that ran no code and sent nothing (search_docs, the diagnostics
+// tools) is committed without one: it survives a killed process like every
+// commit, and reaches the disk with the next fsynced commit or checkpoint (a
+// power cut before that can lose it, never the chain's consistency).
 import type { DatabaseSync } from 'node:sqlite';
 import { transaction } from '../util/sqlite.ts';
 import { AirlockError, errorMessage } from '../errors.ts';
@@ -29,6 +37,8 @@ export type MakeBody = (seq: number, recordedAt: string) => EntryBody;
 
 export interface AuditWriterContext {
   db: DatabaseSync;
+  /** `full`: durable records are fsynced at commit; `normal`: no commit is. */
+  synchronous: 'full' | 'normal';
   file: string;
   now: () => Date;
   log: Logger;
@@ -53,12 +63,20 @@ export interface AuditWriter {
 
 interface Queued {
   make: MakeBody;
+  /** Fsynced before the caller hears back (under synchronous=FULL). */
+  durable: boolean;
   resolve(entry: AuditEntry): void;
   reject(error: Error): void;
 }
 
 export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
   const { db, file, now, log, redact, chainRow, hooks } = ctx;
+  let syncMode: 'FULL' | 'NORMAL' = ctx.synchronous === 'full' ? 'FULL' : 'NORMAL';
+  const setSync = (mode: 'FULL' | 'NORMAL') => {
+    if (mode === syncMode) return;
+    db.exec(`PRAGMA synchronous = ${mode}`);
+    syncMode = mode;
+  };
   const insertRecord = db.prepare(
     `INSERT INTO records (seq, kind, at_ms, run_id, client_name, tool, outcome, search, body, prev_hash, hash)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -91,14 +109,15 @@ export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
   let queue: Queued[] = [];
   let scheduled: NodeJS.Immediate | undefined;
 
-  function append<T extends AuditEntry>(make: MakeBody): Promise<T> {
+  function append<T extends AuditEntry>(make: MakeBody, durable: boolean): Promise<T> {
     return new Promise<AuditEntry>((resolve, reject) => {
-      queue.push({ make, resolve, reject });
+      queue.push({ make, durable, resolve, reject });
       scheduled ??= setImmediate(flush);
     }) as Promise<T>;
   }
 
   function commit(batch: Queued[]): AuditEntry[] {
+    if (ctx.synchronous === 'full') setSync(batch.some((q) => q.durable) ? 'FULL' : 'NORMAL');
     const entries: AuditEntry[] = [];
     transaction(db, () => {
       for (const queued of batch) entries.push(appendInTransaction(queued.make));
@@ -150,6 +169,8 @@ export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
   }
 
   function recordToolCall(input: ToolCallInput): Promise<ToolCallEntry> {
+    // A tool call that ran code (it has a run) may have reached an API: fsynced. One that ran none is not.
+    const durable = optionalString(input.runId) !== undefined;
     return append<ToolCallEntry>((seq, recordedAt) => {
       const raw = inputText(input.input);
       const redacted = capUtf8(redact(raw), INPUT_CAP_BYTES);
@@ -176,38 +197,41 @@ export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
         profile: optionalString(input.profile),
         runId: optionalString(input.runId),
       };
-    });
+    }, durable);
   }
 
   function recordApiCall(record: ApiCallRecord): Promise<ApiCallEntry> {
-    return append<ApiCallEntry>((seq, recordedAt) => ({
-      kind: 'api',
-      seq,
-      time: isoTime(record.startedAt) ?? recordedAt,
-      recordedAt,
-      outcome: apiOutcome(record),
-      runId: String(record.runId ?? ''),
-      callerKey: String(record.callerKey ?? ''),
-      operationId: String(record.operationId ?? ''),
-      method: String(record.method ?? ''),
-      url: String(record.url ?? ''),
-      status: count(record.status),
-      durationMs: milliseconds(record.durationMs),
-      bytes: count(record.bytes),
-      decision: record.decision,
-      approval: record.approval
-        ? {
-            by: String(record.approval.by ?? ''),
-            at: String(record.approval.at ?? ''),
-            scope: record.approval.scope,
-            reason: optionalString(record.approval.reason),
-            code: optionalString(record.approval.code),
-            grantId: optionalString(record.approval.grantId),
-          }
-        : undefined,
-      error: optionalString(record.error),
-      startedAt: String(record.startedAt ?? ''),
-    }));
+    return append<ApiCallEntry>(
+      (seq, recordedAt) => ({
+        kind: 'api',
+        seq,
+        time: isoTime(record.startedAt) ?? recordedAt,
+        recordedAt,
+        outcome: apiOutcome(record),
+        runId: String(record.runId ?? ''),
+        callerKey: String(record.callerKey ?? ''),
+        operationId: String(record.operationId ?? ''),
+        method: String(record.method ?? ''),
+        url: String(record.url ?? ''),
+        status: count(record.status),
+        durationMs: milliseconds(record.durationMs),
+        bytes: count(record.bytes),
+        decision: record.decision,
+        approval: record.approval
+          ? {
+              by: String(record.approval.by ?? ''),
+              at: String(record.approval.at ?? ''),
+              scope: record.approval.scope,
+              reason: optionalString(record.approval.reason),
+              code: optionalString(record.approval.code),
+              grantId: optionalString(record.approval.grantId),
+            }
+          : undefined,
+        error: optionalString(record.error),
+        startedAt: String(record.startedAt ?? ''),
+      }),
+      true,
+    );
   }
 
   return { appendInTransaction, notify, recordToolCall, recordApiCall, flush };

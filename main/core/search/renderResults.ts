@@ -87,32 +87,64 @@ function fitCard(card: string, max: number): string {
   return kept.join('\n') + '\n  … (card shortened; search for this operation alone for the rest)';
 }
 
+/**
+ * Cards are a function of the operation, whether it ranks first (which sets
+ * the detail), the compact flag, the alias and which parameters the query
+ * makes notable: the same card is rendered once and kept with the operation
+ * (a WeakMap, so it goes with the catalogue). Only the heading carries the rank.
+ */
+const cardCache = new WeakMap<ApiOperation, Map<string, string>>();
+
 function renderCard(op: ApiOperation, rank: number, catalogue: Catalogue, queryTerms: Set<string>, options: RenderOptions, compact = false): string {
+  const maxNotable = rank === 0 ? 12 : 6;
+  const notable = new Map<ApiParameter['in'], { params: ApiParameter[]; notable: ApiParameter[] }>();
+  for (const where of ['path', 'query', 'header', 'cookie'] as const) {
+    const params = op.parameters.filter((p) => p.in === where && !isCredential(p, catalogue));
+    if (params.length > 0) notable.set(where, { params, notable: pickNotable(params, queryTerms, maxNotable) });
+  }
+  const key = [
+    rank === 0 ? 'first' : 'other',
+    compact ? 'compact' : 'full',
+    options.alias ?? '',
+    ...[...notable.values()].map((n) => (n.notable.length === n.params.length ? '*' : n.notable.map((p) => p.name).join(','))),
+  ].join('\u0000');
+  let cards = cardCache.get(op);
+  if (!cards) cardCache.set(op, (cards = new Map()));
+  let rest = cards.get(key);
+  if (rest === undefined) {
+    rest = cardBody(op, rank === 0, catalogue, notable, options, compact);
+    cards.set(key, rest);
+  }
+  return `## ${rank + 1}. ${op.call} — ${op.method} ${op.path}${op.deprecated ? ' (deprecated)' : ''}\n${rest}`;
+}
+
+function cardBody(
+  op: ApiOperation,
+  first: boolean,
+  catalogue: Catalogue,
+  notableByIn: Map<ApiParameter['in'], { params: ApiParameter[]; notable: ApiParameter[] }>,
+  options: RenderOptions,
+  compact: boolean,
+): string {
   const refNames = catalogue.refNames;
   const lines: string[] = [];
-  lines.push(`## ${rank + 1}. ${op.call} — ${op.method} ${op.path}${op.deprecated ? ' (deprecated)' : ''}`);
   const summary = op.summary ? flat(op.summary, 200) : '';
-  const description = op.description ? flat(op.description, rank === 0 ? 420 : 220) : '';
+  const description = op.description ? flat(op.description, first ? 420 : 220) : '';
   if (summary || description) lines.push([summary, description && description !== summary ? description : ''].filter(Boolean).join('. '));
   if (op.mutation) lines.push("Mutation: needs approval under the profile's policy.");
   lines.push(`Call: await ${op.call}(${callArgsSkeleton(op, catalogue)})`);
 
-  const byIn = (where: ApiParameter['in']) => op.parameters.filter((p) => p.in === where);
-  const maxNotable = rank === 0 ? 12 : 6;
-  for (const where of ['path', 'query', 'header', 'cookie'] as const) {
-    const params = byIn(where).filter((p) => !isCredential(p, catalogue));
-    if (params.length === 0) continue;
-    const notable = pickNotable(params, queryTerms, maxNotable);
+  for (const [where, { params, notable }] of notableByIn) {
     lines.push(
       `${where[0]!.toUpperCase()}${where.slice(1)} parameters${params.length > notable.length ? ` (${notable.length} of ${params.length} shown)` : ''}:`,
     );
-    for (const p of notable) lines.push(`  ${paramLine(p, refNames, rank === 0 ? 110 : 70)}`);
+    for (const p of notable) lines.push(`  ${paramLine(p, refNames, first ? 110 : 70)}`);
     const rest = params.filter((p) => !notable.includes(p)).map((p) => p.name);
     if (rest.length > 0) lines.push(`  also: ${rest.join(', ')}`);
   }
   const body = shownBody(op);
   if (body) {
-    const shape = schemaShape(body.schema, { refNames, depth: rank === 0 ? 2 : 1, omit: 'readOnly', maxProps: rank === 0 ? 16 : 10 });
+    const shape = schemaShape(body.schema, { refNames, depth: first ? 2 : 1, omit: 'readOnly', maxProps: first ? 16 : 10 });
     lines.push(`Body (${body.contentType}${body.required ? ', required' : ''}): ${shape}`);
     lines.push(...howToPass(body));
   }
@@ -121,13 +153,13 @@ function renderCard(op: ApiOperation, rank: number, catalogue: Catalogue, queryT
     const name = ok.schema ? refNames.get(ok.schema) : undefined;
     // Compact: a huge response shape (unions of large objects) would push the example out of the card: shallower, then cut.
     const shapeAt = (depth: number) => (ok.schema ? schemaShape(ok.schema, { refNames, depth, omit: 'writeOnly', maxProps: 10 }) : 'no body');
-    let shape = shapeAt(rank === 0 ? 2 : 1);
-    if (compact && bytes(shape) > RETURNS_MAX && rank === 0) shape = shapeAt(1);
+    let shape = shapeAt(first ? 2 : 1);
+    if (compact && bytes(shape) > RETURNS_MAX && first) shape = shapeAt(1);
     if (compact && bytes(shape) > RETURNS_MAX) shape = shape.slice(0, RETURNS_MAX).replace(/[;|,]?\s*[^;|,]*$/, '') + ' …';
     lines.push(`Returns ${ok.status}${name ? ` ${name}` : ''}: ${shape}`);
   }
   const errors = op.responses.filter((r) => !/^2/.test(r.status)).map((r) => r.status);
-  if (errors.length > 0 && rank === 0) lines.push(`Errors: ${errors.join(', ')} (in \`error\`, with \`status\`)`);
+  if (errors.length > 0 && first) lines.push(`Errors: ${errors.join(', ')} (in \`error\`, with \`status\`)`);
   lines.push('Example:');
   lines.push(indent(example(op, options.alias, catalogue)));
   return lines.join('\n') + '\n';
@@ -139,12 +171,22 @@ function paramLine(p: ApiParameter, refNames: WeakMap<object, string>, descMax: 
   return `${p.name}${p.required ? ' (required)' : ''}: ${type}${p.deprecated ? ' (deprecated)' : ''}${desc}`;
 }
 
+/** A parameter's words (name, enum and listed values), kept with the parameter. */
+const wordsOfParam = new WeakMap<ApiParameter, string[]>();
+function paramWords(p: ApiParameter): string[] {
+  let words = wordsOfParam.get(p);
+  if (!words) {
+    words = terms(`${p.name} ${enumText(p.schema)} ${(p.schema && listedValues(p.schema, p.description)?.values.join(' ')) ?? ''}`);
+    wordsOfParam.set(p, words);
+  }
+  return words;
+}
+
 /** Required ones, then those the query mentions, then those with enums or defaults, in document order. */
 function pickNotable(params: ApiParameter[], queryTerms: Set<string>, max: number): ApiParameter[] {
   const score = (p: ApiParameter): number => {
     if (p.required) return 3;
-    const words = terms(`${p.name} ${enumText(p.schema)} ${(p.schema && listedValues(p.schema, p.description)?.values.join(' ')) ?? ''}`);
-    if (words.some((w) => queryTerms.has(w))) return 2;
+    if (paramWords(p).some((w) => queryTerms.has(w))) return 2;
     if (p.deprecated) return -1;
     return 0;
   };
