@@ -4,7 +4,8 @@
 // `committed <seq> <n>` once each write has committed, until it is killed;
 // with several runs in flight, records that finish together share a commit. Record n
 // carries n in its bytes (API) or bytesOut (tool) field and `<tag>-…` in its
-// runId, so the parent can check each printed record is the one on disk.
+// runId (a search_docs record, every third run's last, in its query), so
+// the parent can check each printed record is the one on disk.
 // Usage: node auditCrashWriter.ts <file> <tag> <full|normal> <max records> [runs in flight]
 import { openAuditStore } from '../../main/core/audit/auditStore.ts';
 
@@ -23,29 +24,40 @@ async function write(n: number): Promise<void> {
   const run = Math.ceil(n / 4);
   const runId = `${tag}-${run}`;
   const entry =
-    n % 4 === 0
-      ? await store.recordToolCall({
+    n % 4 === 0 && run % 3 === 0
+      ? // A search_docs call: no run, committed without an fsync of its own.
+        await store.recordToolCall({
           clientName: 'crash-test',
           transport: 'stdio',
-          tool: 'execute',
+          tool: 'search_docs',
           outcome: 'ok',
           durationMs: 1,
-          input: run % 5 === 0 ? big : `return ${n};`,
+          input: { query: `${tag}-${n}` },
           bytesOut: n,
-          runId,
         })
-      : await store.recordApiCall({
-          runId,
-          callerKey: 'stdio:crash-test',
-          operationId: 'events.list',
-          method: 'GET',
-          url: `https://api.test/events?n=${n}`,
-          status: 200,
-          durationMs: 1,
-          bytes: n,
-          decision: 'read',
-          startedAt: new Date().toISOString(),
-        });
+      : n % 4 === 0
+        ? await store.recordToolCall({
+            clientName: 'crash-test',
+            transport: 'stdio',
+            tool: 'execute',
+            outcome: 'ok',
+            durationMs: 1,
+            input: run % 5 === 0 ? big : `return ${n};`,
+            bytesOut: n,
+            runId,
+          })
+        : await store.recordApiCall({
+            runId,
+            callerKey: 'stdio:crash-test',
+            operationId: 'events.list',
+            method: 'GET',
+            url: `https://api.test/events?n=${n}`,
+            status: 200,
+            durationMs: 1,
+            bytes: n,
+            decision: 'read',
+            startedAt: new Date().toISOString(),
+          });
   // A pipe write is synchronous on POSIX: the line is out before the next record starts.
   process.stdout.write(`committed ${entry.seq} ${n}\n`);
 }
