@@ -2,10 +2,10 @@
 // loop (per run, three API calls then the tool call; every fifth tool call a
 // 20 KB script, capped to 8 KiB by the store) and prints
 // `committed <seq> <n>` once each write has committed, until it is killed;
-// with several runs in flight, records that finish together share a commit. Record n
-// carries n in its bytes (API) or bytesOut (tool) field and `<tag>-…` in its
-// runId (a search_docs record, every third run's last, in its query), so
-// the parent can check each printed record is the one on disk.
+// with several runs in flight, records that finish together share a commit.
+// Record n carries n in its bytes (API) or bytesOut (tool) field and
+// `<tag>-…` in its runId (a search_docs record, every third run's last, in
+// its query), so the parent can check each printed record is the one on disk.
 // Usage: node auditCrashWriter.ts <file> <tag> <full|normal> <max records> [runs in flight]
 import { openAuditStore } from '../../main/core/audit/auditStore.ts';
 

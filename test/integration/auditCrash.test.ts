@@ -1,6 +1,6 @@
 // kill -9 durability of the audit store: a child writes records (API calls,
-// execute and search_docs tool calls) in a tight loop and prints each one after its write returns; the test SIGKILLs it mid-
-// burst, then reopens the file: every printed record is there (the one the
+// execute and search_docs tool calls) in a tight loop and prints each one
+// once it is committed; the test SIGKILLs it mid-burst, then reopens the file: every printed record is there (the one the
 // child wrote), SQLite's integrity check passes and the hash chain verifies.
 // Four rounds on the same file — one record at a time, then 20 runs in flight
 // (group commit: records that finish together share a transaction), then
