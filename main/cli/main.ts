@@ -7,11 +7,13 @@ import { ControlError } from '../../contract/controlApi.ts';
 import { AIRLOCK_VERSION } from '../core/runtime/version.ts';
 import { addSettingOptions } from './options.ts';
 import { cliContext } from './context.ts';
-import { connectToRunningServer } from './runningServer.ts';
 import { PROFILE_NAME } from '../core/profiles/profile.ts';
 
 // Each command's module loads when that command runs, so one command's
-// start-up never pays for another's dependencies.
+// start-up never pays for another's dependencies (the control client and its
+// contract schemas included: only commands that talk to a running companion
+// load them).
+const connectToRunningServer = async (dataDir: string) => (await import('./runningServer.ts')).connectToRunningServer(dataDir);
 const serveCommand = async (...a: Parameters<typeof import('./commands/serve.ts').serveCommand>) => (await import('./commands/serve.ts')).serveCommand(...a);
 const stdioCommand = async (...a: Parameters<typeof import('./commands/stdio.ts').stdioCommand>) => (await import('./commands/stdio.ts')).stdioCommand(...a);
 const doctorCommand = async (...a: Parameters<typeof import('./commands/doctor.ts').doctorCommand>) =>
@@ -121,14 +123,14 @@ export function buildProgram(): Command {
     .action(async function (this: Command) {
       process.exitCode = await (
         await openCommands()
-      ).openCommand(connectToRunningServer(cliContext(this).settings.dataDir), { print: this.opts().print === true });
+      ).openCommand(await connectToRunningServer(cliContext(this).settings.dataDir), { print: this.opts().print === true });
     });
 
   const approvals = sub(program, 'approvals', 'answer the approval queue of a running `airlock serve`');
   addSettingOptions(sub(approvals, 'list', 'pending approvals, oldest first'), ['common'])
     .option('--json', 'machine-readable output')
     .action(async function (this: Command) {
-      await (await approvalsCommands()).approvalsList(connectToRunningServer(cliContext(this).settings.dataDir), { json: this.opts().json === true });
+      await (await approvalsCommands()).approvalsList(await connectToRunningServer(cliContext(this).settings.dataDir), { json: this.opts().json === true });
     });
   addSettingOptions(sub(approvals, 'approve', 'let a pending mutation through').argument('<id>', 'the approval id (apr_…)'), ['common'])
     .addOption(
@@ -143,7 +145,7 @@ export function buildProgram(): Command {
     .action(async function (this: Command, id: string) {
       await (
         await approvalsCommands()
-      ).approvalsDecide(connectToRunningServer(cliContext(this).settings.dataDir), id, 'approve', {
+      ).approvalsDecide(await connectToRunningServer(cliContext(this).settings.dataDir), id, 'approve', {
         scope: this.opts().scope,
         json: this.opts().json === true,
       });
@@ -154,7 +156,10 @@ export function buildProgram(): Command {
     .action(async function (this: Command, id: string) {
       await (
         await approvalsCommands()
-      ).approvalsDecide(connectToRunningServer(cliContext(this).settings.dataDir), id, 'deny', { reason: this.opts().reason, json: this.opts().json === true });
+      ).approvalsDecide(await connectToRunningServer(cliContext(this).settings.dataDir), id, 'deny', {
+        reason: this.opts().reason,
+        json: this.opts().json === true,
+      });
     });
 
   const keys = sub(program, 'keys', 'API keys in the OS keychain (never on the command line)');

@@ -3,7 +3,7 @@
 // the handler, validate the output (a handler cannot leak an undeclared
 // field), and turn any failure into the contract's error envelope.
 import type { z } from 'zod';
-import { controlContract, isControlMethod, type ControlCaller, type ControlContract, type ControlMethod } from '../../../contract/control.ts';
+import type { ControlCaller, ControlContract, ControlMethod } from '../../../contract/control.ts';
 import type { ErrorEnvelope } from '../../../contract/errors.ts';
 import { AirlockError, toErrorEnvelope } from '../errors.ts';
 import type { Logger } from '../log/logger.ts';
@@ -24,8 +24,12 @@ export function zodMessage(error: z.ZodError): string {
   return error.issues.map((i) => `${i.path.length ? i.path.join('.') : 'input'}: ${i.message}`).join('; ');
 }
 
+/** The contract's schemas load with the first control call, not with every start (stdio never takes one). */
+const contract = () => import('../../../contract/control.ts');
+
 export function createDispatcher(handlers: ControlHandlers, logger: Logger): DispatchControl {
   return async (method, input, caller) => {
+    const { controlContract, isControlMethod } = await contract();
     if (!isControlMethod(method)) return { ok: false, error: { code: 'not_found', message: `unknown control method '${method}'` } };
     const spec = controlContract[method];
     const parsed = spec.input.safeParse(input ?? {});

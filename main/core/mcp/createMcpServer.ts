@@ -2,6 +2,8 @@
 // a single transport) with Airlock's instructions and tools, every tool
 // registered through the audited registry.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import type { AirlockCore } from '../runtime/airlockCore.ts';
 import { registerSearchDocs } from './searchDocsTool.ts';
 import { serverInstructions } from './instructions.ts';
@@ -21,6 +23,16 @@ export interface McpServerOptions {
   onToolCall(report: ToolCallReport): void | Promise<unknown>;
 }
 
+/**
+ * The SDK builds a JSON-schema validator (Ajv, with its formats: ~10 ms) for
+ * every server, that is every session, although only an elicitation's answer
+ * is ever checked with it. One is built on first use and shared.
+ */
+let ajv: AjvJsonSchemaValidator | undefined;
+const sharedValidator: jsonSchemaValidator = {
+  getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema),
+};
+
 export function createMcpServer(options: McpServerOptions): McpServer {
   const { core } = options;
   const { catalogue, search, profile } = core.api;
@@ -28,6 +40,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     { name: 'airlock', title: 'Airlock', version: core.version },
     {
       capabilities: { tools: {}, logging: {} },
+      jsonSchemaValidator: sharedValidator,
       instructions: serverInstructions({
         apiTitle: catalogue.title,
         operationCount: catalogue.operations.length,
