@@ -108,8 +108,6 @@ export async function createCore(options: CoreOptions): Promise<AirlockCore> {
       demo,
       clientNames: ['api', ...(profile.alias ? [profile.alias] : [])],
       async close() {
-        // A start that ends at once (a client's health check) still leaves the API cache for the next one.
-        if (prepared.cacheWritten) await Promise.race([prepared.cacheWritten, new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
         await demo?.close();
       },
     };
