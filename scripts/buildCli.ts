@@ -11,7 +11,8 @@
 // The desktop app's main is built by electron-vite (npm run build).
 import { copyFileSync, readFileSync, rmSync, chmodSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { build } from 'rolldown';
+import { createRequire } from 'node:module';
+import { build, type Plugin } from 'rolldown';
 
 const root = resolve(import.meta.dirname, '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
@@ -31,6 +32,37 @@ const unknown = EXTERNAL.filter((d) => !(d in pkg.dependencies) && !(d in (pkg.o
 if (unknown.length > 0) throw new Error(`buildCli: ${unknown.join(', ')} listed as external but not a dependency`);
 const out = join(root, 'dist', 'cli');
 
+/**
+ * Bundled packages that `import … from 'node:http'` (the SDK's HTTP transport
+ * through @hono/node-server) make Node build that module's ES namespace, whose
+ * lazy getters (WebSocket, fetch's classes) load undici: ~20 ms of every
+ * `serve` start. They get node:http through require instead, with the plain
+ * exports only (a lazy getter is read by no one until used).
+ */
+function builtinsThroughRequire(ids: string[]): Plugin {
+  const require = createRequire(import.meta.url);
+  const prefix = '\0required:';
+  return {
+    name: 'builtins-through-require',
+    resolveId(source) {
+      return ids.includes(source) ? `${prefix}${source}` : null;
+    },
+    load(id) {
+      if (!id.startsWith(prefix)) return null;
+      const name = id.slice(prefix.length);
+      const plain = Object.entries(Object.getOwnPropertyDescriptors(require(name)))
+        .filter(([key, d]) => 'value' in d && /^[A-Za-z_$][\w$]*$/.test(key))
+        .map(([key]) => key);
+      return [
+        `import { createRequire } from 'node:module';`,
+        `const m = createRequire(import.meta.url)(${JSON.stringify(name)});`,
+        `export default m;`,
+        ...plain.map((key) => `export const ${key} = m.${key};`),
+      ].join('\n');
+    },
+  };
+}
+
 const started = performance.now();
 rmSync(out, { recursive: true, force: true });
 await build({
@@ -40,9 +72,10 @@ await build({
     quickjsWorker: join(root, 'main', 'core', 'sandbox', 'quickjs', 'quickjsWorker.ts'),
   },
   platform: 'node',
+  plugins: [builtinsThroughRequire(['node:http', 'node:https', 'node:http2', 'http', 'https', 'http2'])],
   // ES module builds where a package has both (jsonc-parser's UMD build requires its files dynamically).
   resolve: { mainFields: ['module', 'main'] },
-  external: [/^node:/, ...EXTERNAL.map((d) => new RegExp(`^${d.replace(/[/.]/g, '\\$&')}(/|$)`))],
+  external: [/^node:(?!https?$|http2$)/, ...EXTERNAL.map((d) => new RegExp(`^${d.replace(/[/.]/g, '\\$&')}(/|$)`))],
   output: { dir: out, format: 'esm', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js', sourcemap: false },
   logLevel: 'warn',
 });
