@@ -6,17 +6,18 @@
 // recordToolCall / recordApiCall return settles, and records of calls that
 // finish together share one commit (group commit, auditWriter.ts). A killed
 // process (kill -9, crash) never loses a committed record: that needs only
-// the write() into the OS. With synchronous=FULL (the default), a commit that
-// holds an API call or the tool call of an execute run also fsyncs the WAL
-// first, so power loss or an OS crash does not lose those either, as far as
-// the disk honours its flushes (macOS: fsync is not F_FULLFSYNC, so a
-// drive's volatile cache can still lose the last few commits); records of
-// calls that reached nothing (search_docs, diagnostics) ride along with the
-// next fsync. `synchronous: 'normal'` fsyncs only at checkpoints: after power
-// loss the commits since the last one may roll back (the file stays
-// consistent and the chain still verifies). A commit blocks the event loop
-// while it runs; a failed one rejects the promise, and the caller decides
-// whether to fail the tool call.
+// the write() into the OS. With `synchronous: 'full'` (the default), the
+// record of an API call or of an execute run settles only once the WAL is
+// also flushed to disk (fdatasync, in the thread pool: walSync.ts), so power
+// loss or an OS crash does not lose it either, as far as the disk honours its
+// flushes (macOS: fsync is not F_FULLFSYNC, so a drive's volatile cache can
+// still lose the last few); records of calls that reached nothing
+// (search_docs, diagnostics) ride along with the next flush. `'normal'`
+// flushes only at checkpoints: after power loss the commits since the last
+// one may roll back (the file stays consistent and the chain still
+// verifies). A commit blocks the event loop while SQLite writes it, a flush
+// does not; a failed one rejects the promise, and the caller decides whether
+// to fail the tool call.
 //
 // The file is created 0600 (SQLite gives -wal and -shm the same mode) in a
 // 0700 directory. A `redact` function runs over every string of a record
@@ -69,6 +70,7 @@ import {
 import type { ChainRow } from './auditRows.ts';
 import { openDatabase } from './auditDatabase.ts';
 import { createAuditWriter } from './auditWriter.ts';
+import { walFile, type SyncWal } from './walSync.ts';
 import { createAuditQueries } from './auditQuery.ts';
 import { exportRecords } from './auditExport.ts';
 import { verifyChain } from './auditVerify.ts';
@@ -88,6 +90,8 @@ export interface AuditStoreOptions {
   redact?: (text: string) => string;
   /** `full` (default): records of what reached an API survive power loss. `normal`: records survive a killed process only. */
   synchronous?: 'full' | 'normal';
+  /** Flushes the WAL to disk (tests; default: fdatasync of the -wal file in the thread pool). */
+  syncWal?: SyncWal;
   /** Called after each record is committed (live views); its errors are logged, never thrown. */
   onRecord?: (entry: AuditEntry) => void;
 }
@@ -124,11 +128,13 @@ export function openAuditStore(options: AuditStoreOptions): AuditStore {
   const log = (options.logger ?? silentLogger).child('audit');
   const redact = options.redact ?? ((s: string) => s);
   const synchronous = options.synchronous ?? 'full';
-  const db = openDatabase(file, synchronous);
+  // NORMAL for the database itself: with `full`, durable records are flushed to disk by the writer, off the event loop.
+  const db = openDatabase(file, 'normal');
+  const wal = walFile(file);
 
   const readChain = db.prepare('SELECT head_seq, head_hash, anchor_seq, anchor_hash, pruned_total FROM chain WHERE id = 1');
   const chainRow = (): ChainRow => readChain.get() as unknown as ChainRow;
-  const writer = createAuditWriter({ db, file, synchronous, now, log, redact, chainRow, hooks: options });
+  const writer = createAuditWriter({ db, file, synchronous, syncWal: options.syncWal ?? wal.sync, now, log, redact, chainRow, hooks: options });
   const queries = createAuditQueries(db);
   const selectMisfiled = db.prepare(
     `WITH owner AS (SELECT run_id, client_name, tool, MIN(seq) FROM records WHERE kind = 'tool' AND run_id IS NOT NULL GROUP BY run_id)
@@ -202,6 +208,7 @@ export function openAuditStore(options: AuditStoreOptions): AuditStore {
       if (!db.isOpen) return;
       writer.flush();
       db.close();
+      wal.close();
     },
   };
 }

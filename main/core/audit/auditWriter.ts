@@ -1,23 +1,25 @@
 // Writing to the audit chain: a tool call or an API call becomes a redacted,
 // capped record, appended with its hash, committed, then announced.
 //
-// Group commit. A record is queued and its promise settles once the
-// transaction holding it has committed (with synchronous=FULL, once the WAL
-// is fsynced). Every record queued before the queue is drained — the records
-// of calls that finish in the same turn of the event loop — shares one
-// transaction and one fsync, so concurrent calls do not pay one flush each,
-// and a lone call waits for nothing but its own commit. If a batch fails, its
-// records are retried one transaction each, so one bad record fails only its
-// own call. Order is queue order: a run's API calls are awaited before its
-// tool record is queued, so they come first in the chain.
+// Group commit. A record is queued, and every record queued before the queue
+// is drained — the records of calls that finish in the same turn of the
+// event loop — shares one transaction. If a batch fails, its records are
+// retried one transaction each, so one bad record fails only its own call.
+// Order is queue order: a run's API calls are awaited before its tool record
+// is queued, so they come first in the chain.
 //
-// Which commits are fsynced. With synchronous=FULL, a batch holding a record
-// of something that reached an API — an API call, or the tool call of an
-// execute run — is committed with an fsync of the WAL. A batch of records of
-// calls that ran no code and sent nothing (search_docs, the diagnostics
-// tools) is committed without one: it survives a killed process like every
-// commit, and reaches the disk with the next fsynced commit or checkpoint (a
-// power cut before that can lose it, never the chain's consistency).
+// When a record's promise settles. Every commit survives a killed process
+// (the WAL frames are written into the OS before COMMIT returns). With
+// synchronous=FULL, a record of something that reached an API — an API call,
+// or the tool call of an execute run — settles only once the WAL has also
+// been flushed to disk: by an fdatasync in the thread pool (walSync.ts), so
+// the event loop goes on serving calls during the flush, and one flush covers
+// every commit made before it started. A record of a call that ran no code
+// and sent nothing (search_docs, the diagnostics tools) settles at its
+// commit and reaches the disk with the next flush or checkpoint: a power cut
+// before that can lose it, never the chain's consistency. If the WAL file
+// cannot be opened for flushing, durable records fall back to commits with
+// synchronous=FULL (the flush then blocks the event loop).
 import type { DatabaseSync } from 'node:sqlite';
 import { transaction } from '../util/sqlite.ts';
 import { AirlockError, errorMessage } from '../errors.ts';
@@ -28,6 +30,7 @@ import type { ApiCallEntry, AuditEntry, ToolCallEntry, ToolCallInput } from './t
 import { type ChainRow, type RunTool, type RunToolLookup, type EntryBody, STORE_FIELDS } from './auditRows.ts';
 import { isoTime } from './auditWhere.ts';
 import { indexColumns, apiOutcome, inputText, capUtf8, optionalString, nonEmpty, count, milliseconds, redactStrings } from './auditFields.ts';
+import { GroupSync, type SyncWal } from './walSync.ts';
 
 /** Tool inputs (execute code, JSON arguments) are stored up to this many UTF-8 bytes. */
 export const INPUT_CAP_BYTES = 8 * 1024;
@@ -37,8 +40,10 @@ export type MakeBody = (seq: number, recordedAt: string) => EntryBody;
 
 export interface AuditWriterContext {
   db: DatabaseSync;
-  /** `full`: durable records are fsynced at commit; `normal`: no commit is. */
+  /** `full`: durable records settle once on disk; `normal`: at their commit. The database itself runs with NORMAL. */
   synchronous: 'full' | 'normal';
+  /** Flushes the WAL to disk (with `full`). */
+  syncWal: SyncWal;
   file: string;
   now: () => Date;
   log: Logger;
@@ -71,12 +76,31 @@ interface Queued {
 
 export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
   const { db, file, now, log, redact, chainRow, hooks } = ctx;
-  let syncMode: 'FULL' | 'NORMAL' = ctx.synchronous === 'full' ? 'FULL' : 'NORMAL';
+  let syncMode: 'FULL' | 'NORMAL' = 'NORMAL';
   const setSync = (mode: 'FULL' | 'NORMAL') => {
     if (mode === syncMode) return;
     db.exec(`PRAGMA synchronous = ${mode}`);
     syncMode = mode;
   };
+  const groupSync = new GroupSync(ctx.syncWal);
+  /** Set when the WAL could not be flushed from the thread pool: durable records then commit with synchronous=FULL. */
+  let flushInCommit = false;
+  const durably = (entry: AuditEntry): Promise<AuditEntry> =>
+    groupSync.afterCommit().then(
+      () => entry,
+      (error: unknown) => {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'EACCES') {
+          // The WAL file cannot be opened (an unusual file system): flush inside the commit from now on.
+          if (!flushInCommit) log.warn(`audit: cannot flush ${file}-wal from the thread pool (${errorMessage(error)}); commits wait for the disk`);
+          flushInCommit = true;
+          setSync('FULL');
+          db.exec('PRAGMA wal_checkpoint(FULL)');
+          setSync('NORMAL');
+          return entry;
+        }
+        throw new AirlockError('internal', `could not flush the audit log ${file} to disk: ${errorMessage(error)}`, { cause: error });
+      },
+    );
   const insertRecord = db.prepare(
     `INSERT INTO records (seq, kind, at_ms, run_id, client_name, tool, outcome, search, body, prev_hash, hash)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -117,7 +141,7 @@ export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
   }
 
   function commit(batch: Queued[]): AuditEntry[] {
-    if (ctx.synchronous === 'full') setSync(batch.some((q) => q.durable) ? 'FULL' : 'NORMAL');
+    if (flushInCommit) setSync(batch.some((q) => q.durable) ? 'FULL' : 'NORMAL');
     const entries: AuditEntry[] = [];
     transaction(db, () => {
       for (const queued of batch) entries.push(appendInTransaction(queued.make));
@@ -147,8 +171,10 @@ export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
       return;
     }
     batch.forEach((queued, i) => {
-      notify(entries[i]!);
-      queued.resolve(entries[i]!);
+      const entry = entries[i]!;
+      notify(entry);
+      if (queued.durable && ctx.synchronous === 'full' && !flushInCommit) durably(entry).then(queued.resolve, queued.reject);
+      else queued.resolve(entry);
     });
   }
 

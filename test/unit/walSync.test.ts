@@ -1,0 +1,103 @@
+// Durable audit records without blocking the event loop: a record of an API
+// call or an execute run settles only once a flush of the WAL that started
+// after its commit has completed; a search_docs record does not wait for one;
+// a failed flush fails exactly the records it was to cover, with a message
+// that says the log could not reach the disk.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { GroupSync } from '../../main/core/audit/walSync.ts';
+import { openAuditStore } from '../../main/core/audit/auditStore.ts';
+import { tempDir } from '../helpers/paths.ts';
+
+/** A flush the test completes by hand. */
+function manualSync() {
+  const pending: { resolve(): void; reject(e: Error): void }[] = [];
+  return {
+    started: () => pending.length,
+    sync: () => new Promise<void>((resolve, reject) => pending.push({ resolve, reject })),
+    finish: (i: number, error?: Error) => (error ? pending[i]!.reject(error) : pending[i]!.resolve()),
+  };
+}
+
+const settled = async (p: Promise<unknown>): Promise<boolean> => {
+  let done = false;
+  p.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  // Let every already-resolved promise run its callbacks.
+  await new Promise((resolve) => setImmediate(resolve));
+  return done;
+};
+
+test('a flush covers the commits made before it started; later ones wait for the next flush', async () => {
+  const flush = manualSync();
+  const group = new GroupSync(flush.sync);
+  const a = group.afterCommit();
+  const b = group.afterCommit();
+  await Promise.resolve();
+  assert.equal(flush.started(), 1, 'one flush for both');
+  const c = group.afterCommit(); // while the first flush runs
+  flush.finish(0);
+  assert.equal(await settled(a), true);
+  assert.equal(await settled(b), true);
+  assert.equal(await settled(c), false, 'c committed after the flush started: not covered');
+  assert.equal(flush.started(), 2, 'a second flush for c');
+  flush.finish(1, new Error('EIO: disk gone'));
+  await assert.rejects(c, /EIO/);
+  // The next waiter gets a fresh flush.
+  const d = group.afterCommit();
+  await Promise.resolve();
+  assert.equal(flush.started(), 3);
+  flush.finish(2);
+  await d;
+});
+
+test('the record of an API call or an execute run settles once the WAL is flushed; a search_docs record does not wait', async () => {
+  const { dir, cleanup } = tempDir('airlock-walsync-');
+  const flush = manualSync();
+  const store = openAuditStore({ file: join(dir, 'audit.sqlite'), syncWal: flush.sync });
+  try {
+    const search = store.recordToolCall({ transport: 'stdio', tool: 'search_docs', outcome: 'ok', durationMs: 1, input: { query: 'x' }, bytesOut: 1 });
+    const api = store.recordApiCall({
+      runId: 'run-1',
+      callerKey: 'stdio:1',
+      operationId: 'events.list',
+      method: 'GET',
+      url: 'https://api.test/events',
+      status: 200,
+      durationMs: 3,
+      bytes: 10,
+      decision: 'read',
+      startedAt: new Date().toISOString(),
+    });
+    assert.equal((await search).tool, 'search_docs');
+    assert.equal(await settled(api), false, 'committed, not yet on disk');
+    assert.equal(store.head().records, 2, 'both are committed and readable');
+    flush.finish(0);
+    assert.equal((await api).kind, 'api');
+
+    const run = store.recordToolCall({ transport: 'stdio', tool: 'execute', outcome: 'ok', durationMs: 1, input: 'return 1', bytesOut: 1, runId: 'run-1' });
+    assert.equal(await settled(run), false);
+    flush.finish(1, new Error('EIO: i/o error'));
+    await assert.rejects(run, /could not flush the audit log .* to disk: EIO/);
+  } finally {
+    store.close();
+    cleanup();
+  }
+});
+
+test('with synchronous: normal no record waits for a flush', async () => {
+  const { dir, cleanup } = tempDir('airlock-walsync-');
+  const flush = manualSync();
+  const store = openAuditStore({ file: join(dir, 'audit.sqlite'), synchronous: 'normal', syncWal: flush.sync });
+  try {
+    const run = await store.recordToolCall({ transport: 'stdio', tool: 'execute', outcome: 'ok', durationMs: 1, input: 'return 1', bytesOut: 1, runId: 'r' });
+    assert.equal(run.seq, 1);
+    assert.equal(flush.started(), 0);
+  } finally {
+    store.close();
+    cleanup();
+  }
+});
