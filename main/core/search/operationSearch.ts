@@ -1,23 +1,46 @@
 // search_docs' ranking, in two stages.
 // 1. Recall: a MiniSearch (BM25) index over the catalogue with boosted fields
-//    (operationId, summary, path, tags, parameter names, enum values,
-//    x-synonyms), prefix matching, fuzzy matching only for long terms, typo
-//    corrections against the index vocabulary and built-in synonyms at a lower
-//    weight.
+//    (operationId, summary — or the description's first sentence when the
+//    document gives none —, path, tags, parameter names, schema names,
+//    x-synonyms), enum values and prose (descriptions of the operation, its
+//    parameters and its tags) at a low weight, prefix matching, fuzzy
+//    matching only for long terms, typo corrections against the index
+//    vocabulary, built-in synonyms and the API's own vocabulary learnt from
+//    its prose (documentVocabulary.ts) at lower weights.
 // 2. Precision: the best candidates are re-ranked on how much of the query an
-//    operation explains (coverage), how much of its summary the query explains
-//    (a short summary fully matched is a strong signal) and whether the action
-//    asked for (create, list, delete…) is the operation's.
-import MiniSearch from 'minisearch';
+//    operation explains (coverage: its names, then its prose), how much of its
+//    summary the query explains (a short summary fully matched is a strong
+//    signal) and whether the action asked for (create, list, delete…) is the
+//    operation's.
+// The state (index and learnt vocabulary) can be saved as plain data and
+// restored without indexing again (toJSON / OperationSearch.restore).
+import MiniSearch, { type AsPlainObject, type Options } from 'minisearch';
 import type { ApiOperation, Catalogue, JsonSchema } from '../openapi/catalogue.ts';
 import { isStopWord, normalize, splitWords, stem, terms } from './textProcessing.ts';
-import { type Action, triggeredGroups } from './synonyms.ts';
+import { type Action, OTHER_VERBS, type TriggeredGroup, askedAction, isBuiltInWord, sameVerb, triggeredGroups } from './synonyms.ts';
 import { isEnglishWord } from './englishWords.ts';
+import { type LearnedVocabulary, learnVocabulary } from './documentVocabulary.ts';
 
 export interface SearchHit {
   op: ApiOperation;
   score: number;
 }
+
+/** What the document says beside its operations: its tags (name, description, x-displayName). */
+export interface SearchDocumentInfo {
+  tags?: unknown;
+}
+
+/** Plain data (JSON-safe) from which OperationSearch.restore rebuilds a search without indexing again. */
+export interface OperationSearchState {
+  format: number;
+  operations: number;
+  index: AsPlainObject;
+  learned: LearnedVocabulary;
+  tags: Record<string, string>;
+}
+
+const STATE_FORMAT = 1;
 
 interface IndexedOperation {
   id: number;
@@ -26,13 +49,15 @@ interface IndexedOperation {
   path: string;
   tags: string;
   params: string;
+  schemas: string;
   enums: string;
   synonyms: string;
   paramDocs: string;
   description: string;
+  tagDocs: string;
 }
 
-const FIELDS = ['operationId', 'summary', 'path', 'tags', 'params', 'enums', 'synonyms', 'paramDocs', 'description'] as const;
+const FIELDS = ['operationId', 'summary', 'path', 'tags', 'params', 'schemas', 'enums', 'synonyms', 'paramDocs', 'description', 'tagDocs'] as const;
 
 const BOOST: Record<(typeof FIELDS)[number], number> = {
   operationId: 3,
@@ -41,19 +66,29 @@ const BOOST: Record<(typeof FIELDS)[number], number> = {
   path: 1.5,
   tags: 1.5,
   params: 1,
+  schemas: 1,
   enums: 0.8,
   paramDocs: 0.3,
   description: 0.25,
+  tagDocs: 0.15,
 };
 
 const CORRECTION_WEIGHT = 0.8;
 const EXPANSION_WEIGHT = 0.35;
+const LEARNED_WEIGHT = 0.5;
 const CANDIDATES = 40;
 
 interface OperationFeatures {
-  all: Set<string>; // terms of id, summary, path, tags, synonyms, parameter names
+  names: Set<string>; // terms of id, summary, path, tags, synonyms
+  params: Set<string>; // terms of parameter names
+  all: Set<string>; // both
+  prose: Set<string>; // terms of the descriptions (operation, tags, parameters)
   summary: string[];
   action: Action | undefined;
+  /** The verb the operation is named after (stemmed), if any. */
+  verb: string | undefined;
+  /** Acts on the caller's own account ("/me", "current user", a path parameter that takes "me"). */
+  self: boolean;
 }
 
 function processTerm(term: string): string | null {
@@ -71,21 +106,53 @@ function enumValues(schema: JsonSchema | undefined, depth = 0): string[] {
 
 function firstSentence(text: string | undefined): string {
   if (!text) return '';
-  const flat = text.replace(/\s+/g, ' ');
+  const flat = text.replace(/\s+/g, ' ').trim();
   const end = flat.search(/[.!?](\s|$)/);
   return (end > 0 ? flat.slice(0, end) : flat).slice(0, 200);
 }
 
-function toDocument(op: ApiOperation, id: number): IndexedOperation {
+/** The summary, or the description's first sentence when the document gives none. */
+function summaryOf(op: ApiOperation): string {
+  return op.summary?.trim() || firstSentence(op.description);
+}
+
+/** Tag name → its description and display name, from the document's `tags`. */
+function tagTexts(tags: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!Array.isArray(tags)) return out;
+  for (const tag of tags) {
+    if (!tag || typeof tag !== 'object' || typeof tag.name !== 'string') continue;
+    const display = typeof tag['x-displayName'] === 'string' ? tag['x-displayName'] : '';
+    const description = typeof tag.description === 'string' ? tag.description.replace(/\s+/g, ' ').slice(0, 600) : '';
+    const text = `${display} ${description}`.trim();
+    if (text) out[tag.name] = text;
+  }
+  return out;
+}
+
+function schemaNames(op: ApiOperation, catalogue: Catalogue): string[] {
+  const out: string[] = [];
+  const add = (schema: JsonSchema | undefined) => {
+    if (!schema || typeof schema !== 'object') return;
+    const name = catalogue.refNames.get(schema) ?? (schema.items ? catalogue.refNames.get(schema.items) : undefined);
+    if (name) out.push(name);
+  };
+  add(op.requestBody?.schema);
+  add(op.responses.find((r) => /^2/.test(r.status))?.schema);
+  return out;
+}
+
+function toDocument(op: ApiOperation, id: number, catalogue: Catalogue, tags: Record<string, string>): IndexedOperation {
   const params = op.parameters.filter((p) => p.in !== 'header' && p.in !== 'cookie');
   const bodyProps = Object.keys(op.requestBody?.schema?.properties ?? {});
   return {
     id,
     operationId: `${op.hasOperationId ? op.id : ''} ${op.callPath.join(' ')}`,
-    summary: op.summary ?? '',
+    summary: summaryOf(op),
     path: op.path.replace(/[{}]/g, ' '),
     tags: op.tags.join(' '),
     params: [...params.map((p) => p.name), ...bodyProps].join(' '),
+    schemas: schemaNames(op, catalogue).join(' '),
     enums: params
       .flatMap((p) => enumValues(p.schema))
       .slice(0, 200)
@@ -93,10 +160,29 @@ function toDocument(op: ApiOperation, id: number): IndexedOperation {
     synonyms: op.synonyms.join(' '),
     paramDocs: params.map((p) => firstSentence(p.description)).join(' '),
     description: (op.description ?? '').slice(0, 600),
+    tagDocs: op.tags.map((t) => tags[t] ?? '').join(' '),
   };
 }
 
+function nameTerms(op: ApiOperation): Set<string> {
+  return new Set([
+    ...terms(`${op.hasOperationId ? op.id : ''} ${op.callPath.join(' ')}`),
+    ...terms(summaryOf(op)),
+    ...terms(op.path),
+    ...terms(op.tags.join(' ')),
+    ...terms(op.synonyms.join(' ')),
+  ]);
+}
+
+function proseTerms(op: ApiOperation, tags: Record<string, string>): Set<string> {
+  const params = op.parameters.filter((p) => p.in !== 'header' && p.in !== 'cookie');
+  return new Set(
+    terms([(op.description ?? '').slice(0, 1000), ...op.tags.map((t) => tags[t] ?? ''), ...params.map((p) => firstSentence(p.description))].join(' ')),
+  );
+}
+
 const ACTION_WORDS: Record<string, Action> = {
+  show: 'list',
   list: 'list',
   search: 'list',
   find: 'list',
@@ -128,10 +214,30 @@ const ACTION_WORDS: Record<string, Action> = {
   drop: 'delete',
 };
 
-function operationAction(op: ApiOperation): Action | undefined {
+/** The verb an operation is named after: its summary's first word, else its name's. */
+function operationVerb(op: ApiOperation): string | undefined {
+  const known = (w: string | undefined) => (w && (ACTION_WORDS[w] || OTHER_VERBS.has(w)) ? w : undefined);
+  const fromSummary = terms(op.summary ?? firstSentence(op.description))[0];
   const last = op.callPath[op.callPath.length - 1] ?? '';
-  const verb = splitWords(last)[0]?.toLowerCase();
+  const fromName = terms(last)[0];
+  return known(fromSummary) ?? known(fromName && stem(fromName)) ?? known(fromName);
+}
+
+/** A GET named "get" reads one thing or many: many when its object is plural ("Get tasks from a project") or its path is a collection. */
+function readsMany(op: ApiOperation): boolean {
+  if (/\}\/?$/.test(op.path)) return false;
+  const words = splitWords(op.summary ?? firstSentence(op.description)).map(normalize);
+  const object = words.slice(1).find((w) => !isStopWord(w) && !['current', 'user', 'users', 'my'].includes(w));
+  if (object && ['all', 'multiple', 'several', 'many'].includes(object)) return true;
+  if (object && object.length > 3 && stem(object) !== object) return true;
+  const segment = op.path.split(/[/.]/).filter(Boolean).pop() ?? '';
+  return segment.length > 3 && !segment.startsWith('{') && stem(normalize(segment)) !== normalize(segment) && !object;
+}
+
+function operationAction(op: ApiOperation, verb: string | undefined): Action | undefined {
+  if (verb && OTHER_VERBS.has(verb) && !ACTION_WORDS[verb]) return undefined;
   const named = verb ? ACTION_WORDS[verb] : undefined;
+  if (named === 'get' && op.method === 'GET') return readsMany(op) ? 'list' : 'get';
   if (named) return named === 'replace' && op.method === 'PATCH' ? 'update' : named;
   switch (op.method) {
     case 'POST':
@@ -147,6 +253,16 @@ function operationAction(op: ApiOperation): Action | undefined {
     default:
       return undefined;
   }
+}
+
+const SELF_SEGMENTS = new Set(['me', 'my', 'self', 'mine', '@me', 'current', 'whoami']);
+const SELF_PARAM = /(["'`‘“]me["'`’”])|\b(current(ly)? (authenticated|logged[- ]in|signed[- ]in)|authenticated user|calling user|requesting user)\b/i;
+
+function actsOnSelf(op: ApiOperation, names: Set<string>): boolean {
+  if (op.path.split(/[/.]/).some((s) => SELF_SEGMENTS.has(s.toLowerCase()))) return true;
+  if (names.has('authenticated') || (names.has('current') && names.has('user')) || names.has('me') || names.has('whoami')) return true;
+  if (SELF_PARAM.test(op.summary ?? '') || SELF_PARAM.test(firstSentence(op.description))) return true;
+  return op.parameters.some((p) => p.in === 'path' && SELF_PARAM.test(p.description ?? ''));
 }
 
 function compatible(asked: Action, has: Action): boolean {
@@ -175,77 +291,168 @@ function editDistance(a: string, b: string, max: number): number {
   return d[a.length]![b.length]!;
 }
 
+function indexOptions(): Options<IndexedOperation> {
+  return {
+    fields: [...FIELDS],
+    storeFields: [],
+    tokenize: (text) => splitWords(text),
+    processTerm,
+    searchOptions: {
+      boost: BOOST,
+      prefix: (term) => term.length >= 3,
+      fuzzy: (term) => (term.length >= 6 ? 0.2 : false),
+      maxFuzzy: 2,
+    },
+  };
+}
+
+/** What a query asks, once read: its terms and what they stand for. */
+interface ReadQuery {
+  queryTerms: string[];
+  corrections: Map<string, string>;
+  groups: TriggeredGroup[];
+  expansionTerms: Set<string>;
+  /** query term → name terms the document's prose says it stands for */
+  learned: Map<string, string[]>;
+  learnedTerms: Set<string>;
+  asked: Action | undefined;
+  /** The first verb of the query (stemmed). */
+  verb: string | undefined;
+  /** The query is about the asker's own things ("my boards", "who am I"). */
+  self: boolean;
+}
+
+const SELF_WORDS = new Set(['my', 'me', 'mine', 'myself', 'whoami', 'mes', 'mon', 'ma', 'moi']);
+
+export interface RankedHit extends SearchHit {
+  parts: Record<string, number>;
+}
+
 export class OperationSearch {
   private readonly index: MiniSearch<IndexedOperation>;
   private readonly operations: ApiOperation[];
   private readonly features: OperationFeatures[];
   private readonly vocabulary: Set<string>;
+  private readonly learned: LearnedVocabulary;
+  private readonly tags: Record<string, string>;
 
-  constructor(catalogue: Catalogue) {
+  constructor(catalogue: Catalogue, info: SearchDocumentInfo = {}, restored?: OperationSearchState) {
     this.operations = catalogue.operations;
-    this.index = new MiniSearch<IndexedOperation>({
-      fields: [...FIELDS],
-      storeFields: [],
-      tokenize: (text) => splitWords(text),
-      processTerm,
-      searchOptions: {
-        boost: BOOST,
-        prefix: (term) => term.length >= 3,
-        fuzzy: (term) => (term.length >= 6 ? 0.2 : false),
-        maxFuzzy: 2,
-      },
-    });
-    this.index.addAll(this.operations.map(toDocument));
+    this.tags = restored ? restored.tags : tagTexts(info.tags);
+    if (restored) {
+      this.index = MiniSearch.loadJS<IndexedOperation>(restored.index, indexOptions());
+    } else {
+      this.index = new MiniSearch<IndexedOperation>(indexOptions());
+      this.index.addAll(this.operations.map((op, i) => toDocument(op, i, catalogue, this.tags)));
+    }
     this.vocabulary = new Set();
+    const names: Set<string>[] = [];
+    const learnFrom: Set<string>[] = [];
     this.features = this.operations.map((op) => {
-      const summary = terms(op.summary ?? '');
-      const all = new Set([
-        ...terms(`${op.hasOperationId ? op.id : ''} ${op.callPath.join(' ')}`),
-        ...summary,
-        ...terms(op.path),
-        ...terms(op.tags.join(' ')),
-        ...terms(op.synonyms.join(' ')),
-        ...terms(op.parameters.map((p) => p.name).join(' ')),
-      ]);
+      const opNames = nameTerms(op);
+      names.push(opNames);
+      const params = new Set(terms(op.parameters.map((p) => p.name).join(' ')));
+      const all = new Set([...opNames, ...params]);
       for (const t of all) this.vocabulary.add(t);
-      return { all, summary, action: operationAction(op) };
+      const verb = operationVerb(op);
+      if (!restored) learnFrom.push(new Set(terms([(op.description ?? '').slice(0, 1000), ...op.tags.map((t) => this.tags[t] ?? '')].join(' '))));
+      return {
+        names: opNames,
+        params,
+        all,
+        prose: proseTerms(op, this.tags),
+        summary: terms(summaryOf(op)),
+        action: operationAction(op, verb),
+        verb,
+        self: actsOnSelf(op, opNames),
+      };
     });
+    this.learned = restored ? restored.learned : learnVocabulary({ names, prose: learnFrom, ignore: isBuiltInWord });
+  }
+
+  /** Rebuilds a search from `toJSON()`'s data for the same catalogue, without indexing again. */
+  static restore(catalogue: Catalogue, state: OperationSearchState): OperationSearch {
+    if (!state || state.format !== STATE_FORMAT || state.operations !== catalogue.operations.length) {
+      throw new Error('search index state does not fit this catalogue');
+    }
+    return new OperationSearch(catalogue, {}, state);
+  }
+
+  /** The search's state as plain data (JSON-safe): the index and what it learnt from the document. */
+  toJSON(): OperationSearchState {
+    return { format: STATE_FORMAT, operations: this.operations.length, index: this.index.toJSON(), learned: this.learned, tags: this.tags };
   }
 
   get size(): number {
     return this.operations.length;
   }
 
+  /** Words the document's prose taught this search, each with the name words it stands for. */
+  learnedVocabulary(): LearnedVocabulary {
+    return this.learned;
+  }
+
   search(query: string, limit = 10): SearchHit[] {
+    return this.rank(query)
+      .slice(0, limit)
+      .map(({ op, score }) => ({ op, score }));
+  }
+
+  /** Every recalled candidate, best first, with the parts of its score. */
+  rank(query: string): RankedHit[] {
     const trimmed = query.trim();
     if (!trimmed) return [];
-    const queryTerms = terms(trimmed);
-    const corrections = this.corrections(trimmed, queryTerms);
-    const correctedQuery = [trimmed, ...corrections.values()].join(' ');
-    const groups = triggeredGroups(correctedQuery);
-    const expansions = [...new Set(groups.flatMap((g) => g.expansions))].filter((e) => !queryTerms.includes(stem(normalize(e))));
+    const read = this.read(trimmed);
+    const { queryTerms, corrections, groups, expansionTerms, learnedTerms } = read;
 
     const queries: any[] = [trimmed];
     if (corrections.size > 0) queries.push({ queries: [[...corrections.values()].join(' ')], boostTerm: () => CORRECTION_WEIGHT });
-    if (expansions.length > 0) queries.push({ queries: [expansions.join(' ')], boostTerm: () => EXPANSION_WEIGHT });
+    if (expansionTerms.size > 0) queries.push({ queries: [[...expansionTerms].join(' ')], boostTerm: () => EXPANSION_WEIGHT });
+    if (learnedTerms.size > 0) queries.push({ queries: [[...learnedTerms].join(' ')], boostTerm: () => LEARNED_WEIGHT });
     const recalled = this.index.search({ combineWith: 'OR', queries }).slice(0, CANDIDATES);
     if (recalled.length === 0) return [];
 
-    const asked = groups.find((g) => g.action)?.action;
-    const expansionTerms = new Set(expansions.map((e) => stem(normalize(e))));
     const top = recalled[0]!.score;
     const scored = recalled.map((r) => {
+      const op = this.operations[r.id as number]!;
       const f = this.features[r.id as number]!;
-      const s =
-        0.5 * (r.score / top) +
-        0.8 * this.coverage(queryTerms, corrections, groups, f) +
-        1.0 * summaryFit(f, queryTerms, corrections, expansionTerms) +
-        actionScore(asked, f.action) -
-        niche(this.operations[r.id as number]!, queryTerms);
-      return { op: this.operations[r.id as number]!, score: Math.round(s * 1000) / 1000 };
+      const parts = {
+        recall: 0.5 * (r.score / top),
+        coverage: 0.8 * this.coverage(read, f),
+        summary: 1.0 * summaryFit(f, queryTerms, corrections, expansionTerms, learnedTerms),
+        action: actionScore(read.asked, f.action),
+        verb: read.verb && f.verb && sameVerb(read.verb, f.verb) ? 0.2 : 0,
+        self: read.self && f.self ? 0.2 : 0,
+        niche: -niche(op, queryTerms),
+      };
+      void groups;
+      const s = Object.values(parts).reduce((a, b) => a + b, 0);
+      return { op, score: Math.round(s * 1000) / 1000, parts };
     });
     scored.sort((a, b) => b.score - a.score);
-    return scored.slice(0, limit);
+    return scored;
+  }
+
+  private read(query: string): ReadQuery {
+    const queryTerms = terms(query);
+    const corrections = this.corrections(query, queryTerms);
+    const correctedQuery = [query, ...corrections.values()].join(' ');
+    const groups = triggeredGroups(correctedQuery);
+    const asked = askedAction(groups);
+    const verb = queryTerms.find((t) => ACTION_WORDS[t] || OTHER_VERBS.has(t) || groups.some((g) => g.action && g.words.some((w) => stem(w) === t)));
+    const words = splitWords(normalize(query));
+    const self = words.some((w, i) => SELF_WORDS.has(w) || (w === 'i' && ['am', 'm'].includes(words[i + 1] ?? '')) || (w === 'am' && words[i + 1] === 'i'));
+    const expansions = [...new Set(groups.flatMap((g) => g.expansions))].filter((e) => !queryTerms.includes(stem(normalize(e))));
+    const expansionTerms = new Set(expansions.flatMap((e) => terms(e)));
+    const learned = new Map<string, string[]>();
+    const learnedTerms = new Set<string>();
+    for (const t of queryTerms) {
+      const words = this.learned[corrections.get(t) ?? t];
+      if (!words) continue;
+      learned.set(t, words);
+      for (const w of words) if (!queryTerms.includes(w)) learnedTerms.add(w);
+    }
+    return { queryTerms, corrections, groups, expansionTerms, learned, learnedTerms, asked, verb, self };
   }
 
   /** The typo fixes a query gets: each unknown word and the catalogue word it is read as. */
@@ -284,40 +491,50 @@ export class OperationSearch {
     return out;
   }
 
-  /** Share of the query's terms the operation accounts for (directly, through a typo fix, or through a synonym). */
-  private coverage(queryTerms: string[], corrections: Map<string, string>, groups: ReturnType<typeof triggeredGroups>, f: OperationFeatures): number {
+  /** Share of the query's terms the operation accounts for (directly, through a typo fix, a synonym, its learnt vocabulary or its prose). */
+  private coverage(read: ReadQuery, f: OperationFeatures): number {
+    const { queryTerms, corrections, groups, learned } = read;
     if (queryTerms.length === 0) return 0;
     let sum = 0;
     for (const t of queryTerms) {
       const direct = corrections.get(t) ?? t;
-      if (f.all.has(direct) || (direct.length >= 3 && [...f.all].some((w) => w.startsWith(direct)))) {
+      if (f.names.has(direct) || (direct.length >= 3 && [...f.names].some((w) => w.startsWith(direct)))) {
         sum += 1;
         continue;
       }
-      const viaSynonym = groups.some(
-        (g) => g.words.some((w) => stem(w) === t || stem(w) === direct) && g.expansions.some((e) => f.all.has(stem(normalize(e)))),
-      );
-      if (viaSynonym) sum += 0.7;
+      let best = 0;
+      for (const g of groups) {
+        if (!g.words.some((w) => stem(w) === t || stem(w) === direct)) continue;
+        if (g.expansions.some((e) => f.names.has(stem(normalize(e))))) best = Math.max(best, g.action ? 0.95 : 0.7);
+      }
+      if (learned.get(t)?.some((w) => f.names.has(w))) best = Math.max(best, 0.7);
+      if (f.params.has(direct)) best = Math.max(best, 0.5);
+      if (f.prose.has(direct)) best = Math.max(best, 0.3);
+      sum += best;
     }
     return sum / queryTerms.length;
   }
 }
 
 /** Share of the operation's summary the query accounts for. */
-function summaryFit(f: OperationFeatures, queryTerms: string[], corrections: Map<string, string>, expansions: Set<string>): number {
+function summaryFit(f: OperationFeatures, queryTerms: string[], corrections: Map<string, string>, expansions: Set<string>, learned: Set<string>): number {
   if (f.summary.length === 0) return 0;
   const direct = new Set([...queryTerms, ...corrections.values()]);
   let sum = 0;
   for (const w of f.summary) {
     if (direct.has(w) || [...direct].some((t) => t.length >= 3 && w.startsWith(t))) sum += 1;
-    else if (expansions.has(w)) sum += 0.5;
+    else if (expansions.has(w) || learned.has(w)) sum += 0.5;
   }
   return sum / f.summary.length;
 }
 
 function actionScore(asked: Action | undefined, has: Action | undefined): number {
   if (!asked || !has) return 0;
-  return compatible(asked, has) ? 0.25 : -0.25;
+  if (compatible(asked, has)) return 0.25;
+  // "get the lists on a board" reads many; "list" then "get" one is a smaller mistake than writing.
+  if (asked === 'get' && has === 'list') return 0.1;
+  if (asked === 'list' && has === 'get') return -0.1;
+  return -0.25;
 }
 
 const NICHE_WORDS = ['admin', 'enterprise'];

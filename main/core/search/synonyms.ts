@@ -25,22 +25,178 @@ const GROUPS: SynonymGroup[] = [
     expansions: ['stats', 'statistics', 'overview', 'summary', 'aggregate', 'report'],
   },
   {
-    triggers: ['create', 'add', 'new', 'make', 'creer', 'ajouter', 'nouveau', 'nouvel', 'nouvelle', 'publier', 'poster', 'inserer', 'enregistrer'],
+    triggers: [
+      'create',
+      'add',
+      'new',
+      'make',
+      'set up',
+      'setup',
+      'spin up',
+      'register',
+      'open',
+      'start',
+      'launch',
+      'generate',
+      'issue',
+      'creer',
+      'ajouter',
+      'nouveau',
+      'nouvel',
+      'nouvelle',
+      'publier',
+      'poster',
+      'inserer',
+      'enregistrer',
+    ],
     expansions: ['create', 'add', 'new', 'post'],
     action: 'create',
   },
   {
-    triggers: ['update', 'modify', 'edit', 'change', 'rename', 'modifier', 'mettre a jour', 'changer', 'editer', 'corriger', 'renommer'],
-    expansions: ['update', 'edit', 'modify', 'patch', 'change'],
+    triggers: [
+      'update',
+      'modify',
+      'edit',
+      'change',
+      'rename',
+      'assign',
+      'reassign',
+      'mark',
+      'tick',
+      'toggle',
+      'complete',
+      'archive',
+      'unarchive',
+      'enable',
+      'disable',
+      'resize',
+      'scale',
+      'modifier',
+      'mettre a jour',
+      'changer',
+      'editer',
+      'corriger',
+      'renommer',
+    ],
+    expansions: ['update', 'edit', 'modify', 'patch', 'change', 'set'],
     action: 'update',
   },
   { triggers: ['replace', 'overwrite', 'remplacer', 'ecraser'], expansions: ['replace', 'put', 'overwrite'], action: 'replace' },
   { triggers: ['partial', 'partiel', 'partielle', 'partiellement', 'juste', 'only', 'seulement', 'just'], expansions: ['patch', 'partial'] },
   {
-    triggers: ['delete', 'remove', 'destroy', 'erase', 'drop', 'cancel', 'supprimer', 'effacer', 'retirer', 'enlever', 'annuler', 'detruire'],
+    triggers: [
+      'delete',
+      'remove',
+      'destroy',
+      'erase',
+      'drop',
+      'kick',
+      'ban',
+      'expel',
+      'unlink',
+      'detach',
+      'purge',
+      'wipe',
+      'get rid',
+      'supprimer',
+      'effacer',
+      'retirer',
+      'enlever',
+      'detruire',
+    ],
     expansions: ['delete', 'remove'],
     action: 'delete',
   },
+  { triggers: ['cancel', 'void', 'revoke', 'abort', 'annuler', 'terminate', 'stop'], expansions: ['cancel', 'void', 'revoke', 'delete', 'stop'] },
+  { triggers: ['copy', 'clone', 'duplicate', 'dupliquer', 'copier'], expansions: ['duplicate', 'copy', 'clone'], action: 'create' },
+  { triggers: ['send', 'post', 'publish', 'write', 'say', 'envoyer', 'tell'], expansions: ['send', 'post', 'message', 'publish'], action: 'create' },
+  { triggers: ['invite', 'inviter', 'onboard'], expansions: ['invite', 'add', 'member'], action: 'create' },
+  {
+    triggers: ['like', 'liked', 'favorite', 'favourite', 'favorited', 'bookmark', 'bookmarked', 'heart', 'save', 'saved', 'aimer', 'favori', 'favoris'],
+    expansions: ['save', 'saved', 'favorite', 'like', 'star', 'library'],
+  },
+  {
+    triggers: ['unlike', 'unfavorite', 'unfavourite', 'unsave', 'unbookmark', 'unstar'],
+    expansions: ['remove', 'delete', 'saved', 'unstar'],
+    action: 'delete',
+  },
+  { triggers: ['follow', 'watch', 'subscribe', 'suivre', 'abonner'], expansions: ['follow', 'follower', 'subscribe', 'subscription', 'watch'] },
+  { triggers: ['unfollow', 'unwatch', 'unsubscribe'], expansions: ['unfollow', 'unsubscribe', 'remove', 'follower', 'subscription'], action: 'delete' },
+  {
+    triggers: ['notify', 'notified', 'callback', 'whenever', 'webhook', 'webhooks', 'hook', 'push notification', 'event subscription'],
+    expansions: ['webhook', 'hook', 'callback', 'subscription', 'event'],
+  },
+  { triggers: ['upload', 'attach', 'televerser'], expansions: ['upload', 'attachment', 'file', 'attach'], action: 'create' },
+  { triggers: ['download', 'export', 'telecharger', 'exporter'], expansions: ['download', 'export', 'content', 'file'], action: 'get' },
+  { triggers: ['restart', 'reboot', 'power cycle'], expansions: ['reboot', 'restart', 'power', 'action'] },
+  { triggers: ['shut down', 'shutdown', 'power off', 'turn off', 'power on', 'turn on'], expansions: ['power', 'shutdown', 'action'] },
+  { triggers: ['pause', 'snooze', 'mute', 'do not disturb', 'dnd', 'silence'], expansions: ['pause', 'snooze', 'mute', 'dnd'] },
+  { triggers: ['resume', 'unpause', 'unmute', 'play', 'continue'], expansions: ['resume', 'play', 'start', 'playback'] },
+  {
+    triggers: ['who am i', 'whoami', 'logged in', 'signed in', 'my identity', 'my profile', 'my account', 'current user', 'authenticated user'],
+    expansions: ['me', 'current', 'authenticated', 'identity', 'profile', 'account', 'self', 'auth', 'user'],
+    action: 'get',
+  },
+  {
+    triggers: [
+      'someone',
+      'somebody',
+      'person',
+      'people',
+      'everyone',
+      'everybody',
+      'teammate',
+      'colleague',
+      'collaborator',
+      'coworker',
+      'employee',
+      'staff',
+      'personne',
+      'personnes',
+    ],
+    expansions: ['user', 'member', 'people', 'collaborator'],
+  },
+  {
+    triggers: ['who', 'user', 'users', 'utilisateur', 'utilisateurs', 'account', 'compte'],
+    expansions: ['user', 'member', 'account'],
+  },
+  { triggers: ['online', 'offline', 'away', 'available', 'active', 'idle', 'presence'], expansions: ['presence', 'status', 'active', 'away'] },
+  { triggers: ['react', 'reaction', 'emoji', 'thumbs up', 'thumbs down', 'upvote'], expansions: ['reaction', 'emoji', 'react'] },
+  { triggers: ['text', 'message', 'messages', 'dm', 'direct message', 'chat', 'note'], expansions: ['message', 'chat', 'post', 'text'] },
+  { triggers: ['channel', 'channels', 'room', 'rooms', 'chatroom', 'group chat', 'canal'], expansions: ['channel', 'conversation', 'room', 'group'] },
+  { triggers: ['song', 'songs', 'tune', 'tunes', 'music', 'chanson', 'chansons', 'morceau'], expansions: ['track', 'song', 'music', 'audio'] },
+  { triggers: ['podcast', 'podcasts'], expansions: ['show', 'episode', 'podcast'] },
+  {
+    triggers: ['server', 'servers', 'vm', 'vms', 'virtual machine', 'instance', 'instances', 'host', 'serveur', 'serveurs'],
+    expansions: ['server', 'instance', 'virtual', 'machine', 'vm', 'host'],
+  },
+  {
+    triggers: ['bill', 'billing', 'invoice', 'owe', 'balance', 'cost', 'spend', 'spent', 'charges', 'facture'],
+    expansions: ['billing', 'balance', 'invoice', 'cost', 'usage'],
+  },
+  { triggers: ['chargeback', 'chargebacks', 'dispute', 'disputes'], expansions: ['dispute', 'chargeback'] },
+  { triggers: ['payout', 'payouts', 'withdraw', 'withdrawal', 'cash out', 'pay out'], expansions: ['payout', 'transfer', 'withdrawal'] },
+  { triggers: ['pay', 'payment', 'payments', 'charge', 'paiement', 'payer'], expansions: ['payment', 'charge', 'pay', 'intent'] },
+  { triggers: ['refund', 'refunds', 'rembourser', 'remboursement'], expansions: ['refund'] },
+  { triggers: ['discount', 'coupon', 'promo', 'promotion', 'voucher', 'promo code'], expansions: ['coupon', 'discount', 'promotion', 'promo'] },
+  {
+    triggers: ['blocked by', 'blocking', 'blocks', 'depends on', 'depend on', 'dependency', 'prerequisite', 'blocker'],
+    expansions: ['dependency', 'dependent', 'blocker'],
+  },
+  { triggers: ['autocomplete', 'typeahead', 'as i type', 'suggest', 'suggestions'], expansions: ['typeahead', 'autocomplete', 'suggest'] },
+  {
+    triggers: ['activity', 'history', 'log', 'feed', 'audit', 'happened', 'historique'],
+    expansions: ['activity', 'history', 'action', 'event', 'log', 'feed'],
+  },
+  { triggers: ['alert', 'alerts', 'alarm', 'alarms', 'alerte', 'alertes'], expansions: ['alert', 'policy', 'alarm', 'monitor'] },
+  { triggers: ['deploy', 'deployment', 'redeploy', 'deployer'], expansions: ['deployment', 'deploy', 'app'] },
+  { triggers: ['backup', 'snapshot', 'sauvegarde'], expansions: ['backup', 'snapshot', 'image'] },
+  { triggers: ['folder', 'folders', 'directory', 'dossier', 'dossiers'], expansions: ['folder', 'directory'] },
+  { triggers: ['picture', 'avatar', 'photo'], expansions: ['image', 'photo', 'avatar', 'picture'] },
+  { triggers: ['column', 'columns', 'colonne', 'colonnes', 'lane', 'stage'], expansions: ['column', 'list', 'section', 'stage'] },
+  { triggers: ['move', 'transfer', 'deplacer'], expansions: ['move', 'transfer', 'position'] },
+  { triggers: ['schedule', 'later', 'remind', 'reminder', 'rappel', 'programmer'], expansions: ['schedule', 'scheduled', 'reminder', 'remind'] },
+  { triggers: ['belong', 'belongs', 'belong to', 'part of', 'membre de', 'joined'], expansions: ['member', 'membership', 'memberships'] },
   {
     triggers: [
       'list',
@@ -145,7 +301,7 @@ const GROUPS: SynonymGroup[] = [
   },
   {
     triggers: ['me', 'my', 'mine', 'myself', 'mes', 'mon', 'ma', 'moi', 'membre', 'member', 'membership', 'memberships'],
-    expansions: ['me', 'my', 'member', 'memberships'],
+    expansions: ['me', 'my', 'member', 'memberships', 'current'],
   },
   { triggers: ['schema', 'form', 'fields', 'formulaire', 'champs', 'champ', 'structure'], expansions: ['schema', 'form', 'fields'] },
   { triggers: ['validate', 'check', 'verify', 'dry run', 'test', 'verifier', 'valider', 'controler', 'tester'], expansions: ['validate', 'check', 'dry run'] },
@@ -163,7 +319,6 @@ const GROUPS: SynonymGroup[] = [
     expansions: ['after', 'cursor', 'paginate', 'page'],
   },
   { triggers: ['official', 'officiel', 'officiels', 'officielle', 'officielles', 'verified'], expansions: ['official'] },
-  { triggers: ['user', 'users', 'utilisateur', 'utilisateurs', 'account', 'compte'], expansions: ['user', 'me', 'account'] },
   { triggers: ['repository', 'repositories', 'repo', 'repos', 'depot', 'depots'], expansions: ['repo', 'repos', 'repository'] },
   { triggers: ['issue', 'issues', 'ticket', 'tickets', 'bug', 'bugs'], expansions: ['issue', 'issues'] },
   { triggers: ['pull request', 'pull requests', 'pr', 'prs', 'merge request'], expansions: ['pull', 'pulls'] },
@@ -203,6 +358,8 @@ function find(words: string[], phrase: string[]): number {
 export interface TriggeredGroup {
   /** The query words (normalized, unstemmed) that triggered the group. */
   words: string[];
+  /** Where in the query they start (word index). */
+  at: number;
   expansions: string[];
   action?: Action;
 }
@@ -216,7 +373,7 @@ export function triggeredGroups(query: string): TriggeredGroup[] {
       if (t.length === 0) continue;
       const at = find(words, t);
       if (at < 0) continue;
-      out.push({ words: words.slice(at, at + t.length), expansions: g.expansions, ...(g.action ? { action: g.action } : {}) });
+      out.push({ words: words.slice(at, at + t.length), at, expansions: g.expansions, ...(g.action ? { action: g.action } : {}) });
       break;
     }
   }
@@ -229,4 +386,147 @@ export function expandQuery(query: string): string[] {
   const out = new Set<string>();
   for (const g of triggeredGroups(query)) for (const e of g.expansions) if (!words.has(e)) out.add(e);
   return [...out];
+}
+
+/** The action a query asks for: that of the earliest wording in it that names one. */
+export function askedAction(groups: TriggeredGroup[]): Action | undefined {
+  let best: TriggeredGroup | undefined;
+  for (const g of groups) if (g.action && (!best || g.at < best.at)) best = g;
+  return best?.action;
+}
+
+/**
+ * Verbs operations are named after that are none of create, read, update,
+ * delete: an operation named with one of them ("startPlayback", "Duplicate a
+ * project") does that, whatever its HTTP method.
+ */
+export const OTHER_VERBS = new Set([
+  'start',
+  'stop',
+  'pause',
+  'resume',
+  'play',
+  'skip',
+  'seek',
+  'transfer',
+  'follow',
+  'unfollow',
+  'save',
+  'check',
+  'duplicate',
+  'copy',
+  'clone',
+  'instantiate',
+  'archive',
+  'unarchive',
+  'pin',
+  'unpin',
+  'invite',
+  'kick',
+  'join',
+  'leave',
+  'mark',
+  'open',
+  'close',
+  'rename',
+  'send',
+  'schedule',
+  'share',
+  'move',
+  'merge',
+  'fork',
+  'star',
+  'unstar',
+  'watch',
+  'unwatch',
+  'assign',
+  'unassign',
+  'attach',
+  'detach',
+  'cancel',
+  'void',
+  'approve',
+  'reject',
+  'enable',
+  'disable',
+  'reboot',
+  'restart',
+  'resize',
+  'upload',
+  'test',
+  'verify',
+  'validate',
+  'revoke',
+  'subscribe',
+  'unsubscribe',
+  'trigger',
+  'run',
+  'rerun',
+  'execute',
+  'complete',
+  'reopen',
+  'lock',
+  'unlock',
+  'mute',
+  'unmute',
+  'snooze',
+  'react',
+  'publish',
+  'unpublish',
+  'preview',
+  'capture',
+  'confirm',
+  'refund',
+  'pay',
+  'finalize',
+  'accept',
+  'decline',
+  'restore',
+  'sync',
+  'import',
+  'export',
+  'convert',
+  'link',
+  'unlink',
+  'apply',
+  'reset',
+  'rotate',
+  'redeliver',
+  'ping',
+  'dismiss',
+  'block',
+  'unblock',
+  'transfer',
+  'rollback',
+  'retry',
+  'reply',
+  'forward',
+  'mention',
+  'tag',
+  'untag',
+  'end',
+  'set',
+  'toggle',
+  'establish',
+  'instantiate',
+]);
+
+/** The verb groups a word belongs to (indices), so "copy" and "duplicate" match. */
+const VERB_GROUP = new Map<string, number[]>();
+COMPILED.forEach((g, i) => {
+  for (const t of g.triggers) if (t.length === 1) VERB_GROUP.set(stem(t[0]!), [...(VERB_GROUP.get(stem(t[0]!)) ?? []), i]);
+  for (const e of g.expansions) VERB_GROUP.set(stem(normalize(e)), [...(VERB_GROUP.get(stem(normalize(e))) ?? []), i]);
+});
+
+/** Whether two verbs (stemmed) are the same or say the same thing ("remove", "delete"). */
+export function sameVerb(a: string, b: string): boolean {
+  if (a === b) return true;
+  const ga = VERB_GROUP.get(a);
+  const gb = VERB_GROUP.get(b);
+  return !!ga && !!gb && ga.some((i) => gb.includes(i));
+}
+
+/** Whether a word is one the built-in vocabulary already gives a meaning to. */
+export function isBuiltInWord(word: string): boolean {
+  return VERB_GROUP.has(word);
 }
