@@ -92,7 +92,7 @@ export function learnVocabulary({ names, prose, ignore }: VocabularyInput): Lear
       const df = nameDf.get(w)!;
       // Specific to the word: its operations, not the whole API.
       const lift = c / ops.length / (df / n);
-      if (lift < 2) continue;
+      if (lift < 1.5) continue;
       scored.push([w, share * Math.log(1 + lift)]);
     }
     if (scored.length === 0) continue;

@@ -36,6 +36,8 @@ export interface OperationSearchState {
   format: number;
   operations: number;
   index: AsPlainObject;
+  /** Terms of the operations' names and parameters (what typo correction corrects to). */
+  vocabulary: string[];
   learned: LearnedVocabulary;
   tags: Record<string, string>;
 }
@@ -67,7 +69,7 @@ const BOOST: Record<(typeof FIELDS)[number], number> = {
   tags: 1.5,
   params: 1,
   schemas: 1,
-  enums: 0.8,
+  enums: 0.4,
   paramDocs: 0.3,
   description: 0.25,
   tagDocs: 0.15,
@@ -77,6 +79,7 @@ const CORRECTION_WEIGHT = 0.8;
 const EXPANSION_WEIGHT = 0.35;
 const LEARNED_WEIGHT = 0.5;
 const CANDIDATES = 40;
+const MAX_ENUM_VALUES = 24;
 
 interface OperationFeatures {
   names: Set<string>; // terms of id, summary, path, tags, synonyms
@@ -153,9 +156,10 @@ function toDocument(op: ApiOperation, id: number, catalogue: Catalogue, tags: Re
     tags: op.tags.join(' '),
     params: [...params.map((p) => p.name), ...bodyProps].join(' '),
     schemas: schemaNames(op, catalogue).join(' '),
+    // A huge enum (every event type, every country) says little about what the operation does.
     enums: params
-      .flatMap((p) => enumValues(p.schema))
-      .slice(0, 200)
+      .flatMap((p) => enumValues(p.schema).slice(0, MAX_ENUM_VALUES))
+      .slice(0, 3 * MAX_ENUM_VALUES)
       .join(' '),
     synonyms: op.synonyms.join(' '),
     paramDocs: params.map((p) => firstSentence(p.description)).join(' '),
@@ -316,6 +320,8 @@ interface ReadQuery {
   learned: Map<string, string[]>;
   learnedTerms: Set<string>;
   asked: Action | undefined;
+  /** Words for the action the query asks (its verbs' synonyms). */
+  verbTerms: Set<string>;
   /** The first verb of the query (stemmed). */
   verb: string | undefined;
   /** The query is about the asker's own things ("my boards", "who am I"). */
@@ -331,7 +337,7 @@ export interface RankedHit extends SearchHit {
 export class OperationSearch {
   private readonly index: MiniSearch<IndexedOperation>;
   private readonly operations: ApiOperation[];
-  private readonly features: OperationFeatures[];
+  private readonly features: (OperationFeatures | undefined)[];
   private readonly vocabulary: Set<string>;
   private readonly learned: LearnedVocabulary;
   private readonly tags: Record<string, string>;
@@ -345,29 +351,44 @@ export class OperationSearch {
       this.index = new MiniSearch<IndexedOperation>(indexOptions());
       this.index.addAll(this.operations.map((op, i) => toDocument(op, i, catalogue, this.tags)));
     }
+    this.features = new Array<OperationFeatures | undefined>(this.operations.length);
+    if (restored) {
+      this.vocabulary = new Set(restored.vocabulary);
+      this.learned = restored.learned;
+      return;
+    }
     this.vocabulary = new Set();
     const names: Set<string>[] = [];
     const learnFrom: Set<string>[] = [];
-    this.features = this.operations.map((op) => {
-      const opNames = nameTerms(op);
-      names.push(opNames);
-      const params = new Set(terms(op.parameters.map((p) => p.name).join(' ')));
-      const all = new Set([...opNames, ...params]);
-      for (const t of all) this.vocabulary.add(t);
-      const verb = operationVerb(op);
-      if (!restored) learnFrom.push(new Set(terms([(op.description ?? '').slice(0, 1000), ...op.tags.map((t) => this.tags[t] ?? '')].join(' '))));
-      return {
-        names: opNames,
-        params,
-        all,
-        prose: proseTerms(op, this.tags),
-        summary: terms(summaryOf(op)),
-        action: operationAction(op, verb),
-        verb,
-        self: actsOnSelf(op, opNames),
-      };
+    this.operations.forEach((op, i) => {
+      const f = this.feature(i);
+      names.push(f.names);
+      for (const t of f.all) this.vocabulary.add(t);
+      learnFrom.push(new Set(terms([(op.description ?? '').slice(0, 1000), ...op.tags.map((t) => this.tags[t] ?? '')].join(' '))));
     });
-    this.learned = restored ? restored.learned : learnVocabulary({ names, prose: learnFrom, ignore: isBuiltInWord });
+    this.learned = learnVocabulary({ names, prose: learnFrom, ignore: isBuiltInWord });
+  }
+
+  /** What re-ranking needs of an operation, worked out on first use (a restored search only for the candidates it meets). */
+  private feature(i: number): OperationFeatures {
+    const cached = this.features[i];
+    if (cached) return cached;
+    const op = this.operations[i]!;
+    const names = nameTerms(op);
+    const params = new Set(terms(op.parameters.map((p) => p.name).join(' ')));
+    const verb = operationVerb(op);
+    const f: OperationFeatures = {
+      names,
+      params,
+      all: new Set([...names, ...params]),
+      prose: proseTerms(op, this.tags),
+      summary: terms(summaryOf(op)),
+      action: operationAction(op, verb),
+      verb,
+      self: actsOnSelf(op, names),
+    };
+    this.features[i] = f;
+    return f;
   }
 
   /** Rebuilds a search from `toJSON()`'s data for the same catalogue, without indexing again. */
@@ -380,7 +401,14 @@ export class OperationSearch {
 
   /** The search's state as plain data (JSON-safe): the index and what it learnt from the document. */
   toJSON(): OperationSearchState {
-    return { format: STATE_FORMAT, operations: this.operations.length, index: this.index.toJSON(), learned: this.learned, tags: this.tags };
+    return {
+      format: STATE_FORMAT,
+      operations: this.operations.length,
+      index: this.index.toJSON(),
+      vocabulary: [...this.vocabulary],
+      learned: this.learned,
+      tags: this.tags,
+    };
   }
 
   get size(): number {
@@ -415,13 +443,13 @@ export class OperationSearch {
     const top = recalled[0]!.score;
     const scored = recalled.map((r) => {
       const op = this.operations[r.id as number]!;
-      const f = this.features[r.id as number]!;
+      const f = this.feature(r.id as number);
       const parts = {
         recall: 0.5 * (r.score / top),
         coverage: 0.8 * this.coverage(read, f),
-        summary: 1.0 * summaryFit(f, queryTerms, corrections, expansionTerms, learnedTerms),
+        summary: 1.0 * summaryFit(f, queryTerms, corrections, expansionTerms, learnedTerms, read.verbTerms),
         action: actionScore(read.asked, f.action),
-        verb: read.verb && f.verb && sameVerb(read.verb, f.verb) ? 0.2 : 0,
+        verb: verbFit(read, f),
         self: read.self && f.self ? 0.2 : 0,
         niche: -niche(op, queryTerms),
       };
@@ -452,7 +480,8 @@ export class OperationSearch {
       learned.set(t, words);
       for (const w of words) if (!queryTerms.includes(w)) learnedTerms.add(w);
     }
-    return { queryTerms, corrections, groups, expansionTerms, learned, learnedTerms, asked, verb, self };
+    const verbTerms = new Set(groups.filter((g) => g.action).flatMap((g) => g.expansions.map((e) => stem(normalize(e)))));
+    return { queryTerms, corrections, groups, expansionTerms, learned, learnedTerms, asked, verb, self, verbTerms };
   }
 
   /** The typo fixes a query gets: each unknown word and the catalogue word it is read as. */
@@ -516,13 +545,34 @@ export class OperationSearch {
   }
 }
 
+/**
+ * The query's verb is the operation's ("copy" a project: duplicateProject), or
+ * names the thing the operation creates ("fork a repository": create a fork,
+ * "star a board": add a star).
+ */
+function verbFit(read: ReadQuery, f: OperationFeatures): number {
+  if (read.verb && f.verb && sameVerb(read.verb, f.verb)) return 0.2;
+  const first = read.queryTerms[0];
+  if (first && first !== read.verb && !ACTION_WORDS[first] && f.action === 'create' && f.names.has(first)) return 0.2;
+  if (read.verb && OTHER_VERBS.has(read.verb) && !ACTION_WORDS[read.verb] && f.action === 'create' && f.names.has(read.verb)) return 0.2;
+  return 0;
+}
+
 /** Share of the operation's summary the query accounts for. */
-function summaryFit(f: OperationFeatures, queryTerms: string[], corrections: Map<string, string>, expansions: Set<string>, learned: Set<string>): number {
+function summaryFit(
+  f: OperationFeatures,
+  queryTerms: string[],
+  corrections: Map<string, string>,
+  expansions: Set<string>,
+  learned: Set<string>,
+  verbs: Set<string>,
+): number {
   if (f.summary.length === 0) return 0;
   const direct = new Set([...queryTerms, ...corrections.values()]);
   let sum = 0;
   for (const w of f.summary) {
     if (direct.has(w) || [...direct].some((t) => t.length >= 3 && w.startsWith(t))) sum += 1;
+    else if (verbs.has(w)) sum += 0.5;
     else if (expansions.has(w) || learned.has(w)) sum += 0.5;
   }
   return sum / f.summary.length;

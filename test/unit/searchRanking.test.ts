@@ -1,0 +1,181 @@
+// search_docs' ranking on documents it was never tuned for: what it learns
+// from the document, how it reads a request, and its saved state.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildCatalogue, type Catalogue } from '../../main/core/openapi/catalogue.ts';
+import { loadApiDocument } from '../../main/core/openapi/loadDocument.ts';
+import { OperationSearch } from '../../main/core/search/operationSearch.ts';
+import { tempDir } from '../helpers/paths.ts';
+
+type Op = Record<string, unknown>;
+const op = (operationId: string, summary: string | undefined, extra: Op = {}): Op => ({
+  operationId,
+  ...(summary ? { summary } : {}),
+  responses: { 200: { description: 'ok' } },
+  ...extra,
+});
+
+function catalogueOf(paths: Record<string, Record<string, Op>>, extra: Op = {}): Catalogue {
+  return buildCatalogue({ openapi: '3.1.0', info: { title: 'Test', version: '1' }, paths, ...extra });
+}
+
+const first = (s: OperationSearch, q: string) => s.search(q, 5)[0]?.op.id;
+
+test("a word only the document's descriptions use finds the operations its names call otherwise", () => {
+  const cat = catalogueOf({
+    '/orders/{id}/cancel': { post: op('orders.cancel', 'Cancel an order', { description: 'Cancels an order that has not been paid.' }) },
+    '/orders': { get: op('orders.list', 'List orders') },
+    '/shipments': {
+      get: op('shipments.list', 'List shipments', { description: 'Lists every parcel you have sent.' }),
+      post: op('shipments.create', 'Create a shipment', { description: 'Books a courier for a parcel.' }),
+    },
+    '/shipments/{id}/cancel': { post: op('shipments.cancel', 'Cancel a shipment', { description: 'Stops it before it leaves the warehouse.' }) },
+  });
+  const s = new OperationSearch(cat);
+  assert.deepEqual(s.learnedVocabulary().parcel, ['shipment']);
+  // "parcel" is nowhere in shipments.cancel: only what the document taught says it is a shipment.
+  assert.equal(first(s, 'cancel a parcel'), 'shipments.cancel');
+});
+
+test("a tag's description teaches the API's product names (a Droplet is a virtual machine)", () => {
+  const doc = {
+    tags: [
+      { name: 'Droplets', description: 'A Droplet is a DigitalOcean virtual machine with its own disk and address.' },
+      { name: 'Volumes', description: 'Block storage you can attach to a Droplet.' },
+    ],
+  };
+  const cat = catalogueOf(
+    {
+      '/droplets': {
+        post: op('droplets.create', 'Create a new Droplet', { tags: ['Droplets'] }),
+        get: op('droplets.list', 'List all Droplets', { tags: ['Droplets'] }),
+      },
+      '/volumes': {
+        post: op('volumes.create', 'Create a new volume', { tags: ['Volumes'] }),
+        get: op('volumes.list', 'List all volumes', { tags: ['Volumes'] }),
+      },
+    },
+    doc,
+  );
+  assert.equal(first(new OperationSearch(cat, { tags: doc.tags }), 'create a virtual machine'), 'droplets.create');
+});
+
+test('an operation without a summary is found by the first sentence of its description', () => {
+  const cat = catalogueOf({
+    '/conversations.list': { get: op('conversations_list', undefined, { description: 'Lists all channels in a workspace. Paginated.' }) },
+    '/conversations.members': { get: op('conversations_members', undefined, { description: 'Retrieve members of a conversation.' }) },
+    '/conversations.info': { get: op('conversations_info', undefined, { description: 'Retrieve information about a conversation.' }) },
+    '/users.list': { get: op('users_list', undefined, { description: 'Lists all users in a workspace.' }) },
+  });
+  const s = new OperationSearch(cat);
+  assert.equal(first(s, 'list all channels'), 'conversations_list');
+  assert.equal(first(s, 'who is in this conversation'), 'conversations_members');
+});
+
+test('a huge enum does not outrank the operation that does the job', () => {
+  // Every event type of the API, as webhook endpoints take them: "invoice" is one value among many.
+  const resources = ['account', 'balance', 'charge', 'checkout', 'coupon', 'customer', 'dispute', 'file', 'payout', 'plan', 'price', 'product'];
+  const eventTypes = [...resources.flatMap((r) => [`${r}.created`, `${r}.updated`, `${r}.deleted`]), 'invoice.paid', 'invoice.voided'];
+  const cat = catalogueOf({
+    '/webhook_endpoints': {
+      post: op('webhooks.create', 'Create a webhook endpoint', {
+        parameters: [{ name: 'enabled_events', in: 'query', schema: { type: 'array', items: { type: 'string', enum: eventTypes } } }],
+      }),
+    },
+    '/billing/documents': { get: op('documents.list', 'List billing documents', { description: 'Bills, credit notes and receipts: every invoice sent.' }) },
+    '/customers': { get: op('customers.list', 'List customers') },
+  });
+  const s = new OperationSearch(cat);
+  const hits = s.search('paid invoices', 5);
+  assert.equal(hits[0]?.op.id, 'documents.list');
+  const webhook = hits.find((h) => h.op.id === 'webhooks.create');
+  assert.ok(!webhook || webhook.score < hits[0]!.score / 4, `the enum's operation scores ${webhook?.score} beside ${hits[0]!.score}`);
+});
+
+test('plural and singular, camelCase, snake_case, kebab-case and path segments all match', () => {
+  const cat = catalogueOf({
+    '/user-groups': { get: op('list_user_groups', 'List groups'), post: op('createUserGroup', 'Create a group') },
+    '/user-groups/{groupId}': { get: op('get-user-group', 'Get a group'), delete: op('deleteUserGroup', 'Delete a group') },
+    '/users': { get: op('listUsers', 'List users') },
+    '/groups-of-servers': { get: op('serverPools', 'List pools') },
+  });
+  const s = new OperationSearch(cat);
+  assert.equal(first(s, 'list user groups'), 'list_user_groups');
+  assert.equal(first(s, 'list user_groups'), 'list_user_groups');
+  assert.equal(first(s, 'create a userGroup'), 'createUserGroup');
+  assert.equal(first(s, 'get one user-group'), 'get-user-group');
+  assert.equal(first(s, 'delete user groups'), 'deleteUserGroup');
+  assert.equal(first(s, 'groups of servers'), 'serverPools');
+});
+
+test('"who am I" and "my …" find the operations on the caller\'s own account', () => {
+  const cat = catalogueOf({
+    '/users': { get: op('users.list', 'List users') },
+    '/users/{userId}': {
+      get: op('users.get', 'Get a user', {
+        parameters: [
+          { name: 'userId', in: 'path', required: true, description: "A user's id, or 'me' for the authenticated user.", schema: { type: 'string' } },
+        ],
+      }),
+    },
+    '/boards/{boardId}': { get: op('boards.get', 'Get a board') },
+    '/boards': { get: op('boards.list', 'List boards') },
+    '/members/{memberId}/boards': {
+      get: op('members.boards.list', 'List the boards of a member', {
+        parameters: [{ name: 'memberId', in: 'path', required: true, description: "A member id, or 'me'.", schema: { type: 'string' } }],
+      }),
+    },
+  });
+  const s = new OperationSearch(cat);
+  assert.equal(first(s, 'who am I logged in as?'), 'users.get');
+  assert.equal(first(s, 'list all my boards'), 'members.boards.list');
+  assert.equal(first(s, 'list all boards'), 'boards.list');
+});
+
+test('the verb asked for is understood in everyday words (copy, erase, kick out, assign, fork)', () => {
+  const cat = catalogueOf({
+    '/projects/{id}': { get: op('getProject', 'Get a project'), put: op('updateProject', 'Update a project'), delete: op('deleteProject', 'Delete a project') },
+    '/projects/{id}/duplicate': { post: op('duplicateProject', 'Duplicate a project') },
+    '/projects/{id}/removeTag': { post: op('removeTagForProject', 'Remove a tag from a project') },
+    '/workspaces/{id}/users': { get: op('getUsersForWorkspace', 'Get users in a workspace') },
+    '/workspaces/{id}/removeUser': { post: op('removeUserForWorkspace', 'Remove a user from a workspace') },
+    '/workspaces/{id}/addUser': { post: op('addUserForWorkspace', 'Add a user to a workspace') },
+    '/repos/{repo}/forks': { post: op('createFork', 'Create a fork'), get: op('listForks', 'List forks') },
+    '/repos/{repo}/fork-settings': { put: op('setForkSettings', 'Set fork settings') },
+  });
+  const s = new OperationSearch(cat);
+  assert.equal(first(s, 'copy a project'), 'duplicateProject');
+  assert.equal(first(s, 'erase a project'), 'deleteProject');
+  assert.equal(first(s, 'kick a user out of the workspace'), 'removeUserForWorkspace');
+  assert.equal(first(s, 'assign the project to Sarah'), 'updateProject');
+  assert.equal(first(s, 'fork a repository'), 'createFork');
+});
+
+test('a restored index answers exactly like a fresh one, and restoring costs far less than building (GitHub)', async () => {
+  const { dir, cleanup } = tempDir();
+  const loaded = await loadApiDocument('node_modules/@octokit/openapi/generated/api.github.com.json', { cacheDir: dir });
+  cleanup();
+  const cat = buildCatalogue(loaded.document, loaded.refNames);
+  const t0 = performance.now();
+  const fresh = new OperationSearch(cat, { tags: loaded.document.tags });
+  const buildMs = performance.now() - t0;
+  const text = JSON.stringify(fresh.toJSON());
+  let restored = fresh;
+  let restoreMs = Infinity;
+  for (let i = 0; i < 3; i++) {
+    const data = JSON.parse(text);
+    const t1 = performance.now();
+    restored = OperationSearch.restore(cat, data);
+    restoreMs = Math.min(restoreMs, performance.now() - t1);
+  }
+  assert.notEqual(restored, fresh);
+  assert.deepEqual(restored.learnedVocabulary(), fresh.learnedVocabulary());
+  for (const q of ['list issues for a repository', 'star a repository', 'who am I', 'creat a pull reqest', 'delete a branch protection rule']) {
+    const a = fresh.search(q, 8).map((h) => [h.op.id, h.score]);
+    const b = restored.search(q, 8).map((h) => [h.op.id, h.score]);
+    assert.deepEqual(b, a, q);
+  }
+  assert.deepEqual(restored.corrected('creat a pull reqest'), fresh.corrected('creat a pull reqest'));
+  assert.ok(restoreMs * 3 < buildMs, `restore ${restoreMs.toFixed(0)} ms vs build ${buildMs.toFixed(0)} ms`);
+  assert.throws(() => OperationSearch.restore(catalogueOf({ '/x': { get: op('x', 'X') } }), JSON.parse(text)), /does not fit/);
+});
