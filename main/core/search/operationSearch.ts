@@ -40,6 +40,8 @@ export interface OperationSearchState {
   vocabulary: string[];
   learned: LearnedVocabulary;
   tags: Record<string, string>;
+  /** Path parameters the document says take "me" (the caller). */
+  selfParams: string[];
 }
 
 const STATE_FORMAT = 1;
@@ -262,6 +264,26 @@ function operationAction(op: ApiOperation, verb: string | undefined): Action | u
 const SELF_SEGMENTS = new Set(['me', 'my', 'self', 'mine', '@me', 'current', 'whoami']);
 const SELF_PARAM = /(["'`‘“]me["'`’”])|\b(current(ly)? (authenticated|logged[- ]in|signed[- ]in)|authenticated user|calling user|requesting user)\b/i;
 
+function firstPathParam(op: ApiOperation): string | undefined {
+  return /\{([^}]+)\}/.exec(op.path)?.[1];
+}
+
+/**
+ * Path parameters that take "me": described so ("A user id, or 'me'"), or the
+ * only parameter of an operation whose description says so (Trello's
+ * "If you specify 'me' as the username…"). Every path they start acts on the
+ * caller's own things then (`/members/{idMember}/boards`: my boards).
+ */
+function selfParameters(operations: ApiOperation[]): string[] {
+  const out = new Set<string>();
+  for (const op of operations) {
+    const pathParams = op.parameters.filter((p) => p.in === 'path');
+    for (const p of pathParams) if (SELF_PARAM.test(p.description ?? '')) out.add(p.name);
+    if (pathParams.length === 1 && SELF_PARAM.test(`${op.summary ?? ''} ${(op.description ?? '').slice(0, 400)}`)) out.add(pathParams[0]!.name);
+  }
+  return [...out];
+}
+
 function actsOnSelf(op: ApiOperation, names: Set<string>): boolean {
   if (op.path.split(/[/.]/).some((s) => SELF_SEGMENTS.has(s.toLowerCase()))) return true;
   if (names.has('authenticated') || (names.has('current') && names.has('user')) || names.has('me') || names.has('whoami')) return true;
@@ -322,11 +344,16 @@ interface ReadQuery {
   asked: Action | undefined;
   /** Words for the action the query asks (its verbs' synonyms). */
   verbTerms: Set<string>;
+  /** The query's first word when it is used as a verb ("star a board", "comment on an issue"). */
+  verbLike: string | undefined;
   /** The first verb of the query (stemmed). */
   verb: string | undefined;
   /** The query is about the asker's own things ("my boards", "who am I"). */
   self: boolean;
 }
+
+/** Words that follow a verb, not a noun: "star a board", "comment on an issue". */
+const VERB_FOLLOWERS = new Set(['a', 'an', 'the', 'this', 'that', 'these', 'those', 'my', 'our', 'your', 'their', 'its', 'some', 'every', 'each', 'on']);
 
 const SELF_WORDS = new Set(['my', 'me', 'mine', 'myself', 'whoami', 'mes', 'mon', 'ma', 'moi']);
 
@@ -341,6 +368,7 @@ export class OperationSearch {
   private readonly vocabulary: Set<string>;
   private readonly learned: LearnedVocabulary;
   private readonly tags: Record<string, string>;
+  private readonly selfParams: Set<string>;
 
   constructor(catalogue: Catalogue, info: SearchDocumentInfo = {}, restored?: OperationSearchState) {
     this.operations = catalogue.operations;
@@ -352,6 +380,7 @@ export class OperationSearch {
       this.index.addAll(this.operations.map((op, i) => toDocument(op, i, catalogue, this.tags)));
     }
     this.features = new Array<OperationFeatures | undefined>(this.operations.length);
+    this.selfParams = new Set(restored ? restored.selfParams : selfParameters(this.operations));
     if (restored) {
       this.vocabulary = new Set(restored.vocabulary);
       this.learned = restored.learned;
@@ -385,7 +414,7 @@ export class OperationSearch {
       summary: terms(summaryOf(op)),
       action: operationAction(op, verb),
       verb,
-      self: actsOnSelf(op, names),
+      self: actsOnSelf(op, names) || this.selfParams.has(firstPathParam(op) ?? ''),
     };
     this.features[i] = f;
     return f;
@@ -408,6 +437,7 @@ export class OperationSearch {
       vocabulary: [...this.vocabulary],
       learned: this.learned,
       tags: this.tags,
+      selfParams: [...this.selfParams],
     };
   }
 
@@ -480,8 +510,9 @@ export class OperationSearch {
       learned.set(t, words);
       for (const w of words) if (!queryTerms.includes(w)) learnedTerms.add(w);
     }
+    const verbLike = VERB_FOLLOWERS.has(words[1] ?? '') && !isStopWord(words[0] ?? '') ? stem(words[0]!) : undefined;
     const verbTerms = new Set(groups.filter((g) => g.action).flatMap((g) => g.expansions.map((e) => stem(normalize(e)))));
-    return { queryTerms, corrections, groups, expansionTerms, learned, learnedTerms, asked, verb, self, verbTerms };
+    return { queryTerms, corrections, groups, expansionTerms, learned, learnedTerms, asked, verb, self, verbTerms, verbLike };
   }
 
   /** The typo fixes a query gets: each unknown word and the catalogue word it is read as. */
@@ -552,7 +583,7 @@ export class OperationSearch {
  */
 function verbFit(read: ReadQuery, f: OperationFeatures): number {
   if (read.verb && f.verb && sameVerb(read.verb, f.verb)) return 0.2;
-  const first = read.queryTerms[0];
+  const first = read.verbLike;
   if (first && first !== read.verb && !ACTION_WORDS[first] && f.action === 'create' && f.names.has(first)) return 0.2;
   if (read.verb && OTHER_VERBS.has(read.verb) && !ACTION_WORDS[read.verb] && f.action === 'create' && f.names.has(read.verb)) return 0.2;
   return 0;

@@ -342,9 +342,38 @@ const COMPILED: CompiledGroup[] = GROUPS.map((g) => ({
   ...(g.action ? { action: g.action } : {}),
 }));
 
-/** Index of the first word of `phrase` in `words`, or -1. */
-function find(words: string[], phrase: string[]): number {
+/** Words after which a word is a noun: "the Done list", "a status update". */
+const DETERMINERS = new Set([
+  'a',
+  'an',
+  'the',
+  'this',
+  'that',
+  'these',
+  'those',
+  'my',
+  'your',
+  'our',
+  'their',
+  'its',
+  'each',
+  'every',
+  'le',
+  'la',
+  'les',
+  'un',
+  'une',
+  'des',
+  'du',
+  'mon',
+  'ma',
+  'mes',
+]);
+
+/** Index of the first word of `phrase` in `words`, or -1; a one-word action is not read where it is a noun. */
+function find(words: string[], phrase: string[], action = false): number {
   outer: for (let i = 0; i + phrase.length <= words.length; i++) {
+    if (action && phrase.length === 1 && i > 0 && (DETERMINERS.has(words[i - 1]!) || (i > 1 && DETERMINERS.has(words[i - 2]!)))) continue;
     for (let j = 0; j < phrase.length; j++) {
       const w = words[i + j]!;
       const p = phrase[j]!;
@@ -371,7 +400,7 @@ export function triggeredGroups(query: string): TriggeredGroup[] {
   for (const g of COMPILED) {
     for (const t of g.triggers) {
       if (t.length === 0) continue;
-      const at = find(words, t);
+      const at = find(words, t, g.action !== undefined);
       if (at < 0) continue;
       out.push({ words: words.slice(at, at + t.length), at, expansions: g.expansions, ...(g.action ? { action: g.action } : {}) });
       break;

@@ -99,7 +99,6 @@ const STOP_WORDS = new Set([
   'veux',
   'voudrais',
   'peux',
-  'comment',
   'faire',
 ]);
 
