@@ -151,6 +151,19 @@ test('the verb asked for is understood in everyday words (copy, erase, kick out,
   assert.equal(first(s, 'fork a repository'), 'createFork');
 });
 
+test('the thing a request is about decides between a resource and its parent ("cards on a board" is not "the board of a card")', () => {
+  const cat = catalogueOf({
+    '/boards/{idBoard}/cards': { get: op('getBoardsCardsByIdBoard', 'getBoardsCardsByIdBoard()') },
+    '/cards/{idCard}/board': { get: op('getCardsBoardByIdCard', 'getCardsBoardByIdCard()') },
+    '/boards/{idBoard}/lists': { get: op('getBoardsListsByIdBoard', 'getBoardsListsByIdBoard()') },
+    '/lists/{idList}/board': { get: op('getListsBoardByIdList', 'getListsBoardByIdList()') },
+  });
+  const s = new OperationSearch(cat);
+  assert.equal(first(s, 'what cards are on this board?'), 'getBoardsCardsByIdBoard');
+  assert.equal(first(s, 'the board of a card'), 'getCardsBoardByIdCard');
+  assert.equal(first(s, 'get the lists on a board'), 'getBoardsListsByIdBoard');
+});
+
 test('a restored index answers exactly like a fresh one, and restoring costs far less than building (GitHub)', async () => {
   const { dir, cleanup } = tempDir();
   const loaded = await loadApiDocument('node_modules/@octokit/openapi/generated/api.github.com.json', { cacheDir: dir });

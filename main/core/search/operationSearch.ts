@@ -81,6 +81,7 @@ const CORRECTION_WEIGHT = 0.8;
 const EXPANSION_WEIGHT = 0.35;
 const LEARNED_WEIGHT = 0.5;
 const CANDIDATES = 40;
+const RESOURCE_WEIGHT = 0.08;
 const MAX_ENUM_VALUES = 24;
 
 interface OperationFeatures {
@@ -94,6 +95,8 @@ interface OperationFeatures {
   verb: string | undefined;
   /** Acts on the caller's own account ("/me", "current user", a path parameter that takes "me"). */
   self: boolean;
+  /** What it reads or writes: the last word of its path's last literal segment that is not a verb (`/boards/{id}/cards` → card). */
+  resource: string | undefined;
 }
 
 function processTerm(term: string): string | null {
@@ -223,10 +226,14 @@ const ACTION_WORDS: Record<string, Action> = {
 /** The verb an operation is named after: its summary's first word, else its name's. */
 function operationVerb(op: ApiOperation): string | undefined {
   const known = (w: string | undefined) => (w && (ACTION_WORDS[w] || OTHER_VERBS.has(w)) ? w : undefined);
-  const fromSummary = terms(op.summary ?? firstSentence(op.description))[0];
+  // "Manually sets user presence": the first two words of the summary, then the name's words in order (usersSetPresence).
+  const fromSummary = terms(op.summary ?? firstSentence(op.description)).slice(0, 2);
   const last = op.callPath[op.callPath.length - 1] ?? '';
-  const fromName = terms(last)[0];
-  return known(fromSummary) ?? known(fromName && stem(fromName)) ?? known(fromName);
+  for (const w of [...fromSummary, ...terms(last)]) {
+    const verb = known(w);
+    if (verb) return verb;
+  }
+  return undefined;
 }
 
 /** A GET named "get" reads one thing or many: many when its object is plural ("Get tasks from a project") or its path is a collection. */
@@ -259,6 +266,43 @@ function operationAction(op: ApiOperation, verb: string | undefined): Action | u
     default:
       return undefined;
   }
+}
+
+function resourceOf(op: ApiOperation): string | undefined {
+  const segments = op.path.split('/').filter((x) => x && !x.startsWith('{'));
+  const all = terms(segments[segments.length - 1] ?? '').filter((w) => !/^v?\d+$/.test(w));
+  const words = all.filter((w) => !ACTION_WORDS[w] && !OTHER_VERBS.has(w));
+  return words[words.length - 1] ?? all[all.length - 1];
+}
+
+/** Words that end the noun a request starts with ("the tasks in a project" → tasks). */
+const PHRASE_ENDS = new Set(
+  'of in on for to from by with into onto about at under within between across inside over per via that which who where when whose so and or while'.split(' '),
+);
+const DETERMINER_WORDS = new Set(['a', 'an', 'the', 'this', 'that', 'these', 'those', 'my', 'our', 'your', 'their', 'its', 'every', 'each', 'all']);
+/** Words before that noun that are not part of it. */
+const LEADING = new Set(
+  'a an the all every each any some my me mine our your this that these those what which who whose how is are am do does can could i we you please show give tell find one new existing current recent latest'.split(
+    ' ',
+  ),
+);
+
+/** The thing a request is about: the last word of its first noun phrase ("list workflow runs for a repo" → run). */
+function headNoun(query: string, isVerb: (w: string) => boolean): string | undefined {
+  const words = splitWords(normalize(query));
+  let i = 0;
+  let determined = false; // after "the", "a", "my"… a verb-like word is the noun ("get the lists")
+  while (i < words.length && (LEADING.has(words[i]!) || (!determined && isVerb(stem(words[i]!))) || isStopWord(words[i]!))) {
+    if (DETERMINER_WORDS.has(words[i]!)) determined = true;
+    i++;
+  }
+  let head: string | undefined;
+  for (; i < words.length; i++) {
+    const w = words[i]!;
+    if (PHRASE_ENDS.has(w) || (head && isStopWord(w))) break;
+    if (!isStopWord(w) && !LEADING.has(w)) head = stem(w);
+  }
+  return head;
 }
 
 const SELF_SEGMENTS = new Set(['me', 'my', 'self', 'mine', '@me', 'current', 'whoami']);
@@ -342,6 +386,9 @@ interface ReadQuery {
   learned: Map<string, string[]>;
   learnedTerms: Set<string>;
   asked: Action | undefined;
+  /** The thing the query is about, and the words that may name it (synonyms, learnt vocabulary). */
+  head: string | undefined;
+  heads: Set<string>;
   /** Words for the action the query asks (its verbs' synonyms). */
   verbTerms: Set<string>;
   /** The query's first word when it is used as a verb ("star a board", "comment on an issue"). */
@@ -415,6 +462,7 @@ export class OperationSearch {
       action: operationAction(op, verb),
       verb,
       self: actsOnSelf(op, names) || this.selfParams.has(firstPathParam(op) ?? ''),
+      resource: resourceOf(op),
     };
     this.features[i] = f;
     return f;
@@ -481,6 +529,7 @@ export class OperationSearch {
         action: actionScore(read.asked, f.action),
         verb: verbFit(read, f),
         self: read.self && f.self ? 0.2 : 0,
+        resource: f.resource && (read.heads.has(f.resource) || (read.head && f.resource.startsWith(read.head))) ? RESOURCE_WEIGHT : 0,
         niche: -niche(op, queryTerms),
       };
       void groups;
@@ -512,7 +561,12 @@ export class OperationSearch {
     }
     const verbLike = VERB_FOLLOWERS.has(words[1] ?? '') && !isStopWord(words[0] ?? '') ? stem(words[0]!) : undefined;
     const verbTerms = new Set(groups.filter((g) => g.action).flatMap((g) => g.expansions.map((e) => stem(normalize(e)))));
-    return { queryTerms, corrections, groups, expansionTerms, learned, learnedTerms, asked, verb, self, verbTerms, verbLike };
+    const rawHead = headNoun(query, (w) => !!ACTION_WORDS[w] || OTHER_VERBS.has(w) || groups.some((g) => g.action && g.words.some((x) => stem(x) === w)));
+    const head = rawHead && (corrections.get(rawHead) ?? rawHead);
+    const heads = new Set<string>(head ? [head, ...(learned.get(rawHead!) ?? this.learned[head] ?? [])] : []);
+    if (verbLike) heads.add(verbLike); // "fork a repository": a fork is what it makes
+    if (head) for (const g of groups) if (!g.action && g.words.some((w) => stem(w) === rawHead)) for (const e of g.expansions) heads.add(stem(normalize(e)));
+    return { queryTerms, corrections, groups, expansionTerms, learned, learnedTerms, asked, verb, self, verbTerms, verbLike, head, heads };
   }
 
   /** The typo fixes a query gets: each unknown word and the catalogue word it is read as. */

@@ -327,7 +327,10 @@ const GROUPS: SynonymGroup[] = [
   { triggers: ['workflow', 'workflows', 'ci', 'pipeline', 'action', 'actions', 'build', 'builds'], expansions: ['actions', 'workflow', 'runs'] },
   { triggers: ['release', 'releases', 'version', 'versions', 'tag a release'], expansions: ['release', 'releases'] },
   { triggers: ['branch', 'branches', 'branche'], expansions: ['branch', 'branches'] },
-  { triggers: ['organization', 'organisation', 'org', 'orgs', 'team', 'teams', 'equipe'], expansions: ['org', 'orgs', 'organization'] },
+  {
+    triggers: ['organization', 'organisation', 'org', 'orgs', 'team', 'teams', 'equipe', 'workspace', 'workspaces', 'company', 'tenant'],
+    expansions: ['org', 'orgs', 'organization', 'team', 'workspace'],
+  },
 ];
 
 interface CompiledGroup {
