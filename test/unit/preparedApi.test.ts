@@ -40,6 +40,13 @@ test('an unchanged document is restored from the cache, and answers exactly as w
       'some request body is a named component schema',
     );
     assert.equal(second.security === undefined, first.security === undefined);
+    // What the index learnt from the document (its tag descriptions among it) comes back too.
+    const learnt = (api: PreparedApi) => {
+      const { tags, vocabulary } = api.search.toJSON();
+      return { tags, vocabulary };
+    };
+    assert.ok(Object.keys(learnt(first).tags).length > 0, 'the document tag descriptions reached the index');
+    assert.deepEqual(learnt(second), learnt(first));
     // The file is private to the user.
     const [file] = readdirSync(cacheDir).filter((f) => f.startsWith('api-'));
     assert.ok(file);

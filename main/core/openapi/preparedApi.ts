@@ -1,6 +1,7 @@
-// A profile's API, ready to serve: its catalogue and search index, built from
-// the OpenAPI document or, when the document is unchanged since a previous
-// start, restored from the on-disk cache. Parsing and resolving a large
+// A profile's API, ready to serve: its catalogue and search index (with what
+// the index learnt from the document), built from the OpenAPI document or,
+// when the document is unchanged since a previous start, restored from the
+// on-disk cache. Parsing and resolving a large
 // document is most of the work of a start (GitHub's 13 MB: ~470 ms to parse
 // and dereference, ~150 ms to index); restoring is a read, a hash and a
 // structured-clone deserialisation.
@@ -24,12 +25,12 @@ import { deserialize, serialize } from 'node:v8';
 import { errorMessage } from '../errors.ts';
 import { silentLogger } from '../log/logger.ts';
 import { AIRLOCK_VERSION } from '../runtime/version.ts';
-import { OperationSearch } from '../search/operationSearch.ts';
+import { OperationSearch, type OperationSearchState } from '../search/operationSearch.ts';
 import { buildCatalogue, catalogueData, catalogueFromData, type Catalogue, type CatalogueData } from './catalogue.ts';
 import { readDocumentSource, resolveDocument, type LoadOptions, type SpecOrigin } from './loadDocument.ts';
 
 /** Bumped whenever what the cache holds changes shape. */
-export const API_CACHE_FORMAT = 1;
+export const API_CACHE_FORMAT = 3;
 
 export interface PreparedApi {
   catalogue: Catalogue;
@@ -59,6 +60,12 @@ interface CachePayload {
   catalogue: CatalogueData;
   refList: [object, string][];
   security: unknown;
+  /**
+   * The search index and what it learnt from the document (tag descriptions,
+   * vocabulary), as JSON text: a radix tree of small objects takes ~5× longer
+   * to deserialise from v8's format than JSON.parse takes on its text.
+   */
+  searchJson: string;
 }
 
 export async function prepareApi(spec: string, options: PrepareOptions): Promise<PreparedApi> {
@@ -78,18 +85,24 @@ export async function prepareApi(spec: string, options: PrepareOptions): Promise
     });
     if (payload) {
       const catalogue = catalogueFromData(payload.catalogue, new WeakMap(payload.refList));
-      const search = new OperationSearch(catalogue);
-      return { catalogue, search, security: payload.security, origin: source.origin, cache: 'hit', readyMs: performance.now() - started };
+      let search: OperationSearch | undefined;
+      try {
+        search = OperationSearch.restore(catalogue, JSON.parse(payload.searchJson) as OperationSearchState);
+      } catch (error) {
+        log.debug(`API cache ${file}: its search index was not usable (${errorMessage(error)}); building it again`);
+      }
+      if (search) return { catalogue, search, security: payload.security, origin: source.origin, cache: 'hit', readyMs: performance.now() - started };
     }
   }
 
   const loaded = await resolveDocument(source.bytes.toString('utf8'), source.origin, options);
   const catalogue = buildCatalogue(loaded.document, loaded.refNames);
-  const search = new OperationSearch(catalogue);
+  // The document's tag descriptions teach the search its vocabulary.
+  const search = new OperationSearch(catalogue, { tags: loaded.document.tags });
   const security = loaded.document.security;
   if (header) {
     try {
-      await writeCache(file, header, { catalogue: catalogueData(catalogue), refList: loaded.refList, security });
+      await writeCache(file, header, { catalogue: catalogueData(catalogue), refList: loaded.refList, security, searchJson: JSON.stringify(search) });
     } catch (error) {
       log.debug(`API cache ${file} not written: ${errorMessage(error)}`);
     }
@@ -117,7 +130,8 @@ async function readCache(file: string, expected: CacheHeader): Promise<CachePayl
   if (header.format !== expected.format || header.code !== expected.code || header.location !== expected.location || header.sha256 !== expected.sha256)
     return undefined;
   const payload = deserialize(bytes.subarray(4 + length)) as CachePayload;
-  if (!payload?.catalogue || !Array.isArray(payload.catalogue.operations) || !Array.isArray(payload.refList)) throw new Error('payload of an unexpected shape');
+  if (!payload?.catalogue || !Array.isArray(payload.catalogue.operations) || !Array.isArray(payload.refList) || typeof payload.searchJson !== 'string')
+    throw new Error('payload of an unexpected shape');
   return payload;
 }
 
