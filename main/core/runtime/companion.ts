@@ -38,6 +38,7 @@ import { createCredentials, type Credentials } from './credentials.ts';
 import { boundaryText, noApproverMessage } from './boundaryText.ts';
 import { SessionRegistry } from './sessionRegistry.ts';
 import { configOf, healthOf } from './companionViews.ts';
+import { tuneHeapForServing } from './runtimeContext.ts';
 
 export type CompanionMode = 'serve' | 'stdio';
 
@@ -321,6 +322,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     });
     logger.info(`engine ${settings.engine}, egress ${matrix.egress}; mutations: ${profile.readOnly ? 'read-only profile' : profile.policy}`);
     logger.debug(`startup: ${phases.join(', ')}`);
+    tuneHeapForServing();
     return companion;
   } catch (error) {
     for (const close of closers.reverse()) await Promise.resolve(close()).catch(() => undefined);

@@ -18,7 +18,6 @@ export interface RuntimeContext extends ResolvedSettings {
 }
 
 export function runtimeContext(flags: Record<string, unknown>, env: Record<string, string | undefined> = process.env): RuntimeContext {
-  tuneHeap();
   const dataDirDef = settingByKey('dataDir')!;
   let dataDir: string;
   try {
@@ -48,9 +47,11 @@ export function runtimeContext(flags: Record<string, unknown>, env: Record<strin
  * garbage pile up to the next growth step, so RSS climbed from 176 to 218 MB
  * over 10,000 trivial executes while the live heap stayed near 28 MB.
  * `--optimize-for-size` keeps it flat (148 MB) for ~3 % fewer calls per second
- * (bench/serverMemory.bench.ts). V8 reads this flag at each GC, so setting it
- * at start-up takes effect.
+ * (bench/serverMemory.bench.ts). V8 reads this flag at each GC, so it takes
+ * effect when set. It is set once the companion is built: start-up, which
+ * allocates a lot at once (a large document parsed, or its catalogue and
+ * index restored from the cache), runs 2–2.5× slower under it.
  */
-function tuneHeap(): void {
+export function tuneHeapForServing(): void {
   v8.setFlagsFromString('--optimize-for-size');
 }
