@@ -81,12 +81,14 @@ const CORRECTION_WEIGHT = 0.8;
 const EXPANSION_WEIGHT = 0.35;
 const LEARNED_WEIGHT = 0.5;
 const CANDIDATES = 40;
+const VALUE_COVERAGE = 0.3;
 const RESOURCE_WEIGHT = 0.08;
 const MAX_ENUM_VALUES = 24;
 
 interface OperationFeatures {
   names: Set<string>; // terms of id, summary, path, tags, synonyms
   params: Set<string>; // terms of parameter names
+  values: Set<string>; // terms of the values its parameters and body take (enums, capped)
   all: Set<string>; // both
   prose: Set<string>; // terms of the descriptions (operation, tags, parameters)
   summary: string[];
@@ -110,6 +112,20 @@ function enumValues(schema: JsonSchema | undefined, depth = 0): string[] {
   const own = Array.isArray(schema.enum) ? schema.enum.filter((v: unknown) => typeof v === 'string') : [];
   const nested = [schema.items, ...(schema.oneOf ?? []), ...(schema.anyOf ?? [])].flatMap((s) => enumValues(s, depth + 1));
   return [...own, ...nested];
+}
+
+/** The enum values of a request body's own properties (`type: reboot | resize | snapshot…`), each property capped. */
+function bodyEnumValues(schema: JsonSchema | undefined, depth = 0): string[] {
+  if (!schema || typeof schema !== 'object' || depth > 2) return [];
+  const own = Object.values((schema.properties ?? {}) as Record<string, JsonSchema>).flatMap((p) => enumValues(p).slice(0, MAX_ENUM_VALUES));
+  const nested = [...(schema.oneOf ?? []), ...(schema.anyOf ?? []), ...(schema.allOf ?? [])].flatMap((s: JsonSchema) => bodyEnumValues(s, depth + 1));
+  return [...new Set([...own, ...nested])];
+}
+
+/** Values an operation's parameters and body take, huge enums capped. */
+function operationValues(op: ApiOperation): string[] {
+  const params = op.parameters.filter((p) => p.in !== 'header' && p.in !== 'cookie');
+  return [...params.flatMap((p) => enumValues(p.schema).slice(0, MAX_ENUM_VALUES)), ...bodyEnumValues(op.requestBody?.schema)].slice(0, 3 * MAX_ENUM_VALUES);
 }
 
 function firstSentence(text: string | undefined): string {
@@ -162,10 +178,7 @@ function toDocument(op: ApiOperation, id: number, catalogue: Catalogue, tags: Re
     params: [...params.map((p) => p.name), ...bodyProps].join(' '),
     schemas: schemaNames(op, catalogue).join(' '),
     // A huge enum (every event type, every country) says little about what the operation does.
-    enums: params
-      .flatMap((p) => enumValues(p.schema).slice(0, MAX_ENUM_VALUES))
-      .slice(0, 3 * MAX_ENUM_VALUES)
-      .join(' '),
+    enums: operationValues(op).join(' '),
     synonyms: op.synonyms.join(' '),
     paramDocs: params.map((p) => firstSentence(p.description)).join(' '),
     description: (op.description ?? '').slice(0, 600),
@@ -456,6 +469,7 @@ export class OperationSearch {
     const f: OperationFeatures = {
       names,
       params,
+      values: new Set(terms(operationValues(op).join(' '))),
       all: new Set([...names, ...params]),
       prose: proseTerms(op, this.tags),
       summary: terms(summaryOf(op)),
@@ -623,6 +637,7 @@ export class OperationSearch {
       }
       if (learned.get(t)?.some((w) => f.names.has(w))) best = Math.max(best, 0.7);
       if (f.params.has(direct)) best = Math.max(best, 0.5);
+      if (f.values.has(direct)) best = Math.max(best, VALUE_COVERAGE);
       if (f.prose.has(direct)) best = Math.max(best, 0.3);
       sum += best;
     }
