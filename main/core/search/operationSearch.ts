@@ -319,6 +319,8 @@ function headNoun(query: string, isVerb: (w: string) => boolean): string | undef
 }
 
 const SELF_SEGMENTS = new Set(['me', 'my', 'self', 'mine', '@me', 'current', 'whoami']);
+/** A value that stands for the caller: 'me', "me", `me`. */
+const SELF_VALUE = /["'`\u2018\u201c]me["'`\u2019\u201d]/;
 const SELF_PARAM = /(["'`‘“]me["'`’”])|\b(current(ly)? (authenticated|logged[- ]in|signed[- ]in)|authenticated user|calling user|requesting user)\b/i;
 
 function firstPathParam(op: ApiOperation): string | undefined {
@@ -336,7 +338,7 @@ function selfParameters(operations: ApiOperation[]): string[] {
   for (const op of operations) {
     const pathParams = op.parameters.filter((p) => p.in === 'path');
     for (const p of pathParams) if (SELF_PARAM.test(p.description ?? '')) out.add(p.name);
-    if (pathParams.length === 1 && SELF_PARAM.test(`${op.summary ?? ''} ${(op.description ?? '').slice(0, 400)}`)) out.add(pathParams[0]!.name);
+    if (pathParams.length === 1 && SELF_VALUE.test(`${op.summary ?? ''} ${(op.description ?? '').slice(0, 400)}`)) out.add(pathParams[0]!.name);
   }
   return [...out];
 }
