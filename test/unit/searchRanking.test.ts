@@ -164,6 +164,40 @@ test('the thing a request is about decides between a resource and its parent ("c
   assert.equal(first(s, 'get the lists on a board'), 'getBoardsListsByIdBoard');
 });
 
+test('a question that names no action reads ("who is on this team?" lists its members, it does not add one)', () => {
+  const cat = catalogueOf({
+    '/teams/{team}/members': { post: op('teams.members.add', 'Team members'), get: op('teams.members.list', 'Team members list') },
+  });
+  assert.equal(first(new OperationSearch(cat), 'who is on this team?'), 'teams.members.list');
+});
+
+test('the thing a request places its object in picks the list nested under it ("tasks in a project" → /projects/{id}/tasks)', () => {
+  const cat = catalogueOf({
+    '/tasks': { get: op('tasks.list', 'List tasks in a project') },
+    '/projects/{p}/tasks': { get: op('projects.tasks', 'List tasks') },
+  });
+  assert.equal(first(new OperationSearch(cat), 'list the tasks in a project'), 'projects.tasks');
+});
+
+test('a path segment the request does not mention makes way for the plainer path ("which regions" → /regions, not /apps/regions)', () => {
+  const cat = catalogueOf({
+    '/apps/regions': { get: op('apps.regions', 'List regions', { description: 'Regions apps can be deployed to.' }) },
+    '/regions': { get: op('regions', 'List regions') },
+  });
+  assert.equal(first(new OperationSearch(cat), 'which regions are there'), 'regions');
+});
+
+test('a GET on a plural collection lists, whatever its summary calls it ("Get the customer\'s subscriptions")', () => {
+  const cat = catalogueOf({
+    '/customers/{customer}/subscription': { get: op('customers.subscription', "Get the customer's current subscription") },
+    '/customers/{customer}/subscriptions': { get: op('customers.subscriptions', "Get the customer's subscriptions") },
+  });
+  const s = new OperationSearch(cat);
+  assert.equal(first(s, 'list all subscriptions for a customer'), 'customers.subscriptions');
+  // It counts as the list asked for, not as a read of one.
+  assert.ok(s.rank('list all subscriptions for a customer').find((h) => h.op.id === 'customers.subscriptions')!.parts.action! > 0);
+});
+
 test('a restored index answers exactly like a fresh one, and restoring costs far less than building (GitHub)', async () => {
   const { dir, cleanup } = tempDir();
   const loaded = await loadApiDocument('node_modules/@octokit/openapi/generated/api.github.com.json', { cacheDir: dir });

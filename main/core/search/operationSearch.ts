@@ -82,6 +82,7 @@ const EXPANSION_WEIGHT = 0.35;
 const LEARNED_WEIGHT = 0.5;
 const CANDIDATES = 40;
 const VALUE_COVERAGE = 0.3;
+const ACTION_COVERAGE = 0.9;
 const RESOURCE_WEIGHT = 0.08;
 const MAX_ENUM_VALUES = 24;
 
@@ -99,6 +100,8 @@ interface OperationFeatures {
   self: boolean;
   /** What it reads or writes: the last word of its path's last literal segment that is not a verb (`/boards/{id}/cards` → card). */
   resource: string | undefined;
+  /** The terms of each literal segment of its path (`/v2/apps/{id}/deployments` → [app], [deployment]), versions left out. */
+  segments: string[][];
 }
 
 function processTerm(term: string): string | null {
@@ -257,7 +260,9 @@ function readsMany(op: ApiOperation): boolean {
   if (object && ['all', 'multiple', 'several', 'many'].includes(object)) return true;
   if (object && object.length > 3 && stem(object) !== object) return true;
   const segment = op.path.split(/[/.]/).filter(Boolean).pop() ?? '';
-  return segment.length > 3 && !segment.startsWith('{') && stem(normalize(segment)) !== normalize(segment) && !object;
+  const plural = segment.length > 3 && !segment.startsWith('{') && stem(normalize(segment)) !== normalize(segment);
+  // "Get the customer's subscriptions" at /customers/{id}/subscriptions: a plural collection reads many, whatever the summary's object.
+  return plural;
 }
 
 function operationAction(op: ApiOperation, verb: string | undefined): Action | undefined {
@@ -286,6 +291,39 @@ function resourceOf(op: ApiOperation): string | undefined {
   const all = terms(segments[segments.length - 1] ?? '').filter((w) => !/^v?\d+$/.test(w));
   const words = all.filter((w) => !ACTION_WORDS[w] && !OTHER_VERBS.has(w));
   return words[words.length - 1] ?? all[all.length - 1];
+}
+
+/** The terms of each literal segment of a path, versions and `api` left out. */
+function pathSegments(path: string): string[][] {
+  return path
+    .split(/[/.]/)
+    .filter((x) => x && !x.startsWith('{'))
+    .map((x) => terms(x).filter((w) => !/^v?\d+$/.test(w) && w !== 'api'))
+    .filter((t) => t.length > 0);
+}
+
+/** Words that place a thing in another: "tasks in a project", "subscriptions for a customer", "replies to a thread". */
+const OWNER_PREPOSITIONS = new Set(['in', 'on', 'for', 'of', 'from', 'to', 'into', 'under', 'within', 'inside', 'dans', 'sur', 'pour', 'de', 'du', 'des']);
+const OWNER_WEIGHT = 0.15;
+
+/** The nouns after those words: the last word of each phrase that follows (stemmed). */
+function ownerNouns(words: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    if (!OWNER_PREPOSITIONS.has(words[i]!)) continue;
+    let noun: string | undefined;
+    for (let j = i + 1; j < words.length; j++) {
+      const w = words[j]!;
+      if (PHRASE_ENDS.has(w) || OWNER_PREPOSITIONS.has(w)) break;
+      if (isStopWord(w) || LEADING.has(w) || /^\d+$/.test(w)) {
+        if (noun) break;
+        continue;
+      }
+      noun = stem(w);
+    }
+    if (noun) out.push(noun);
+  }
+  return out;
 }
 
 /** Words that end the noun a request starts with ("the tasks in a project" → tasks). */
@@ -412,10 +450,47 @@ interface ReadQuery {
   verb: string | undefined;
   /** The query is about the asker's own things ("my boards", "who am I"). */
   self: boolean;
+  /** A question that names no action ("who is on this team?", "which regions are there"): it reads. */
+  question: boolean;
+  /** Every word the query says or stands for (its terms, typo fixes, synonyms, learnt words, its action's words). */
+  explained: Set<string>;
+  /** The things the query places its object in ("tasks in a project", "subscriptions for a customer" → project, customer), and their synonyms. */
+  owners: Set<string>;
 }
 
 /** Words that follow a verb, not a noun: "star a board", "comment on an issue". */
 const VERB_FOLLOWERS = new Set(['a', 'an', 'the', 'this', 'that', 'these', 'those', 'my', 'our', 'your', 'their', 'its', 'some', 'every', 'each', 'on']);
+
+/** Words a question starts with: one that names no action asks to read something. */
+const QUESTION_WORDS = new Set([
+  'what',
+  'which',
+  'who',
+  'whom',
+  'whose',
+  'where',
+  'when',
+  'is',
+  'are',
+  'am',
+  'was',
+  'were',
+  'does',
+  'do',
+  'did',
+  'has',
+  'have',
+  'quel',
+  'quelle',
+  'quels',
+  'quelles',
+  'qui',
+  'ou',
+  'quand',
+  'combien',
+  'est',
+]);
+const QUESTION_WEIGHT = 0.15;
 
 const SELF_WORDS = new Set(['my', 'me', 'mine', 'myself', 'whoami', 'mes', 'mon', 'ma', 'moi']);
 
@@ -479,6 +554,7 @@ export class OperationSearch {
       verb,
       self: actsOnSelf(op, names) || this.selfParams.has(firstPathParam(op) ?? ''),
       resource: resourceOf(op),
+      segments: pathSegments(op.path),
     };
     this.features[i] = f;
     return f;
@@ -542,11 +618,13 @@ export class OperationSearch {
         recall: 0.5 * (r.score / top),
         coverage: 0.8 * this.coverage(read, f),
         summary: 1.0 * summaryFit(f, queryTerms, corrections, expansionTerms, learnedTerms, read.verbTerms),
-        action: actionScore(read.asked, f.action),
+        action: read.asked ? actionScore(read.asked, f.action) : read.question ? (op.method === 'GET' ? QUESTION_WEIGHT : -QUESTION_WEIGHT) : 0,
         verb: verbFit(read, f),
         self: read.self && f.self ? 0.2 : 0,
         resource: f.resource && (read.heads.has(f.resource) || (read.head && f.resource.startsWith(read.head))) ? RESOURCE_WEIGHT : 0,
         niche: -niche(op, queryTerms),
+        owner: read.owners.size > 0 && f.segments.slice(0, -1).some((seg) => seg.some((w) => read.owners.has(w))) ? OWNER_WEIGHT : 0,
+        unexplained: -UNEXPLAINED_SEGMENT * Math.min(3, unexplainedSegments(f.segments, read.explained, queryTerms)),
       };
       void groups;
       const s = Object.values(parts).reduce((a, b) => a + b, 0);
@@ -582,7 +660,33 @@ export class OperationSearch {
     const heads = new Set<string>(head ? [head, ...(learned.get(rawHead!) ?? this.learned[head] ?? [])] : []);
     if (verbLike) heads.add(verbLike); // "fork a repository": a fork is what it makes
     if (head) for (const g of groups) if (!g.action && g.words.some((w) => stem(w) === rawHead)) for (const e of g.expansions) heads.add(stem(normalize(e)));
-    return { queryTerms, corrections, groups, expansionTerms, learned, learnedTerms, asked, verb, self, verbTerms, verbLike, head, heads };
+    const question = QUESTION_WORDS.has(words[0] ?? '') || (words[0] === 'how' && ['many', 'much'].includes(words[1] ?? ''));
+    const owners = new Set<string>();
+    for (const o of ownerNouns(words)) {
+      const t = corrections.get(o) ?? o;
+      owners.add(t);
+      for (const w of learned.get(o) ?? this.learned[t] ?? []) owners.add(w);
+      for (const g of groups) if (!g.action && g.words.some((w) => stem(w) === o)) for (const e of g.expansions) owners.add(stem(normalize(e)));
+    }
+    const explained = new Set([...queryTerms, ...corrections.values(), ...expansionTerms, ...learnedTerms, ...heads, ...verbTerms]);
+    return {
+      queryTerms,
+      corrections,
+      groups,
+      expansionTerms,
+      learned,
+      learnedTerms,
+      asked,
+      verb,
+      self,
+      question,
+      explained,
+      owners,
+      verbTerms,
+      verbLike,
+      head,
+      heads,
+    };
   }
 
   /** The typo fixes a query gets: each unknown word and the catalogue word it is read as. */
@@ -636,6 +740,8 @@ export class OperationSearch {
       for (const g of groups) {
         if (!g.words.some((w) => stem(w) === t || stem(w) === direct)) continue;
         if (g.expansions.some((e) => f.names.has(stem(normalize(e))))) best = Math.max(best, g.action ? 0.95 : 0.7);
+        // "list" is what a GET on a collection does, whatever its name says ("Get multiple workspaces").
+        else if (g.action && f.action && compatible(g.action, f.action)) best = Math.max(best, ACTION_COVERAGE);
       }
       if (learned.get(t)?.some((w) => f.names.has(w))) best = Math.max(best, 0.7);
       if (f.params.has(direct)) best = Math.max(best, 0.5);
@@ -687,6 +793,22 @@ function actionScore(asked: Action | undefined, has: Action | undefined): number
   if (asked === 'get' && has === 'list') return 0.1;
   if (asked === 'list' && has === 'get') return -0.1;
   return -0.25;
+}
+
+const UNEXPLAINED_SEGMENT = 0.05;
+
+/**
+ * Path segments none of whose words the query says or stands for: `/apps/regions`
+ * answers "which regions" less plainly than `/regions` does.
+ */
+function unexplainedSegments(segments: string[][], explained: Set<string>, queryTerms: string[]): number {
+  let n = 0;
+  for (const words of segments) {
+    // Short plurals escape the stemmer (`ips`): their singular explains them too.
+    if (!words.some((w) => explained.has(w) || (w.endsWith('s') && explained.has(w.slice(0, -1))) || queryTerms.some((t) => t.length >= 3 && w.startsWith(t))))
+      n++;
+  }
+  return n;
 }
 
 const NICHE_WORDS = ['admin', 'enterprise'];
