@@ -102,6 +102,8 @@ interface OperationFeatures {
   resource: string | undefined;
   /** The terms of each literal segment of its path (`/v2/apps/{id}/deployments` → [app], [deployment]), versions left out. */
   segments: string[][];
+  /** Terms of its id, path and tags (what marks it admin or enterprise). */
+  where: string[];
 }
 
 function processTerm(term: string): string | null {
@@ -293,6 +295,18 @@ function resourceOf(op: ApiOperation): string | undefined {
   return words[words.length - 1] ?? all[all.length - 1];
 }
 
+/** Whether a word of `words` (at least `min` letters) starts with `prefix`. */
+function someStartsWith(words: Iterable<string>, prefix: string, min = 0): boolean {
+  for (const w of words) if (w.length >= min && w.startsWith(prefix)) return true;
+  return false;
+}
+
+/** Whether `word` starts with one of `prefixes` of 3+ letters. */
+function startsWithSome(word: string, prefixes: Iterable<string>): boolean {
+  for (const t of prefixes) if (t.length >= 3 && word.startsWith(t)) return true;
+  return false;
+}
+
 /** The terms of each literal segment of a path, versions and `api` left out. */
 function pathSegments(path: string): string[][] {
   return path
@@ -456,6 +470,8 @@ interface ReadQuery {
   explained: Set<string>;
   /** The things the query places its object in ("tasks in a project", "subscriptions for a customer" → project, customer), and their synonyms. */
   owners: Set<string>;
+  /** The triggered groups with their words and expansions stemmed, worked out once per query. */
+  stemmedGroups: { words: Set<string>; expansions: string[]; action: Action | undefined }[];
 }
 
 /** Words that follow a verb, not a noun: "star a board", "comment on an issue". */
@@ -555,6 +571,7 @@ export class OperationSearch {
       self: actsOnSelf(op, names) || this.selfParams.has(firstPathParam(op) ?? ''),
       resource: resourceOf(op),
       segments: pathSegments(op.path),
+      where: terms(`${op.id} ${op.path} ${op.tags.join(' ')}`),
     };
     this.features[i] = f;
     return f;
@@ -604,9 +621,9 @@ export class OperationSearch {
     const { queryTerms, corrections, groups, expansionTerms, learnedTerms } = read;
 
     const queries: any[] = [trimmed];
-    if (corrections.size > 0) queries.push({ queries: [[...corrections.values()].join(' ')], boostTerm: () => CORRECTION_WEIGHT });
-    if (expansionTerms.size > 0) queries.push({ queries: [[...expansionTerms].join(' ')], boostTerm: () => EXPANSION_WEIGHT });
-    if (learnedTerms.size > 0) queries.push({ queries: [[...learnedTerms].join(' ')], boostTerm: () => LEARNED_WEIGHT });
+    if (corrections.size > 0) queries.push({ queries: [[...corrections.values()].join(' ')], boostTerm: () => CORRECTION_WEIGHT, fuzzy: false });
+    if (expansionTerms.size > 0) queries.push({ queries: [[...expansionTerms].join(' ')], boostTerm: () => EXPANSION_WEIGHT, fuzzy: false });
+    if (learnedTerms.size > 0) queries.push({ queries: [[...learnedTerms].join(' ')], boostTerm: () => LEARNED_WEIGHT, fuzzy: false });
     const recalled = this.index.search({ combineWith: 'OR', queries }).slice(0, CANDIDATES);
     if (recalled.length === 0) return [];
 
@@ -622,7 +639,7 @@ export class OperationSearch {
         verb: verbFit(read, f),
         self: read.self && f.self ? 0.2 : 0,
         resource: f.resource && (read.heads.has(f.resource) || (read.head && f.resource.startsWith(read.head))) ? RESOURCE_WEIGHT : 0,
-        niche: -niche(op, queryTerms),
+        niche: -niche(op, f.where, queryTerms),
         owner: read.owners.size > 0 && f.segments.slice(0, -1).some((seg) => seg.some((w) => read.owners.has(w))) ? OWNER_WEIGHT : 0,
         unexplained: -UNEXPLAINED_SEGMENT * Math.min(3, unexplainedSegments(f.segments, read.explained, queryTerms)),
       };
@@ -669,7 +686,9 @@ export class OperationSearch {
       for (const g of groups) if (!g.action && g.words.some((w) => stem(w) === o)) for (const e of g.expansions) owners.add(stem(normalize(e)));
     }
     const explained = new Set([...queryTerms, ...corrections.values(), ...expansionTerms, ...learnedTerms, ...heads, ...verbTerms]);
+    const stemmedGroups = groups.map((g) => ({ words: new Set(g.words.map(stem)), expansions: g.expansions.map((e) => stem(normalize(e))), action: g.action }));
     return {
+      stemmedGroups,
       queryTerms,
       corrections,
       groups,
@@ -708,7 +727,7 @@ export class OperationSearch {
     const real = new Set([...words].filter((w) => !this.vocabulary.has(stem(w)) && isEnglishWord(w)).map(stem));
     for (const t of queryTerms) {
       if (t.length < 4 || this.vocabulary.has(t) || real.has(t) || /^\d+$/.test(t)) continue;
-      if ([...this.vocabulary].some((v) => v.length > t.length && v.startsWith(t))) continue; // a prefix, not a typo
+      if (someStartsWith(this.vocabulary, t, t.length + 1)) continue; // a prefix, not a typo
       const max = t.length >= 8 ? 2 : 1;
       let best: string | undefined;
       let bestDistance = max + 1;
@@ -727,19 +746,19 @@ export class OperationSearch {
 
   /** Share of the query's terms the operation accounts for (directly, through a typo fix, a synonym, its learnt vocabulary or its prose). */
   private coverage(read: ReadQuery, f: OperationFeatures): number {
-    const { queryTerms, corrections, groups, learned } = read;
+    const { queryTerms, corrections, stemmedGroups, learned } = read;
     if (queryTerms.length === 0) return 0;
     let sum = 0;
     for (const t of queryTerms) {
       const direct = corrections.get(t) ?? t;
-      if (f.names.has(direct) || (direct.length >= 3 && [...f.names].some((w) => w.startsWith(direct)))) {
+      if (f.names.has(direct) || (direct.length >= 3 && someStartsWith(f.names, direct))) {
         sum += 1;
         continue;
       }
       let best = 0;
-      for (const g of groups) {
-        if (!g.words.some((w) => stem(w) === t || stem(w) === direct)) continue;
-        if (g.expansions.some((e) => f.names.has(stem(normalize(e))))) best = Math.max(best, g.action ? 0.95 : 0.7);
+      for (const g of stemmedGroups) {
+        if (!g.words.has(t) && !g.words.has(direct)) continue;
+        if (g.expansions.some((e) => f.names.has(e))) best = Math.max(best, g.action ? 0.95 : 0.7);
         // "list" is what a GET on a collection does, whatever its name says ("Get multiple workspaces").
         else if (g.action && f.action && compatible(g.action, f.action)) best = Math.max(best, ACTION_COVERAGE);
       }
@@ -779,7 +798,7 @@ function summaryFit(
   const direct = new Set([...queryTerms, ...corrections.values()]);
   let sum = 0;
   for (const w of f.summary) {
-    if (direct.has(w) || [...direct].some((t) => t.length >= 3 && w.startsWith(t))) sum += 1;
+    if (direct.has(w) || startsWithSome(w, direct)) sum += 1;
     else if (verbs.has(w)) sum += 0.5;
     else if (expansions.has(w) || learned.has(w)) sum += 0.5;
   }
@@ -817,11 +836,9 @@ const NICHE_WORDS = ['admin', 'enterprise'];
  * Deprecated, admin and enterprise operations make way for the everyday ones
  * unless the query asks for them (the card still says "deprecated").
  */
-function niche(op: ApiOperation, queryTerms: string[]): number {
-  const asked = new Set(queryTerms);
+function niche(op: ApiOperation, where: string[], queryTerms: string[]): number {
   let penalty = 0;
-  if (op.deprecated && !asked.has('deprecat') && !asked.has('deprecated') && !asked.has('legacy')) penalty += 0.3;
-  const where = terms(`${op.id} ${op.path} ${op.tags.join(' ')}`);
-  if (NICHE_WORDS.some((w) => where.includes(w) && !asked.has(w))) penalty += 0.15;
+  if (op.deprecated && !queryTerms.includes('deprecat') && !queryTerms.includes('deprecated') && !queryTerms.includes('legacy')) penalty += 0.3;
+  if (NICHE_WORDS.some((w) => where.includes(w) && !queryTerms.includes(w))) penalty += 0.15;
   return penalty;
 }

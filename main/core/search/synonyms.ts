@@ -335,12 +335,14 @@ const GROUPS: SynonymGroup[] = [
 
 interface CompiledGroup {
   triggers: string[][]; // normalized word sequences
+  stemmed: string[][]; // the same, stemmed (what queries are matched on)
   expansions: string[];
   action?: Action;
 }
 
 const COMPILED: CompiledGroup[] = GROUPS.map((g) => ({
   triggers: g.triggers.map((t) => splitWords(normalize(t))),
+  stemmed: g.triggers.map((t) => splitWords(normalize(t)).map(stem)),
   expansions: g.expansions,
   ...(g.action ? { action: g.action } : {}),
 }));
@@ -373,15 +375,12 @@ const DETERMINERS = new Set([
   'mes',
 ]);
 
-/** Index of the first word of `phrase` in `words`, or -1; a one-word action is not read where it is a noun. */
-function find(words: string[], phrase: string[], action = false): number {
-  outer: for (let i = 0; i + phrase.length <= words.length; i++) {
+/** Index of the first word of `phrase` (stemmed) in `stems` (the query's words, stemmed), or -1; a one-word action is not read where it is a noun. */
+function find(words: string[], stems: string[], phrase: string[], action = false): number {
+  outer: for (let i = 0; i + phrase.length <= stems.length; i++) {
+    if (stems[i] !== phrase[0]) continue;
     if (action && phrase.length === 1 && i > 0 && (DETERMINERS.has(words[i - 1]!) || (i > 1 && DETERMINERS.has(words[i - 2]!)))) continue;
-    for (let j = 0; j < phrase.length; j++) {
-      const w = words[i + j]!;
-      const p = phrase[j]!;
-      if (w !== p && stem(w) !== stem(p)) continue outer;
-    }
+    for (let j = 1; j < phrase.length; j++) if (stems[i + j] !== phrase[j]) continue outer;
     return i;
   }
   return -1;
@@ -399,11 +398,13 @@ export interface TriggeredGroup {
 /** The built-in groups a query's wording triggers. */
 export function triggeredGroups(query: string): TriggeredGroup[] {
   const words = splitWords(normalize(query));
+  const stems = words.map(stem);
+  const present = new Set(stems);
   const out: TriggeredGroup[] = [];
   for (const g of COMPILED) {
-    for (const t of g.triggers) {
-      if (t.length === 0) continue;
-      const at = find(words, t, g.action !== undefined);
+    for (const t of g.stemmed) {
+      if (t.length === 0 || !present.has(t[0]!)) continue;
+      const at = find(words, stems, t, g.action !== undefined);
       if (at < 0) continue;
       out.push({ words: words.slice(at, at + t.length), at, expansions: g.expansions, ...(g.action ? { action: g.action } : {}) });
       break;
