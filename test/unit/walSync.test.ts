@@ -54,27 +54,31 @@ test('a flush covers the commits made before it started; later ones wait for the
   await d;
 });
 
-test('the record of an API call or an execute run settles once the WAL is flushed; a search_docs record does not wait', async () => {
+test('the record of an API call that may change something, or of an execute run, settles once the WAL is flushed; a read or a search_docs record does not wait', async () => {
   const { dir, cleanup } = tempDir('airlock-walsync-');
   const flush = manualSync();
   const store = openAuditStore({ file: join(dir, 'audit.sqlite'), syncWal: flush.sync });
   try {
     const search = store.recordToolCall({ transport: 'stdio', tool: 'search_docs', outcome: 'ok', durationMs: 1, input: { query: 'x' }, bytesOut: 1 });
-    const api = store.recordApiCall({
-      runId: 'run-1',
-      callerKey: 'stdio:1',
-      operationId: 'events.list',
-      method: 'GET',
-      url: 'https://api.test/events',
-      status: 200,
-      durationMs: 3,
-      bytes: 10,
-      decision: 'read',
-      startedAt: new Date().toISOString(),
-    });
+    const call = (method: string) =>
+      store.recordApiCall({
+        runId: 'run-1',
+        callerKey: 'stdio:1',
+        operationId: method === 'GET' ? 'events.list' : 'events.delete',
+        method,
+        url: 'https://api.test/events',
+        status: 200,
+        durationMs: 3,
+        bytes: 10,
+        decision: method === 'GET' ? 'read' : 'approved',
+        startedAt: new Date().toISOString(),
+      });
+    const read = call('GET');
+    const api = call('DELETE');
     assert.equal((await search).tool, 'search_docs');
+    assert.equal((await read).method, 'GET', "a read's record settles at its commit (the run's tool record will flush it)");
     assert.equal(await settled(api), false, 'committed, not yet on disk');
-    assert.equal(store.head().records, 2, 'both are committed and readable');
+    assert.equal(store.head().records, 3, 'all are committed and readable');
     flush.finish(0);
     assert.equal((await api).kind, 'api');
 

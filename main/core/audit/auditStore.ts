@@ -7,9 +7,11 @@
 // finish together share one commit (group commit, auditWriter.ts). A killed
 // process (kill -9, crash) never loses a committed record: that needs only
 // the write() into the OS. With `synchronous: 'full'` (the default), the
-// record of an API call or of an execute run settles only once the WAL is
-// also flushed to disk (fdatasync, in the thread pool: walSync.ts), so power
-// loss or an OS crash does not lose it either, as far as the disk honours its
+// record of an API call that may have changed something (not GET, HEAD,
+// OPTIONS) or of an execute run settles only once the WAL is also flushed to
+// disk (fdatasync, in the thread pool: walSync.ts) — a read's record is
+// flushed with its run's tool record, before the client hears back — so power
+// loss or an OS crash does not lose them either, as far as the disk honours its
 // flushes (macOS: fsync is not F_FULLFSYNC, so a drive's volatile cache can
 // still lose the last few); records of calls that reached nothing
 // (search_docs, diagnostics) ride along with the next flush. `'normal'`

@@ -10,9 +10,11 @@
 //
 // When a record's promise settles. Every commit survives a killed process
 // (the WAL frames are written into the OS before COMMIT returns). With
-// synchronous=FULL, a record of something that reached an API — an API call,
-// or the tool call of an execute run — settles only once the WAL has also
-// been flushed to disk: by an fdatasync in the thread pool (walSync.ts), so
+// synchronous=FULL, the record of an API call that may have changed something
+// (any method but GET, HEAD and OPTIONS) and the tool record of an execute run
+// settle only once the WAL has also been flushed to disk — so the client's
+// answer never comes before every record of its run is on disk, a read's
+// included: by an fdatasync in the thread pool (walSync.ts), so
 // the event loop goes on serving calls during the flush, and one flush covers
 // every commit made before it started. A record of a call that ran no code
 // and sent nothing (search_docs, the diagnostics tools) settles at its
@@ -35,6 +37,7 @@ import { GroupSync, type SyncWal } from './walSync.ts';
 /** Tool inputs (execute code, JSON arguments) are stored up to this many UTF-8 bytes. */
 export const INPUT_CAP_BYTES = 8 * 1024;
 const FINGERPRINT = /^sha256:[0-9a-f]{6,64}$/i;
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export type MakeBody = (seq: number, recordedAt: string) => EntryBody;
 
@@ -227,6 +230,9 @@ export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
   }
 
   function recordApiCall(record: ApiCallRecord): Promise<ApiCallEntry> {
+    // A call that may have changed something waits for the disk; a read's record rides on the run's own tool record,
+    // whose flush comes before the client hears back.
+    const durable = !READS.has(String(record.method ?? '').toUpperCase());
     return append<ApiCallEntry>(
       (seq, recordedAt) => ({
         kind: 'api',
@@ -256,7 +262,7 @@ export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
         error: optionalString(record.error),
         startedAt: String(record.startedAt ?? ''),
       }),
-      true,
+      durable,
     );
   }
 
