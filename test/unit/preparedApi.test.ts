@@ -5,7 +5,7 @@
 // builds afresh, and a bad cache file is never an error.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { prepareApi, type PreparedApi } from '../../main/core/openapi/preparedApi.ts';
 import { OPENAGENDA_SPEC, tempDir } from '../helpers/paths.ts';
@@ -93,6 +93,39 @@ test('an edited document is built afresh; a damaged or foreign cache file is ign
     prefix.writeUInt32LE(foreign.length, 0);
     writeFileSync(cacheFile, Buffer.concat([prefix, foreign, bytes.subarray(4 + length)]));
     assert.equal((await prepareApi(spec, { cacheDir })).cache, 'miss');
+  } finally {
+    cleanup();
+  }
+});
+
+test('a local document with the size and time the cache recorded is not read again; a same-size edit with a new time is seen', async () => {
+  const { dir, cleanup } = tempDir('airlock-api-cache-');
+  try {
+    const cacheDir = join(dir, 'cache');
+    const spec = join(dir, 'openapi.yaml');
+    copyFileSync(OPENAGENDA_SPEC, spec);
+    // Last modified an hour ago: well before the cache is written.
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    utimesSync(spec, hourAgo, hourAgo);
+    assert.equal((await prepareApi(spec, { cacheDir })).cache, 'miss');
+    assert.equal((await prepareApi(spec, { cacheDir })).cache, 'hit');
+
+    // The title changed to one of the same length, and the old time put back: git's index rule, so the cache answers without reading.
+    const text = readFileSync(spec, 'utf8');
+    const title = /^\s*title:\s*(.*)$/m.exec(text)![1]!;
+    const sameLength = 'X'.repeat(title.length);
+    writeFileSync(spec, text.replace(title, sameLength));
+    utimesSync(spec, hourAgo, hourAgo);
+    const unread = await prepareApi(spec, { cacheDir });
+    assert.equal(unread.cache, 'hit');
+    assert.notEqual(unread.catalogue.title, sameLength, 'the document was not read');
+
+    // The same edit with its own (new) time is read, hashed and seen.
+    const now = new Date();
+    utimesSync(spec, now, now);
+    const seen = await prepareApi(spec, { cacheDir });
+    assert.equal(seen.cache, 'miss');
+    assert.equal(seen.catalogue.title, sameLength);
   } finally {
     cleanup();
   }

@@ -1,25 +1,28 @@
 // A profile's API, ready to serve: its catalogue and search index (with what
 // the index learnt from the document), built from the OpenAPI document or,
 // when the document is unchanged since a previous start, restored from the
-// on-disk cache. Parsing and resolving a large
-// document is most of the work of a start (GitHub's 13 MB: ~470 ms to parse
-// and dereference, ~150 ms to index); restoring is a read, a hash and a
-// structured-clone deserialisation.
+// on-disk cache. Parsing and resolving a large document is most of the work
+// of a start (GitHub's 13 MB: ~470 ms to parse and dereference, ~200 ms to
+// index); restoring is a read and two deserialisations.
 //
 // The cache (`<data dir>/spec-cache/api-<hash of the location>.bin`, one file
 // per document location, 0600) is keyed by the document's sha256 together
 // with a stamp of the code that builds catalogues and indexes (the Airlock
 // version and the size and time of its files), so an edited document or a
-// different Airlock rebuilds it. A document that may pull in other files
-// (a profile that allows external $refs) is never cached: its bytes alone do
-// not determine what it resolves to. The cache is an accelerator only: an
-// unreadable, foreign or damaged file is ignored and rewritten. It is written
-// on a miss before the start goes on (~40 ms for GitHub's document): a
-// client that stops its server right after a health check still leaves it
-// for the next start. No fsync: a torn file fails its checks and is rebuilt.
+// different Airlock rebuilds it. A local document whose size and modification
+// time are still those recorded at the write is not even read (as git's
+// index does; one modified within 2 s before the write is always hashed,
+// since an edit in the same timestamp would not show). A document that may
+// pull in other files (a profile that allows external $refs) is never
+// cached: its bytes alone do not determine what it resolves to. The cache is
+// an accelerator only: an unreadable, foreign or damaged file is ignored and
+// rewritten. It is written on a miss before the start goes on (~40 ms for
+// GitHub's document): a client that stops its server right after a health
+// check still leaves it for the next start. No fsync: a torn file fails its
+// checks and is rebuilt.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
 import { errorMessage } from '../errors.ts';
@@ -27,10 +30,10 @@ import { silentLogger } from '../log/logger.ts';
 import { AIRLOCK_VERSION } from '../runtime/version.ts';
 import { OperationSearch, type OperationSearchState } from '../search/operationSearch.ts';
 import { buildCatalogue, catalogueData, catalogueFromData, type Catalogue, type CatalogueData } from './catalogue.ts';
-import { readDocumentSource, resolveDocument, type LoadOptions, type SpecOrigin } from './loadDocument.ts';
+import { isUrl, readDocumentSource, resolveDocument, type LoadOptions, type SpecOrigin } from './loadDocument.ts';
 
 /** Bumped whenever what the cache holds changes shape. */
-export const API_CACHE_FORMAT = 3;
+export const API_CACHE_FORMAT = 4;
 
 export interface PreparedApi {
   catalogue: Catalogue;
@@ -54,7 +57,14 @@ interface CacheHeader {
   code: string;
   location: string;
   sha256: string;
+  /** A local document's size and modification time when the cache was written (the fast path), and when that was. */
+  size?: number;
+  mtimeMs?: number;
+  writtenAtMs?: number;
 }
+
+/** A document modified this close to the cache write may have changed within the same timestamp: hash it. */
+const RACY_MS = 2_000;
 
 interface CachePayload {
   catalogue: CatalogueData;
@@ -71,28 +81,58 @@ interface CachePayload {
 export async function prepareApi(spec: string, options: PrepareOptions): Promise<PreparedApi> {
   const started = performance.now();
   const log = options.logger ?? silentLogger;
-  const source = await readDocumentSource(spec, options);
   const cacheable = options.cache !== false && (options.allowExternalRefs ?? []).length === 0;
-  const file = join(options.cacheDir, `api-${createHash('sha256').update(source.origin.location).digest('hex').slice(0, 24)}.bin`);
-  const header: CacheHeader | undefined = cacheable
-    ? { format: API_CACHE_FORMAT, code: await codeStamp(), location: source.origin.location, sha256: createHash('sha256').update(source.bytes).digest('hex') }
-    : undefined;
-
-  if (header) {
-    const payload = await readCache(file, header).catch((error: unknown) => {
+  const local = isUrl(spec) ? undefined : resolvePath(spec);
+  const file = join(
+    options.cacheDir,
+    `api-${createHash('sha256')
+      .update(local ?? spec)
+      .digest('hex')
+      .slice(0, 24)}.bin`,
+  );
+  const code = cacheable ? await codeStamp() : '';
+  const cached = cacheable ? await readCacheFile(file).catch(() => undefined) : undefined;
+  const restore = (payload: CachePayload, origin: SpecOrigin): PreparedApi | undefined => {
+    const catalogue = catalogueFromData(payload.catalogue, new WeakMap(payload.refList));
+    try {
+      const search = OperationSearch.restore(catalogue, JSON.parse(payload.searchJson) as OperationSearchState);
+      return { catalogue, search, security: payload.security, origin, cache: 'hit', readyMs: performance.now() - started };
+    } catch (error) {
+      log.debug(`API cache ${file}: its search index was not usable (${errorMessage(error)}); building it again`);
+      return undefined;
+    }
+  };
+  const decoded = (): CachePayload | undefined => {
+    try {
+      return cached?.payload();
+    } catch (error) {
       log.debug(`API cache ${file} not used: ${errorMessage(error)}`);
       return undefined;
-    });
-    if (payload) {
-      const catalogue = catalogueFromData(payload.catalogue, new WeakMap(payload.refList));
-      let search: OperationSearch | undefined;
-      try {
-        search = OperationSearch.restore(catalogue, JSON.parse(payload.searchJson) as OperationSearchState);
-      } catch (error) {
-        log.debug(`API cache ${file}: its search index was not usable (${errorMessage(error)}); building it again`);
-      }
-      if (search) return { catalogue, search, security: payload.security, origin: source.origin, cache: 'hit', readyMs: performance.now() - started };
     }
+  };
+
+  // Fast path: a local document whose size and modification time are those the cache recorded is not read at all.
+  const stats = local && cacheable ? await stat(local).catch(() => undefined) : undefined;
+  if (cached && stats && sameFile(cached.header, { code, location: local!, size: stats.size, mtimeMs: stats.mtimeMs })) {
+    const payload = decoded();
+    const hit = payload && restore(payload, { kind: 'file', location: local! });
+    if (hit) return hit;
+  }
+
+  const source = await readDocumentSource(spec, options);
+  const header: CacheHeader | undefined = cacheable
+    ? {
+        format: API_CACHE_FORMAT,
+        code,
+        location: source.origin.location,
+        sha256: createHash('sha256').update(source.bytes).digest('hex'),
+        ...(local && stats ? { size: stats.size, mtimeMs: stats.mtimeMs } : {}),
+      }
+    : undefined;
+  if (header && cached && sameContent(cached.header, header)) {
+    const payload = decoded();
+    const hit = payload && restore(payload, source.origin);
+    if (hit) return hit;
   }
 
   const loaded = await resolveDocument(source.bytes.toString('utf8'), source.origin, options);
@@ -102,7 +142,11 @@ export async function prepareApi(spec: string, options: PrepareOptions): Promise
   const security = loaded.document.security;
   if (header) {
     try {
-      await writeCache(file, header, { catalogue: catalogueData(catalogue), refList: loaded.refList, security, searchJson: JSON.stringify(search) });
+      const data = catalogueData(catalogue);
+      // Only the names of schemas the catalogue holds (a document's unused components would only add bytes to read back).
+      const held = reachable(data);
+      const refList = loaded.refList.filter(([schema]) => held.has(schema));
+      await writeCache(file, header, { catalogue: data, refList, security, searchJson: JSON.stringify(search) });
     } catch (error) {
       log.debug(`API cache ${file} not written: ${errorMessage(error)}`);
     }
@@ -117,27 +161,43 @@ export async function prepareApi(spec: string, options: PrepareOptions): Promise
   };
 }
 
-/** The cache file: a 4-byte header length, the header as JSON, then the v8-serialised payload. */
-async function readCache(file: string, expected: CacheHeader): Promise<CachePayload | undefined> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(file);
-  } catch {
-    return undefined;
-  }
+/** The cache file: a 4-byte header length, the header as JSON, then the v8-serialised payload (decoded only when used). */
+async function readCacheFile(file: string): Promise<{ header: CacheHeader; payload(): CachePayload }> {
+  const bytes = await readFile(file);
   const length = bytes.readUInt32LE(0);
   const header = JSON.parse(bytes.subarray(4, 4 + length).toString('utf8')) as CacheHeader;
-  if (header.format !== expected.format || header.code !== expected.code || header.location !== expected.location || header.sha256 !== expected.sha256)
-    return undefined;
-  const payload = deserialize(bytes.subarray(4 + length)) as CachePayload;
-  if (!payload?.catalogue || !Array.isArray(payload.catalogue.operations) || !Array.isArray(payload.refList) || typeof payload.searchJson !== 'string')
-    throw new Error('payload of an unexpected shape');
-  return payload;
+  return {
+    header,
+    payload() {
+      const payload = deserialize(bytes.subarray(4 + length)) as CachePayload;
+      if (!payload?.catalogue || !Array.isArray(payload.catalogue.operations) || !Array.isArray(payload.refList) || typeof payload.searchJson !== 'string')
+        throw new Error('payload of an unexpected shape');
+      return payload;
+    },
+  };
+}
+
+/** Written by this code, for this document's bytes. */
+function sameContent(cached: CacheHeader, expected: CacheHeader): boolean {
+  return cached.format === API_CACHE_FORMAT && cached.code === expected.code && cached.location === expected.location && cached.sha256 === expected.sha256;
+}
+
+/** Written by this code for this file, which has kept its size and time since, and was not modified just before the write. */
+function sameFile(cached: CacheHeader, now: { code: string; location: string; size: number; mtimeMs: number }): boolean {
+  return (
+    cached.format === API_CACHE_FORMAT &&
+    cached.code === now.code &&
+    cached.location === now.location &&
+    cached.size === now.size &&
+    cached.mtimeMs === now.mtimeMs &&
+    cached.writtenAtMs !== undefined &&
+    now.mtimeMs < cached.writtenAtMs - RACY_MS
+  );
 }
 
 async function writeCache(file: string, header: CacheHeader, payload: CachePayload): Promise<void> {
   await removeStaleTemps(file);
-  const head = Buffer.from(JSON.stringify(header), 'utf8');
+  const head = Buffer.from(JSON.stringify({ ...header, writtenAtMs: Date.now() }), 'utf8');
   const length = Buffer.alloc(4);
   length.writeUInt32LE(head.length, 0);
   // A private temp file renamed over the old one: a reader sees the old file or the new, never half of one.
@@ -150,6 +210,19 @@ async function writeCache(file: string, header: CacheHeader, payload: CachePaylo
     await rm(temp, { force: true });
     throw error;
   }
+}
+
+/** Every object and array reachable from `root` (schemas are shared and may be circular). */
+function reachable(root: unknown): Set<object> {
+  const seen = new Set<object>();
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (!value || typeof value !== 'object' || seen.has(value)) continue;
+    seen.add(value);
+    for (const child of Array.isArray(value) ? value : Object.values(value)) if (child && typeof child === 'object') stack.push(child);
+  }
+  return seen;
 }
 
 /** Temp files of writes that a process exit cut short (`.<name>.<pid>.<random>.tmp`). */
