@@ -36,9 +36,12 @@ const out = join(root, 'dist', 'cli');
  * Bundled packages that `import … from 'node:http'` (the SDK's HTTP transport
  * through @hono/node-server) make Node build that module's ES namespace, whose
  * lazy getters (WebSocket, fetch's classes) load undici: ~20 ms of every
- * `serve` start. They get node:http through require instead, with the plain
- * exports only (a lazy getter is read by no one until used).
+ * `serve` start. They get node:http through require instead, with every
+ * export but those lazy ones (bundled CommonJS that requires it gets the same
+ * object: undici reads http.maxHeaderSize).
  */
+const LAZY_EXPORTS = new Set(['WebSocket', 'CloseEvent', 'MessageEvent']);
+
 function builtinsThroughRequire(ids: string[]): Plugin {
   const require = createRequire(import.meta.url);
   const prefix = '\0required:';
@@ -50,9 +53,8 @@ function builtinsThroughRequire(ids: string[]): Plugin {
     load(id) {
       if (!id.startsWith(prefix)) return null;
       const name = id.slice(prefix.length);
-      const plain = Object.entries(Object.getOwnPropertyDescriptors(require(name)))
-        .filter(([key, d]) => 'value' in d && /^[A-Za-z_$][\w$]*$/.test(key))
-        .map(([key]) => key);
+      // Every export but the lazy ones that load undici (read once here: maxHeaderSize and globalAgent are plain getters).
+      const plain = Object.keys(Object.getOwnPropertyDescriptors(require(name))).filter((key) => !LAZY_EXPORTS.has(key) && /^[A-Za-z_$][\w$]*$/.test(key));
       return [
         `import { createRequire } from 'node:module';`,
         `const m = createRequire(import.meta.url)(${JSON.stringify(name)});`,

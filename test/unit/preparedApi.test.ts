@@ -7,7 +7,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { serialize } from 'node:v8';
 import { prepareApi, type PreparedApi } from '../../main/core/openapi/preparedApi.ts';
+import { readDocumentSource } from '../../main/core/openapi/loadDocument.ts';
 import { OPENAGENDA_SPEC, tempDir } from '../helpers/paths.ts';
 
 const QUERIES = ['list events of an agenda', 'supprimer un événement', 'create a location', 'get agenda by uid'];
@@ -76,7 +78,22 @@ test('an edited document is built afresh; a damaged or foreign cache file is ign
 
     const [file] = readdirSync(cacheDir).filter((f) => f.startsWith('api-'));
     const cacheFile = join(cacheDir, file!);
-    for (const damage of [Buffer.from('not a cache'), Buffer.alloc(0), readFileSync(cacheFile).subarray(0, 200)]) {
+    const framed = (header: string, payload: Buffer) => {
+      const head = Buffer.from(header);
+      const length = Buffer.alloc(4);
+      length.writeUInt32LE(head.length, 0);
+      return Buffer.concat([length, head, payload]);
+    };
+    const good = readFileSync(cacheFile);
+    const goodHeader = good.subarray(4, 4 + good.readUInt32LE(0)).toString('utf8');
+    for (const damage of [
+      Buffer.from('not a cache'),
+      Buffer.alloc(0),
+      good.subarray(0, 200),
+      framed('null', Buffer.alloc(0)),
+      // The right header over a payload whose schema names are not objects.
+      framed(goodHeader, serialize({ catalogue: { operations: [] }, refList: [[1, 'x']], security: undefined, searchJson: '{}' })),
+    ]) {
       writeFileSync(cacheFile, damage);
       const rebuilt = await prepareApi(spec, { cacheDir });
       assert.equal(rebuilt.cache, 'miss');
@@ -98,34 +115,42 @@ test('an edited document is built afresh; a damaged or foreign cache file is ign
   }
 });
 
-test('a local document with the size and time the cache recorded is not read again; a same-size edit with a new time is seen', async () => {
+test('a local document still the very file the cache was made from is not read again; a replacement with the old size and time is', async () => {
   const { dir, cleanup } = tempDir('airlock-api-cache-');
   try {
     const cacheDir = join(dir, 'cache');
     const spec = join(dir, 'openapi.yaml');
     copyFileSync(OPENAGENDA_SPEC, spec);
-    // Last modified an hour ago: well before the cache is written.
     const hourAgo = new Date(Date.now() - 3_600_000);
     utimesSync(spec, hourAgo, hourAgo);
-    assert.equal((await prepareApi(spec, { cacheDir })).cache, 'miss');
-    assert.equal((await prepareApi(spec, { cacheDir })).cache, 'hit');
+    let reads = 0;
+    const readSource: typeof readDocumentSource = (source, options) => {
+      reads++;
+      return readDocumentSource(source, options);
+    };
+    // racyMs 0: the file's times are trusted as soon as they are older than its read (the default waits 2 s).
+    const options = { cacheDir, readSource, racyMs: 0 };
+    assert.equal((await prepareApi(spec, options)).cache, 'miss');
+    assert.equal(reads, 1);
+    const again = await prepareApi(spec, options);
+    assert.equal(again.cache, 'hit');
+    assert.equal(reads, 1, 'the document was not read again');
 
-    // The title changed to one of the same length, and the old time put back: git's index rule, so the cache answers without reading.
+    // Replaced by a same-size edit, its old modification time put back (cp -p, rsync -t, touch -r): its change time moved, so it is read.
     const text = readFileSync(spec, 'utf8');
     const title = /^\s*title:\s*(.*)$/m.exec(text)![1]!;
     const sameLength = 'X'.repeat(title.length);
     writeFileSync(spec, text.replace(title, sameLength));
     utimesSync(spec, hourAgo, hourAgo);
-    const unread = await prepareApi(spec, { cacheDir });
-    assert.equal(unread.cache, 'hit');
-    assert.notEqual(unread.catalogue.title, sameLength, 'the document was not read');
-
-    // The same edit with its own (new) time is read, hashed and seen.
-    const now = new Date();
-    utimesSync(spec, now, now);
-    const seen = await prepareApi(spec, { cacheDir });
+    const seen = await prepareApi(spec, options);
+    assert.equal(reads, 2);
     assert.equal(seen.cache, 'miss');
     assert.equal(seen.catalogue.title, sameLength);
+
+    // By default, a document whose times are under 2 s old when read is always read and hashed, even when unchanged.
+    const fresh = await prepareApi(spec, { cacheDir, readSource });
+    assert.equal(reads, 3);
+    assert.equal(fresh.cache, 'hit');
   } finally {
     cleanup();
   }

@@ -75,12 +75,31 @@ test('the record of an API call that may change something, or of an execute run,
       });
     const read = call('GET');
     const api = call('DELETE');
+    // A GET the gate did not treat as a read (an override header, x-airlock-mutation, a policy of ask) waits like a DELETE.
+    const approvedGet = store.recordApiCall({
+      runId: 'run-1',
+      callerKey: 'stdio:1',
+      operationId: 'events.purge',
+      method: 'GET',
+      url: 'https://api.test/events/purge',
+      status: 200,
+      durationMs: 3,
+      bytes: 10,
+      decision: 'approved',
+      startedAt: new Date().toISOString(),
+    });
+    // An execute that failed before it had a run id may still have reached an API.
+    const failedRun = store.recordToolCall({ transport: 'stdio', tool: 'execute', outcome: 'error', durationMs: 1, input: 'return 1', bytesOut: 0 });
     assert.equal((await search).tool, 'search_docs');
     assert.equal((await read).method, 'GET', "a read's record settles at its commit (the run's tool record will flush it)");
     assert.equal(await settled(api), false, 'committed, not yet on disk');
-    assert.equal(store.head().records, 3, 'all are committed and readable');
+    assert.equal(await settled(approvedGet), false, 'an approved GET waits for the disk too');
+    assert.equal(await settled(failedRun), false, 'an execute without a run id waits for the disk too');
+    assert.equal(store.head().records, 5, 'all are committed and readable');
     flush.finish(0);
     assert.equal((await api).kind, 'api');
+    assert.equal((await approvedGet).decision, 'approved');
+    assert.equal((await failedRun).tool, 'execute');
 
     const run = store.recordToolCall({ transport: 'stdio', tool: 'execute', outcome: 'ok', durationMs: 1, input: 'return 1', bytesOut: 1, runId: 'run-1' });
     assert.equal(await settled(run), false);
@@ -102,6 +121,39 @@ test('with synchronous: normal no record waits for a flush', async () => {
     assert.equal(flush.started(), 0);
   } finally {
     store.close();
+    cleanup();
+  }
+});
+
+test('closing the store settles the records still waiting for a flush as written: its checkpoint put them on disk', async () => {
+  const { dir, cleanup } = tempDir('airlock-walsync-');
+  try {
+    // The real flush: a record queued, then the store closed at once.
+    const file = join(dir, 'audit.sqlite');
+    const store = openAuditStore({ file });
+    const run = store.recordToolCall({ transport: 'stdio', tool: 'execute', outcome: 'ok', durationMs: 1, input: 'return 1', bytesOut: 1, runId: 'r1' });
+    store.close();
+    assert.equal((await run).seq, 1);
+
+    // A flush in flight when the store closes settles its own record; one queued behind it is settled by the close.
+    const flush = manualSync();
+    const again = openAuditStore({ file, syncWal: flush.sync });
+    const first = again.recordToolCall({ transport: 'stdio', tool: 'execute', outcome: 'ok', durationMs: 1, input: 'return 2', bytesOut: 1, runId: 'r2' });
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(flush.started(), 1, 'the first record is being flushed');
+    const second = again.recordToolCall({ transport: 'stdio', tool: 'execute', outcome: 'ok', durationMs: 1, input: 'return 3', bytesOut: 1, runId: 'r3' });
+    again.close();
+    assert.equal((await second).seq, 3);
+    flush.finish(0);
+    assert.equal((await first).seq, 2);
+    assert.equal(flush.started(), 1, 'no flush after the close');
+    const reopened = openAuditStore({ file });
+    try {
+      assert.deepEqual(reopened.verify(), { ok: true, records: 3 });
+    } finally {
+      reopened.close();
+    }
+  } finally {
     cleanup();
   }
 });

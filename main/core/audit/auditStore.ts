@@ -208,9 +208,11 @@ export function openAuditStore(options: AuditStoreOptions): AuditStore {
     head,
     close() {
       if (!db.isOpen) return;
-      writer.flush();
-      db.close();
-      wal.close();
+      try {
+        writer.close(() => db.close());
+      } finally {
+        wal.close();
+      }
     },
   };
 }

@@ -11,7 +11,8 @@
 // When a record's promise settles. Every commit survives a killed process
 // (the WAL frames are written into the OS before COMMIT returns). With
 // synchronous=FULL, the record of an API call that may have changed something
-// (any method but GET, HEAD and OPTIONS) and the tool record of an execute run
+// (the gate did not classify it as a read, or its method is not GET, HEAD or
+// OPTIONS) and the tool record of an execute run
 // settle only once the WAL has also been flushed to disk — so the client's
 // answer never comes before every record of its run is on disk, a read's
 // included: by an fdatasync in the thread pool (walSync.ts), so
@@ -67,6 +68,12 @@ export interface AuditWriter {
   recordApiCall(record: ApiCallRecord): Promise<ApiCallEntry>;
   /** Commits what is queued now (before closing the database). */
   flush(): void;
+  /**
+   * Commits what is queued, then closes the database with `closeDatabase`
+   * (whose checkpoint syncs every commit) and settles the records still
+   * waiting for a flush: written, or failed if the close failed.
+   */
+  close(closeDatabase: () => void): void;
 }
 
 interface Queued {
@@ -92,7 +99,7 @@ export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
     groupSync.afterCommit().then(
       () => entry,
       (error: unknown) => {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'EACCES') {
+        if (db.isOpen && ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'EACCES')) {
           // The WAL file cannot be opened (an unusual file system): flush inside the commit from now on.
           if (!flushInCommit) log.warn(`audit: cannot flush ${file}-wal from the thread pool (${errorMessage(error)}); commits wait for the disk`);
           flushInCommit = true;
@@ -157,20 +164,23 @@ export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
     scheduled = undefined;
     const batch = queue;
     queue = [];
-    if (batch.length === 0) return;
+    if (batch.length > 0) settle(batch);
+  }
+
+  /** Commits a batch and settles its records; a failed batch is retried one record at a time, unless the database itself is busy. */
+  function settle(batch: Queued[]): void {
     let entries: AuditEntry[];
     try {
       entries = commit(batch);
     } catch (error) {
-      if (batch.length === 1) {
-        batch[0]!.reject(new AirlockError('internal', `could not write to the audit log ${file}: ${errorMessage(error)}`, { cause: error }));
+      const failure = () => new AirlockError('internal', `could not write to the audit log ${file}: ${errorMessage(error)}`, { cause: error });
+      // Another process holds the write lock past busy_timeout: retrying each record would only wait that long again, per record.
+      if (batch.length === 1 || /database is locked|SQLITE_BUSY/i.test(errorMessage(error))) {
+        for (const queued of batch) queued.reject(failure());
         return;
       }
       // Find the record at fault: each on its own, so the others still commit.
-      for (const queued of batch) {
-        queue = [queued];
-        flush();
-      }
+      for (const queued of batch) settle([queued]);
       return;
     }
     batch.forEach((queued, i) => {
@@ -179,6 +189,17 @@ export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
       if (queued.durable && ctx.synchronous === 'full' && !flushInCommit) durably(entry).then(queued.resolve, queued.reject);
       else queued.resolve(entry);
     });
+  }
+
+  function close(closeDatabase: () => void): void {
+    flush();
+    try {
+      closeDatabase();
+    } catch (error) {
+      groupSync.end(new AirlockError('internal', `could not close the audit log ${file}: ${errorMessage(error)}`, { cause: error }));
+      throw error;
+    }
+    groupSync.end();
   }
 
   function notify(entry: AuditEntry): void {
@@ -198,8 +219,9 @@ export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
   }
 
   function recordToolCall(input: ToolCallInput): Promise<ToolCallEntry> {
-    // A tool call that ran code (it has a run) may have reached an API: fsynced. One that ran none is not.
-    const durable = optionalString(input.runId) !== undefined;
+    // A tool call that ran code (an execute, with or without a run id — it may have failed before reporting one) may have
+    // reached an API: its answer waits for the disk, and carries the run's earlier records with it. One that ran none does not.
+    const durable = input.tool === 'execute' || optionalString(input.runId) !== undefined;
     return append<ToolCallEntry>((seq, recordedAt) => {
       const raw = inputText(input.input);
       const redacted = capUtf8(redact(raw), INPUT_CAP_BYTES);
@@ -232,7 +254,7 @@ export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
   function recordApiCall(record: ApiCallRecord): Promise<ApiCallEntry> {
     // A call that may have changed something waits for the disk; a read's record rides on the run's own tool record,
     // whose flush comes before the client hears back.
-    const durable = !READS.has(String(record.method ?? '').toUpperCase());
+    const durable = record.decision !== 'read' || !READS.has(String(record.method ?? '').toUpperCase());
     return append<ApiCallEntry>(
       (seq, recordedAt) => ({
         kind: 'api',
@@ -266,5 +288,5 @@ export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
     );
   }
 
-  return { appendInTransaction, notify, recordToolCall, recordApiCall, flush };
+  return { appendInTransaction, notify, recordToolCall, recordApiCall, flush, close };
 }

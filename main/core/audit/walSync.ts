@@ -59,6 +59,7 @@ export class GroupSync {
   readonly #sync: SyncWal;
   #waiting: Waiter[] = [];
   #running = false;
+  #ended = false;
 
   constructor(sync: SyncWal) {
     this.#sync = sync;
@@ -70,6 +71,7 @@ export class GroupSync {
    */
   afterCommit(): Promise<void> {
     return new Promise<void>((resolve, reject) => {
+      if (this.#ended) return reject(new Error('the audit log is closed'));
       this.#waiting.push({ resolve, reject });
       if (!this.#running) {
         this.#running = true;
@@ -78,8 +80,24 @@ export class GroupSync {
     });
   }
 
+  /**
+   * The database was closed (its closing checkpoint syncs everything
+   * committed) or failed to: settles every waiter no flush has started for,
+   * with that outcome, and starts no flush from now on. A flush already
+   * running settles its own waiters.
+   */
+  end(error?: Error): void {
+    this.#ended = true;
+    const waiting = this.#waiting;
+    this.#waiting = [];
+    for (const w of waiting) {
+      if (error) w.reject(error);
+      else w.resolve();
+    }
+  }
+
   async #run(): Promise<void> {
-    while (this.#waiting.length > 0) {
+    while (this.#waiting.length > 0 && !this.#ended) {
       const covered = this.#waiting;
       this.#waiting = [];
       try {

@@ -10,20 +10,23 @@ import type { Elicit } from '../egress/types.ts';
 import type { AuditedTools } from './auditedTools.ts';
 
 /** Yes/no through MCP elicitation, when the connected client declared the capability. */
+
+/** One object for every elicitation: the shared JSON-schema validator caches compiled schemas by identity. */
+const APPROVAL_FORM = {
+  type: 'object' as const,
+  properties: {
+    approve: { type: 'boolean' as const, title: 'Allow this call?', description: 'Yes lets this one API call through.' },
+    reason: { type: 'string' as const, title: 'Reason (if you refuse)', description: 'Sent back to the code as the error.' },
+  },
+  required: ['approve'],
+};
 export function elicitThrough(server: McpServer): Elicit | undefined {
   if (!server.server.getClientCapabilities()?.elicitation) return undefined;
   return async (message, signal) => {
     const result = await server.server.elicitInput(
       {
         message,
-        requestedSchema: {
-          type: 'object',
-          properties: {
-            approve: { type: 'boolean', title: 'Allow this call?', description: 'Yes lets this one API call through.' },
-            reason: { type: 'string', title: 'Reason (if you refuse)', description: 'Sent back to the code as the error.' },
-          },
-          required: ['approve'],
-        },
+        requestedSchema: APPROVAL_FORM,
       },
       signal ? { signal } : undefined,
     );

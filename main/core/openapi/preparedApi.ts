@@ -9,10 +9,11 @@
 // per document location, 0600) is keyed by the document's sha256 together
 // with a stamp of the code that builds catalogues and indexes (the Airlock
 // version and the size and time of its files), so an edited document or a
-// different Airlock rebuilds it. A local document whose size and modification
-// time are still those recorded at the write is not even read (as git's
-// index does; one modified within 2 s before the write is always hashed,
-// since an edit in the same timestamp would not show). A document that may
+// different Airlock rebuilds it. A local document that is still the very file
+// it was made from — same device, inode, size, modification and change time,
+// as git's index checks — is not even read (one modified within 2 s before it
+// was read is always hashed, since an edit in the same tick would not show;
+// the change time cannot be set back by cp -p, rsync -t or touch). A document that may
 // pull in other files (a profile that allows external $refs) is never
 // cached: its bytes alone do not determine what it resolves to. The cache is
 // an accelerator only: an unreadable, foreign or damaged file is ignored and
@@ -33,7 +34,7 @@ import { buildCatalogue, catalogueData, catalogueFromData, type Catalogue, type 
 import { isUrl, readDocumentSource, resolveDocument, type LoadOptions, type SpecOrigin } from './loadDocument.ts';
 
 /** Bumped whenever what the cache holds changes shape. */
-export const API_CACHE_FORMAT = 4;
+export const API_CACHE_FORMAT = 5;
 
 export interface PreparedApi {
   catalogue: Catalogue;
@@ -50,6 +51,10 @@ export interface PreparedApi {
 export interface PrepareOptions extends LoadOptions {
   /** Default true. */
   cache?: boolean;
+  /** Reads the document (tests count the reads). */
+  readSource?: typeof readDocumentSource;
+  /** How recent a document's times may be before the fast path distrusts them (default 2 s; tests use 0). */
+  racyMs?: number;
 }
 
 interface CacheHeader {
@@ -57,13 +62,20 @@ interface CacheHeader {
   code: string;
   location: string;
   sha256: string;
-  /** A local document's size and modification time when the cache was written (the fast path), and when that was. */
-  size?: number;
-  mtimeMs?: number;
-  writtenAtMs?: number;
+  /** A local document's file identity and times when it was read for the cache (the fast path), and when that was. */
+  file?: FileStamp;
+  readAtMs?: number;
 }
 
-/** A document modified this close to the cache write may have changed within the same timestamp: hash it. */
+interface FileStamp {
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+}
+
+/** A document modified this close to when it was read may have changed within the same timestamp: hash it. */
 const RACY_MS = 2_000;
 
 interface CachePayload {
@@ -90,48 +102,45 @@ export async function prepareApi(spec: string, options: PrepareOptions): Promise
       .digest('hex')
       .slice(0, 24)}.bin`,
   );
-  const code = cacheable ? await codeStamp() : '';
-  const cached = cacheable ? await readCacheFile(file).catch(() => undefined) : undefined;
-  const restore = (payload: CachePayload, origin: SpecOrigin): PreparedApi | undefined => {
-    const catalogue = catalogueFromData(payload.catalogue, new WeakMap(payload.refList));
+  // A code stamp that cannot be worked out turns the cache off rather than failing the start.
+  const code = cacheable ? await codeStamp().catch(() => undefined) : undefined;
+  const useCache = code !== undefined;
+  const cached = useCache ? await readCacheFile(file).catch(() => undefined) : undefined;
+  const restore = (cachedFile: CacheFile, origin: SpecOrigin): PreparedApi | undefined => {
     try {
+      const payload = cachedFile.payload();
+      const catalogue = catalogueFromData(payload.catalogue, new WeakMap(payload.refList));
       const search = OperationSearch.restore(catalogue, JSON.parse(payload.searchJson) as OperationSearchState);
       return { catalogue, search, security: payload.security, origin, cache: 'hit', readyMs: performance.now() - started };
     } catch (error) {
-      log.debug(`API cache ${file}: its search index was not usable (${errorMessage(error)}); building it again`);
-      return undefined;
-    }
-  };
-  const decoded = (): CachePayload | undefined => {
-    try {
-      return cached?.payload();
-    } catch (error) {
-      log.debug(`API cache ${file} not used: ${errorMessage(error)}`);
+      log.debug(`API cache ${file} not used: ${errorMessage(error)}; building again`);
       return undefined;
     }
   };
 
-  // Fast path: a local document whose size and modification time are those the cache recorded is not read at all.
-  const stats = local && cacheable ? await stat(local).catch(() => undefined) : undefined;
-  if (cached && stats && sameFile(cached.header, { code, location: local!, size: stats.size, mtimeMs: stats.mtimeMs })) {
-    const payload = decoded();
-    const hit = payload && restore(payload, { kind: 'file', location: local! });
+  // Fast path: a local document that is still the very file the cache was made from (same device, inode, size,
+  // modification and change times — the change time is set by the system on any write, never by a tool) is not
+  // read at all. The times are compared with when the document was read, not when the cache was written.
+  const readAtMs = Date.now();
+  const stats = local && useCache ? await stat(local).catch(() => undefined) : undefined;
+  const now = stats ? { dev: stats.dev, ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs } : undefined;
+  if (cached && now && sameFile(cached.header, code!, local!, now, options.racyMs ?? RACY_MS)) {
+    const hit = restore(cached, { kind: 'file', location: local! });
     if (hit) return hit;
   }
 
-  const source = await readDocumentSource(spec, options);
-  const header: CacheHeader | undefined = cacheable
+  const source = await (options.readSource ?? readDocumentSource)(spec, options);
+  const header: CacheHeader | undefined = useCache
     ? {
         format: API_CACHE_FORMAT,
-        code,
+        code: code!,
         location: source.origin.location,
         sha256: createHash('sha256').update(source.bytes).digest('hex'),
-        ...(local && stats ? { size: stats.size, mtimeMs: stats.mtimeMs } : {}),
+        ...(now ? { file: now, readAtMs } : {}),
       }
     : undefined;
   if (header && cached && sameContent(cached.header, header)) {
-    const payload = decoded();
-    const hit = payload && restore(payload, source.origin);
+    const hit = restore(cached, source.origin);
     if (hit) return hit;
   }
 
@@ -161,16 +170,29 @@ export async function prepareApi(spec: string, options: PrepareOptions): Promise
   };
 }
 
+interface CacheFile {
+  header: CacheHeader;
+  /** Decodes the payload; throws on one of an unexpected shape. */
+  payload(): CachePayload;
+}
+
 /** The cache file: a 4-byte header length, the header as JSON, then the v8-serialised payload (decoded only when used). */
-async function readCacheFile(file: string): Promise<{ header: CacheHeader; payload(): CachePayload }> {
+async function readCacheFile(file: string): Promise<CacheFile> {
   const bytes = await readFile(file);
   const length = bytes.readUInt32LE(0);
   const header = JSON.parse(bytes.subarray(4, 4 + length).toString('utf8')) as CacheHeader;
+  if (!header || typeof header !== 'object') throw new Error('header of an unexpected shape');
   return {
     header,
     payload() {
       const payload = deserialize(bytes.subarray(4 + length)) as CachePayload;
-      if (!payload?.catalogue || !Array.isArray(payload.catalogue.operations) || !Array.isArray(payload.refList) || typeof payload.searchJson !== 'string')
+      if (
+        !payload?.catalogue ||
+        !Array.isArray(payload.catalogue.operations) ||
+        !Array.isArray(payload.refList) ||
+        !payload.refList.every((pair) => Array.isArray(pair) && pair[0] !== null && typeof pair[0] === 'object' && typeof pair[1] === 'string') ||
+        typeof payload.searchJson !== 'string'
+      )
         throw new Error('payload of an unexpected shape');
       return payload;
     },
@@ -182,22 +204,27 @@ function sameContent(cached: CacheHeader, expected: CacheHeader): boolean {
   return cached.format === API_CACHE_FORMAT && cached.code === expected.code && cached.location === expected.location && cached.sha256 === expected.sha256;
 }
 
-/** Written by this code for this file, which has kept its size and time since, and was not modified just before the write. */
-function sameFile(cached: CacheHeader, now: { code: string; location: string; size: number; mtimeMs: number }): boolean {
+/** Written by this code from this very file, untouched since, and not modified just before it was read (an edit in the same tick would not show). */
+function sameFile(cached: CacheHeader, code: string, location: string, now: FileStamp, racyMs: number): boolean {
+  const was = cached.file;
   return (
     cached.format === API_CACHE_FORMAT &&
-    cached.code === now.code &&
-    cached.location === now.location &&
-    cached.size === now.size &&
-    cached.mtimeMs === now.mtimeMs &&
-    cached.writtenAtMs !== undefined &&
-    now.mtimeMs < cached.writtenAtMs - RACY_MS
+    cached.code === code &&
+    cached.location === location &&
+    was !== undefined &&
+    cached.readAtMs !== undefined &&
+    was.dev === now.dev &&
+    was.ino === now.ino &&
+    was.size === now.size &&
+    was.mtimeMs === now.mtimeMs &&
+    was.ctimeMs === now.ctimeMs &&
+    Math.max(now.mtimeMs, now.ctimeMs) < cached.readAtMs - racyMs
   );
 }
 
 async function writeCache(file: string, header: CacheHeader, payload: CachePayload): Promise<void> {
   await removeStaleTemps(file);
-  const head = Buffer.from(JSON.stringify({ ...header, writtenAtMs: Date.now() }), 'utf8');
+  const head = Buffer.from(JSON.stringify(header), 'utf8');
   const length = Buffer.alloc(4);
   length.writeUInt32LE(head.length, 0);
   // A private temp file renamed over the old one: a reader sees the old file or the new, never half of one.
