@@ -1,5 +1,6 @@
-// Opening the audit database: the file (0600), WAL, the durability level,
-// the schema and its version.
+// Opening the audit database: the file (0600), WAL with synchronous=NORMAL
+// (the writer flushes the WAL itself where a record must reach the disk:
+// auditWriter.ts), the schema and its version.
 import { DatabaseSync } from 'node:sqlite';
 import { transaction } from '../util/sqlite.ts';
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
@@ -41,7 +42,7 @@ CREATE INDEX IF NOT EXISTS records_outcome ON records (outcome, seq);
 `;
 
 /** Opens (creating when new) the audit database, or throws an AirlockError that says what to do. */
-export function openDatabase(file: string, synchronous: 'full' | 'normal'): DatabaseSync {
+export function openDatabase(file: string): DatabaseSync {
   let db: DatabaseSync | undefined;
   try {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
@@ -50,7 +51,7 @@ export function openDatabase(file: string, synchronous: 'full' | 'normal'): Data
     if (process.platform !== 'win32') chmodSync(file, 0o600);
     const opened = new DatabaseSync(file);
     db = opened;
-    opened.exec(`PRAGMA busy_timeout = 5000; PRAGMA secure_delete = ON; PRAGMA synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'};`);
+    opened.exec(`PRAGMA busy_timeout = 5000; PRAGMA secure_delete = ON; PRAGMA synchronous = NORMAL;`);
     const mode = (opened.prepare('PRAGMA journal_mode = WAL').get() as { journal_mode: string }).journal_mode;
     if (mode !== 'wal') throw new Error(`the file system refused WAL mode (journal_mode is ${mode})`);
     transaction(opened, () => {

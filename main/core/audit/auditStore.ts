@@ -131,7 +131,7 @@ export function openAuditStore(options: AuditStoreOptions): AuditStore {
   const redact = options.redact ?? ((s: string) => s);
   const synchronous = options.synchronous ?? 'full';
   // NORMAL for the database itself: with `full`, durable records are flushed to disk by the writer, off the event loop.
-  const db = openDatabase(file, 'normal');
+  const db = openDatabase(file);
   const wal = walFile(file);
 
   const readChain = db.prepare('SELECT head_seq, head_hash, anchor_seq, anchor_hash, pruned_total FROM chain WHERE id = 1');
