@@ -12,6 +12,31 @@ import { prepareApi, type PreparedApi } from '../../main/core/openapi/preparedAp
 import { readDocumentSource } from '../../main/core/openapi/loadDocument.ts';
 import { OPENAGENDA_SPEC, tempDir } from '../helpers/paths.ts';
 
+/** A cache file's parts: a 4-byte header length, the header as JSON text, the payload. */
+function unframe(bytes: Buffer): { header: string; payload: Buffer } {
+  const length = bytes.readUInt32LE(0);
+  return { header: bytes.subarray(4, 4 + length).toString('utf8'), payload: bytes.subarray(4 + length) };
+}
+
+function framed(header: string, payload: Buffer): Buffer {
+  const head = Buffer.from(header);
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(head.length, 0);
+  return Buffer.concat([length, head, payload]);
+}
+
+/** A temp dir with a cache dir and a private copy of the OpenAgenda document, removed after `run`. */
+async function withCopy(run: (paths: { dir: string; cacheDir: string; spec: string }) => Promise<void>): Promise<void> {
+  const { dir, cleanup } = tempDir('airlock-api-cache-');
+  try {
+    const spec = join(dir, 'openapi.yaml');
+    copyFileSync(OPENAGENDA_SPEC, spec);
+    await run({ dir, cacheDir: join(dir, 'cache'), spec });
+  } finally {
+    cleanup();
+  }
+}
+
 const QUERIES = ['list events of an agenda', 'supprimer un événement', 'create a location', 'get agenda by uid'];
 
 function summary(api: PreparedApi) {
@@ -59,11 +84,7 @@ test('an unchanged document is restored from the cache, and answers exactly as w
 });
 
 test('an edited document is built afresh; a damaged or foreign cache file is ignored and replaced, never an error', async () => {
-  const { dir, cleanup } = tempDir('airlock-api-cache-');
-  try {
-    const cacheDir = join(dir, 'cache');
-    const spec = join(dir, 'openapi.yaml');
-    copyFileSync(OPENAGENDA_SPEC, spec);
+  await withCopy(async ({ cacheDir, spec }) => {
     assert.equal((await prepareApi(spec, { cacheDir })).cache, 'miss');
     assert.equal((await prepareApi(spec, { cacheDir })).cache, 'hit');
 
@@ -78,14 +99,8 @@ test('an edited document is built afresh; a damaged or foreign cache file is ign
 
     const [file] = readdirSync(cacheDir).filter((f) => f.startsWith('api-'));
     const cacheFile = join(cacheDir, file!);
-    const framed = (header: string, payload: Buffer) => {
-      const head = Buffer.from(header);
-      const length = Buffer.alloc(4);
-      length.writeUInt32LE(head.length, 0);
-      return Buffer.concat([length, head, payload]);
-    };
     const good = readFileSync(cacheFile);
-    const goodHeader = good.subarray(4, 4 + good.readUInt32LE(0)).toString('utf8');
+    const goodHeader = unframe(good).header;
     for (const damage of [
       Buffer.from('not a cache'),
       Buffer.alloc(0),
@@ -102,25 +117,15 @@ test('an edited document is built afresh; a damaged or foreign cache file is ign
     }
 
     // A cache written for another format version is not read.
-    const bytes = readFileSync(cacheFile);
-    const length = bytes.readUInt32LE(0);
-    const header = JSON.parse(bytes.subarray(4, 4 + length).toString('utf8')) as { format: number };
-    const foreign = Buffer.from(JSON.stringify({ ...header, format: header.format + 1 }));
-    const prefix = Buffer.alloc(4);
-    prefix.writeUInt32LE(foreign.length, 0);
-    writeFileSync(cacheFile, Buffer.concat([prefix, foreign, bytes.subarray(4 + length)]));
+    const current = unframe(readFileSync(cacheFile));
+    const header = JSON.parse(current.header) as { format: number };
+    writeFileSync(cacheFile, framed(JSON.stringify({ ...header, format: header.format + 1 }), current.payload));
     assert.equal((await prepareApi(spec, { cacheDir })).cache, 'miss');
-  } finally {
-    cleanup();
-  }
+  });
 });
 
 test('a local document still the very file the cache was made from is not read again; a replacement with the old size and time is', async () => {
-  const { dir, cleanup } = tempDir('airlock-api-cache-');
-  try {
-    const cacheDir = join(dir, 'cache');
-    const spec = join(dir, 'openapi.yaml');
-    copyFileSync(OPENAGENDA_SPEC, spec);
+  await withCopy(async ({ cacheDir, spec }) => {
     const hourAgo = new Date(Date.now() - 3_600_000);
     utimesSync(spec, hourAgo, hourAgo);
     let reads = 0;
@@ -151,9 +156,7 @@ test('a local document still the very file the cache was made from is not read a
     const fresh = await prepareApi(spec, { cacheDir, readSource });
     assert.equal(reads, 3);
     assert.equal(fresh.cache, 'hit');
-  } finally {
-    cleanup();
-  }
+  });
 });
 
 test('a profile that allows external $refs is never cached: its bytes alone do not fix what it resolves to', async () => {

@@ -66,8 +66,6 @@ export interface AuditWriter {
   recordToolCall(input: ToolCallInput): Promise<ToolCallEntry>;
   /** Settles once the record is committed. */
   recordApiCall(record: ApiCallRecord): Promise<ApiCallEntry>;
-  /** Commits what is queued now (before closing the database). */
-  flush(): void;
   /**
    * Commits what is queued, then closes the database with `closeDatabase`
    * (whose checkpoint syncs every commit) and settles the records still
@@ -288,5 +286,5 @@ export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
     );
   }
 
-  return { appendInTransaction, notify, recordToolCall, recordApiCall, flush, close };
+  return { appendInTransaction, notify, recordToolCall, recordApiCall, close };
 }

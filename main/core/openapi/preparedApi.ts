@@ -21,12 +21,13 @@
 // GitHub's document): a client that stops its server right after a health
 // check still leaves it for the next start. No fsync: a torn file fails its
 // checks and is rebuilt.
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, resolve as resolvePath } from 'node:path';
+import { createHash } from 'node:crypto';
+import { readFile, readdir, rm, stat } from 'node:fs/promises';
+import { dirname, join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
 import { errorMessage } from '../errors.ts';
+import { tempPrefix, writeFileAtomic } from '../util/atomicWrite.ts';
 import { silentLogger } from '../log/logger.ts';
 import { AIRLOCK_VERSION } from '../runtime/version.ts';
 import { OperationSearch, type OperationSearchState } from '../search/operationSearch.ts';
@@ -227,16 +228,8 @@ async function writeCache(file: string, header: CacheHeader, payload: CachePaylo
   const head = Buffer.from(JSON.stringify(header), 'utf8');
   const length = Buffer.alloc(4);
   length.writeUInt32LE(head.length, 0);
-  // A private temp file renamed over the old one: a reader sees the old file or the new, never half of one.
-  const temp = join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
-  try {
-    await writeFile(temp, Buffer.concat([length, head, serialize(payload)]), { mode: 0o600, flag: 'wx' });
-    await rename(temp, file);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
+  // No fsync: a torn file fails its checks on the next read and is rebuilt.
+  await writeFileAtomic(file, Buffer.concat([length, head, serialize(payload)]), { sync: false });
 }
 
 /** Every object and array reachable from `root` (schemas are shared and may be circular). */
@@ -252,10 +245,10 @@ function reachable(root: unknown): Set<object> {
   return seen;
 }
 
-/** Temp files of writes that a process exit cut short (`.<name>.<pid>.<random>.tmp`). */
+/** Temp files of writes that a process exit cut short. */
 async function removeStaleTemps(file: string): Promise<void> {
   const dir = dirname(file);
-  const prefix = `.${basename(file)}.`;
+  const prefix = tempPrefix(file);
   const names = await readdir(dir).catch(() => [] as string[]);
   for (const name of names.filter((n) => n.startsWith(prefix) && n.endsWith('.tmp'))) {
     const path = join(dir, name);
