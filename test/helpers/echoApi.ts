@@ -62,6 +62,13 @@ export async function startEchoApi(): Promise<EchoApi> {
         else res.writeHead(302, { location: `/v1/items?echo=${encodeURIComponent(auth)}` }).end();
         return;
       }
+      const bounce = /\/bounce\/(\d{3})$/.exec(url.pathname);
+      if (bounce) {
+        // Any method, any redirect status, to `to` (default: an item nobody asked about; `self`: a loop).
+        const to = url.searchParams.get('to');
+        res.writeHead(Number(bounce[1]), { location: to === 'self' ? req.url! : (to ?? '/v1/items/elsewhere') }).end();
+        return;
+      }
       if (url.pathname.endsWith('/forward')) {
         // A 307 keeps the method and the body: the redirect target is a second mutation.
         res.writeHead(307, { location: '/v1/items/9' }).end();
@@ -140,6 +147,20 @@ export function echoDocument(url = 'http://127.0.0.1/v1'): Record<string, any> &
       },
       '/redirect-away': { get: { operationId: 'redirect.away', responses: ok } },
       '/redirect-home': { get: { operationId: 'redirect.home', responses: ok } },
+      '/bounce/{status}': Object.fromEntries(
+        ['get', 'head', 'options', 'post', 'put', 'patch', 'delete'].map((m) => [
+          m,
+          {
+            operationId: `bounce.${m}`,
+            parameters: [
+              { name: 'status', in: 'path', required: true, schema: { type: 'integer' } },
+              { name: 'to', in: 'query', schema: { type: 'string' } },
+            ],
+            ...(['post', 'put', 'patch'].includes(m) ? { requestBody: { content: { 'application/json': { schema: { type: 'object' } } } } } : {}),
+            responses: ok,
+          },
+        ]),
+      ),
       '/forward': { post: { operationId: 'forward.create', requestBody: { content: { 'application/json': { schema: { type: 'object' } } } }, responses: ok } },
       '/big': { get: { operationId: 'big.get', responses: ok } },
       '/leak': { get: { operationId: 'leak.get', parameters: [{ name: 'kind', in: 'query', schema: { type: 'string' } }], responses: ok } },

@@ -265,42 +265,106 @@ test('attack: a GET with a method-override header or a _method field is classifi
   assert.equal(read.status, 200);
 });
 
-test('attack: a same-origin 307 after an approved POST is a new request that needs its own yes', async () => {
-  const records: ApiCallRecord[] = [];
-  // Approve the first POST, deny the redirect target: the target never receives the body.
-  const denied = scriptedApprovals(['yes', 'no']);
+const REDIRECTS = [301, 302, 303, 307, 308] as const;
+type Redirected = { code: string; message: string; location: string };
+
+test('attack: an approved mutation answered with any redirect is handed back, never re-sent: every re-send status, every method', async () => {
+  for (const status of REDIRECTS) {
+    for (const method of ['post', 'put', 'patch', 'delete']) {
+      const records: ApiCallRecord[] = [];
+      const approvals = scriptedApprovals(['yes', 'yes', 'yes']);
+      const before = echo.received.length;
+      const body = method === 'delete' ? {} : { body: { wipe: true } };
+      const r = await gate({ profile: { policy: 'ask' }, approvals: approvals.hook, records }).call(
+        { operationId: `bounce.${method}`, path: { status: String(status) }, ...body },
+        freshRun(),
+      );
+      const what = `${method.toUpperCase()} answered ${status}`;
+      assert.equal(echo.received.length, before + 1, `${what}: only the approved request reached the API`);
+      assert.equal(approvals.requests.length, 1, `${what}: one decision, for the request the person saw`);
+      assert.equal(r.status, status, what);
+      const error = r.error as Redirected;
+      assert.equal(error.code, 'airlock_redirect_not_followed', what);
+      assert.match(error.location, /\/v1\/items\/elsewhere$/, what);
+      assert.match(error.message, /does not follow a redirect of a call that may change data/, what);
+      assert.equal(r.headers!.location, '/v1/items/elsewhere', what);
+      assert.deepEqual(
+        records.map((x) => [x.method, x.status, x.decision]),
+        [[method.toUpperCase(), status, 'approved']],
+        what,
+      );
+    }
+  }
+});
+
+test('attack: no grant, policy or override carries a mutation through a redirect', async () => {
   const before = echo.received.length;
-  const r = await gate({ profile: { policy: 'ask' }, approvals: denied.hook, records }).call(
-    { operationId: 'forward.create', body: { wipe: true } },
+  // Allowed by policy, without asking: still one request.
+  const allowed = await gate({ profile: { policy: 'allow' } }).call({ operationId: 'bounce.delete', path: { status: '307' } }, freshRun());
+  assert.equal((allowed.error as Redirected).code, 'airlock_redirect_not_followed');
+  // "Rest of this run" (or any grant) answers yes to every later question: a redirect never asks one.
+  let asked = 0;
+  const grantAll: ApprovalHook = {
+    request: async () => (asked++, { approved: true, by: 'grant', scope: 'run', at: new Date().toISOString() }),
+  };
+  const granted = await gate({ profile: { policy: 'ask' }, approvals: grantAll }).call(
+    { operationId: 'bounce.post', path: { status: '308' }, body: { a: 1 } },
     freshRun(),
   );
-  assert.equal((r.error as { code: string }).code, 'airlock_mutation_denied');
-  assert.equal(echo.received.length, before + 1, 'only the first POST was sent');
-  assert.equal(denied.requests.length, 2);
-  const second = denied.requests[1]!;
-  assert.equal(second.method, 'POST');
-  assert.match(second.url, /\/v1\/items\/9$/);
-  assert.match(second.redirectedFrom!, /\/v1\/forward$/);
-  assert.equal(second.callIndex, 2);
-  assert.equal(second.earlierCalls[0]!.status, 307);
-  assert.deepEqual(
-    records.map((x) => [x.method, x.status, x.decision]),
-    [
-      ['POST', 307, 'approved'],
-      ['POST', 0, 'denied'],
-    ],
+  assert.equal((granted.error as Redirected).code, 'airlock_redirect_not_followed');
+  assert.equal(asked, 1);
+  // A GET that an override makes a DELETE is not a read: not followed either.
+  const overridden = await gate({ profile: { policy: 'allow' } }).call(
+    { operationId: 'bounce.get', path: { status: '302' }, headers: { 'X-HTTP-Method-Override': 'DELETE' } },
+    freshRun(),
   );
-  // Approved twice: 307 keeps the method and the body.
-  const both = scriptedApprovals(['yes', 'yes']);
-  const ok = await gate({ profile: { policy: 'ask' }, approvals: both.hook }).call({ operationId: 'forward.create', body: { wipe: true } }, freshRun());
-  assert.equal(ok.status, 201);
-  const last = echo.received.at(-1)!;
-  assert.equal(last.method, 'POST');
-  assert.equal(last.url, '/v1/items/9');
-  assert.equal(last.body, '{"wipe":true}');
-  // A read redirected to a read is followed without asking.
-  const home = await gate({ profile: { policy: 'ask' } }).call({ operationId: 'redirect.home' }, freshRun());
-  assert.equal(home.status, 200);
+  assert.equal((overridden.error as Redirected).code, 'airlock_redirect_not_followed');
+  assert.equal(echo.received.length, before + 3);
+  assert.ok(
+    echo.received.slice(before).every((r) => /\/bounce\//.test(r.url)),
+    'nothing reached /items/elsewhere',
+  );
+});
+
+test('a read redirected to a read is followed, whatever the status; one led to anything else is handed back', async () => {
+  for (const status of REDIRECTS) {
+    for (const method of ['get', 'head', 'options']) {
+      const records: ApiCallRecord[] = [];
+      const before = echo.received.length;
+      const r = await gate({ profile: { policy: 'ask' }, records }).call({ operationId: `bounce.${method}`, path: { status: String(status) } }, freshRun());
+      const what = `${method.toUpperCase()} answered ${status}`;
+      assert.equal(r.status, 200, what);
+      const second = echo.received[before + 1]!;
+      // 303 makes the next request a GET; the others keep the read's method.
+      assert.equal(second.method, status === 303 ? 'GET' : method.toUpperCase(), what);
+      assert.equal(second.url, '/v1/items/elsewhere', what);
+      assert.deepEqual(
+        records.map((x) => x.decision),
+        ['read', 'read'],
+        what,
+      );
+    }
+  }
+  // A read whose target the person wants asked about (operation policy), or marks as a mutation, is not followed, and asks nobody.
+  for (const p of [{ operationPolicies: { 'items.get': 'ask' as const } }, { mutations: ['items.get'] }]) {
+    const { hook, requests } = scriptedApprovals(['yes']);
+    const before = echo.received.length;
+    const r = await gate({ profile: { policy: 'ask', ...p }, approvals: hook }).call({ operationId: 'bounce.get', path: { status: '303' } }, freshRun());
+    assert.equal(r.status, 303, JSON.stringify(p));
+    assert.equal((r.error as Redirected).code, 'airlock_redirect_not_followed', JSON.stringify(p));
+    assert.match((r.error as Redirected).message, /nor one that leads a read to something else/);
+    assert.equal(requests.length, 0);
+    assert.equal(echo.received.length, before + 1);
+  }
+});
+
+test('a redirect loop ends after three hops, handed back with its Location', async () => {
+  const before = echo.received.length;
+  const r = await gate().call({ operationId: 'bounce.get', path: { status: '302' }, query: { to: 'self' } }, freshRun());
+  assert.equal(r.status, 302);
+  assert.equal((r.error as Redirected).code, 'airlock_redirect_not_followed');
+  assert.match((r.error as Redirected).message, /redirected more than 3 times/);
+  assert.equal(echo.received.length, before + 4);
 });
 
 test('an approval is bound to a hash of method, full URL and body', async () => {

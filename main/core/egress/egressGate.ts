@@ -4,11 +4,13 @@
 // policy (asking a person under `ask`, with every header the call will send
 // shown and the approval bound to a hash of method, URL and body), rate-limits
 // per caller, builds the request for the profile's origin only, checks and
-// pins the address, adds the credential (the sandbox never holds it), treats
-// each same-origin redirect as a new request (classified, approved and
-// policed again; 307/308 keep method and body), never follows another
-// origin, scrubs the credential from everything it hands back, and records
-// every request. It never throws at the sandbox: failures are `{ error }`.
+// pins the address, adds the credential (the sandbox never holds it),
+// follows a same-origin redirect only when a read leads to a read (any other
+// redirect comes back to the script unfollowed, with its status and Location:
+// an approval never carries over to a request nobody saw), never follows
+// another origin, scrubs the credential from everything it hands back, and
+// records every request. It never throws at the sandbox: failures are
+// `{ error }`.
 import { performance } from 'node:perf_hooks';
 import type { Catalogue, ApiOperation } from '../openapi/catalogue.ts';
 import type { AuthScheme } from '../config/auth.ts';
@@ -20,7 +22,7 @@ import { buildUpstreamRequest } from './requestBuilder.ts';
 import { BlockedAddressError, resolveAllowedAddress, type PinnedAddress, type Resolver } from './addressPolicy.ts';
 import { nodeTransport, type Transport } from './upstream.ts';
 import { createRedactor, redactDeep, type Redactor } from './redactor.ts';
-import { findMethodOverride } from './classify.ts';
+import { classifyRequest, findMethodOverride } from './classify.ts';
 import { decideHop, gateError, type DecisionContext } from './gateDecision.ts';
 import { redirectHop, type Hop } from './hop.ts';
 import { responseView } from './responseView.ts';
@@ -105,6 +107,9 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
     return cachedRedactor.redactor;
   };
   const isMutation = (op: ApiOperation) => op.mutation || api.profile.mutations.includes(op.id);
+  /** Whether a hop would go out as a read, with no decision of its own (the classifier's word, policies included). */
+  const isPlainRead = (hop: Hop) =>
+    classifyRequest({ op: hop.op, method: hop.method, ...(hop.override ? { override: hop.override } : {}), profile: policyProfile }).kind === 'read';
 
   async function pin(hostname: string): Promise<PinnedAddress> {
     const cached = pins.get(hostname);
@@ -296,12 +301,31 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
               verdict.approval,
             );
           }
-          if (hops < MAX_REDIRECTS) {
-            // This hop is done: record it, then treat the redirect as a new request.
-            await record(hop.op, hop.method, { decision: verdict.decision, status: response.status, url: shownUrl, bytes: response.body.length, ...approval });
-            hop = redirectHop(hop, response.status, next, shownUrl, api.catalogue, basePath);
-            continue;
+          const following = redirectHop(hop, response.status, next, shownUrl, api.catalogue, basePath);
+          // Only a read that leads to a read is followed: a redirect of anything that may change data (by
+          // method, override, document mark or policy), or one that makes a read something else, is handed
+          // back unfollowed — a grant or an approval given for this request never carries over to another.
+          const unfollowed = verdict.decision !== 'read' || !isPlainRead(following) ? redirectNotFollowed(hop, following, response.status) : undefined;
+          if (unfollowed || hops >= MAX_REDIRECTS) {
+            const hint = unfollowed ?? `the API redirected more than ${MAX_REDIRECTS} times; the last redirect (to ${following.pathAndQuery}) was not followed`;
+            const result = responseView(response, redact);
+            await record(hop.op, hop.method, {
+              decision: verdict.decision,
+              status: response.status,
+              url: shownUrl,
+              bytes: response.body.length,
+              error: redact(hint),
+              ...approval,
+            });
+            return {
+              ...result,
+              error: { code: 'airlock_redirect_not_followed', message: redact(hint), location: redact(next.href), body: result.error },
+            };
           }
+          // This hop is done: record it, then send the read it leads to (itself checked again by decideHop).
+          await record(hop.op, hop.method, { decision: verdict.decision, status: response.status, url: shownUrl, bytes: response.body.length, ...approval });
+          hop = following;
+          continue;
         }
         if (response.truncated) {
           const limit = options.responseBytes ?? 10 * 1024 * 1024;
@@ -353,6 +377,17 @@ function approvalSummary(d: ApprovalDecision): NonNullable<ApiCallRecord['approv
   return d.approved
     ? { by: d.by, at: d.at, scope: d.scope, ...(d.grantId ? { grantId: d.grantId } : {}) }
     : { by: d.by, at: d.at, reason: d.reason, code: d.code };
+}
+
+/** Why a redirect is handed back to the script instead of followed. */
+function redirectNotFollowed(from: Hop, to: Hop, status: number): string {
+  const first = `${from.method.toUpperCase()} ${from.op.path}`;
+  return (
+    `the API answered ${first} with ${status}, redirecting to ${to.method.toUpperCase()} ${to.pathAndQuery}; ` +
+    'Airlock does not follow a redirect of a call that may change data, nor one that leads a read to something else, ' +
+    'because the approval of the first request does not cover the second. The status and Location header are in this result: ' +
+    `if the second request is what you want, make it as a call of its own (operation ${to.op.hasOperationId ? to.op.id : 'at that path'}), which is checked and approved on its own.`
+  );
 }
 
 function appendQuery(pathAndQuery: string, name: string, value: string): string {

@@ -1,6 +1,7 @@
 // One request the gate may send: the first built from the script's call, or
 // one a same-origin redirect leads to. A redirect hop is a new request in
-// every respect — its own operation, classification, approval and record.
+// every respect — its own operation, classification and record; the gate
+// sends one only when a read leads to a read.
 import type { ApiOperation, Catalogue } from '../openapi/catalogue.ts';
 import { READ_METHODS } from '../openapi/catalogue.ts';
 import type { MethodOverride } from './classify.ts';
