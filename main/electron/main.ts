@@ -91,6 +91,10 @@ export async function startDesktop(): Promise<void> {
       },
     });
   }
+  void served.orphaned.then((why) => {
+    companion.core.logger.error(`${why}: no client can find this companion any more, so Airlock quits`);
+    app.quit();
+  });
   const refresh = () => attention.update(companion.broker.list());
   companion.broker.subscribe(refresh);
 

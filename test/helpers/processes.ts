@@ -14,10 +14,13 @@ export interface Running {
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export function runCli(args: string[], options: { env?: Record<string, string | undefined>; stdin?: 'pipe' | 'ignore' } = {}): Running {
+export function runCli(
+  args: string[],
+  options: { env?: Record<string, string | undefined>; stdin?: 'pipe' | 'ignore'; /** Another entry point (the built CLI). */ cli?: string } = {},
+): Running {
   const env = { ...process.env, ...options.env };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
-  const child = spawn(NODE, [CLI, ...args], { cwd: ROOT, env, stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'] });
+  const child = spawn(NODE, [options.cli ?? CLI, ...args], { cwd: ROOT, env, stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'] });
   let err = '';
   const waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void; reject: (e: Error) => void }[] = [];
   const check = () => {

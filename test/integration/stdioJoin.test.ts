@@ -2,10 +2,12 @@
 // land in the running companion (its sessions, audit and approval queue),
 // a companion is started in the background when none runs and exits when
 // idle, a restarted companion is found again, and a client that goes away
-// withdraws its pending approvals.
+// withdraws its pending approvals — at once, even when it is killed without a
+// goodbye, since its session lives exactly as long as its pipe.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -14,19 +16,20 @@ import { controlClient } from '../helpers/control.ts';
 import { execute } from '../helpers/mcpClients.ts';
 import { CLI, NODE, ROOT, tempDir } from '../helpers/paths.ts';
 
-async function stdioClient(dir: string, name: string, env: Record<string, string> = {}): Promise<Client> {
+async function stdioClient(dir: string, name: string, env: Record<string, string> = {}): Promise<Client & { shimPid: number }> {
   const client = new Client({ name, version: '1.2.3' });
-  await client.connect(
-    new StdioClientTransport({
-      command: NODE,
-      args: [CLI, 'stdio', '--data-dir', dir],
-      cwd: ROOT,
-      stderr: 'pipe',
-      env: { ...(process.env as Record<string, string>), ...env },
-    }),
-  );
-  return client;
+  const transport = new StdioClientTransport({
+    command: NODE,
+    args: [CLI, 'stdio', '--data-dir', dir],
+    cwd: ROOT,
+    stderr: 'pipe',
+    env: { ...(process.env as Record<string, string>), ...env },
+  });
+  await client.connect(transport);
+  return Object.assign(client, { shimPid: transport.pid! });
 }
+
+const CREATE_EVENT = `return (await api.events.create({ body: { title: 'left', category: 'music', city: 'Lyon', venue: 'Hall', start: '2030-05-01T20:00:00+02:00', end: '2030-05-01T23:00:00+02:00' } })).status;`;
 
 /** Polls `check` every 50 ms until it holds; fails after `ms`. */
 async function until(check: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
@@ -48,7 +51,7 @@ test("a stdio client's calls land in the running companion, which shows it by na
   const control = controlClient(dir, server.url);
   const sessions = await control.call('sessions.list', {});
   assert.ok(
-    sessions.some((s) => s.clientName === 'joined-client' && s.transport === 'http'),
+    sessions.some((s) => s.clientName === 'joined-client' && s.transport === 'stdio'),
     JSON.stringify(sessions),
   );
   const audit = await control.call('audit.query', { tool: 'execute', limit: 5 });
@@ -93,10 +96,7 @@ test('a client that goes away withdraws its pending approvals in the companion',
   t.after(() => server.stop());
   const control = controlClient(dir, server.url);
   const client = await stdioClient(dir, 'leaver');
-  const run = execute(
-    client,
-    `return (await api.events.create({ body: { title: 'left', category: 'music', city: 'Lyon', venue: 'Hall', start: '2030-05-01T20:00:00+02:00', end: '2030-05-01T23:00:00+02:00' } })).status;`,
-  ).catch(() => undefined);
+  const run = execute(client, CREATE_EVENT).catch(() => undefined);
   await until(async () => (await control.call('approvals.list', {})).length === 1, 'the mutation waits for a person');
   await client.close();
   await run;
@@ -116,4 +116,69 @@ test('when the desktop app is installed, stdio starts it in the background (tray
   assert.equal(readFileSync(marker, 'utf8').trim(), `--background --data-dir ${data}`);
   await client.close();
   await until(() => !existsSync(join(data, 'server.json')), 'the stand-in exits once idle');
+});
+
+test(
+  'a client killed without a goodbye releases its session within 5 s: its call in flight counted until then, its approval withdrawn',
+  { timeout: 90_000 },
+  async (t) => {
+    const { dir, cleanup } = tempDir();
+    t.after(cleanup);
+    const server = await serve(dir);
+    t.after(() => server.stop());
+    const control = controlClient(dir, server.url);
+    const client = await stdioClient(dir, 'killed-client');
+    const run = execute(client, CREATE_EVENT).catch(() => undefined);
+    await until(async () => (await control.call('approvals.list', {})).length === 1, 'the mutation waits for a person');
+    const mine = async () => (await control.call('sessions.list', {})).find((s) => s.clientName === 'killed-client');
+    assert.equal((await mine())?.inFlight, 1, 'the Overview counts the call in flight');
+    process.kill(client.shimPid, 'SIGKILL');
+    await until(async () => (await control.call('approvals.list', {})).length === 0 && (await mine()) === undefined, 'session and approval released', 5_000);
+    const audit = await control.call('audit.query', { tool: 'execute', limit: 5 });
+    assert.ok(
+      audit.records.some((r) => r.kind === 'tool' && r.clientName === 'killed-client'),
+      'the withdrawn run is audited',
+    );
+    await client.close().catch(() => undefined);
+    await run;
+  },
+);
+
+test('a background companion started for a client that is then killed exits once idle', { timeout: 90_000 }, async (t) => {
+  const { dir, cleanup } = tempDir();
+  t.after(cleanup);
+  const client = await stdioClient(dir, 'short-lived', { AIRLOCK_EXIT_WHEN_IDLE: '2' });
+  assert.equal((await execute(client, 'return 7')).text, '7');
+  process.kill(client.shimPid, 'SIGKILL');
+  await until(() => !existsSync(join(dir, 'server.json')), 'the background companion exits 2 s after its only client died');
+  await client.close().catch(() => undefined);
+});
+
+test('the joined pipe passes the same doors as /mcp: token, Host and Origin', { timeout: 60_000 }, async (t) => {
+  const { dir, cleanup } = tempDir();
+  t.after(cleanup);
+  const server = await serve(dir);
+  t.after(() => server.stop());
+  const upgrade = (headers: Record<string, string>) =>
+    new Promise<number>((resolve, reject) => {
+      const req = request(`${server.url}/mcp/pipe`, { headers: { connection: 'Upgrade', upgrade: 'airlock-mcp-lines', ...headers }, timeout: 10_000 });
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('upgrade', (res, socket) => {
+        socket.destroy();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('timeout', () => req.destroy(new Error('no answer')));
+      req.on('error', reject);
+      req.end();
+    });
+  const bearer = { authorization: `Bearer ${server.token}` };
+  assert.equal(await upgrade({}), 401, 'no token');
+  assert.equal(await upgrade({ authorization: 'Bearer wrong' }), 401, 'wrong token');
+  assert.equal(await upgrade({ ...bearer, host: 'evil.example' }), 403, 'foreign Host');
+  assert.equal(await upgrade({ ...bearer, origin: 'https://evil.example' }), 403, 'foreign Origin');
+  assert.equal(await upgrade({ ...bearer, upgrade: 'websocket' }), 404, 'another protocol');
+  assert.equal(await upgrade(bearer), 101, 'the right token, Host and protocol');
 });

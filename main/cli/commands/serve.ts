@@ -12,6 +12,10 @@ export async function serveCommand(ctx: CliContext): Promise<void> {
   // Announced only once a signal would shut it down cleanly.
   const { core } = served.companion;
   ctx.logger.info(`Airlock ${core.version} serving ${core.api.catalogue.title} on ${served.info.mcpUrl} (MCP token in ${core.paths.mcpToken})`);
+  void served.orphaned.then((why) => {
+    ctx.logger.error(`${why}: no client can find this companion any more, so it exits`);
+    void shutdown(1);
+  });
   void served.idle.then(() => {
     ctx.logger.info(`no client, run or approval for ${ctx.settings.exitWhenIdle} s: exiting (--exit-when-idle)`);
     void shutdown(0);

@@ -1,8 +1,10 @@
-// The loopback HTTP server that carries MCP Streamable HTTP (and, later, the
-// control API and the web UI). It binds 127.0.0.1 unless told otherwise with
-// an explicitly dangerous flag, validates Host and Origin on every request
-// (403) and checks the route's bearer token in constant time (401).
+// The loopback HTTP server that carries MCP Streamable HTTP, the joined
+// stdio pipe (an HTTP Upgrade), the control API and the web UI. It binds
+// 127.0.0.1 unless told otherwise with an explicitly dangerous flag,
+// validates Host and Origin on every request and every upgrade (403) and
+// checks the route's bearer token in constant time (401).
 import type { IncomingMessage, ServerResponse, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { http } from '../util/nodeHttp.ts';
 import type { AddressInfo } from 'node:net';
 import { AirlockError } from '../errors.ts';
@@ -18,12 +20,22 @@ export interface Route {
   handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> | void;
 }
 
+/** A path that switches protocols (HTTP Upgrade): after the guards pass, the handler owns the socket. */
+export interface UpgradeRoute {
+  path: string;
+  auth: Exclude<RouteAuth, 'none'>;
+  /** The `Upgrade` token the client must ask for. */
+  protocol: string;
+  handle(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+}
+
 export interface LoopbackServerOptions {
   host: string;
   port: number;
   allowNonLoopback: boolean;
   tokens: { mcp: string; control?: string };
   routes: Route[];
+  upgrades?: UpgradeRoute[];
   logger: Logger;
 }
 
@@ -87,6 +99,29 @@ export async function startLoopbackServer(options: LoopbackServerOptions): Promi
     }
     await route.handle(req, res, url);
   }
+
+  // An upgrade passes the same doors as a request; anything refused gets a plain HTTP answer and the socket is closed.
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const refuse = (status: number, reason: string, headers: Record<string, string> = {}) => {
+      logger.warn(`refused upgrade ${req.url}: ${reason}`);
+      const body = JSON.stringify({ error: reason });
+      const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`);
+      socket.end(
+        `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${extra.join('')}connection: close\r\n\r\n${body}`,
+      );
+    };
+    socket.on('error', () => socket.destroy());
+    const verdict = checkHostAndOrigin(req, guard);
+    if (!verdict.ok) return refuse(verdict.status, verdict.reason);
+    const path = (req.url ?? '').split('?')[0];
+    const route = options.upgrades?.find((u) => u.path === path);
+    const wanted = String(req.headers.upgrade ?? '').toLowerCase();
+    if (!route || route.protocol !== wanted) return refuse(404, `no upgrade to '${wanted}' at ${path}`);
+    const token = route.auth === 'mcp' ? options.tokens.mcp : options.tokens.control;
+    const auth = token ? checkBearer(req, token) : ({ ok: false, status: 401, reason: 'not available' } as const);
+    if (!auth.ok) return refuse(401, auth.reason, { 'www-authenticate': `Bearer realm="airlock", error="invalid_token"` });
+    route.handle(req, socket, head);
+  });
 
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {

@@ -63,11 +63,11 @@ export interface AuditedToolsOptions {
   onStart?(caller: CallerInfo): void;
 }
 
-/** The caller of a request: the HTTP session the server issued, or this stdio process. */
+/** The caller of a request: the HTTP session the server issued, the joined stdio connection, or this stdio process. */
 export function callerOf(server: McpServer, transport: 'stdio' | 'http', sessionId: string | undefined): CallerInfo {
   const client = server.server.getClientVersion();
   return {
-    key: transport === 'http' ? `http:${sessionId ?? 'nosession'}` : `stdio:${process.pid}`,
+    key: transport === 'http' ? `http:${sessionId ?? 'nosession'}` : `stdio:${sessionId ?? process.pid}`,
     transport,
     ...(client?.name ? { clientName: client.name } : {}),
     ...(client?.version ? { clientVersion: client.version } : {}),

@@ -8,6 +8,7 @@ import type { AirlockCore } from '../runtime/airlockCore.ts';
 import { registerSearchDocs } from './searchDocsTool.ts';
 import { serverInstructions } from './instructions.ts';
 import { auditedTools, type AuditedTools, type ToolCallReport } from './auditedTools.ts';
+import type { CallerInfo } from '../egress/types.ts';
 
 export type ToolRegistrar = (tools: AuditedTools) => void;
 
@@ -19,6 +20,8 @@ export interface McpServerOptions {
   hasExecute?: boolean;
   /** Called when a client searches: it will likely run code next, so the engine gets ready in the background. */
   warmUp?: () => void;
+  /** Called when each tool call starts (the session registry counts calls in flight). */
+  onToolStart?(caller: CallerInfo): void;
   /** Called when each tool call finishes; its result is returned once this settles, and withheld if it throws. */
   onToolCall(report: ToolCallReport): void | Promise<unknown>;
 }
@@ -50,7 +53,11 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     },
   );
   const log = core.logger.child('mcp');
-  const tools = auditedTools(server, { transport: options.transport, report: options.onToolCall });
+  const tools = auditedTools(server, {
+    transport: options.transport,
+    report: options.onToolCall,
+    ...(options.onToolStart ? { onStart: options.onToolStart } : {}),
+  });
   registerSearchDocs(tools, {
     catalogue,
     search,

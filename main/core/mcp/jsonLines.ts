@@ -92,3 +92,28 @@ export class JsonLineReader {
     this.on.value(raw);
   }
 }
+
+/**
+ * Writes one JSON value per line. Lines written in the same tick (answers
+ * that settled together, a burst of requests read from one chunk) leave in
+ * one write: the stream is corked until the tick ends. Resolves once the
+ * stream has taken the line (or drained, when it pushed back).
+ */
+export function jsonLineWriter(stream: import('node:stream').Writable): (value: unknown) => Promise<void> {
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    stream.uncork();
+  };
+  return (value) => {
+    if (!corked) {
+      corked = true;
+      stream.cork();
+      process.nextTick(uncork);
+    }
+    return new Promise((resolve) => {
+      if (stream.write(JSON.stringify(value) + '\n')) resolve();
+      else stream.once('drain', resolve);
+    });
+  };
+}

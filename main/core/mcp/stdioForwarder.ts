@@ -1,12 +1,14 @@
 // `airlock stdio` joining the running companion: MCP messages from the
-// client on stdin go to the companion's Streamable HTTP endpoint, its answers
-// (and its own requests, such as elicitation) come back on stdout. The
-// client's calls land in the companion's approval queue, audit and key store,
-// and its Overview shows the client by the name it gave in `initialize`.
+// client on stdin go to the companion over one upgraded loopback connection
+// carrying the same JSON lines (leanMcpPipe.ts; Streamable HTTP, leanMcpHttp.ts,
+// when the companion is an older one without the pipe); its answers (and its
+// own requests, such as elicitation) come back on stdout. The client's calls
+// land in the companion's approval queue, audit and key store, and its
+// Overview shows the client by the name it gave in `initialize`.
 //
-// - Lean: no MCP SDK, no zod (leanMcpHttp.ts, jsonLines.ts); a line over
-//   4 MiB or one that is not JSON gets its JSON-RPC error here, the rest is
-//   validated by the companion.
+// - Lean: no MCP SDK, no zod (jsonLines.ts); a line over 4 MiB or one that
+//   is not JSON gets its JSON-RPC error here, the rest is validated by the
+//   companion.
 // - The companion is found (or started) on the first message; the token is
 //   read from the data dir, so a registration carries no secret.
 // - If the companion goes away (stopped, restarted), the calls in flight get
@@ -14,10 +16,13 @@
 //   companion again, replays the client's `initialize` to open a new session,
 //   and goes through.
 // - When the client goes away (stdin ends), the session is ended: in-flight
-//   requests are dropped, which withdraws their pending approvals.
+//   requests are dropped, which withdraws their pending approvals. When this
+//   process dies without a word (SIGKILL), the OS closes the pipe and the
+//   companion ends the session the same way, at once.
 import type { Readable, Writable } from 'node:stream';
-import { JsonLineReader } from './jsonLines.ts';
-import { createLeanMcpHttp, type LeanMcpHttp } from './leanMcpHttp.ts';
+import { JsonLineReader, jsonLineWriter } from './jsonLines.ts';
+import { createLeanMcpHttp, HttpStatusError, type LeanMcpHttp } from './leanMcpHttp.ts';
+import { openLeanMcpPipe, PipeClosedError } from './leanMcpPipe.ts';
 import type { CompanionAddress } from './companionLocator.ts';
 import { isAlive } from '../runtime/serverInfo.ts';
 
@@ -41,11 +46,7 @@ const isRequest = (m: Message) => typeof m.method === 'string' && idOf(m) !== un
 const isResponse = (m: Message) => m.method === undefined && idOf(m) !== undefined;
 
 export async function runForwarder(options: ForwarderOptions): Promise<void> {
-  const write = (message: Message) =>
-    new Promise<void>((resolve) => {
-      if (options.stdout.write(JSON.stringify(message) + '\n')) resolve();
-      else options.stdout.once('drain', resolve);
-    });
+  const write: (message: Message) => Promise<void> = jsonLineWriter(options.stdout);
   let http: LeanMcpHttp | undefined;
   let initialize: Message | undefined;
   let initialized = false;
@@ -73,7 +74,11 @@ export async function runForwarder(options: ForwarderOptions): Promise<void> {
 
   async function open(replay: boolean): Promise<LeanMcpHttp> {
     const address = await options.connect();
-    const transport = createLeanMcpHttp(address.mcpUrl, address.token);
+    const transport = await openLeanMcpPipe(address.mcpUrl, address.token).catch((error: unknown) => {
+      // An older companion without the pipe: Streamable HTTP, as before.
+      if (error instanceof HttpStatusError && error.status === 404) return createLeanMcpHttp(address.mcpUrl, address.token);
+      throw error;
+    });
     transport.onmessage = (message) => {
       if (idOf(message) === REPLAY && isResponse(message)) return replayed?.();
       if (isResponse(message)) inFlight.delete(idOf(message)!);
@@ -82,8 +87,9 @@ export async function runForwarder(options: ForwarderOptions): Promise<void> {
     transport.onerror = (error) => {
       if (http !== transport) return;
       options.log(`companion connection: ${error.message}`);
-      // A broken stream with the companion still alive is not fatal; a companion that is gone fails what it held.
-      if (!isAlive(address.pid)) drop(`the companion stopped (${error.message}); retry the call`);
+      // A broken HTTP stream with the companion still alive is not fatal; a closed pipe, or a companion that is gone, fails what it held.
+      if (error instanceof PipeClosedError || !isAlive(address.pid))
+        drop(`the companion ${isAlive(address.pid) ? 'ended the session' : 'stopped'} (${error.message}); retry the call`);
     };
     if (replay && initialize) {
       // A new session for the same client: the companion sees its initialize again; the client never sees this answer.

@@ -7,7 +7,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { JsonLineReader } from './jsonLines.ts';
+import { JsonLineReader, jsonLineWriter } from './jsonLines.ts';
 
 export { DEFAULT_MAX_LINE_BYTES } from './jsonLines.ts';
 
@@ -26,12 +26,14 @@ export class LineLimitedStdioTransport implements Transport {
   private readonly stdout: Writable;
   private readonly log: (message: string) => void;
   private readonly reader: JsonLineReader;
+  private readonly writeLine: (value: unknown) => Promise<void>;
   private started = false;
 
   constructor(stdin: Readable, stdout: Writable, options: StdioTransportOptions = {}) {
     this.stdin = stdin;
     this.stdout = stdout;
     this.log = options.log ?? (() => undefined);
+    this.writeLine = jsonLineWriter(stdout);
     this.reader = new JsonLineReader(
       {
         value: (raw) => this.handleValue(raw),
@@ -68,27 +70,10 @@ export class LineLimitedStdioTransport implements Transport {
     this.onmessage?.(parsed.data);
   }
 
-  /**
-   * Answers sent in the same tick (calls whose audit records shared a commit)
-   * leave in one write: the stream is corked until the tick ends.
-   */
+  /** Answers sent in the same tick (calls whose audit records shared a commit) leave in one write. */
   send(message: JSONRPCMessage): Promise<void> {
-    if (!this.corked) {
-      this.corked = true;
-      this.stdout.cork();
-      process.nextTick(this.uncork);
-    }
-    return new Promise((resolve) => {
-      if (this.stdout.write(JSON.stringify(message) + '\n')) resolve();
-      else this.stdout.once('drain', resolve);
-    });
+    return this.writeLine(message);
   }
-
-  private corked = false;
-  private readonly uncork = () => {
-    this.corked = false;
-    this.stdout.uncork();
-  };
 
   async close(): Promise<void> {
     this.stdin.off('data', this.reader.push);

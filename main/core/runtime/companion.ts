@@ -249,6 +249,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
           transport,
           hasExecute: true,
           warmUp: () => engine.warmUp(),
+          onToolStart: (caller) => sessions.begin(caller),
           onToolCall: (call) => {
             sessions.end(call.caller.key);
             return audit.recordToolCall({

@@ -3,9 +3,10 @@
 // /control behind its own token, /health without one, and server.json in the
 // data dir while it runs. `airlock serve` and the Electron main process both
 // start exactly this.
-import { writeFileSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
 import { createCompanion, type Companion } from './companion.ts';
 import { createMcpEndpoint } from '../mcp/httpMcpEndpoint.ts';
+import { createPipeEndpoint } from '../mcp/pipeMcpEndpoint.ts';
 import { startLoopbackServer, sendJson, type LoopbackServer } from '../http/loopbackServer.ts';
 import { ensureTokenFile, rotateTokenFile } from '../http/tokenFile.ts';
 import { createControlRoutes } from '../control/controlRoutes.ts';
@@ -35,6 +36,11 @@ export interface Served {
   info: ServerInfo;
   /** Resolves when `--exit-when-idle` finds nothing to do for that long. */
   idle: Promise<void>;
+  /**
+   * Resolves, with one line saying why, when clients can no longer find this companion: its data dir
+   * is gone, or its server.json is gone or names another process. Checked every second.
+   */
+  orphaned: Promise<string>;
   close(): Promise<void>;
 }
 
@@ -63,6 +69,7 @@ export async function startServing(ctx: RuntimeContext, options: { kind?: LockIn
   const uiSessions = settings.ui ? new UiSessions() : undefined;
   if (uiSessions) assertUiBuilt();
   const endpoint = createMcpEndpoint({ createServer: () => companion.createMcpServer('http'), logger: logger.child('mcp') });
+  const pipe = createPipeEndpoint({ createServer: () => companion.createMcpServer('stdio'), logger: logger.child('mcp') });
   let server: LoopbackServer;
   try {
     server = await startLoopbackServer({
@@ -71,6 +78,7 @@ export async function startServing(ctx: RuntimeContext, options: { kind?: LockIn
       allowNonLoopback: settings.dangerouslyAllowNonLoopback,
       tokens,
       logger: logger.child('http'),
+      upgrades: [pipe.route],
       routes: [
         { path: '/health', auth: 'none', handle: (_req, res) => sendJson(res, 200, { status: 'ok' }) },
         endpoint.route,
@@ -100,8 +108,8 @@ export async function startServing(ctx: RuntimeContext, options: { kind?: LockIn
   companion.endpoints.http = `${server.url}/mcp`;
   companion.rotateMcpToken = () => {
     tokens.mcp = rotateTokenFile(paths.mcpToken);
-    const closed = endpoint.endAll('ended: the MCP token was rotated');
-    logger.warn(`MCP token rotated (${paths.mcpToken}); ${closed} HTTP session(s) ended — clients need the new token`);
+    const closed = endpoint.endAll('ended: the MCP token was rotated') + pipe.endAll('ended: the MCP token was rotated');
+    logger.warn(`MCP token rotated (${paths.mcpToken}); ${closed} session(s) ended — clients need the new token`);
     return { file: paths.mcpToken, endedSessions: closed };
   };
   origin = server.url;
@@ -126,17 +134,21 @@ export async function startServing(ctx: RuntimeContext, options: { kind?: LockIn
   lock.update({ url: server.url, port: server.port });
   const idle = watchIdle(
     settings.exitWhenIdle,
-    () => endpoint.sessionCount() === 0 && companion.caps.stats().active === 0 && companion.broker.list().length === 0,
+    () => endpoint.sessionCount() + pipe.sessionCount() === 0 && companion.caps.stats().active === 0 && companion.broker.list().length === 0,
   );
+  const orphan = watchOrphaned(paths.root, paths.serverInfo);
   return {
     companion,
     server,
     info,
     idle: idle.reached,
+    orphaned: orphan.reached,
     async close() {
       idle.stop();
+      orphan.stop();
       removeServerInfoIfOurs(paths.serverInfo);
       await endpoint.close();
+      await pipe.close();
       await server.close();
       await companion.close();
       lock.release();
@@ -155,6 +167,32 @@ function watchIdle(seconds: number, quiet: () => boolean): { reached: Promise<vo
       clearInterval(timer);
       resolve();
     }
+  }, 1000);
+  timer.unref();
+  return { reached: promise, stop: () => clearInterval(timer) };
+}
+
+/** Why no client can find this companion any more, or undefined while server.json in its data dir still names it. */
+export function orphanReason(root: string, serverInfo: string, pid = process.pid): string | undefined {
+  if (!existsSync(root)) return `the data dir ${root} no longer exists`;
+  let current: Partial<ServerInfo>;
+  try {
+    current = JSON.parse(readFileSync(serverInfo, 'utf8')) as Partial<ServerInfo>;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return `${serverInfo} was removed`;
+    return undefined; // Being rewritten, or unreadable for a moment: not proof of anything.
+  }
+  if (current.pid !== pid) return `${serverInfo} now names process ${String(current.pid)}, not this one (${pid})`;
+  return undefined;
+}
+
+function watchOrphaned(root: string, serverInfo: string): { reached: Promise<string>; stop(): void } {
+  const { promise, resolve } = Promise.withResolvers<string>();
+  const timer = setInterval(() => {
+    const why = orphanReason(root, serverInfo);
+    if (why === undefined) return;
+    clearInterval(timer);
+    resolve(why);
   }, 1000);
   timer.unref();
   return { reached: promise, stop: () => clearInterval(timer) };

@@ -1,0 +1,85 @@
+// The joined stdio path, companion side: `airlock stdio` asks to upgrade a
+// loopback HTTP request (the MCP token, Host and Origin checked first, as for
+// /mcp) and the connection then carries newline-delimited JSON-RPC both
+// ways, exactly what the client writes on the shim's stdin. One MCP server
+// per connection, as for stdio in process: no per-message HTTP request, no
+// SSE framing, no session header, so a joined call costs about what an
+// in-process one does.
+//
+// The session lives as long as the connection: when the shim goes away —
+// stdin closed, crash, SIGKILL — the OS closes its socket, the server closes,
+// its in-flight calls are aborted (pending approvals withdrawn) and its
+// session grants end. No timeout has to notice.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Socket } from 'node:net';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Logger } from '../log/logger.ts';
+import type { UpgradeRoute } from '../http/loopbackServer.ts';
+import { LineLimitedStdioTransport } from './stdioTransport.ts';
+import { PIPE_PATH, PIPE_PROTOCOL } from './pipeProtocol.ts';
+
+/** The line transport over one upgraded connection; its session id keys the caller. */
+class PipeTransport extends LineLimitedStdioTransport {
+  readonly sessionId = randomUUID();
+}
+
+export interface PipeEndpointOptions {
+  createServer: () => McpServer;
+  logger: Logger;
+}
+
+export interface PipeEndpoint {
+  route: UpgradeRoute;
+  sessionCount(): number;
+  /** Ends every joined session (the token was rotated): their shims reconnect with the new token. */
+  endAll(why: string): number;
+  close(): Promise<void>;
+}
+
+export function createPipeEndpoint(options: PipeEndpointOptions): PipeEndpoint {
+  const log = options.logger;
+  const live = new Map<Duplex, McpServer>();
+
+  const end = (socket: Duplex, why: string) => {
+    const server = live.get(socket);
+    if (!server) return;
+    live.delete(socket);
+    log.info(`stdio session ${why} (${live.size} joined)`);
+    void server.close().catch(() => undefined);
+    socket.destroy();
+  };
+
+  function handle(_req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    (socket as Socket).setNoDelay?.(true);
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nupgrade: ${PIPE_PROTOCOL}\r\nconnection: Upgrade\r\n\r\n`);
+    if (head.length > 0) socket.unshift(head);
+    const server = options.createServer();
+    live.set(socket, server);
+    const transport = new PipeTransport(socket, socket, { log: (m) => log.warn(m) });
+    // The shim ends its side when its client is done; the OS closes it when the shim dies.
+    socket.once('end', () => end(socket, 'ended by the client'));
+    socket.once('close', () => end(socket, 'ended: the client went away'));
+    socket.on('error', (error) => log.debug(`stdio session socket: ${error.message}`));
+    void server.connect(transport).then(
+      () => log.info(`stdio session ${transport.sessionId.slice(0, 8)} joined (${live.size} joined)`),
+      (error: Error) => end(socket, `failed to start: ${error.message}`),
+    );
+  }
+
+  return {
+    route: { path: PIPE_PATH, auth: 'mcp', protocol: PIPE_PROTOCOL, handle },
+    sessionCount: () => live.size,
+    endAll(why) {
+      const sockets = [...live.keys()];
+      for (const socket of sockets) end(socket, why);
+      return sockets.length;
+    },
+    async close() {
+      const all = [...live.entries()];
+      live.clear();
+      await Promise.allSettled(all.map(([socket, server]) => server.close().finally(() => socket.destroy())));
+    },
+  };
+}

@@ -1,0 +1,171 @@
+// The official MCP conformance suite (@modelcontextprotocol/conformance, a
+// dev dependency) run as its own CLI: list its server scenarios, run them all
+// against a URL, read each scenario's checks.json, and read the
+// expected-failures file (the suite's own baseline format) with the reason
+// given for each entry.
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { isScalar, isSeq, parseDocument } from 'yaml';
+import { NODE, ROOT } from './paths.ts';
+import type { SystemNeed } from './systemTools.ts';
+
+export const CONFORMANCE_DIR = join(ROOT, 'node_modules', '@modelcontextprotocol', 'conformance');
+export const CONFORMANCE_BIN = join(CONFORMANCE_DIR, 'dist', 'index.js');
+export const EXPECTED_FAILURES = join(ROOT, 'test', 'integration', 'conformance-expected-failures.yml');
+
+/** The suite's package, installed by `npm ci` (a dev dependency). */
+export const CONFORMANCE: SystemNeed = {
+  why: 'the MCP conformance suite',
+  check: () => (existsSync(CONFORMANCE_BIN) ? [] : ['@modelcontextprotocol/conformance']),
+  packages: 'the npm package @modelcontextprotocol/conformance',
+  install: 'npm ci',
+};
+
+export function conformanceVersion(): string {
+  return (JSON.parse(readFileSync(join(CONFORMANCE_DIR, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+}
+
+/** Runs the suite's CLI under this Node; kills it (and says so) after `timeoutMs`. */
+export function conformanceCli(args: string[], timeoutMs: number): Promise<CliRun> {
+  return new Promise((resolve) => {
+    const child = spawn(NODE, [CONFORMANCE_BIN, ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+    });
+    let stdout = '';
+    let stderr = '';
+    let timedOut = false;
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stderr += `\n[test] conformance CLI killed after ${timeoutMs} ms`;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, timedOut });
+    });
+  });
+}
+
+/** Every server scenario the installed suite has (`conformance list --server`), pending ones included. */
+export async function listServerScenarios(timeoutMs = 30_000): Promise<string[]> {
+  const run = await conformanceCli(['list', '--server'], timeoutMs);
+  if (run.code !== 0) throw new Error(`conformance list --server exited ${run.code}:\n${run.stderr}`);
+  const names = [...run.stdout.matchAll(/^\s*-\s+([a-z0-9][\w/-]*)(?:\s+\[[^\]]*\])?\s*$/gm)].map((m) => m[1]!);
+  if (names.length === 0) throw new Error(`conformance list --server named no scenario:\n${run.stdout}`);
+  return names;
+}
+
+export interface Check {
+  id: string;
+  name?: string;
+  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | string;
+  errorMessage?: string;
+  details?: Record<string, unknown>;
+}
+
+/** As the suite's baseline judges a scenario: it failed if any check is a FAILURE or a WARNING. */
+export function scenarioFailed(checks: Check[]): boolean {
+  return checks.some((c) => c.status === 'FAILURE' || c.status === 'WARNING');
+}
+
+/** What went wrong in a scenario, one line: its failing checks' ids and messages. */
+export function failureSummary(checks: Check[]): string {
+  return checks
+    .filter((c) => c.status === 'FAILURE' || c.status === 'WARNING')
+    .map((c) => `${c.id} ${c.status}${c.errorMessage ? `: ${c.errorMessage}` : ''}`)
+    .join('; ');
+}
+
+/**
+ * The checks of each scenario from a run's output directory, where the suite
+ * writes `server-<scenario>-<timestamp>/checks.json` for every scenario it ran.
+ */
+export function readResults(outputDir: string): Map<string, Check[]> {
+  const results = new Map<string, Check[]>();
+  for (const entry of readdirSync(outputDir)) {
+    const m = /^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(entry);
+    const file = join(outputDir, entry, 'checks.json');
+    if (!m || !existsSync(file)) continue;
+    results.set(m[1]!, JSON.parse(readFileSync(file, 'utf8')) as Check[]);
+  }
+  return results;
+}
+
+export interface ExpectedFailure {
+  scenario: string;
+  reason: string;
+}
+
+/**
+ * The `server` list of the expected-failures file, each entry with its
+ * reason: the comment block above it, or above the group it belongs to (an
+ * entry without a comment of its own shares the reason of the one before).
+ * The file is the suite's own baseline (its CLI reads it with
+ * --expected-failures and ignores the comments); the reasons are for people
+ * and for the test, which refuses an entry without one.
+ */
+export function readExpectedFailures(path = EXPECTED_FAILURES): ExpectedFailure[] {
+  const doc = parseDocument(readFileSync(path, 'utf8'));
+  if (doc.errors.length > 0) throw new Error(`${path}: ${doc.errors.map((e) => e.message).join('; ')}`);
+  const server = doc.get('server', true);
+  if (server === undefined || server === null) return [];
+  if (!isSeq(server)) throw new Error(`${path}: 'server' must be a list of scenario names`);
+  const out: ExpectedFailure[] = [];
+  let reason = '';
+  server.items.forEach((item, i) => {
+    if (!isScalar(item) || typeof item.value !== 'string') throw new Error(`${path}: server[${i}] is not a scenario name`);
+    // The yaml parser gives the comment above the first item to the list itself.
+    const comment = item.commentBefore ?? (i === 0 ? server.commentBefore : undefined);
+    if (comment)
+      reason = comment
+        .replace(/^ /gm, '')
+        .replace(/\s*\n\s*/g, ' ')
+        .trim();
+    out.push({ scenario: item.value, reason: item.comment ? `${reason} ${item.comment.trim()}`.trim() : reason });
+  });
+  return out;
+}
+
+export interface Verdict {
+  passed: string[];
+  expectedFailures: string[];
+  /** Failed and not in the file: a regression (or a new scenario to triage). */
+  unexpectedFailures: string[];
+  /** In the file but passed: remove the entry. */
+  stale: string[];
+  /** In the file but not a scenario of this suite. */
+  unknown: string[];
+  /** Listed by the suite but no checks.json came back. */
+  missing: string[];
+}
+
+export function judge(scenarios: string[], results: Map<string, Check[]>, expected: ExpectedFailure[]): Verdict {
+  const listed = new Set(expected.map((e) => e.scenario));
+  const verdict: Verdict = { passed: [], expectedFailures: [], unexpectedFailures: [], stale: [], unknown: [], missing: [] };
+  for (const scenario of scenarios) {
+    const checks = results.get(scenario);
+    if (!checks || checks.length === 0) {
+      verdict.missing.push(scenario);
+      continue;
+    }
+    const failed = scenarioFailed(checks);
+    if (failed && listed.has(scenario)) verdict.expectedFailures.push(scenario);
+    else if (failed) verdict.unexpectedFailures.push(scenario);
+    else if (listed.has(scenario)) verdict.stale.push(scenario);
+    else verdict.passed.push(scenario);
+  }
+  verdict.unknown = [...listed].filter((s) => !scenarios.includes(s));
+  return verdict;
+}
