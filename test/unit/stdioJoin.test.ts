@@ -1,8 +1,11 @@
-// The lean stdio path: which command lines take it, and bad lines answered
-// by the forwarder itself without reaching (or starting) a companion.
+// The lean stdio path: which command lines take it, bad lines answered by
+// the forwarder itself without reaching (or starting) a companion, and the
+// fallback to Streamable HTTP for a companion without the pipe.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { leanArgs } from '../../main/cli/stdioJoin.ts';
 import { runForwarder } from '../../main/core/mcp/stdioForwarder.ts';
 
@@ -57,3 +60,61 @@ test('a line that is not JSON, or over 4 MiB, is answered here; nothing reaches 
   assert.match(answers[1]!.error.message, /5\.0 MiB is over the 4\.0 MiB limit/);
   assert.equal(connects, 0);
 });
+
+test(
+  'a companion without the pipe (an older one) answers the upgrade with 404, and the forwarder speaks Streamable HTTP to it instead',
+  { timeout: 10_000 },
+  async (t) => {
+    const seen: string[] = [];
+    const server = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+      req.on('end', () => {
+        const message = body ? (JSON.parse(body) as { id?: number; method?: string }) : {};
+        if (message.id === undefined) return void res.writeHead(202).end();
+        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { echoed: message.method } }));
+      });
+    });
+    // What an older companion's loopback server does with an upgrade it does not know.
+    server.on('upgrade', (req, socket) => {
+      seen.push(`upgrade ${req.url}`);
+      socket.end('HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    t.after(() => new Promise<void>((r) => server.close(() => r())));
+    const { port } = server.address() as AddressInfo;
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const answers: unknown[] = [];
+    stdout.on('data', (d: Buffer) =>
+      answers.push(
+        ...d
+          .toString('utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as unknown),
+      ),
+    );
+    const done = runForwarder({
+      stdin,
+      stdout,
+      log: () => {},
+      connect: async () => ({ mcpUrl: `http://127.0.0.1:${port}/mcp`, token: 't', pid: process.pid }),
+    });
+    stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }) + '\n');
+    stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) + '\n');
+    for (const deadline = Date.now() + 5_000; answers.length < 2;) {
+      if (Date.now() > deadline) throw new Error(`two answers expected, got ${JSON.stringify(answers)}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    stdin.end();
+    await done;
+    assert.deepEqual(answers, [
+      { jsonrpc: '2.0', id: 1, result: { echoed: 'initialize' } },
+      { jsonrpc: '2.0', id: 2, result: { echoed: 'tools/list' } },
+    ]);
+    assert.deepEqual(seen.slice(0, 3), ['upgrade /mcp/pipe', 'POST /mcp', 'POST /mcp']);
+  },
+);
