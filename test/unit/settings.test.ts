@@ -2,8 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { resolveSettings, SETTINGS, SettingError } from '../../main/core/config/settings.ts';
-import { readSettingsFile } from '../../main/core/config/settingsFile.ts';
+import { resolveSettings, SETTINGS, SettingError, settingByKey, type SettingDef } from '../../main/core/config/settings.ts';
+import { readSettingsFile, validateSettingsObject } from '../../main/core/config/settingsFile.ts';
+import { LIVE_SETTINGS, settingsMeta } from '../../main/core/config/settingsMeta.ts';
+import { checkSettingValue, isNumericSpec, settingSpecSchema, settingsViewSchema, type SettingMeta, type SettingSpec } from '../../contract/settings.ts';
 import { defaultDataDir } from '../../main/core/config/dataDir.ts';
 import { parseAuthScheme, inferAuthScheme, unsupportedSecurity } from '../../main/core/config/auth.ts';
 import { tempDir } from '../helpers/paths.ts';
@@ -97,4 +99,187 @@ test('every security scheme a document declares is sent, or refused at start wit
     undefined,
     'one it can send is enough',
   );
+});
+
+// ---- The table is the one source of each setting's type, limits, choices and liveness ----
+
+const TABLE = SETTINGS as readonly SettingDef<unknown>[];
+const accepts = (d: SettingDef<unknown>, raw: string) => {
+  try {
+    d.parse(raw);
+    return true;
+  } catch (error) {
+    assert.ok(error instanceof SettingError, `${d.key}: ${String(error)}`);
+    return false;
+  }
+};
+/** What the control API and settings.json accept for a persisted setting. */
+const saves = (key: string, value: string | number | boolean) => {
+  try {
+    validateSettingsObject({ [key]: value }, 'settings');
+    return true;
+  } catch {
+    return false;
+  }
+};
+/** What the settings form accepts, from the metadata it receives (the renderer calls the same contract check). */
+const formAccepts = (m: SettingMeta, raw: string) => checkSettingValue(m, raw).ok;
+
+test('every setting declares a label, a type, whether it applies live, and limits or choices as its type needs', () => {
+  assert.equal(TABLE.length, 34);
+  for (const d of TABLE) {
+    assert.ok(d.label && /^[A-Z]/.test(d.label), `${d.key} lacks a label`);
+    assert.equal(typeof d.live, 'boolean', `${d.key} does not say whether it applies live`);
+    if (d.live) assert.ok(d.persist, `${d.key} is live but cannot be saved`);
+    const spec = settingSpecSchema.parse(d.spec, { reportInput: true }) as SettingSpec;
+    assert.ok(spec.type, `${d.key} lacks a type`);
+    if (isNumericSpec(spec)) {
+      assert.ok(Number.isInteger(spec.min) && Number.isInteger(spec.max) && spec.min < spec.max, `${d.key}: limits ${spec.min}–${spec.max}`);
+      assert.ok(spec.step >= 1 && (spec.max - spec.min) % spec.step === 0, `${d.key}: step ${spec.step}`);
+      if (spec.type !== 'integer') assert.ok(spec.unit, `${d.key}: a ${spec.type} needs its unit`);
+      assert.ok(d.valueName, `${d.key}: a number takes a value on the command line`);
+    }
+    if (spec.type === 'choice') {
+      assert.ok(spec.choices.length >= 2, `${d.key} lacks choices`);
+      assert.equal(new Set(spec.choices.map((c) => c.value)).size, spec.choices.length, `${d.key}: duplicate choices`);
+      for (const c of spec.choices) assert.ok(c.label.trim(), `${d.key}: choice ${c.value} lacks a label`);
+    }
+    if (spec.type !== 'boolean') assert.ok(d.valueName, `${d.key}: only switches go without a value`);
+    // The default is a value its own validation accepts.
+    if (d.defaultValue !== undefined && typeof d.defaultValue !== 'object')
+      assert.ok(accepts(d, String(d.defaultValue)), `${d.key}: default ${String(d.defaultValue)}`);
+  }
+});
+
+test('the metadata the UI gets is the declaration, whole, and survives the contract', () => {
+  const meta = settingsMeta();
+  assert.deepEqual(
+    meta.map((m) => m.key),
+    TABLE.map((d) => d.key),
+  );
+  // What the control API's dispatcher sends is parsed against the contract: nothing declared may be stripped.
+  assert.deepEqual(settingsViewSchema.parse({ values: {}, sources: {}, meta }).meta, meta);
+  for (const m of meta) {
+    const d = settingByKey(m.key)!;
+    const { key: _k, label, description, flag, env, group, persist, live, default: _d, defaultText: _t, ...spec } = m;
+    assert.deepEqual(spec, d.spec, `${m.key}: the form's limits are the declared ones`);
+    assert.deepEqual(
+      { label, description, flag, env, group, persist, live },
+      { label: d.label, description: d.description, flag: d.flag, env: d.env, group: d.group, persist: d.persist, live: d.live },
+    );
+    if (typeof d.defaultValue !== 'object') assert.equal(m.default, d.defaultValue, `${m.key}: default`);
+  }
+  assert.deepEqual(new Set(meta.filter((m) => m.live).map((m) => m.key)), LIVE_SETTINGS);
+  assert.ok(['killSwitch', 'timeoutMs', 'maxConcurrent', 'rateLimit'].every((k) => LIVE_SETTINGS.has(k)));
+  assert.ok(!LIVE_SETTINGS.has('port') && !LIVE_SETTINGS.has('engine'));
+});
+
+test('every numeric setting: min and max are accepted, min-1, max+1 and fractions refused, by the core and by the form alike', () => {
+  const numeric = settingsMeta().filter((m) => isNumericSpec(m));
+  assert.ok(numeric.length >= 15);
+  for (const m of numeric) {
+    if (!isNumericSpec(m)) continue;
+    const d = settingByKey(m.key)!;
+    const cases: [string, boolean][] = [
+      [String(m.min - 1), false],
+      [String(m.min), true],
+      [String(m.min + m.step), true],
+      [String(m.max), true],
+      [String(m.max + 1), false],
+      [`${m.min}.5`, false],
+      ['', false],
+      ['ten', false],
+    ];
+    for (const [raw, ok] of cases) {
+      assert.equal(accepts(d, raw), ok, `core parse of ${m.key}=${JSON.stringify(raw)}`);
+      assert.equal(formAccepts(m, raw), ok, `form check of ${m.key}=${JSON.stringify(raw)}`);
+      if (m.persist && raw !== '') assert.equal(saves(m.key, /^-?\d+$/.test(raw) ? Number(raw) : raw), ok, `settings.update of ${m.key}=${raw}`);
+    }
+    assert.equal(d.parse(String(m.min)), m.min);
+    // The refusal names the value and the allowed range, with the unit.
+    const refusal = checkSettingValue(m, String(m.max + 1));
+    assert.ok(!refusal.ok);
+    assert.equal(refusal.message, `${m.max + 1} is out of range (expected ${m.min}–${m.max}${m.unit ? ` ${m.unit}` : ''})`);
+    assert.throws(
+      () => resolveSettings({ ...base, env: { [m.env]: String(m.min - 1) } }),
+      (e: unknown) => e instanceof SettingError && e.message.startsWith(`${m.env}: ${m.min - 1} is out of range`),
+    );
+  }
+});
+
+test('a declared step is enforced as an <input step> enforces it', () => {
+  const spec: SettingSpec = { type: 'duration', min: 100, max: 1000, step: 50, unit: 'ms' };
+  assert.ok(checkSettingValue(spec, '150').ok);
+  assert.equal((checkSettingValue(spec, '175') as { message: string }).message, '175 is not allowed (expected 100–1000 ms in steps of 50)');
+});
+
+test('every choice setting: each listed choice is accepted, anything else refused, by the core and by the form alike', () => {
+  const choices = settingsMeta().filter((m) => m.type === 'choice');
+  assert.deepEqual(
+    choices.map((m) => m.key),
+    ['logLevel', 'theme', 'engine', 'egress', 'secretStore'],
+  );
+  for (const m of choices) {
+    if (m.type !== 'choice') continue;
+    const d = settingByKey(m.key)!;
+    for (const c of m.choices) {
+      assert.equal(d.parse(c.value), c.value);
+      assert.ok(formAccepts(m, c.value));
+      if (m.persist) assert.ok(saves(m.key, c.value), `${m.key}=${c.value}`);
+    }
+    for (const bad of ['not-a-choice', m.choices[0]!.value.toUpperCase() + 'X', '']) {
+      assert.equal(accepts(d, bad), false, `${m.key}=${bad}`);
+      assert.equal(formAccepts(m, bad), false);
+      if (m.persist) assert.equal(saves(m.key, bad), false);
+    }
+    const refusal = checkSettingValue(m, 'not-a-choice');
+    assert.ok(!refusal.ok);
+    assert.equal(refusal.message, `'not-a-choice' is not allowed (expected one of ${m.choices.map((c) => c.value).join(', ')})`);
+  }
+});
+
+test('every switch takes true/false (and 1/0, yes/no, on/off) and refuses anything else', () => {
+  const switches = settingsMeta().filter((m) => m.type === 'boolean');
+  assert.ok(switches.length >= 8);
+  for (const m of switches) {
+    const d = settingByKey(m.key)!;
+    for (const [raw, value] of [
+      ['true', true],
+      ['off', false],
+      ['1', true],
+      ['no', false],
+    ] as const) {
+      assert.equal(d.parse(raw), value);
+      assert.deepEqual(checkSettingValue(m, raw), { ok: true, value });
+    }
+    assert.equal(accepts(d, 'maybe'), false);
+    assert.equal(formAccepts(m, 'maybe'), false);
+    if (m.persist) {
+      assert.ok(saves(m.key, true) && saves(m.key, false));
+      assert.equal(saves(m.key, 'maybe'), false);
+    }
+  }
+});
+
+test('text settings: what a pattern or a format refuses is refused by the core, and the form refuses the same for the pattern', () => {
+  const profile = settingsMeta().find((m) => m.key === 'profile')!;
+  assert.equal(profile.type, 'text');
+  for (const [raw, ok] of [
+    ['oa-local', true],
+    ['Bad Name', false],
+    ['x'.repeat(41), false],
+    ['', false],
+  ] as const) {
+    assert.equal(accepts(settingByKey('profile')!, raw), ok, raw);
+    assert.equal(formAccepts(profile, raw), ok, raw);
+  }
+  assert.equal(
+    (checkSettingValue(profile, 'Bad Name') as { message: string }).message,
+    "'Bad Name' is not a profile name (lowercase letters, digits, - and _; at most 40)",
+  );
+  // Formats the spec cannot express are checked further by the core (these settings are flag or env only).
+  assert.equal(accepts(settingByKey('baseUrl')!, 'ftp://x.test'), false);
+  assert.equal(accepts(settingByKey('auth')!, 'digest'), false);
+  for (const m of settingsMeta().filter((x) => x.type === 'text' && x.key !== 'profile'))
+    assert.equal(m.persist, false, `${m.key} is text the form would save`);
 });

@@ -1,21 +1,34 @@
 // Every setting Airlock has, in one table: its flag, its AIRLOCK_* env twin,
-// its parser (which names the allowed values when it refuses one) and its
-// default. Precedence: flag, then env, then the data dir's settings.json,
-// then the default. Secrets are never settings: they come from the keychain
-// or from AIRLOCK_API_KEY.
+// its label, its declared type with limits or choices, whether it applies
+// live, and its default. Everything else is derived from the row: the parser
+// the command line, env vars, settings.json and the control API use (the
+// contract's checkSettingValue over the row's spec, which names the allowed
+// values when it refuses one), the metadata the settings form gets
+// (settingsMeta.ts), and the set of live settings. Precedence: flag, then
+// env, then the data dir's settings.json, then the default. Secrets are never
+// settings: they come from the keychain or from AIRLOCK_API_KEY.
 import { LOG_LEVELS, type LogLevel } from '../log/logBuffer.ts';
+import {
+  checkSettingValue,
+  type ChoiceSettingSpec,
+  type NumericSettingSpec,
+  type SettingGroup,
+  type SettingSpec,
+  type TextSettingSpec,
+} from '../../../contract/settings.ts';
 import { type AuthScheme, AUTH_FORMS, parseAuthScheme } from './auth.ts';
 import type { EngineName } from '../sandbox/engine.ts';
+
+export type { SettingGroup } from '../../../contract/settings.ts';
 
 export const ENGINES = ['quickjs', 'node', 'deno'] as const satisfies readonly EngineName[];
 export const EGRESS_MODES = ['executor', 'wrapper', 'none'] as const;
 export type EgressMode = (typeof EGRESS_MODES)[number];
 export const SECRET_STORES = ['keychain', 'file'] as const;
 export type SecretStoreChoice = (typeof SECRET_STORES)[number];
+export const THEMES = ['system', 'light', 'dark'] as const;
 
 export class SettingError extends Error {}
-
-export type SettingGroup = 'common' | 'server' | 'sandbox' | 'safety' | 'output';
 
 export interface SettingDef<T = unknown> {
   key: string;
@@ -23,10 +36,19 @@ export interface SettingDef<T = unknown> {
   /** `<n>`-style placeholder; absent for on/off switches. */
   valueName?: string;
   env: string;
+  /** What the settings form calls it. */
+  label: string;
   description: string;
   group: SettingGroup;
+  /** The type with its limits (numbers), choices (choice) or pattern (text): the one source of validation and of the form's control. */
+  spec: SettingSpec;
   /** Whether settings.json (and the control API) may hold it. */
   persist: boolean;
+  /** Whether a saved change applies to the running companion at once (the next run sees it) rather than after a restart. */
+  live: boolean;
+  /** Checks the spec cannot express, after it passed (URLs, auth schemes); throws SettingError. */
+  refine?(value: string): T;
+  /** Derived from spec (and refine): reads a flag, env or settings.json value, or throws SettingError naming what is allowed. */
   parse(raw: string): T;
   defaultValue?: T;
   /** The default as the help and README show it, when it is computed. */
@@ -35,42 +57,47 @@ export interface SettingDef<T = unknown> {
 
 const envName = (flag: string) => 'AIRLOCK_' + flag.replace(/^--/, '').replace(/-/g, '_').toUpperCase();
 
-function integer(min: number, max: number, unit = ''): (raw: string) => number {
-  return (raw) => {
-    const v = raw.trim();
-    if (!/^-?\d+$/.test(v)) throw new SettingError(`'${raw}' is not a whole number (expected ${min}–${max}${unit})`);
-    const n = Number(v);
-    if (n < min || n > max) throw new SettingError(`${n} is out of range (expected ${min}–${max}${unit})`);
-    return n;
-  };
+type NumericOptions = { step?: number; zero?: string };
+
+/** A whole number that counts something (runs, calls, lines); `unit` is what it counts. */
+function count(min: number, max: number, unit?: string, o: NumericOptions = {}): NumericSettingSpec {
+  return { type: 'integer', min, max, step: o.step ?? 1, ...(unit ? { unit } : {}), ...(o.zero ? { zero: o.zero } : {}) };
 }
 
-function oneOf<T extends string>(values: readonly T[]): (raw: string) => T {
-  return (raw) => {
-    const v = raw.trim() as T;
-    if (!values.includes(v)) throw new SettingError(`'${raw}' is not allowed (expected one of ${values.join(', ')})`);
-    return v;
-  };
+function duration(min: number, max: number, unit: 'ms' | 's' | 'days', o: NumericOptions = {}): NumericSettingSpec {
+  return { type: 'duration', min, max, step: o.step ?? 1, unit, ...(o.zero ? { zero: o.zero } : {}) };
 }
 
+function size(min: number, max: number, unit: 'MB' | 'KiB', o: NumericOptions = {}): NumericSettingSpec {
+  return { type: 'size', min, max, step: o.step ?? 1, unit, ...(o.zero ? { zero: o.zero } : {}) };
+}
+
+const onOff: SettingSpec = { type: 'boolean' };
+
+/** One of `values`, each with the label the form shows. */
+function choice<T extends string>(values: readonly T[], labels: Record<T, string>): ChoiceSettingSpec {
+  return { type: 'choice', choices: values.map((value) => ({ value, label: labels[value] })) };
+}
+
+function text(o: Omit<TextSettingSpec, 'type'> = {}): TextSettingSpec {
+  return { type: 'text', ...o };
+}
+
+/** Kept for callers that read a yes/no themselves; the table's booleans go through the same check. */
 export function parseBoolean(raw: string): boolean {
-  const v = raw.trim().toLowerCase();
-  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
-  if (['0', 'false', 'no', 'off', ''].includes(v)) return false;
-  throw new SettingError(`'${raw}' is not a boolean (expected true/false, 1/0, yes/no)`);
+  return parseWith(onOff, raw) as boolean;
 }
 
-function nonEmpty(what: string): (raw: string) => string {
-  return (raw) => {
-    if (!raw.trim()) throw new SettingError(`${what} cannot be empty`);
-    return raw.trim();
-  };
+function parseWith(spec: SettingSpec, raw: string): string | number | boolean {
+  const r = checkSettingValue(spec, raw);
+  if (!r.ok) throw new SettingError(r.message);
+  return r.value;
 }
 
 function httpUrl(raw: string): string {
   let u: URL;
   try {
-    u = new URL(raw.trim());
+    u = new URL(raw);
   } catch {
     throw new SettingError(`'${raw}' is not a URL (expected http(s)://host[:port][/path])`);
   }
@@ -79,20 +106,24 @@ function httpUrl(raw: string): string {
   return u.toString().replace(/\/$/, '');
 }
 
-function profileName(raw: string): string {
-  const v = raw.trim();
-  if (!/^[a-z0-9][a-z0-9_-]{0,39}$/.test(v)) throw new SettingError(`'${raw}' is not a profile name (lowercase letters, digits, - and _; at most 40)`);
-  return v;
-}
-
 function authScheme(raw: string): AuthScheme {
   const r = parseAuthScheme(raw);
   if (typeof r === 'string') throw new SettingError(r);
   return r;
 }
 
-function def<T>(d: Omit<SettingDef<T>, 'env'> & { env?: string }): SettingDef<T> {
-  return { ...d, env: d.env ?? envName(d.flag) } as SettingDef<T>;
+type SettingDecl<T> = Omit<SettingDef<T>, 'env' | 'parse'> & { env?: string };
+
+function def<const K extends string, T>(d: SettingDecl<T> & { key: K }): SettingDef<T> & { key: K } {
+  const { refine } = d;
+  return {
+    ...d,
+    env: d.env ?? envName(d.flag),
+    parse: (raw: string) => {
+      const value = parseWith(d.spec, raw);
+      return (refine ? refine(value as string) : value) as T;
+    },
+  };
 }
 
 export const SETTINGS = [
@@ -100,9 +131,11 @@ export const SETTINGS = [
     key: 'dataDir',
     flag: '--data-dir',
     valueName: '<dir>',
+    label: 'Data directory',
     group: 'common',
+    spec: text({ format: 'path' }),
     persist: false,
-    parse: nonEmpty('the data dir'),
+    live: false,
     defaultText: '~/.config/Airlock (Linux), ~/Library/Application Support/Airlock (macOS), %APPDATA%\\Airlock (Windows)',
     description: 'where profiles, tokens, caches and the audit log live',
   }),
@@ -110,9 +143,16 @@ export const SETTINGS = [
     key: 'profile',
     flag: '--profile',
     valueName: '<name>',
+    label: 'API profile',
     group: 'common',
+    spec: text({
+      format: 'name',
+      pattern: '^[a-z0-9][a-z0-9_-]{0,39}$',
+      maxLength: 40,
+      patternHint: 'a profile name (lowercase letters, digits, - and _; at most 40)',
+    }),
     persist: true,
-    parse: profileName,
+    live: false,
     defaultText: 'demo (or custom when --spec is given)',
     description: 'API profile to serve: demo, openagenda, or one saved in the data dir',
   }),
@@ -120,18 +160,23 @@ export const SETTINGS = [
     key: 'spec',
     flag: '--spec',
     valueName: '<file|url>',
+    label: 'OpenAPI document',
     group: 'common',
+    spec: text({ format: 'location' }),
     persist: false,
-    parse: nonEmpty('--spec'),
+    live: false,
     description: "OpenAPI 3.x document (JSON or YAML, file or http(s) URL); overrides the profile's",
   }),
   def({
     key: 'baseUrl',
     flag: '--base-url',
     valueName: '<url>',
+    label: 'API base URL',
     group: 'common',
+    spec: text({ format: 'url' }),
+    refine: httpUrl,
     persist: false,
-    parse: httpUrl,
+    live: false,
     defaultText: "the document's first server",
     description: "API base URL; overrides the profile's",
   }),
@@ -139,18 +184,23 @@ export const SETTINGS = [
     key: 'auth',
     flag: '--auth',
     valueName: '<scheme>',
+    label: 'Auth scheme',
     group: 'common',
+    spec: text({ format: 'auth' }),
+    refine: authScheme,
     persist: false,
-    parse: authScheme,
+    live: false,
     defaultText: "the profile's, else what the document declares",
     description: `how the key is sent: ${AUTH_FORMS}`,
   }),
   def({
     key: 'refreshSpec',
     flag: '--refresh-spec',
+    label: 'Refetch the document',
     group: 'common',
+    spec: onOff,
     persist: false,
-    parse: parseBoolean,
+    live: false,
     defaultValue: false,
     description: 'refetch a URL document instead of using the cached copy',
   }),
@@ -158,9 +208,11 @@ export const SETTINGS = [
     key: 'logLevel',
     flag: '--log-level',
     valueName: '<level>',
+    label: 'Log level',
     group: 'common',
+    spec: choice(LOG_LEVELS, { debug: 'Debug', info: 'Info', warn: 'Warnings', error: 'Errors only' }),
     persist: true,
-    parse: oneOf(LOG_LEVELS),
+    live: false,
     defaultValue: 'info' as LogLevel,
     description: `minimum level written to stderr: ${LOG_LEVELS.join(', ')}`,
   }),
@@ -168,9 +220,11 @@ export const SETTINGS = [
     key: 'port',
     flag: '--port',
     valueName: '<n>',
+    label: 'Port',
     group: 'server',
+    spec: count(0, 65535, undefined, { zero: 'a free port' }),
     persist: true,
-    parse: integer(0, 65535),
+    live: false,
     defaultValue: 7339,
     description: 'loopback port of `serve` (0 picks a free one)',
   }),
@@ -178,18 +232,22 @@ export const SETTINGS = [
     key: 'host',
     flag: '--host',
     valueName: '<addr>',
+    label: 'Bind address',
     group: 'server',
+    spec: text({ format: 'host' }),
     persist: false,
-    parse: nonEmpty('--host'),
+    live: false,
     defaultValue: '127.0.0.1',
     description: 'address to bind; anything but loopback needs --dangerously-allow-non-loopback',
   }),
   def({
     key: 'dangerouslyAllowNonLoopback',
     flag: '--dangerously-allow-non-loopback',
+    label: 'Allow a non-loopback address',
     group: 'server',
+    spec: onOff,
     persist: false,
-    parse: parseBoolean,
+    live: false,
     defaultValue: false,
     description: 'let --host bind a non-loopback address (exposes the server to the network; the token is still required)',
   }),
@@ -197,9 +255,11 @@ export const SETTINGS = [
     key: 'exitWhenIdle',
     flag: '--exit-when-idle',
     valueName: '<seconds>',
+    label: 'Exit when idle after',
     group: 'server',
+    spec: duration(0, 86_400, 's', { zero: 'never' }),
     persist: false,
-    parse: integer(0, 86_400),
+    live: false,
     defaultValue: 0,
     description:
       '`serve` exits after this many seconds with no MCP client, run or pending approval (0: never); the companion `airlock stdio` starts in the background uses 300',
@@ -207,27 +267,33 @@ export const SETTINGS = [
   def({
     key: 'ui',
     flag: '--ui',
+    label: 'Serve the web UI',
     group: 'server',
+    spec: onOff,
     persist: false,
-    parse: parseBoolean,
+    live: false,
     defaultValue: false,
     description: 'serve the web UI under /ui/ (open it with `airlock open`); the desktop app always has it',
   }),
   def({
     key: 'startAtLogin',
     flag: '--start-at-login',
+    label: 'Start at login',
     group: 'server',
+    spec: onOff,
     persist: true,
-    parse: parseBoolean,
+    live: false,
     defaultValue: false,
     description: 'desktop app: start with the login session (in the tray)',
   }),
   def({
     key: 'autoUpdate',
     flag: '--auto-update',
+    label: 'Automatic updates',
     group: 'server',
+    spec: onOff,
     persist: true,
-    parse: parseBoolean,
+    live: true,
     defaultValue: false,
     description:
       'desktop app: check for a new version at start and once a day, download it, and install it when you quit (never while approvals wait); off by default',
@@ -236,9 +302,11 @@ export const SETTINGS = [
     key: 'theme',
     flag: '--theme',
     valueName: '<theme>',
+    label: 'Theme',
     group: 'server',
+    spec: choice(THEMES, { system: 'System (follow the OS)', light: 'Light', dark: 'Dark' }),
     persist: true,
-    parse: oneOf(['system', 'light', 'dark'] as const),
+    live: false,
     defaultValue: 'system',
     description: 'UI theme: system (follow the OS), light or dark',
   }),
@@ -246,9 +314,11 @@ export const SETTINGS = [
     key: 'engine',
     flag: '--engine',
     valueName: '<name>',
+    label: 'Sandbox engine',
     group: 'sandbox',
+    spec: choice(ENGINES, { quickjs: 'QuickJS (in process)', node: 'Node (subprocess)', deno: 'Deno (subprocess)' }),
     persist: true,
-    parse: oneOf(ENGINES),
+    live: false,
     defaultValue: 'quickjs' as EngineName,
     description: `sandbox engine for execute: ${ENGINES.join(', ')}`,
   }),
@@ -256,18 +326,22 @@ export const SETTINGS = [
     key: 'egress',
     flag: '--egress',
     valueName: '<mode>',
+    label: 'Network boundary (egress)',
     group: 'sandbox',
+    spec: choice(EGRESS_MODES, { executor: 'Executor (the engine itself)', wrapper: 'Wrapper (srt)', none: 'None (unbounded)' }),
     persist: true,
-    parse: oneOf(EGRESS_MODES),
+    live: false,
     defaultText: 'executor (wrapper for node)',
     description: "who bounds the sandbox's network: executor (the engine itself), wrapper (srt), none",
   }),
   def({
     key: 'allowUnrestrictedEgress',
     flag: '--allow-unrestricted-egress',
+    label: 'Allow unrestricted egress',
     group: 'sandbox',
+    spec: onOff,
     persist: false,
-    parse: parseBoolean,
+    live: false,
     defaultValue: false,
     description: 'accept --engine deno --egress none (sandboxed code can reach any host)',
   }),
@@ -275,9 +349,11 @@ export const SETTINGS = [
     key: 'timeoutMs',
     flag: '--timeout-ms',
     valueName: '<ms>',
+    label: 'Timeout per run',
     group: 'sandbox',
+    spec: duration(100, 600_000, 'ms'),
     persist: true,
-    parse: integer(100, 600_000, ' ms'),
+    live: true,
     defaultValue: 5000,
     description: 'wall-clock limit of one execute (time waiting for a human is not counted)',
   }),
@@ -285,9 +361,11 @@ export const SETTINGS = [
     key: 'memoryMb',
     flag: '--memory-mb',
     valueName: '<mb>',
+    label: 'Memory per run',
     group: 'sandbox',
+    spec: size(16, 8192, 'MB'),
     persist: true,
-    parse: integer(16, 8192, ' MB'),
+    live: true,
     defaultValue: 256,
     description: 'memory cap of one execute',
   }),
@@ -295,9 +373,11 @@ export const SETTINGS = [
     key: 'sandboxMemoryMb',
     flag: '--sandbox-memory-mb',
     valueName: '<mb>',
+    label: 'Memory of all sandboxes',
     group: 'sandbox',
+    spec: size(16, 65_536, 'MB'),
     persist: true,
-    parse: integer(16, 65_536, ' MB'),
+    live: false,
     defaultValue: 384,
     defaultText: '384 (--memory-mb when that is larger)',
     description: 'memory budget of all QuickJS sandboxes together (the runs in flight share it); at least --memory-mb',
@@ -306,9 +386,11 @@ export const SETTINGS = [
     key: 'outputKb',
     flag: '--output-kb',
     valueName: '<kb>',
+    label: 'Output per run',
     group: 'sandbox',
+    spec: size(1, 65_536, 'KiB'),
     persist: true,
-    parse: integer(1, 65_536, ' KiB'),
+    live: true,
     defaultValue: 1024,
     description: 'cap on what one execute returns (result + console), in KiB',
   }),
@@ -316,9 +398,11 @@ export const SETTINGS = [
     key: 'maxConcurrent',
     flag: '--max-concurrent',
     valueName: '<n>',
+    label: 'Runs at once',
     group: 'sandbox',
+    spec: count(1, 256, 'runs'),
     persist: true,
-    parse: integer(1, 256),
+    live: true,
     defaultValue: 4,
     description: 'executes running at once, all clients together',
   }),
@@ -326,9 +410,11 @@ export const SETTINGS = [
     key: 'queueSize',
     flag: '--queue-size',
     valueName: '<n>',
+    label: 'Queue size',
     group: 'sandbox',
+    spec: count(0, 10_000, 'runs', { zero: 'no queue' }),
     persist: true,
-    parse: integer(0, 10_000),
+    live: true,
     defaultValue: 32,
     description: 'executes waiting for a slot before "at capacity"',
   }),
@@ -336,9 +422,11 @@ export const SETTINGS = [
     key: 'queueTimeoutMs',
     flag: '--queue-timeout-ms',
     valueName: '<ms>',
+    label: 'Longest wait in the queue',
     group: 'sandbox',
+    spec: duration(0, 600_000, 'ms', { zero: 'no wait' }),
     persist: true,
-    parse: integer(0, 600_000, ' ms'),
+    live: true,
     defaultValue: 10_000,
     description: 'longest wait in the queue before "at capacity"',
   }),
@@ -346,9 +434,11 @@ export const SETTINGS = [
     key: 'perCallerConcurrent',
     flag: '--per-caller-concurrent',
     valueName: '<n>',
+    label: 'Runs at once per client',
     group: 'sandbox',
+    spec: count(1, 256, 'runs'),
     persist: true,
-    parse: integer(1, 256),
+    live: true,
     defaultValue: 2,
     description: 'executes one client may run at once',
   }),
@@ -356,9 +446,11 @@ export const SETTINGS = [
     key: 'rateLimit',
     flag: '--rate-limit',
     valueName: '<per-second>',
+    label: 'Rate limit',
     group: 'sandbox',
+    spec: count(0, 100_000, 'calls/s', { zero: 'unlimited' }),
     persist: true,
-    parse: integer(0, 100_000),
+    live: true,
     defaultValue: 20,
     description: 'API calls per second per client (token bucket; 0 = unlimited)',
   }),
@@ -366,18 +458,22 @@ export const SETTINGS = [
     key: 'rateBurst',
     flag: '--rate-burst',
     valueName: '<n>',
+    label: 'Rate burst',
     group: 'sandbox',
+    spec: count(1, 100_000, 'calls'),
     persist: true,
-    parse: integer(1, 100_000),
+    live: true,
     defaultValue: 40,
     description: 'API calls a client may make in a burst',
   }),
   def({
     key: 'killSwitch',
     flag: '--kill-switch',
+    label: 'Kill switch',
     group: 'sandbox',
+    spec: onOff,
     persist: true,
-    parse: parseBoolean,
+    live: true,
     defaultValue: false,
     description: 'refuse every execute (search_docs keeps serving)',
   }),
@@ -385,9 +481,11 @@ export const SETTINGS = [
     key: 'approvalTimeoutMs',
     flag: '--approval-timeout-ms',
     valueName: '<ms>',
+    label: 'Approval timeout',
     group: 'safety',
+    spec: duration(1000, 3_600_000, 'ms'),
     persist: true,
-    parse: integer(1000, 3_600_000, ' ms'),
+    live: false,
     defaultValue: 120_000,
     description: 'how long a mutation waits for a person before it is denied',
   }),
@@ -395,9 +493,11 @@ export const SETTINGS = [
     key: 'secretStore',
     flag: '--secret-store',
     valueName: '<kind>',
+    label: 'Where API keys live',
     group: 'safety',
+    spec: choice(SECRET_STORES, { keychain: 'OS keychain', file: 'File in the data dir (headless servers)' }),
     persist: true,
-    parse: oneOf(SECRET_STORES),
+    live: false,
     defaultValue: 'keychain' as SecretStoreChoice,
     description:
       'where API keys live: keychain (the OS keychain) or file (explicit opt-in for headless servers: a 0600 file in the data dir, bannered at every start)',
@@ -406,9 +506,11 @@ export const SETTINGS = [
     key: 'auditRetentionDays',
     flag: '--audit-retention-days',
     valueName: '<days>',
+    label: 'Audit retention',
     group: 'safety',
+    spec: duration(0, 36_500, 'days', { zero: 'keep everything' }),
     persist: true,
-    parse: integer(0, 36_500, ' days'),
+    live: false,
     defaultValue: 90,
     description: 'audit records older than this are pruned at start (0 keeps everything)',
   }),
@@ -416,9 +518,11 @@ export const SETTINGS = [
     key: 'logBufferSize',
     flag: '--log-buffer-size',
     valueName: '<n>',
+    label: 'Log lines kept',
     group: 'safety',
+    spec: count(100, 1_000_000, 'lines'),
     persist: true,
-    parse: integer(100, 1_000_000),
+    live: false,
     defaultValue: 5000,
     description: 'log lines kept in memory for the UI, `server_log` and the control API',
   }),
@@ -426,9 +530,11 @@ export const SETTINGS = [
     key: 'diagnosticsTools',
     flag: '--diagnostics-tools',
     valueName: '<on|off>',
+    label: 'Diagnostics tools',
     group: 'safety',
+    spec: onOff,
     persist: true,
-    parse: parseBoolean,
+    live: false,
     defaultValue: true,
     description: 'offer the read-only MCP tools server_log, health and get_config',
   }),

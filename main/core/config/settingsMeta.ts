@@ -1,54 +1,30 @@
-// The metadata a settings form needs, beside the table in settings.ts: a
-// label, the type of control, limits and choices, and whether a change
-// applies to the next call without a restart.
+// What a settings form needs, read from the table in settings.ts and nothing
+// else: the label, the declared type with its limits or choices (the same
+// spec the core validates with), the default, and whether a change applies
+// to the next call without a restart.
 import type { SettingMeta } from '../../../contract/settings.ts';
 import { SETTINGS, type SettingDef } from './settings.ts';
 
-/** Settings the running companion applies at once (the next run sees them). */
-export const LIVE_SETTINGS: ReadonlySet<string> = new Set([
-  'killSwitch',
-  'autoUpdate',
-  'timeoutMs',
-  'memoryMb',
-  'outputKb',
-  'maxConcurrent',
-  'queueSize',
-  'queueTimeoutMs',
-  'perCallerConcurrent',
-  'rateLimit',
-  'rateBurst',
-]);
+const TABLE = SETTINGS as readonly SettingDef<unknown>[];
 
-function label(key: string): string {
-  const words = key.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/Mb$|Kb$|Ms$/i, (m) => ` ${m}`);
-  return words.charAt(0).toUpperCase() + words.slice(1).toLowerCase();
-}
+/** Settings the running companion applies at once (the next run sees them): the rows declared `live`. */
+export const LIVE_SETTINGS: ReadonlySet<string> = new Set(TABLE.filter((d) => d.live).map((d) => d.key));
 
 export function settingsMeta(): SettingMeta[] {
-  return (SETTINGS as readonly SettingDef<unknown>[]).map((d) => {
-    const extra = d as SettingDef<unknown> & {
-      label?: string;
-      type?: SettingMeta['type'];
-      min?: number;
-      max?: number;
-      unit?: string;
-      choices?: readonly string[];
-    };
-    const type: SettingMeta['type'] = extra.type ?? (d.valueName ? (typeof d.defaultValue === 'number' ? 'number' : 'text') : 'boolean');
+  return TABLE.map((d): SettingMeta => {
+    const fixedDefault = typeof d.defaultValue === 'string' || typeof d.defaultValue === 'number' || typeof d.defaultValue === 'boolean';
     return {
+      ...d.spec,
       key: d.key,
-      label: extra.label ?? label(d.key),
+      label: d.label,
       description: d.description,
       flag: d.flag,
       env: d.env,
       group: d.group,
-      type,
-      ...(extra.min !== undefined ? { min: extra.min } : {}),
-      ...(extra.max !== undefined ? { max: extra.max } : {}),
-      ...(extra.unit ? { unit: extra.unit } : {}),
-      ...(extra.choices ? { choices: [...extra.choices] } : {}),
+      ...(fixedDefault ? { default: d.defaultValue as string | number | boolean } : {}),
+      ...(d.defaultText ? { defaultText: d.defaultText } : {}),
       persist: d.persist,
-      live: LIVE_SETTINGS.has(d.key),
+      live: d.live,
     };
   });
 }

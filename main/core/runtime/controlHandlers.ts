@@ -23,6 +23,15 @@ export function toAuditRecord(entry: AuditEntry): AuditRecord {
   return entry as unknown as AuditRecord;
 }
 
+/** settings.json as the settings screen shows it (pending values); a file damaged since the start is left out rather than failing the view. */
+function savedSettings(file: string): Record<string, unknown> | undefined {
+  try {
+    return readSettingsFile(file);
+  } catch {
+    return undefined;
+  }
+}
+
 export function createControlHandlers(c: HandlerDeps): ControlHandlers {
   const log = c.core.logger;
   return {
@@ -35,6 +44,7 @@ export function createControlHandlers(c: HandlerDeps): ControlHandlers {
     'settings.get': () => ({
       values: Object.fromEntries(Object.entries(c.settings).map(([k, v]) => [k, k === 'auth' && v ? formatAuthScheme(v as never) : v])),
       sources: c.resolved.sources as Record<string, 'flag' | 'env' | 'file' | 'default'>,
+      saved: savedSettings(c.core.paths.settings),
       meta: settingsMeta(),
     }),
 
@@ -52,6 +62,7 @@ export function createControlHandlers(c: HandlerDeps): ControlHandlers {
           restartRequired.push(`${key} (overridden by ${source === 'flag' ? def.flag : def.env} until that is removed)`);
         } else if (LIVE_SETTINGS.has(key)) {
           (c.settings as unknown as Record<string, unknown>)[key] = value;
+          c.resolved.sources[key] = 'file';
           applied.push(key);
         } else restartRequired.push(key);
       }

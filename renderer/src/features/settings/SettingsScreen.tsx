@@ -17,7 +17,7 @@ function TokenRotation() {
       const r = await api.call('tokens.rotateMcp', {});
       setMessage({
         kind: 'status',
-        text: `MCP token rotated: the new one is in ${r.file}; ${r.endedSessions} HTTP session(s) ended. Clients that send the old token are refused until their configuration has the new one.`,
+        text: `MCP token rotated: the new one is in ${r.file}; ${r.endedSessions} client session(s) ended. Clients that send the old token are refused until their configuration has the new one.`,
       });
     } catch (error) {
       setMessage({ kind: 'alert', text: (error as Error).message });
@@ -56,6 +56,12 @@ export function SettingsScreen() {
     <div className="screen">
       <h1>Settings</h1>
       <TokenRotation />
+      <h2 id="settings-title">All settings</h2>
+      <p className="hint">
+        Each value is checked against the setting&apos;s limits before it is saved to settings.json. <strong>Applies now</strong> settings take effect on the
+        next run; the others when Airlock restarts. A flag or environment variable wins over what is saved here; <strong>start-up only</strong> settings are set
+        with their flag or environment variable.
+      </p>
       <SettingsForm label="Settings" />
     </div>
   );
