@@ -11,7 +11,8 @@ export function formatBytes(n: number): string {
 }
 
 export interface JsonLineHandlers {
-  value(raw: unknown): void;
+  /** One JSON value, with the bytes of its line (without the newline) for whoever passes it on unchanged. */
+  value(raw: unknown, line: Buffer): void;
   /** A line refused: over the limit (`code` -32600) or not JSON (-32700); `message` says why. */
   refused(code: number, message: string): void;
 }
@@ -61,10 +62,10 @@ export class JsonLineReader {
         this.pendingBytes = 0;
         this.refuseLong(lineBytes);
       } else {
-        const line = Buffer.concat([...this.pending, data.subarray(0, newline)]).toString('utf8');
+        const bytes = this.pending.length === 0 ? data.subarray(0, newline) : Buffer.concat([...this.pending, data.subarray(0, newline)]);
         this.pending = [];
         this.pendingBytes = 0;
-        this.handleLine(line.replace(/\r$/, ''));
+        this.handleLine(bytes.at(-1) === 0x0d ? bytes.subarray(0, -1) : bytes);
       }
       data = data.subarray(newline + 1);
     }
@@ -80,39 +81,44 @@ export class JsonLineReader {
     this.on.refused(-32600, `request line of ${formatBytes(bytes)} is over the ${formatBytes(this.max)} limit; it was dropped`);
   }
 
-  private handleLine(line: string): void {
+  private handleLine(bytes: Buffer): void {
+    const line = bytes.toString('utf8');
     if (line.trim() === '') return;
     let raw: unknown;
     try {
       raw = JSON.parse(line);
     } catch {
-      this.on.refused(-32700, `a line of ${formatBytes(Buffer.byteLength(line))} is not JSON`);
+      this.on.refused(-32700, `a line of ${formatBytes(bytes.length)} is not JSON`);
       return;
     }
-    this.on.value(raw);
+    this.on.value(raw, bytes);
   }
 }
 
+const NEWLINE = Buffer.from('\n');
+
 /**
- * Writes one JSON value per line. Lines written in the same tick (answers
+ * Writes one JSON value per line (or, given its line's bytes, those bytes). Lines written in the same tick (answers
  * that settled together, a burst of requests read from one chunk) leave in
  * one write: the stream is corked until the tick ends. Resolves once the
  * stream has taken the line (or drained, when it pushed back).
  */
-export function jsonLineWriter(stream: import('node:stream').Writable): (value: unknown) => Promise<void> {
+export function jsonLineWriter(stream: import('node:stream').Writable): (value: unknown, line?: Buffer) => Promise<void> {
   let corked = false;
   const uncork = () => {
     corked = false;
     stream.uncork();
   };
-  return (value) => {
+  return (value, line) => {
     if (!corked) {
       corked = true;
       stream.cork();
       process.nextTick(uncork);
     }
     return new Promise((resolve) => {
-      if (stream.write(JSON.stringify(value) + '\n')) resolve();
+      // A line passed on unchanged is written as it came, without encoding it again.
+      const taken = line ? (stream.write(line), stream.write(NEWLINE)) : stream.write(JSON.stringify(value) + '\n');
+      if (taken) resolve();
       else stream.once('drain', resolve);
     });
   };

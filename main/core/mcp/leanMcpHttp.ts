@@ -12,13 +12,17 @@ import { createRequire } from 'node:module';
 const { Agent, request } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
 
 export interface LeanMcpHttp {
-  /** Resolves once the companion has taken the message (an SSE answer keeps streaming in the background). */
-  send(message: Record<string, unknown>): Promise<void>;
+  /**
+   * Resolves once the companion has taken the message (an SSE answer keeps streaming in the background).
+   * `line`, when given, is the message's JSON as the client wrote it, for a link that passes lines on.
+   */
+  send(message: Record<string, unknown>, line?: Buffer): Promise<void>;
   /** Ends the session on the companion (DELETE). */
   terminate(): Promise<void>;
   /** Drops every connection at once. */
   close(): void;
-  onmessage?: (message: Record<string, unknown>) => void;
+  /** `line`: the message's JSON as the companion wrote it, when the link has it. */
+  onmessage?: (message: Record<string, unknown>, line?: Buffer) => void;
   onerror?: (error: Error) => void;
 }
 

@@ -51,8 +51,8 @@ function linkOver(socket: Socket, head: Buffer): LeanMcpHttp {
   const writeLine = jsonLineWriter(socket);
   const reader = new JsonLineReader(
     {
-      value: (raw) => {
-        if (raw && typeof raw === 'object') link.onmessage?.(raw as Record<string, unknown>);
+      value: (raw, line) => {
+        if (raw && typeof raw === 'object') link.onmessage?.(raw as Record<string, unknown>, line);
       },
       refused: (_code, message) => link.onerror?.(new Error(`the companion sent a line that is not a message: ${message}`)),
     },
@@ -65,10 +65,10 @@ function linkOver(socket: Socket, head: Buffer): LeanMcpHttp {
     closed = true;
   });
   const link: LeanMcpHttp = {
-    send(message) {
+    send(message, line) {
       if (closed || socket.destroyed) return Promise.reject(new PipeClosedError('the connection to the companion is closed'));
       // A write error shows as the socket closing, which fails what is in flight.
-      return writeLine(message);
+      return writeLine(message, line);
     },
     async terminate() {
       closed = true;

@@ -46,7 +46,7 @@ const isRequest = (m: Message) => typeof m.method === 'string' && idOf(m) !== un
 const isResponse = (m: Message) => m.method === undefined && idOf(m) !== undefined;
 
 export async function runForwarder(options: ForwarderOptions): Promise<void> {
-  const write: (message: Message) => Promise<void> = jsonLineWriter(options.stdout);
+  const write: (message: Message, line?: Buffer) => Promise<void> = jsonLineWriter(options.stdout);
   let http: LeanMcpHttp | undefined;
   let initialize: Message | undefined;
   let initialized = false;
@@ -79,10 +79,10 @@ export async function runForwarder(options: ForwarderOptions): Promise<void> {
       if (error instanceof HttpStatusError && error.status === 404) return createLeanMcpHttp(address.mcpUrl, address.token);
       throw error;
     });
-    transport.onmessage = (message) => {
+    transport.onmessage = (message, line) => {
       if (idOf(message) === REPLAY && isResponse(message)) return replayed?.();
       if (isResponse(message)) inFlight.delete(idOf(message)!);
-      void write(message);
+      void write(message, line);
     };
     transport.onerror = (error) => {
       if (http !== transport) return;
@@ -101,7 +101,7 @@ export async function runForwarder(options: ForwarderOptions): Promise<void> {
     return transport;
   }
 
-  async function forward(message: Message): Promise<void> {
+  async function forward(message: Message, line: Buffer): Promise<void> {
     const method = typeof message.method === 'string' ? message.method : undefined;
     if (method === 'initialize') initialize = message;
     if (method === 'notifications/initialized') initialized = true;
@@ -110,7 +110,7 @@ export async function runForwarder(options: ForwarderOptions): Promise<void> {
       try {
         http ??= await open(attempt > 0 || method !== 'initialize');
         if (id !== undefined) inFlight.set(id, 'sending');
-        await http.send(message);
+        await http.send(message, line);
         if (id !== undefined && inFlight.has(id)) inFlight.set(id, 'sent');
         return;
       } catch (error) {
@@ -123,10 +123,10 @@ export async function runForwarder(options: ForwarderOptions): Promise<void> {
   }
 
   const reader = new JsonLineReader({
-    value: (raw) => {
+    value: (raw, line) => {
       if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return fail(null, 'invalid request: not a JSON-RPC 2.0 message', -32600);
       // One message at a time, in order: the companion sees them as the client sent them.
-      queue = queue.then(() => forward(raw as Message));
+      queue = queue.then(() => forward(raw as Message, line));
     },
     refused: (code, message) => {
       options.log(`stdin: ${message}`);
