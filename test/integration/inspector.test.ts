@@ -1,9 +1,10 @@
-// An outside client: the MCP Inspector CLI drives `airlock stdio`.
+// An outside client: the MCP Inspector CLI drives `airlock stdio` (serving
+// the built-in demo API, the default profile).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { CLI, NODE, OPENAGENDA_SPEC, ROOT, tempDir } from '../helpers/paths.ts';
+import { CLI, NODE, ROOT, tempDir } from '../helpers/paths.ts';
 
 function inspector(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -24,7 +25,7 @@ function inspector(args: string[]): Promise<{ code: number | null; stdout: strin
 test('the MCP Inspector CLI lists the tools and calls search_docs', async (t) => {
   const { dir, cleanup } = tempDir();
   t.after(cleanup);
-  const server = [NODE, CLI, 'stdio', '--in-process', '--profile', 'openagenda', '--spec', OPENAGENDA_SPEC, '--data-dir', dir];
+  const server = [NODE, CLI, 'stdio', '--in-process', '--data-dir', dir];
   const list = await inspector([...server, '--method', 'tools/list']);
   assert.equal(list.code, 0, list.stderr);
   const tools = JSON.parse(list.stdout).tools as { name: string; annotations?: { readOnlyHint?: boolean } }[];
@@ -33,18 +34,18 @@ test('the MCP Inspector CLI lists the tools and calls search_docs', async (t) =>
   const call = await inspector([...server, '--method', 'tools/call', '--tool-name', 'search_docs', '--tool-arg', 'query=supprimer un événement']);
   assert.equal(call.code, 0, call.stderr);
   const result = JSON.parse(call.stdout);
-  assert.equal(result.structuredContent.results[0].operationId, 'agendas.events.delete');
+  assert.equal(result.structuredContent.results[0].operationId, 'events.delete');
 });
 
 test('search_docs related: an outside client gets the operations that go with one', async (t) => {
   const { dir, cleanup } = tempDir();
   t.after(cleanup);
-  const server = [NODE, CLI, 'stdio', '--in-process', '--profile', 'openagenda', '--spec', OPENAGENDA_SPEC, '--data-dir', dir];
-  const call = await inspector([...server, '--method', 'tools/call', '--tool-name', 'search_docs', '--tool-arg', 'related=agendas.events.delete']);
+  const server = [NODE, CLI, 'stdio', '--in-process', '--data-dir', dir];
+  const call = await inspector([...server, '--method', 'tools/call', '--tool-name', 'search_docs', '--tool-arg', 'related=events.delete']);
   assert.equal(call.code, 0, call.stderr);
   const ids = (JSON.parse(call.stdout) as { structuredContent: { results: { operationId: string }[] } }).structuredContent.results.map((r) => r.operationId);
-  assert.equal(ids[0], 'agendas.list');
-  assert.ok(ids.includes('agendas.events.get'));
+  assert.equal(ids[0], 'events.list');
+  assert.ok(ids.includes('events.get'));
   const neither = await inspector([...server, '--method', 'tools/call', '--tool-name', 'search_docs']);
   assert.match(neither.stdout + neither.stderr, /Give a query \(what you want to do\), or related: an operationId/);
 });

@@ -6,7 +6,7 @@ import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { serve, runCli, runCliToEnd } from '../helpers/processes.ts';
-import { OPENAGENDA_SPEC, tempDir } from '../helpers/paths.ts';
+import { DEMO_SPEC, tempDir } from '../helpers/paths.ts';
 
 test('a second serve on a data dir a live companion holds says who holds it and exits 2; the first keeps serving', { timeout: 60_000 }, async (t) => {
   const { dir, cleanup } = tempDir();
@@ -95,7 +95,8 @@ test('an unavailable keychain is said once, with the way forward; a profile that
   t.after(cleanup);
   // No session bus: the Secret Service cannot be reached.
   const env = { DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/airlock-test-bus', AIRLOCK_API_KEY: undefined };
-  const keyed = await serve(dir, ['--profile', 'openagenda', '--spec', OPENAGENDA_SPEC], env);
+  // A profile that sends a bearer key (any document will do).
+  const keyed = await serve(dir, ['--spec', DEMO_SPEC, '--auth', 'bearer'], env);
   await keyed.stop();
   const warnings = keyed
     .stderr()

@@ -6,14 +6,14 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CLI, NODE, OPENAGENDA_SPEC, ROOT, tempDir } from '../helpers/paths.ts';
+import { CLI, DEMO_SPEC, NODE, ROOT, tempDir } from '../helpers/paths.ts';
 
 test('`npx airlock stdio` serves search_docs to the SDK client', async (t) => {
   const { dir, cleanup } = tempDir();
   t.after(cleanup);
   const transport = new StdioClientTransport({
     command: 'npx',
-    args: ['--no-install', 'airlock', 'stdio', '--in-process', '--profile', 'openagenda', '--spec', OPENAGENDA_SPEC, '--data-dir', dir],
+    args: ['--no-install', 'airlock', 'stdio', '--in-process', '--spec', DEMO_SPEC, '--data-dir', dir],
     cwd: ROOT,
     env: { ...(process.env as Record<string, string>) },
     stderr: 'pipe',
@@ -29,7 +29,7 @@ test('`npx airlock stdio` serves search_docs to the SDK client', async (t) => {
     );
     const result = await client.callTool({ name: 'search_docs', arguments: { query: 'événements à venir à Lyon' } });
     const structured = result.structuredContent as { results: { operationId: string }[] };
-    assert.equal(structured.results[0]!.operationId, 'agendas.events.list');
+    assert.equal(structured.results[0]!.operationId, 'events.list');
   } finally {
     await client.close();
   }

@@ -4,7 +4,7 @@ import { writeFileSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadApiDocument } from '../../main/core/openapi/loadDocument.ts';
 import { AirlockError } from '../../main/core/errors.ts';
-import { OPENAGENDA_SPEC, tempDir } from '../helpers/paths.ts';
+import { DEMO_SPEC, tempDir } from '../helpers/paths.ts';
 
 const tiny = JSON.stringify({
   openapi: '3.1.0',
@@ -75,13 +75,16 @@ test('external $refs relative to the file are resolved when the profile allows t
   assert.equal(loaded.document.paths!['/pets'].get.responses['200'].content['application/json'].schema.properties.name.type, 'string');
 });
 
-test('YAML with $refs to components resolves (OpenAgenda, OpenAPI 3.1)', async (t) => {
+test("YAML with $refs to components resolves (the demo API's document, OpenAPI 3.1)", async (t) => {
   const { dir, cleanup } = tempDir();
   t.after(cleanup);
-  const loaded = await loadApiDocument(OPENAGENDA_SPEC, { cacheDir: dir });
+  const loaded = await loadApiDocument(DEMO_SPEC, { cacheDir: dir });
   assert.equal(loaded.origin.kind, 'file');
   assert.equal(loaded.document.openapi, '3.1.0');
-  assert.equal(loaded.document.paths!['/agendas'].get.parameters[0].name, 'after');
+  const byId = loaded.document.paths!['/events/{eventId}'];
+  assert.equal(byId.parameters[0].name, 'eventId'); // was { $ref: '#/components/parameters/EventId' }
+  assert.equal(byId.parameters[0].in, 'path');
+  assert.equal(byId.get.responses['200'].content['application/json'].schema.properties.id.type, 'string'); // #/components/schemas/Event
 });
 
 test('a YAML document is parsed once; later loads read the cached parse, and an edit is never served stale', async (t) => {

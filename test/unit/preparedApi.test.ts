@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { serialize } from 'node:v8';
 import { prepareApi, type PreparedApi } from '../../main/core/openapi/preparedApi.ts';
 import { readDocumentSource } from '../../main/core/openapi/loadDocument.ts';
-import { OPENAGENDA_SPEC, tempDir } from '../helpers/paths.ts';
+import { DEMO_SPEC, tempDir } from '../helpers/paths.ts';
 
 /** A cache file's parts: a 4-byte header length, the header as JSON text, the payload. */
 function unframe(bytes: Buffer): { header: string; payload: Buffer } {
@@ -25,19 +25,19 @@ function framed(header: string, payload: Buffer): Buffer {
   return Buffer.concat([length, head, payload]);
 }
 
-/** A temp dir with a cache dir and a private copy of the OpenAgenda document, removed after `run`. */
+/** A temp dir with a cache dir and a private copy of the demo API's document, removed after `run`. */
 async function withCopy(run: (paths: { dir: string; cacheDir: string; spec: string }) => Promise<void>): Promise<void> {
   const { dir, cleanup } = tempDir('airlock-api-cache-');
   try {
     const spec = join(dir, 'openapi.yaml');
-    copyFileSync(OPENAGENDA_SPEC, spec);
+    copyFileSync(DEMO_SPEC, spec);
     await run({ dir, cacheDir: join(dir, 'cache'), spec });
   } finally {
     cleanup();
   }
 }
 
-const QUERIES = ['list events of an agenda', 'supprimer un événement', 'create a location', 'get agenda by uid'];
+const QUERIES = ['upcoming events in Paris', 'supprimer un événement', 'create an event', 'get an event by id', 'how many events per category'];
 
 function summary(api: PreparedApi) {
   const { catalogue, search } = api;
@@ -57,9 +57,9 @@ test('an unchanged document is restored from the cache, and answers exactly as w
   const { dir, cleanup } = tempDir('airlock-api-cache-');
   try {
     const cacheDir = join(dir, 'cache');
-    const first = await prepareApi(OPENAGENDA_SPEC, { cacheDir });
+    const first = await prepareApi(DEMO_SPEC, { cacheDir });
     assert.equal(first.cache, 'miss');
-    const second = await prepareApi(OPENAGENDA_SPEC, { cacheDir });
+    const second = await prepareApi(DEMO_SPEC, { cacheDir });
     assert.equal(second.cache, 'hit');
     assert.deepEqual(summary(second), summary(first));
     assert.ok(
@@ -89,13 +89,13 @@ test('an edited document is built afresh; a damaged or foreign cache file is ign
     assert.equal((await prepareApi(spec, { cacheDir })).cache, 'hit');
 
     // Edited: a new title, and the catalogue says so.
-    writeFileSync(spec, readFileSync(spec, 'utf8').replace(/^(\s*title:\s*).*$/m, '$1Edited Agenda API'));
+    writeFileSync(spec, readFileSync(spec, 'utf8').replace(/^(\s*title:\s*).*$/m, '$1Edited Events API'));
     const edited = await prepareApi(spec, { cacheDir });
     assert.equal(edited.cache, 'miss');
-    assert.equal(edited.catalogue.title, 'Edited Agenda API');
+    assert.equal(edited.catalogue.title, 'Edited Events API');
     const again = await prepareApi(spec, { cacheDir });
     assert.equal(again.cache, 'hit');
-    assert.equal(again.catalogue.title, 'Edited Agenda API');
+    assert.equal(again.catalogue.title, 'Edited Events API');
 
     const [file] = readdirSync(cacheDir).filter((f) => f.startsWith('api-'));
     const cacheFile = join(cacheDir, file!);
@@ -112,7 +112,7 @@ test('an edited document is built afresh; a damaged or foreign cache file is ign
       writeFileSync(cacheFile, damage);
       const rebuilt = await prepareApi(spec, { cacheDir });
       assert.equal(rebuilt.cache, 'miss');
-      assert.equal(rebuilt.catalogue.title, 'Edited Agenda API');
+      assert.equal(rebuilt.catalogue.title, 'Edited Events API');
       assert.equal((await prepareApi(spec, { cacheDir })).cache, 'hit', 'the damaged file was rewritten');
     }
 
@@ -163,10 +163,10 @@ test('a profile that allows external $refs is never cached: its bytes alone do n
   const { dir, cleanup } = tempDir('airlock-api-cache-');
   try {
     const cacheDir = join(dir, 'cache');
-    const prepared = await prepareApi(OPENAGENDA_SPEC, { cacheDir, allowExternalRefs: [dir] });
+    const prepared = await prepareApi(DEMO_SPEC, { cacheDir, allowExternalRefs: [dir] });
     assert.equal(prepared.cache, 'off');
-    assert.equal((await prepareApi(OPENAGENDA_SPEC, { cacheDir, allowExternalRefs: [dir] })).cache, 'off');
-    assert.equal((await prepareApi(OPENAGENDA_SPEC, { cacheDir, cache: false })).cache, 'off');
+    assert.equal((await prepareApi(DEMO_SPEC, { cacheDir, allowExternalRefs: [dir] })).cache, 'off');
+    assert.equal((await prepareApi(DEMO_SPEC, { cacheDir, cache: false })).cache, 'off');
   } finally {
     cleanup();
   }

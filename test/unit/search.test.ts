@@ -1,3 +1,7 @@
+// Search on documents the repository has: the demo API's (resources/), and
+// small ones written here. Search quality on OpenAgenda's own wording needs
+// its contract, which is not in the repository (test/helpers/openAgenda.ts):
+// those tests skip with one line without it.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadApiDocument } from '../../main/core/openapi/loadDocument.ts';
@@ -6,17 +10,26 @@ import { OperationSearch } from '../../main/core/search/operationSearch.ts';
 import { renderSearchResults } from '../../main/core/search/renderResults.ts';
 import { terms } from '../../main/core/search/textProcessing.ts';
 import { expandQuery } from '../../main/core/search/synonyms.ts';
-import { OPENAGENDA_SPEC, tempDir } from '../helpers/paths.ts';
+import { DEMO_SPEC, tempDir } from '../helpers/paths.ts';
+import { describeWithOpenAgenda } from '../helpers/openAgenda.ts';
+
+/** A document's catalogue and its search index. */
+async function indexed(spec: string): Promise<{ catalogue: Catalogue; search: OperationSearch }> {
+  const { dir, cleanup } = tempDir();
+  try {
+    const loaded = await loadApiDocument(spec, { cacheDir: dir });
+    const catalogue = buildCatalogue(loaded.document, loaded.refNames);
+    return { catalogue, search: new OperationSearch(catalogue) };
+  } finally {
+    cleanup();
+  }
+}
 
 let catalogue: Catalogue;
 let search: OperationSearch;
 
 before(async () => {
-  const { dir, cleanup } = tempDir();
-  const loaded = await loadApiDocument(OPENAGENDA_SPEC, { cacheDir: dir });
-  cleanup();
-  catalogue = buildCatalogue(loaded.document, loaded.refNames);
-  search = new OperationSearch(catalogue);
+  ({ catalogue, search } = await indexed(DEMO_SPEC));
 });
 
 const top = (q: string) => search.search(q, 5)[0]?.op.id;
@@ -35,23 +48,24 @@ test('built-in synonyms map French and idiomatic wording to API vocabulary', () 
   assert.ok(expandQuery('créer un événement').includes('create'));
 });
 
-test('plain requests find the operation a person means', () => {
-  assert.equal(top('upcoming events in Paris'), 'agendas.events.list');
-  assert.equal(top('delete an event'), 'agendas.events.delete');
-  assert.equal(top('create an event'), 'agendas.events.create');
-  assert.equal(top('how many events per city'), 'agendas.events.facets');
+test('plain requests find the operation a person means (demo API)', () => {
+  assert.equal(top('upcoming events in Paris'), 'events.list');
+  assert.equal(top('delete an event'), 'events.delete');
+  assert.equal(top('create an event'), 'events.create');
+  assert.equal(top('get an event by id'), 'events.get');
+  assert.equal(top('change the price of an event'), 'events.update');
 });
 
-test('French requests and typos are understood', () => {
-  assert.equal(top('supprimer un événement'), 'agendas.events.delete');
-  assert.equal(top('événements à venir à Lyon'), 'agendas.events.list');
-  assert.equal(top('upcomming evnets'), 'agendas.events.list');
-  assert.equal(top('locatoins of an agenda'), 'agendas.locations.list');
+test('French requests and typos are understood (demo API)', () => {
+  assert.equal(top('supprimer un événement'), 'events.delete');
+  assert.equal(top('événements à venir à Lyon'), 'events.list');
+  assert.equal(top('upcomming evnets'), 'events.list');
+  assert.equal(top('catgories'), 'categories.list');
 });
 
 test('x-synonyms from the document are searchable', () => {
-  // "kpi" appears only in agendas.overview's x-synonyms.
-  assert.equal(top('kpi'), 'agendas.overview');
+  // "genres" appears only in categories.list's x-synonyms (and in no built-in synonym).
+  assert.equal(top('genres'), 'categories.list');
 });
 
 test('an empty or meaningless query returns nothing instead of noise', () => {
@@ -62,18 +76,71 @@ test('an empty or meaningless query returns nothing instead of noise', () => {
 test('the answer gives the top hit in full and the tail in one line each, within budget', () => {
   const q = 'upcoming events in Paris';
   const hits = search.search(q, 8);
-  const text = renderSearchResults(q, hits, catalogue, { alias: 'oa', budget: 8000 });
+  const text = renderSearchResults(q, hits, catalogue, { alias: 'demo', budget: 8000 });
   assert.ok(Buffer.byteLength(text) <= 8000);
-  assert.match(text, /## 1\. api\.agendas\.events\.list — GET \/agendas\/\{agendaUid\}\/events/);
-  assert.match(text, /Call: await api\.agendas\.events\.list\(\{ path: \{ agendaUid \}, query: \{ … \} \}\)/);
-  assert.match(text, /agendaUid \(required\): integer/);
-  assert.match(text, /relative: \("passed" \| "upcoming" \| "current"\)\[\]/); // enum values shown
+  assert.match(text, /## 1\. api\.events\.list — GET \/events\n/);
+  assert.match(text, /Call: await api\.events\.list\(\{ query: \{ … \} \}\)/);
+  assert.match(text, /category: \("music" \| "theatre" \| .*\)\[\]/); // enum values shown
   assert.match(text, /limit: integer, default 20/); // defaults shown
   assert.match(text, /Returns 200 EventList: \{/); // response shape
-  assert.match(text, /oa\.agendas\.events\.list\(/); // the document's own example
+  assert.match(text, /api\.events\.list\(\{ query: \{ city: \['Paris'\], limit: 10 \} \}\)/); // the document's own example
+  assert.match(text, /eventId \(required\): string/); // a $ref'd path-level parameter, on the next hits
   assert.match(text, /Also relevant:\n- api\./);
   const small = renderSearchResults(q, hits, catalogue, { budget: 2500 });
   assert.ok(Buffer.byteLength(small) <= 2500);
+});
+
+describeWithOpenAgenda('search on the OpenAgenda v3 contract', (spec) => {
+  let oa: { catalogue: Catalogue; search: OperationSearch };
+  before(async () => {
+    oa = await indexed(spec);
+  });
+  const oaTop = (q: string) => oa.search.search(q, 5)[0]?.op.id;
+
+  test('plain requests find the operation a person means', () => {
+    assert.equal(oaTop('upcoming events in Paris'), 'agendas.events.list');
+    assert.equal(oaTop('delete an event'), 'agendas.events.delete');
+    assert.equal(oaTop('create an event'), 'agendas.events.create');
+    assert.equal(oaTop('how many events per city'), 'agendas.events.facets');
+  });
+
+  test('French requests and typos are understood', () => {
+    assert.equal(oaTop('supprimer un événement'), 'agendas.events.delete');
+    assert.equal(oaTop('événements à venir à Lyon'), 'agendas.events.list');
+    assert.equal(oaTop('upcomming evnets'), 'agendas.events.list');
+    assert.equal(oaTop('locatoins of an agenda'), 'agendas.locations.list');
+  });
+
+  test('x-synonyms from the document are searchable', () => {
+    // "kpi" appears only in agendas.overview's x-synonyms.
+    assert.equal(oaTop('kpi'), 'agendas.overview');
+  });
+
+  test("the answer gives the top hit in full, with the document's example under the alias", () => {
+    const q = 'upcoming events in Paris';
+    const text = renderSearchResults(q, oa.search.search(q, 8), oa.catalogue, { alias: 'oa', budget: 8000 });
+    assert.ok(Buffer.byteLength(text) <= 8000);
+    assert.match(text, /## 1\. api\.agendas\.events\.list — GET \/agendas\/\{agendaUid\}\/events/);
+    assert.match(text, /Call: await api\.agendas\.events\.list\(\{ path: \{ agendaUid \}, query: \{ … \} \}\)/);
+    assert.match(text, /agendaUid \(required\): integer/);
+    assert.match(text, /relative: \("passed" \| "upcoming" \| "current"\)\[\]/);
+    assert.match(text, /limit: integer, default 20/);
+    assert.match(text, /Returns 200 EventList: \{/);
+    assert.match(text, /oa\.agendas\.events\.list\(/); // the document's own example
+  });
+
+  test('related: the list that yields the ids an operation takes comes first, then its resource’s other verbs', async () => {
+    const { relatedOperations } = await import('../../main/core/search/relatedOperations.ts');
+    const related = relatedOperations(oa.catalogue, 'agendas.events.create')!.map((h) => h.op.id);
+    assert.equal(related[0], 'agendas.list', 'where the agendaUid it needs comes from');
+    for (const id of ['agendas.events.list', 'agendas.events.get', 'agendas.events.update', 'agendas.events.delete']) assert.ok(related.includes(id), id);
+    assert.ok(!related.includes('agendas.events.create'), 'not itself');
+    assert.ok(!related.includes('me.agendas.list'), 'nothing unrelated');
+    const text = renderSearchResults('operations related to agendas.events.create', relatedOperations(oa.catalogue, 'agendas.events.create')!, oa.catalogue, {
+      alias: 'oa',
+    });
+    assert.match(text, /## 1\. api\.agendas\.list — GET \/agendas\n/);
+  });
 });
 
 test('operations without a sample get a generated, runnable skeleton', () => {
@@ -167,18 +234,16 @@ test('typo correction fixes misspellings but never rewrites a real word into a c
   assert.deepEqual(s.corrected('list evnets'), { evnet: 'event' }, 'a misspelling is still fixed');
 });
 
-test('related: the list that yields the ids an operation takes comes first, then its resource’s other verbs', async () => {
+test('related: the list that yields the ids an operation takes comes first, then its resource’s other verbs (demo API)', async () => {
   const { relatedOperations } = await import('../../main/core/search/relatedOperations.ts');
-  const related = relatedOperations(catalogue, 'agendas.events.create')!.map((h) => h.op.id);
-  assert.equal(related[0], 'agendas.list', 'where the agendaUid it needs comes from');
-  for (const id of ['agendas.events.list', 'agendas.events.get', 'agendas.events.update', 'agendas.events.delete']) assert.ok(related.includes(id), id);
-  assert.ok(!related.includes('agendas.events.create'), 'not itself');
-  assert.ok(!related.includes('me.agendas.list'), 'nothing unrelated');
+  const related = relatedOperations(catalogue, 'events.delete')!.map((h) => h.op.id);
+  assert.equal(related[0], 'events.list', 'where the eventId it needs comes from');
+  for (const id of ['events.get', 'events.update', 'events.replace', 'events.create']) assert.ok(related.includes(id), id);
+  assert.ok(!related.includes('events.delete'), 'not itself');
+  assert.ok(!related.includes('categories.list'), 'nothing unrelated');
   assert.equal(relatedOperations(catalogue, 'no.such'), undefined);
-  const text = renderSearchResults('operations related to agendas.events.create', relatedOperations(catalogue, 'agendas.events.create')!, catalogue, {
-    alias: 'oa',
-  });
-  assert.match(text, /## 1\. api\.agendas\.list — GET \/agendas\n/);
+  const text = renderSearchResults('operations related to events.delete', relatedOperations(catalogue, 'events.delete')!, catalogue, { alias: 'demo' });
+  assert.match(text, /## 1\. api\.events\.list — GET \/events\n/);
 });
 
 test("the example uses the document's own request example when it has one", () => {

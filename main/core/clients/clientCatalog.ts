@@ -1,8 +1,8 @@
 // The MCP clients Airlock registers itself in: where each keeps its
 // configuration (per platform), in which format, under which key, the shape
 // of a stdio entry, its own CLI when it has one, and what the person must do
-// afterwards. Facts from each client's documentation (see
-// ../shared/guides/clients.md); paths are computed from a ClientEnv so tests
+// afterwards. Facts from each client's own documentation; paths are
+// computed from a ClientEnv so tests
 // run against a temporary home.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
