@@ -28,6 +28,8 @@ class PipeTransport extends LineLimitedStdioTransport {
 export interface PipeEndpointOptions {
   createServer: () => McpServer;
   logger: Logger;
+  /** Joined sessions at most (each holds a server); one more is refused with 503 (default 64, as for HTTP sessions). */
+  maxSessions?: number;
 }
 
 export interface PipeEndpoint {
@@ -51,7 +53,17 @@ export function createPipeEndpoint(options: PipeEndpointOptions): PipeEndpoint {
     socket.destroy();
   };
 
+  const max = options.maxSessions ?? 64;
+
   function handle(_req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    if (live.size >= max) {
+      log.warn(`refused a joined stdio session: all ${max} are open`);
+      const body = JSON.stringify({ error: `all ${max} joined sessions are open; close a client and retry` });
+      socket.end(
+        `HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      );
+      return;
+    }
     (socket as Socket).setNoDelay?.(true);
     socket.write(`HTTP/1.1 101 Switching Protocols\r\nupgrade: ${PIPE_PROTOCOL}\r\nconnection: Upgrade\r\n\r\n`);
     if (head.length > 0) socket.unshift(head);

@@ -1,0 +1,112 @@
+// The joined stdio pipe, companion side: an upgraded connection carries JSON
+// lines to one MCP server; closing the connection closes the server and
+// aborts its calls in flight at once; the number of joined sessions is capped.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import type { Socket } from 'node:net';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { startLoopbackServer } from '../../main/core/http/loopbackServer.ts';
+import { createPipeEndpoint } from '../../main/core/mcp/pipeMcpEndpoint.ts';
+import { silentLogger } from '../../main/core/log/logger.ts';
+
+const TOKEN = 'a'.repeat(64);
+
+async function fixture(t: { after(fn: () => unknown): void }, maxSessions: number) {
+  const aborted: string[] = [];
+  let started!: () => void;
+  const callStarted = new Promise<void>((r) => (started = r));
+  const pipe = createPipeEndpoint({
+    logger: silentLogger,
+    maxSessions,
+    createServer: () => {
+      const server = new McpServer({ name: 'fake', version: '1' });
+      server.registerTool('wait', { description: 'waits until cancelled' }, (extra) => {
+        started();
+        return new Promise((resolve) =>
+          extra.signal.addEventListener('abort', () => {
+            aborted.push(String(extra.requestId));
+            resolve({ content: [] });
+          }),
+        );
+      });
+      return server;
+    },
+  });
+  const server = await startLoopbackServer({
+    host: '127.0.0.1',
+    port: 0,
+    allowNonLoopback: false,
+    tokens: { mcp: TOKEN },
+    routes: [],
+    upgrades: [pipe.route],
+    logger: silentLogger,
+  });
+  t.after(async () => {
+    await pipe.close();
+    await server.close();
+  });
+  /** Upgrades; resolves with the socket, or with the refusal's status. */
+  const open = () =>
+    new Promise<{ status: number; socket?: Socket }>((resolve, reject) => {
+      const req = request(`${server.url}/mcp/pipe`, { headers: { authorization: `Bearer ${TOKEN}`, connection: 'Upgrade', upgrade: 'airlock-mcp-lines' } });
+      req.on('upgrade', (res, socket: Socket) => resolve({ status: res.statusCode!, socket }));
+      req.on('response', (res) => (res.resume(), resolve({ status: res.statusCode! })));
+      req.on('error', reject);
+      req.end();
+    });
+  return { pipe, open, aborted, callStarted };
+}
+
+function lines(socket: Socket): (id: number) => Promise<Record<string, unknown>> {
+  let buffered = '';
+  const seen = new Map<number, Record<string, unknown>>();
+  const waiting = new Map<number, (m: Record<string, unknown>) => void>();
+  socket.setEncoding('utf8').on('data', (d: string) => {
+    buffered += d;
+    for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
+      const m = JSON.parse(buffered.slice(0, nl)) as Record<string, unknown> & { id: number };
+      buffered = buffered.slice(nl + 1);
+      seen.set(m.id, m);
+      waiting.get(m.id)?.(m);
+    }
+  });
+  return (id) => (seen.has(id) ? Promise.resolve(seen.get(id)!) : new Promise((r) => waiting.set(id, r)));
+}
+
+const send = (socket: Socket, message: object) => socket.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n');
+const INIT = { id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } };
+
+test('a joined session answers over its pipe; closing the pipe aborts its call in flight at once', { timeout: 10_000 }, async (t) => {
+  const { pipe, open, aborted, callStarted } = await fixture(t, 4);
+  const { status, socket } = await open();
+  assert.equal(status, 101);
+  const answer = lines(socket!);
+  send(socket!, INIT);
+  assert.equal(((await answer(1)).result as { serverInfo: { name: string } }).serverInfo.name, 'fake');
+  send(socket!, { method: 'notifications/initialized' });
+  send(socket!, { id: 2, method: 'tools/call', params: { name: 'wait', arguments: {} } });
+  await callStarted;
+  assert.equal(pipe.sessionCount(), 1);
+  socket!.destroy();
+  for (const deadline = Date.now() + 5_000; aborted.length === 0 || pipe.sessionCount() > 0;) {
+    assert.ok(Date.now() < deadline, 'the call is aborted and the session gone within 5 s');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.deepEqual(aborted, ['2']);
+});
+
+test('joined sessions are capped: one more is refused with 503 until one closes', { timeout: 10_000 }, async (t) => {
+  const { pipe, open } = await fixture(t, 1);
+  const first = await open();
+  assert.equal(first.status, 101);
+  assert.equal((await open()).status, 503);
+  first.socket!.destroy();
+  for (const deadline = Date.now() + 5_000; pipe.sessionCount() > 0;) {
+    assert.ok(Date.now() < deadline, 'the closed session is released');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const again = await open();
+  assert.equal(again.status, 101);
+  again.socket!.destroy();
+});
