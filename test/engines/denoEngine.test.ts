@@ -12,6 +12,7 @@ import { createDenoEngine, denoRuntimeArgs } from '../../main/core/sandbox/deno/
 import { denoNpmPackages, findDeno } from '../../main/core/sandbox/deno/findDeno.ts';
 import { resolveSubprocessLimits } from '../../main/core/sandbox/subprocess/limits.ts';
 import { defineEngineSuite } from '../helpers/subprocessSuite.ts';
+import { defineMemoryAttacks } from '../helpers/memoryAttacks.ts';
 import {
   fakeDataDir,
   killHostAndWait,
@@ -72,7 +73,7 @@ describeWithTools('deno engine', DENO, () => {
         ['--allow-net=127.0.0.1:4321'],
       );
       for (const flag of ['--no-prompt', '--no-config', '--no-lock', '--no-remote', '--no-npm', '--ext=js']) assert.ok(args.includes(flag), flag);
-      assert.ok(args.includes('--v8-flags=--max-old-space-size=64,--stack-size=512'));
+      assert.ok(args.includes(`--v8-flags=--max-heap-size=${limits.heapMb},--stack-size=512`));
       assert.equal(args.at(-1), '-', 'the program comes from stdin');
       assert.deepEqual(
         denoRuntimeArgs({ egress: 'none', gatePort: 4321, limits }).filter((a) => a.startsWith('--allow')),
@@ -166,6 +167,13 @@ console.log(JSON.stringify(report));`,
       assert.ok(readdirSync(dir).length > 0, 'Deno keeps its caches there');
     });
   });
+});
+
+defineMemoryAttacks({
+  name: 'deno engine (egress executor): the memory cap under attack',
+  runtime: 'deno',
+  needs: [DENO],
+  create: (ctx) => createDenoEngine({ proxy: ctx.proxy, egress: 'executor', denoPath, denoDir: join(ctx.tmpDir, 'deno-dir'), tmpDir: ctx.tmpDir }),
 });
 
 describe('findDeno', () => {

@@ -5,10 +5,14 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createNodeEngine, nodeRuntimeArgs } from '../../main/core/sandbox/node/nodeEngine.ts';
-import { resolveSubprocessLimits } from '../../main/core/sandbox/subprocess/limits.ts';
+import { BARE_BASELINE_BYTES, dataBudget, resolveSubprocessLimits, WRAPPED_BASELINE_BYTES } from '../../main/core/sandbox/subprocess/limits.ts';
 import { buildGuestScript, clientGlobals, clientTree, PRELUDE_ONE_LINE } from '../../main/core/sandbox/subprocess/guestPrelude.ts';
-import { makePathScrubber, makeScrubber } from '../../main/core/sandbox/subprocess/outcome.ts';
+import { errorFromExit, errorFromReport, makePathScrubber, makeScrubber } from '../../main/core/sandbox/subprocess/outcome.ts';
+import { MemoryGuard } from '../../main/core/sandbox/subprocess/memoryGuard.ts';
+import { silentLogger } from '../../main/core/log/logger.ts';
+import { spawn } from 'node:child_process';
 import { defineEngineSuite } from '../helpers/subprocessSuite.ts';
+import { defineMemoryAttacks } from '../helpers/memoryAttacks.ts';
 import {
   killHostAndWait,
   MANIFEST,
@@ -17,6 +21,7 @@ import {
   runCode,
   runRaw,
   startLayer,
+  within,
   type Layer,
   type OtherServer,
   type RecordingProxy,
@@ -137,19 +142,85 @@ describe('subprocess machinery (shared by node and deno)', () => {
     assert.equal(Object.keys(tree.children).length, 1);
   });
 
-  test('limits: heap from memoryBytes, a stack cap only when asked, the OS cap above both', () => {
-    const limits = resolveSubprocessLimits({ timeoutMs: 1000, memoryBytes: 64 * 1024 * 1024, outputBytes: 1024 });
-    assert.equal(limits.heapMb, 64);
+  test('limits: the heap inside the budget, a stack cap only when asked, a launch-time data cap above both', () => {
+    const MB = 1024 * 1024;
+    // The heap cap leaves the expected start-up footprint, the uncounted growth and a margin out of the cap + 64 MB.
+    const limits = resolveSubprocessLimits({ timeoutMs: 1000, memoryBytes: 64 * MB, outputBytes: 1024 });
+    assert.equal(limits.heapMb, 64 + 64 - 24 - BARE_BASELINE_BYTES / MB - 16);
     assert.equal(limits.stackKb, undefined);
     assert.ok(limits.dataCapBytes > 2 * limits.memoryBytes);
+    assert.equal(resolveSubprocessLimits({ timeoutMs: 1, memoryBytes: 256 * MB, outputBytes: 1 }, 45 * MB).heapMb, 256 + 40 - 45 - 16);
+    assert.equal(resolveSubprocessLimits({ timeoutMs: 1, memoryBytes: 256 * MB, outputBytes: 1 }, WRAPPED_BASELINE_BYTES).heapMb, 256 + 40 - 176 - 16);
+    assert.equal(resolveSubprocessLimits({ timeoutMs: 1, memoryBytes: 64 * MB, outputBytes: 1 }, WRAPPED_BASELINE_BYTES).heapMb, 16, 'never below 16 MB');
+    assert.equal(resolveSubprocessLimits({ timeoutMs: 1, memoryBytes: 4096 * MB, outputBytes: 1 }, 0).heapMb, 4096, 'never above the cap');
+    // At start: what the processes hold plus the data budget is the cap + 40 MB (24 MB of the slack for what RLIMIT_DATA does not count).
+    // The watchdog acts 8 MB below the cap + 64 MB.
+    assert.deepEqual(dataBudget({ memoryBytes: 256 * MB, heapMb: 235 }, 45 * MB), { dataBudgetBytes: 251 * MB, watchBytes: 312 * MB });
+    // A wrapper that holds more than the cap leaves gets the floor (heap + 16 MB), and the watchdog line moves up with it.
+    assert.deepEqual(dataBudget({ memoryBytes: 64 * MB, heapMb: 16 }, 165 * MB), { dataBudgetBytes: 32 * MB, watchBytes: (165 + 32 + 24 - 8) * MB });
     const small = resolveSubprocessLimits({ timeoutMs: 0, memoryBytes: 1, outputBytes: -1, stackBytes: 64 * 1024 * 1024 });
     assert.equal(small.heapMb, 16);
     assert.equal(small.timeoutMs, 1);
     assert.equal(small.outputBytes, 0);
     assert.equal(small.stackKb, 4096);
     assert.deepEqual(nodeRuntimeArgs(small).slice(0, 3), ['--permission', '--no-addons', '--input-type=module']);
+    assert.ok(nodeRuntimeArgs(small).includes('--max-heap-size=16'));
     assert.ok(!nodeRuntimeArgs(small).some((a) => a.startsWith('--allow')), 'nothing is granted');
   });
+
+  test('an allocation the memory cap refused, thrown or fatal, ends the run with the memory error naming the cap', () => {
+    const limits = resolveSubprocessLimits({ timeoutMs: 1000, memoryBytes: 256 * 1024 * 1024, outputBytes: 1024 });
+    const memory = { kind: 'memory', message: 'Memory limit of 256 MB exceeded' };
+    const scrub = (t: string) => t;
+    for (const [name, message] of [
+      ['RangeError', 'Array buffer allocation failed'],
+      ['RangeError', 'Failed to allocate memory'],
+      ['RangeError', 'WebAssembly.Memory.grow(): Unable to grow instance memory'],
+      ['RangeError', 'WebAssembly.Memory(): could not allocate memory'],
+    ]) {
+      assert.deepEqual(errorFromReport({ isError: true, name, message, stack: '' }, limits, scrub), memory, message);
+    }
+    assert.equal(
+      errorFromReport({ isError: true, name: 'RangeError', message: 'WebAssembly.Memory.grow(): Maximum memory size exceeded' }, limits, scrub).kind,
+      'runtime',
+    );
+    for (const stderr of [
+      'FATAL ERROR: Committing semi space failed. Allocation failed - JavaScript heap out of memory',
+      '# Fatal JavaScript out of memory: Reached heap limit',
+      'memory allocation of 8000000 bytes failed',
+    ]) {
+      assert.deepEqual(errorFromExit({ code: null, signal: 'SIGABRT' }, stderr, limits, 'Node'), memory, stderr);
+    }
+    // A crash with nothing on stderr is the cap's doing only when the runtime was at its data cap.
+    assert.equal(errorFromExit({ code: null, signal: 'SIGSEGV' }, '', limits, 'Node').kind, 'internal');
+    assert.deepEqual(errorFromExit({ code: null, signal: 'SIGSEGV' }, '', limits, 'Node', true), memory);
+  });
+
+  test(
+    'the watchdog: a process whose RSS passes its line is killed, even without prlimit',
+    { skip: process.platform !== 'linux' && 'Linux only (/proc)' },
+    async () => {
+      const limits = resolveSubprocessLimits({ timeoutMs: 1000, memoryBytes: 16 * 1024 * 1024, outputBytes: 1024 });
+      const argv = [process.execPath, '--input-type=module', '-'];
+      const child = spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'inherit'] });
+      child.stdin.end('const a = []; setInterval(() => a.push(new Uint8Array(4 << 20).fill(1)), 5); console.log("go");');
+      const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+      try {
+        await within(new Promise((resolve) => child.stdout.once('data', resolve)), "the process's first line");
+        const { promise: over, resolve: onOver } = Promise.withResolvers<number>();
+        const guard = new MemoryGuard({ rootPid: child.pid!, runtimeArgv: argv, limits, prlimit: undefined, log: silentLogger, onOver });
+        const armed = await guard.arm();
+        assert.equal(armed.runtimePid, child.pid);
+        assert.equal(armed.dataLimitBytes, undefined, 'no prlimit: the watchdog only');
+        const rss = await within(over, 'the watchdog firing');
+        assert.equal(await within(exited, 'the process exit'), 'SIGKILL');
+        assert.ok(rss > armed.watchBytes && rss < armed.watchBytes + 32 * 1024 * 1024, `killed at ${rss} bytes, line ${armed.watchBytes}`);
+        guard.stop();
+      } finally {
+        child.kill('SIGKILL');
+      }
+    },
+  );
 
   test('scrubbing removes host paths and file URLs, in linear time on hostile text', () => {
     const scrub = makeScrubber(['/tmp/airlock-node-abc', '/opt/node/bin']);
@@ -163,4 +234,10 @@ describe('subprocess machinery (shared by node and deno)', () => {
     assert.equal(scrub(hostile), '<sandbox>');
     assert.equal(paths(hostile), '<sandbox>');
   });
+});
+
+defineMemoryAttacks({
+  name: 'node engine (egress none): the memory cap under attack',
+  runtime: 'node',
+  create: (ctx) => createNodeEngine({ proxy: ctx.proxy, egress: 'none', tmpDir: ctx.tmpDir }),
 });

@@ -20,6 +20,7 @@ import { createDenoEngine } from '../../main/core/sandbox/deno/denoEngine.ts';
 import { findDeno } from '../../main/core/sandbox/deno/findDeno.ts';
 import { findSrt, locateSrt, renderSrtSettings, srtEnv, srtInvocation, srtSettingsFor, type SrtAvailability } from '../../main/core/sandbox/srt/srtWrapper.ts';
 import { defineEngineSuite } from '../helpers/subprocessSuite.ts';
+import { defineMemoryAttacks } from '../helpers/memoryAttacks.ts';
 import {
   fakeDataDir,
   killHostAndWait,
@@ -202,6 +203,28 @@ console.log(JSON.stringify(report));`;
 
   defineEngineSuite({
     name: 'deno engine under srt (egress wrapper)',
+    needs: [DENO],
+    create: (ctx) =>
+      createDenoEngine({
+        proxy: ctx.proxy,
+        egress: 'wrapper',
+        denoPath,
+        denoDir: join(ctx.tmpDir, 'deno-dir'),
+        tmpDir: ctx.tmpDir,
+        srt: { dataDir: ctx.dataDir },
+      }),
+  });
+
+  // The wrapper's own processes (srt's Node, socat, bubblewrap: ~120 MB of RSS) are the run's processes too, and count against the cap.
+  defineMemoryAttacks({
+    name: 'node engine under srt (egress wrapper): the memory cap under attack',
+    runtime: 'node',
+    create: (ctx) => createNodeEngine({ proxy: ctx.proxy, egress: 'wrapper', tmpDir: ctx.tmpDir, srt: { dataDir: ctx.dataDir } }),
+  });
+
+  defineMemoryAttacks({
+    name: 'deno engine under srt (egress wrapper): the memory cap under attack',
+    runtime: 'deno',
     needs: [DENO],
     create: (ctx) =>
       createDenoEngine({

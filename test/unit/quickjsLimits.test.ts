@@ -11,6 +11,7 @@ import { resolveSettings, SettingError } from '../../main/core/config/settings.t
 import { createEngine } from '../../main/core/runtime/sandboxEngines.ts';
 import type { DataPaths } from '../../main/core/config/dataDir.ts';
 import { silentLogger } from '../../main/core/log/logger.ts';
+import { sampleTreeMemory } from '../helpers/memorySampler.ts';
 
 const MB = 1024 * 1024;
 const CLIENT = { operations: [{ operationId: 'approve.me', callPath: ['approve', 'me'] }], globals: ['api'] };
@@ -154,6 +155,33 @@ test('other ways of exhausting memory are capped too', async () => {
   }
   await assertHealthy();
 });
+
+test(
+  "issue 16's typed-array attack ends with the memory error naming the cap; the host never holds more than the cap + 64 MB over its start",
+  { timeout: 60_000 },
+  async (t) => {
+    await assertHealthy();
+    const cap = 256 * MB;
+    const before = process.memoryUsage().rss;
+    // The run is a thread of this process: its RSS is what the run costs (sampled every 10 ms from another thread, Linux only).
+    const sampler = process.platform === 'linux' ? sampleTreeMemory({ includeRoot: true }) : undefined;
+    const outcome = await engine.run(
+      request('const a = []; for (;;) a.push(new Float64Array(1e6).fill(1));', { limits: { ...LIMITS, memoryBytes: cap, timeoutMs: 20_000 } }),
+    );
+    const seen = await sampler?.stop();
+    const error = failure(outcome);
+    assert.equal(error.kind, 'memory');
+    assert.equal(error.message, 'Memory limit of 256 MB exceeded');
+    assert.ok(outcome.durationMs < 20_000, 'the cap, not the deadline, ended the run');
+    if (seen) {
+      t.diagnostic(
+        `after ${Math.round(outcome.durationMs)} ms; host RSS ${Math.round(before / MB)} MB before, ${Math.round(seen.maxBytes / MB)} MB at most (${seen.samples} samples)`,
+      );
+      assert.ok(seen.maxBytes - before <= cap + 64 * MB, `the host grew by ${Math.round((seen.maxBytes - before) / MB)} MB`);
+    }
+    await assertHealthy();
+  },
+);
 
 test('five memory bombs in a row give host memory back', async () => {
   await assertHealthy();

@@ -17,7 +17,7 @@ import { dirname, join } from 'node:path';
 import type { GateProxy } from '../../egress/gateProxy.ts';
 import { silentLogger, type Logger } from '../../log/logger.ts';
 import { createSubprocessEngine, type SubprocessEngine } from '../subprocess/subprocessEngine.ts';
-import type { SubprocessLimits } from '../subprocess/limits.ts';
+import { BARE_BASELINE_BYTES, WRAPPED_BASELINE_BYTES, type SubprocessLimits } from '../subprocess/limits.ts';
 import { capsClause, childEnv, deathGuard, memoryCap, realDir, which } from '../subprocess/hostTools.ts';
 import { locateSrt, SRT_LINUX_HTTP_PROXY_PORT, srtEnv, srtInvocation, writeRunSrtSettings, type SrtOptions } from '../srt/srtWrapper.ts';
 import { denoVersion } from './findDeno.ts';
@@ -50,7 +50,7 @@ export function denoNetPermission(egress: DenoEgress, gatePort: number, platform
 
 /** The `deno run` flags of a run. */
 export function denoRuntimeArgs(o: { egress: DenoEgress; gatePort: number; limits: Pick<SubprocessLimits, 'heapMb' | 'stackKb'> }): string[] {
-  const v8 = [`--max-old-space-size=${o.limits.heapMb}`, ...(o.limits.stackKb === undefined ? [] : [`--stack-size=${o.limits.stackKb}`])];
+  const v8 = [`--max-heap-size=${o.limits.heapMb}`, ...(o.limits.stackKb === undefined ? [] : [`--stack-size=${o.limits.stackKb}`])];
   return [
     'run',
     '--quiet',
@@ -89,10 +89,11 @@ export function createDenoEngine(options: DenoEngineOptions): SubprocessEngine {
   const denoEnv = { DENO_DIR: options.denoDir, DENO_NO_UPDATE_CHECK: '1', DENO_NO_PROMPT: '1' };
 
   const launch = async ({ runDir, limits }: { runDir: string; limits: SubprocessLimits }) => {
-    const runtime = [...cap.prefix(limits), options.denoPath, ...denoRuntimeArgs({ egress: egress as DenoEgress, gatePort: proxy.port, limits })];
+    const runtimeArgv = [options.denoPath, ...denoRuntimeArgs({ egress: egress as DenoEgress, gatePort: proxy.port, limits })];
+    const runtime = [...cap.prefix(limits), ...runtimeArgv];
     if (!srt?.found) {
       const [command, ...args] = runtime;
-      return { ...guard.exec(command!, args), env: childEnv(runDir, denoEnv) };
+      return { ...guard.exec(command!, args), env: childEnv(runDir, denoEnv), runtimeArgv };
     }
     // DENO_DIR stays readable (warm caches) but not writable inside the wrapper.
     const settingsFile = await writeRunSrtSettings({
@@ -105,7 +106,7 @@ export function createDenoEngine(options: DenoEngineOptions): SubprocessEngine {
     // Deno must send the gate's requests through the proxy.
     const inner = [envBinary!, '-u', 'NO_PROXY', '-u', 'no_proxy', ...runtime];
     const { command, args } = srtInvocation(srt, settingsFile, inner);
-    return { ...guard.group(command, args), env: srtEnv(srt, runDir, denoEnv) };
+    return { ...guard.group(command, args), env: srtEnv(srt, runDir, denoEnv), runtimeArgv };
   };
 
   const network =
@@ -128,5 +129,7 @@ export function createDenoEngine(options: DenoEngineOptions): SubprocessEngine {
     launch,
     describeBoundary,
     hostPaths: [runtimeDir, dirname(options.denoPath), options.denoDir, tmpRoot, ...(srt?.found ? [srt.packageDir] : [])],
+    memoryCap: cap,
+    expectedBaselineBytes: srt?.found ? WRAPPED_BASELINE_BYTES : BARE_BASELINE_BYTES,
   });
 }

@@ -18,7 +18,7 @@ import { dirname, join } from 'node:path';
 import type { GateProxy } from '../../egress/gateProxy.ts';
 import { silentLogger, type Logger } from '../../log/logger.ts';
 import { createSubprocessEngine, type SubprocessEngine } from '../subprocess/subprocessEngine.ts';
-import type { SubprocessLimits } from '../subprocess/limits.ts';
+import { BARE_BASELINE_BYTES, WRAPPED_BASELINE_BYTES, type SubprocessLimits } from '../subprocess/limits.ts';
 import { capsClause, childEnv, deathGuard, memoryCap, nodeRuntimeEnv, realDir } from '../subprocess/hostTools.ts';
 import { locateSrt, srtEnv, srtInvocation, writeRunSrtSettings, type SrtOptions } from '../srt/srtWrapper.ts';
 
@@ -44,7 +44,7 @@ export function nodeRuntimeArgs(limits: Pick<SubprocessLimits, 'heapMb' | 'stack
     '--no-addons',
     '--input-type=module',
     '--disable-warning=ExperimentalWarning',
-    `--max-old-space-size=${limits.heapMb}`,
+    `--max-heap-size=${limits.heapMb}`,
     ...(limits.stackKb === undefined ? [] : [`--stack-size=${limits.stackKb}`]),
     '-',
   ];
@@ -78,14 +78,15 @@ export function createNodeEngine(options: NodeEngineOptions): SubprocessEngine {
   const proxy = options.proxy;
 
   const launch = async ({ runDir, limits }: { runDir: string; limits: SubprocessLimits }) => {
-    const runtime = [...cap.prefix(limits), nodePath, ...nodeRuntimeArgs(limits)];
+    const runtimeArgv = [nodePath, ...nodeRuntimeArgs(limits)];
+    const runtime = [...cap.prefix(limits), ...runtimeArgv];
     if (!srt?.found) {
       const [command, ...args] = runtime;
-      return { ...guard.exec(command!, args), env: childEnv(runDir, nodeRuntimeEnv(nodePath)) };
+      return { ...guard.exec(command!, args), env: childEnv(runDir, nodeRuntimeEnv(nodePath)), runtimeArgv };
     }
     const settingsFile = await writeRunSrtSettings({ srt: options.srt, runDir, gatePort: proxy.port, readablePaths: [runtimeDir, srt.packageDir] });
     const { command, args } = srtInvocation(srt, settingsFile, runtime);
-    return { ...guard.group(command, args), env: srtEnv(srt, runDir, nodeRuntimeEnv(nodePath)) };
+    return { ...guard.group(command, args), env: srtEnv(srt, runDir, nodeRuntimeEnv(nodePath)), runtimeArgv };
   };
 
   const network =
@@ -106,5 +107,7 @@ export function createNodeEngine(options: NodeEngineOptions): SubprocessEngine {
     launch,
     describeBoundary,
     hostPaths: [runtimeDir, dirname(nodePath), tmpRoot, ...(srt?.found ? [srt.packageDir] : [])],
+    memoryCap: cap,
+    expectedBaselineBytes: srt?.found ? WRAPPED_BASELINE_BYTES : BARE_BASELINE_BYTES,
   });
 }

@@ -1,7 +1,13 @@
 // One subprocess run from spawn to outcome: the run's clock and output
-// budget, its gate capability, the messages the guest prelude sends, and the
-// child's exit. The engine (subprocessEngine.ts) prepares the directory and
-// command line and keeps the set of live children.
+// budget, its gate capability, its memory guard, the messages the guest
+// prelude sends, and the child's exit. The engine (subprocessEngine.ts)
+// prepares the directory and command line and keeps the set of live children.
+//
+// The memory hold: on Linux the prelude, once ready and before the code
+// runs, sends one request through the gate with the run's hold id (made from
+// the nonce, which only the prelude knows). The host answers it only after
+// the memory guard has measured the run's processes and lowered the
+// runtime's data cap; the code runs only on that answer.
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { ApiCallRequest, ApiCallResult, ConsoleEntry, RunControl, RunError, RunOutcome, RunRequest } from '../engine.ts';
 import type { GateProxy } from '../../egress/gateProxy.ts';
@@ -11,6 +17,8 @@ import { limitError, OutputBudget } from '../runBudget.ts';
 import { RunClock } from '../runClock.ts';
 import { lineReader, parseGuestLine, type GuestMessage } from './childLines.ts';
 import { errorFromExit, errorFromReport, makePathScrubber, makeScrubber, type GuestErrorReport } from './outcome.ts';
+import type { MemoryCap } from './hostTools.ts';
+import { MemoryGuard } from './memoryGuard.ts';
 
 /** A runtime that has not said its code is about to run by then has failed to start. */
 const STARTUP_TIMEOUT_MS = 30_000;
@@ -29,7 +37,13 @@ export interface ChildRunContext {
   /** Host paths that must never appear in a message the caller sees. */
   hostPaths: string[];
   nonce: string;
+  memoryCap: MemoryCap;
+  /** What the run's processes held when the code was about to start (RSS, summed). */
+  onMeasured?(readyRssBytes: number): void;
 }
+
+/** What the gate answers a hold it will not release (the run is over, or could not be capped). */
+const HOLD_REFUSED: ApiCallResult = { data: null, error: { message: 'The run is over' }, status: 0 };
 
 type Settlement = { ok: true; value: unknown } | { ok: false; error: RunError };
 
@@ -46,6 +60,8 @@ export function killGroup(child: ChildProcess): void {
 export class ChildRun {
   readonly outcome: Promise<RunOutcome>;
   readonly gateToken: string;
+  /** The operation id of the prelude's memory hold (see above). */
+  readonly holdId: string;
   readonly #ctx: ChildRunContext;
   readonly #resolve: (outcome: RunOutcome) => void;
   readonly #started = performance.now();
@@ -61,6 +77,8 @@ export class ChildRun {
   #startupTimer: NodeJS.Timeout | undefined;
   #child: ChildProcess | undefined;
   #childExited = false;
+  #guard: MemoryGuard | undefined;
+  #held = false;
 
   constructor(ctx: ChildRunContext) {
     this.#ctx = ctx;
@@ -85,7 +103,9 @@ export class ChildRun {
         }
       },
     };
+    this.holdId = `airlock-hold-${ctx.nonce}`;
     this.#gateRun = ctx.proxy.openRun(async (call: ApiCallRequest): Promise<ApiCallResult> => {
+      if (call.operationId === this.holdId) return this.#hold();
       try {
         return await ctx.request.callApi(call, control);
       } catch (error) {
@@ -108,7 +128,7 @@ export class ChildRun {
   }
 
   /** Spawns the command and feeds it the guest program; resolves `outcome` when the run ends. */
-  spawn(spec: { command: string; args: string[]; env: Record<string, string> }, cwd: string, script: string): ChildProcess {
+  spawn(spec: { command: string; args: string[]; env: Record<string, string>; runtimeArgv: string[] }, cwd: string, script: string): ChildProcess {
     const child = spawn(spec.command, spec.args, {
       cwd,
       env: spec.env,
@@ -117,6 +137,17 @@ export class ChildRun {
       windowsHide: true,
     });
     this.#child = child;
+    const { memoryCap, limits, log } = this.#ctx;
+    if (memoryCap.watched && child.pid !== undefined) {
+      this.#guard = new MemoryGuard({
+        rootPid: child.pid,
+        runtimeArgv: spec.runtimeArgv,
+        limits,
+        prlimit: memoryCap.prlimit,
+        log,
+        onOver: () => this.#settle({ ok: false, error: limitError('memory', limits) }, true),
+      });
+    }
     const label = this.#ctx.label;
     this.#startupTimer = setTimeout(
       () => this.fail({ kind: 'internal', message: `The ${label} runtime did not start within ${STARTUP_TIMEOUT_MS / 1000} s` }),
@@ -151,9 +182,11 @@ export class ChildRun {
       if (gone) return;
       gone = true;
       this.#childExited = true;
+      this.#guard?.stop();
       if (!this.#settled) {
         if (stderr.trim()) this.#ctx.log.warn(`${this.#ctx.name} child ${child.pid ?? '?'} ended without an outcome; stderr: ${stderr.trim().slice(-2000)}`);
-        this.#settle({ ok: false, error: errorFromExit(exitInfo, stderr, this.#ctx.limits, this.#ctx.label) }, false);
+        const nearCap = this.#guard?.nearDataCap() ?? false;
+        this.#settle({ ok: false, error: errorFromExit(exitInfo, stderr, this.#ctx.limits, this.#ctx.label, nearCap) }, false);
       }
       for (const waiter of this.#exitWaiters.splice(0)) waiter();
       onGone();
@@ -173,6 +206,32 @@ export class ChildRun {
       exitInfo = { code, signal };
       whenGone();
     });
+  }
+
+  /** The prelude is ready and waits: cap the run's memory, then let the code run. */
+  async #hold(): Promise<ApiCallResult> {
+    const { label, log, name } = this.#ctx;
+    const guard = this.#guard;
+    if (this.#held || this.#settled || !guard) return HOLD_REFUSED;
+    this.#held = true;
+    try {
+      const armed = await guard.arm();
+      this.#ctx.onMeasured?.(armed.readyRssBytes);
+      const mb = (bytes: number) => Math.round(bytes / 1048576);
+      log.debug(
+        `${name} run: processes hold ${mb(armed.readyRssBytes)} MB at start; data budget ${mb(armed.dataBudgetBytes)} MB` +
+          (armed.dataLimitBytes === undefined ? ' (no prlimit: watchdog only)' : ` (RLIMIT_DATA ${mb(armed.dataLimitBytes)} MB)`) +
+          `, watchdog at ${mb(armed.watchBytes)} MB`,
+      );
+    } catch (error) {
+      // A run that ended meanwhile (deadline, abort, its process gone) has nothing left to cap.
+      if (this.#settled) return HOLD_REFUSED;
+      log.error(`could not cap the memory of a ${name} run: ${(error as Error).message}`);
+      this.fail({ kind: 'internal', message: `The ${label} engine could not put the run under its memory cap` });
+      return HOLD_REFUSED;
+    }
+    if (this.#settled) return HOLD_REFUSED;
+    return { data: null, error: null, status: 200 };
   }
 
   #onLine(line: string): void {
@@ -229,6 +288,7 @@ export class ChildRun {
   #settle(result: Settlement, kill: boolean): void {
     if (this.#settled) return;
     this.#settled = true;
+    this.#guard?.stop();
     this.#clock.stop();
     if (this.#startupTimer) clearTimeout(this.#startupTimer);
     this.#gateRun.close();

@@ -15,6 +15,11 @@
 //   accepts only a function body: the code cannot close the wrapper early and
 //   run at the top level. The source is named `execute.js`, so frames read
 //   `execute.js:<line>:<col>` after the two header lines are taken off.
+// - With a hold id (Linux), it then asks the gate to hold it: the host
+//   answers once the run's memory cap is in place (childRun.ts), and only
+//   then does the code run.
+// - Its own writes to stdout go through a buffer it allocated up front, so
+//   an error line still goes out when the code has spent the memory cap.
 //
 // Every line it writes to stdout starts with the run's nonce, which only the
 // prelude holds (it is an argument, never part of a function's source text),
@@ -53,6 +58,8 @@ export interface GuestScriptInput {
     viaProxy: boolean;
   };
   outputBytes: number;
+  /** The operation id the prelude sends to the gate before running the code, and waits on (the memory hold). */
+  hold?: string;
 }
 
 // The prelude is written over several lines for reading and joined onto one
@@ -84,6 +91,12 @@ const PRELUDE_SOURCE = String.raw`(function (A) {
   var room = A.outputBytes;
   var finished = false;
   var host = {};
+  var scratch = new Uint8Array(65536);
+
+  function encodeLine(text) {
+    if (text.length * 3 <= scratch.length) return scratch.subarray(0, encoder.encodeInto(text, scratch).written);
+    return encoder.encode(text);
+  }
 
   if (A.runtime === 'node') {
     var P = G.process;
@@ -108,7 +121,7 @@ const PRELUDE_SOURCE = String.raw`(function (A) {
     }
     var agent = new http.Agent({ keepAlive: true });
     host.write = function (text) {
-      var bytes = encoder.encode(text);
+      var bytes = encodeLine(text);
       var offset = 0;
       while (offset < bytes.length) {
         try {
@@ -167,7 +180,7 @@ const PRELUDE_SOURCE = String.raw`(function (A) {
       client = D.createHttpClient({ proxy: { url: 'http://' + proxyUrl.host, basicAuth: { username: decode(proxyUrl.username), password: decode(proxyUrl.password) } } });
     }
     host.write = function (text) {
-      var bytes = encoder.encode(text);
+      var bytes = encodeLine(text);
       var offset = 0;
       while (offset < bytes.length) offset += stdout.writeSync(bytes.subarray(offset));
     };
@@ -361,15 +374,32 @@ ${GUEST_COMMON_SOURCE}
     }, function () { fail(description); });
     return;
   }
-  line('${LINE_READY}', '');
-  var started;
-  try {
-    started = main.call(undefined);
-  } catch (error) {
-    fail(describe(error));
+  function start() {
+    line('${LINE_READY}', '');
+    var started;
+    try {
+      started = main.call(undefined);
+    } catch (error) {
+      fail(describe(error));
+      return;
+    }
+    PromiseCtor.resolve(started).then(finish, function (error) { fail(describe(error)); });
+  }
+
+  if (!A.hold) {
+    start();
     return;
   }
-  PromiseCtor.resolve(started).then(finish, function (error) { fail(describe(error)); });
+  host.post(stringify({ operationId: A.hold })).then(function (reply) {
+    var released = false;
+    try { released = reply.status === 200 && parse(reply.text).status === 200; } catch (error) {}
+    if (released) {
+      start();
+      return;
+    }
+    finished = true;
+    host.exit(0);
+  });
 })`;
 
 /** The prelude on one line. */
@@ -388,6 +418,7 @@ export function buildGuestScript(input: GuestScriptInput): string {
     globals: input.globals,
     gate: input.gate,
     outputBytes: input.outputBytes,
+    ...(input.hold === undefined ? {} : { hold: input.hold }),
   };
   // U+2028/2029 are line terminators in JS source: escape them so the program stays on one line.
   const json = JSON.stringify(argument)

@@ -45,42 +45,56 @@ export function pathDirs(path: string = hostPath()): string[] {
 }
 
 /**
- * The prefix that puts a process under the OS memory cap: `prlimit` on Linux
- * (RLIMIT_DATA, no core dumps). Elsewhere there is none; the engine says so
- * once in the log and relies on the runtime's heap cap.
+ * The OS memory cap (see limits.ts). On Linux: `prlimit` in front of the
+ * runtime for the launch-time backstop (RLIMIT_DATA, no core dumps, CPU
+ * time), `prlimit --pid` to lower the data cap before the code runs, and
+ * /proc for the watchdog. Without prlimit there is only the watchdog; off
+ * Linux there is neither (logged once), and the V8 heap cap is what is left.
  */
 export interface MemoryCap {
   prefix(limits: SubprocessLimits): string[];
   /** Where the cap comes from, or why there is none (for the log). */
   note: string;
+  /** An OS limit on the memory a run can map (RLIMIT_DATA). */
   enforced: boolean;
+  /** The run's processes are measured and watched through /proc (Linux). */
+  watched: boolean;
+  /** prlimit, for lowering a live process's cap. */
+  prlimit?: string;
 }
 
 /** The caps clause of an engine's describeBoundary. */
 export function capsClause(cap: MemoryCap): string {
+  const memory = cap.enforced
+    ? 'memory (an OS limit on everything the run maps: V8 heap, array buffers, wasm memory, set before the code runs from what the runtime holds then, so its processes stay within the memory cap plus 64 MB)'
+    : cap.watched
+      ? "V8 heap and memory (no OS limit here: a watchdog samples the run's processes every 10 ms and kills them past the memory cap plus 64 MB)"
+      : 'V8 heap (no OS memory limit on this platform)';
   return (
     'killed with its whole process group at the deadline (time spent waiting for a human approval does not count) and capped in ' +
-    (cap.enforced ? 'V8 heap, writable memory (an OS limit) and output' : 'V8 heap (no OS memory limit on this platform) and output') +
-    ' (console plus return value)'
+    memory +
+    ' and output (console plus return value)'
   );
 }
 
 export function memoryCap(log: Logger): MemoryCap {
   if (process.platform !== 'linux') {
-    const note = `no OS memory cap on ${process.platform} (prlimit is Linux-only); the V8 heap cap still applies`;
+    const note = `no OS memory cap on ${process.platform} (prlimit and /proc are Linux-only); the V8 heap cap still applies, array buffers and wasm memory are not capped`;
     log.info(note);
-    return { prefix: () => [], note, enforced: false };
+    return { prefix: () => [], note, enforced: false, watched: false };
   }
   const prlimit = which('prlimit') ?? (isExecutableFile('/usr/bin/prlimit') ? '/usr/bin/prlimit' : undefined);
   if (!prlimit) {
-    const note = 'no OS memory cap: prlimit (util-linux) was not found on PATH; the V8 heap cap still applies';
+    const note = 'no OS memory cap: prlimit (util-linux) was not found on PATH; the V8 heap cap and a 10 ms RSS watchdog still apply';
     log.warn(note);
-    return { prefix: () => [], note, enforced: false };
+    return { prefix: () => [], note, enforced: false, watched: true };
   }
   return {
     prefix: (limits) => [prlimit, '--core=0', `--data=${limits.dataCapBytes}`, `--cpu=${limits.cpuSeconds}`, '--'],
-    note: 'an OS cap on writable memory (RLIMIT_DATA via prlimit), and on CPU time as a backstop',
+    note: "an OS cap on writable memory (RLIMIT_DATA via prlimit, lowered to the run's budget before its code runs), and on CPU time as a backstop",
     enforced: true,
+    watched: true,
+    prlimit,
   };
 }
 

@@ -68,7 +68,11 @@ export function makePathScrubber(hostPaths: string[]): Scrubber {
   return (text: string) => replaceTokens(replacePaths(text, paths), '$deno$stdin', true);
 }
 
-const MEMORY_MESSAGE = /array buffer allocation failed|out of memory|could not allocate memory|allocation failed/i;
+// What an allocation refused by the memory cap throws inside the runtime: V8's typed arrays and ArrayBuffer
+// ("Array buffer allocation failed"), Node's Buffer ("Failed to allocate memory"), wasm memory created or grown
+// ("could not allocate memory", "Unable to grow instance memory").
+const MEMORY_MESSAGE =
+  /array buffer allocation failed|failed to allocate memory|out of memory|could not allocate memory|unable to grow instance memory|allocation failed/i;
 
 export function errorFromReport(report: GuestErrorReport, limits: SubprocessLimits, scrub: Scrubber): RunError {
   if (report.kind === 'output') return limitError('output', limits);
@@ -102,17 +106,24 @@ export function errorFromReport(report: GuestErrorReport, limits: SubprocessLimi
 
 const OOM_TEXT = /out of memory|reached heap limit|allocation failed|memory allocation of \d+ bytes failed|cannot allocate memory|std::bad_alloc/i;
 
-/** The process ended without a result or an error line: why, as far as its exit and stderr tell. */
+/**
+ * The process ended without a result or an error line: why, as far as its
+ * exit and stderr tell. `nearDataCap`: the memory guard saw the runtime
+ * within reach of its data cap, where any allocation can fail (also one the
+ * runtime cannot survive), so a crash there is the memory cap's doing.
+ */
 export function errorFromExit(
   exit: { code: number | null; signal: NodeJS.Signals | null },
   stderr: string,
   limits: SubprocessLimits,
   runtime: string,
+  nearDataCap = false,
 ): RunError {
   if (OOM_TEXT.test(stderr)) return limitError('memory', limits);
   const wrappedSignal = /Process killed by signal: (SIG[A-Z0-9]+)/.exec(stderr)?.[1];
   const signal = exit.signal ?? wrappedSignal ?? null;
   if (signal === 'SIGXCPU') return { kind: 'timeout', message: `Execution used more than ${limits.cpuSeconds} s of CPU time` };
+  if (nearDataCap && (signal !== null || exit.code !== 0)) return limitError('memory', limits);
   // Nobody on the host sent this SIGKILL: on Linux that is the kernel's OOM killer (or the CPU-time limit's hard stop).
   if (signal === 'SIGKILL') return { kind: 'memory', message: `${limitError('memory', limits).message} (the ${runtime} process was killed by the system)` };
   const how = signal ? `was stopped by ${signal}` : `exited with code ${exit.code ?? 'unknown'}`;

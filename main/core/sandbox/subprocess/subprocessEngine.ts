@@ -18,6 +18,10 @@
 // - Console output plus the return value are capped: over the cap the run is
 //   killed with kind `output`; the host never buffers more than one bounded
 //   line, so a flood of output ends quickly.
+// - Memory (Linux): the prelude waits, before the code runs, until the host
+//   has measured the run's processes and lowered the runtime's RLIMIT_DATA
+//   to the run's budget; a watchdog samples their RSS (memoryGuard.ts,
+//   limits.ts).
 // - The run's gate token is closed when the run settles, so a late call from
 //   a dying process, or a replay of the token, gets 401.
 
@@ -32,11 +36,14 @@ import { resolveSubprocessLimits, type SubprocessLimits } from './limits.ts';
 import { buildGuestScript, clientGlobals, clientTree } from './guestPrelude.ts';
 import { limitError } from '../runBudget.ts';
 import { ChildRun, killGroup } from './childRun.ts';
+import type { MemoryCap } from './hostTools.ts';
 
 export interface LaunchSpec {
   command: string;
   args: string[];
   env: Record<string, string>;
+  /** The runtime's own command line once it runs (what is left after setpriv, prlimit, env and srt have exec'd or spawned it). */
+  runtimeArgv: string[];
 }
 
 export interface SubprocessEngineConfig {
@@ -56,6 +63,10 @@ export interface SubprocessEngineConfig {
   describeBoundary(): string;
   /** Host paths that must never appear in a message the caller sees. */
   hostPaths: string[];
+  /** The OS memory cap of this platform (hostTools' memoryCap). */
+  memoryCap: MemoryCap;
+  /** What a run's processes hold when its code starts, until a run has been measured (limits.ts' BARE_/WRAPPED_BASELINE_BYTES). */
+  expectedBaselineBytes: number;
 }
 
 export interface SubprocessEngineStats {
@@ -82,6 +93,8 @@ export function createSubprocessEngine(config: SubprocessEngineConfig): Subproce
   let closed = false;
   let runsStarted = 0;
   let lastPid: number | undefined;
+  // The V8 heap cap is set at launch from what the last run's processes held when its code started.
+  let baselineBytes = config.expectedBaselineBytes;
 
   function early(started: number, error: RunError): RunOutcome {
     return { ok: false, error, console: [], consoleTruncated: false, durationMs: performance.now() - started };
@@ -91,7 +104,7 @@ export function createSubprocessEngine(config: SubprocessEngineConfig): Subproce
     const started = performance.now();
     if (closed) return early(started, { kind: 'internal', message: `The ${config.label} engine is closed` });
     if (request.signal?.aborted) return early(started, { kind: 'aborted', message: 'Execution was aborted' });
-    const limits = resolveSubprocessLimits(request.limits);
+    const limits = resolveSubprocessLimits(request.limits, baselineBytes);
     let runDir: string;
     try {
       runDir = await mkdtemp(join(config.tmpRoot, 'run-'));
@@ -112,6 +125,10 @@ export function createSubprocessEngine(config: SubprocessEngineConfig): Subproce
       limits,
       hostPaths: [...config.hostPaths, runDir, config.tmpRoot],
       nonce,
+      memoryCap: config.memoryCap,
+      onMeasured: (readyRssBytes) => {
+        baselineBytes = readyRssBytes;
+      },
     });
 
     let spec: LaunchSpec | undefined;
@@ -135,6 +152,7 @@ export function createSubprocessEngine(config: SubprocessEngineConfig): Subproce
       globals: clientGlobals(request.client.globals),
       gate: { url: config.proxy.url, port: config.proxy.port, token: childRun.gateToken, viaProxy: config.viaProxy },
       outputBytes: limits.outputBytes,
+      ...(config.memoryCap.watched ? { hold: childRun.holdId } : {}),
     });
 
     runsStarted++;
