@@ -333,6 +333,12 @@ test('a read redirected to a read is followed, whatever the status; one led to a
       const before = echo.received.length;
       const r = await gate({ profile: { policy: 'ask' }, records }).call({ operationId: `bounce.${method}`, path: { status: String(status) } }, freshRun());
       const what = `${method.toUpperCase()} answered ${status}`;
+      if (method === 'options' && status !== 303) {
+        // The document describes no OPTIONS at the target: it could be anything there, so it is handed back.
+        assert.equal((r.error as Redirected).code, 'airlock_redirect_not_followed', what);
+        assert.equal(echo.received.length, before + 1, what);
+        continue;
+      }
       assert.equal(r.status, 200, what);
       const second = echo.received[before + 1]!;
       // 303 makes the next request a GET; the others keep the read's method.
@@ -356,6 +362,25 @@ test('a read redirected to a read is followed, whatever the status; one led to a
     assert.equal(requests.length, 0);
     assert.equal(echo.received.length, before + 1);
   }
+});
+
+test('attack: a redirect to a read that its Location makes a mutation, or to a path the document does not describe, is handed back', async () => {
+  const before = echo.received.length;
+  const overridden = await gate({ profile: { policy: 'deny' } }).call(
+    { operationId: 'bounce.get', path: { status: '302' }, query: { to: '/v1/items/1?_method=DELETE' } },
+    freshRun(),
+  );
+  assert.equal((overridden.error as Redirected).code, 'airlock_redirect_not_followed');
+  // A HEAD runs the GET's handler on most servers: the GET's marks apply to it.
+  const head = await gate({ profile: { policy: 'ask', mutations: ['items.get'] } }).call({ operationId: 'bounce.head', path: { status: '307' } }, freshRun());
+  assert.equal((head.error as Redirected).code, 'airlock_redirect_not_followed');
+  // Spellings the catalogue does not match, but a server may route to a marked operation.
+  for (const to of ['/v1/%69tems/x', '/v1//items/x', '/v1/nowhere']) {
+    const r = await gate().call({ operationId: 'bounce.get', path: { status: '302' }, query: { to } }, freshRun());
+    assert.equal((r.error as Redirected).code, 'airlock_redirect_not_followed', to);
+    assert.match((r.error as Redirected).message, /a path the API document does not describe/, to);
+  }
+  assert.equal(echo.received.length, before + 5, 'only the first requests reached the API');
 });
 
 test('a redirect loop ends after three hops, handed back with its Location', async () => {

@@ -24,7 +24,7 @@ import { nodeTransport, type Transport } from './upstream.ts';
 import { createRedactor, redactDeep, type Redactor } from './redactor.ts';
 import { classifyRequest, findMethodOverride } from './classify.ts';
 import { decideHop, gateError, type DecisionContext } from './gateDecision.ts';
-import { redirectHop, type Hop } from './hop.ts';
+import { isStandIn, redirectHop, type Hop } from './hop.ts';
 import { responseView } from './responseView.ts';
 import type { ApiCallRecord, ApprovalDecision, ApprovalHook, GateDecision, RunContext } from './types.ts';
 
@@ -107,8 +107,13 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
     return cachedRedactor.redactor;
   };
   const isMutation = (op: ApiOperation) => op.mutation || api.profile.mutations.includes(op.id);
-  /** Whether a hop would go out as a read, with no decision of its own (the classifier's word, policies included). */
+  /**
+   * Whether a hop would go out as a read, with no decision of its own: an operation the document describes
+   * (a path it does not, or spells differently, could be anything on the server) that the classifier,
+   * policies included, calls a read.
+   */
   const isPlainRead = (hop: Hop) =>
+    !isStandIn(hop.op) &&
     classifyRequest({ op: hop.op, method: hop.method, ...(hop.override ? { override: hop.override } : {}), profile: policyProfile }).kind === 'read';
 
   async function pin(hostname: string): Promise<PinnedAddress> {
@@ -384,7 +389,8 @@ function redirectNotFollowed(from: Hop, to: Hop, status: number): string {
   const first = `${from.method.toUpperCase()} ${from.op.path}`;
   return (
     `the API answered ${first} with ${status}, redirecting to ${to.method.toUpperCase()} ${to.pathAndQuery}; ` +
-    'Airlock does not follow a redirect of a call that may change data, nor one that leads a read to something else, ' +
+    'Airlock does not follow a redirect of a call that may change data, nor one that leads a read to something else ' +
+    '(a call that may change data, or a path the API document does not describe), ' +
     'because the approval of the first request does not cover the second. The status and Location header are in this result: ' +
     `if the second request is what you want, make it as a call of its own (operation ${to.op.hasOperationId ? to.op.id : 'at that path'}), which is checked and approved on its own.`
   );

@@ -4,7 +4,7 @@
 // sends one only when a read leads to a read.
 import type { ApiOperation, Catalogue } from '../openapi/catalogue.ts';
 import { READ_METHODS } from '../openapi/catalogue.ts';
-import type { MethodOverride } from './classify.ts';
+import { findMethodOverride, type MethodOverride } from './classify.ts';
 
 export interface Hop {
   op: ApiOperation;
@@ -21,12 +21,24 @@ export interface Hop {
   redirectedFrom?: string;
 }
 
-/** A hop's operation: the catalogue's, or a stand-in for a path the document does not describe. */
+const standIns = new WeakSet<ApiOperation>();
+
+/** Whether an operation is a stand-in for a path the document does not describe (no marks or policies can apply to it). */
+export function isStandIn(op: ApiOperation): boolean {
+  return standIns.has(op);
+}
+
+/**
+ * A hop's operation: the catalogue's, or a stand-in for a path the document
+ * does not describe. A HEAD is the GET of its path when the document has no
+ * HEAD there (servers run the GET's handler for it), so the GET's marks and
+ * policies apply.
+ */
 export function operationAt(catalogue: Catalogue, method: string, relativePath: string): ApiOperation {
-  const op = catalogue.match(method, relativePath);
+  const op = catalogue.match(method, relativePath) ?? (method.toUpperCase() === 'HEAD' ? catalogue.match('GET', relativePath) : undefined);
   if (op) return op;
   const upper = method.toUpperCase() as ApiOperation['method'];
-  return {
+  const standIn: ApiOperation = {
     id: `${upper} ${relativePath}`,
     hasOperationId: false,
     callPath: [],
@@ -41,6 +53,8 @@ export function operationAt(catalogue: Catalogue, method: string, relativePath: 
     deprecated: false,
     mutation: !READ_METHODS.has(upper),
   };
+  standIns.add(standIn);
+  return standIn;
 }
 
 /**
@@ -55,15 +69,19 @@ export function redirectHop(previous: Hop, status: number, next: URL, from: stri
   const headers = { ...previous.headers };
   if (toGet) delete headers['content-type'];
   const relative = basePath && next.pathname.startsWith(basePath) ? next.pathname.slice(basePath.length) || '/' : next.pathname;
+  const query = Object.fromEntries(next.searchParams);
+  const bodyValue = toGet ? undefined : previous.bodyValue;
+  // The new request is classified by what it asks for, its Location's query included (`?_method=DELETE`).
+  const override = findMethodOverride(headers, query, bodyValue);
   return {
     op: operationAt(catalogue, method, relative),
     method,
     pathAndQuery: next.pathname + next.search,
     headers,
     body: toGet ? undefined : previous.body,
-    query: Object.fromEntries(next.searchParams),
-    bodyValue: toGet ? undefined : previous.bodyValue,
-    ...(previous.override && !toGet ? { override: previous.override } : {}),
+    query,
+    bodyValue,
+    ...(override ? { override } : {}),
     redirectedFrom: from,
   };
 }
