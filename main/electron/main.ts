@@ -92,8 +92,11 @@ export async function startDesktop(): Promise<void> {
     });
   }
   void served.orphaned.then((why) => {
+    // No dialog: nobody asked to quit, and a modal would stall the companion. What waits is denied, saying why.
     companion.core.logger.error(`${why}: no client can find this companion any more, so Airlock quits`);
-    app.quit();
+    companion.broker.denyAll(`Airlock quit: ${why}`, 'airlock');
+    quitting = true;
+    void served.close().finally(() => app.exit(1));
   });
   const refresh = () => attention.update(companion.broker.list());
   companion.broker.subscribe(refresh);

@@ -1,10 +1,12 @@
 // The joined stdio pipe, companion side: an upgraded connection carries JSON
 // lines to one MCP server; closing the connection closes the server and
-// aborts its calls in flight at once; the number of joined sessions is capped.
+// aborts its calls in flight at once; the number of joined sessions is capped;
+// other upgrades are ordinary requests, and a refused one cannot hold the
+// server open.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import type { Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { startLoopbackServer } from '../../main/core/http/loopbackServer.ts';
 import { createPipeEndpoint } from '../../main/core/mcp/pipeMcpEndpoint.ts';
@@ -110,3 +112,47 @@ test('joined sessions are capped: one more is refused with 503 until one closes'
   assert.equal(again.status, 101);
   again.socket!.destroy();
 });
+
+test(
+  'the upgrade listener takes only the pipe: an Upgrade: h2c request is served as a request, a POST upgrade is refused, and a refused client that keeps its side open cannot hold up shutdown',
+  { timeout: 10_000 },
+  async () => {
+    const pipe = createPipeEndpoint({ logger: silentLogger, createServer: () => new McpServer({ name: 'fake', version: '1' }) });
+    const server = await startLoopbackServer({
+      host: '127.0.0.1',
+      port: 0,
+      allowNonLoopback: false,
+      tokens: { mcp: TOKEN },
+      routes: [{ path: '/health', auth: 'none', handle: (_req, res) => void res.writeHead(200).end('ok') }],
+      upgrades: [pipe.route],
+      logger: silentLogger,
+    });
+    const raw = (text: string) =>
+      new Promise<{ answer: string; socket: Socket }>((resolve, reject) => {
+        const socket = connect({ host: '127.0.0.1', port: server.port, allowHalfOpen: true }, () => socket.write(text));
+        let answer = '';
+        socket.setEncoding('utf8').on('data', (d: string) => {
+          answer += d;
+          if (answer.includes('\r\n\r\n')) resolve({ answer, socket });
+        });
+        socket.on('error', reject);
+      });
+    const host = `127.0.0.1:${server.port}`;
+    const h2c = await raw(
+      `GET /health HTTP/1.1\r\nhost: ${host}\r\nconnection: Upgrade, HTTP2-Settings\r\nupgrade: h2c\r\nhttp2-settings: AAMAAABkAARAAAAAAAIAAAAA\r\n\r\n`,
+    );
+    assert.match(h2c.answer, /^HTTP\/1\.1 200/);
+    h2c.socket.destroy();
+    const post = await raw(
+      `POST /mcp/pipe HTTP/1.1\r\nhost: ${host}\r\nauthorization: Bearer ${TOKEN}\r\nconnection: Upgrade\r\nupgrade: airlock-mcp-lines\r\ncontent-length: 0\r\n\r\n`,
+    );
+    assert.match(post.answer, /^HTTP\/1\.1 405/);
+    // Refused (no token), and the client never closes its side: shutdown still completes.
+    const stubborn = await raw(`GET /mcp/pipe HTTP/1.1\r\nhost: ${host}\r\nconnection: Upgrade\r\nupgrade: airlock-mcp-lines\r\n\r\n`);
+    assert.match(stubborn.answer, /^HTTP\/1\.1 401/);
+    await pipe.close();
+    await server.close();
+    post.socket.destroy();
+    stubborn.socket.destroy();
+  },
+);

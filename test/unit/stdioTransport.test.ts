@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { LineLimitedStdioTransport } from '../../main/core/mcp/stdioTransport.ts';
+import { jsonLineWriter } from '../../main/core/mcp/jsonLines.ts';
 
 function harness(max: number) {
   const input = new PassThrough();
@@ -82,4 +83,47 @@ test('memory stays bounded while a huge line streams in', { timeout: 30_000 }, a
   );
   // 64 MiB went through; what was held at any time stayed near the 4 MiB limit.
   assert.ok(peak - before < 16 * 1024 * 1024, `held ${(peak - before) / 1048576} MiB`);
+});
+
+test(
+  'a peer that sends but does not read stops being read once its unread answers pass the cap, and is read again when it catches up',
+  { timeout: 10_000 },
+  async () => {
+    const input = new PassThrough();
+    const output = new PassThrough({ highWaterMark: 1024 });
+    const transport = new LineLimitedStdioTransport(input, output, { maxUnreadBytes: 64 * 1024 });
+    let received = 0;
+    transport.onmessage = (m) => {
+      received++;
+      // Every request answered with ~8 KiB, which nobody reads yet.
+      void transport.send({ jsonrpc: '2.0', id: (m as { id: number }).id, result: { blob: 'x'.repeat(8192) } });
+    };
+    await transport.start();
+    for (let i = 1; i <= 200; i++) input.write(ping(i));
+    for (const deadline = Date.now() + 5_000; !input.isPaused();) {
+      assert.ok(Date.now() < deadline, 'reading pauses');
+      await new Promise((r) => setImmediate(r));
+    }
+    assert.ok(received < 200, `${received} requests read while nobody read the answers`);
+    assert.ok(output.writableLength < 64 * 1024 + 2 * 8300, `unread answers stay near the cap (${output.writableLength} bytes)`);
+    output.resume(); // the peer reads again
+    for (const deadline = Date.now() + 5_000; received < 200;) {
+      assert.ok(Date.now() < deadline, `every request is read once the answers drain (${received})`);
+      await new Promise((r) => setImmediate(r));
+    }
+    await transport.close();
+  },
+);
+
+test('a line written to a stream that pushes back and then closes settles: nothing waits forever on a stream that is gone', { timeout: 10_000 }, async () => {
+  const stream = new PassThrough({ highWaterMark: 16 });
+  const write = jsonLineWriter(stream);
+  let settled = false;
+  const pending = write({ big: 'x'.repeat(100_000) }).then(() => (settled = true));
+  await new Promise((r) => setImmediate(r));
+  assert.equal(settled, false, 'it waits while nobody reads');
+  stream.destroy();
+  await pending;
+  assert.equal(settled, true);
+  assert.equal(stream.listenerCount('drain'), 0, 'no listener left behind');
 });

@@ -3,7 +3,7 @@
 // 127.0.0.1 unless told otherwise with an explicitly dangerous flag,
 // validates Host and Origin on every request and every upgrade (403) and
 // checks the route's bearer token in constant time (401).
-import type { IncomingMessage, ServerResponse, Server } from 'node:http';
+import type { IncomingMessage, ServerResponse, Server, ServerOptions } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { http } from '../util/nodeHttp.ts';
 import type { AddressInfo } from 'node:net';
@@ -65,7 +65,14 @@ export async function startLoopbackServer(options: LoopbackServerOptions): Promi
   if (!loopback) logger.warn(`DANGER: binding ${host}: the server is reachable from the network (the bearer token is still required)`);
 
   const routes = [...options.routes].sort((a, b) => b.path.length - a.path.length);
-  const server: Server = http.createServer((req, res) => {
+  const upgrades = options.upgrades ?? [];
+  // Only the upgrades Airlock serves are upgrades; anything else (`Upgrade: h2c` from curl --http2, say) is an
+  // ordinary request (Node ≥ 24.9; older runtimes hand every upgrade to the listener below, which refuses the others).
+  const isOurUpgrade = (req: IncomingMessage) => {
+    const wanted = String(req.headers.upgrade ?? '').toLowerCase();
+    return upgrades.some((u) => u.protocol === wanted);
+  };
+  const server: Server = http.createServer({ shouldUpgradeCallback: isOurUpgrade } as ServerOptions, (req, res) => {
     void handle(req, res).catch((error) => {
       logger.error(`request ${req.method} ${req.url} failed: ${(error as Error).message}`);
       if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
@@ -106,17 +113,21 @@ export async function startLoopbackServer(options: LoopbackServerOptions): Promi
       logger.warn(`refused upgrade ${req.url}: ${reason}`);
       const body = JSON.stringify({ error: reason });
       const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`);
+      // Destroyed once the answer is out: a client that keeps its side open would otherwise hold the socket (and shutdown) forever.
       socket.end(
         `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${extra.join('')}connection: close\r\n\r\n${body}`,
+        () => socket.destroy(),
       );
+      setTimeout(() => socket.destroy(), 2000).unref();
     };
     socket.on('error', () => socket.destroy());
     const verdict = checkHostAndOrigin(req, guard);
     if (!verdict.ok) return refuse(verdict.status, verdict.reason);
     const path = (req.url ?? '').split('?')[0];
-    const route = options.upgrades?.find((u) => u.path === path);
+    const route = upgrades.find((u) => u.path === path);
     const wanted = String(req.headers.upgrade ?? '').toLowerCase();
     if (!route || route.protocol !== wanted) return refuse(404, `no upgrade to '${wanted}' at ${path}`);
+    if (req.method !== 'GET') return refuse(405, `an upgrade to '${wanted}' is a GET`);
     const token = route.auth === 'mcp' ? options.tokens.mcp : options.tokens.control;
     const auth = token ? checkBearer(req, token) : ({ ok: false, status: 401, reason: 'not available' } as const);
     if (!auth.ok) return refuse(401, auth.reason, { 'www-authenticate': `Bearer realm="airlock", error="invalid_token"` });

@@ -98,28 +98,42 @@ export class JsonLineReader {
 const NEWLINE = Buffer.from('\n');
 
 /**
- * Writes one JSON value per line (or, given its line's bytes, those bytes). Lines written in the same tick (answers
- * that settled together, a burst of requests read from one chunk) leave in
- * one write: the stream is corked until the tick ends. Resolves once the
- * stream has taken the line (or drained, when it pushed back).
+ * Writes one JSON value per line (or, given its line's bytes, those bytes).
+ * Lines written in the same tick (answers that settled together, a burst of
+ * requests read from one chunk) leave in one write: the stream is corked
+ * until the tick ends. Resolves once the stream has taken the line, or — when
+ * it pushed back — once it drains, closes or fails (never waits forever on a
+ * stream that is gone: the caller sees that through the stream itself).
  */
 export function jsonLineWriter(stream: import('node:stream').Writable): (value: unknown, line?: Buffer) => Promise<void> {
   let corked = false;
+  let blocked: Promise<void> | undefined;
   const uncork = () => {
     corked = false;
     stream.uncork();
   };
+  const unblocked = () =>
+    (blocked ??= new Promise<void>((resolve) => {
+      const done = () => {
+        stream.off('drain', done);
+        stream.off('close', done);
+        stream.off('error', done);
+        blocked = undefined;
+        resolve();
+      };
+      stream.on('drain', done);
+      stream.on('close', done);
+      stream.on('error', done);
+    }));
   return (value, line) => {
+    if (stream.destroyed) return Promise.resolve();
     if (!corked) {
       corked = true;
       stream.cork();
       process.nextTick(uncork);
     }
-    return new Promise((resolve) => {
-      // A line passed on unchanged is written as it came, without encoding it again.
-      const taken = line ? (stream.write(line), stream.write(NEWLINE)) : stream.write(JSON.stringify(value) + '\n');
-      if (taken) resolve();
-      else stream.once('drain', resolve);
-    });
+    // A line passed on unchanged is written as it came, without encoding it again.
+    const taken = line ? (stream.write(line), stream.write(NEWLINE)) : stream.write(JSON.stringify(value) + '\n');
+    return taken ? Promise.resolve() : unblocked();
   };
 }

@@ -47,6 +47,7 @@ export function openLeanMcpPipe(mcpUrl: string, token: string, timeoutMs = 10_00
 function linkOver(socket: Socket, head: Buffer): LeanMcpHttp {
   socket.setNoDelay(true);
   socket.setTimeout(0);
+  socket.setKeepAlive(true, 30_000);
   let closed = false;
   const writeLine = jsonLineWriter(socket);
   const reader = new JsonLineReader(
@@ -67,8 +68,10 @@ function linkOver(socket: Socket, head: Buffer): LeanMcpHttp {
   const link: LeanMcpHttp = {
     send(message, line) {
       if (closed || socket.destroyed) return Promise.reject(new PipeClosedError('the connection to the companion is closed'));
-      // A write error shows as the socket closing, which fails what is in flight.
-      return writeLine(message, line);
+      // A write error, or the companion closing the pipe before it took the line, fails this send (forward() retries).
+      return writeLine(message, line).then(() => {
+        if (socket.destroyed) throw new PipeClosedError('the connection to the companion closed');
+      });
     },
     async terminate() {
       closed = true;

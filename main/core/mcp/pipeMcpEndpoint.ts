@@ -61,10 +61,14 @@ export function createPipeEndpoint(options: PipeEndpointOptions): PipeEndpoint {
       const body = JSON.stringify({ error: `all ${max} joined sessions are open; close a client and retry` });
       socket.end(
         `HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+        () => socket.destroy(),
       );
+      setTimeout(() => socket.destroy(), 2000).unref();
       return;
     }
     (socket as Socket).setNoDelay?.(true);
+    // Beyond loopback (--dangerously-allow-non-loopback), a peer that vanished without a FIN is found out.
+    (socket as Socket).setKeepAlive?.(true, 30_000);
     socket.write(`HTTP/1.1 101 Switching Protocols\r\nupgrade: ${PIPE_PROTOCOL}\r\nconnection: Upgrade\r\n\r\n`);
     if (head.length > 0) socket.unshift(head);
     const server = options.createServer();

@@ -84,7 +84,10 @@ export async function runForwarder(options: ForwarderOptions): Promise<void> {
       if (isResponse(message)) inFlight.delete(idOf(message)!);
       void write(message, line);
     };
+    let replayFailed: ((error: Error) => void) | undefined;
     transport.onerror = (error) => {
+      // A pipe that closes while the initialize is replayed fails the replay at once (forward() tries again).
+      if (error instanceof PipeClosedError) replayFailed?.(error);
       if (http !== transport) return;
       options.log(`companion connection: ${error.message}`);
       // A broken HTTP stream with the companion still alive is not fatal; a closed pipe, or a companion that is gone, fails what it held.
@@ -93,9 +96,22 @@ export async function runForwarder(options: ForwarderOptions): Promise<void> {
     };
     if (replay && initialize) {
       // A new session for the same client: the companion sees its initialize again; the client never sees this answer.
-      const answered = new Promise<void>((resolve) => (replayed = resolve));
-      await transport.send({ ...initialize, id: REPLAY });
-      await Promise.race([answered, new Promise((_, reject) => setTimeout(() => reject(new Error('no answer to initialize')), 15_000))]);
+      let timer: NodeJS.Timeout | undefined;
+      const answered = new Promise<void>((resolve, reject) => {
+        replayed = resolve;
+        replayFailed = reject;
+        timer = setTimeout(() => reject(new Error('no answer to initialize')), 15_000);
+      });
+      try {
+        await transport.send({ ...initialize, id: REPLAY });
+        await answered;
+      } catch (error) {
+        transport.close();
+        throw error;
+      } finally {
+        clearTimeout(timer);
+        replayFailed = undefined;
+      }
       if (initialized) await transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     }
     return transport;

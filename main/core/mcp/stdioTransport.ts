@@ -11,8 +11,13 @@ import { JsonLineReader, jsonLineWriter } from './jsonLines.ts';
 
 export { DEFAULT_MAX_LINE_BYTES } from './jsonLines.ts';
 
+/** Answers waiting for the peer to read them before no more requests are read. */
+export const MAX_UNREAD_BYTES = 16 * 1024 * 1024;
+
 export interface StdioTransportOptions {
   maxLineBytes?: number;
+  /** Answers waiting to be read before no more requests are read (default MAX_UNREAD_BYTES). */
+  maxUnreadBytes?: number;
   /** Where refused lines are reported (never stdout). */
   log?: (message: string) => void;
 }
@@ -34,6 +39,7 @@ export class LineLimitedStdioTransport implements Transport {
     this.stdout = stdout;
     this.log = options.log ?? (() => undefined);
     this.writeLine = jsonLineWriter(stdout);
+    this.maxUnread = options.maxUnreadBytes ?? MAX_UNREAD_BYTES;
     this.reader = new JsonLineReader(
       {
         value: (raw) => this.handleValue(raw),
@@ -70,12 +76,30 @@ export class LineLimitedStdioTransport implements Transport {
     this.onmessage?.(parsed.data);
   }
 
-  /** Answers sent in the same tick (calls whose audit records shared a commit) leave in one write. */
+  /**
+   * Answers sent in the same tick (calls whose audit records shared a commit) leave in one write. A peer
+   * that sends but does not read cannot make answers pile up: past MAX_UNREAD_BYTES waiting to be read,
+   * no more requests are read until the output drains.
+   */
   send(message: JSONRPCMessage): Promise<void> {
-    return this.writeLine(message);
+    const written = this.writeLine(message);
+    if (!this.holding && this.stdout.writableLength > this.maxUnread) {
+      this.holding = true;
+      this.stdin.pause();
+      this.stdout.once('drain', () => {
+        this.holding = false;
+        if (!this.closed) this.stdin.resume();
+      });
+    }
+    return written;
   }
 
+  private holding = false;
+  private closed = false;
+  private readonly maxUnread: number;
+
   async close(): Promise<void> {
+    this.closed = true;
     this.stdin.off('data', this.reader.push);
     this.stdin.off('error', this.onError);
     if (this.stdin.listenerCount('data') === 0) this.stdin.pause();

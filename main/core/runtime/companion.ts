@@ -244,12 +244,17 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
         logger.info(`settings applied: ${keys.map((k) => `${k}=${String((settings as unknown as Record<string, unknown>)[k])}`).join(', ')}`);
       },
       createMcpServer(transport) {
+        let key: string | undefined;
         const server: McpServer = createMcpServer({
           core,
           transport,
           hasExecute: true,
           warmUp: () => engine.warmUp(),
-          onToolStart: (caller) => sessions.begin(caller),
+          onToolStart: (caller) => {
+            // A client may call before it says it is initialized: the session is known from its first call.
+            key ??= caller.key;
+            sessions.begin(caller);
+          },
           onToolCall: (call) => {
             sessions.end(call.caller.key);
             return audit.recordToolCall({
@@ -285,7 +290,6 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
               : []),
           ],
         });
-        let key: string | undefined;
         server.server.oninitialized = () => {
           const caller = callerOf(server, transport, server.server.transport?.sessionId);
           key = caller.key;

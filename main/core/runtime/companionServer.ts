@@ -3,7 +3,7 @@
 // /control behind its own token, /health without one, and server.json in the
 // data dir while it runs. `airlock serve` and the Electron main process both
 // start exactly this.
-import { existsSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
+import { statSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
 import { createCompanion, type Companion } from './companion.ts';
 import { createMcpEndpoint } from '../mcp/httpMcpEndpoint.ts';
 import { createPipeEndpoint } from '../mcp/pipeMcpEndpoint.ts';
@@ -38,7 +38,7 @@ export interface Served {
   idle: Promise<void>;
   /**
    * Resolves, with one line saying why, when clients can no longer find this companion: its data dir
-   * is gone, or its server.json is gone or names another process. Checked every second.
+   * is gone, or its server.json is gone or names another process (three checks a second apart in a row).
    */
   orphaned: Promise<string>;
   close(): Promise<void>;
@@ -174,23 +174,32 @@ function watchIdle(seconds: number, quiet: () => boolean): { reached: Promise<vo
 
 /** Why no client can find this companion any more, or undefined while server.json in its data dir still names it. */
 export function orphanReason(root: string, serverInfo: string, pid = process.pid): string | undefined {
-  if (!existsSync(root)) return `the data dir ${root} no longer exists`;
-  let current: Partial<ServerInfo>;
   try {
-    current = JSON.parse(readFileSync(serverInfo, 'utf8')) as Partial<ServerInfo>;
+    statSync(root);
+  } catch (error) {
+    // Only "not there" is proof; a slow or unreadable file system (EACCES, EIO) is not.
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? `the data dir ${root} no longer exists` : undefined;
+  }
+  let current: unknown;
+  try {
+    current = JSON.parse(readFileSync(serverInfo, 'utf8'));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return `${serverInfo} was removed`;
     return undefined; // Being rewritten, or unreadable for a moment: not proof of anything.
   }
-  if (current.pid !== pid) return `${serverInfo} now names process ${String(current.pid)}, not this one (${pid})`;
+  const named = current && typeof current === 'object' ? (current as Partial<ServerInfo>).pid : undefined;
+  if (named !== pid) return `${serverInfo} now names process ${String(named)}, not this one (${pid})`;
   return undefined;
 }
 
+/** Checks every second; three checks in a row that find the companion orphaned resolve `reached` with the reason. */
 function watchOrphaned(root: string, serverInfo: string): { reached: Promise<string>; stop(): void } {
   const { promise, resolve } = Promise.withResolvers<string>();
+  let strikes = 0;
   const timer = setInterval(() => {
     const why = orphanReason(root, serverInfo);
-    if (why === undefined) return;
+    strikes = why === undefined ? 0 : strikes + 1;
+    if (why === undefined || strikes < 3) return;
     clearInterval(timer);
     resolve(why);
   }, 1000);
