@@ -74,14 +74,19 @@ async function joined(dataDir: string, extra: string[]): Promise<{ client: RawMc
   return { client, companion };
 }
 
-/** Times `fn` on each client in turn, call by call, so both see the same machine. */
+/**
+ * Times `fn` on each client in turn, a block of 25 calls each, so both see the same machine (a drift in
+ * its speed lands on both) while each keeps its caches warm within a block.
+ */
 async function interleaved(n: number, clients: RawMcpClient[], fn: (c: RawMcpClient, i: number) => Promise<unknown>): Promise<number[][]> {
   const times = clients.map(() => [] as number[]);
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < n; i += 25) {
     for (const [k, c] of clients.entries()) {
-      const t = performance.now();
-      await fn(c, i);
-      times[k]!.push(performance.now() - t);
+      for (let j = i; j < Math.min(n, i + 25); j++) {
+        const t = performance.now();
+        await fn(c, j);
+        times[k]!.push(performance.now() - t);
+      }
     }
   }
   return times;
@@ -98,14 +103,19 @@ async function inFlight20(client: RawMcpClient, total: number): Promise<number> 
   return (total / (performance.now() - started)) * 1000;
 }
 
-// ---- the floor -----------------------------------------------------------
+// ---- the floor, and the floor behind one relay process ---------------------
 const floor = await startRawClient({ command: process.execPath, args: [join(root, 'bench', 'floorServer.ts')], cwd: root });
-await floor.request('tools/list');
-const floorList = await timeEach(iterations, () => floor.request('tools/list'));
-const floorCall = await timeEach(iterations, () => floor.call('echo', { text: 'hi' }));
+const relayed = await startRawClient({ command: process.execPath, args: [join(root, 'bench', 'relayFloor.ts')], cwd: root });
+for (const c of [floor, relayed]) await c.request('tools/list');
+const [floorList, relayedList] = await interleaved(iterations, [floor, relayed], (c) => c.request('tools/list'));
+const [floorCall, relayedCall] = await interleaved(iterations, [floor, relayed], (c) => c.call('echo', { text: 'hi' }));
 await floor.close();
+await relayed.close();
 console.log(`Airlock: ${cli === built ? 'the built package (dist/cli)' : 'the checkout (TypeScript sources)'}; ${iterations} calls per figure`);
-console.log(`floor, a minimal SDK server over stdio: tools/list ${fmt(floorList)}; a trivial tool call ${fmt(floorCall)}`);
+console.log(`floor, a minimal SDK server over stdio: tools/list ${fmt(floorList!)}; a trivial tool call ${fmt(floorCall!)}`);
+console.log(
+  `the floor behind one relay process (the joined path's shape, nothing else): tools/list ${fmt(relayedList!)}, +${(p50(relayedList!) - p50(floorList!)).toFixed(2)} ms; a trivial call +${(p50(relayedCall!) - p50(floorCall!)).toFixed(2)} ms`,
+);
 
 // ---- per engine, against a mock API: --in-process beside the joined path ---
 const echo = await startEchoApi();
@@ -153,10 +163,10 @@ for (const engine of engines) {
     `  initialize          in-process ${inProcess.initializeMs.toFixed(0)} ms, joined ${join_.client.initializeMs.toFixed(0)} ms (spawn to answer; bench:startup times it properly)`,
   );
   row('tools/list', lists);
-  console.log(`  ${''.padEnd(19)} floor ${p50(floorList).toFixed(2)} ms: in-process +${(p50(lists[0]!) - p50(floorList)).toFixed(2)} ms`);
+  console.log(`  ${''.padEnd(19)} floor ${p50(floorList!).toFixed(2)} ms: in-process +${(p50(lists[0]!) - p50(floorList!)).toFixed(2)} ms`);
   row('search_docs (mock)', searches);
   row('execute 1+1', trivial);
-  console.log(`  ${''.padEnd(19)} floor's trivial call ${p50(floorCall).toFixed(2)} ms`);
+  console.log(`  ${''.padEnd(19)} floor's trivial call ${p50(floorCall!).toFixed(2)} ms`);
   row('execute + API call', oneCall);
   console.log(
     `  20 in flight        in-process ${perSecond[0]!.toFixed(0)}, ${perSecond[2]!.toFixed(0)} calls/s | joined ${perSecond[1]!.toFixed(0)}, ${perSecond[3]!.toFixed(0)} calls/s (${total} × return 1+1, twice each, alternating)`,

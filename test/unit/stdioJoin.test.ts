@@ -8,6 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { leanArgs } from '../../main/cli/stdioJoin.ts';
 import { runForwarder } from '../../main/core/mcp/stdioForwarder.ts';
+import { peekAnswer } from '../../main/core/mcp/leanMcpPipe.ts';
 
 test('only what registrations write goes the lean way; anything else gets the full CLI (and its validation)', () => {
   assert.deepEqual([...leanArgs([])!], []);
@@ -118,3 +119,20 @@ test(
     assert.deepEqual(seen.slice(0, 3), ['upgrade /mcp/pipe', 'POST /mcp', 'POST /mcp']);
   },
 );
+
+test("an answer's id is read off the end of its line; anything else is parsed whole", () => {
+  const line = (v: unknown) => Buffer.from(JSON.stringify(v));
+  const big = { tools: [{ name: 'execute', description: 'x'.repeat(5000), id: 99 }] };
+  assert.deepEqual(peekAnswer(line({ result: big, jsonrpc: '2.0', id: 7 })), { jsonrpc: '2.0', id: 7, result: true });
+  assert.deepEqual(peekAnswer(line({ result: big, jsonrpc: '2.0', id: 'airlock-forwarder:reinitialize' })), {
+    jsonrpc: '2.0',
+    id: 'airlock-forwarder:reinitialize',
+    result: true,
+  });
+  // Errors, requests and notifications from the companion, and look-alikes nested or inside strings, are parsed.
+  assert.equal(peekAnswer(line({ jsonrpc: '2.0', id: 7, error: { code: 1, message: 'x'.repeat(50) } })), undefined);
+  assert.equal(peekAnswer(line({ method: 'elicitation/create', params: { message: 'x'.repeat(50) }, jsonrpc: '2.0', id: 3 })), undefined);
+  assert.equal(peekAnswer(line({ result: { inner: { result: 1, jsonrpc: '2.0', id: 5 } }, jsonrpc: '2.0', id: 6 }))?.id, 6);
+  assert.equal(peekAnswer(line({ result: { a: 1 }, jsonrpc: '2.0', id: 8, extra: '","jsonrpc":"2.0","id":9}' })), undefined);
+  assert.equal(peekAnswer(line({ result: { a: 'x'.repeat(40) }, jsonrpc: '2.0', id: 'with \\"quote' })), undefined);
+});

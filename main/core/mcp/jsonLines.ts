@@ -25,9 +25,13 @@ export class JsonLineReader {
   /** Bytes of the current over-long line dropped so far (undefined while not dropping). */
   private dropping: number | undefined;
 
-  constructor(on: JsonLineHandlers, max = DEFAULT_MAX_LINE_BYTES) {
+  /** Reads what a caller needs of a line without parsing it all (undefined: parse it). */
+  private readonly peek: ((line: Buffer) => unknown) | undefined;
+
+  constructor(on: JsonLineHandlers, max = DEFAULT_MAX_LINE_BYTES, peek?: (line: Buffer) => unknown) {
     this.on = on;
     this.max = max;
+    this.peek = peek;
   }
 
   readonly push = (chunk: Buffer | string): void => {
@@ -82,6 +86,8 @@ export class JsonLineReader {
   }
 
   private handleLine(bytes: Buffer): void {
+    const quick = this.peek?.(bytes);
+    if (quick !== undefined) return this.on.value(quick, bytes);
     const line = bytes.toString('utf8');
     if (line.trim() === '') return;
     let raw: unknown;

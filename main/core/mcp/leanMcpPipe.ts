@@ -19,6 +19,24 @@ const { request } = createRequire(import.meta.url)('node:http') as typeof import
 /** The companion's lines are trusted to be protocol; this only bounds a runaway. */
 const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
 
+/**
+ * The id of an answer, read off the end of its line: the companion's answers
+ * end with `"jsonrpc":"2.0","id":<id>}` (the MCP SDK writes `{ result,
+ * jsonrpc, id }`), and the forwarder needs nothing else of them, so a large
+ * answer (tools/list, a search) is passed on without being parsed. Any other
+ * line is parsed whole. The companion is this user's own process; the client
+ * still parses what it gets.
+ */
+const ANSWER_TAIL = /^\{"result":.*,"jsonrpc":"2\.0","id":(-?\d{1,15}|"[^"\\]{0,200}")\}$/s;
+export function peekAnswer(line: Buffer): { jsonrpc: '2.0'; id: string | number; result: true } | undefined {
+  if (line.length < 40 || line[0] !== 0x7b || line[line.length - 1] !== 0x7d) return undefined;
+  const head = line.subarray(0, 10).toString('latin1');
+  const tail = line.subarray(Math.max(0, line.length - 240)).toString('latin1');
+  const m = ANSWER_TAIL.exec(head + '…' + tail);
+  if (!m) return undefined;
+  return { jsonrpc: '2.0', id: m[1]!.startsWith('"') ? m[1]!.slice(1, -1) : Number(m[1]), result: true };
+}
+
 /** A link whose loss ends its session: what it held will never be answered. */
 export class PipeClosedError extends Error {}
 
@@ -58,6 +76,7 @@ function linkOver(socket: Socket, head: Buffer): LeanMcpHttp {
       refused: (_code, message) => link.onerror?.(new Error(`the companion sent a line that is not a message: ${message}`)),
     },
     MAX_ANSWER_BYTES,
+    peekAnswer,
   );
   socket.on('data', reader.push);
   socket.on('error', () => undefined);
