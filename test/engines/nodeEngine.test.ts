@@ -5,7 +5,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createNodeEngine, nodeRuntimeArgs } from '../../main/core/sandbox/node/nodeEngine.ts';
-import { BARE_BASELINE_BYTES, dataBudget, resolveSubprocessLimits, WRAPPED_BASELINE_BYTES } from '../../main/core/sandbox/subprocess/limits.ts';
+import { BARE_BASELINE_BYTES, dataBudget, resolveSubprocessLimits } from '../../main/core/sandbox/subprocess/limits.ts';
 import { buildGuestScript, clientGlobals, clientTree, PRELUDE_ONE_LINE } from '../../main/core/sandbox/subprocess/guestPrelude.ts';
 import { errorFromExit, errorFromReport, makePathScrubber, makeScrubber } from '../../main/core/sandbox/subprocess/outcome.ts';
 import { MemoryGuard } from '../../main/core/sandbox/subprocess/memoryGuard.ts';
@@ -150,13 +150,13 @@ describe('subprocess machinery (shared by node and deno)', () => {
     assert.equal(limits.stackKb, undefined);
     assert.ok(limits.dataCapBytes > 2 * limits.memoryBytes);
     assert.equal(resolveSubprocessLimits({ timeoutMs: 1, memoryBytes: 256 * MB, outputBytes: 1 }, 45 * MB).heapMb, 256 + 40 - 45 - 16);
-    assert.equal(resolveSubprocessLimits({ timeoutMs: 1, memoryBytes: 256 * MB, outputBytes: 1 }, WRAPPED_BASELINE_BYTES).heapMb, 256 + 40 - 176 - 16);
-    assert.equal(resolveSubprocessLimits({ timeoutMs: 1, memoryBytes: 64 * MB, outputBytes: 1 }, WRAPPED_BASELINE_BYTES).heapMb, 16, 'never below 16 MB');
+    assert.equal(resolveSubprocessLimits({ timeoutMs: 1, memoryBytes: 256 * MB, outputBytes: 1 }, 176 * MB).heapMb, 256 + 40 - 176 - 16);
+    assert.equal(resolveSubprocessLimits({ timeoutMs: 1, memoryBytes: 64 * MB, outputBytes: 1 }, 176 * MB).heapMb, 16, 'never below 16 MB');
     assert.equal(resolveSubprocessLimits({ timeoutMs: 1, memoryBytes: 4096 * MB, outputBytes: 1 }, 0).heapMb, 4096, 'never above the cap');
     // At start: what the processes hold plus the data budget is the cap + 40 MB (24 MB of the slack for what RLIMIT_DATA does not count).
     // The watchdog acts 8 MB below the cap + 64 MB.
     assert.deepEqual(dataBudget({ memoryBytes: 256 * MB, heapMb: 235 }, 45 * MB), { dataBudgetBytes: 251 * MB, watchBytes: 312 * MB });
-    // A wrapper that holds more than the cap leaves gets the floor (heap + 16 MB), and the watchdog line moves up with it.
+    // A runtime that already holds more than the cap leaves gets the floor (heap + 16 MB), and the watchdog line moves up with it.
     assert.deepEqual(dataBudget({ memoryBytes: 64 * MB, heapMb: 16 }, 165 * MB), { dataBudgetBytes: 32 * MB, watchBytes: (165 + 32 + 24 - 8) * MB });
     const small = resolveSubprocessLimits({ timeoutMs: 0, memoryBytes: 1, outputBytes: -1, stackBytes: 64 * 1024 * 1024 });
     assert.equal(small.heapMb, 16);

@@ -7,9 +7,9 @@
 // systemTools.test.ts hides system tools from PATH).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/paths.ts';
+import { runToEnd, type ChildRun } from '../helpers/processes.ts';
 
 const LINE = 'needs the OpenAgenda v3 contract (set AIRLOCK_OPENAGENDA_SPEC=/path/to/openapi.yaml, or place it at ../shared/fixtures/openagenda-v3/)';
 /** What a run may take, at most (it takes seconds). */
@@ -17,33 +17,9 @@ const DEADLINE_MS = 90_000;
 /** One file with a test that needs the contract (requireOpenAgenda), one with a suite (describeWithOpenAgenda). */
 const FILES = ['catalogue.test.ts', 'search.test.ts'].map((f) => join(ROOT, 'test', 'unit', f));
 
-function runWithoutContract(env: Record<string, string | undefined>): Promise<{ code: number | null; output: string }> {
-  // NODE_TEST_CONTEXT would make the child `node --test` report to this runner instead of printing.
-  const merged = { ...process.env, NODE_TEST_CONTEXT: undefined, FORCE_COLOR: undefined, NO_COLOR: '1', AIRLOCK_OPENAGENDA_SPEC: 'none', ...env };
-  const childEnv: Record<string, string> = {};
-  for (const [k, v] of Object.entries(merged)) if (v !== undefined) childEnv[k] = v;
+function runWithoutContract(env: Record<string, string | undefined>): Promise<ChildRun> {
   const args = ['--test', '--test-timeout=60000', '--test-force-exit', '--test-reporter=spec', ...FILES];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
-    const timer = setTimeout(() => {
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        // gone already
-      }
-    }, DEADLINE_MS);
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
+  return runToEnd(process.execPath, args, { AIRLOCK_OPENAGENDA_SPEC: 'none', ...env }, DEADLINE_MS);
 }
 
 test('without the OpenAgenda contract, what needs it skips with one line saying how to run it, and the rest passes', { timeout: DEADLINE_MS }, async () => {

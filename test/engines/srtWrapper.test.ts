@@ -19,7 +19,7 @@ import { createNodeEngine } from '../../main/core/sandbox/node/nodeEngine.ts';
 import { createDenoEngine } from '../../main/core/sandbox/deno/denoEngine.ts';
 import { findDeno } from '../../main/core/sandbox/deno/findDeno.ts';
 import { findSrt, locateSrt, renderSrtSettings, srtEnv, srtInvocation, srtSettingsFor, type SrtAvailability } from '../../main/core/sandbox/srt/srtWrapper.ts';
-import { defineEngineSuite } from '../helpers/subprocessSuite.ts';
+import { defineEngineSuite, type SuiteContext } from '../helpers/subprocessSuite.ts';
 import { defineMemoryAttacks } from '../helpers/memoryAttacks.ts';
 import {
   fakeDataDir,
@@ -40,6 +40,10 @@ import { DENO, describeWithTools, requireTools, SRT } from '../helpers/systemToo
 const deno = findDeno();
 /** Used only where DENO is required. */
 const denoPath = deno.found ? deno.path : '';
+/** The two subprocess engines under srt, as the engine and memory suites build them. */
+const nodeUnderSrt = (ctx: SuiteContext) => createNodeEngine({ proxy: ctx.proxy, egress: 'wrapper', tmpDir: ctx.tmpDir, srt: { dataDir: ctx.dataDir } });
+const denoUnderSrt = (ctx: SuiteContext) =>
+  createDenoEngine({ proxy: ctx.proxy, egress: 'wrapper', denoPath, denoDir: join(ctx.tmpDir, 'deno-dir'), tmpDir: ctx.tmpDir, srt: { dataDir: ctx.dataDir } });
 
 describe('srt: the policy', () => {
   test('srtSettingsFor allows the gate and nothing else, writes only to the temp dir, hides home and data dir', () => {
@@ -198,43 +202,27 @@ console.log(JSON.stringify(report));`;
 
   defineEngineSuite({
     name: 'node engine under srt (egress wrapper)',
-    create: (ctx) => createNodeEngine({ proxy: ctx.proxy, egress: 'wrapper', tmpDir: ctx.tmpDir, srt: { dataDir: ctx.dataDir } }),
+    create: nodeUnderSrt,
   });
 
   defineEngineSuite({
     name: 'deno engine under srt (egress wrapper)',
     needs: [DENO],
-    create: (ctx) =>
-      createDenoEngine({
-        proxy: ctx.proxy,
-        egress: 'wrapper',
-        denoPath,
-        denoDir: join(ctx.tmpDir, 'deno-dir'),
-        tmpDir: ctx.tmpDir,
-        srt: { dataDir: ctx.dataDir },
-      }),
+    create: denoUnderSrt,
   });
 
   // The wrapper's own processes (srt's Node, socat, bubblewrap: ~120 MB of RSS) are the run's processes too, and count against the cap.
   defineMemoryAttacks({
     name: 'node engine under srt (egress wrapper): the memory cap under attack',
     runtime: 'node',
-    create: (ctx) => createNodeEngine({ proxy: ctx.proxy, egress: 'wrapper', tmpDir: ctx.tmpDir, srt: { dataDir: ctx.dataDir } }),
+    create: nodeUnderSrt,
   });
 
   defineMemoryAttacks({
     name: 'deno engine under srt (egress wrapper): the memory cap under attack',
     runtime: 'deno',
     needs: [DENO],
-    create: (ctx) =>
-      createDenoEngine({
-        proxy: ctx.proxy,
-        egress: 'wrapper',
-        denoPath,
-        denoDir: join(ctx.tmpDir, 'deno-dir'),
-        tmpDir: ctx.tmpDir,
-        srt: { dataDir: ctx.dataDir },
-      }),
+    create: denoUnderSrt,
   });
 
   describe('srt engines: boundary text, host death', () => {

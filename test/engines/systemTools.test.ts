@@ -10,59 +10,28 @@
 // the flags that bound a test and a leaked handle.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { ROOT } from '../helpers/paths.ts';
 import { pathWithout } from '../helpers/systemTools.ts';
+import { runToEnd, type ChildRun } from '../helpers/processes.ts';
 
 const SRT_LINE = 'needs bubblewrap socat ripgrep (apt-get install bubblewrap socat ripgrep)';
 const KEYRING_LINE = 'needs gnome-keyring dbus libglib2.0-bin (apt-get install gnome-keyring dbus libglib2.0-bin)';
 /** What a run with the tools hidden may take, at most (it takes seconds). */
 const DEADLINE_MS = 90_000;
 
-interface Ran {
-  code: number | null;
-  output: string;
-  ms: number;
-  timedOut: boolean;
-}
+type Ran = ChildRun;
 
 /** Runs a command with the given tools hidden from PATH; kills its process group at the deadline. */
-function runWithout(hidden: string[], command: string, args: string[], env: Record<string, string | undefined>): Promise<Ran> {
+async function runWithout(hidden: string[], command: string, args: string[], env: Record<string, string | undefined>): Promise<Ran> {
   const stripped = pathWithout(hidden);
-  const childEnv: Record<string, string> = {};
-  // NODE_TEST_CONTEXT would make the child `node --test` report to this runner instead of printing.
-  const merged = { ...process.env, NODE_TEST_CONTEXT: undefined, FORCE_COLOR: undefined, NO_COLOR: '1', ...env };
-  for (const [k, v] of Object.entries(merged)) if (v !== undefined) childEnv[k] = v;
-  // This Node first (the scripts call `node`), then the PATH without the tools.
-  childEnv.PATH = [dirname(process.execPath), stripped.path].join(delimiter);
-  const started = Date.now();
-  return new Promise<Ran>((resolve, reject) => {
-    const child = spawn(command, args, { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let output = '';
-    let timedOut = false;
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
-    const timer = setTimeout(() => {
-      timedOut = true;
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        // gone already
-      }
-    }, DEADLINE_MS);
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      stripped.cleanup();
-      reject(error);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      stripped.cleanup();
-      resolve({ code, output, ms: Date.now() - started, timedOut });
-    });
-  });
+  try {
+    // This Node first (the scripts call `node`), then the PATH without the tools.
+    return await runToEnd(command, args, { ...env, PATH: [dirname(process.execPath), stripped.path].join(delimiter) }, DEADLINE_MS);
+  } finally {
+    stripped.cleanup();
+  }
 }
 
 const nodeTest = (file: string) => ['--test', '--test-timeout=60000', '--test-force-exit', '--test-reporter=spec', join(ROOT, 'test', 'engines', file)];

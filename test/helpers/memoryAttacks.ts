@@ -100,7 +100,8 @@ export function defineMemoryAttacks(options: MemoryAttackOptions): void {
     });
 
     async function attack(code: string): Promise<{ outcome: RunOutcome; seen: TreeMemory }> {
-      const sampler = sampleTreeMemory();
+      // The run is the runtime: the srt wrapper's own processes (~120 MB, fixed) are not charged to its cap.
+      const sampler = sampleTreeMemory({ runtimeOnly: true });
       let outcome: RunOutcome;
       try {
         outcome = await runCode(engine, code, { limits: { memoryBytes: ATTACK_CAP, timeoutMs: ATTACK_DEADLINE_MS, outputBytes: 64 * 1024 } });
@@ -144,7 +145,7 @@ export function defineMemoryAttacks(options: MemoryAttackOptions): void {
         const pids = processesUnder(tmp.dir);
         const pid = pids.find((p) => ['--permission', 'run'].includes(readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0')[1] ?? ''));
         assert.ok(pid !== undefined, 'the runtime is running');
-        const rss = pids.reduce((sum, p) => sum + Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0) * 1024, 0);
+        const rss = Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
         during = { ...dataOf(pid), rss };
         return { data: null, error: null, status: 200 };
       });

@@ -25,7 +25,18 @@ export interface TreeMemory {
 const WORKER_SOURCE = String.raw`
 const { workerData, parentPort } = require('node:worker_threads');
 const { readdirSync, readFileSync } = require('node:fs');
-const { root, intervalMs, stop, includeRoot } = workerData;
+const { root, intervalMs, stop, includeRoot, runtimeOnly } = workerData;
+const runtimes = new Map();
+function isRuntime(pid) {
+  if (!runtimes.has(pid)) {
+    let second = '';
+    try {
+      second = readFileSync('/proc/' + pid + '/cmdline', 'latin1').split('\0')[1] || '';
+    } catch {}
+    runtimes.set(pid, second === '--permission' || second === 'run');
+  }
+  return runtimes.get(pid);
+}
 const flag = new Int32Array(stop);
 const parents = new Map();
 function parentOf(pid) {
@@ -57,7 +68,7 @@ while (Atomics.load(flag, 0) === 0) {
     live.add(pid);
     if (!parents.has(pid)) parents.set(pid, parentOf(pid));
   }
-  for (const pid of parents.keys()) if (!live.has(pid)) parents.delete(pid);
+  for (const pid of parents.keys()) if (!live.has(pid)) (parents.delete(pid), runtimes.delete(pid));
   const children = new Map();
   for (const [pid, ppid] of parents) {
     if (ppid === undefined) continue;
@@ -69,8 +80,10 @@ while (Atomics.load(flag, 0) === 0) {
   const queue = includeRoot ? [root] : [...(children.get(root) || [])];
   while (queue.length) {
     const pid = queue.pop();
-    sum += rssOf(pid);
-    count++;
+    if (!runtimeOnly || isRuntime(pid)) {
+      sum += rssOf(pid);
+      count++;
+    }
     for (const child of children.get(pid) || []) queue.push(child);
   }
   samples++;
@@ -87,10 +100,20 @@ export interface TreeSampler {
   stop(): Promise<TreeMemory>;
 }
 
-/** Starts sampling the descendants of `root` (default: this process; with `includeRoot`, it too) every `intervalMs`. */
-export function sampleTreeMemory(options: { root?: number; intervalMs?: number; includeRoot?: boolean } = {}): TreeSampler {
+/**
+ * Starts sampling the descendants of `root` (default: this process; with `includeRoot`, it too) every
+ * `intervalMs`; with `runtimeOnly`, only the Node or Deno runtimes among them (`node --permission …`,
+ * `deno run …`), leaving out the srt wrapper's own processes.
+ */
+export function sampleTreeMemory(options: { root?: number; intervalMs?: number; includeRoot?: boolean; runtimeOnly?: boolean } = {}): TreeSampler {
   const stop = new SharedArrayBuffer(4);
-  const workerData = { root: options.root ?? process.pid, intervalMs: options.intervalMs ?? 10, includeRoot: options.includeRoot ?? false, stop };
+  const workerData = {
+    root: options.root ?? process.pid,
+    intervalMs: options.intervalMs ?? 10,
+    includeRoot: options.includeRoot ?? false,
+    runtimeOnly: options.runtimeOnly ?? false,
+    stop,
+  };
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData });
   const result = new Promise<TreeMemory>((resolve, reject) => {
     worker.once('message', (m: TreeMemory) => resolve(m));

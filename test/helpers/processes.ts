@@ -114,3 +114,45 @@ export async function serve(dataDir: string, args: string[] = [], env: Record<st
   const token = readFileSync(join(dataDir, 'token'), 'utf8').trim();
   return { ...running, url: m[1]!, mcpUrl: `${m[1]}/mcp`, token };
 }
+
+export interface ChildRun {
+  code: number | null;
+  output: string;
+  ms: number;
+  timedOut: boolean;
+}
+
+/**
+ * Runs a command (often a child `node --test`) to its end with stdout and stderr together, killing its
+ * process group at `deadlineMs`. `env` is laid over this process's environment (undefined removes a
+ * variable); NODE_TEST_CONTEXT and colours are taken out so a child test runner prints plainly.
+ */
+export function runToEnd(command: string, args: string[], env: Record<string, string | undefined>, deadlineMs: number): Promise<ChildRun> {
+  const merged = { ...process.env, NODE_TEST_CONTEXT: undefined, FORCE_COLOR: undefined, NO_COLOR: '1', ...env };
+  const childEnv: Record<string, string> = {};
+  for (const [k, v] of Object.entries(merged)) if (v !== undefined) childEnv[k] = v;
+  const started = Date.now();
+  return new Promise<ChildRun>((resolve, reject) => {
+    const child = spawn(command, args, { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let output = '';
+    let timedOut = false;
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (output += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (output += d));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }, deadlineMs);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output, ms: Date.now() - started, timedOut });
+    });
+  });
+}

@@ -17,7 +17,7 @@ import { dirname, join } from 'node:path';
 import type { GateProxy } from '../../egress/gateProxy.ts';
 import { silentLogger, type Logger } from '../../log/logger.ts';
 import { createSubprocessEngine, type SubprocessEngine } from '../subprocess/subprocessEngine.ts';
-import { BARE_BASELINE_BYTES, WRAPPED_BASELINE_BYTES, type SubprocessLimits } from '../subprocess/limits.ts';
+import { BARE_BASELINE_BYTES, type SubprocessLimits } from '../subprocess/limits.ts';
 import { capsClause, childEnv, deathGuard, memoryCap, realDir, which } from '../subprocess/hostTools.ts';
 import { locateSrt, SRT_LINUX_HTTP_PROXY_PORT, srtEnv, srtInvocation, writeRunSrtSettings, type SrtOptions } from '../srt/srtWrapper.ts';
 import { denoVersion } from './findDeno.ts';
@@ -130,6 +130,6 @@ export function createDenoEngine(options: DenoEngineOptions): SubprocessEngine {
     describeBoundary,
     hostPaths: [runtimeDir, dirname(options.denoPath), options.denoDir, tmpRoot, ...(srt?.found ? [srt.packageDir] : [])],
     memoryCap: cap,
-    expectedBaselineBytes: srt?.found ? WRAPPED_BASELINE_BYTES : BARE_BASELINE_BYTES,
+    expectedBaselineBytes: BARE_BASELINE_BYTES,
   });
 }

@@ -18,7 +18,7 @@ import { dirname, join } from 'node:path';
 import type { GateProxy } from '../../egress/gateProxy.ts';
 import { silentLogger, type Logger } from '../../log/logger.ts';
 import { createSubprocessEngine, type SubprocessEngine } from '../subprocess/subprocessEngine.ts';
-import { BARE_BASELINE_BYTES, WRAPPED_BASELINE_BYTES, type SubprocessLimits } from '../subprocess/limits.ts';
+import { BARE_BASELINE_BYTES, type SubprocessLimits } from '../subprocess/limits.ts';
 import { capsClause, childEnv, deathGuard, memoryCap, nodeRuntimeEnv, realDir } from '../subprocess/hostTools.ts';
 import { locateSrt, srtEnv, srtInvocation, writeRunSrtSettings, type SrtOptions } from '../srt/srtWrapper.ts';
 
@@ -108,6 +108,6 @@ export function createNodeEngine(options: NodeEngineOptions): SubprocessEngine {
     describeBoundary,
     hostPaths: [runtimeDir, dirname(nodePath), tmpRoot, ...(srt?.found ? [srt.packageDir] : [])],
     memoryCap: cap,
-    expectedBaselineBytes: srt?.found ? WRAPPED_BASELINE_BYTES : BARE_BASELINE_BYTES,
+    expectedBaselineBytes: BARE_BASELINE_BYTES,
   });
 }

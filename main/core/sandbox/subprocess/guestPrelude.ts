@@ -17,7 +17,9 @@
 //   `execute.js:<line>:<col>` after the two header lines are taken off.
 // - With a hold id (Linux), it then asks the gate to hold it: the host
 //   answers once the run's memory cap is in place (childRun.ts), and only
-//   then does the code run.
+//   then does the code run. The way to the gate may not be open yet when the
+//   runtime starts (under srt, its proxy): a hold that reached nothing is
+//   asked again for about a second, then the run ends saying so.
 // - Its own writes to stdout go through a buffer it allocated up front, so
 //   an error line still goes out when the code has spent the memory cap.
 //
@@ -182,7 +184,13 @@ const PRELUDE_SOURCE = String.raw`(function (A) {
     host.write = function (text) {
       var bytes = encodeLine(text);
       var offset = 0;
-      while (offset < bytes.length) offset += stdout.writeSync(bytes.subarray(offset));
+      while (offset < bytes.length) {
+        try {
+          offset += stdout.writeSync(bytes.subarray(offset));
+        } catch (error) {
+          if (!error || error.name !== 'WouldBlock') throw error;
+        }
+      }
     };
     host.exit = function (code) { denoExit(code); };
     host.post = function (json) {
@@ -390,16 +398,28 @@ ${GUEST_COMMON_SOURCE}
     start();
     return;
   }
-  host.post(stringify({ operationId: A.hold })).then(function (reply) {
-    var released = false;
-    try { released = reply.status === 200 && parse(reply.text).status === 200; } catch (error) {}
-    if (released) {
-      start();
-      return;
-    }
-    finished = true;
-    host.exit(0);
-  });
+  var later = G.setTimeout;
+  function hold(attempt) {
+    host.post(stringify({ operationId: A.hold })).then(function (reply) {
+      if (reply.status === 0 && attempt < 12) {
+        later(function () { hold(attempt + 1); }, 10 * (attempt + 1));
+        return;
+      }
+      var released = false;
+      try { released = reply.status === 200 && parse(reply.text).status === 200; } catch (error) {}
+      if (released) {
+        start();
+        return;
+      }
+      if (reply.status === 0) {
+        fail({ isError: true, name: 'Error', message: 'The run could not reach the Airlock gate to start' });
+        return;
+      }
+      finished = true;
+      host.exit(0);
+    });
+  }
+  hold(0);
 })`;
 
 /** The prelude on one line. */

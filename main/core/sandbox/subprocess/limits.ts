@@ -59,14 +59,13 @@ const HEAP_MARGIN_BYTES = 16 * MIB;
 const MIN_OFF_HEAP_BYTES = 16 * MIB;
 
 /**
- * What a run's processes hold before the code runs (RSS, summed), as
- * estimated before the first run is measured: the bare runtime (Node ~45 MB,
- * Deno ~35 MB on Linux x64), and with the srt wrapper (its own Node process,
- * socat and bubblewrap: ~120 MB more). Only the heap cap is sized from this;
- * the data budget is sized from what is measured.
+ * What the runtime holds before the code runs (RSS), as estimated before the
+ * first run is measured (Node ~45 MB, Deno ~35 MB on Linux x64, with or
+ * without the srt wrapper, whose own processes are not charged to the run).
+ * Only the heap cap is sized from this; the data budget is sized from what
+ * is measured.
  */
 export const BARE_BASELINE_BYTES = 48 * MIB;
-export const WRAPPED_BASELINE_BYTES = 176 * MIB;
 
 const MIN_STACK_BYTES = 64 * 1024;
 /** The main thread's stack is 8 MB on Linux and macOS: V8 must stay well inside it. */
@@ -105,7 +104,7 @@ function budgetCeiling(memoryBytes: number): number {
 
 /**
  * @param baselineBytes what the run's processes are expected to hold when
- * the code starts (the last run's measure, or BARE_/WRAPPED_BASELINE_BYTES).
+ * the code starts (the last run's measure, or BARE_BASELINE_BYTES).
  */
 export function resolveSubprocessLimits(limits: RunLimits, baselineBytes: number = BARE_BASELINE_BYTES): SubprocessLimits {
   const memoryBytes = Math.max(MIN_HEAP_BYTES, Math.floor(finite(limits.memoryBytes, MIN_HEAP_BYTES)));

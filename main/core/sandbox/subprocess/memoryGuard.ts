@@ -1,11 +1,12 @@
 // The memory cap of a subprocess run once it is running (Linux): finding
 // the run's processes, measuring them before the code starts, lowering the
 // runtime's RLIMIT_DATA to what the budget allows (prlimit --pid), and a
-// watchdog on the tree's RSS. See limits.ts for why and how much.
+// watchdog on the runtime's RSS. See limits.ts for why and how much.
 //
-// The run's processes are the spawned process and its descendants, found
-// through /proc (parent ids): under the srt wrapper that is a shell, srt's
-// own Node process, socat and bubblewrap, and the runtime inside
+// The run is the runtime process, found among the spawned process and its
+// descendants through /proc (parent ids): under the srt wrapper those are a
+// shell, srt's own Node process, socat and bubblewrap — the sandbox's fixed
+// cost (~120 MB), not charged to the run's cap — and the runtime inside
 // bubblewrap's PID namespace (whose own idea of its pid differs; /proc on
 // the host shows it with its host pid). The runtime is the one whose
 // command line is exactly the one the engine built.
@@ -14,7 +15,7 @@
 // runtime gets an allocation failure (a RangeError, or V8's out-of-memory)
 // however fast it allocates. The watchdog is defence in depth for what the
 // rlimit does not see (see limits.ts): sampling every 10 ms, it ends the run
-// (SIGKILL to the runtime and the group) when the tree's RSS crosses its
+// (SIGKILL to the runtime and the group) when the runtime's RSS crosses its
 // line. A 10 ms sampler alone could be outrun; it is not the primary bound.
 
 import { spawn } from 'node:child_process';
@@ -24,14 +25,7 @@ import { dataBudget, type RunMemoryBudget, type SubprocessLimits } from './limit
 
 /** The watchdog's sampling period: the runtime's RSS each tick. */
 export const WATCH_INTERVAL_MS = 10;
-/**
- * The wrapper's processes (they come and go: socat forks per connection) are
- * looked up again this often: through /proc/<pid>/task/<tid>/children where
- * the kernel has it (a few reads), else by reading every process's parent.
- */
-const RESCAN_INTERVAL_MS = 200;
-const SLOW_RESCAN_INTERVAL_MS = 1000;
-
+/** Whether the kernel lists a task's children (/proc/<pid>/task/<tid>/children): a few reads instead of every process's parent. */
 let childrenFiles: boolean | undefined;
 function hasChildrenFiles(): boolean {
   childrenFiles ??= existsSync(`/proc/self/task/${process.pid}/children`);
@@ -195,10 +189,6 @@ export class MemoryGuard {
   readonly #o: MemoryGuardOptions;
   #timer: NodeJS.Timeout | undefined;
   #run: GuardedRun | undefined;
-  #others: number[] = [];
-  #othersRss = 0;
-  #lastRescan = 0;
-  #wrapped = false;
   #peakRss = 0;
   #peakData = 0;
   #stopped = false;
@@ -216,10 +206,9 @@ export class MemoryGuard {
     if (runtimePid === undefined) throw new Error(`the runtime process was not found among the run's processes (${tree.length})`);
     const runtime = processMemory(runtimePid);
     if (!runtime) throw new Error('the runtime process is gone');
-    this.#others = tree.filter((pid) => pid !== runtimePid);
-    this.#wrapped = this.#others.length > 0;
-    this.#othersRss = this.#sumOthers();
-    const readyRssBytes = runtime.rssBytes + this.#othersRss;
+    // The run is the runtime: under srt, the wrapper's own processes (srt's Node, socat, bubblewrap: a fixed
+    // ~120 MB) are the sandbox's, not what the run allocates, and are not charged to its cap.
+    const readyRssBytes = runtime.rssBytes;
     const budget = dataBudget(limits, readyRssBytes);
     let dataLimitBytes: number | undefined;
     if (prlimit) {
@@ -227,7 +216,6 @@ export class MemoryGuard {
       await setDataLimit(prlimit, runtimePid, dataLimitBytes);
     }
     this.#run = { runtimePid, readyRssBytes, ...budget, ...(dataLimitBytes === undefined ? {} : { dataLimitBytes }) };
-    this.#lastRescan = performance.now();
     if (!this.#stopped) {
       this.#timer = setInterval(() => this.#sample(), WATCH_INTERVAL_MS);
       this.#timer.unref();
@@ -254,23 +242,12 @@ export class MemoryGuard {
     this.#timer = undefined;
   }
 
-  #sumOthers(): number {
-    let sum = 0;
-    for (const pid of this.#others) sum += processMemory(pid)?.rssBytes ?? 0;
-    return sum;
-  }
-
   #sample(): void {
     const run = this.#run;
     if (!run || this.#stopped) return;
     const runtime = processMemory(run.runtimePid);
     if (!runtime) return this.stop();
-    if (this.#wrapped && performance.now() - this.#lastRescan >= (hasChildrenFiles() ? RESCAN_INTERVAL_MS : SLOW_RESCAN_INTERVAL_MS)) {
-      this.#lastRescan = performance.now();
-      this.#others = descendants(this.#o.rootPid).filter((pid) => pid !== run.runtimePid);
-      this.#othersRss = this.#sumOthers();
-    }
-    const rss = runtime.rssBytes + this.#othersRss;
+    const rss = runtime.rssBytes;
     if (rss > this.#peakRss) this.#peakRss = rss;
     if (runtime.dataBytes > this.#peakData) this.#peakData = runtime.dataBytes;
     if (rss > run.watchBytes) {

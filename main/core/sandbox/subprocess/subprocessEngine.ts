@@ -65,7 +65,7 @@ export interface SubprocessEngineConfig {
   hostPaths: string[];
   /** The OS memory cap of this platform (hostTools' memoryCap). */
   memoryCap: MemoryCap;
-  /** What a run's processes hold when its code starts, until a run has been measured (limits.ts' BARE_/WRAPPED_BASELINE_BYTES). */
+  /** What a run's processes hold when its code starts, until a run has been measured (limits.ts' BARE_BASELINE_BYTES). */
   expectedBaselineBytes: number;
 }
 
