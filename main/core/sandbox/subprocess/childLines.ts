@@ -3,10 +3,14 @@
 // counting past a total cap, so a flood of output ends quickly; lines
 // without the nonce (the guest's own writes) are never trusted.
 import type { ConsoleLevel } from '../engine.ts';
-import { LINE_CONSOLE, LINE_ERROR, LINE_READY, LINE_RESULT } from './guestPrelude.ts';
+import { LINE_CONSOLE, LINE_ERROR, LINE_HOLD, LINE_READY, LINE_RESULT } from './guestPrelude.ts';
 
 export type GuestMessage =
-  { type: 'ready' } | { type: 'console'; level: ConsoleLevel; text: string } | { type: 'result'; payload: string } | { type: 'error'; payload: string };
+  | { type: 'hold' }
+  | { type: 'ready' }
+  | { type: 'console'; level: ConsoleLevel; text: string }
+  | { type: 'result'; payload: string }
+  | { type: 'error'; payload: string };
 
 const LEVELS: ReadonlySet<string> = new Set(['log', 'info', 'warn', 'error', 'debug']);
 
@@ -15,6 +19,8 @@ export function parseGuestLine(line: string, nonce: string): GuestMessage | unde
   const type = line[nonce.length];
   const payload = line.slice(nonce.length + 1);
   switch (type) {
+    case LINE_HOLD:
+      return { type: 'hold' };
     case LINE_READY:
       return { type: 'ready' };
     case LINE_CONSOLE: {

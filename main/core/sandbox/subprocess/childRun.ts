@@ -4,10 +4,10 @@
 // prepares the directory and command line and keeps the set of live children.
 //
 // The memory hold: on Linux the prelude, once ready and before the code
-// runs, sends one request through the gate with the run's hold id (made from
-// the nonce, which only the prelude knows). The host answers it only after
-// the memory guard has measured the run's processes and lowered the
-// runtime's data cap; the code runs only on that answer.
+// runs, says so on stdout (a line tagged with the nonce, which only the
+// prelude knows) and waits for SIGUSR2. The host sends it only after the
+// memory guard has measured the runtime and lowered its data cap; the code
+// runs only then.
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { ApiCallRequest, ApiCallResult, ConsoleEntry, RunControl, RunError, RunOutcome, RunRequest } from '../engine.ts';
 import type { GateProxy } from '../../egress/gateProxy.ts';
@@ -42,9 +42,6 @@ export interface ChildRunContext {
   onMeasured?(readyRssBytes: number): void;
 }
 
-/** What the gate answers a hold it will not release (the run is over, or could not be capped). */
-const HOLD_REFUSED: ApiCallResult = { data: null, error: { message: 'The run is over' }, status: 0 };
-
 type Settlement = { ok: true; value: unknown } | { ok: false; error: RunError };
 
 export function killGroup(child: ChildProcess): void {
@@ -60,8 +57,6 @@ export function killGroup(child: ChildProcess): void {
 export class ChildRun {
   readonly outcome: Promise<RunOutcome>;
   readonly gateToken: string;
-  /** The operation id of the prelude's memory hold (see above). */
-  readonly holdId: string;
   readonly #ctx: ChildRunContext;
   readonly #resolve: (outcome: RunOutcome) => void;
   readonly #started = performance.now();
@@ -103,9 +98,7 @@ export class ChildRun {
         }
       },
     };
-    this.holdId = `airlock-hold-${ctx.nonce}`;
     this.#gateRun = ctx.proxy.openRun(async (call: ApiCallRequest): Promise<ApiCallResult> => {
-      if (call.operationId === this.holdId) return this.#hold();
       try {
         return await ctx.request.callApi(call, control);
       } catch (error) {
@@ -209,13 +202,15 @@ export class ChildRun {
   }
 
   /** The prelude is ready and waits: cap the run's memory, then let the code run. */
-  async #hold(): Promise<ApiCallResult> {
+  async #hold(): Promise<void> {
     const { label, log, name } = this.#ctx;
     const guard = this.#guard;
-    if (this.#held || this.#settled || !guard) return HOLD_REFUSED;
+    if (this.#held || this.#settled || !guard) return;
     this.#held = true;
+    let runtimePid: number;
     try {
       const armed = await guard.arm();
+      runtimePid = armed.runtimePid;
       this.#ctx.onMeasured?.(armed.readyRssBytes);
       const mb = (bytes: number) => Math.round(bytes / 1048576);
       log.debug(
@@ -225,13 +220,17 @@ export class ChildRun {
       );
     } catch (error) {
       // A run that ended meanwhile (deadline, abort, its process gone) has nothing left to cap.
-      if (this.#settled) return HOLD_REFUSED;
+      if (this.#settled) return;
       log.error(`could not cap the memory of a ${name} run: ${(error as Error).message}`);
       this.fail({ kind: 'internal', message: `The ${label} engine could not put the run under its memory cap` });
-      return HOLD_REFUSED;
+      return;
     }
-    if (this.#settled) return HOLD_REFUSED;
-    return { data: null, error: null, status: 200 };
+    if (this.#settled) return;
+    try {
+      process.kill(runtimePid, 'SIGUSR2');
+    } catch (error) {
+      if (!this.#settled) this.fail({ kind: 'internal', message: `The ${label} runtime could not be told to start: ${(error as Error).message}` });
+    }
   }
 
   #onLine(line: string): void {
@@ -242,6 +241,9 @@ export class ChildRun {
   #onMessage(message: GuestMessage): void {
     const { label, limits } = this.#ctx;
     switch (message.type) {
+      case 'hold':
+        void this.#hold();
+        return;
       case 'ready':
         if (this.#startupTimer) clearTimeout(this.#startupTimer);
         this.#startupTimer = undefined;

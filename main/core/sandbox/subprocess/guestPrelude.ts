@@ -15,11 +15,11 @@
 //   accepts only a function body: the code cannot close the wrapper early and
 //   run at the top level. The source is named `execute.js`, so frames read
 //   `execute.js:<line>:<col>` after the two header lines are taken off.
-// - With a hold id (Linux), it then asks the gate to hold it: the host
-//   answers once the run's memory cap is in place (childRun.ts), and only
-//   then does the code run. The way to the gate may not be open yet when the
-//   runtime starts (under srt, its proxy): a hold that reached nothing is
-//   asked again for about a second, then the run ends saying so.
+// - With `hold` (Linux), it then says it is ready to be measured and waits
+//   for the host's SIGUSR2, sent once the run's memory cap is in place
+//   (childRun.ts); only then does the code run. A signal, not a request
+//   through the gate: Deno's first fetch costs ~25 ms, and the way to the
+//   gate may not be open yet (under srt, its proxy).
 // - Its own writes to stdout go through a buffer it allocated up front, so
 //   an error line still goes out when the code has spent the memory cap.
 //
@@ -42,6 +42,8 @@ export const LINE_READY = 's';
 export const LINE_CONSOLE = 'c';
 export const LINE_RESULT = 'r';
 export const LINE_ERROR = 'e';
+/** The prelude waits for the host's SIGUSR2 before the code runs (the memory hold). */
+export const LINE_HOLD = 'h';
 
 export const NEVER_SETTLES_MESSAGE = 'The code awaits a promise that nothing can settle (no API call, timer or other work is pending)';
 
@@ -60,8 +62,8 @@ export interface GuestScriptInput {
     viaProxy: boolean;
   };
   outputBytes: number;
-  /** The operation id the prelude sends to the gate before running the code, and waits on (the memory hold). */
-  hold?: string;
+  /** Wait for the host's SIGUSR2 before running the code (the memory hold). */
+  hold?: boolean;
 }
 
 // The prelude is written over several lines for reading and joined onto one
@@ -134,6 +136,10 @@ const PRELUDE_SOURCE = String.raw`(function (A) {
       }
     };
     host.exit = function (code) { exitProcess(code); };
+    host.onGo = function (go) {
+      var keep = G.setTimeout(function () {}, 2147483647);
+      P.once('SIGUSR2', function () { G.clearTimeout(keep); go(); });
+    };
     host.post = function (json) {
       return new PromiseCtor(function (resolve) {
         var body = encoder.encode(json);
@@ -193,6 +199,15 @@ const PRELUDE_SOURCE = String.raw`(function (A) {
       }
     };
     host.exit = function (code) { denoExit(code); };
+    host.onGo = function (go) {
+      var keep = G.setTimeout(function () {}, 2147483647);
+      var listener = function () {
+        D.removeSignalListener('SIGUSR2', listener);
+        G.clearTimeout(keep);
+        go();
+      };
+      D.addSignalListener('SIGUSR2', listener);
+    };
     host.post = function (json) {
       var init = { method: 'POST', headers: { authorization: 'Bearer ' + GATE.token, 'content-type': 'application/json' }, body: json };
       if (client) init.client = client;
@@ -398,28 +413,8 @@ ${GUEST_COMMON_SOURCE}
     start();
     return;
   }
-  var later = G.setTimeout;
-  function hold(attempt) {
-    host.post(stringify({ operationId: A.hold })).then(function (reply) {
-      if (reply.status === 0 && attempt < 12) {
-        later(function () { hold(attempt + 1); }, 10 * (attempt + 1));
-        return;
-      }
-      var released = false;
-      try { released = reply.status === 200 && parse(reply.text).status === 200; } catch (error) {}
-      if (released) {
-        start();
-        return;
-      }
-      if (reply.status === 0) {
-        fail({ isError: true, name: 'Error', message: 'The run could not reach the Airlock gate to start' });
-        return;
-      }
-      finished = true;
-      host.exit(0);
-    });
-  }
-  hold(0);
+  host.onGo(start);
+  line('${LINE_HOLD}', '');
 })`;
 
 /** The prelude on one line. */

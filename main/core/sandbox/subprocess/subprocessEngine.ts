@@ -152,7 +152,7 @@ export function createSubprocessEngine(config: SubprocessEngineConfig): Subproce
       globals: clientGlobals(request.client.globals),
       gate: { url: config.proxy.url, port: config.proxy.port, token: childRun.gateToken, viaProxy: config.viaProxy },
       outputBytes: limits.outputBytes,
-      ...(config.memoryCap.watched ? { hold: childRun.holdId } : {}),
+      ...(config.memoryCap.watched ? { hold: true } : {}),
     });
 
     runsStarted++;
