@@ -102,6 +102,8 @@ export async function runForwarder(options: ForwarderOptions): Promise<void> {
         replayFailed = reject;
         timer = setTimeout(() => reject(new Error('no answer to initialize')), 15_000);
       });
+      // It may fail while the send below is still under way: never an unhandled rejection.
+      answered.catch(() => undefined);
       try {
         await transport.send({ ...initialize, id: REPLAY });
         await answered;
