@@ -29,8 +29,8 @@ const countTitled = async (title: string) =>
     ).text,
   ) as number;
 
-/** Focus moves to Deny when an item becomes the head: wait for it before pressing keys. */
-const denyFocused = (p: Page) => p.locator('button:focus', { hasText: /^Deny$/ }).waitFor({ timeout: 10_000 });
+/** Focus moves to Deny when an item becomes the head (from anywhere but a text field), and the guard time ends: wait for both before pressing keys. */
+const denyFocused = (p: Page) => p.locator('[role="alertdialog"][data-armed="true"] button:focus', { hasText: /^Deny$/ }).waitFor({ timeout: 10_000 });
 
 let fx: UiFixture;
 
@@ -90,12 +90,54 @@ test('no answer is a denial that says it timed out', { skip, timeout: 60_000 }, 
   const result = JSON.parse((await run).text) as { error: { message: string; code: string } };
   assert.equal(result.error.code, 'airlock_approval_timeout');
   assert.match(result.error.message, /timed out: no one answered/);
+  await nav(page, 'Approvals').click();
   await page
     .getByRole('listitem')
     .filter({ hasText: /e2e timeout|timed out: no one answered \(denied\)/ })
     .first()
     .waitFor();
   assert.equal(await countTitled('e2e timeout'), 0);
+});
+
+test(
+  'typing in a form while an approval arrives loses no character and decides nothing; the answer returns focus to it',
+  { skip, timeout: 60_000 },
+  async () => {
+    await nav(page, 'Logs').click();
+    const find = page.getByRole('textbox', { name: 'Find' });
+    await find.click();
+    const text = 'session opened by the person who keeps typing';
+    const typing = page.keyboard.type(text, { delay: 25 });
+    const run = execute(client, createEvent('e2e typed over'));
+    const dialog = approvalDialog(page);
+    await dialog.waitFor();
+    await typing;
+    assert.equal(await find.inputValue(), text, 'every character went to the field');
+    assert.match(page.url(), /#\/logs$/, 'the person stays on the screen they were on');
+    assert.equal(await find.and(page.locator(':focus')).count(), 1, 'the field keeps the focus');
+    assert.equal(await dialog.count(), 1, 'nothing was decided');
+    await dialog.getByRole('button', { name: 'Allow once' }).click();
+    assert.deepEqual(JSON.parse((await run).text), { created: 'e2e typed over' });
+    await dialog.waitFor({ state: 'detached' });
+    // After the answer, focus is back in the field.
+    await find.and(page.locator(':focus')).waitFor({ timeout: 5_000 });
+    assert.equal(await find.inputValue(), text);
+  },
+);
+
+test('a key held down as the prompt appears decides nothing', { skip, timeout: 60_000 }, async () => {
+  await nav(page, 'Overview').click();
+  await page.getByRole('heading', { name: 'Overview', level: 1 }).click();
+  await page.keyboard.down(' ');
+  const run = execute(client, createEvent('e2e held key'));
+  await denyFocused(page);
+  // Released on the focused Deny button, after the guard time: a click, which must not answer.
+  await page.keyboard.up(' ');
+  const dialog = approvalDialog(page);
+  assert.equal(await dialog.count(), 1);
+  // The answer that counts is the one given after the prompt appeared.
+  await dialog.getByRole('button', { name: 'Allow once' }).click();
+  assert.deepEqual(JSON.parse((await run).text), { created: 'e2e held key' });
 });
 
 test('a second tab sees the decision made in the first', { skip, timeout: 60_000 }, async () => {

@@ -1,13 +1,14 @@
 // The app shell: a nav landmark with one link per screen, the current screen
-// in <main>, the pending-approval count in the nav, the tab title and (in
-// Electron) the tray. Focus moves to the Approvals screen when the queue goes
-// from empty to one, wherever the person is.
-import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+// in <main>, the pending-approval count in the nav, the tab title, a polite
+// live region and (in Electron) the tray. A held call never takes the person
+// away from what they were doing: its prompt floats over the current screen,
+// which keeps its state (form input, filters, scroll).
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { SCREENS, screenFromHash, type ScreenId } from './routes.ts';
 import { useApprovals } from '../api/useApprovals.ts';
 import { useCall } from '../api/hooks.ts';
 import { bridge } from '../api/ipcControlApi.ts';
-import { ApprovalsScreen } from '../features/approvals/ApprovalsScreen.tsx';
+import { ApprovalsScreen, HeadItem } from '../features/approvals/ApprovalsScreen.tsx';
 import { OverviewScreen } from '../features/overview/OverviewScreen.tsx';
 import { SettingsScreen } from '../features/settings/SettingsScreen.tsx';
 import { EngineScreen } from '../features/engine/EngineScreen.tsx';
@@ -44,12 +45,12 @@ export function App() {
   useEffect(() => bridge()?.onNavigate?.((id) => go(screenFromHash(`#/${id}`))), [go]);
   const approvals = useApprovals();
   const count = approvals.pending.length;
-  const previous = useRef(0);
+  const [promptError, setPromptError] = useState<string | undefined>();
+  const waiting = count > 0 ? `${count === 1 ? 'An approval is' : `${count} approvals are`} waiting` : '';
   useEffect(() => {
-    document.title = count > 0 ? `(${count}) Airlock — ${count === 1 ? 'an approval is' : `${count} approvals are`} waiting` : 'Airlock';
-    if (previous.current === 0 && count > 0 && screen !== 'approvals') go('approvals');
-    previous.current = count;
-  }, [count, screen, go]);
+    document.title = count > 0 ? `(${count}) Airlock — ${waiting.toLowerCase()}` : 'Airlock';
+  }, [count, waiting]);
+  const head = approvals.pending[0];
   return (
     <div className="shell">
       <a className="skip" href="#main">
@@ -86,6 +87,19 @@ export function App() {
           {screen === 'settings' && <SettingsScreen />}
         </Suspense>
       </main>
+      <p className="visually-hidden" role="status" aria-live="polite">
+        {waiting}
+      </p>
+      {head && screen !== 'approvals' ? (
+        <aside className="approval-drawer" aria-label="Held call">
+          {promptError ? (
+            <p role="alert" className="error">
+              {promptError}
+            </p>
+          ) : null}
+          <HeadItem key={head.id} head={head} count={count} onError={setPromptError} />
+        </aside>
+      ) : null}
     </div>
   );
 }

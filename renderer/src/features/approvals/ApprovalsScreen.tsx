@@ -1,11 +1,15 @@
 // The approval queue — the heart of the product. The oldest held call is
 // shown as an alertdialog ("Action required · N held") with its countdown
 // ("No answer = deny in 1:45"), the full request and the decision buttons:
-// Deny (focused first) and Allow once, then the wider scopes (never
-// "always" for a destructive call), and Deny all. Esc denies the head item,
-// Ctrl/⌘+Enter allows it once, a bare Enter never approves. An item leaves
-// only when the core confirms the decision. Below: what was answered lately
-// (by you, elsewhere, timed out, withdrawn) and the saved grants.
+// Deny (first) and Allow once, then the wider scopes (never "always" for a
+// destructive call), and Deny all. Esc denies the head item, Ctrl/⌘+Enter
+// allows it once, Enter in the reason box denies with that reason, a bare
+// Enter never approves. The prompt never takes the focus from a text field;
+// otherwise focus moves in on Deny, and goes back where it was once the call
+// is answered. Its buttons ignore input for GUARD_MS after they appear, and
+// a key already down when it appeared never answers it. An item leaves only
+// when the core confirms the decision. The same prompt floats over every
+// other screen (App.tsx). Below: what was answered lately and the grants.
 import { useEffect, useRef, useState } from 'react';
 import type { ApproveScope, PendingApproval } from '../../../../contract/approvals.ts';
 import { ControlError } from '../../../../contract/controlApi.ts';
@@ -14,6 +18,7 @@ import type { Settled } from '../../api/useApprovals.ts';
 import { RequestDetails } from './RequestDetails.tsx';
 import { useCountdown, formatSeconds } from './useCountdown.ts';
 import { GrantsList } from './GrantsList.tsx';
+import { GUARD_MS, isTextField, keysDownNow, trackKeys } from './promptGuard.ts';
 import { useCall } from '../../api/hooks.ts';
 
 /** In the desktop app: say so when the OS will not show Airlock's notifications, so nobody waits for one. */
@@ -40,16 +45,53 @@ function arrivedAt(id: string): number {
   return t;
 }
 
-function HeadItem({ head, count, onError }: { head: PendingApproval; count: number; onError(message: string): void }) {
+trackKeys();
+
+const KEYS_HINT =
+  typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform) ? 'Esc denies · ⌘+Enter allows once' : 'Esc denies · Ctrl+Enter allows once';
+
+export function HeadItem({ head, count, onError }: { head: PendingApproval; count: number; onError(message: string): void }) {
   const { api } = useControl();
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
+  const [armed, setArmed] = useState(false);
   const denyRef = useRef<HTMLButtonElement>(null);
+  /** Keys already down when this item appeared: they never answer it. */
+  const stale = useRef<Set<string>>(new Set());
+  /** Where the focus was before the prompt took it, to go back to after the answer. */
+  const returnTo = useRef<HTMLElement | null>(null);
   const left = useCountdown(head.secondsLeft, arrivedAt(head.id));
   const destructive = head.request.reason === 'destructive';
 
-  // Focus moves in on the Deny button whenever a new item becomes the head.
-  useEffect(() => denyRef.current?.focus(), [head.id]);
+  useEffect(() => {
+    stale.current = keysDownNow();
+    setArmed(false);
+    const timer = setTimeout(() => setArmed(true), GUARD_MS);
+    const active = document.activeElement as HTMLElement | null;
+    returnTo.current = active && active !== document.body ? active : null;
+    // Never from a text field: typing goes on where it was. Otherwise focus moves in on Deny.
+    if (!isTextField(active)) denyRef.current?.focus();
+    // Forgotten only after the key's own default action (a space's click on a focused button) has run.
+    const released = (e: KeyboardEvent) => void setTimeout(() => stale.current.delete(e.key), 0);
+    document.addEventListener('keyup', released, true);
+    return () => {
+      clearTimeout(timer);
+      document.removeEventListener('keyup', released, true);
+    };
+  }, [head.id]);
+
+  // The answer given, the person is where they were (if that place is still there).
+  useEffect(
+    () => () => {
+      const back = returnTo.current;
+      if (back?.isConnected && !back.closest('[role="alertdialog"]')) back.focus();
+    },
+    [head.id],
+  );
+
+  /** Input that may answer: after the guard time, and not from a key that was down when the prompt appeared. */
+  const accepts = (e: { detail?: number; key?: string; repeat?: boolean }) =>
+    armed && !e.repeat && !(e.key !== undefined && stale.current.has(e.key)) && !(e.detail === 0 && stale.current.size > 0);
 
   const decide = async (decision: 'approve' | 'deny', scope?: ApproveScope) => {
     setBusy(true);
@@ -67,7 +109,7 @@ function HeadItem({ head, count, onError }: { head: PendingApproval; count: numb
   };
 
   const onKeyDown = (e: React.KeyboardEvent) => {
-    if (busy) return;
+    if (busy || !accepts(e)) return;
     if (e.key === 'Escape') {
       e.preventDefault();
       void decide('deny');
@@ -85,6 +127,7 @@ function HeadItem({ head, count, onError }: { head: PendingApproval; count: numb
       aria-describedby="approval-what"
       className="approval"
       data-approval-id={head.id}
+      data-armed={armed ? 'true' : 'false'}
       onKeyDown={onKeyDown}
     >
       <h2 id="approval-title">Action required · {count} held</h2>
@@ -99,23 +142,37 @@ function HeadItem({ head, count, onError }: { head: PendingApproval; count: numb
       </div>
       <RequestDetails approval={head} />
       <label className="reason-field">
-        Reason for denying (sent to the script)
-        <input value={reason} onChange={(e) => setReason(e.target.value)} maxLength={500} placeholder="optional" />
+        Reason for denying (sent to the script; Enter denies with it)
+        <input
+          value={reason}
+          onChange={(e) => setReason(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && !e.ctrlKey && !e.metaKey && !busy && accepts(e)) {
+              e.preventDefault();
+              void decide('deny');
+            }
+          }}
+          maxLength={500}
+          placeholder="optional"
+        />
       </label>
+      <p className="keys" aria-hidden="true">
+        {KEYS_HINT}
+      </p>
       <div className="decisions">
-        <button ref={denyRef} type="button" disabled={busy} onClick={() => void decide('deny')}>
+        <button ref={denyRef} type="button" disabled={busy} aria-disabled={!armed} onClick={(e) => accepts(e) && void decide('deny')}>
           Deny
         </button>
-        <button type="button" className="primary" disabled={busy} onClick={() => void decide('approve', 'once')}>
+        <button type="button" className="primary" disabled={busy} aria-disabled={!armed} onClick={(e) => accepts(e) && void decide('approve', 'once')}>
           Allow once
         </button>
       </div>
       <div className="decisions secondary">
-        <button type="button" disabled={busy} onClick={() => void decide('approve', 'session')}>
+        <button type="button" disabled={busy} aria-disabled={!armed} onClick={(e) => accepts(e) && void decide('approve', 'session')}>
           Allow for this session
         </button>
         {destructive ? null : (
-          <button type="button" disabled={busy} onClick={() => void decide('approve', 'always')}>
+          <button type="button" disabled={busy} aria-disabled={!armed} onClick={(e) => accepts(e) && void decide('approve', 'always')}>
             Always allow this operation
           </button>
         )}
