@@ -4,12 +4,13 @@
 // was approved, never otherwise.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { serve, runCliToEnd, type Served } from '../helpers/processes.ts';
 import { httpClient, execute } from '../helpers/mcpClients.ts';
 import { controlClient, waitForEvent } from '../helpers/control.ts';
 import { startEchoApi, writeEchoSpec, type EchoApi } from '../helpers/echoApi.ts';
-import { tempDir } from '../helpers/paths.ts';
+import { CLI, NODE, ROOT, tempDir } from '../helpers/paths.ts';
 import type { ControlClient } from '../../main/core/control/controlClient.ts';
 
 let echo: EchoApi;
@@ -222,4 +223,37 @@ test('attack: a yes after the client went away (connection dropped) runs nothing
   const late = await control.call('approvals.decide', { id: approval.id, decision: 'approve' }).catch((e: Error) => e.message);
   assert.match(String(late), /already withdrawn/);
   assert.equal(posts(), before);
+});
+
+/** Calls execute asking for progress; resolves with the result text, collecting every progress message meanwhile. */
+function executeWithProgress(on: Client, code: string, messages: string[]): Promise<string> {
+  return on
+    .callTool({ name: 'execute', arguments: { code } }, undefined, { onprogress: (p) => void messages.push(p.message ?? ''), timeout: 60_000 })
+    .then((r) => (r.content as { text: string }[])[0]!.text);
+}
+
+async function progressWhileWaiting(on: Client) {
+  const messages: string[] = [];
+  const requested = waitForEvent(control, 'approval-requested');
+  const run = executeWithProgress(on, `const r = await api.items.delete({ path: { id: '12' } }); return r.status;`, messages);
+  const { approval } = await requested;
+  // Told at once that it waits, and why: no client has to give up on a silent call.
+  for (const deadline = Date.now() + 10_000; messages.length === 0;) {
+    assert.ok(Date.now() < deadline, 'a progress notification while the call waits');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.equal(messages[0], 'Waiting for your approval in Airlock: DELETE /items/{id}');
+  await control.call('approvals.decide', { id: approval.id, decision: 'approve', scope: 'once' });
+  assert.equal(await run, '200');
+}
+
+test('a call that waits for a person tells a client that asked for progress, over HTTP', { timeout: 60_000 }, async () => {
+  await progressWhileWaiting(client);
+});
+
+test('… and over stdio joined to the companion', { timeout: 60_000 }, async (t) => {
+  const joined = new Client({ name: 'progress-client', version: '1' });
+  await joined.connect(new StdioClientTransport({ command: NODE, args: [CLI, 'stdio', '--data-dir', dataDir], cwd: ROOT, stderr: 'pipe' }));
+  t.after(() => joined.close());
+  await progressWhileWaiting(joined);
 });

@@ -104,9 +104,11 @@ export async function decideHop(ctx: DecisionContext, hop: Hop, url: string, run
     script: redact(run.script),
   };
   const approvals = ctx.approvals;
-  const decision = await run.control.whilePaused(() =>
-    approvals.request(request, { ...(run.signal ? { signal: run.signal } : {}), ...(run.elicit ? { elicit: run.elicit } : {}) }),
-  );
+  // The client hears that the call waits (progress notifications), so it does not give up on a silent call.
+  const waited = run.onWaiting?.(`Waiting for your approval in Airlock: ${verdict.effectiveMethod} ${hop.op.path}`);
+  const decision = await run.control
+    .whilePaused(() => approvals.request(request, { ...(run.signal ? { signal: run.signal } : {}), ...(run.elicit ? { elicit: run.elicit } : {}) }))
+    .finally(() => waited?.());
   if (decision.approved) {
     // Bound to what was shown: the request about to leave must hash the same.
     if (requestHash(hop.method, url, hop.body) !== request.requestHash) {

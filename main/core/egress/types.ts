@@ -29,6 +29,8 @@ export interface RunContext {
   elicit?: Elicit;
   /** The run's API calls so far (the gate appends). */
   calls: RunCallSummary[];
+  /** Called when the run starts waiting for a person (what it waits for); the returned function, when the wait is over. */
+  onWaiting?(what: string): () => void;
 }
 
 /** Asks the person at the MCP client a yes/no question; undefined when they dismissed it. */

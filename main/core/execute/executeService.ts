@@ -45,7 +45,7 @@ export interface ExecuteServiceOptions {
 }
 
 export interface ExecuteService {
-  execute(code: string, caller: CallerInfo, options?: { signal?: AbortSignal; elicit?: Elicit }): Promise<ExecuteOutcome>;
+  execute(code: string, caller: CallerInfo, options?: RunOptions): Promise<ExecuteOutcome>;
   readonly manifest: ClientManifest;
 }
 
@@ -54,6 +54,13 @@ const RUN_OVER = new DOMException('the run is over', 'AbortError');
 
 const LEVELS: Record<ConsoleEntry['level'], LogLevel> = { log: 'info', info: 'info', debug: 'debug', warn: 'warn', error: 'error' };
 
+/** How a client's run is run: its cancellation, how to ask its person, and how to tell it that the run waits for a person. */
+export interface RunOptions {
+  signal?: AbortSignal;
+  elicit?: Elicit;
+  onWaiting?: (what: string) => () => void;
+}
+
 export function createExecuteService(options: ExecuteServiceOptions): ExecuteService {
   const manifest: ClientManifest = {
     operations: options.catalogue.operations.map((o) => ({ operationId: o.id, callPath: o.callPath })),
@@ -61,8 +68,8 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
   };
   const log = options.logger.child('execute');
 
-  async function execute(code: string, caller: CallerInfo, runOptions: { signal?: AbortSignal; elicit?: Elicit } = {}): Promise<ExecuteOutcome> {
-    const { signal, elicit } = runOptions;
+  async function execute(code: string, caller: CallerInfo, runOptions: RunOptions = {}): Promise<ExecuteOutcome> {
+    const { signal, elicit, onWaiting } = runOptions;
     const runId = randomUUID();
     const scriptSha256 = createHash('sha256')
       .update(code ?? '')
@@ -113,6 +120,7 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
             control,
             signal: ended.signal,
             ...(elicit ? { elicit } : {}),
+            ...(onWaiting ? { onWaiting } : {}),
           });
         },
         onConsole: (entry) => options.logBuffer?.append({ level: LEVELS[entry.level], source: 'sandbox', message: entry.text.slice(0, 4000), runId }),

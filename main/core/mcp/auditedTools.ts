@@ -15,6 +15,8 @@ export interface ToolContext {
   /** Aborted when the client cancels the call or goes away. */
   signal: AbortSignal;
   server: McpServer;
+  /** Sends the client a progress notification with this message, when its request asked for progress (a progress token). */
+  progress?: (message: string) => void;
 }
 
 /** What a tool handler returns: the result, and what the audit record should say about it. */
@@ -75,10 +77,32 @@ export function callerOf(server: McpServer, transport: 'stdio' | 'http', session
   };
 }
 
+/** What the SDK hands a tool handler besides its arguments (the part used here). */
+interface ToolCallExtra {
+  sessionId?: string;
+  signal: AbortSignal;
+  _meta?: { progressToken?: string | number };
+  sendNotification(notification: {
+    method: 'notifications/progress';
+    params: { progressToken: string | number; progress: number; message: string };
+  }): Promise<void>;
+}
+
+/** A progress reporter when the request carries a progress token: each message counts one step up. */
+function progressOf(extra: ToolCallExtra): { progress?: (message: string) => void } {
+  const token = extra._meta?.progressToken;
+  if (token === undefined) return {};
+  let step = 0;
+  return {
+    progress: (message) =>
+      void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++step, message } }).catch(() => undefined),
+  };
+}
+
 export function auditedTools(server: McpServer, options: AuditedToolsOptions): AuditedTools {
   return {
     register(name, config, handler) {
-      const wrapped = async (args: unknown, extra: { sessionId?: string; signal: AbortSignal }): Promise<CallToolResult> => {
+      const wrapped = async (args: unknown, extra: ToolCallExtra): Promise<CallToolResult> => {
         const started = performance.now();
         const startedAt = new Date().toISOString();
         const caller = callerOf(server, options.transport, extra.sessionId);
@@ -86,7 +110,7 @@ export function auditedTools(server: McpServer, options: AuditedToolsOptions): A
         options.onStart?.(caller);
         let outcome: ToolOutcome;
         try {
-          outcome = await handler(args as never, { caller, signal: extra.signal, server });
+          outcome = await handler(args as never, { caller, signal: extra.signal, server, ...progressOf(extra) });
         } catch (error) {
           const message = (error as Error).message;
           try {

@@ -53,6 +53,8 @@ export interface ExecuteToolContext {
   boundary: string;
   /** Ask the person through the client's elicitation when no approver is attached (default: when the client supports it). */
   elicitation?: boolean;
+  /** How often a call waiting for a person tells its client so (default PROGRESS_EVERY_MS). */
+  progressEveryMs?: number;
 }
 
 export function executeDescription(ctx: ExecuteToolContext): string {
@@ -62,6 +64,18 @@ export function executeDescription(ctx: ExecuteToolContext): string {
     ctx.boundary,
     "Calls that change data may wait for a person to approve them; a refusal comes back as the call's `error`.",
   ].join('\n\n');
+}
+
+/**
+ * While a call waits for a person, the client is told so at once and then every PROGRESS_EVERY_MS: clients
+ * that reset their patience on progress (Claude Code) keep waiting, and show the message.
+ */
+export const PROGRESS_EVERY_MS = 10_000;
+
+function keepTelling(progress: (message: string) => void, message: string, everyMs: number): () => void {
+  progress(message);
+  const timer = setInterval(() => progress(message), everyMs);
+  return () => clearInterval(timer);
 }
 
 export function registerExecute(tools: AuditedTools, ctx: ExecuteToolContext): void {
@@ -74,9 +88,10 @@ export function registerExecute(tools: AuditedTools, ctx: ExecuteToolContext): v
       inputSchema: executeInput,
       annotations: { title, readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     },
-    async ({ code }, { caller, signal, server }) => {
+    async ({ code }, { caller, signal, server, progress }) => {
       const elicit = ctx.elicitation === false ? undefined : elicitThrough(server);
-      const outcome = await ctx.service.execute(code, caller, { signal, ...(elicit ? { elicit } : {}) });
+      const onWaiting = progress ? (what: string) => keepTelling(progress, what, ctx.progressEveryMs ?? PROGRESS_EVERY_MS) : undefined;
+      const outcome = await ctx.service.execute(code, caller, { signal, ...(elicit ? { elicit } : {}), ...(onWaiting ? { onWaiting } : {}) });
       return {
         result: { content: [{ type: 'text' as const, text: outcome.text }], ...(outcome.isError ? { isError: true } : {}) },
         outcome: outcome.outcome,
