@@ -72,7 +72,7 @@ export function executeDescription(ctx: ExecuteToolContext): string {
  */
 export const PROGRESS_EVERY_MS = 10_000;
 
-function keepTelling(progress: (message: string) => void, message: string, everyMs: number): () => void {
+export function keepTelling(progress: (message: string) => void, message: string, everyMs: number): () => void {
   progress(message);
   const timer = setInterval(() => progress(message), everyMs);
   return () => clearInterval(timer);
