@@ -21,7 +21,7 @@ import { OPENAGENDA_HOW, OPENAGENDA_SPEC, OPENAGENDA_SPEC_ENV, SHARED_OPENAGENDA
 
 export const OPENAGENDA: SystemNeed = {
   why: 'the OpenAgenda tests',
-  check: () => (OPENAGENDA_SPEC ? [] : [`${OPENAGENDA_SPEC_ENV} (${process.env[OPENAGENDA_SPEC_ENV]?.trim() || 'unset'})`, SHARED_OPENAGENDA_SPEC]),
+  check: () => (OPENAGENDA_SPEC ? [] : [`${OPENAGENDA_SPEC_ENV} (${process.env.AIRLOCK_OPENAGENDA_SPEC?.trim() || 'unset'})`, SHARED_OPENAGENDA_SPEC]),
   packages: 'the OpenAgenda v3 contract',
   install: OPENAGENDA_HOW,
 };

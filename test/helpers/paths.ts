@@ -31,8 +31,10 @@ export const OPENAGENDA_HOW = `set ${OPENAGENDA_SPEC_ENV}=/path/to/openapi.yaml,
  * the shared fixture when it exists, else undefined. `none` means undefined
  * even when the shared fixture is there (what a bare clone sees).
  */
-export function openAgendaSpec(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const given = env[OPENAGENDA_SPEC_ENV]?.trim();
+export function openAgendaSpec(
+  env: { AIRLOCK_OPENAGENDA_SPEC?: string | undefined } = { AIRLOCK_OPENAGENDA_SPEC: process.env.AIRLOCK_OPENAGENDA_SPEC },
+): string | undefined {
+  const given = env.AIRLOCK_OPENAGENDA_SPEC?.trim();
   if (given === 'none') return undefined;
   if (given) return resolve(given);
   return existsSync(SHARED_OPENAGENDA_SPEC) ? SHARED_OPENAGENDA_SPEC : undefined;
