@@ -163,6 +163,17 @@ test('the tab title counts what waits', { skip, timeout: 60_000 }, async () => {
   await denyFocused(page);
   await page.keyboard.press('Escape');
   await run;
+  // A denial without a reason says who denied it, once.
+  await nav(page, 'Approvals').click();
+  const answered = page
+    .getByRole('listitem')
+    .filter({ hasText: /e2e title|\/events/ })
+    .filter({ hasText: /denied by/ })
+    .first();
+  await answered.waitFor();
+  const text = (await answered.innerText()).trim();
+  assert.match(text, /denied by .* via web UI$/);
+  assert.doesNotMatch(text, /denied by (.*): denied by \1/);
 });
 
 test('Activity shows the tool call with its API call and the decision', { skip, timeout: 60_000 }, async () => {

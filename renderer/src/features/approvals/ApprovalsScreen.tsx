@@ -186,7 +186,8 @@ const OUTCOME = (s: Settled): string => {
   if (d.approved) return `allowed (${d.scope}) by ${d.by}`;
   if (d.code === 'timeout') return 'timed out: no one answered (denied)';
   if (d.code === 'withdrawn') return 'withdrawn by the client';
-  return `denied by ${d.by}: ${d.reason}`;
+  // A denial without a reason carries "denied by <who>" as its reason: said once, not twice.
+  return d.reason && d.reason !== `denied by ${d.by}` ? `denied by ${d.by}: ${d.reason}` : `denied by ${d.by}`;
 };
 
 export function ApprovalsScreen({ approvals }: Props) {
