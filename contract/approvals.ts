@@ -46,9 +46,8 @@ export const apiMutationRequestSchema = z.object({
   bodyPreview: z.string(),
   /** sha256 of method, full URL and body: an approval is for exactly this request. */
   requestHash: z.string(),
-  /** How this run reached the call: the method it was overridden from, or the URL that redirected here. */
+  /** How this run reached the call: the method it was overridden from (a redirect never asks: it is handed back unfollowed). */
   override: z.object({ from: z.string(), via: z.string() }).optional(),
-  redirectedFrom: z.string().optional(),
   /** This is the run's call number `callIndex`; earlier calls are listed. */
   callIndex: z.number().int().min(1),
   earlierCalls: z.array(z.object({ method: z.string(), url: z.string(), status: z.number(), decision: z.string() })),

@@ -60,8 +60,6 @@ export interface ClassifyInput {
   /** The method the request is sent with (a redirect may change it). */
   method: string;
   override?: MethodOverride;
-  /** The URL this request was redirected from, when it is a redirect hop. */
-  redirectedFrom?: string;
   profile: {
     name: string;
     policy: MutationPolicy;
@@ -93,13 +91,11 @@ export function classifyRequest(input: ClassifyInput): Verdict {
   const reason = effectiveMethod === 'DELETE' ? 'destructive' : plainMutation && !overridden ? 'mutation' : 'outside-policy';
   const why = overridden
     ? `${input.method.toUpperCase()} overridden to ${input.override!.method} by ${input.override!.via}`
-    : input.redirectedFrom
-      ? `redirected from ${input.redirectedFrom}`
-      : plainMutation
-        ? `${effectiveMethod} changes data`
-        : op.mutation
-          ? 'the document marks it x-airlock-mutation'
-          : `profile '${profile.name}' lists it under "mutations"`;
+    : plainMutation
+      ? `${effectiveMethod} changes data`
+      : op.mutation
+        ? 'the document marks it x-airlock-mutation'
+        : `profile '${profile.name}' lists it under "mutations"`;
   if (profile.readOnly) return { kind: 'read-only', reason, rule: `profile '${profile.name}' is read-only; ${why}`, effectiveMethod };
   const policy = own ?? profile.policy;
   const source = own ? `operation policy "${own}" for ${op.id}` : `profile '${profile.name}' policy "${profile.policy}"`;

@@ -306,7 +306,7 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
               verdict.approval,
             );
           }
-          const following = redirectHop(hop, response.status, next, shownUrl, api.catalogue, basePath);
+          const following = redirectHop(hop, response.status, next, api.catalogue, basePath);
           // Only a read that leads to a read is followed: a redirect of anything that may change data (by
           // method, override, document mark or policy), or one that makes a read something else, is handed
           // back unfollowed — a grant or an approval given for this request never carries over to another.

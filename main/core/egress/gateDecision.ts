@@ -59,7 +59,6 @@ export async function decideHop(ctx: DecisionContext, hop: Hop, url: string, run
     op: hop.op,
     method: hop.method,
     ...(hop.override ? { override: hop.override } : {}),
-    ...(hop.redirectedFrom ? { redirectedFrom: hop.redirectedFrom } : {}),
     profile: ctx.profile,
   });
   if (verdict.kind === 'read') return { decision: 'read' };
@@ -97,7 +96,6 @@ export async function decideHop(ctx: DecisionContext, hop: Hop, url: string, run
     bodyPreview: hop.bodyValue === undefined ? '' : redact(JSON.stringify(hop.bodyValue, null, 2) ?? '').slice(0, BODY_PREVIEW_CHARS),
     requestHash: requestHash(hop.method, url, hop.body),
     ...(hop.override && verdict.effectiveMethod !== hop.method.toUpperCase() ? { override: { from: hop.method.toUpperCase(), via: hop.override.via } } : {}),
-    ...(hop.redirectedFrom ? { redirectedFrom: redact(hop.redirectedFrom) } : {}),
     callIndex: run.calls.length + 1,
     earlierCalls: run.calls.slice(-20).map((c) => ({ ...c, url: redact(c.url) })),
     scriptSha256: run.scriptSha256,

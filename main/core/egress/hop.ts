@@ -17,8 +17,6 @@ export interface Hop {
   query: Record<string, unknown>;
   bodyValue: unknown;
   override?: MethodOverride;
-  /** The URL that redirected here. */
-  redirectedFrom?: string;
 }
 
 const standIns = new WeakSet<ApiOperation>();
@@ -62,7 +60,7 @@ export function operationAt(catalogue: Catalogue, method: string, relativePath: 
  * and the body; 303, and 301/302 after anything but a read, become a GET
  * without a body (what browsers do).
  */
-export function redirectHop(previous: Hop, status: number, next: URL, from: string, catalogue: Catalogue, basePath: string): Hop {
+export function redirectHop(previous: Hop, status: number, next: URL, catalogue: Catalogue, basePath: string): Hop {
   const keepsMethod = status === 307 || status === 308;
   const toGet = !keepsMethod && (status === 303 || !READ_METHODS.has(previous.method.toUpperCase()));
   const method = toGet ? 'GET' : previous.method;
@@ -82,6 +80,5 @@ export function redirectHop(previous: Hop, status: number, next: URL, from: stri
     query,
     bodyValue,
     ...(override ? { override } : {}),
-    redirectedFrom: from,
   };
 }

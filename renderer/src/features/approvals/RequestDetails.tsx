@@ -45,7 +45,6 @@ export function RequestDetails({ approval }: { approval: PendingApproval }) {
               Sent as {r.override.from}, overridden to {r.method} by {r.override.via}
             </p>
           ) : null}
-          {r.redirectedFrom ? <p className="warning">Redirected from {r.redirectedFrom}</p> : null}
         </dd>
         {query.length > 0 ? (
           <>
