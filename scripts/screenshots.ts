@@ -39,6 +39,8 @@ try {
           .first()
           .waitFor();
       const file = join(out, `${name.toLowerCase()}-${scheme}.png`);
+      // The prompt once its guard time is over, so its buttons show as they are to be used.
+      await approvalDialog(page).and(page.locator('[data-armed="true"]')).waitFor();
       await page.screenshot({ path: file });
       process.stderr.write(`${file}\n`);
     }
