@@ -3,6 +3,7 @@
 // answered from any channel (desktop, web UI, CLI, MCP elicitation): the
 // first answer wins.
 import { z } from 'zod';
+import { approvalEvidenceSchema } from './evidence.ts';
 
 export const callerSchema = z.object({
   /** What grants and per-client limits are bound to: the HTTP session, or the stdio process; never the self-declared client name. */
@@ -54,6 +55,8 @@ export const apiMutationRequestSchema = z.object({
   scriptSha256: z.string(),
   /** The whole script (redacted). */
   script: z.string(),
+  /** For a PATCH, PUT or DELETE: the resource as it is now, what changes, or why nothing could be fetched. */
+  evidence: approvalEvidenceSchema.optional(),
 });
 
 export const approvalRequestSchema = z.discriminatedUnion('kind', [apiMutationRequestSchema]);
@@ -67,6 +70,8 @@ export const pendingApprovalSchema = z.object({
   expiresAt: z.string(),
   /** Seconds left before the request times out (a denial). */
   secondsLeft: z.number(),
+  /** When the client stopped waiting (it cancelled the call, went away, or was answered "held"): the person can still decide; the run's result waits for `execute {resume}`. */
+  clientStoppedWaitingAt: z.string().optional(),
 });
 export type PendingApproval = z.infer<typeof pendingApprovalSchema>;
 

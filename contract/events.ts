@@ -10,6 +10,8 @@ export const controlEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('log'), entry: logEntrySchema }),
   z.object({ type: z.literal('approval-requested'), approval: pendingApprovalSchema }),
   z.object({ type: z.literal('approval-decided'), id: z.string(), decision: approvalDecisionSchema }),
+  /** A pending request changed (its client stopped waiting): replaces the one with the same id. */
+  z.object({ type: z.literal('approval-updated'), approval: pendingApprovalSchema }),
   z.object({ type: z.literal('audit'), record: auditRecordSchema }),
   z.object({ type: z.literal('status'), status: statusSchema }),
   z.object({ type: z.literal('grants-changed') }),

@@ -20,7 +20,9 @@ export type { PendingApproval, ApprovalRequest };
 export type Decision = { approve: true; scope: ApproveScope } | { approve: false; reason?: string };
 
 export type BrokerEvent =
-  { type: 'approval-requested'; approval: PendingApproval } | { type: 'approval-decided'; id: string; decision: ApprovalDecision; request: ApprovalRequest };
+  | { type: 'approval-requested'; approval: PendingApproval }
+  | { type: 'approval-updated'; approval: PendingApproval }
+  | { type: 'approval-decided'; id: string; decision: ApprovalDecision; request: ApprovalRequest };
 
 export interface BrokerOptions {
   timeoutMs: number;
@@ -112,7 +114,7 @@ export class ApprovalBroker implements ApprovalHook {
     }
     const id = `apr_${randomBytes(6).toString('hex')}`;
     const created = this.now();
-    const pending = { id, request: req, createdAt: created.toISOString(), expiresAt: new Date(created.getTime() + this.options.timeoutMs).toISOString() };
+    const pending: Omit<PendingApproval, 'secondsLeft'> = { id, request: req, createdAt: created.toISOString(), expiresAt: new Date(created.getTime() + this.options.timeoutMs).toISOString() };
     return new Promise<ApprovalDecision>((resolve) => {
       const onAbort = () => finish(this.withdrawnDecision(at()));
       const finish = (decision: ApprovalDecision) => {
@@ -144,6 +146,26 @@ export class ApprovalBroker implements ApprovalHook {
       this.log.info(`approval ${id} requested: ${describe(req)} from ${clientOf(req)}`);
       this.emit({ type: 'approval-requested', approval: this.view(pending) });
     });
+  }
+
+  /** The request a run waits on, if any. */
+  pendingFor(runId: string): PendingApproval | undefined {
+    for (const w of this.waiting.values()) if (w.pending.request.runId === runId) return this.view(w.pending);
+    return undefined;
+  }
+
+  /**
+   * The run's client stopped waiting (it cancelled the call, went away, or
+   * was answered "held"): the request stays, and says so; the person can
+   * still decide it, and the run's result waits for `execute {resume}`.
+   */
+  clientStoppedWaiting(runId: string): void {
+    for (const w of this.waiting.values()) {
+      if (w.pending.request.runId !== runId || w.pending.clientStoppedWaitingAt) continue;
+      w.pending.clientStoppedWaitingAt = this.now().toISOString();
+      this.log.info(`approval ${w.pending.id}: the client stopped waiting; it stays for a person to decide`);
+      this.emit({ type: 'approval-updated', approval: this.view(w.pending) });
+    }
   }
 
   /** Pending requests, oldest first, with the seconds each has left. */

@@ -323,6 +323,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     });
     broker.subscribe((e) => {
       if (e.type === 'approval-requested') hub.publish({ type: 'approval-requested', approval: e.approval });
+      else if (e.type === 'approval-updated') hub.publish({ type: 'approval-updated', approval: e.approval });
       else hub.publish({ type: 'approval-decided', id: e.id, decision: e.decision });
     });
     logger.info(`engine ${settings.engine}, egress ${matrix.egress}; mutations: ${profile.readOnly ? 'read-only profile' : profile.policy}`);

@@ -36,7 +36,7 @@ export function useApprovals(): { pending: PendingApproval[]; settled: Settled[]
   }, [api]);
   useControlEvents((events) => {
     for (const e of events) {
-      if (e.type === 'approval-requested') setPending((current) => merge(current, [e.approval]));
+      if (e.type === 'approval-requested' || e.type === 'approval-updated') setPending((current) => merge(current, [e.approval]));
       if (e.type === 'approval-decided') {
         const gone = current.current.find((p) => p.id === e.id);
         if (gone) setSettled((s) => [{ approval: gone, decision: e.decision }, ...s].slice(0, 20));

@@ -14,6 +14,7 @@ import { SettingsScreen } from '../features/settings/SettingsScreen.tsx';
 import { EngineScreen } from '../features/engine/EngineScreen.tsx';
 import { ApisScreen } from '../features/apis/ApisScreen.tsx';
 import { ClientsScreen } from '../features/clients/ClientsScreen.tsx';
+import { RulesScreen } from '../features/rules/RulesScreen.tsx';
 
 // Heavy screens load on first visit: xterm.js and the virtualised table are not in the first bundle.
 const ActivityScreen = lazy(() => import('../features/activity/ActivityScreen.tsx'));
@@ -79,6 +80,7 @@ export function App() {
         <Suspense fallback={<p role="status">Loading…</p>}>
           {screen === 'overview' && <OverviewScreen pending={count} />}
           {screen === 'approvals' && <ApprovalsScreen approvals={approvals} />}
+          {screen === 'rules' && <RulesScreen />}
           {screen === 'activity' && <ActivityScreen />}
           {screen === 'logs' && <LogsScreen />}
           {screen === 'engine' && <EngineScreen />}

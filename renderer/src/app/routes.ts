@@ -2,6 +2,7 @@
 export const SCREENS = [
   { id: 'overview', label: 'Overview' },
   { id: 'approvals', label: 'Approvals' },
+  { id: 'rules', label: 'Rules' },
   { id: 'activity', label: 'Activity' },
   { id: 'logs', label: 'Logs' },
   { id: 'engine', label: 'Engine' },
