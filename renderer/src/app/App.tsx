@@ -6,7 +6,7 @@
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { SCREENS, screenFromHash, type ScreenId } from './routes.ts';
 import { useApprovals } from '../api/useApprovals.ts';
-import { useCall } from '../api/hooks.ts';
+import { useTheme } from './useTheme.ts';
 import { bridge } from '../api/ipcControlApi.ts';
 import { ApprovalsScreen, HeadItem } from '../features/approvals/ApprovalsScreen.tsx';
 import { OverviewScreen } from '../features/overview/OverviewScreen.tsx';
@@ -28,16 +28,6 @@ function useScreen(): [ScreenId, (id: ScreenId) => void] {
     return () => removeEventListener('hashchange', onHash);
   }, []);
   return [screen, (id) => (location.hash = `#/${id}`)];
-}
-
-/** The theme setting: system follows the OS (prefers-color-scheme); light and dark force it. */
-function useTheme(): void {
-  const settings = useCall('settings.get', {});
-  const theme = settings.data?.values.theme;
-  useEffect(() => {
-    if (theme === 'light' || theme === 'dark') document.documentElement.dataset.theme = theme;
-    else delete document.documentElement.dataset.theme;
-  }, [theme]);
 }
 
 export function App() {
