@@ -75,9 +75,40 @@ export const pendingApprovalSchema = z.object({
 });
 export type PendingApproval = z.infer<typeof pendingApprovalSchema>;
 
-export const APPROVE_SCOPES = ['once', 'run', 'session', 'always'] as const;
+/**
+ * What a "yes" covers. `once`: this call; `run`: the rest of this run. The
+ * others leave a grant, {who} × {until}:
+ * - `session`: this client (its session: the HTTP session or stdio process), until that session ends;
+ * - `client-always`: this client, until revoked — bound to the name the client declares (another
+ *   program may declare the same name), kept in grants.json;
+ * - `everyone-session`: every client, until Airlock stops;
+ * - `always`: every client, until revoked, kept in grants.json.
+ * Destructive operations (DELETE) are never granted "until revoked".
+ */
+export const APPROVE_SCOPES = ['once', 'run', 'session', 'client-always', 'everyone-session', 'always'] as const;
 export const approveScopeSchema = z.enum(APPROVE_SCOPES);
 export type ApproveScope = z.infer<typeof approveScopeSchema>;
+
+/** The scopes that leave a grant behind. */
+export const GRANT_SCOPES = ['session', 'client-always', 'everyone-session', 'always'] as const;
+export type GrantScope = (typeof GRANT_SCOPES)[number];
+
+/** Who a grant covers and how long it lasts, in the words the UI and the CLI use. */
+export const GRANT_SCOPE_INFO: Record<GrantScope, { who: 'client' | 'every'; until: 'session' | 'revoked'; label: string; persisted: boolean }> = {
+  session: { who: 'client', until: 'session', label: 'this client, this session', persisted: false },
+  'client-always': { who: 'client', until: 'revoked', label: 'this client, until revoked', persisted: true },
+  'everyone-session': { who: 'every', until: 'session', label: 'every client, until Airlock stops', persisted: false },
+  always: { who: 'every', until: 'revoked', label: 'every client, until revoked', persisted: true },
+};
+
+export function isGrantScope(scope: string): scope is GrantScope {
+  return (GRANT_SCOPES as readonly string[]).includes(scope);
+}
+
+/** Scopes that last until someone revokes them (never offered for a destructive call). */
+export function untilRevoked(scope: string): boolean {
+  return isGrantScope(scope) && GRANT_SCOPE_INFO[scope].until === 'revoked';
+}
 
 /** Why a call was not approved: a person said no, nobody could be asked, nobody answered in time, or the client gave up first. */
 export const DENIAL_CODES = ['denied', 'no_approver', 'timeout', 'withdrawn'] as const;
@@ -104,16 +135,36 @@ export const decideInputSchema = z
   })
   .strict();
 
+/** Who let a call through without asking: a grant (`grant <id> (…)`) or an earlier yes in the same run. */
+export const RUN_GRANT_BY = 'earlier approval (rest of run)';
+export const grantBy = (grantId: string, detail: string): string => `grant ${grantId} (${detail})`;
+
+/** Whether an approval was let through by an earlier answer (a grant or the run's "rest of this run"), not answered for this call. */
+export function passedWithoutAsking(a: { by: string; grantId?: string | undefined }): boolean {
+  return a.by === RUN_GRANT_BY || (a.grantId !== undefined && a.by.startsWith(`grant ${a.grantId} (`));
+}
+
+/** The scopes a person may choose for a request: "until revoked" never for a deletion; "this client, until revoked" only for a client that declared a name. */
+export function offeredScopes(req: ApprovalRequest): ApproveScope[] {
+  const destructive = req.reason === 'destructive';
+  const scopes: ApproveScope[] = ['once', 'run', 'session'];
+  if (!destructive && req.caller.clientName) scopes.push('client-always');
+  scopes.push('everyone-session');
+  if (!destructive) scopes.push('always');
+  return scopes;
+}
+
 export const grantSchema = z.object({
   id: z.string(),
-  /** session: this operation for one client session until it ends; always: this operation, for every client, until revoked. */
-  scope: z.enum(['session', 'always']),
+  /** Who and how long: see GRANT_SCOPE_INFO. session: this client session; client-always: the client's declared name, until revoked; everyone-session: every client until Airlock stops; always: every client until revoked. */
+  scope: z.enum(GRANT_SCOPES),
   profile: z.string(),
   operationId: z.string(),
   method: z.string(),
   pathTemplate: z.string(),
   /** The session it is bound to (session scope). */
   callerKey: z.string().optional(),
+  /** The client that asked; for client-always, the declared name the grant is bound to. */
   clientName: z.string().optional(),
   grantedBy: z.string(),
   createdAt: z.string(),

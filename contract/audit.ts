@@ -34,6 +34,8 @@ export const toolCallRecordSchema = z.object({
   error: z.string().optional(),
   credentialFingerprint: z.string().optional(),
   profile: z.string().optional(),
+  /** execute: the sandbox engine that ran the code. */
+  engine: z.string().optional(),
   runId: z.string().optional(),
 });
 
@@ -44,6 +46,10 @@ export const apiCallRecordSchema = z.object({
   ...chain,
   runId: z.string(),
   callerKey: z.string(),
+  /** The client's self-declared name (grants bind to callerKey). */
+  clientName: z.string().optional(),
+  /** The API profile the call went through. */
+  profile: z.string().optional(),
   operationId: z.string(),
   method: z.string(),
   /** Origin, path and query, the credential removed. */

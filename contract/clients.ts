@@ -27,6 +27,8 @@ export const clientStatusSchema = z.object({
   afterwards: z.string(),
   elicitation: z.boolean(),
   installLink: z.string().optional(),
+  /** When Airlock last changed this client's file: undo restores it as it was before. Absent when there is nothing to undo. */
+  lastChangeAt: z.string().optional(),
 });
 export type ClientStatusView = z.infer<typeof clientStatusSchema>;
 

@@ -8,6 +8,7 @@ import { statusSchema, sessionSchema } from './status.ts';
 import { settingsViewSchema, settingsUpdateSchema, settingsUpdateResultSchema } from './settings.ts';
 import { profileViewSchema, profileSaveSchema, operationViewSchema, keyViewSchema, policySchema, documentSummarySchema } from './profiles.ts';
 import { pendingApprovalSchema, approvalDecisionSchema, decideInputSchema, grantSchema } from './approvals.ts';
+import { answeredSchema, rulesViewSchema } from './rules.ts';
 import { auditQuerySchema, auditPageSchema, verifyResultSchema } from './audit.ts';
 import { logEntrySchema, logQuerySchema, uiLogLineSchema } from './logs.ts';
 import { engineApplyResultSchema, engineApplySchema, engineMatrixSchema } from './engine.ts';
@@ -50,6 +51,12 @@ export const controlContract = {
   'approvals.list': { input: empty, output: z.array(pendingApprovalSchema) },
   'approvals.decide': { input: decideInputSchema, output: approvalDecisionSchema },
   'approvals.denyAll': { input: z.object({ reason: z.string().max(500).optional() }).strict(), output: z.object({ denied: z.number() }) },
+
+  /** Held calls that were answered (by a person, the timeout, or the client going away), newest first, from the audit. */
+  'approvals.answered': { input: z.object({ limit: z.number().int().min(1).max(200).optional() }).strict(), output: z.array(answeredSchema) },
+
+  /** The active profile's operations with their policy, the grants covering each, what is in effect, and hit counts from the audit. */
+  'rules.list': { input: empty, output: rulesViewSchema },
 
   'grants.list': { input: empty, output: z.array(grantSchema) },
   'grants.revoke': { input: z.object({ id: z.string().max(100) }).strict(), output: z.object({ revoked: z.boolean() }) },

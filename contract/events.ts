@@ -15,6 +15,10 @@ export const controlEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('audit'), record: auditRecordSchema }),
   z.object({ type: z.literal('status'), status: statusSchema }),
   z.object({ type: z.literal('grants-changed') }),
+  /** An operation's policy changed (the Rules and APIs screens re-read it). */
+  z.object({ type: z.literal('rules-changed') }),
+  /** Saved settings took effect in the running companion (the theme, caps…): re-read settings.get. */
+  z.object({ type: z.literal('settings-applied'), keys: z.array(z.string()) }),
   /** The subscriber was too slow: this many events were dropped (re-query what matters). */
   z.object({ type: z.literal('dropped'), count: z.number() }),
 ]);

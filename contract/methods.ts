@@ -17,6 +17,8 @@ export const CONTROL_METHOD_NAMES = [
   'approvals.list',
   'approvals.decide',
   'approvals.denyAll',
+  'approvals.answered',
+  'rules.list',
   'grants.list',
   'grants.revoke',
   'grants.revokeAll',

@@ -4,6 +4,8 @@
 import { z } from 'zod';
 
 export const POLICIES = ['ask', 'allow', 'deny'] as const;
+/** What a profile name may be (the core's rule, for forms to check as the name is typed). */
+export const PROFILE_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
 export const policySchema = z.enum(POLICIES);
 
 export const profileViewSchema = z.object({
@@ -40,6 +42,8 @@ export const profileSaveSchema = z
     mutations: z.array(z.string().max(300)).max(10_000).optional(),
     operationPolicies: z.record(z.string().max(300), policySchema).optional(),
     allowExternalRefs: z.array(z.string().max(2000)).max(20).optional(),
+    /** Replace the profile of that name (a saved one, or override a built-in one). Without it, an existing name is refused (code conflict). */
+    replace: z.boolean().optional(),
   })
   .strict();
 

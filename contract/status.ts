@@ -15,6 +15,21 @@ export const sessionSchema = z.object({
 });
 export type McpSession = z.infer<typeof sessionSchema>;
 
+/** Where API keys live, in plain words (see main/core/secrets/secretStoreView.ts). */
+export const secretStoreViewSchema = z.object({
+  kind: z.enum(['keychain', 'file', 'memory']),
+  osKeychain: z.boolean(),
+  plaintext: z.boolean(),
+  where: z.string(),
+  available: z.boolean(),
+  problem: z.string().optional(),
+  action: z.string().optional(),
+  alternatives: z.string().optional(),
+  warning: z.string().optional(),
+  detail: z.string(),
+});
+export type SecretStoreView = z.infer<typeof secretStoreViewSchema>;
+
 export const statusSchema = z.object({
   version: z.string(),
   pid: z.number(),
@@ -23,10 +38,20 @@ export const statusSchema = z.object({
   dataDir: z.string(),
   memory: z.object({ rssBytes: z.number(), heapUsedBytes: z.number() }),
   profile: z.string(),
-  api: z.object({ title: z.string(), version: z.string(), operations: z.number(), baseUrl: z.string(), spec: z.string() }),
+  api: z.object({
+    title: z.string(),
+    version: z.string(),
+    operations: z.number(),
+    baseUrl: z.string(),
+    spec: z.string(),
+    /** How the key is sent (`header:x-api-key`, `bearer`…); `none`: this API sends no key. */
+    auth: z.string(),
+  }),
   endpoints: z.object({
     /** MCP Streamable HTTP, when the companion serves it. */
     http: z.string().optional(),
+    /** The file holding the MCP token HTTP clients send as `Authorization: Bearer <token>` (never the token). */
+    tokenFile: z.string().optional(),
     /** The stdio command a client config uses. */
     stdio: z.string(),
   }),
@@ -39,6 +64,9 @@ export const statusSchema = z.object({
   sessions: z.array(sessionSchema),
   pendingApprovals: z.number(),
   keychain: z.object({ available: z.boolean(), detail: z.string() }),
+  secretStore: secretStoreViewSchema,
+  /** Headless companions: the command that starts this one again (same flags, same port). */
+  startCommand: z.string().optional(),
   credential: z.object({ source: z.enum(['keychain', 'file', 'env', 'none']), fingerprint: z.string().optional() }),
   /** Set in the desktop app: whether the OS shows Airlock's notifications. */
   desktop: z.object({ notifications: z.enum(['enabled', 'unsupported', 'failed']), detail: z.string().optional() }).optional(),

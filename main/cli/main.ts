@@ -136,9 +136,9 @@ export function buildProgram(): Command {
     .addOption(
       new Option(
         '--scope <scope>',
-        'once: this call; run: the rest of this run; session: this operation for this client session; always: this operation for every client until revoked',
+        'once: this call; run: the rest of this run; session: this operation, this client, this session; client-always: this operation, this client (by the name it declares), until revoked; everyone-session: this operation, every client, until Airlock stops; always: this operation, every client, until revoked',
       )
-        .argParser(choice('--scope', ['once', 'run', 'session', 'always'] as const))
+        .argParser(choice('--scope', ['once', 'run', 'session', 'client-always', 'everyone-session', 'always'] as const))
         .default('once'),
     )
     .option('--json', 'machine-readable output')

@@ -1,7 +1,10 @@
 // Being told when an approval waits while the window is hidden or in the
 // background: the tray's tooltip and title carry the count, one OS
 // notification per new head request replaces the previous one (clicking it
-// opens the queue), and the taskbar/dock flashes. If the OS cannot show
+// opens the queue), and the taskbar/dock flashes. Where the OS shows
+// notification buttons (macOS), it has two: "Review" (the prompt) and
+// "Deny". There is no "Allow" in a notification: a yes is given with the
+// request and its evidence in view, in the prompt. If the OS cannot show
 // notifications, or one fails to show, the state says so (status.desktop)
 // for the Approvals screen to tell the person.
 import type { Notification as NotificationType, Tray as TrayType, BrowserWindow } from 'electron';
@@ -24,6 +27,8 @@ export function createAttention(
   parts: {
     tray: Pick<TrayType, 'setToolTip' | 'setTitle'>;
     window(): Pick<BrowserWindow, 'isVisible' | 'isFocused' | 'flashFrame' | 'show' | 'focus' | 'webContents'> | undefined;
+    /** The notification's "Deny" button: denies this request (by the person, from the notification). */
+    deny?(id: string): void;
   },
 ): Attention {
   const supported = electron.Notification.isSupported();
@@ -61,12 +66,22 @@ export function createAttention(
         title: `Airlock: approve ${r.method} ${r.pathTemplate}?`,
         body: `${r.caller.clientName ?? 'A client'} asks to run ${r.operationId}${count > 1 ? ` (${count} waiting)` : ''}.`,
         urgency: 'critical',
+        actions: [
+          { type: 'button', text: 'Review' },
+          { type: 'button', text: 'Deny' },
+        ],
       });
-      notification.on('click', () => {
+      const id = head.id;
+      const review = () => {
         const w = parts.window();
         w?.show();
         w?.focus();
         w?.webContents.send('airlock:navigate', 'approvals');
+      };
+      notification.on('click', review);
+      notification.on('action', (_event: unknown, index: number) => {
+        if (index === 1 && parts.deny) parts.deny(id);
+        else review();
       });
       notification.on('failed', (_event: unknown, error: string) => {
         failure = `the last notification could not be shown (${error}); notifications may be turned off for Airlock in the system settings`;

@@ -5,7 +5,20 @@ import type * as Electron from 'electron';
 
 export type ElectronApi = Pick<
   typeof Electron,
-  'app' | 'BrowserWindow' | 'ipcMain' | 'Tray' | 'Menu' | 'Notification' | 'nativeImage' | 'dialog' | 'protocol' | 'session' | 'shell' | 'nativeTheme' | 'net'
+  | 'app'
+  | 'BrowserWindow'
+  | 'ipcMain'
+  | 'Tray'
+  | 'Menu'
+  | 'Notification'
+  | 'nativeImage'
+  | 'dialog'
+  | 'protocol'
+  | 'session'
+  | 'shell'
+  | 'nativeTheme'
+  | 'net'
+  | 'screen'
 >;
 
 export const APP_SCHEME = 'app';

@@ -16,6 +16,7 @@ import { registerIpcBridge } from './ipcBridge.ts';
 import { forwardEvents } from './eventForwarder.ts';
 import { createTray } from './tray.ts';
 import { createAttention } from './attention.ts';
+import { createPromptWindow } from './promptWindow.ts';
 import { confirmQuit } from './quit.ts';
 import { claimSingleInstance } from './singleInstance.ts';
 import { applyStartAtLogin } from './autoLaunch.ts';
@@ -74,7 +75,25 @@ export async function startDesktop(): Promise<void> {
   state.served = served;
   forwardEvents(companion.hub, win.webContents, () => companion.replay(undefined));
   const tray = createTray(electron, { resources, open: show, quit: () => app.quit() });
-  const attention = createAttention(electron, { tray, window: () => win });
+  const byPerson = `${localUser()} via desktop`;
+  const attention = createAttention(electron, {
+    tray,
+    window: () => win,
+    deny: (id) => {
+      try {
+        companion.broker.decide(id, { approve: false, reason: 'denied from the notification' }, byPerson);
+      } catch {
+        // Already answered elsewhere: the first answer won.
+      }
+    },
+  });
+  // The small always-on-top prompt, shown without taking the focus when the main window is hidden or in the background.
+  const prompt = createPromptWindow(electron, {
+    preload: preloadPath(out),
+    mainWindow: () => win,
+    quitting: () => quitting,
+    created: (w) => forwardEvents(companion.hub, w.webContents, () => companion.replay(undefined)),
+  });
   companion.desktop = () => ({ notifications: attention.notifications, ...(attention.detail ? { detail: attention.detail } : {}) });
   if (app.isPackaged) {
     // Opt-in updates (the autoUpdate setting): downloaded in the background, installed when the person quits.
@@ -98,8 +117,14 @@ export async function startDesktop(): Promise<void> {
     quitting = true;
     void served.close().finally(() => app.exit(1));
   });
-  const refresh = () => attention.update(companion.broker.list());
+  const refresh = () => {
+    const pending = companion.broker.list();
+    attention.update(pending);
+    prompt.update(pending);
+  };
   companion.broker.subscribe(refresh);
+  // The main window's drawer shows the prompt when it has the focus; the small window steps aside.
+  win.on('focus', refresh);
 
   app.on('activate', show);
   app.on('before-quit', (event) => {
@@ -107,7 +132,7 @@ export async function startDesktop(): Promise<void> {
     if (
       !confirmQuit({
         pendingCount: () => companion.broker.list().length,
-        denyAll: (reason) => companion.broker.denyAll(reason, `${localUser()} via desktop`),
+        denyAll: (reason) => companion.broker.denyAll(reason, byPerson),
         dialog,
       })
     ) {

@@ -46,6 +46,21 @@ export function createMainWindow(
     backgroundColor: electron.nativeTheme.shouldUseDarkColors ? '#0f1419' : '#ffffff',
     webPreferences: { ...SECURE_PREFERENCES, preload: options.preload },
   });
+  lockDown(electron, win);
+  win.on('close', (event) => {
+    if (!options.quitting()) {
+      event.preventDefault();
+      win.hide();
+    }
+  });
+  // Started in the background (by `airlock stdio`): the tray only, until the person opens it.
+  if (!options.background) win.once('ready-to-show', () => win.show());
+  void win.loadURL(`${APP_ORIGIN}/index.html`);
+  return win;
+}
+
+/** What every window of ours gets: no navigation away from the app origin, no webviews, links open in the browser, every permission denied. */
+export function lockDown(electron: Pick<ElectronApi, 'shell'>, win: BrowserWindowType): void {
   const contents = win.webContents;
   contents.on('will-navigate', (event, url) => {
     if (!isAppUrl(url)) event.preventDefault();
@@ -60,14 +75,4 @@ export function createMainWindow(
   });
   contents.session.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
   contents.session.setPermissionCheckHandler(() => false);
-  win.on('close', (event) => {
-    if (!options.quitting()) {
-      event.preventDefault();
-      win.hide();
-    }
-  });
-  // Started in the background (by `airlock stdio`): the tray only, until the person opens it.
-  if (!options.background) win.once('ready-to-show', () => win.show());
-  void win.loadURL(`${APP_ORIGIN}/index.html`);
-  return win;
 }

@@ -1,5 +1,6 @@
 // axe-core on every screen, light and dark: no serious or critical
-// violation. A pending approval is on screen while Approvals is checked.
+// violation, with a held approval open over each of them (the drawer), and
+// on the desktop app's prompt-only page (#/prompt).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { AxeBuilder } from '@axe-core/playwright';
@@ -9,7 +10,7 @@ import { execute } from '../helpers/mcpClients.ts';
 import { startUiFixture, type UiFixture, signedInPage, nav, approvalDialog, chromiumMissing } from '../helpers/browser.ts';
 
 const skip = chromiumMissing();
-const SCREENS = ['Overview', 'Approvals', 'Activity', 'Logs', 'Engine', 'APIs', 'Clients', 'Settings'] as const;
+const SCREENS = ['Overview', 'Approvals', 'Rules', 'Activity', 'Logs', 'Engine', 'APIs', 'Clients', 'Settings'] as const;
 let browser: Browser;
 let client: Client;
 let dataDir: string;
@@ -33,9 +34,7 @@ for (const scheme of ['light', 'dark'] as const) {
     const run = execute(client, `await api.events.delete({ path: { eventId: 'evt_missing' } }); return 'done';`);
     await approvalDialog(page).waitFor();
     const problems: string[] = [];
-    for (const name of SCREENS) {
-      await nav(page, name).click();
-      await page.getByRole('heading', { name, level: 1 }).waitFor();
+    const check = async (name: string) => {
       const results = await new AxeBuilder({ page }).analyze();
       for (const v of results.violations) {
         if (v.impact === 'serious' || v.impact === 'critical')
@@ -46,7 +45,19 @@ for (const scheme of ['light', 'dark'] as const) {
               .join(', ')}`,
           );
       }
+    };
+    for (const name of SCREENS) {
+      await nav(page, name).click();
+      await page.getByRole('heading', { name, level: 1 }).waitFor();
+      // The held call is open on every screen: on Approvals in place, elsewhere in the drawer.
+      await approvalDialog(page).waitFor();
+      await check(name);
     }
+    // The desktop app's small prompt window shows this page.
+    await page.evaluate("location.hash = '#/prompt'; location.reload()");
+    await approvalDialog(page).waitFor();
+    await check('prompt window');
+    await page.evaluate("location.hash = '#/approvals'; location.reload()");
     await nav(page, 'Approvals').click();
     await approvalDialog(page).getByRole('button', { name: 'Deny', exact: true }).click();
     await run;

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { execute } from '../helpers/mcpClients.ts';
+import { execute, httpClient } from '../helpers/mcpClients.ts';
 import { startUiFixture, type UiFixture, signedInPage, nav, approvalDialog, chromiumMissing } from '../helpers/browser.ts';
 
 const skip = chromiumMissing();
@@ -144,11 +144,15 @@ test('a second tab sees the decision made in the first', { skip, timeout: 60_000
   const other = await signedInPage(browser, dataDir);
   try {
     await nav(other, 'Approvals').click();
+    await other.locator('section[data-loaded="true"]', { has: other.getByRole('heading', { name: 'Answered' }) }).waitFor();
+    // The Answered list comes from the audit: the earlier answers are there already; one more shows up.
+    const allowedOnce = other.getByRole('listitem').filter({ hasText: /allowed \(once\) by .* via web UI/ });
+    const before = await allowedOnce.count();
     const run = execute(client, createEvent('e2e two tabs'));
     await approvalDialog(other).waitFor();
     await approvalDialog(page).getByRole('button', { name: 'Allow once' }).click();
     await approvalDialog(other).waitFor({ state: 'detached' });
-    await other.getByText(/allowed \(once\) by .* via web UI/).waitFor();
+    await allowedOnce.nth(before).waitFor();
     assert.deepEqual(JSON.parse((await run).text), { created: 'e2e two tabs' });
     assert.equal(await other.title(), 'Airlock');
   } finally {
@@ -172,8 +176,34 @@ test('the tab title counts what waits', { skip, timeout: 60_000 }, async () => {
     .first();
   await answered.waitFor();
   const text = (await answered.innerText()).trim();
-  assert.match(text, /denied by .* via web UI$/);
+  // Time, operation, client, the answer, and the link to its Activity record.
+  assert.match(text, /^\S.* · POST .*\/events \(events\.create\) from e2e-client — denied by .* via web UI · Activity record #\d+$/);
   assert.doesNotMatch(text, /denied by (.*): denied by \1/);
+});
+
+test('the prompt says when the client stopped waiting; the person can still decide, and Deny reads as a dismissal', { skip, timeout: 60_000 }, async () => {
+  const leaving = await httpClient(fx.server.mcpUrl, fx.server.token, 'leaving-client');
+  const run = execute(leaving, createEvent('e2e left')).catch(() => undefined);
+  const dialog = approvalDialog(page);
+  await dialog.waitFor();
+  await dialog
+    .getByText(/^leaving-client wants/)
+    .or(dialog.getByText(/POST \/events/))
+    .first()
+    .waitFor();
+  // The client goes away while its call waits.
+  await leaving.close();
+  await dialog
+    .getByText(/^leaving-client stopped waiting at .+\. You can still decide: the result waits for the client to resume the run \(execute \{resume\}\)\.$/)
+    .waitFor();
+  const deny = dialog.getByRole('button', { name: 'Deny', exact: true });
+  assert.match((await deny.getAttribute('aria-describedby')) ?? '', /deny-note/);
+  await dialog.getByText(/Dismisses the request/).waitFor({ state: 'attached' });
+  await denyFocused(page);
+  await deny.click();
+  await dialog.waitFor({ state: 'detached' });
+  await run;
+  assert.equal(await countTitled('e2e left'), 0);
 });
 
 test('Activity shows the tool call with its API call and the decision', { skip, timeout: 60_000 }, async () => {

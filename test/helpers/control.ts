@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createControlClient, type ControlClient } from '../../main/core/control/controlClient.ts';
 import type { ControlEvent } from '../../contract/events.ts';
+import type { PendingApproval } from '../../contract/approvals.ts';
 
 export function controlClient(dataDir: string, url: string): ControlClient {
   return createControlClient(url, readFileSync(join(dataDir, 'control-token'), 'utf8').trim());
@@ -30,5 +31,19 @@ export async function waitForEvent<T extends ControlEvent['type']>(
   } finally {
     clearTimeout(timer);
     close?.();
+  }
+}
+
+/**
+ * Resolves with the pending approval once its client is marked as having stopped waiting (a condition with a
+ * deadline: the `approval-updated` event may go out before a new event stream is attached, whose replay then
+ * carries the mark on `approval-requested`).
+ */
+export async function waitForStoppedWaiting(client: ControlClient, id: string, timeoutMs = 15_000): Promise<PendingApproval> {
+  for (const deadline = Date.now() + timeoutMs; ;) {
+    const found = (await client.call('approvals.list', {})).find((p) => p.id === id);
+    if (found?.clientStoppedWaitingAt) return found;
+    if (Date.now() > deadline) throw new Error(`approval ${id} was not marked "client stopped waiting" within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
   }
 }

@@ -2,8 +2,9 @@
 // land in the running companion (its sessions, audit and approval queue),
 // a companion is started in the background when none runs and exits when
 // idle, a restarted companion is found again, and a client that goes away
-// withdraws its pending approvals — at once, even when it is killed without a
-// goodbye, since its session lives exactly as long as its pipe.
+// leaves its pending approvals marked "stopped waiting" for the person to
+// decide — at once, even when it is killed without a goodbye, since its
+// session lives exactly as long as its pipe.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -89,7 +90,7 @@ test('a companion that restarts is found again: the next call goes through', { t
   assert.equal((await execute(client, 'return 2')).text, '2', 'a new session on the new companion, the client none the wiser');
 });
 
-test('a client that goes away withdraws its pending approvals in the companion', { timeout: 90_000 }, async (t) => {
+test('a client that goes away leaves its pending approval marked in the companion, for the person to decide', { timeout: 90_000 }, async (t) => {
   const { dir, cleanup } = tempDir();
   t.after(cleanup);
   const server = await serve(dir);
@@ -100,7 +101,10 @@ test('a client that goes away withdraws its pending approvals in the companion',
   await until(async () => (await control.call('approvals.list', {})).length === 1, 'the mutation waits for a person');
   await client.close();
   await run;
-  await until(async () => (await control.call('approvals.list', {})).length === 0, 'the approval is withdrawn');
+  await until(async () => (await control.call('approvals.list', {}))[0]?.clientStoppedWaitingAt !== undefined, 'the approval says the client stopped waiting');
+  const [pending] = await control.call('approvals.list', {});
+  await control.call('approvals.decide', { id: pending!.id, decision: 'deny', reason: 'the client stopped waiting' });
+  assert.deepEqual(await control.call('approvals.list', {}), []);
 });
 
 test('when the desktop app is installed, stdio starts it in the background (tray only) rather than a headless serve', { timeout: 90_000 }, async (t) => {
@@ -119,7 +123,7 @@ test('when the desktop app is installed, stdio starts it in the background (tray
 });
 
 test(
-  'a client killed without a goodbye releases its session within 5 s: its call in flight counted until then, its approval withdrawn',
+  'a client killed without a goodbye releases its session within 5 s: its call in flight counted until then, its approval marked for the person',
   { timeout: 90_000 },
   async (t) => {
     const { dir, cleanup } = tempDir();
@@ -133,12 +137,18 @@ test(
     const mine = async () => (await control.call('sessions.list', {})).find((s) => s.clientName === 'killed-client');
     assert.equal((await mine())?.inFlight, 1, 'the Overview counts the call in flight');
     process.kill(client.shimPid, 'SIGKILL');
-    await until(async () => (await control.call('approvals.list', {})).length === 0 && (await mine()) === undefined, 'session and approval released', 5_000);
+    await until(
+      async () => (await control.call('approvals.list', {}))[0]?.clientStoppedWaitingAt !== undefined && (await mine()) === undefined,
+      'session released, approval marked',
+      5_000,
+    );
     const audit = await control.call('audit.query', { tool: 'execute', limit: 5 });
     assert.ok(
-      audit.records.some((r) => r.kind === 'tool' && r.clientName === 'killed-client'),
-      'the withdrawn run is audited',
+      audit.records.some((r) => r.kind === 'tool' && r.clientName === 'killed-client' && r.outcome === 'held'),
+      'the call its client gave up on is audited as held',
     );
+    const [pending] = await control.call('approvals.list', {});
+    await control.call('approvals.decide', { id: pending!.id, decision: 'deny', reason: 'the client is gone' });
     await client.close().catch(() => undefined);
     await run;
   },

@@ -14,6 +14,7 @@ import { claimSingleInstance } from '../../main/electron/singleInstance.ts';
 import { confirmQuit, quitWarning } from '../../main/electron/quit.ts';
 import { createAttention, trayTooltip } from '../../main/electron/attention.ts';
 import { applyStartAtLogin } from '../../main/electron/autoLaunch.ts';
+import { createPromptWindow, PROMPT_URL } from '../../main/electron/promptWindow.ts';
 import { createDispatcher } from '../../main/core/control/dispatch.ts';
 import { silentLogger } from '../../main/core/log/logger.ts';
 import type { PendingApproval } from '../../contract/approvals.ts';
@@ -254,6 +255,124 @@ test('attention: the tray counts, one notification per new head replaces the pre
   const unsupported = createAttention({ Notification: { isSupported: () => false }, app: {} } as never, { tray: tray as never, window: () => undefined });
   assert.equal(unsupported.notifications, 'unsupported');
 });
+
+test("notifications: 'Review' opens the queue, 'Deny' denies that request; there is no 'Allow' in a notification", { timeout: 10_000 }, () => {
+  const made: { options: { actions?: { text: string }[] }; listeners: Map<string, (...args: unknown[]) => void> }[] = [];
+  class FakeNotification {
+    static isSupported = () => true;
+    record: (typeof made)[number];
+    constructor(options: (typeof made)[number]['options']) {
+      this.record = { options, listeners: new Map() };
+      made.push(this.record);
+    }
+    on(event: string, fn: (...args: unknown[]) => void) {
+      this.record.listeners.set(event, fn);
+    }
+    show() {}
+    close() {}
+  }
+  const denied: string[] = [];
+  const sent: string[] = [];
+  const win = {
+    isVisible: () => false,
+    isFocused: () => false,
+    flashFrame() {},
+    show() {},
+    focus() {},
+    webContents: { send: (_c: string, screen: string) => void sent.push(screen) },
+  };
+  const attention = createAttention({ Notification: FakeNotification, app: {} } as never, {
+    tray: { setToolTip() {}, setTitle() {} } as never,
+    window: () => win as never,
+    deny: (id) => void denied.push(id),
+  });
+  attention.update([{ id: 'apr_1', request: { method: 'PATCH', pathTemplate: '/events/{id}', operationId: 'events.update', caller: {} } } as never]);
+  assert.deepEqual(
+    made[0]!.options.actions?.map((a) => a.text),
+    ['Review', 'Deny'],
+  );
+  made[0]!.listeners.get('action')!({}, 0);
+  assert.deepEqual(sent, ['approvals']);
+  assert.deepEqual(denied, []);
+  made[0]!.listeners.get('action')!({}, 1);
+  assert.deepEqual(denied, ['apr_1']);
+});
+
+test(
+  'the small prompt window: shown without taking the focus, on top, locked down; hidden when nothing waits or the main window has the focus',
+  { timeout: 10_000 },
+  () => {
+    const shown: string[] = [];
+    class PromptFake extends FakeWindow {
+      visible = false;
+      onTop: unknown[] = [];
+      showInactive() {
+        this.visible = true;
+        shown.push('inactive');
+      }
+      override show() {
+        shown.push('focus-taking show');
+      }
+      override hide() {
+        this.visible = false;
+      }
+      isVisible() {
+        return this.visible;
+      }
+      setAlwaysOnTop(...args: unknown[]) {
+        this.onTop = args;
+      }
+    }
+    let quitting = false;
+    const main = { visible: false, focused: false, isVisible: () => main.visible, isFocused: () => main.focused };
+    const created: unknown[] = [];
+    const prompt = createPromptWindow(
+      {
+        BrowserWindow: PromptFake,
+        shell: { openExternal: async () => undefined },
+        screen: { getPrimaryDisplay: () => ({ workArea: { x: 0, y: 0, width: 1920, height: 1080 } }) },
+      } as never,
+      { preload: '/app/out/preload/index.cjs', mainWindow: () => main, quitting: () => quitting, created: (w) => void created.push(w) },
+    );
+    const p = (id: string) => ({ id }) as PendingApproval;
+    prompt.update([]);
+    assert.equal(prompt.window, undefined, 'no window until something waits');
+    prompt.update([p('a')]);
+    const w = FakeWindow.last as PromptFake;
+    assert.equal(created.length, 1);
+    assert.deepEqual(shown, ['inactive'], 'shown without taking the focus');
+    assert.equal(w.loaded, PROMPT_URL);
+    const o = w.options as unknown as Record<string, unknown> & { webPreferences: Record<string, unknown> };
+    assert.equal(o.alwaysOnTop, true);
+    assert.equal(o.x, 1920 - 480 - 16);
+  assert.equal(o.height, 720);
+    assert.deepEqual(w.onTop, [true, 'floating']);
+    assert.equal(o.webPreferences.sandbox, true);
+    assert.equal(o.webPreferences.contextIsolation, true);
+    assert.equal(o.webPreferences.nodeIntegration, false);
+    assert.equal(navigate(w.webContents, 'will-navigate', 'https://evil.example/'), true, 'locked to the app origin like the main window');
+    // Closing it is "later": hidden, not destroyed, nothing decided.
+    let prevented = false;
+    w.emit('close', { preventDefault: () => (prevented = true) });
+    assert.equal(prevented, true);
+    assert.equal(w.visible, false);
+    prompt.update([p('a'), p('b')]);
+    assert.deepEqual(shown, ['inactive'], 'not shown again for the request the person closed it on');
+    prompt.update([p('b')]);
+    assert.deepEqual(shown, ['inactive', 'inactive'], 'the next request shows it again');
+    main.visible = true;
+    main.focused = true;
+    prompt.update([p('b')]);
+    assert.equal(w.visible, false, "the main window's drawer has it");
+    main.focused = false;
+    prompt.update([p('c')]);
+    assert.equal(w.visible, true);
+    prompt.update([]);
+    assert.equal(w.visible, false, 'hidden once nothing waits');
+    assert.equal(created.length, 1, 'one window, reused');
+    quitting = true;
+  },
+);
 
 test('start at login is applied only when it changes (off by default)', { timeout: 10_000 }, () => {
   let current = false;

@@ -2,6 +2,7 @@
 // of a running `airlock serve` (or the app) through the control API.
 import type { ControlClient } from '../../core/control/controlClient.ts';
 import type { ControlOutput } from '../../../contract/control.ts';
+import { GRANT_SCOPE_INFO, isGrantScope, offeredScopes, type ApproveScope } from '../../../contract/approvals.ts';
 
 type Pending = ControlOutput<'approvals.list'>[number];
 
@@ -13,6 +14,9 @@ export function formatPending(p: Pending): string {
     `  ${r.reason}: ${r.rule}`,
     `  client ${client} (${r.caller.key}), call ${r.callIndex} of its run, ${Math.max(0, Math.round(p.secondsLeft))} s left, script sha256 ${r.scriptSha256.slice(0, 12)}…`,
   ];
+  if (p.clientStoppedWaitingAt)
+    lines.push(`  ${client} stopped waiting at ${p.clientStoppedWaitingAt}: you can still decide; the result waits for the client to resume the run`);
+  lines.push(`  scopes offered: ${offeredScopes(r).join(', ')}${r.reason === 'destructive' ? ' (a deletion is never allowed "until revoked")' : ''}`);
   for (const h of r.headers) lines.push(`  ${h.name}: ${h.value}`);
   if (Object.keys(r.query).length > 0) lines.push(`  query ${JSON.stringify(r.query)}`);
   if (r.bodyPreview)
@@ -37,7 +41,7 @@ export async function approvalsList(client: ControlClient, options: { json?: boo
   }
   process.stdout.write(
     pending.map(formatPending).join('\n\n') +
-      '\n\nApprove with `airlock approvals approve <id> [--scope once|run|session|always]`, deny with `airlock approvals deny <id> [--reason …]`.\n',
+      '\n\nApprove with `airlock approvals approve <id> [--scope once|run|session|client-always|everyone-session|always]`, deny with `airlock approvals deny <id> [--reason …]`.\n',
   );
 }
 
@@ -45,7 +49,7 @@ export async function approvalsDecide(
   client: ControlClient,
   id: string,
   decision: 'approve' | 'deny',
-  options: { scope?: 'once' | 'run' | 'session' | 'always'; reason?: string; json?: boolean },
+  options: { scope?: ApproveScope; reason?: string; json?: boolean },
 ): Promise<void> {
   const result = await client.call('approvals.decide', {
     id,
@@ -54,5 +58,10 @@ export async function approvalsDecide(
     ...(options.reason ? { reason: options.reason } : {}),
   });
   if (options.json) process.stdout.write(JSON.stringify(result) + '\n');
-  else process.stdout.write(result.approved ? `Approved ${id} (${result.scope}).\n` : `Denied ${id}: ${result.reason}\n`);
+  else if (!result.approved) process.stdout.write(`Denied ${id}: ${result.reason}\n`);
+  else {
+    const scope = result.scope;
+    const grant = isGrantScope(scope) ? `: a grant for ${GRANT_SCOPE_INFO[scope].label}${result.grantId ? ` (${result.grantId})` : ''}` : '';
+    process.stdout.write(`Approved ${id} (${scope})${grant}.\n`);
+  }
 }

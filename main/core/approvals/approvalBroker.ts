@@ -3,17 +3,31 @@
 // person needs to decide. Answers come from any channel (desktop, web UI,
 // CLI, MCP elicitation) and the first one wins: a later answer to the same
 // id is refused with what happened to it. No answer before the timeout is a
-// denial ("timed out"), distinct from "denied by you"; a request whose client
-// cancelled or went away is withdrawn, and a yes after that runs nothing.
-// Grants: "rest of this run" lives here; session and "always" grants live in
-// the grant store, bound to the caller key (never the client's name).
+// denial ("timed out"), distinct from "denied by you". A request whose run
+// is cancelled (the companion stops) is withdrawn, and a yes after that runs
+// nothing; a client that cancels its call or goes away while its run waits
+// for a person only marks the request (clientStoppedWaiting): the person can
+// still decide, and the run's result waits for `execute {resume}`.
+// Grants: "rest of this run" lives here; the others ({this client | every
+// client} × {this session | until revoked}) live in the grant store: "this
+// client, this session" is bound to the caller key (never the client's name).
 import { randomBytes } from 'node:crypto';
-import type { ApprovalDecision, ApprovalRequest, ApproveScope, PendingApproval } from '../../../contract/approvals.ts';
+import {
+  GRANT_SCOPE_INFO,
+  RUN_GRANT_BY,
+  grantBy,
+  isGrantScope,
+  untilRevoked,
+  type ApprovalDecision,
+  type ApprovalRequest,
+  type ApproveScope,
+  type PendingApproval,
+} from '../../../contract/approvals.ts';
 import type { ApprovalHook, Elicit } from '../egress/types.ts';
 import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
 import { AirlockError } from '../errors.ts';
-import { GrantStore } from './grantStore.ts';
+import { GrantStore, grantCovers } from './grantStore.ts';
 
 export type { PendingApproval, ApprovalRequest };
 
@@ -44,7 +58,7 @@ interface Waiting {
 /** How many answered ids are remembered, so a late answer is told what happened. */
 const REMEMBERED = 500;
 
-/** Operations too risky for "always": deletions. The UI hides the scope; the broker refuses it. */
+/** Operations too risky for a grant "until revoked": deletions. The UI hides those scopes; the broker refuses them. */
 export function allowsAlways(req: ApprovalRequest): boolean {
   return req.reason !== 'destructive';
 }
@@ -84,12 +98,17 @@ export class ApprovalBroker implements ApprovalHook {
   async request(req: ApprovalRequest, options: { signal?: AbortSignal; elicit?: Elicit } = {}): Promise<ApprovalDecision> {
     const at = () => this.now().toISOString();
     if (options.signal?.aborted) return this.withdrawnDecision(at());
-    if (this.runGrants.has(req.runId)) return { approved: true, by: 'earlier approval (rest of run)', scope: 'run', at: at() };
-    const grant = this.grants.use({ profile: req.profile, operationId: req.operationId, callerKey: req.caller.key });
+    if (this.runGrants.has(req.runId)) return { approved: true, by: RUN_GRANT_BY, scope: 'run', at: at() };
+    const grant = this.grants.use({
+      profile: req.profile,
+      operationId: req.operationId,
+      callerKey: req.caller.key,
+      ...(req.caller.clientName ? { clientName: req.caller.clientName } : {}),
+    });
     if (grant) {
       return {
         approved: true,
-        by: `grant ${grant.id} (${grant.scope === 'always' ? 'always' : 'this session'}, given by ${grant.grantedBy})`,
+        by: grantBy(grant.id, `${GRANT_SCOPE_INFO[grant.scope].label}, given by ${grant.grantedBy}`),
         scope: grant.scope,
         at: at(),
         grantId: grant.id,
@@ -114,7 +133,12 @@ export class ApprovalBroker implements ApprovalHook {
     }
     const id = `apr_${randomBytes(6).toString('hex')}`;
     const created = this.now();
-    const pending: Omit<PendingApproval, 'secondsLeft'> = { id, request: req, createdAt: created.toISOString(), expiresAt: new Date(created.getTime() + this.options.timeoutMs).toISOString() };
+    const pending: Omit<PendingApproval, 'secondsLeft'> = {
+      id,
+      request: req,
+      createdAt: created.toISOString(),
+      expiresAt: new Date(created.getTime() + this.options.timeoutMs).toISOString(),
+    };
     return new Promise<ApprovalDecision>((resolve) => {
       const onAbort = () => finish(this.withdrawnDecision(at()));
       const finish = (decision: ApprovalDecision) => {
@@ -125,7 +149,9 @@ export class ApprovalBroker implements ApprovalHook {
         this.waiting.delete(id);
         this.remember(id, decision);
         this.emit({ type: 'approval-decided', id, decision, request: req });
-        this.log.info(`approval ${id} ${decision.approved ? `approved (${decision.scope})` : `${decision.code}: ${decision.reason}`} by ${decision.by}`);
+        this.log.info(`approval ${id} ${decision.approved ? `approved (${decision.scope})` : `${decision.code}: ${decision.reason}`} by ${decision.by}`, {
+          runId: req.runId,
+        });
         resolve(decision);
       };
       const seconds = Math.round(this.options.timeoutMs / 1000);
@@ -143,9 +169,15 @@ export class ApprovalBroker implements ApprovalHook {
       timer.unref?.();
       this.waiting.set(id, { pending, finish, timer });
       options.signal?.addEventListener('abort', onAbort, { once: true });
-      this.log.info(`approval ${id} requested: ${describe(req)} from ${clientOf(req)}`);
+      this.log.info(`approval ${id} requested: ${describe(req)} from ${clientOf(req)}`, { runId: req.runId });
       this.emit({ type: 'approval-requested', approval: this.view(pending) });
     });
+  }
+
+  /** Whether request() would wait for a person in Airlock (not a grant, nor elicitation, nor "no approver"): evidence is read only then. */
+  asksPerson(q: { runId: string; profile: string; operationId: string; callerKey: string; clientName?: string }): boolean {
+    if (this.runGrants.has(q.runId) || !this.options.approversAvailable()) return false;
+    return !this.grants.list().some((g) => g.profile === q.profile && g.operationId === q.operationId && grantCovers(g, q));
   }
 
   /** The request a run waits on, if any. */
@@ -163,7 +195,7 @@ export class ApprovalBroker implements ApprovalHook {
     for (const w of this.waiting.values()) {
       if (w.pending.request.runId !== runId || w.pending.clientStoppedWaitingAt) continue;
       w.pending.clientStoppedWaitingAt = this.now().toISOString();
-      this.log.info(`approval ${w.pending.id}: the client stopped waiting; it stays for a person to decide`);
+      this.log.info(`approval ${w.pending.id}: the client stopped waiting; it stays for a person to decide`, { runId });
       this.emit({ type: 'approval-updated', approval: this.view(w.pending) });
     }
   }
@@ -198,22 +230,28 @@ export class ApprovalBroker implements ApprovalHook {
     const req = w.pending.request;
     let result: ApprovalDecision;
     if (decision.approve) {
-      if (decision.scope === 'always' && !allowsAlways(req)) {
+      if (untilRevoked(decision.scope) && !allowsAlways(req)) {
         throw new AirlockError(
           'usage',
-          `"always" is not offered for ${req.method} ${req.pathTemplate}: destructive operations are approved one call, one run or one session at a time`,
+          `"${GRANT_SCOPE_INFO[decision.scope as 'always'].label}" is not offered for ${req.method} ${req.pathTemplate}: destructive operations are approved one call, one run or one session at a time`,
         );
+      }
+      if (decision.scope === 'client-always' && !req.caller.clientName) {
+        throw new AirlockError('usage', `"this client, until revoked" needs the name the client declares, and ${req.caller.key} declared none`, {
+          hint: 'allow it for this session instead',
+        });
       }
       let grantId: string | undefined;
       if (decision.scope === 'run') this.runGrants.add(req.runId);
-      if (decision.scope === 'session' || decision.scope === 'always') {
+      const scope = decision.scope;
+      if (isGrantScope(scope)) {
         grantId = this.grants.add({
-          scope: decision.scope,
+          scope,
           profile: req.profile,
           operationId: req.operationId,
           method: req.method,
           pathTemplate: req.pathTemplate,
-          ...(decision.scope === 'session' ? { callerKey: req.caller.key } : {}),
+          ...(scope === 'session' ? { callerKey: req.caller.key } : {}),
           ...(req.caller.clientName ? { clientName: req.caller.clientName } : {}),
           grantedBy: by,
         }).id;

@@ -1,14 +1,20 @@
-// Grants: what an "Allow for this session" or "Always allow this operation"
-// leaves behind. A session grant is bound to the caller key — the HTTP
-// session the server issued, or the stdio process — never to the client's
-// self-declared name, so another client cannot borrow it; it ends with the
-// session. An "always" grant is per profile and operation, for every client,
-// kept in <data dir>/grants.json until revoked. Every grant records who gave
-// it, when, when it was last used and how often.
+// Grants: what an "Allow for …" answer leaves behind, {who} × {until}:
+// - session: this client's session — bound to the caller key (the HTTP
+//   session the server issued, or the stdio process), never to the client's
+//   self-declared name, so another client cannot borrow it; ends with it;
+// - client-always: this client until revoked — a name survives a restart and
+//   a session does not, so it is bound to the name the client declares
+//   (another program declaring the same name gets it too: the UI says so);
+// - everyone-session: every client, until Airlock stops;
+// - always: every client, until revoked.
+// The "until revoked" ones are kept in <data dir>/grants.json. Every grant
+// records who gave it, when, when it was last used and how often; every
+// change (a use included) is told to the listener, so the screens that show
+// grants stay current.
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { grantSchema, type Grant } from '../../../contract/approvals.ts';
+import { GRANT_SCOPE_INFO, grantSchema, type Grant, type GrantScope } from '../../../contract/approvals.ts';
 import { writeFileAtomic } from '../util/atomicWrite.ts';
 import { AirlockError } from '../errors.ts';
 import type { Logger } from '../log/logger.ts';
@@ -20,6 +26,26 @@ export interface GrantKey {
   profile: string;
   operationId: string;
   callerKey: string;
+  /** The name the client declared (client-always grants are bound to it). */
+  clientName?: string;
+}
+
+/** When several grants cover a call, the narrowest one is used (and counted). */
+const NARROWEST_FIRST: readonly GrantScope[] = ['session', 'client-always', 'everyone-session', 'always'];
+
+const persisted = (g: { scope: GrantScope }) => GRANT_SCOPE_INFO[g.scope].persisted;
+
+/** Whether the grant covers a call from this caller (profile and operation aside). */
+export function grantCovers(g: Grant, caller: { callerKey: string; clientName?: string | undefined }): boolean {
+  switch (g.scope) {
+    case 'session':
+      return g.callerKey === caller.callerKey;
+    case 'client-always':
+      return caller.clientName !== undefined && g.clientName === caller.clientName;
+    case 'everyone-session':
+    case 'always':
+      return true;
+  }
 }
 
 export interface NewGrant {
@@ -34,7 +60,7 @@ export interface NewGrant {
 }
 
 export interface GrantStoreOptions {
-  /** Where "always" grants persist; in memory only when absent. */
+  /** Where "until revoked" grants persist; in memory only when absent. */
   file?: string;
   now?: () => Date;
   logger?: Logger;
@@ -69,29 +95,36 @@ export class GrantStore {
       parsed = fileSchema.parse(JSON.parse(text));
     } catch (error) {
       throw new AirlockError('config', `${file} is not a valid grants file: ${(error as Error).message.split('\n')[0]}`, {
-        hint: 'fix it, or delete it to forget every "always" grant',
+        hint: 'fix it, or delete it to forget every "until revoked" grant',
       });
     }
-    for (const g of parsed.grants) if (g.scope === 'always') this.grants.set(g.id, g);
+    for (const g of parsed.grants) if (persisted(g)) this.grants.set(g.id, g);
   }
 
-  /** The grant that lets this call through without asking, if any (and notes its use). */
+  /** The grant that lets this call through without asking, if any (and notes its use: the listener hears of it). */
   use(key: GrantKey): Grant | undefined {
-    for (const g of this.grants.values()) {
-      if (g.profile !== key.profile || g.operationId !== key.operationId) continue;
-      if (g.scope === 'session' && g.callerKey !== key.callerKey) continue;
-      g.lastUsedAt = this.now().toISOString();
-      g.uses++;
-      if (g.scope === 'always') this.scheduleSave();
-      return { ...g };
-    }
-    return undefined;
+    const matching = [...this.grants.values()].filter(
+      (g) => g.profile === key.profile && g.operationId === key.operationId && grantCovers(g, { callerKey: key.callerKey, clientName: key.clientName }),
+    );
+    const g = matching.sort((a, b) => NARROWEST_FIRST.indexOf(a.scope) - NARROWEST_FIRST.indexOf(b.scope))[0];
+    if (!g) return undefined;
+    g.lastUsedAt = this.now().toISOString();
+    g.uses++;
+    if (persisted(g)) this.scheduleSave();
+    this.notify();
+    return { ...g };
   }
 
   add(input: NewGrant): Grant {
     if (input.scope === 'session' && !input.callerKey) throw new AirlockError('usage', 'a session grant needs the session it is bound to');
+    if (input.scope === 'client-always' && !input.clientName)
+      throw new AirlockError('usage', '"this client, until revoked" needs the name the client declares, and this client declared none', {
+        hint: 'allow it for this session instead',
+      });
+    const bound = (g: { scope: GrantScope; callerKey?: string | undefined; clientName?: string | undefined }) =>
+      g.scope === 'session' ? g.callerKey : g.scope === 'client-always' ? g.clientName : '';
     const existing = [...this.grants.values()].find(
-      (g) => g.scope === input.scope && g.profile === input.profile && g.operationId === input.operationId && g.callerKey === input.callerKey,
+      (g) => g.scope === input.scope && g.profile === input.profile && g.operationId === input.operationId && bound(g) === bound(input),
     );
     if (existing) return { ...existing };
     const grant: Grant = {
@@ -108,8 +141,10 @@ export class GrantStore {
       uses: 0,
     };
     this.grants.set(grant.id, grant);
-    this.log.info(`grant ${grant.id}: ${grant.scope} ${grant.method} ${grant.pathTemplate} (${grant.operationId}) by ${grant.grantedBy}`);
-    this.changed(grant.scope === 'always');
+    this.log.info(
+      `grant ${grant.id}: ${GRANT_SCOPE_INFO[grant.scope].label}${grant.scope === 'client-always' ? ` (${grant.clientName})` : ''} ${grant.method} ${grant.pathTemplate} (${grant.operationId}) by ${grant.grantedBy}`,
+    );
+    this.changed(persisted(grant));
     return { ...grant };
   }
 
@@ -122,17 +157,17 @@ export class GrantStore {
     if (!g) return false;
     this.grants.delete(id);
     this.log.info(`grant ${id} revoked by ${by}`);
-    this.changed(g.scope === 'always');
+    this.changed(persisted(g));
     return true;
   }
 
   revokeAll(by: string): number {
     const n = this.grants.size;
-    const persisted = [...this.grants.values()].some((g) => g.scope === 'always');
+    const anyPersisted = [...this.grants.values()].some(persisted);
     this.grants.clear();
     if (n > 0) {
       this.log.info(`${n} grants revoked by ${by}`);
-      this.changed(persisted);
+      this.changed(anyPersisted);
     }
     return n;
   }
@@ -159,8 +194,12 @@ export class GrantStore {
     await this.saving;
   }
 
-  private changed(persisted: boolean): void {
-    if (persisted) this.scheduleSave(0);
+  private changed(save: boolean): void {
+    if (save) this.scheduleSave(0);
+    this.notify();
+  }
+
+  private notify(): void {
     try {
       this.options.onChange?.();
     } catch {
@@ -184,7 +223,7 @@ export class GrantStore {
   private async save(): Promise<void> {
     const file = this.options.file;
     if (!file) return;
-    const grants = [...this.grants.values()].filter((g) => g.scope === 'always');
+    const grants = [...this.grants.values()].filter(persisted);
     try {
       await writeFileAtomic(file, JSON.stringify({ version: 1, grants }, null, 2) + '\n');
     } catch (error) {

@@ -13,7 +13,13 @@ import { type IndexColumns, type RunToolLookup, type EntryBody } from './auditRo
 export function indexColumns(body: Record<string, unknown>, runTool: RunToolLookup): IndexColumns {
   const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
   const runId = str(body.runId);
-  const owner = body.kind === 'tool' ? { client_name: str(body.clientName), tool: str(body.tool) } : body.kind === 'api' ? runTool(runId) : undefined;
+  // An API call written before its run's tool record names its client itself, until the tool record lends the run's.
+  const owner =
+    body.kind === 'tool'
+      ? { client_name: str(body.clientName), tool: str(body.tool) }
+      : body.kind === 'api'
+        ? (runTool(runId) ?? (str(body.clientName) ? { client_name: str(body.clientName), tool: null } : undefined))
+        : undefined;
   return {
     kind: String(body.kind),
     at_ms: Date.parse(String(body.time)),

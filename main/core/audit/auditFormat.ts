@@ -35,6 +35,7 @@ const plain = [
   'sessionId',
   'profile',
   'tool',
+  'engine',
   'runId',
   'durationMs',
   'input',

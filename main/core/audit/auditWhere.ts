@@ -51,9 +51,9 @@ export function whereClause(f: AuditFilter): { clauses: string[]; params: SQLInp
   }
   if (f.profile !== undefined) {
     clauses.push(
-      "((kind = 'tool' AND json_extract(body, '$.profile') = ?) OR (kind = 'api' AND run_id IN (SELECT run_id FROM records WHERE kind = 'tool' AND json_extract(body, '$.profile') = ?)))",
+      "((kind = 'tool' AND json_extract(body, '$.profile') = ?) OR (kind = 'api' AND (json_extract(body, '$.profile') = ? OR run_id IN (SELECT run_id FROM records WHERE kind = 'tool' AND json_extract(body, '$.profile') = ?))))",
     );
-    params.push(String(f.profile), String(f.profile));
+    params.push(String(f.profile), String(f.profile), String(f.profile));
   }
   // Fields only API calls have: a filter on one of them selects API calls.
   const apiFields: [keyof AuditFilter, string, (v: string) => string][] = [

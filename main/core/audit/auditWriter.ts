@@ -120,6 +120,14 @@ export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
   );
   const linkRun = db.prepare("UPDATE records SET client_name = ?, tool = ? WHERE kind = 'api' AND run_id = ?");
   const runTool: RunToolLookup = (runId) => (runId === null ? undefined : (selectRunTool.get(runId) as RunTool | undefined));
+  // A run's API calls are recorded before its tool record: what the gate decided about them, for the run's outcome.
+  const selectRunDecisions = db.prepare("SELECT DISTINCT outcome FROM records WHERE kind = 'api' AND run_id = ?");
+  /** A run that finished but had a call denied or refused is not "ok": it says which (denied first). */
+  const runOutcome = (outcome: string, runId: string | undefined): string => {
+    if (outcome !== 'ok' || runId === undefined) return outcome;
+    const seen = new Set((selectRunDecisions.all(runId) as { outcome: string }[]).map((r) => r.outcome));
+    return seen.has('denied') ? 'denied' : seen.has('refused') ? 'refused' : outcome;
+  };
 
   function appendInTransaction(make: MakeBody): AuditEntry {
     const chain = chainRow();
@@ -229,7 +237,7 @@ export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
         seq,
         time: isoTime(input.time) ?? recordedAt,
         recordedAt,
-        outcome: nonEmpty(input.outcome, 'unknown'),
+        outcome: runOutcome(nonEmpty(input.outcome, 'unknown'), optionalString(input.runId)),
         clientName: optionalString(input.clientName),
         clientVersion: optionalString(input.clientVersion),
         transport: input.transport,
@@ -244,6 +252,7 @@ export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
         error: optionalString(input.error),
         credentialFingerprint,
         profile: optionalString(input.profile),
+        engine: optionalString(input.engine),
         runId: optionalString(input.runId),
       };
     }, durable);
@@ -262,6 +271,8 @@ export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
         outcome: apiOutcome(record),
         runId: String(record.runId ?? ''),
         callerKey: String(record.callerKey ?? ''),
+        clientName: optionalString(record.clientName),
+        profile: optionalString(record.profile),
         operationId: String(record.operationId ?? ''),
         method: String(record.method ?? ''),
         url: String(record.url ?? ''),

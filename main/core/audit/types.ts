@@ -28,6 +28,8 @@ export interface ToolCallInput {
   /** A fingerprint such as `sha256:1a2b3c4d5e6f`, never the secret; anything else is not stored. */
   credentialFingerprint?: string;
   profile?: string;
+  /** execute: the sandbox engine that ran the code (`quickjs`, `subprocess`, …). */
+  engine?: string;
   /** Links the tool call to the API calls its run made. */
   runId?: string;
 }
@@ -66,6 +68,7 @@ export interface ToolCallEntry extends EntryBase {
   error?: string;
   credentialFingerprint?: string;
   profile?: string;
+  engine?: string;
   runId?: string;
 }
 

@@ -27,6 +27,8 @@ export interface ClientStatus {
   via: 'cli' | 'file';
   afterwards: string;
   elicitation: boolean;
+  /** When Airlock last changed this client's file: undo restores it as it was before. Absent when there is nothing to undo. */
+  lastChangeAt?: string;
   /** A deep link the client opens to add the server itself (Cursor, VS Code, LM Studio). */
   installLink?: string;
 }
@@ -128,9 +130,25 @@ export function createRegistrar(options: RegistrarOptions) {
     return Promise.all(
       CLIENTS.map(async (d) => {
         const file = fileOf(d);
-        return status(d, file ? await readText(file) : undefined, file);
+        const at = await lastChange(d);
+        return { ...status(d, file ? await readText(file) : undefined, file), ...(at ? { lastChangeAt: at } : {}) };
       }),
     );
+  }
+
+  /** The time of the change undo would revert, if any. */
+  async function lastChange(d: ClientDescriptor): Promise<string | undefined> {
+    const dir = join(options.backupDir, d.id);
+    const last = (await readdir(dir).catch(() => [] as string[]))
+      .filter((n) => n.endsWith('.json'))
+      .sort()
+      .at(-1);
+    if (!last) return undefined;
+    try {
+      return (JSON.parse(await readFile(join(dir, last), 'utf8')) as Backup).at;
+    } catch {
+      return undefined;
+    }
   }
 
   async function saveBackup(d: ClientDescriptor, file: string, before: string | undefined): Promise<string> {

@@ -306,7 +306,7 @@ export const SETTINGS = [
     group: 'server',
     spec: choice(THEMES, { system: 'System (follow the OS)', light: 'Light', dark: 'Dark' }),
     persist: true,
-    live: false,
+    live: true,
     defaultValue: 'system',
     description: 'UI theme: system (follow the OS), light or dark',
   }),
@@ -490,6 +490,19 @@ export const SETTINGS = [
     description: 'how long a mutation waits for a person before it is denied',
   }),
   def({
+    key: 'approvalReplyAfterMs',
+    flag: '--approval-reply-after-ms',
+    valueName: '<ms>',
+    label: 'Answer a waiting call after',
+    group: 'safety',
+    spec: duration(0, 3_600_000, 'ms'),
+    persist: true,
+    live: true,
+    defaultValue: 45_000,
+    description:
+      'how long execute waits for a person before it answers "held" (nothing sent; the model continues with execute {resume}), so a client that gives up at 60 s never loses the call; 0 waits as long as the approval',
+  }),
+  def({
     key: 'secretStore',
     flag: '--secret-store',
     valueName: '<kind>',
@@ -573,6 +586,7 @@ export interface Settings {
   rateBurst: number;
   killSwitch: boolean;
   approvalTimeoutMs: number;
+  approvalReplyAfterMs: number;
   secretStore: SecretStoreChoice;
   auditRetentionDays: number;
   logBufferSize: number;

@@ -26,6 +26,7 @@ import { classifyRequest, findMethodOverride } from './classify.ts';
 import { decideHop, gateError, type DecisionContext } from './gateDecision.ts';
 import { isStandIn, redirectHop, type Hop } from './hop.ts';
 import { responseView } from './responseView.ts';
+import { gatherEvidence, type EvidenceSource } from './evidence.ts';
 import type { ApiCallRecord, ApprovalDecision, ApprovalHook, GateDecision, RunContext } from './types.ts';
 
 export interface GateApi {
@@ -136,12 +137,57 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
     credentialSource: () => options.credentialSource?.() ?? 'keychain',
   };
 
+  /** The headers and path a request goes out with once the credential is added (the sandbox never holds it). */
+  function withCredential(headers: Record<string, string>, pathAndQuery: string, credential: string | undefined) {
+    const out = { ...headers };
+    if (credential && api.auth.type === 'bearer') out.authorization = `Bearer ${credential}`;
+    if (credential && api.auth.type === 'basic') out.authorization = `Basic ${Buffer.from(credential).toString('base64')}`;
+    if (credential && api.auth.type === 'header') out[api.auth.name.toLowerCase()] = credential;
+    if (credential && api.auth.type === 'cookie') out.cookie = [out.cookie, `${api.auth.name}=${credential}`].filter(Boolean).join('; ');
+    const target = credential && credentialQuery ? appendQuery(pathAndQuery, credentialQuery, credential) : pathAndQuery;
+    return { headers: out, target };
+  }
+
+  /**
+   * The read behind the evidence a person sees beside a held PATCH, PUT or DELETE: a GET to the profile's own
+   * origin and pinned address, with the call's credential, no redirect followed, a short deadline and a size
+   * cap. Its answer goes to the prompt only, never back to the script.
+   */
+  const evidenceSource =
+    (credential: string | undefined): EvidenceSource =>
+    async (hop, method, redact, run) => {
+      // Only for a person who will see it: not when a grant answers, nor when nobody can be asked in Airlock.
+      const asks = options.approvals?.asksPerson?.({
+        runId: run.runId,
+        profile: api.profile.name,
+        operationId: hop.op.id,
+        callerKey: run.caller.key,
+        ...(run.caller.clientName ? { clientName: run.caller.clientName } : {}),
+      });
+      if (asks === false) return undefined;
+      return gatherEvidence(hop, method, {
+        catalogue: api.catalogue,
+        basePath,
+        redact,
+        log,
+        runId: run.runId,
+        ...(run.signal ? { signal: run.signal } : {}),
+        read: async (pathAndQuery, limits) => {
+          if (credential && api.auth.type === 'basic' && !credential.includes(':')) throw new Error('the key is not username:password');
+          const { headers, target } = withCredential({ accept: 'application/json' }, pathAndQuery, credential);
+          return transport({ origin, pinned: await pin(origin.hostname), method: 'GET', pathAndQuery: target, headers, ...limits });
+        },
+      });
+    };
+
   async function call(call: ApiCallRequest, run: RunContext): Promise<ApiCallResult> {
     const started = performance.now();
     const startedAt = now().toISOString();
     let credential: string | undefined;
     const emit = async (full: ApiCallRecord) => {
       run.calls.push({ method: full.method, url: full.url, status: full.status, decision: full.decision });
+      const sent = full.method ? ` ${full.method} ${full.url}${full.status ? ` → ${full.status}` : ''}` : '';
+      log.info(`${full.operationId || 'call'}: ${full.decision}${sent}${full.error ? ` (${full.error})` : ''}`, { runId: full.runId });
       try {
         await options.onApiCall?.(full);
       } catch (error) {
@@ -158,6 +204,8 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
       await emit({
         runId: run.runId,
         callerKey: run.caller.key,
+        ...(run.caller.clientName ? { clientName: run.caller.clientName } : {}),
+        profile: api.profile.name,
         operationId: String(call?.operationId ?? ''),
         method: '',
         url: '',
@@ -179,6 +227,8 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
       const full: ApiCallRecord = {
         runId: run.runId,
         callerKey: run.caller.key,
+        ...(run.caller.clientName ? { clientName: run.caller.clientName } : {}),
+        profile: api.profile.name,
         operationId: op?.id ?? String(call?.operationId ?? ''),
         method,
         url: '',
@@ -223,12 +273,12 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
       ...(override ? { override } : {}),
     };
 
-    if (api.auth.type !== 'none' && !credential) log.warn(`${firstOp.id}: no API key configured; sending without credentials`);
+    if (api.auth.type !== 'none' && !credential) log.warn(`${firstOp.id}: no API key configured; sending without credentials`, { runId: run.runId });
     try {
       const pinned = await pin(origin.hostname);
       for (let hops = 0; ; hops++) {
         const shownUrl = `${origin.origin}${hop.pathAndQuery}`;
-        const verdict = await decideHop(decisionContext, hop, shownUrl, run, redact, credential !== undefined);
+        const verdict = await decideHop({ ...decisionContext, evidence: evidenceSource(credential) }, hop, shownUrl, run, redact, credential !== undefined);
         const approval = verdict.approval ? { approval: approvalSummary(verdict.approval) } : {};
         if (verdict.refusal) return await refuse(hop.op, hop.method, verdict.refusal, verdict.decision, shownUrl, verdict.approval);
         if (run.signal?.aborted)
@@ -258,12 +308,7 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
             shownUrl,
           );
         }
-        const headers = { ...hop.headers };
-        if (credential && api.auth.type === 'bearer') headers.authorization = `Bearer ${credential}`;
-        if (credential && api.auth.type === 'basic') headers.authorization = `Basic ${Buffer.from(credential).toString('base64')}`;
-        if (credential && api.auth.type === 'header') headers[api.auth.name.toLowerCase()] = credential;
-        if (credential && api.auth.type === 'cookie') headers.cookie = [headers.cookie, `${api.auth.name}=${credential}`].filter(Boolean).join('; ');
-        const target = credential && credentialQuery ? appendQuery(hop.pathAndQuery, credentialQuery, credential) : hop.pathAndQuery;
+        const { headers, target } = withCredential(hop.headers, hop.pathAndQuery, credential);
         const response = await transport({
           origin,
           pinned,

@@ -10,6 +10,7 @@ import type { AuthScheme } from '../config/auth.ts';
 import { classifyRequest, type ClassifyInput } from './classify.ts';
 import { redactDeep, type Redactor } from './redactor.ts';
 import type { Hop } from './hop.ts';
+import { evidenceFor, type EvidenceSource } from './evidence.ts';
 import type { ApprovalDecision, ApprovalHook, GateDecision, MutationApprovalRequest, RunContext } from './types.ts';
 
 export const MASK = '••••';
@@ -29,6 +30,8 @@ export interface DecisionContext {
   approvals: ApprovalHook | undefined;
   /** keychain, file or env: how the dialog names where the key comes from. */
   credentialSource(): string;
+  /** Reads the resource a held PATCH, PUT or DELETE targets, for the person (evidence.ts); absent: nothing is read. */
+  evidence?: EvidenceSource;
 }
 
 export function gateError(code: string, message: string, status = 0): ApiCallResult {
@@ -100,6 +103,7 @@ export async function decideHop(ctx: DecisionContext, hop: Hop, url: string, run
     earlierCalls: run.calls.slice(-20).map((c) => ({ ...c, url: redact(c.url) })),
     scriptSha256: run.scriptSha256,
     script: redact(run.script),
+    ...(await evidenceFor(ctx.evidence, hop, verdict.effectiveMethod, redact, run)),
   };
   const approvals = ctx.approvals;
   // The client hears that the call waits (progress notifications), so it does not give up on a silent call.

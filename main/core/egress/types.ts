@@ -37,6 +37,11 @@ export interface RunContext {
 export type Elicit = (message: string, signal?: AbortSignal) => Promise<{ approved: boolean; reason?: string } | undefined>;
 
 export interface ApprovalHook {
+  /**
+   * Whether a request for this operation would be put to a person now (no grant answers it, and someone can
+   * answer in Airlock): the gate reads the evidence a prompt shows only then. Absent: assume it would.
+   */
+  asksPerson?(q: { runId: string; profile: string; operationId: string; callerKey: string; clientName?: string }): boolean;
   /** Resolves when a decision is made (or the request times out, or its client withdraws it: a denial). */
   request(req: MutationApprovalRequest, options?: { signal?: AbortSignal; elicit?: Elicit }): Promise<ApprovalDecision>;
 }
@@ -46,6 +51,10 @@ export type GateDecision = 'read' | 'allowed' | 'approved' | 'denied' | 'refused
 export interface ApiCallRecord {
   runId: string;
   callerKey: string;
+  /** The client's self-declared name, for people reading the log (grants bind to callerKey). */
+  clientName?: string;
+  /** The API profile the call went through. */
+  profile?: string;
   operationId: string;
   method: string;
   /** Origin + path + query, the credential removed. */

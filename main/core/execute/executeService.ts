@@ -11,6 +11,8 @@ import type { CallerInfo, Elicit, RunCallSummary } from '../egress/types.ts';
 import type { Logger } from '../log/logger.ts';
 import type { LogBuffer, LogLevel } from '../log/logBuffer.ts';
 import { CapacityError, type ExecutionCaps } from './caps.ts';
+import { HeldRuns, KEEP_FINISHED_MS, type HeldApprovals } from './heldRuns.ts';
+import type { PendingApproval } from '../../../contract/approvals.ts';
 
 export const MAX_CODE_BYTES = 256 * 1024;
 
@@ -18,13 +20,22 @@ export interface ExecuteOutcome {
   runId: string;
   isError: boolean;
   text: string;
-  /** `ok`, an engine error kind, or why it never ran. */
-  outcome: 'ok' | RunOutcomeKind | 'killed' | 'capacity' | 'invalid';
+  /** `ok`, an engine error kind, why it never ran, or `held`: it waits for a person, and `execute {resume}` follows it. */
+  outcome: 'ok' | RunOutcomeKind | 'killed' | 'capacity' | 'invalid' | 'held';
   durationMs: number;
   apiCalls: number;
   bytesOut: number;
   truncated: boolean;
   scriptSha256: string;
+  /** Set when the call is answered before its run is over: the run waits for a person at this call. */
+  held?: HeldRun;
+}
+
+/** What a "held" answer tells the model: the run to resume, the call that waits, and until when. */
+export interface HeldRun {
+  id: string;
+  operation: string;
+  expiresAt: string;
 }
 
 type RunOutcomeKind = Extract<RunOutcome, { ok: false }>['error']['kind'];
@@ -42,10 +53,18 @@ export interface ExecuteServiceOptions {
   logBuffer?: LogBuffer;
   /** Called when a run is over (the approval broker forgets its "rest of run" grant). */
   onRunEnd?(runId: string): void;
+  /** The approval broker, for runs that outlive their tool call (held runs). */
+  approvals?: HeldApprovals;
+  /** How long a call waits for a person before it is answered "held" (0: as long as the approval); read at each call. */
+  replyAfterMs?: () => number;
 }
 
 export interface ExecuteService {
   execute(code: string, caller: CallerInfo, options?: RunOptions): Promise<ExecuteOutcome>;
+  /** Follows a held run again: its final result, or "held" again by the same rule. */
+  resume(id: string, caller: CallerInfo, options?: RunOptions): Promise<ExecuteOutcome>;
+  /** A client session ended: requests its runs wait on say the client stopped waiting. */
+  callerGone(callerKey: string): void;
   readonly manifest: ClientManifest;
 }
 
@@ -57,6 +76,8 @@ const LEVELS: Record<ConsoleEntry['level'], LogLevel> = { log: 'info', info: 'in
 /** How a client's run is run: its cancellation, how to ask its person, and how to tell it that the run waits for a person. */
 export interface RunOptions {
   signal?: AbortSignal;
+  /** Overrides the service's replyAfterMs for this call (a task: 0, never "held"). */
+  replyAfterMs?: number;
   elicit?: Elicit;
   onWaiting?: (what: string) => () => void;
 }
@@ -68,8 +89,10 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
   };
   const log = options.logger.child('execute');
 
+  const held = new HeldRuns<ExecuteOutcome>(options.approvals ? { approvals: options.approvals } : {});
+
   async function execute(code: string, caller: CallerInfo, runOptions: RunOptions = {}): Promise<ExecuteOutcome> {
-    const { signal, elicit, onWaiting } = runOptions;
+    const { signal, elicit } = runOptions;
     const runId = randomUUID();
     const scriptSha256 = createHash('sha256')
       .update(code ?? '')
@@ -97,58 +120,124 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
     } catch (error) {
       return fail(error instanceof CapacityError ? 'capacity' : 'invalid', (error as Error).message);
     }
-    const limits = options.limits();
+    // The run has its own cancellation: it may outlive this call (held for a person), and a later call may follow it.
+    const cancel = new AbortController();
     const ended = new AbortController();
-    const onAbort = () => ended.abort(signal?.reason);
-    signal?.addEventListener('abort', onAbort);
-    let apiCalls = 0;
-    const calls: RunCallSummary[] = [];
-    try {
-      const result = await options.engine.run({
-        runId,
-        code,
-        client: manifest,
-        limits,
-        callApi: (request, control) => {
-          apiCalls++;
-          return options.gate.call(request, {
-            runId,
-            caller,
-            scriptSha256,
-            script: code,
-            calls,
-            control,
-            signal: ended.signal,
-            ...(elicit ? { elicit } : {}),
-            ...(onWaiting ? { onWaiting } : {}),
-          });
-        },
-        onConsole: (entry) => options.logBuffer?.append({ level: LEVELS[entry.level], source: 'sandbox', message: entry.text.slice(0, 4000), runId }),
-        ...(signal ? { signal } : {}),
-      });
-      const redact = await options.gate.redactor();
-      const formatted = formatOutcome(result, limits.outputBytes);
-      const text = redact(formatted.text);
-      log.debug(`run ${runId.slice(0, 8)} ${result.ok ? 'ok' : result.error.kind} in ${result.durationMs.toFixed(1)} ms, ${apiCalls} API call(s)`);
-      return {
-        ...base,
-        apiCalls,
-        isError: !result.ok,
-        outcome: result.ok ? 'ok' : result.error.kind,
-        text,
-        truncated: formatted.truncated,
-        durationMs: performance.now() - started,
-        bytesOut: Buffer.byteLength(text),
-      };
-    } finally {
-      options.onRunEnd?.(runId);
-      ended.abort(RUN_OVER);
-      signal?.removeEventListener('abort', onAbort);
-      release();
-    }
+    const onCancel = () => ended.abort(cancel.signal.reason);
+    cancel.signal.addEventListener('abort', onCancel, { once: true });
+    const live = held.add(runId, caller.key, (reason) => cancel.abort(reason));
+    const run = async (): Promise<ExecuteOutcome> => {
+      const limits = options.limits();
+      let apiCalls = 0;
+      const calls: RunCallSummary[] = [];
+      try {
+        const result = await options.engine.run({
+          runId,
+          code,
+          client: manifest,
+          limits,
+          callApi: (request, control) => {
+            apiCalls++;
+            return options.gate.call(request, {
+              runId,
+              caller,
+              scriptSha256,
+              script: code,
+              calls,
+              control,
+              signal: ended.signal,
+              ...(elicit ? { elicit } : {}),
+              onWaiting: (what) => live.waiting(what),
+            });
+          },
+          onConsole: (entry) => options.logBuffer?.append({ level: LEVELS[entry.level], source: 'sandbox', message: entry.text.slice(0, 4000), runId }),
+          signal: cancel.signal,
+        });
+        const redact = await options.gate.redactor();
+        const formatted = formatOutcome(result, limits.outputBytes);
+        const text = redact(formatted.text);
+        log.debug(`run ${runId.slice(0, 8)} ${result.ok ? 'ok' : result.error.kind} in ${result.durationMs.toFixed(1)} ms, ${apiCalls} API call(s)`, { runId });
+        return {
+          ...base,
+          apiCalls,
+          isError: !result.ok,
+          outcome: result.ok ? 'ok' : result.error.kind,
+          text,
+          truncated: formatted.truncated,
+          durationMs: performance.now() - started,
+          bytesOut: Buffer.byteLength(text),
+        };
+      } catch (error) {
+        log.error(`run ${runId.slice(0, 8)}: the engine failed: ${(error as Error).message}`);
+        return fail('internal', `internal: the sandbox engine failed: ${(error as Error).message}`);
+      } finally {
+        options.onRunEnd?.(runId);
+        ended.abort(RUN_OVER);
+        cancel.signal.removeEventListener('abort', onCancel);
+        release();
+      }
+    };
+    held.settle(live, run());
+    return follow(live.runId, runOptions);
   }
 
-  return { execute, manifest };
+  async function follow(runId: string, runOptions: RunOptions): Promise<ExecuteOutcome> {
+    const live = held.get(runId)!;
+    const followed = await held.follow(live, {
+      replyAfterMs: runOptions.replyAfterMs ?? options.replyAfterMs?.() ?? 0,
+      ...(runOptions.signal ? { signal: runOptions.signal } : {}),
+      ...(runOptions.onWaiting ? { onWaiting: runOptions.onWaiting } : {}),
+    });
+    if (followed.kind === 'done') return followed.outcome;
+    return heldOutcome(runId, followed.pending);
+  }
+
+  async function resume(id: string, caller: CallerInfo, runOptions: RunOptions = {}): Promise<ExecuteOutcome> {
+    const live = typeof id === 'string' ? held.get(id.trim()) : undefined;
+    if (!live) {
+      const text = `no run ${JSON.stringify(String(id).slice(0, 100))} to resume: a held run's result is kept ${Math.round(KEEP_FINISHED_MS / 60_000)} minutes after it finishes, and none survives a restart of Airlock. Run the code again if it is still needed.`;
+      return {
+        runId: String(id).slice(0, 100),
+        scriptSha256: '',
+        apiCalls: 0,
+        truncated: false,
+        isError: true,
+        outcome: 'invalid',
+        text,
+        durationMs: 0,
+        bytesOut: Buffer.byteLength(text),
+      };
+    }
+    if (live.callerKey !== caller.key) log.info(`run ${live.runId.slice(0, 8)} resumed by another session (${caller.clientName ?? caller.key})`);
+    return follow(live.runId, runOptions);
+  }
+
+  return { execute, resume, callerGone: (key) => held.callerGone(key), manifest };
+}
+
+/** The answer to a call whose run waits for a person: nothing has been sent; how to continue. */
+export function heldOutcome(runId: string, pending: PendingApproval): ExecuteOutcome {
+  const req = pending.request;
+  const operation = `${req.method} ${req.pathTemplate} (${req.operationId})`;
+  const until = pending.expiresAt.replace(/\.\d+Z$/, 'Z');
+  const gone = pending.clientStoppedWaitingAt ? ' (the prompt says this client stopped waiting; a person can still decide)' : '';
+  const text = [
+    `Held: ${operation} waits for a person to approve it in Airlock${gone}. Nothing has been sent yet.`,
+    `The approval is open until ${until}; no answer by then is a denial.`,
+    `To continue, call execute with {"resume": "${runId}"}: it waits again and returns this run's final result once the person decides. Do not run the code again: that would ask a second time.`,
+  ].join('\n');
+  return {
+    runId,
+    scriptSha256: '',
+    apiCalls: 0,
+    truncated: false,
+    isError: false,
+    outcome: 'held',
+    text,
+    durationMs: 0,
+    bytesOut: Buffer.byteLength(text),
+    held: { id: runId, operation, expiresAt: pending.expiresAt },
+  };
 }
 
 function consoleBlock(entries: ConsoleEntry[], truncated: boolean): string {

@@ -1,13 +1,20 @@
 // The core's logger. Lines go to a sink (stderr by default, never stdout:
 // in stdio mode stdout carries the MCP protocol only) and to the log buffer.
-// A redactor runs on every message before it is stored or written.
+// A redactor runs on every message before it is stored or written. A line
+// about a run (the gate's decision on one of its calls, an approval it waits
+// for) carries the run's id, so the Logs screen's run filter shows all of it.
 import { type LogBuffer, type LogLevel, levelRank } from './logBuffer.ts';
 
+/** What a line can say besides its text: the run it is about. */
+export interface LogFields {
+  runId?: string;
+}
+
 export interface Logger {
-  debug(message: string): void;
-  info(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
+  debug(message: string, fields?: LogFields): void;
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, fields?: LogFields): void;
   child(source: string): Logger;
 }
 
@@ -30,16 +37,17 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const min = levelRank(options.level ?? 'info');
   const redact = options.redact ?? ((s: string) => s);
   const make = (source: string): Logger => {
-    const log = (level: LogLevel, raw: string) => {
+    const log = (level: LogLevel, raw: string, fields?: LogFields) => {
       const message = redact(raw);
-      options.buffer?.append({ level, source, message });
-      if (levelRank(level) >= min) sink(`airlock ${level.padEnd(5)} [${source}] ${message}`);
+      const runId = fields?.runId;
+      options.buffer?.append({ level, source, message, ...(runId ? { runId } : {}) });
+      if (levelRank(level) >= min) sink(`airlock ${level.padEnd(5)} [${source}]${runId ? ` (run ${runId.slice(0, 8)})` : ''} ${message}`);
     };
     return {
-      debug: (m) => log('debug', m),
-      info: (m) => log('info', m),
-      warn: (m) => log('warn', m),
-      error: (m) => log('error', m),
+      debug: (m, f) => log('debug', m, f),
+      info: (m, f) => log('info', m, f),
+      warn: (m, f) => log('warn', m, f),
+      error: (m, f) => log('error', m, f),
       child: (s) => make(s),
     };
   };

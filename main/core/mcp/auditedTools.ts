@@ -8,6 +8,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { ZodRawShapeCompat, ShapeOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import type { CallerInfo } from '../egress/types.ts';
+import type { TaskTool } from './toolTasks.ts';
 
 /** What a tool handler gets besides its arguments. */
 export interface ToolContext {
@@ -15,8 +16,10 @@ export interface ToolContext {
   /** Aborted when the client cancels the call or goes away. */
   signal: AbortSignal;
   server: McpServer;
-  /** Sends the client a progress notification with this message, when its request asked for progress (a progress token). */
+  /** Sends the client a progress notification with this message, when its request asked for progress (a progress token); in a task, the task's status message. */
   progress?: (message: string) => void;
+  /** Set when the call runs as a task (the client polls it: no deadline to answer before). */
+  task?: { id: string };
 }
 
 /** What a tool handler returns: the result, and what the audit record should say about it. */
@@ -47,6 +50,8 @@ export interface ToolConfig<Shape extends ZodRawShapeCompat> {
   inputSchema: Shape;
   outputSchema?: ZodRawShapeCompat;
   annotations: ToolAnnotations;
+  /** Task-augmented calls are served (MCP tasks): the client gets a task at once and polls it. */
+  tasks?: boolean;
 }
 
 export interface AuditedTools {
@@ -55,6 +60,8 @@ export interface AuditedTools {
     config: ToolConfig<Shape>,
     handler: (args: ShapeOutput<Shape>, ctx: ToolContext) => Promise<ToolOutcome>,
   ): void;
+  /** The tools registered with `tasks`, for serveToolTasks once every tool is registered. */
+  readonly taskTools: Map<string, TaskTool>;
 }
 
 export interface AuditedToolsOptions {
@@ -100,9 +107,11 @@ function progressOf(extra: ToolCallExtra): { progress?: (message: string) => voi
 }
 
 export function auditedTools(server: McpServer, options: AuditedToolsOptions): AuditedTools {
+  const taskTools = new Map<string, TaskTool>();
   return {
+    taskTools,
     register(name, config, handler) {
-      const wrapped = async (args: unknown, extra: ToolCallExtra): Promise<CallToolResult> => {
+      const wrapped = async (args: unknown, extra: ToolCallExtra, task?: { id: string; status(message: string): void }): Promise<CallToolResult> => {
         const started = performance.now();
         const startedAt = new Date().toISOString();
         const caller = callerOf(server, options.transport, extra.sessionId);
@@ -110,7 +119,8 @@ export function auditedTools(server: McpServer, options: AuditedToolsOptions): A
         options.onStart?.(caller);
         let outcome: ToolOutcome;
         try {
-          outcome = await handler(args as never, { caller, signal: extra.signal, server, ...progressOf(extra) });
+          const progress = task ? { progress: task.status } : progressOf(extra);
+          outcome = await handler(args as never, { caller, signal: extra.signal, server, ...progress, ...(task ? { task: { id: task.id } } : {}) });
         } catch (error) {
           const message = (error as Error).message;
           try {
@@ -154,6 +164,13 @@ export function auditedTools(server: McpServer, options: AuditedToolsOptions): A
         },
         wrapped as never,
       );
+      if (config.tasks) {
+        taskTools.set(name, {
+          inputSchema: config.inputSchema as never,
+          run: (args, extra, task) =>
+            wrapped(args, { ...(extra as unknown as ToolCallExtra), signal: task.signal, _meta: {} }, { id: task.taskId, status: task.status }),
+        });
+      }
     },
   };
 }

@@ -8,6 +8,8 @@ import type { AirlockCore } from '../runtime/airlockCore.ts';
 import { registerSearchDocs } from './searchDocsTool.ts';
 import { serverInstructions } from './instructions.ts';
 import { auditedTools, type AuditedTools, type ToolCallReport } from './auditedTools.ts';
+import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
+import { serveToolTasks } from './toolTasks.ts';
 import type { CallerInfo } from '../egress/types.ts';
 
 export type ToolRegistrar = (tools: AuditedTools) => void;
@@ -42,7 +44,9 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   const server = new McpServer(
     { name: 'airlock', title: 'Airlock', version: core.version },
     {
-      capabilities: { tools: {}, logging: {} },
+      // With execute: task-augmented calls (MCP tasks), each session's tasks in its own store.
+      capabilities: { tools: {}, logging: {}, ...(options.hasExecute ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}) },
+      ...(options.hasExecute ? { taskStore: new InMemoryTaskStore() } : {}),
       jsonSchemaValidator: sharedValidator,
       instructions: serverInstructions({
         apiTitle: catalogue.title,
@@ -68,6 +72,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     },
   });
   for (const register of options.tools ?? []) register(tools);
+  serveToolTasks(server, tools.taskTools);
   cacheToolList(server);
   return server;
 }

@@ -39,11 +39,25 @@ export function elicitThrough(server: McpServer): Elicit | undefined {
 export const executeInput = {
   code: z
     .string()
-    .min(1, 'code cannot be empty')
+    .optional()
     .describe(
       'The body of an async JavaScript function. Use the API client (e.g. `const { data, error } = await api.events.list({ query: { limit: 5 } });`), `console.log` if useful, and `return` a JSON-serialisable value.',
     ),
+  resume: z
+    .string()
+    .max(100)
+    .optional()
+    .describe(
+      'Instead of code: the id of a run answered "held" (it waits for a person\'s approval). Waits again and returns the run\'s final result once decided.',
+    ),
 };
+
+/** What the audit records as an execute call's input: the code, or which run it resumed. */
+export function executeInputText(args: unknown): string {
+  const a = (args ?? {}) as { code?: unknown; resume?: unknown };
+  if (typeof a.code === 'string' && a.code) return a.code;
+  return typeof a.resume === 'string' ? `resume ${a.resume}` : '';
+}
 
 export interface ExecuteToolContext {
   service: ExecuteService;
@@ -62,7 +76,7 @@ export function executeDescription(ctx: ExecuteToolContext): string {
   return [
     `Run JavaScript against the ${apiName(ctx.apiTitle)}. The code is the body of an async function; the client is ${names}, with one async method per operation (find them with search_docs): \`await api.ns.op({ path, query, body, headers })\` resolves to { data, error, status, headers } and never throws on HTTP errors. \`console.log\` output is returned beside the result. Return a JSON-serialisable value (strings are returned as is).`,
     ctx.boundary,
-    "Calls that change data may wait for a person to approve them; a refusal comes back as the call's `error`.",
+    'Calls that change data may wait for a person to approve them; a refusal comes back as the call\'s `error`. If the person takes long, the answer is "held" (nothing sent yet, `structuredContent.held.id`): call execute again with `{ "resume": id }` to wait for the run\'s final result; do not run the code again.',
   ].join('\n\n');
 }
 
@@ -87,13 +101,27 @@ export function registerExecute(tools: AuditedTools, ctx: ExecuteToolContext): v
       description: executeDescription(ctx),
       inputSchema: executeInput,
       annotations: { title, readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+      tasks: true,
     },
-    async ({ code }, { caller, signal, server, progress }) => {
+    async ({ code, resume }, { caller, signal, server, progress, task }) => {
       const elicit = ctx.elicitation === false ? undefined : elicitThrough(server);
       const onWaiting = progress ? (what: string) => keepTelling(progress, what, ctx.progressEveryMs ?? PROGRESS_EVERY_MS) : undefined;
-      const outcome = await ctx.service.execute(code, caller, { signal, ...(elicit ? { elicit } : {}), ...(onWaiting ? { onWaiting } : {}) });
+      // A task is polled: it answers when the run is over, never "held".
+      const options = { signal, ...(elicit ? { elicit } : {}), ...(onWaiting ? { onWaiting } : {}), ...(task ? { replyAfterMs: 0 } : {}) };
+      if ((code === undefined) === (resume === undefined)) {
+        const text =
+          code === undefined
+            ? 'pass `code` (the body of an async function to run) or `resume` (the id of a run answered "held")'
+            : 'pass `code` or `resume`, not both: `resume` follows a run that was answered "held"; `code` starts a new one';
+        return { result: { content: [{ type: 'text' as const, text }], isError: true }, outcome: 'invalid', error: text };
+      }
+      const outcome = resume !== undefined ? await ctx.service.resume(resume, caller, options) : await ctx.service.execute(code!, caller, options);
       return {
-        result: { content: [{ type: 'text' as const, text: outcome.text }], ...(outcome.isError ? { isError: true } : {}) },
+        result: {
+          content: [{ type: 'text' as const, text: outcome.text }],
+          ...(outcome.held ? { structuredContent: { held: outcome.held } } : {}),
+          ...(outcome.isError ? { isError: true } : {}),
+        },
         outcome: outcome.outcome,
         runId: outcome.runId,
         ...(outcome.isError ? { error: outcome.text.slice(0, 1000) } : {}),

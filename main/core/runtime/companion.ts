@@ -27,7 +27,7 @@ import type { SecretStore } from '../secrets/secretStore.ts';
 import { createKeychainStore } from '../secrets/keychainStore.ts';
 import { createFileStore, fileStoreBanner } from '../secrets/fileStore.ts';
 import { createMcpServer } from '../mcp/createMcpServer.ts';
-import { registerExecute } from '../mcp/executeTool.ts';
+import { executeInputText, registerExecute } from '../mcp/executeTool.ts';
 import { registerDiagnostics } from '../mcp/diagnosticsTools.ts';
 import { callerOf } from '../mcp/auditedTools.ts';
 import { EventHub } from '../control/eventHub.ts';
@@ -183,10 +183,15 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       logger,
       logBuffer,
       onRunEnd: (runId) => broker.endRun(runId),
+      approvals: broker,
+      replyAfterMs: () => settings.approvalReplyAfterMs,
     });
     const boundary = boundaryText({ settings, egress: matrix.egress, engineBoundary: engine.describeBoundary(), baseUrl: core.api.baseUrl, profile });
     const sessions = new SessionRegistry();
-    sessions.onClose((key) => grants.endSession(key));
+    sessions.onClose((key) => {
+      grants.endSession(key);
+      execute.callerGone(key);
+    });
 
     const companion: Companion = {
       core,
@@ -241,6 +246,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
           });
         }
         if (keys.includes('rateLimit') || keys.includes('rateBurst')) rate.configure(settings.rateLimit, settings.rateBurst);
+        hub.publish({ type: 'settings-applied', keys });
         logger.info(`settings applied: ${keys.map((k) => `${k}=${String((settings as unknown as Record<string, unknown>)[k])}`).join(', ')}`);
       },
       createMcpServer(transport) {
@@ -266,11 +272,12 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
               tool: call.tool,
               outcome: call.outcome,
               durationMs: call.durationMs,
-              input: call.tool === 'execute' ? String((call.args as { code?: unknown })?.code ?? '') : call.args,
+              input: call.tool === 'execute' ? executeInputText(call.args) : call.args,
               bytesOut: call.bytesOut,
               ...(call.error ? { error: call.error } : {}),
               ...(credentials.state.fingerprint ? { credentialFingerprint: credentials.state.fingerprint } : {}),
               profile: profile.name,
+              ...(call.tool === 'execute' ? { engine: engine.name } : {}),
               ...(call.runId ? { runId: call.runId } : {}),
             });
           },

@@ -10,6 +10,7 @@ import type { SessionRegistry } from './sessionRegistry.ts';
 import type { Credentials } from './credentials.ts';
 import { defaultDataDir } from '../config/dataDir.ts';
 import { CLI_ENTRY } from './installPaths.ts';
+import { formatAuthScheme } from '../config/auth.ts';
 
 export interface ViewSource {
   core: AirlockCore;
@@ -40,11 +41,34 @@ export function stdioLaunch(dataDir: string, defaultDataDir?: string): { command
   return { command: process.execPath, args: [CLI_ENTRY, 'stdio', ...(defaultDataDir && dataDir !== defaultDataDir ? ['--data-dir', dataDir] : [])] };
 }
 
+const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
 /** The same, as one shell line. */
 export function stdioCommand(dataDir: string, defaultDataDir?: string): string {
-  const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
   const launch = stdioLaunch(dataDir, defaultDataDir);
   return [launch.command, ...launch.args].map(quote).join(' ');
+}
+
+/**
+ * The command that starts a headless companion again, as it was started (its argv holds no secret:
+ * keys come from the environment or the keychain) and pinned to the port it got, so an open web UI
+ * page finds it again. Undefined in the desktop app and when this process is not `airlock serve`.
+ */
+export function startCommandOf(args: readonly string[], httpUrl: string | undefined): string | undefined {
+  if (!args.includes('serve')) return undefined;
+  const port = httpUrl ? /^http:\/\/[^/]+:(\d+)\//.exec(httpUrl)?.[1] : undefined;
+  const out: string[] = [];
+  for (let k = 0; k < args.length; k++) {
+    const a = args[k]!;
+    if (port && a === '--port') {
+      k++;
+      continue;
+    }
+    if (port && a.startsWith('--port=')) continue;
+    out.push(a);
+  }
+  if (port) out.push('--port', port);
+  return ['airlock', ...out].map(quote).join(' ');
 }
 
 export function statusOf(c: ViewSource): Status {
@@ -59,8 +83,18 @@ export function statusOf(c: ViewSource): Status {
     dataDir: c.core.paths.root,
     memory: { rssBytes: mem.rss, heapUsedBytes: mem.heapUsed },
     profile: profile.name,
-    api: { title: catalogue.title, version: catalogue.version, operations: catalogue.operations.length, baseUrl, spec: origin.location },
-    endpoints: { ...(c.endpoints.http ? { http: c.endpoints.http } : {}), stdio: stdioCommand(c.core.paths.root, defaultDataDir()) },
+    api: {
+      title: catalogue.title,
+      version: catalogue.version,
+      operations: catalogue.operations.length,
+      baseUrl,
+      spec: origin.location,
+      auth: formatAuthScheme(c.core.api.auth),
+    },
+    endpoints: {
+      ...(c.endpoints.http ? { http: c.endpoints.http, tokenFile: c.core.paths.mcpToken } : {}),
+      stdio: stdioCommand(c.core.paths.root, defaultDataDir()),
+    },
     engine: c.settings.engine,
     egress: c.egress,
     ...(c.banner ? { banner: c.banner } : {}),
@@ -70,6 +104,11 @@ export function statusOf(c: ViewSource): Status {
     sessions: c.sessions.list(),
     pendingApprovals: c.broker.list().length,
     keychain: c.credentials.keychain,
+    secretStore: c.credentials.secretStore,
+    ...(() => {
+      const start = c.desktop ? undefined : startCommandOf(process.argv.slice(2), c.endpoints.http);
+      return start ? { startCommand: start } : {};
+    })(),
     credential: c.credentials.state,
     ...(c.desktop ? { desktop: c.desktop() } : {}),
   };

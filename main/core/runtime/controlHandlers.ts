@@ -17,6 +17,7 @@ import type { HandlerDeps } from './handlerDeps.ts';
 export type { HandlerDeps } from './handlerDeps.ts';
 import { createProfileHandlers } from './profileHandlers.ts';
 import { createClientHandlers } from './clientHandlers.ts';
+import { createRuleHandlers } from './ruleHandlers.ts';
 
 /** An audit entry as the contract shows it (the same flat object the chain hashes). */
 export function toAuditRecord(entry: AuditEntry): AuditRecord {
@@ -34,10 +35,18 @@ function savedSettings(file: string): Record<string, unknown> | undefined {
 
 export function createControlHandlers(c: HandlerDeps): ControlHandlers {
   const log = c.core.logger;
+  const profileHandlers = createProfileHandlers(c);
   return {
     ...createEngineHandlers(c),
-    ...createProfileHandlers(c),
+    ...profileHandlers,
+    // A policy change is a rule change: the Rules and APIs screens (in every window) re-read.
+    'profiles.setOperationPolicy': async (input, caller) => {
+      const result = await profileHandlers['profiles.setOperationPolicy'](input, caller);
+      c.hub?.publish({ type: 'rules-changed' });
+      return result;
+    },
     ...createClientHandlers(c),
+    ...createRuleHandlers(c),
     status: () => statusOf(c),
     'sessions.list': () => c.sessions.list(),
 

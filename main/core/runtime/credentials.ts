@@ -8,6 +8,7 @@ import type { Logger } from '../log/logger.ts';
 import type { SecretStore } from '../secrets/secretStore.ts';
 import { resolveCredential, type ResolvedCredential } from '../secrets/resolveCredential.ts';
 import { fingerprint } from '../secrets/fingerprint.ts';
+import { describeSecretStore, type SecretStoreView } from '../secrets/secretStoreView.ts';
 import type { AuthScheme } from '../config/auth.ts';
 
 const CREDENTIAL_TTL_MS = 10_000;
@@ -21,6 +22,8 @@ export interface Credentials {
   get(): Promise<string | undefined>;
   readonly state: CredentialState;
   readonly keychain: { available: boolean; detail: string };
+  /** The store in plain words: where keys live, and what to do when it cannot be used. */
+  readonly secretStore: SecretStoreView;
   /** Forget the cached key (it was set or removed): the next call resolves it again. */
   invalidate(): void;
 }
@@ -37,6 +40,7 @@ export async function createCredentials(options: {
   const { store, profile, logger } = options;
   const probe = await store.probe();
   const keychain = probe.available ? { available: true, detail: probe.detail } : { available: false, detail: `${store.kind} unavailable: ${probe.reason}` };
+  const secretStore = describeSecretStore({ kind: store.kind, probe, ...(store.location ? { location: store.location } : {}) });
   let cached: { value: ResolvedCredential | undefined; until: number } | undefined;
   let state: CredentialState = { source: 'none' };
   let warnedUnavailable = false;
@@ -72,6 +76,7 @@ export async function createCredentials(options: {
       return state;
     },
     keychain,
+    secretStore,
     invalidate() {
       cached = undefined;
       void get().catch(() => undefined);

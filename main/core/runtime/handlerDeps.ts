@@ -6,6 +6,7 @@ import type { SecretStore } from '../secrets/secretStore.ts';
 import type { AuditStore } from '../audit/auditStore.ts';
 import type { EgressGate } from '../egress/egressGate.ts';
 import type { ViewSource } from './companionViews.ts';
+import type { ControlEvent } from '../../../contract/events.ts';
 
 export interface HandlerDeps extends ViewSource {
   /** Set when the web UI is served. */
@@ -15,6 +16,8 @@ export interface HandlerDeps extends ViewSource {
   settings: Settings;
   secrets: SecretStore;
   audit: AuditStore;
+  /** Where events for the screens go (set by the companion). */
+  hub?: { publish(event: ControlEvent): void };
   gate: EgressGate;
   /** Puts live settings already written into `settings` into effect (caps, rate limit). */
   applyLive?(keys: string[]): void;

@@ -9,9 +9,11 @@ import { isUrl, loadApiDocument } from '../openapi/loadDocument.ts';
 import { checkAllowEntry } from '../openapi/externalRefs.ts';
 import { isAbsolute } from 'node:path';
 import { formatAuthScheme, inferAuthScheme, parseAuthScheme } from '../config/auth.ts';
-import { ProfileStore } from '../profiles/profileStore.ts';
+import { PROFILE_NAME, ProfileStore } from '../profiles/profileStore.ts';
 import { profileToFile, type Profile } from '../profiles/profile.ts';
 import { fingerprint } from '../secrets/fingerprint.ts';
+import { PRESETS } from '../profiles/presets.ts';
+import { existsSync } from 'node:fs';
 
 export function createProfileHandlers(
   c: HandlerDeps,
@@ -54,6 +56,14 @@ export function createProfileHandlers(
     ...(error ? { error } : {}),
   });
 
+  /** What already has this name: a saved profile, a built-in one, or the running (ad hoc) one. */
+  const takenBy = (name: string): 'saved' | 'built-in' | 'running' | undefined => {
+    if (!PROFILE_NAME.test(name)) return undefined;
+    if (existsSync(profiles.fileOf(name))) return 'saved';
+    if (PRESETS[name]) return 'built-in';
+    return name === activeProfile ? 'running' : undefined;
+  };
+
   return {
     'profiles.list': () => {
       const listed = profiles
@@ -68,7 +78,13 @@ export function createProfileHandlers(
       return listed.some((p) => p.name === active.name) ? listed : [profileView(active), ...listed];
     },
 
-    'profiles.save': async (input) => {
+    'profiles.save': async (input, caller) => {
+      // Never overwrite silently: a name that is taken (a saved profile, a built-in one, the running one) needs `replace`.
+      const taken = takenBy(input.name);
+      if (taken && !input.replace)
+        throw new AirlockError('conflict', `a ${taken} profile is already named '${input.name}'`, {
+          hint: `choose another name, or confirm that it replaces the existing one${taken === 'built-in' ? ' (the built-in one stays, hidden behind yours)' : ''}`,
+        });
       const auth = input.auth === undefined ? undefined : parseAuthScheme(input.auth);
       if (typeof auth === 'string') throw new AirlockError('usage', `auth: ${auth}`);
       const file = await profiles.save({
@@ -86,6 +102,7 @@ export function createProfileHandlers(
         ...(input.allowExternalRefs ? { allowExternalRefs: input.allowExternalRefs } : {}),
         origin: 'file',
       });
+      if (taken) log.info(`profile ${input.name} replaced (${taken}) by ${caller.by}`);
       return { file, restartRequired: input.name === activeProfile };
     },
 

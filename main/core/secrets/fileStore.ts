@@ -128,6 +128,7 @@ export function createFileStore(options: FileStoreOptions): SecretStore {
 
   return {
     kind: 'file',
+    location: path,
     async probe(): Promise<ProbeResult> {
       try {
         const keys = await serial(load);

@@ -21,6 +21,8 @@ export type ProbeResult = { available: true; detail: string } | { available: fal
 
 export interface SecretStore {
   readonly kind: SecretStoreKind;
+  /** Where the keys are, when that is a path (the file store's file). */
+  readonly location?: string;
   /** Checks the store works end to end (keychain: writes, reads back and deletes a probe entry). */
   probe(): Promise<ProbeResult>;
   /** The profile's key, or undefined when it has none. */

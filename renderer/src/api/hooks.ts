@@ -1,10 +1,12 @@
 // Small hooks over the ControlApi: a call whose answer refreshes on chosen
-// events (or a timer), and a listener on the shared event stream.
+// events (or a timer), and a listener on the shared event stream. A call's
+// answer is marked stale while the companion is away, and reloaded when it is
+// back.
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ControlInput, ControlMethod, ControlOutput } from '../../../contract/control.ts';
 import type { ControlEvent } from '../../../contract/events.ts';
 import { ControlError } from '../../../contract/controlApi.ts';
-import { useControl } from './ControlProvider.tsx';
+import { useConnection, useControl } from './ControlProvider.tsx';
 
 export function useControlEvents(listener: (events: ControlEvent[]) => void): void {
   const { subscribe } = useControl();
@@ -17,6 +19,8 @@ export interface CallState<T> {
   data: T | undefined;
   error: ControlError | undefined;
   loading: boolean;
+  /** The companion is away: `data` is what it said last, not what is true now. */
+  stale: boolean;
   reload(): void;
 }
 
@@ -26,6 +30,7 @@ export function useCall<M extends ControlMethod>(
   options: { refreshOn?: ControlEvent['type'][]; intervalMs?: number } = {},
 ): CallState<ControlOutput<M>> {
   const { api } = useControl();
+  const connection = useConnection();
   const [state, setState] = useState<{ data?: ControlOutput<M>; error?: ControlError; loading: boolean }>({ loading: true });
   const key = JSON.stringify(input);
   const generation = useRef(0);
@@ -44,9 +49,16 @@ export function useCall<M extends ControlMethod>(
     const timer = setInterval(load, options.intervalMs);
     return () => clearInterval(timer);
   }, [load, options.intervalMs]);
+  // Back after being away: what was shown may have changed meanwhile.
+  const epoch = useRef(connection.epoch);
+  useEffect(() => {
+    if (epoch.current === connection.epoch) return;
+    epoch.current = connection.epoch;
+    load();
+  }, [connection.epoch, load]);
   const refreshOn = options.refreshOn;
   useControlEvents((events) => {
     if (refreshOn && events.some((e) => refreshOn.includes(e.type))) load();
   });
-  return { data: state.data, error: state.error, loading: state.loading, reload: load };
+  return { data: state.data, error: state.error, loading: state.loading, stale: connection.state !== 'ok', reload: load };
 }

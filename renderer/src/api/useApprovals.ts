@@ -1,10 +1,12 @@
 // The approval queue as the UI shows it: loaded once, then kept by events.
 // An item leaves when the core confirms its decision (never optimistically);
 // answered items stay briefly visible with what happened (decided here,
-// elsewhere, timed out, withdrawn by the client).
+// elsewhere, timed out, withdrawn by the client). When the companion comes
+// back after being unreachable, the queue is listed again and replaces what
+// was shown: requests that died with the old companion do not linger.
 import { useEffect, useRef, useState } from 'react';
 import type { ApprovalDecision, PendingApproval } from '../../../contract/approvals.ts';
-import { useControl } from './ControlProvider.tsx';
+import { useConnection, useControl } from './ControlProvider.tsx';
 import { useControlEvents } from './hooks.ts';
 
 export interface Settled {
@@ -14,6 +16,7 @@ export interface Settled {
 
 export function useApprovals(): { pending: PendingApproval[]; settled: Settled[]; loaded: boolean } {
   const { api } = useControl();
+  const { epoch } = useConnection();
   const [pending, setPending] = useState<PendingApproval[]>([]);
   const [settled, setSettled] = useState<Settled[]>([]);
   const [loaded, setLoaded] = useState(false);
@@ -25,7 +28,8 @@ export function useApprovals(): { pending: PendingApproval[]; settled: Settled[]
     api.call('approvals.list', {}).then(
       (list) => {
         if (!live) return;
-        setPending((current) => merge(current, list));
+        // First load: events may already have arrived, so merge; after a reconnect the list is the truth.
+        setPending((current) => (epoch === 0 ? merge(current, list) : merge([], list)));
         setLoaded(true);
       },
       () => live && setLoaded(true),
@@ -33,7 +37,7 @@ export function useApprovals(): { pending: PendingApproval[]; settled: Settled[]
     return () => {
       live = false;
     };
-  }, [api]);
+  }, [api, epoch]);
   useControlEvents((events) => {
     for (const e of events) {
       if (e.type === 'approval-requested' || e.type === 'approval-updated') setPending((current) => merge(current, [e.approval]));

@@ -9,7 +9,31 @@ import { errorEnvelopeSchema } from '../../../contract/errors.ts';
 
 export const WEB_API_PREFIX = '/ui/api';
 
-export function createWebControlApi(prefix = WEB_API_PREFIX): ControlApi {
+/** A call that never reached the companion (it is stopped, or restarting): not an answer from it. */
+export class UnreachableError extends ControlError {
+  readonly unreachable = true;
+  constructor() {
+    super('unavailable', 'Airlock is not reachable: is it still running?');
+  }
+}
+
+/** How the event stream is doing: open, lost (the browser retries), or refused (reopened here, every few seconds). */
+export type StreamState = 'open' | 'lost' | 'refused';
+
+/** A ControlApi that also says how its event stream is doing (the web mode; the desktop bridge cannot lose the core). */
+export interface StreamAwareControlApi extends ControlApi {
+  eventsWithState(onBatch: (events: ControlEvent[]) => void, onState: (state: StreamState) => void): () => void;
+}
+
+/** How long a refused event stream waits before it is opened again. */
+const REOPEN_MS = 3000;
+
+export function createWebControlApi(prefix = WEB_API_PREFIX): StreamAwareControlApi {
+  const url = (since?: number) => `${prefix}/events${since !== undefined ? `?since=${since}` : ''}`;
+  const parse = (onBatch: (events: ControlEvent[]) => void) => (message: MessageEvent<string>) => {
+    const parsed = controlEventBatchSchema.safeParse(JSON.parse(message.data));
+    if (parsed.success) onBatch(parsed.data);
+  };
   return {
     async call<M extends ControlMethod>(method: M, input: ControlInput<M>): Promise<ControlOutput<M>> {
       let response: Response;
@@ -22,7 +46,7 @@ export function createWebControlApi(prefix = WEB_API_PREFIX): ControlApi {
           body: JSON.stringify(input ?? {}),
         });
       } catch {
-        throw new ControlError('unavailable', 'Airlock is not reachable: is it still running?');
+        throw new UnreachableError();
       }
       const body = (await response.json().catch(() => ({}))) as unknown;
       if (!response.ok) {
@@ -33,13 +57,37 @@ export function createWebControlApi(prefix = WEB_API_PREFIX): ControlApi {
       return controlContract[method].output.parse(body) as ControlOutput<M>;
     },
     events(onBatch: (events: ControlEvent[]) => void, options: { since?: number } = {}) {
-      const source = new EventSource(`${prefix}/events${options.since !== undefined ? `?since=${options.since}` : ''}`, { withCredentials: true });
-      const onMessage = (message: MessageEvent<string>) => {
-        const parsed = controlEventBatchSchema.safeParse(JSON.parse(message.data));
-        if (parsed.success) onBatch(parsed.data);
-      };
-      source.addEventListener('batch', onMessage as EventListener);
+      const source = new EventSource(url(options.since), { withCredentials: true });
+      source.addEventListener('batch', parse(onBatch) as EventListener);
       return () => source.close();
+    },
+    eventsWithState(onBatch, onState) {
+      // The browser reconnects a dropped stream by itself; a stream it gave up on (an answer other than
+      // 200, as after a restart that ended this page's session) is opened again here until it is closed.
+      let source: EventSource | undefined;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let closed = false;
+      const open = () => {
+        timer = undefined;
+        if (closed) return;
+        const s = new EventSource(url(), { withCredentials: true });
+        source = s;
+        s.addEventListener('open', () => onState('open'));
+        s.addEventListener('batch', parse(onBatch) as EventListener);
+        s.addEventListener('error', () => {
+          if (closed || source !== s) return;
+          if (s.readyState === EventSource.CLOSED) {
+            onState('refused');
+            timer ??= setTimeout(open, REOPEN_MS);
+          } else onState('lost');
+        });
+      };
+      open();
+      return () => {
+        closed = true;
+        if (timer) clearTimeout(timer);
+        source?.close();
+      };
     },
   };
 }

@@ -2,12 +2,20 @@
 // in <main>, the pending-approval count in the nav, the tab title, a polite
 // live region and (in Electron) the tray. A held call never takes the person
 // away from what they were doing: its prompt floats over the current screen,
-// which keeps its state (form input, filters, scroll).
-import { lazy, Suspense, useEffect, useState } from 'react';
+// which keeps its state (form input, filters, scroll). The kill switch lives
+// here (a button in the nav; a bar over every screen while it is on), and so
+// does the banner that says the companion is not answering.
+import { Suspense, useEffect, useState } from 'react';
 import { SCREENS, screenFromHash, type ScreenId } from './routes.ts';
 import { useApprovals } from '../api/useApprovals.ts';
 import { useTheme } from './useTheme.ts';
+import { InlineText } from '../components/InlineText.tsx';
 import { bridge } from '../api/ipcControlApi.ts';
+import { useCall } from '../api/hooks.ts';
+import { useConnection } from '../api/ControlProvider.tsx';
+import { KillSwitchBar, KillSwitchControl, type KillFocus } from './KillSwitch.tsx';
+import { ConnectionBanner, CONNECTION_BANNER_ID } from './ConnectionBanner.tsx';
+import { ScreenBoundary, retryableLazy } from './ScreenBoundary.tsx';
 import { ApprovalsScreen, HeadItem } from '../features/approvals/ApprovalsScreen.tsx';
 import { OverviewScreen } from '../features/overview/OverviewScreen.tsx';
 import { SettingsScreen } from '../features/settings/SettingsScreen.tsx';
@@ -17,8 +25,11 @@ import { ClientsScreen } from '../features/clients/ClientsScreen.tsx';
 import { RulesScreen } from '../features/rules/RulesScreen.tsx';
 
 // Heavy screens load on first visit: xterm.js and the virtualised table are not in the first bundle.
-const ActivityScreen = lazy(() => import('../features/activity/ActivityScreen.tsx'));
-const LogsScreen = lazy(() => import('../features/logs/LogsScreen.tsx'));
+// A load that failed (the companion was not answering) is tried again on the next visit.
+const activityScreen = retryableLazy(() => import('../features/activity/ActivityScreen.tsx'));
+const logsScreen = retryableLazy(() => import('../features/logs/LogsScreen.tsx'));
+// Fetched in the background once the first screen is up, so they open even if the companion stops later.
+const PREFETCH_AFTER_MS = 3000;
 
 function useScreen(): [ScreenId, (id: ScreenId) => void] {
   const [screen, setScreen] = useState<ScreenId>(() => screenFromHash(location.hash));
@@ -35,6 +46,17 @@ export function App() {
   useTheme();
   useEffect(() => bridge()?.onNavigate?.((id) => go(screenFromHash(`#/${id}`))), [go]);
   const approvals = useApprovals();
+  const status = useCall('status', {}, { intervalMs: 2000, refreshOn: ['approval-requested', 'approval-decided'] });
+  const connection = useConnection();
+  const stale = connection.state !== 'ok';
+  const [killFocus, setKillFocus] = useState<KillFocus>();
+  useEffect(() => {
+    const timer = setTimeout(() => {
+      activityScreen.prefetch();
+      logsScreen.prefetch();
+    }, PREFETCH_AFTER_MS);
+    return () => clearTimeout(timer);
+  }, []);
   const count = approvals.pending.length;
   const [promptError, setPromptError] = useState<string | undefined>();
   const waiting = count > 0 ? `${count === 1 ? 'An approval is' : `${count} approvals are`} waiting` : '';
@@ -42,6 +64,8 @@ export function App() {
     document.title = count > 0 ? `(${count}) Airlock — ${waiting.toLowerCase()}` : 'Airlock';
   }, [count, waiting]);
   const head = approvals.pending[0];
+  const ActivityScreen = activityScreen.get();
+  const LogsScreen = logsScreen.get();
   return (
     <div className="shell">
       <a className="skip" href="#main">
@@ -65,20 +89,29 @@ export function App() {
             </li>
           ))}
         </ul>
+        <KillSwitchControl status={status} focus={killFocus} setFocus={setKillFocus} />
       </nav>
-      <main id="main" tabIndex={-1}>
-        <Suspense fallback={<p role="status">Loading…</p>}>
-          {screen === 'overview' && <OverviewScreen pending={count} />}
-          {screen === 'approvals' && <ApprovalsScreen approvals={approvals} />}
-          {screen === 'rules' && <RulesScreen />}
-          {screen === 'activity' && <ActivityScreen />}
-          {screen === 'logs' && <LogsScreen />}
-          {screen === 'engine' && <EngineScreen />}
-          {screen === 'apis' && <ApisScreen />}
-          {screen === 'clients' && <ClientsScreen />}
-          {screen === 'settings' && <SettingsScreen />}
-        </Suspense>
-      </main>
+      <div className="shell-body">
+        <div className="shell-bars">
+          <ConnectionBanner connection={connection} />
+          <KillSwitchBar status={status} focus={killFocus} setFocus={setKillFocus} />
+        </div>
+        <main id="main" tabIndex={-1} className={stale ? 'stale' : undefined} aria-describedby={stale ? CONNECTION_BANNER_ID : undefined}>
+          <ScreenBoundary title={SCREENS.find((x) => x.id === screen)?.label ?? ''} resetKey={`${screen}:${connection.epoch}`} away={stale}>
+            <Suspense fallback={<p role="status">Loading…</p>}>
+              {screen === 'overview' && <OverviewScreen pending={count} status={status} />}
+              {screen === 'approvals' && <ApprovalsScreen approvals={approvals} />}
+              {screen === 'rules' && <RulesScreen />}
+              {screen === 'activity' && <ActivityScreen />}
+              {screen === 'logs' && <LogsScreen />}
+              {screen === 'engine' && <EngineScreen />}
+              {screen === 'apis' && <ApisScreen />}
+              {screen === 'clients' && <ClientsScreen />}
+              {screen === 'settings' && <SettingsScreen />}
+            </Suspense>
+          </ScreenBoundary>
+        </main>
+      </div>
       <p className="visually-hidden" role="status" aria-live="polite">
         {waiting}
       </p>
@@ -86,7 +119,7 @@ export function App() {
         <aside className="approval-drawer" aria-label="Held call">
           {promptError ? (
             <p role="alert" className="error">
-              {promptError}
+              <InlineText text={promptError} />
             </p>
           ) : null}
           <HeadItem key={head.id} head={head} count={count} onError={setPromptError} />

@@ -1,16 +1,22 @@
 // Activity: the audit log, newest first — tool calls with the API calls of
 // their run nested under them — in a virtualised list (only the visible
 // rows are in the page, so 100,000 records scroll smoothly), with filters,
-// text search, a detail pane, live updates, export of the filtered view
-// (JSONL or CSV, with progress) and Verify chain.
+// text search, a detail pane (the selected record with its run: client,
+// tool, engine, the API calls and their decisions, the script, the log
+// lines), live updates, export of the filtered view (JSONL or CSV, with
+// progress) and Verify chain.
 import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { GATE_DECISIONS, type AuditFilters, type AuditRecord } from '../../../../contract/audit.ts';
 import { exportRecords, type ExportFormat } from './exportRecords.ts';
 import { useControl } from '../../api/ControlProvider.tsx';
 import { useControlEvents } from '../../api/hooks.ts';
+import { RecordDetail } from './RecordDetail.tsx';
+import './Activity.css';
 
-const EMPTY = { text: '', client: '', tool: '', profile: '', operation: '', method: '', outcome: '', decision: '', from: '', to: '' };
+const EMPTY = { text: '', client: '', tool: '', profile: '', operation: '', method: '', outcome: '', decision: '', from: '', to: '', runId: '' };
+/** A link from elsewhere (the Answered list: `#/activity?run=<runId>&seq=<seq>`): that run's records, the one named selected. */
+const linked = () => new URLSearchParams(location.hash.split('?')[1] ?? '');
 type Filters = typeof EMPTY;
 
 /** The filters as the control API takes them: empty fields left out, local date-times as ISO. */
@@ -55,9 +61,22 @@ function download(parts: string[], name: string, type: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
+function pathOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return u.pathname + u.search;
+  } catch {
+    return url;
+  }
+}
+
 function summary(r: AuditRecord): string {
   if (r.kind === 'tool') return `${r.tool} by ${r.clientName ?? 'unnamed client'} — ${r.outcome}`;
-  if (r.kind === 'api') return `${r.method} ${r.url} → ${r.status || '—'} (${r.decision}${r.approval ? `, ${r.approval.by}` : ''})`;
+  if (r.kind === 'api') {
+    const who = [r.clientName, r.profile ? `profile ${r.profile}` : undefined].filter(Boolean).join(' · ');
+    // The origin is always the profile's: the path says which resource, and the detail has the full URL.
+    return `${r.method} ${pathOf(r.url)} → ${r.status || '—'} (${r.decision}${r.approval ? `, ${r.approval.by}` : ''})${who ? ` · ${who}` : ''}`;
+  }
   return `pruned ${r.pruned} records`;
 }
 
@@ -65,7 +84,7 @@ export default function ActivityScreen() {
   const { api } = useControl();
   const [records, setRecords] = useState<AuditRecord[]>([]);
   const [next, setNext] = useState<number | undefined>();
-  const [filters, setFilters] = useState<Filters>(EMPTY);
+  const [filters, setFilters] = useState<Filters>(() => ({ ...EMPTY, runId: linked().get('run') ?? '' }));
   const deferred = useDeferredValue(filters);
   const [exporting, setExporting] = useState<{ format: ExportFormat; records: number; controller: AbortController }>();
   const [exported, setExported] = useState<string>();
@@ -99,6 +118,11 @@ export default function ActivityScreen() {
     [api, query],
   );
   useEffect(() => void load(), [load]);
+  const [linkedSeq] = useState(() => Number(linked().get('seq')) || undefined);
+  useEffect(() => {
+    const r = linkedSeq !== undefined ? records.find((x) => x.seq === linkedSeq) : undefined;
+    if (r) setSelected((s) => s ?? r);
+  }, [records, linkedSeq]);
   useControlEvents((events) => {
     const fresh = events.flatMap((e) => (e.type === 'audit' ? [e.record] : []));
     if (fresh.length > 0 && !filtered) setRecords((current) => [...fresh.reverse(), ...current]);
@@ -175,7 +199,7 @@ export default function ActivityScreen() {
                 <div
                   key={r.seq}
                   role="listitem"
-                  className={`row ${r.kind}`}
+                  className={`row ${r.kind}${selected?.seq === r.seq ? ' selected' : ''}${r.outcome === 'ok' ? '' : ' failed'}`}
                   style={{ position: 'absolute', top: 0, transform: `translateY(${v.start}px)`, width: '100%' }}
                 >
                   <button type="button" className="row-button" aria-pressed={selected?.seq === r.seq} onClick={() => setSelected(r)}>
@@ -190,8 +214,8 @@ export default function ActivityScreen() {
             })}
           </div>
         </div>
-        <aside className="detail" aria-label="Record detail">
-          {selected ? <pre>{JSON.stringify(selected, null, 2)}</pre> : <p>Select a record to see its detail.</p>}
+        <aside className="detail" aria-label="Record detail" tabIndex={0}>
+          {selected ? <RecordDetail record={selected} /> : <p>Select a record to see its detail.</p>}
         </aside>
       </div>
       {next !== undefined ? (

@@ -38,9 +38,10 @@ export function csvRow(r: AuditRecord): string {
     seq: r.seq,
     time: r.time,
     kind: r.kind,
-    client: r.kind === 'tool' ? r.clientName : r.kind === 'api' ? r.callerKey : undefined,
+    // An API call names its client and profile itself (older records: the session key it came from).
+    client: r.kind === 'tool' ? r.clientName : r.kind === 'api' ? (r.clientName ?? r.callerKey) : undefined,
     tool: r.kind === 'tool' ? r.tool : undefined,
-    profile: r.kind === 'tool' ? r.profile : undefined,
+    profile: r.kind === 'prune' ? undefined : r.profile,
     operation: r.kind === 'api' ? r.operationId : undefined,
     method: r.kind === 'api' ? r.method : undefined,
     url: r.kind === 'api' ? r.url : undefined,

@@ -1,9 +1,16 @@
 // Add an API: a document by URL or file path, read first (progress while it
 // loads; a broken document is reported with where it breaks), then saved as
-// a profile with its base URL, auth scheme and mutation policy.
+// a profile with its base URL, auth scheme and mutation policy. A name that
+// is already taken (a saved profile, a built-in one, the running one) is
+// never silently overwritten: the form says so next to the name, and saving
+// needs an explicit "replace" (the core refuses it otherwise).
 import { useState } from 'react';
 import type { ControlOutput } from '../../../../contract/control.ts';
+import { PROFILE_NAME_PATTERN } from '../../../../contract/profiles.ts';
+import { ControlError } from '../../../../contract/controlApi.ts';
 import { useControl } from '../../api/ControlProvider.tsx';
+import { useCall } from '../../api/hooks.ts';
+import { InlineText } from '../../components/InlineText.tsx';
 
 type Summary = ControlOutput<'profiles.inspect'>;
 
@@ -14,6 +21,11 @@ export function AddProfile({ onSaved }: { onSaved(message: string): void }) {
   const [baseUrl, setBaseUrl] = useState('');
   const [auth, setAuth] = useState('');
   const [policy, setPolicy] = useState<'ask' | 'allow' | 'deny'>('ask');
+  const profiles = useCall('profiles.list', {});
+  /** The person confirmed that saving replaces the profile of this name. */
+  const [replacing, setReplacing] = useState<string>();
+  /** A name the core said is taken (it may not be listed yet: saved from elsewhere meanwhile). */
+  const [takenHere, setTakenHere] = useState<string>();
   const [state, setState] = useState<{ phase: 'idle' | 'loading' | 'loaded' | 'failed' | 'saving'; summary?: Summary; error?: string; startedAt?: number }>({
     phase: 'idle',
   });
@@ -29,24 +41,43 @@ export function AddProfile({ onSaved }: { onSaved(message: string): void }) {
       setState({ phase: 'failed', error: (error as Error).message });
     }
   };
+  const wanted = name.trim();
+  const listed = profiles.data?.find((p) => p.name === wanted);
+  const taken = listed ? (listed.active ? 'running' : listed.origin === 'preset' ? 'built-in' : 'saved') : takenHere === wanted ? 'saved' : undefined;
+  const nameProblem =
+    wanted && !PROFILE_NAME_PATTERN.test(wanted) ? 'Use lowercase letters, digits, - and _ (at most 40), starting with a letter or digit.' : undefined;
+  const confirmed = taken !== undefined && replacing === wanted;
   const save = async () => {
-    setState((s) => ({ ...s, phase: 'saving' }));
+    if (!wanted || nameProblem || (taken && !confirmed)) return;
+    setState((s) => ({ ...s, phase: 'saving', error: undefined }));
     try {
       const r = await api.call('profiles.save', {
-        name,
+        name: wanted,
         spec: spec.trim(),
         policy,
         ...(baseUrl.trim() ? { baseUrl: baseUrl.trim() } : {}),
         ...(auth.trim() ? { auth: auth.trim() } : {}),
+        ...(confirmed ? { replace: true } : {}),
       });
-      onSaved(`Profile ${name} saved to ${r.file}. Start the companion with --profile ${name} to use it.`);
+      onSaved(
+        `Profile ${wanted} ${confirmed ? 'replaced' : 'saved'}: ${r.file}. ${
+          r.restartRequired ? 'It is the running profile: restart Airlock to use the new version.' : `Start the companion with --profile ${wanted} to use it.`
+        }`,
+      );
+      profiles.reload();
       setSpec('');
       setName('');
       setBaseUrl('');
       setAuth('');
+      setReplacing(undefined);
       setState({ phase: 'idle' });
     } catch (error) {
-      setState((s) => ({ ...s, phase: 'loaded', error: (error as Error).message }));
+      if (error instanceof ControlError && error.code === 'conflict') {
+        // Taken meanwhile (or not listed): the same question as for a listed name.
+        setTakenHere(wanted);
+        profiles.reload();
+        setState((s) => ({ ...s, phase: 'loaded' }));
+      } else setState((s) => ({ ...s, phase: 'loaded', error: (error as Error).message }));
     }
   };
   const s = state.summary;
@@ -81,7 +112,11 @@ export function AddProfile({ onSaved }: { onSaved(message: string): void }) {
             <progress aria-label="Reading the document" /> Reading the document (downloads are capped at 64 MB and 20 s)…
           </p>
         ) : null}
-        {state.phase === 'failed' ? <p role="alert">The document cannot be used: {state.error}</p> : null}
+        {state.phase === 'failed' ? (
+          <p role="alert">
+            The document cannot be used: <InlineText text={state.error} />
+          </p>
+        ) : null}
         {s ? (
           <>
             <p role="status">
@@ -90,16 +125,47 @@ export function AddProfile({ onSaved }: { onSaved(message: string): void }) {
             {s.warnings.length > 0 ? (
               <ul className="warning" aria-label="Warnings">
                 {s.warnings.map((w) => (
-                  <li key={w}>{w}</li>
+                  <li key={w}>
+                    <InlineText text={w} />
+                  </li>
                 ))}
               </ul>
             ) : null}
             <div className="field">
               <label htmlFor="add-name">Profile name</label>
-              <input id="add-name" value={name} onChange={(e) => setName(e.target.value)} aria-describedby="add-name-hint" />
+              <input
+                id="add-name"
+                value={name}
+                spellCheck={false}
+                autoComplete="off"
+                onChange={(e) => setName(e.target.value)}
+                aria-describedby={`add-name-hint${taken ? ' add-name-taken' : ''}${nameProblem ? ' add-name-error' : ''}`}
+                {...(nameProblem ? { 'aria-invalid': true, 'aria-errormessage': 'add-name-error' } : {})}
+              />
               <p id="add-name-hint" className="hint">
                 Lowercase letters, digits, - and _.
               </p>
+              {nameProblem ? (
+                <p id="add-name-error" className="error">
+                  {nameProblem}
+                </p>
+              ) : null}
+              {taken ? (
+                <div className="name-taken">
+                  <p id="add-name-taken" className="warning">
+                    {taken === 'built-in'
+                      ? `${wanted} is a built-in profile: saving puts yours in its place (the built-in one comes back if you remove yours).`
+                      : taken === 'running'
+                        ? `${wanted} is the profile Airlock is running with: saving replaces it, from the next restart.`
+                        : `A profile named ${wanted} already exists: saving replaces it.`}{' '}
+                    Choose another name, or confirm.
+                  </p>
+                  <label className="inline-check">
+                    <input type="checkbox" checked={confirmed} onChange={(e) => setReplacing(e.target.checked ? wanted : undefined)} /> Replace the existing
+                    profile {wanted}
+                  </label>
+                </div>
+              ) : null}
             </div>
             <div className="field">
               <label htmlFor="add-base">Base URL</label>
@@ -125,9 +191,17 @@ export function AddProfile({ onSaved }: { onSaved(message: string): void }) {
                 <option value="deny">deny</option>
               </select>
             </div>
-            {state.error ? <p role="alert">{state.error}</p> : null}
-            <button type="submit" disabled={!name || state.phase === 'saving'}>
-              Save profile
+            {state.error ? (
+              <p role="alert">
+                <InlineText text={state.error} />
+              </p>
+            ) : null}
+            <button
+              type="submit"
+              className={confirmed ? 'danger' : undefined}
+              disabled={!wanted || Boolean(nameProblem) || (taken !== undefined && !confirmed) || state.phase === 'saving'}
+            >
+              {confirmed ? `Replace profile ${wanted}` : 'Save profile'}
             </button>
           </>
         ) : null}

@@ -1,15 +1,47 @@
 // APIs: the profiles, and the API key of each — entered once, write-only,
-// kept in the OS keychain, shown afterwards only as its fingerprint.
+// kept in the OS keychain (or, loudly, a plaintext file the person opted in
+// to), shown afterwards only as its fingerprint. When the keychain cannot be
+// used, the key field says why and what to do instead of failing on Store.
 import { useState } from 'react';
 import { useCall } from '../../api/hooks.ts';
 import { useControl } from '../../api/ControlProvider.tsx';
+import { ControlError } from '../../../../contract/controlApi.ts';
+import type { SecretStoreView } from '../../../../contract/status.ts';
+import { SecretStoreNotice, Words } from '../overview/SecretStoreFacts.tsx';
 import { OperationPolicies } from './OperationPolicies.tsx';
 import { AddProfile } from './AddProfile.tsx';
+import { InlineText } from '../../components/InlineText.tsx';
 
-function KeyForm({ profile, onDone }: { profile: string; onDone(message: string): void }) {
+/** A store failure in plain words (the status's), not the library's message. */
+function keyError(error: unknown, store: SecretStoreView | undefined): string {
+  if (error instanceof ControlError && error.code === 'unavailable' && store && !store.available) {
+    return `The key was not stored: ${store.problem ?? 'the keychain cannot be used'} ${store.action ?? ''}`.trim();
+  }
+  return (error as Error).message;
+}
+
+function KeyForm({ profile, onDone, store, sendsKey }: { profile: string; onDone(message: string): void; store?: SecretStoreView; sendsKey: boolean }) {
   const { api } = useControl();
   const [secret, setSecret] = useState('');
   const id = `key-${profile}`;
+  if (!sendsKey) return null;
+  if (store && !store.available) {
+    // No field that could only fail on Store: why, and what works instead (the notice above has the rest).
+    return (
+      <div className="key-unavailable" id={id}>
+        <p>
+          <strong>No key can be stored for {profile} here:</strong> {store.osKeychain ? 'the keychain' : 'the key file'} cannot be used.{' '}
+          <Words text={store.action} />
+          {store.osKeychain ? (
+            <>
+              {' '}
+              Or give the key in <code>AIRLOCK_API_KEY</code>, or start Airlock with <code>--secret-store file</code> (a plaintext file; see above).
+            </>
+          ) : null}
+        </p>
+      </div>
+    );
+  }
   return (
     <form
       className="inline"
@@ -19,7 +51,7 @@ function KeyForm({ profile, onDone }: { profile: string; onDone(message: string)
         setSecret('');
         api.call('keys.set', { profile, secret: value }).then(
           (r) => onDone(`Key for ${profile} stored (${r.fingerprint}).`),
-          (error: Error) => onDone(error.message),
+          (error: unknown) => onDone(keyError(error, store)),
         );
       }}
     >
@@ -46,20 +78,32 @@ export function ApisScreen() {
   return (
     <div className="screen">
       <h1>APIs</h1>
-      {message ? <p role="status">{message}</p> : null}
-      {status.data && !status.data.keychain.available ? (
-        <p role="alert" className="warning">
-          {status.data.keychain.detail}. Keys cannot be stored until the keychain works; AIRLOCK_API_KEY still does.
+      {message ? (
+        <p role="status">
+          <InlineText text={message} />
         </p>
       ) : null}
+      {status.data ? (
+        <p>
+          API keys are kept in {status.data.secretStore.osKeychain ? `the OS keychain: ${status.data.secretStore.where}` : status.data.secretStore.where}. A key
+          is never shown again: only its fingerprint.
+        </p>
+      ) : null}
+      {status.data ? <SecretStoreNotice store={status.data.secretStore} /> : null}
       {(profiles.data ?? []).map((p) => {
         const key = keys.data?.find((k) => k.profile === p.name);
+        const sendsKey = (p.active && status.data ? status.data.api.auth : p.auth) !== 'none';
+        const storeDown = status.data !== undefined && !status.data.secretStore.available;
         return (
           <section key={p.name} aria-labelledby={`profile-${p.name}`} className="card">
             <h2 id={`profile-${p.name}`}>
               {p.name} {p.active ? <span className="tag">active</span> : null}
             </h2>
-            {p.error ? <p className="error">{p.error}</p> : null}
+            {p.error ? (
+              <p className="error">
+                <InlineText text={p.error} />
+              </p>
+            ) : null}
             <dl className="facts">
               <dt>Document</dt>
               <dd>
@@ -75,7 +119,8 @@ export function ApisScreen() {
               <dd>
                 {key ? (
                   <>
-                    {key.fingerprint} (from {key.source}){' '}
+                    {key.fingerprint} (in {key.source === 'file' ? 'the plaintext key file' : 'the OS keychain'})
+                    {!sendsKey ? ', not sent: this API sends no key' : ''}{' '}
                     <button
                       type="button"
                       className="small"
@@ -89,12 +134,16 @@ export function ApisScreen() {
                       Remove key<span className="visually-hidden"> for {p.name}</span>
                     </button>
                   </>
+                ) : !sendsKey ? (
+                  'none needed: this API sends no key'
+                ) : storeDown ? (
+                  'unknown: the keychain cannot be read here'
                 ) : (
                   'none'
                 )}
               </dd>
             </dl>
-            <KeyForm profile={p.name} onDone={done} />
+            <KeyForm profile={p.name} onDone={done} sendsKey={sendsKey} {...(status.data ? { store: status.data.secretStore } : {})} />
             {p.active ? <OperationPolicies profile={p} /> : null}
           </section>
         );

@@ -1,10 +1,15 @@
 // The active profile's operations with the policy each gets: allow, ask or
 // deny per operation, or the profile's own (mutations) / allowed (reads).
-// A change applies to the next call and is saved with the profile.
+// A change applies to the next call and is saved with the profile. Beside
+// it, what is in effect for the next call, grants included — the same words
+// as the Rules screen (a grant that lets it through says so).
 import { useDeferredValue, useState } from 'react';
 import type { ProfileView } from '../../../../contract/profiles.ts';
 import { useCall } from '../../api/hooks.ts';
 import { useControl } from '../../api/ControlProvider.tsx';
+import { useRules } from '../rules/useRules.ts';
+import { EffectiveBadge } from '../rules/ruleParts.tsx';
+import { InlineText } from '../../components/InlineText.tsx';
 
 const SHOWN = 200;
 
@@ -12,7 +17,13 @@ export function OperationPolicies({ profile }: { profile: ProfileView }) {
   const { api } = useControl();
   const [query, setQuery] = useState('');
   const deferred = useDeferredValue(query);
-  const operations = useCall('profiles.operations', { name: profile.name, ...(deferred.trim() ? { query: deferred.trim() } : {}) });
+  const operations = useCall(
+    'profiles.operations',
+    { name: profile.name, ...(deferred.trim() ? { query: deferred.trim() } : {}) },
+    { refreshOn: ['rules-changed'] },
+  );
+  const rules = useRules();
+  const effective = new Map((rules.data?.operations ?? []).map((o) => [o.operationId, o.effective]));
   const [message, setMessage] = useState<{ kind: 'status' | 'alert'; text: string }>();
   const set = async (operationId: string, value: string) => {
     try {
@@ -22,6 +33,7 @@ export function OperationPolicies({ profile }: { profile: ProfileView }) {
         text: `${operationId}: ${r.operation.policySource === 'operation' ? r.operation.policy : `the profile's (${r.operation.policy})`}, from the next call${r.saved ? '' : ' (not saved: this profile came from --spec)'}.`,
       });
       operations.reload();
+      rules.reload();
     } catch (error) {
       setMessage({ kind: 'alert', text: (error as Error).message });
     }
@@ -33,9 +45,14 @@ export function OperationPolicies({ profile }: { profile: ProfileView }) {
       <h3 id={`ops-${profile.name}`}>Operations and their policy</h3>
       <p className="hint">
         Reads are allowed unless you say otherwise; mutations follow the profile ({profile.readOnly ? 'read-only' : profile.policy}) unless you set their own.
+        “In effect” counts the grants too: the <a href="#/rules">Rules</a> screen lists them, with the calls each rule let through, held or refused.
       </p>
       <label htmlFor={searchId}>Search operations</label> <input id={searchId} type="search" value={query} onChange={(e) => setQuery(e.target.value)} />
-      {message ? <p role={message.kind}>{message.text}</p> : null}
+      {message ? (
+        <p role={message.kind}>
+          <InlineText text={message.text} />
+        </p>
+      ) : null}
       {operations.error ? <p role="alert">{operations.error.message}</p> : null}
       <table className="grid operations">
         <caption className="visually-hidden">Operations of {profile.name}</caption>
@@ -45,6 +62,7 @@ export function OperationPolicies({ profile }: { profile: ProfileView }) {
             <th scope="col">Path</th>
             <th scope="col">Operation</th>
             <th scope="col">Policy</th>
+            <th scope="col">In effect</th>
           </tr>
         </thead>
         <tbody>
@@ -73,6 +91,7 @@ export function OperationPolicies({ profile }: { profile: ProfileView }) {
                   <option value="deny">deny</option>
                 </select>
               </td>
+              <td>{effective.get(op.operationId) ? <EffectiveBadge effective={effective.get(op.operationId)!} /> : null}</td>
             </tr>
           ))}
         </tbody>

@@ -1,15 +1,21 @@
 // The approval queue — the heart of the product. The oldest held call is
 // shown as an alertdialog ("Action required · N held") with its countdown
-// ("No answer = deny in 1:45"), the full request and the decision buttons:
-// Deny (first) and Allow once, then the wider scopes (never "always" for a
-// destructive call), and Deny all. Esc denies the head item, Ctrl/⌘+Enter
-// allows it once, Enter in the reason box denies with that reason, a bare
-// Enter never approves. The prompt never takes the focus from a text field;
-// otherwise focus moves in on Deny, and goes back where it was once the call
-// is answered. Its buttons ignore input for GUARD_MS after they appear, and
-// a key already down when it appeared never answers it. An item leaves only
-// when the core confirms the decision. The same prompt floats over every
-// other screen (App.tsx). Below: what was answered lately and the grants.
+// ("No answer = deny in 1:45"), the full request, what an "Allow" covers
+// (this call only by default; the rest of the run; this client or every
+// client × this session or until revoked — never "until revoked" for a
+// deletion), then Deny (first) and the allow button named for the choice
+// ("Allow once", "Allow for this client, this session"…); "every client,
+// until revoked" asks once more inside the prompt. Esc denies the head item
+// (or takes back that confirmation), Ctrl/⌘+Enter allows it once, Enter in
+// the reason box denies with that reason, a bare Enter never approves. When
+// the client stopped waiting, the prompt says so: the person can still
+// decide, and the result waits for the client to resume the run. The
+// prompt never takes the focus from a text field; otherwise focus moves in
+// on Deny, and goes back where it was once the call is answered. Its
+// buttons ignore input for GUARD_MS after they appear, and a key already
+// down when it appeared never answers it. An item leaves only when the core
+// confirms the decision. The same prompt floats over every other screen
+// (App.tsx). Below: what was answered (from the audit) and the grants.
 import { useEffect, useRef, useState } from 'react';
 import type { ApproveScope, PendingApproval } from '../../../../contract/approvals.ts';
 import { ControlError } from '../../../../contract/controlApi.ts';
@@ -18,8 +24,11 @@ import type { Settled } from '../../api/useApprovals.ts';
 import { RequestDetails } from './RequestDetails.tsx';
 import { useCountdown, formatSeconds } from './useCountdown.ts';
 import { GrantsList } from './GrantsList.tsx';
+import { ScopeChooser, SCOPE_TEXT } from './ScopeChooser.tsx';
+import { AnsweredList } from './AnsweredList.tsx';
 import { GUARD_MS, isTextField, keysDownNow, trackKeys } from './promptGuard.ts';
 import { useCall } from '../../api/hooks.ts';
+import { InlineText } from '../../components/InlineText.tsx';
 
 /** In the desktop app: say so when the OS will not show Airlock's notifications, so nobody waits for one. */
 function NotificationsNotice() {
@@ -55,13 +64,22 @@ export function HeadItem({ head, count, onError }: { head: PendingApproval; coun
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
   const [armed, setArmed] = useState(false);
+  const [scope, setScope] = useState<ApproveScope>('once');
+  /** "Every client, until revoked" asks once more, inside the prompt. */
+  const [confirming, setConfirming] = useState(false);
+  const [confirmArmed, setConfirmArmed] = useState(false);
   const denyRef = useRef<HTMLButtonElement>(null);
+  const allowRef = useRef<HTMLButtonElement>(null);
+  const cancelRef = useRef<HTMLButtonElement>(null);
   /** Keys already down when this item appeared: they never answer it. */
   const stale = useRef<Set<string>>(new Set());
   /** Where the focus was before the prompt took it, to go back to after the answer. */
   const returnTo = useRef<HTMLElement | null>(null);
   const left = useCountdown(head.secondsLeft, arrivedAt(head.id));
-  const destructive = head.request.reason === 'destructive';
+  const r = head.request;
+  const client = r.caller.clientName ?? 'A client';
+  const stoppedAt = head.clientStoppedWaitingAt;
+  const ids = `approval-${head.id}`;
 
   useEffect(() => {
     stale.current = keysDownNow();
@@ -89,17 +107,26 @@ export function HeadItem({ head, count, onError }: { head: PendingApproval; coun
     [head.id],
   );
 
+  // The confirmation's own guard: a double click on "Allow for every client, until revoked…" never confirms it.
+  useEffect(() => {
+    if (!confirming) return;
+    setConfirmArmed(false);
+    cancelRef.current?.focus();
+    const timer = setTimeout(() => setConfirmArmed(true), GUARD_MS);
+    return () => clearTimeout(timer);
+  }, [confirming]);
+
   /** Input that may answer: after the guard time, and not from a key that was down when the prompt appeared. */
   const accepts = (e: { detail?: number; key?: string; repeat?: boolean }) =>
     armed && !e.repeat && !(e.key !== undefined && stale.current.has(e.key)) && !(e.detail === 0 && stale.current.size > 0);
 
-  const decide = async (decision: 'approve' | 'deny', scope?: ApproveScope) => {
+  const decide = async (decision: 'approve' | 'deny', chosen?: ApproveScope) => {
     setBusy(true);
     try {
       await api.call('approvals.decide', {
         id: head.id,
         decision,
-        ...(scope ? { scope } : {}),
+        ...(chosen ? { scope: chosen } : {}),
         ...(decision === 'deny' && reason.trim() ? { reason: reason.trim() } : {}),
       });
     } catch (error) {
@@ -108,15 +135,28 @@ export function HeadItem({ head, count, onError }: { head: PendingApproval; coun
     }
   };
 
+  const cancelConfirm = () => {
+    setConfirming(false);
+    allowRef.current?.focus();
+  };
+
   const onKeyDown = (e: React.KeyboardEvent) => {
     if (busy || !accepts(e)) return;
     if (e.key === 'Escape') {
       e.preventDefault();
-      void decide('deny');
+      // Esc inside the confirmation takes back the wide scope; it does not deny the call.
+      if (confirming) cancelConfirm();
+      else void decide('deny');
     } else if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
       e.preventDefault();
       void decide('approve', 'once');
     }
+  };
+
+  const allow = (e: React.MouseEvent) => {
+    if (!accepts(e)) return;
+    if (scope === 'always') setConfirming(true);
+    else void decide('approve', scope);
   };
 
   const urgent = left <= 20;
@@ -132,8 +172,15 @@ export function HeadItem({ head, count, onError }: { head: PendingApproval; coun
     >
       <h2 id="approval-title">Action required · {count} held</h2>
       <p id="approval-what" className="visually-hidden">
-        {head.request.caller.clientName ?? 'A client'} wants to run {head.request.method} {head.request.pathTemplate}. Escape denies, Control+Enter allows once.
+        {client} wants to run {r.method} {r.pathTemplate}.{stoppedAt ? ` ${client} stopped waiting; you can still decide.` : ''} Escape denies, Control+Enter
+        allows once.
       </p>
+      {stoppedAt ? (
+        <p className="stopped-waiting" role="note">
+          {client} stopped waiting at {new Date(stoppedAt).toLocaleTimeString()}. You can still decide: the result waits for the client to resume the run
+          (execute {'{resume}'}).
+        </p>
+      ) : null}
       <div className="countdown" aria-hidden="true">
         <span className={urgent ? 'urgent' : undefined}>No answer = deny in {formatSeconds(left)}</span>
         <div className="bar">
@@ -156,39 +203,74 @@ export function HeadItem({ head, count, onError }: { head: PendingApproval; coun
           placeholder="optional"
         />
       </label>
+      <ScopeChooser
+        request={r}
+        value={scope}
+        idPrefix={ids}
+        onChange={(s) => {
+          setScope(s);
+          setConfirming(false);
+        }}
+      />
       <p className="keys" aria-hidden="true">
         {KEYS_HINT}
       </p>
+      {stoppedAt ? (
+        <p id={`${ids}-deny-note`} className="visually-hidden">
+          Dismisses the request: {client} is told it was denied if it resumes the run.
+        </p>
+      ) : null}
       <div className="decisions">
-        <button ref={denyRef} type="button" disabled={busy} aria-disabled={!armed} onClick={(e) => accepts(e) && void decide('deny')}>
+        <button
+          ref={denyRef}
+          type="button"
+          disabled={busy}
+          aria-disabled={!armed}
+          aria-describedby={stoppedAt ? `${ids}-deny-note` : undefined}
+          onClick={(e) => accepts(e) && void decide('deny')}
+        >
           Deny
         </button>
-        <button type="button" className="primary" disabled={busy} aria-disabled={!armed} onClick={(e) => accepts(e) && void decide('approve', 'once')}>
-          Allow once
+        <button
+          ref={allowRef}
+          type="button"
+          className="primary"
+          disabled={busy}
+          aria-disabled={!armed}
+          aria-expanded={scope === 'always' ? confirming : undefined}
+          onClick={allow}
+        >
+          {SCOPE_TEXT[scope].button}
         </button>
       </div>
-      <div className="decisions secondary">
-        <button type="button" disabled={busy} aria-disabled={!armed} onClick={(e) => accepts(e) && void decide('approve', 'session')}>
-          Allow for this session
-        </button>
-        {destructive ? null : (
-          <button type="button" disabled={busy} aria-disabled={!armed} onClick={(e) => accepts(e) && void decide('approve', 'always')}>
-            Always allow this operation
-          </button>
-        )}
-      </div>
+      {confirming ? (
+        <div className="confirm-scope" role="group" aria-labelledby={`${ids}-confirm-text`}>
+          <p id={`${ids}-confirm-text`}>
+            Every client will run{' '}
+            <code>
+              {r.method} {r.pathTemplate}
+            </code>{' '}
+            ({r.operationId}) without asking, after a restart too, until you revoke it on the Rules screen.
+          </p>
+          <div className="decisions">
+            <button ref={cancelRef} type="button" onClick={cancelConfirm}>
+              Cancel
+            </button>
+            <button
+              type="button"
+              className="primary"
+              disabled={busy}
+              aria-disabled={!confirmArmed}
+              onClick={() => confirmArmed && void decide('approve', 'always')}
+            >
+              Yes, allow every client until revoked
+            </button>
+          </div>
+        </div>
+      ) : null}
     </section>
   );
 }
-
-const OUTCOME = (s: Settled): string => {
-  const d = s.decision;
-  if (d.approved) return `allowed (${d.scope}) by ${d.by}`;
-  if (d.code === 'timeout') return 'timed out: no one answered (denied)';
-  if (d.code === 'withdrawn') return 'withdrawn by the client';
-  // A denial without a reason carries "denied by <who>" as its reason: said once, not twice.
-  return d.reason && d.reason !== `denied by ${d.by}` ? `denied by ${d.by}: ${d.reason}` : `denied by ${d.by}`;
-};
 
 export function ApprovalsScreen({ approvals }: Props) {
   const { api } = useControl();
@@ -204,7 +286,7 @@ export function ApprovalsScreen({ approvals }: Props) {
       </p>
       {error ? (
         <p role="alert" className="error">
-          {error}
+          <InlineText text={error} />
         </p>
       ) : null}
       {head ? <HeadItem key={head.id} head={head} count={pending.length} onError={setError} /> : null}
@@ -228,21 +310,7 @@ export function ApprovalsScreen({ approvals }: Props) {
           Deny all ({pending.length})
         </button>
       ) : null}
-      {settled.length > 0 ? (
-        <section aria-labelledby="settled-title">
-          <h2 id="settled-title">Answered</h2>
-          <ul className="settled">
-            {settled.map((s) => (
-              <li key={s.approval.id} className={s.decision.approved ? 'allowed' : 'denied'}>
-                <code>
-                  {s.approval.request.method} {s.approval.request.url}
-                </code>{' '}
-                — {OUTCOME(s)}
-              </li>
-            ))}
-          </ul>
-        </section>
-      ) : null}
+      <AnsweredList settled={settled} />
       <GrantsList />
     </div>
   );

@@ -1,8 +1,20 @@
-// Saved grants — what "Allow for this session" and "Always allow this
-// operation" left behind — with who gave each, when, when it was last used,
-// and Revoke / Revoke all.
+// Saved grants — what an "Allow for …" answer left behind — with their scope
+// in words (this client or every client × this session or until revoked),
+// who gave each, when, how often and when it was last used (live: a use is a
+// change), and Revoke / Revoke all. The Rules screen shows them beside the
+// operation policies.
+import type { Grant } from '../../../../contract/approvals.ts';
+import { GRANT_SCOPE_INFO } from '../../../../contract/approvals.ts';
 import { useCall } from '../../api/hooks.ts';
 import { useControl } from '../../api/ControlProvider.tsx';
+
+/** "this client, this session (claude-code)", "every client, until revoked". */
+export function grantScopeText(g: Grant): string {
+  const label = GRANT_SCOPE_INFO[g.scope].label;
+  if (g.scope === 'session') return `${label} (${g.clientName ?? g.callerKey})`;
+  if (g.scope === 'client-always') return `${label} (the name "${g.clientName}")`;
+  return label;
+}
 
 export function GrantsList() {
   const { api } = useControl();
@@ -11,6 +23,9 @@ export function GrantsList() {
   return (
     <section aria-labelledby="grants-title">
       <h2 id="grants-title">Grants</h2>
+      <p className="hint">
+        What an “Allow for …” answer left behind. The <a href="#/rules">Rules</a> screen shows them beside each operation's policy, with what is in effect.
+      </p>
       {list.length === 0 ? (
         <p>No grants: every held call asks.</p>
       ) : (
@@ -37,7 +52,7 @@ export function GrantsList() {
                     </code>{' '}
                     <span className="muted">{g.operationId}</span>
                   </td>
-                  <td>{g.scope === 'always' ? 'always (every client)' : `this session (${g.clientName ?? g.callerKey})`}</td>
+                  <td>{grantScopeText(g)}</td>
                   <td>{g.grantedBy}</td>
                   <td>{new Date(g.createdAt).toLocaleString()}</td>
                   <td>{g.lastUsedAt ? `${new Date(g.lastUsedAt).toLocaleString()} (${g.uses}×)` : 'never'}</td>

@@ -1,8 +1,13 @@
 // What a person needs to decide on one held API call: why it is held, the
 // operation as the document describes it, the exact request (host
-// emphasised, every header, the key only as ••••), who asks, and — folded —
-// the whole script, the run's earlier calls and the rule that matched.
+// emphasised, every header, the key only as ••••), for a PATCH, PUT or
+// DELETE the evidence (what changes in the resource as it is now, or what is
+// deleted), who asks, and — folded — the whole script (highlighted,
+// wrapped), the run's earlier calls and the rule that matched.
 import type { PendingApproval } from '../../../../contract/approvals.ts';
+import { ScriptView } from '../../components/ScriptView.tsx';
+import { EvidenceView, evidenceTerm } from './EvidenceView.tsx';
+import { InlineText } from '../../components/InlineText.tsx';
 
 const REASONS = { mutation: 'Mutation', destructive: 'Destructive', 'outside-policy': 'Outside policy' } as const;
 
@@ -35,7 +40,11 @@ export function RequestDetails({ approval }: { approval: PendingApproval }) {
           {r.operationId} · profile {r.profile}
         </span>
       </p>
-      {r.summary ? <p className="summary">{r.summary}</p> : null}
+      {r.summary ? (
+        <p className="summary">
+          <InlineText text={r.summary} />
+        </p>
+      ) : null}
       <dl className="facts">
         <dt>Request</dt>
         <dd>
@@ -51,6 +60,14 @@ export function RequestDetails({ approval }: { approval: PendingApproval }) {
             <dt>Query</dt>
             <dd>
               <pre>{query.map(([k, v]) => `${k} = ${typeof v === 'string' ? v : JSON.stringify(v)}`).join('\n')}</pre>
+            </dd>
+          </>
+        ) : null}
+        {r.evidence ? (
+          <>
+            <dt>{evidenceTerm(r.evidence)}</dt>
+            <dd>
+              <EvidenceView evidence={r.evidence} />
             </dd>
           </>
         ) : null}
@@ -71,7 +88,9 @@ export function RequestDetails({ approval }: { approval: PendingApproval }) {
           <>
             <dt>Body</dt>
             <dd>
-              <pre className="body">{r.bodyPreview}</pre>
+              <pre className="body" role="region" aria-label="Request body" tabIndex={0}>
+                {r.bodyPreview}
+              </pre>
             </dd>
           </>
         ) : null}
@@ -102,7 +121,7 @@ export function RequestDetails({ approval }: { approval: PendingApproval }) {
           </ol>
         )}
         <h4>Script (sha256 {r.scriptSha256.slice(0, 12)}…)</h4>
-        <pre className="script">{r.script}</pre>
+        <ScriptView code={r.script} label="The run's script" />
       </details>
     </div>
   );

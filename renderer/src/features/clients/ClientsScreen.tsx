@@ -1,13 +1,16 @@
 // Clients: every MCP client on this machine with its registration (✔
 // registered, outdated, broken, not registered, not installed), and one-click
-// add and remove that show the diff before writing, keep a backup, verify
-// with a real handshake and say what to do next; undo; install links.
+// add and remove that show the diff (coloured: added, removed) before
+// writing, keep a backup, verify with a real handshake and say what to do
+// next; undo, enabled only when there is a change to undo; install links.
 import { useState } from 'react';
 import type { ClientStatusView } from '../../../../contract/clients.ts';
 import type { ControlOutput } from '../../../../contract/control.ts';
 import { useCall } from '../../api/hooks.ts';
 import { useControl } from '../../api/ControlProvider.tsx';
 import { CopyButton } from '../../components/CopyButton.tsx';
+import { InlineText } from '../../components/InlineText.tsx';
+import { DiffView } from '../../components/DiffView.tsx';
 
 type Change = ControlOutput<'clients.change'>;
 
@@ -18,6 +21,13 @@ const STATE: Record<ClientStatusView['state'], string> = {
   broken: 'File broken',
   'not-installed': 'Not installed',
 };
+
+/** "today at 14:02", or the date and time. */
+function when(iso: string): string {
+  const d = new Date(iso);
+  const time = d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  return d.toDateString() === new Date().toDateString() ? `today at ${time}` : `${d.toLocaleDateString()} at ${time}`;
+}
 
 function ClientRow({ client, onChanged }: { client: ClientStatusView; onChanged(): void }) {
   const { api } = useControl();
@@ -79,7 +89,9 @@ function ClientRow({ client, onChanged }: { client: ClientStatusView; onChanged(
         {client.reason ? (
           <>
             <dt>{client.state === 'not-installed' ? 'Why' : 'Detail'}</dt>
-            <dd>{client.reason}</dd>
+            <dd>
+              <InlineText text={client.reason} />
+            </dd>
           </>
         ) : null}
         <dt>Approvals</dt>
@@ -97,9 +109,14 @@ function ClientRow({ client, onChanged }: { client: ClientStatusView; onChanged(
           </button>
         ) : null}
         {client.state !== 'not-installed' ? (
-          <button type="button" disabled={busy} onClick={() => void undo()}>
+          <button type="button" disabled={busy || !client.lastChangeAt} onClick={() => void undo()} aria-describedby={`undo-${client.id}`}>
             Undo the last change<span className="visually-hidden"> to {client.label}</span>
           </button>
+        ) : null}
+        {client.state !== 'not-installed' ? (
+          <span id={`undo-${client.id}`} className="hint">
+            {client.lastChangeAt ? `Last change by Airlock: ${when(client.lastChangeAt)}.` : 'Nothing to undo: Airlock has not changed this file.'}
+          </span>
         ) : null}
         {client.installLink ? <CopyButton text={client.installLink} label={`Copy the install link for ${client.label}`} /> : null}
       </p>
@@ -109,9 +126,7 @@ function ClientRow({ client, onChanged }: { client: ClientStatusView; onChanged(
             {plan.via === 'cli' ? `Airlock will run ${plan.command!.join(' ')}, which makes this change` : `Airlock will write this change to ${plan.file}`} (a
             backup is kept):
           </p>
-          <pre className="diff" tabIndex={0} aria-label="Diff">
-            {plan.diff}
-          </pre>
+          <DiffView diff={plan.diff} />
           <button type="button" className="primary" disabled={busy} onClick={() => void write()}>
             Write it
           </button>{' '}
@@ -127,13 +142,25 @@ function ClientRow({ client, onChanged }: { client: ClientStatusView; onChanged(
           </p>
           {done.handshake ? (
             <p>
-              {done.handshake.ok ? `✔ The command answers: ${done.handshake.tools.join(', ')}.` : `✘ The command does not answer: ${done.handshake.reason}.`}
+              {done.handshake.ok ? (
+                `✔ The command answers: ${done.handshake.tools.join(', ')}.`
+              ) : (
+                <>
+                  ✘ The command does not answer: <InlineText text={done.handshake.reason} />.
+                </>
+              )}
             </p>
           ) : null}
-          <p>Then: {done.afterwards}.</p>
+          <p>
+            Then: <InlineText text={done.afterwards} />.
+          </p>
         </div>
       ) : null}
-      {message ? <p role={message.kind}>{message.text}</p> : null}
+      {message ? (
+        <p role={message.kind}>
+          <InlineText text={message.text} />
+        </p>
+      ) : null}
     </section>
   );
 }
@@ -149,7 +176,11 @@ export function ClientsScreen() {
       <p className="hint">
         Each client starts Airlock over stdio with an absolute path and no secret in its file. The same from a terminal: <code>airlock clients add NAME</code>.
       </p>
-      {clients.error ? <p role="alert">{clients.error.message}</p> : null}
+      {clients.error ? (
+        <p role="alert">
+          <InlineText text={clients.error.message} />
+        </p>
+      ) : null}
       {!clients.data && !clients.error ? <p role="status">Looking for clients…</p> : null}
       {installed.map((c) => (
         <ClientRow key={c.id} client={c} onChanged={clients.reload} />
@@ -160,7 +191,7 @@ export function ClientsScreen() {
           <ul>
             {absent.map((c) => (
               <li key={c.id}>
-                {c.label}: {c.reason}
+                {c.label}: <InlineText text={c.reason} />
               </li>
             ))}
           </ul>

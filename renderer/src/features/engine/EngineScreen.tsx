@@ -7,19 +7,7 @@ import type { EngineCell } from '../../../../contract/engine.ts';
 import { EGRESS_MODES, ENGINES } from '../../../../contract/engine.ts';
 import { useCall } from '../../api/hooks.ts';
 import { useControl } from '../../api/ControlProvider.tsx';
-import { SettingsForm } from '../../components/SettingsForm.tsx';
-
-const CAP_KEYS = [
-  'timeoutMs',
-  'memoryMb',
-  'outputKb',
-  'maxConcurrent',
-  'perCallerConcurrent',
-  'queueSize',
-  'queueTimeoutMs',
-  'rateLimit',
-  'rateBurst',
-] as const;
+import { InlineText } from '../../components/InlineText.tsx';
 
 const ENGINE_LABEL: Record<string, string> = { quickjs: 'QuickJS', deno: 'Deno', node: 'Node' };
 const EGRESS_LABEL: Record<string, string> = { executor: 'Engine bounds it', wrapper: 'srt wrapper', none: 'Unbounded' };
@@ -66,7 +54,7 @@ function CellDetails({ cell, locked, onApplied }: { cell: EngineCell; locked: st
       {cell.state === 'invalid' ? <p role="alert">Refused: {cell.reason}</p> : null}
       {cell.state === 'needs-install' ? (
         <p role="alert">
-          Not on this machine: {cell.reason}
+          Not on this machine: <InlineText text={cell.reason} />
           {cell.installHint ? (
             <>
               {' '}
@@ -75,7 +63,11 @@ function CellDetails({ cell, locked, onApplied }: { cell: EngineCell; locked: st
           ) : null}
         </p>
       ) : null}
-      {cell.banner ? <p className="warning">{cell.banner}</p> : null}
+      {cell.banner ? (
+        <p className="warning">
+          <InlineText text={cell.banner} />
+        </p>
+      ) : null}
       <h3>What the sandbox can reach</h3>
       <dl className="facts">
         <dt>Enforced by</dt>
@@ -104,7 +96,11 @@ function CellDetails({ cell, locked, onApplied }: { cell: EngineCell; locked: st
           </button>
         </p>
       ) : null}
-      {error ? <p role="alert">{error}</p> : null}
+      {error ? (
+        <p role="alert">
+          <InlineText text={error} />
+        </p>
+      ) : null}
     </section>
   );
 }
@@ -123,7 +119,9 @@ export function EngineScreen() {
       <h1>Engine</h1>
       {applied ? <p role="status">{applied}</p> : null}
       {!m ? (
-        <p role="status">{matrix.error ? matrix.error.message : 'Loading…'}</p>
+        <p role="status">
+          <InlineText text={matrix.error ? matrix.error.message : 'Loading…'} />
+        </p>
       ) : (
         <>
           {m.lockedBy ? (
@@ -187,7 +185,11 @@ export function EngineScreen() {
       {s ? (
         <section aria-labelledby="boundary-title">
           <h2 id="boundary-title">What the running companion enforces</h2>
-          {s.banner ? <p className="warning">{s.banner}</p> : null}
+          {s.banner ? (
+            <p className="warning">
+              <InlineText text={s.banner} />
+            </p>
+          ) : null}
           {s.boundary.split('\n').map((line) => (
             <p key={line}>{line}</p>
           ))}
@@ -195,8 +197,10 @@ export function EngineScreen() {
       ) : null}
       <section aria-labelledby="caps-title">
         <h2 id="caps-title">Caps</h2>
-        <p className="hint">Each applies to the next run, without a restart.</p>
-        <SettingsForm keys={CAP_KEYS} label="Caps" />
+        <p className="hint">
+          The caps on each run (time, memory, output, runs at once, queue, rate) have one place: <a href="#/settings">Settings</a>, under Sandbox and limits.
+          Each applies to the next run, without a restart.
+        </p>
       </section>
     </div>
   );

@@ -1,52 +1,188 @@
-// Overview: where clients connect (HTTP URL, stdio command), who is
-// connected, the API profile, engine and egress in one line, what is pending
-// and running, and the kill switch with its state obvious at a glance.
-import { useState } from 'react';
-import { useCall } from '../../api/hooks.ts';
-import { useControl } from '../../api/ControlProvider.tsx';
+// Overview: first, what to do next — a checklist (connect a client, add the
+// API key if the API needs one, try a first call), each step ticked when it is
+// done. Then where clients connect (the HTTP URL with how to pass the token,
+// the stdio command), where API keys live (the OS keychain or, loudly, a
+// plaintext file; what to do when the keychain cannot be used), the API,
+// engine and egress, what is pending and running, and who is connected.
+// The kill switch is not here: it lives in the shell, on every screen.
+import type { ReactNode } from 'react';
+import type { Status } from '../../../../contract/status.ts';
+import type { AuditRecord } from '../../../../contract/audit.ts';
+import type { ClientStatusView } from '../../../../contract/clients.ts';
+import { useCall, type CallState } from '../../api/hooks.ts';
 import { CopyButton } from '../../components/CopyButton.tsx';
+import { SecretStoreFacts } from './SecretStoreFacts.tsx';
+import { authWords, credentialWords, httpConnectText } from './overviewText.ts';
+import './overview.css';
+import { InlineText } from '../../components/InlineText.tsx';
 
-export function OverviewScreen({ pending }: { pending: number }) {
-  const { api } = useControl();
-  const status = useCall('status', {}, { intervalMs: 2000, refreshOn: ['approval-requested', 'approval-decided'] });
-  const [error, setError] = useState<string>();
-  const s = status.data;
-  if (!s) return <div className="screen">{status.error ? <p role="alert">{status.error.message}</p> : <p role="status">Loading…</p>}</div>;
-  const setKill = async (on: boolean) => {
-    try {
-      const r = await api.call('settings.update', { values: { killSwitch: on } });
-      if (r.restartRequired.length > 0) setError(`Not applied: ${r.restartRequired.join('; ')}`);
-      status.reload();
-    } catch (e) {
-      setError((e as Error).message);
-    }
-  };
+interface StepProps {
+  n: number;
+  title: string;
+  done: boolean;
+  children: ReactNode;
+}
+
+function Step({ n, title, done, children }: StepProps) {
+  const id = `step-${n}`;
   return (
-    <div className="screen">
+    <li className={`step ${done ? 'done' : 'todo'}`} aria-labelledby={id}>
+      <span className="step-mark" aria-hidden="true">
+        {done ? '✓' : n}
+      </span>
+      <div className="step-body">
+        <h3 id={id}>
+          {title} <span className="step-state">{done ? 'Done' : 'To do'}</span>
+        </h3>
+        {children}
+      </div>
+    </li>
+  );
+}
+
+function firstCallOf(records: AuditRecord[] | undefined) {
+  const tools = (records ?? []).filter((r) => r.kind === 'tool' && r.transport !== 'internal');
+  return tools[0] as Extract<AuditRecord, { kind: 'tool' }> | undefined;
+}
+
+function Checklist({ s, clients, audit }: { s: Status; clients: ClientStatusView[] | undefined; audit: AuditRecord[] | undefined }) {
+  const registered = (clients ?? []).filter((c) => c.state === 'registered');
+  const live = s.sessions;
+  const connected = live.length > 0 || registered.length > 0;
+  const sendsKey = s.api.auth !== 'none';
+  const hasKey = s.credential.source !== 'none';
+  const storeDown = !s.secretStore.available;
+  const first = firstCallOf(audit);
+  const done = [connected, !sendsKey || hasKey, first !== undefined];
+  const all = done.every(Boolean);
+  return (
+    <section className="checklist" aria-labelledby="start-title">
+      <h2 id="start-title">{all ? 'All set' : 'Get started'}</h2>
+      <p className="hint">{all ? 'Airlock is connected, has what it needs, and has served a call.' : `${done.filter(Boolean).length} of 3 done.`}</p>
+      <ol>
+        <Step n={1} title="Connect a client" done={connected}>
+          {live.length > 0 ? (
+            <p>
+              {[...new Set(live.map((c) => `${c.clientName ?? 'An unnamed client'} (${c.transport === 'http' ? 'HTTP' : 'stdio'})`))].join(', ')}{' '}
+              {live.length === 1 ? 'is' : 'are'} connected.
+            </p>
+          ) : registered.length > 0 ? (
+            <p>
+              Registered in {registered.map((c) => c.label).join(', ')}. {registered.length === 1 ? 'It connects' : 'They connect'} when started (restart{' '}
+              {registered.length === 1 ? 'it' : 'them'} if {registered.length === 1 ? 'it was' : 'they were'} open).
+            </p>
+          ) : (
+            <p>Register Airlock in Claude, Cursor, VS Code or another MCP client: one click, with a preview of the change to its config.</p>
+          )}
+          <a href="#/clients">{connected ? 'Manage clients' : 'Go to Clients'}</a>
+        </Step>
+        <Step n={2} title="Add the API key" done={!sendsKey || hasKey}>
+          {!sendsKey ? (
+            <p>Not needed: this API sends no key.</p>
+          ) : hasKey ? (
+            <p>{credentialWords(s)} is used for every call.</p>
+          ) : storeDown ? (
+            <p>
+              {s.api.title} needs a key ({authWords(s.api.auth)}), and keys cannot be stored here yet. {s.secretStore.problem} The APIs screen says what to do.
+            </p>
+          ) : (
+            <p>
+              {s.api.title} needs a key ({authWords(s.api.auth)}). Add it on the APIs screen: it is kept in {s.secretStore.where}, and no client or script ever
+              sees it.
+            </p>
+          )}
+          {sendsKey ? <a href="#/apis">{hasKey ? 'Manage keys' : 'Go to APIs'}</a> : null}
+        </Step>
+        <Step n={3} title="Try a first call" done={first !== undefined}>
+          {first ? (
+            <p>
+              <code>{first.tool}</code> from {first.clientName ?? 'an unnamed client'} at {new Date(first.time).toLocaleTimeString()}.
+            </p>
+          ) : (
+            <p>
+              Ask your client for something that uses {s.api.title}, for example “use Airlock to list …”. Calls that change data wait for your approval here.
+            </p>
+          )}
+          <a href="#/activity">{first ? 'See calls in Activity' : 'Watch for it in Activity'}</a>
+        </Step>
+      </ol>
+    </section>
+  );
+}
+
+export function OverviewScreen({ pending, status }: { pending: number; status: CallState<Status> }) {
+  const clients = useCall('clients.list', {});
+  // Oldest first: the first call made through this companion.
+  const audit = useCall('audit.query', { kind: 'tool', order: 'oldest', limit: 20 }, { refreshOn: ['audit'] });
+  const keys = useCall('keys.list', {});
+  const s = status.data;
+  if (!s)
+    return (
+      <div className="screen">
+        {status.error ? (
+          <p role="alert">
+            <InlineText text={status.error.message} />
+          </p>
+        ) : (
+          <p role="status">Loading…</p>
+        )}
+      </div>
+    );
+  const storedUnused = s.api.auth === 'none' ? keys.data?.find((k) => k.profile === s.profile) : undefined;
+  const http = s.endpoints.http;
+  return (
+    <div className="screen overview">
       <h1>Overview</h1>
-      <section className={`kill ${s.killSwitch ? 'on' : 'off'}`} aria-labelledby="kill-title">
-        <h2 id="kill-title">Kill switch: {s.killSwitch ? 'ON — execute is refused' : 'off — execute runs'}</h2>
-        <p>{s.killSwitch ? 'Running executes were stopped and new ones are refused; search_docs keeps serving.' : 'Turn it on to stop every run at once.'}</p>
-        <button type="button" className={s.killSwitch ? 'primary' : 'danger'} aria-pressed={s.killSwitch} onClick={() => void setKill(!s.killSwitch)}>
-          {s.killSwitch ? 'Turn execute back on' : 'Stop all executes'}
-        </button>
-        {error ? <p role="alert">{error}</p> : null}
-      </section>
+      <Checklist s={s} clients={clients.data} audit={audit.data?.records} />
       <dl className="facts">
         <dt>API</dt>
         <dd>
           {s.api.title} {s.api.version} — {s.api.operations} operations at <code>{s.api.baseUrl}</code> (profile {s.profile})
         </dd>
+        <dt>API key</dt>
+        <dd>
+          {s.api.auth === 'none' ? (
+            <>
+              This API sends no key
+              {storedUnused ? ` (a key, ${storedUnused.fingerprint}, is stored for profile ${s.profile} but is not sent)` : ''}.
+            </>
+          ) : s.credential.source !== 'none' ? (
+            <>
+              {credentialWords(s)}, sent {authWords(s.api.auth)}
+            </>
+          ) : !s.secretStore.available ? (
+            <span className="warning-text">Not available: keys cannot be read here (see Keys kept in).</span>
+          ) : (
+            <>
+              None yet: calls go out without a key. <a href="#/apis">Add one on APIs</a>
+            </>
+          )}
+        </dd>
+        <SecretStoreFacts store={s.secretStore} />
         <dt>Sandbox</dt>
         <dd>
           engine {s.engine}, egress {s.egress}
-          {s.banner ? <span className="warning"> — {s.banner}</span> : null}
+          {s.banner ? (
+            <span className="warning-text">
+              {' '}
+              — <InlineText text={s.banner} />
+            </span>
+          ) : null}
         </dd>
         <dt>MCP over HTTP</dt>
         <dd>
-          {s.endpoints.http ? (
+          {http ? (
             <>
-              <code>{s.endpoints.http}</code> <CopyButton text={s.endpoints.http} label="Copy the HTTP URL" />
+              <code>{http}</code> <CopyButton text={httpConnectText(http, s.endpoints.tokenFile)} label="Copy the URL and how to pass the token" />
+              <p className="hint">
+                Clients send the MCP token in the header <code>Authorization: Bearer &lt;token&gt;</code>
+                {s.endpoints.tokenFile ? (
+                  <>
+                    ; the token is in <code>{s.endpoints.tokenFile}</code>
+                  </>
+                ) : null}
+                . The Clients screen writes this into a client's config for you.
+              </p>
             </>
           ) : (
             'not served'
@@ -61,11 +197,8 @@ export function OverviewScreen({ pending }: { pending: number }) {
         <dt>Runs</dt>
         <dd>
           {s.runs.active} running, {s.runs.queued} queued (at most {s.runs.maxConcurrent} at once)
+          {s.killSwitch ? <span className="warning-text"> — execute is stopped (kill switch)</span> : null}
         </dd>
-        <dt>API key</dt>
-        <dd>{s.credential.source === 'none' ? 'none set' : `${s.credential.fingerprint} from ${s.credential.source}`}</dd>
-        <dt>Keychain</dt>
-        <dd>{s.keychain.available ? 'available' : <span className="warning">{s.keychain.detail}</span>}</dd>
       </dl>
       <section aria-labelledby="clients-title">
         <h2 id="clients-title">Connected clients</h2>

@@ -1,10 +1,13 @@
-// Settings: every setting, saved to settings.json from here unless a flag or
-// env var sets it (live settings apply at once; the others after a restart,
-// and the screen says which), and the MCP token's rotation.
+// Settings: every setting (but the kill switch, which has its own control in
+// the app shell), grouped, saved to settings.json from here with one Save
+// bar unless a flag or env var sets it (live settings apply at once; the
+// others after a restart, and the screen says which), and the MCP token's
+// rotation.
 import { useState } from 'react';
 import { SettingsForm } from '../../components/SettingsForm.tsx';
 import { useControl } from '../../api/ControlProvider.tsx';
 import { useCall } from '../../api/hooks.ts';
+import { InlineText } from '../../components/InlineText.tsx';
 
 function TokenRotation() {
   const { api } = useControl();
@@ -46,7 +49,11 @@ function TokenRotation() {
           Rotate MCP token…
         </button>
       )}
-      {message ? <p role={message.kind}>{message.text}</p> : null}
+      {message ? (
+        <p role={message.kind}>
+          <InlineText text={message.text} />
+        </p>
+      ) : null}
     </section>
   );
 }
@@ -58,9 +65,10 @@ export function SettingsScreen() {
       <TokenRotation />
       <h2 id="settings-title">All settings</h2>
       <p className="hint">
-        Each value is checked against the setting&apos;s limits before it is saved to settings.json. <strong>Applies now</strong> settings take effect on the
-        next run; the others when Airlock restarts. A flag or environment variable wins over what is saved here; <strong>start-up only</strong> settings are set
-        with their flag or environment variable.
+        Change what you need, then save once with <strong>Save changes</strong> at the bottom: every value is checked against its limits first, and nothing is
+        saved while one is refused. <strong>Applies now</strong> settings take effect at once (the theme, the caps on each run); the others when Airlock
+        restarts. A flag or environment variable wins over what is saved here; <strong>start-up only</strong> settings are set with their flag or environment
+        variable. The kill switch is not here: it has its own control, always in view.
       </p>
       <SettingsForm label="Settings" />
     </div>

@@ -1,0 +1,393 @@
+// Evidence a person can judge: before a held PATCH, PUT or DELETE is shown
+// to a person, the gate reads the resource as it is now — through the
+// document's matching read (a GET on the same path, or the read "related"
+// finds, its path values taken from the request) — and turns it into what
+// the prompt shows: a before/after of the fields the request touches, the
+// title or name of what a DELETE removes, or why nothing could be read.
+//
+// The read is Airlock's, for the person: it never reaches the model's code.
+// It goes through the caller-supplied `read` (the gate's own origin, pinned
+// address and credential rules; no redirect is followed), with a short
+// deadline and a size cap, and every value shown is redacted.
+import type { ApiOperation, Catalogue, JsonSchema } from '../openapi/catalogue.ts';
+import type { ApprovalEvidence } from '../../../contract/evidence.ts';
+import { relatedOperations } from '../search/relatedOperations.ts';
+import type { Logger } from '../log/logger.ts';
+import { redactDeep, type Redactor } from './redactor.ts';
+import type { Hop } from './hop.ts';
+import type { UpstreamResponse } from './upstream.ts';
+
+export const EVIDENCE_TIMEOUT_MS = 3_000;
+export const EVIDENCE_MAX_BYTES = 512 * 1024;
+/** At most this many changed fields are listed; the rest are counted. */
+export const MAX_CHANGES = 40;
+/** A value longer than this (as JSON text) is cut, with a marker. */
+export const MAX_VALUE_CHARS = 2_000;
+
+const EVIDENCE_METHODS = new Set(['PATCH', 'PUT', 'DELETE']);
+/** The fields that name a thing, in the order they are looked for. */
+const TITLE_FIELDS = ['title', 'name', 'label', 'displayName', 'display_name', 'summary', 'subject', 'slug'];
+
+/** One read-only GET to the API's origin (`pathAndQuery` relative to it, encoded); the caller adds the credential and enforces the address rules. */
+export type EvidenceRead = (pathAndQuery: string, options: { signal: AbortSignal; maxBytes: number; timeoutMs: number }) => Promise<UpstreamResponse>;
+
+export interface EvidenceOptions {
+  catalogue: Catalogue;
+  /** The base URL's path (`/v2`), which the hop's path starts with. */
+  basePath: string;
+  read: EvidenceRead;
+  redact: Redactor;
+  log: Logger;
+  /** For the log line. */
+  runId?: string;
+  /** The run's signal: the read stops when the run ends. */
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  maxBytes?: number;
+}
+
+/** The read that shows the resource a mutation targets, with the concrete path to send it to. */
+export interface MatchingRead {
+  op: ApiOperation;
+  /** Encoded, the base path included. */
+  pathAndQuery: string;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function templateNames(path: string): string[] {
+  return [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+}
+
+/** The encoded values of a template's path parameters in a concrete path (`/events/{id}` + `/events/e%201` → { id: 'e%201' }). */
+export function pathValues(template: string, concrete: string): Record<string, string> | undefined {
+  const names: string[] = [];
+  const pattern = template
+    .replace(/\/+$/, '')
+    .split(/(\{[^}]+\})/)
+    .map((part) => {
+      if (!part.startsWith('{')) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      names.push(part.slice(1, -1));
+      return '([^/]+)';
+    })
+    .join('');
+  const m = new RegExp(`^${pattern}/?$`).exec(concrete);
+  if (!m) return undefined;
+  return Object.fromEntries(names.map((n, i) => [n, m[i + 1]!]));
+}
+
+/**
+ * The document's read for the resource a mutation targets: the GET on the same path, or else the best
+ * "related" GET whose path parameters the request supplies (a single resource, not a list), which takes no
+ * required query, header or cookie parameter the request cannot give.
+ */
+export function findMatchingRead(catalogue: Catalogue, op: ApiOperation, relativePath: string, basePath: string): MatchingRead | undefined {
+  const prefix = basePath.replace(/\/+$/, '');
+  const simple = (read: ApiOperation) => !read.parameters.some((p) => p.required && p.in !== 'path');
+  const same = catalogue.match('GET', relativePath);
+  if (same && simple(same)) return { op: same, pathAndQuery: `${prefix}${relativePath}` };
+  const values = pathValues(op.path, relativePath);
+  if (!values) return undefined;
+  // What "related" finds first; then the resource the path is under (`/events/{id}/status` → `/events/{id}`).
+  const segments = op.path.replace(/\/+$/, '').split('/');
+  const parents = segments
+    .map((_, i) => segments.slice(0, segments.length - i).join('/'))
+    .filter((p) => p !== op.path && /\}$/.test(p))
+    .flatMap((p) => catalogue.operations.filter((o) => o.method === 'GET' && o.path === p));
+  for (const read of [...(relatedOperations(catalogue, op.id, 20) ?? []).map((h) => h.op), ...parents]) {
+    if (read.method !== 'GET' || !simple(read)) continue;
+    const names = templateNames(read.path);
+    if (names.length === 0 || !names.every((n) => values[n] !== undefined)) continue;
+    // A list (a path ending in a literal segment) is not the resource itself.
+    if (!/\}$/.test(read.path.replace(/\/+$/, ''))) continue;
+    let path = read.path;
+    for (const n of names) path = path.split(`{${n}}`).join(values[n]!);
+    return { op: read, pathAndQuery: `${prefix}${path}` };
+  }
+  return undefined;
+}
+
+/** A value as the prompt shows it: JSON text, redacted, capped. */
+function shown(value: unknown, redact: Redactor): string | undefined {
+  if (value === undefined) return undefined;
+  const text = redact(JSON.stringify(value) ?? String(value));
+  return text.length > MAX_VALUE_CHARS ? `${text.slice(0, MAX_VALUE_CHARS)}… (${text.length} characters)` : text;
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+}
+
+function canonical(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(canonical);
+  if (isPlainObject(v))
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, canonical(v[k])]),
+    );
+  return v;
+}
+
+function fieldName(path: string, key: string): string {
+  return /^[A-Za-z_$][\w$-]*$/.test(key) ? (path ? `${path}.${key}` : key) : `${path}[${JSON.stringify(key)}]`;
+}
+
+/**
+ * What a body changes in a resource: the body's fields, recursing into objects the resource also has as
+ * objects (a merge), each listed where its value differs. A JSON Patch body (an array of operations) is read
+ * as its operations.
+ */
+export function diffFields(before: unknown, body: unknown): { field: string; before?: unknown; after?: unknown }[] {
+  const out: { field: string; before?: unknown; after?: unknown }[] = [];
+  if (Array.isArray(body) && body.every((o) => isPlainObject(o) && typeof o.op === 'string' && typeof o.path === 'string')) {
+    for (const o of body as { op: string; path: string; value?: unknown; from?: string }[]) {
+      const now = pointerGet(before, o.path);
+      const field = pointerField(o.path);
+      if (o.op === 'remove') {
+        if (now !== undefined) out.push({ field, before: now });
+      } else if (o.op === 'add' || o.op === 'replace') {
+        if (!sameValue(now, o.value)) out.push({ field, ...(now !== undefined ? { before: now } : {}), after: o.value });
+      } else if ((o.op === 'copy' || o.op === 'move') && typeof o.from === 'string') {
+        const value = pointerGet(before, o.from);
+        if (!sameValue(now, value)) out.push({ field, ...(now !== undefined ? { before: now } : {}), after: value });
+        if (o.op === 'move') out.push({ field: pointerField(o.from), before: value });
+      }
+    }
+    return out;
+  }
+  const walk = (now: unknown, next: unknown, path: string) => {
+    if (isPlainObject(next) && isPlainObject(now) && Object.keys(next).length > 0) {
+      for (const [k, v] of Object.entries(next)) walk(now[k], v, fieldName(path, k));
+      return;
+    }
+    if (!sameValue(now, next)) out.push({ field: path || '(body)', ...(now !== undefined ? { before: now } : {}), after: next });
+  };
+  if (isPlainObject(body)) for (const [k, v] of Object.entries(body)) walk(isPlainObject(before) ? before[k] : undefined, v, fieldName('', k));
+  else if (!sameValue(before, body)) out.push({ field: '(body)', ...(before !== undefined ? { before } : {}), after: body });
+  return out;
+}
+
+function pointerParts(pointer: string): string[] {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+function pointerGet(value: unknown, pointer: string): unknown {
+  let cur = value;
+  for (const part of pointerParts(pointer)) {
+    if (Array.isArray(cur)) cur = cur[Number(part)];
+    else if (isPlainObject(cur)) cur = cur[part];
+    else return undefined;
+  }
+  return cur;
+}
+
+function pointerField(pointer: string): string {
+  return pointerParts(pointer).reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : fieldName(path, part)), '') || '(body)';
+}
+
+/** The part of a read's answer that is the resource: the object itself, or the one object it wraps (`{ data: {…} }`, `{ event: {…} }`). */
+function resourceIn(payload: unknown, wants: (candidate: Record<string, unknown>) => number): Record<string, unknown> | undefined {
+  if (!isPlainObject(payload)) return undefined;
+  const candidates = [payload, ...Object.values(payload).filter(isPlainObject)];
+  let best = payload;
+  let bestScore = wants(payload);
+  for (const c of candidates.slice(1)) {
+    const score = wants(c);
+    // A wrapper wins only when it holds more of what is looked for than the top level does.
+    if (score > bestScore) [best, bestScore] = [c, score];
+  }
+  return best;
+}
+
+/** The title field a response schema declares (looking one level into a wrapper), or undefined. */
+export function titleFieldOf(schema: JsonSchema | undefined): string[] | undefined {
+  const props = (s: JsonSchema | undefined): Record<string, JsonSchema> | undefined => {
+    if (!s || typeof s !== 'object') return undefined;
+    const merged: Record<string, JsonSchema> = { ...(isPlainObject(s.properties) ? (s.properties as Record<string, JsonSchema>) : {}) };
+    for (const part of [...(Array.isArray(s.allOf) ? s.allOf : [])]) Object.assign(merged, props(part) ?? {});
+    return Object.keys(merged).length > 0 ? merged : undefined;
+  };
+  const top = props(schema);
+  if (!top) return undefined;
+  const direct = TITLE_FIELDS.find((f) => top[f] !== undefined);
+  if (direct) return [direct];
+  for (const [key, sub] of Object.entries(top)) {
+    const inner = props(sub);
+    const found = inner && TITLE_FIELDS.find((f) => inner[f] !== undefined);
+    if (found) return [key, found];
+  }
+  return undefined;
+}
+
+/** A title as a person reads it: a string as is; a multilingual object (`{ fr: …, en: … }`) as its distinct texts with their language. */
+export function titleText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value.trim() || undefined;
+  if (typeof value === 'number') return String(value);
+  if (isPlainObject(value)) {
+    const texts = Object.entries(value).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1].trim() !== '');
+    if (texts.length === 0) return undefined;
+    const distinct = [...new Set(texts.map(([, t]) => t.trim()))];
+    if (distinct.length === 1) return distinct[0];
+    return texts
+      .slice(0, 3)
+      .map(([lang, t]) => `${t.trim()} (${lang})`)
+      .join(' · ')
+      .concat(texts.length > 3 ? ` · +${texts.length - 3} more` : '');
+  }
+  return undefined;
+}
+
+function titleOf(resource: Record<string, unknown> | undefined, payload: unknown, schemaPath: string[] | undefined): string | undefined {
+  if (schemaPath) {
+    let cur: unknown = payload;
+    for (const part of schemaPath) cur = isPlainObject(cur) ? cur[part] : undefined;
+    const text = titleText(cur);
+    if (text) return text;
+  }
+  for (const f of TITLE_FIELDS) {
+    const text = titleText(resource?.[f]);
+    if (text) return text;
+  }
+  return undefined;
+}
+
+function describeStatus(status: number, source: string, method: string): string {
+  if (status === 404 || status === 410)
+    return method === 'DELETE'
+      ? `${source} answered ${status}: there is nothing at this address now (already deleted, or a wrong id).`
+      : `${source} answered ${status}: there is nothing at this address now, so there is no "before" to compare with.`;
+  if (status === 401 || status === 403) return `${source} answered ${status}: the key may not read this resource, so its current state cannot be shown.`;
+  if (status >= 300 && status < 400) return `${source} answered with a redirect (${status}), which Airlock does not follow for this read.`;
+  return `${source} answered ${status}, so the current state cannot be shown.`;
+}
+
+function preview(text: string, redact: Redactor): string {
+  return redact(text).slice(0, 100);
+}
+
+/**
+ * Evidence for one held request (`method` is what it does, its overrides included), or undefined when the
+ * method is not one that changes or removes an existing resource.
+ */
+export async function gatherEvidence(hop: Hop, method: string, options: EvidenceOptions): Promise<ApprovalEvidence | undefined> {
+  const upper = method.toUpperCase();
+  if (!EVIDENCE_METHODS.has(upper)) return undefined;
+  const { redact, log } = options;
+  const prefix = options.basePath.replace(/\/+$/, '');
+  const pathname = hop.pathAndQuery.split('?')[0]!;
+  const relativePath = prefix && pathname.startsWith(prefix) ? pathname.slice(prefix.length) || '/' : pathname;
+  const read = findMatchingRead(options.catalogue, hop.op, relativePath, options.basePath);
+  if (!read)
+    return {
+      kind: 'none',
+      note: `The API document has no read for this resource (no GET that matches ${hop.op.path}), so Airlock cannot show it as it is now.`,
+    };
+  const source = `GET ${read.op.path}`;
+  const timeoutMs = options.timeoutMs ?? EVIDENCE_TIMEOUT_MS;
+  const maxBytes = options.maxBytes ?? EVIDENCE_MAX_BYTES;
+  const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
+  // The line carries the run, so the run's log (Activity, the Logs filter) says the read was made.
+  const about = options.runId ? { runId: options.runId } : undefined;
+  let response: UpstreamResponse;
+  try {
+    response = await raceSignal(options.read(read.pathAndQuery, { signal, maxBytes, timeoutMs }), signal);
+  } catch (error) {
+    const timedOut = signal.aborted && !options.signal?.aborted;
+    log.info(
+      `evidence read ${source} for ${upper} ${hop.op.path}: ${timedOut ? `no answer within ${timeoutMs} ms` : preview((error as Error).message, redact)}`,
+      about,
+    );
+    return {
+      kind: 'none',
+      source,
+      note: timedOut
+        ? `${source} did not answer within ${timeoutMs / 1000} s, so the current state cannot be shown.`
+        : `${source} could not be read (${preview((error as Error).message, redact)}), so the current state cannot be shown.`,
+    };
+  }
+  log.info(`evidence read ${source} for ${upper} ${hop.op.path}: ${response.status}, ${response.body.length} bytes`, about);
+  if (response.status < 200 || response.status >= 300) return { kind: 'none', source, note: describeStatus(response.status, source, upper) };
+  if (response.truncated) return { kind: 'none', source, note: `${source} answered with more than ${Math.round(maxBytes / 1024)} KB, too much to compare.` };
+  let payload: unknown;
+  try {
+    payload = redactDeep(JSON.parse(redact(response.body.toString('utf8'))), redact);
+  } catch {
+    return { kind: 'none', source, note: `${source} did not answer with JSON, so the current state cannot be compared.` };
+  }
+  if (upper === 'DELETE') {
+    const schema = read.op.responses.find((r) => /^2/.test(r.status))?.schema;
+    const schemaPath = titleFieldOf(schema);
+    const resource = resourceIn(payload, (c) => TITLE_FIELDS.filter((f) => c[f] !== undefined).length);
+    const title = titleOf(resource, payload, schemaPath);
+    const capped = title && title.length > 300 ? `${title.slice(0, 300)}…` : title;
+    return capped
+      ? { kind: 'delete', source, title: redact(capped) }
+      : { kind: 'delete', source, note: 'It exists; the document does not say which of its fields is its title or name.' };
+  }
+  const body = hop.bodyValue;
+  if (body === undefined) return { kind: 'none', source, note: 'The request has no body to compare with.' };
+  const keys = isPlainObject(body) ? Object.keys(body) : [];
+  const resource = Array.isArray(body) ? payload : resourceIn(payload, (c) => keys.filter((k) => c[k] !== undefined).length);
+  const all = diffFields(resource, body);
+  const changes = all.slice(0, MAX_CHANGES).map((c) => ({
+    field: redact(c.field),
+    ...(c.before !== undefined ? { before: shown(c.before, redact)! } : {}),
+    ...(c.after !== undefined ? { after: shown(c.after, redact)! } : {}),
+  }));
+  const notes: string[] = [];
+  if (all.length === 0) notes.push('Every field the request sends already has that value: nothing changes.');
+  if (all.length > MAX_CHANGES) notes.push(`${all.length - MAX_CHANGES} more changed fields are not listed; see the body.`);
+  if (upper === 'PUT') notes.push('A PUT replaces the whole resource: fields it does not send may be reset or removed.');
+  return { kind: 'change', source, changes, ...(notes.length > 0 ? { note: notes.join(' ') } : {}) };
+}
+
+/** Settles with the promise, or rejects when the signal fires first (a transport that ignores its signal cannot hold the prompt back). */
+function raceSignal<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new Error('aborted'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new Error('aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
+}
+
+/** How the gate gathers evidence for one held request (bound to the call's credential); see gatherEvidence. */
+export interface EvidenceRun {
+  runId: string;
+  caller: { key: string; clientName?: string };
+  signal?: AbortSignal;
+}
+export type EvidenceSource = (hop: Hop, method: string, redact: Redactor, run: EvidenceRun) => Promise<ApprovalEvidence | undefined>;
+
+/** The `evidence` field of an approval request, or nothing; never throws (a failure becomes a note). */
+export async function evidenceFor(
+  source: EvidenceSource | undefined,
+  hop: Hop,
+  method: string,
+  redact: Redactor,
+  run: EvidenceRun,
+): Promise<{ evidence?: ApprovalEvidence }> {
+  if (!source) return {};
+  try {
+    const evidence = await source(hop, method, redact, run);
+    return evidence ? { evidence } : {};
+  } catch (error) {
+    return { evidence: { kind: 'none', note: `The current state could not be read: ${redact((error as Error).message).slice(0, 200)}` } };
+  }
+}

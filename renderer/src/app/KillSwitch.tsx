@@ -1,0 +1,134 @@
+// The kill switch, whose one home is the shell: a "Kill switch" button in the
+// navigation on every screen while execute runs (turning it on is a
+// deliberate act: a dialog says what it does, Cancel has the focus), and a
+// bar across the top of every screen while it is on, with the way back.
+import { useEffect, useRef, useState } from 'react';
+import type { Status } from '../../../contract/status.ts';
+import type { CallState } from '../api/hooks.ts';
+import { useControl } from '../api/ControlProvider.tsx';
+import './shell.css';
+import { InlineText } from '../components/InlineText.tsx';
+
+function useKillSwitch(status: CallState<Status>) {
+  const { api } = useControl();
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const set = async (on: boolean): Promise<boolean> => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      const r = await api.call('settings.update', { values: { killSwitch: on } });
+      if (r.restartRequired.length > 0) {
+        setError(`The kill switch was not changed: ${r.restartRequired.join('; ')}`);
+        return false;
+      }
+      return true;
+    } catch (e) {
+      setError(`The kill switch was not changed: ${(e as Error).message}`);
+      return false;
+    } finally {
+      setBusy(false);
+      status.reload();
+    }
+  };
+  return { on: status.data?.killSwitch === true, known: status.data !== undefined, set, error, busy };
+}
+
+/** In the navigation: the way to stop every execute, always one Tab away. */
+/** Which part of the kill switch takes the focus once it is on screen (after a change moved it away). */
+export type KillFocus = 'control' | 'bar' | undefined;
+
+interface Props {
+  status: CallState<Status>;
+  focus: KillFocus;
+  setFocus(focus: KillFocus): void;
+}
+
+export function KillSwitchControl({ status, focus, setFocus }: Props) {
+  const kill = useKillSwitch(status);
+  const dialog = useRef<HTMLDialogElement>(null);
+  const trigger = useRef<HTMLButtonElement>(null);
+  const on = kill.on;
+  useEffect(() => {
+    if (focus === 'control' && trigger.current) {
+      trigger.current.focus();
+      setFocus(undefined);
+    }
+  }, [focus, on, setFocus]);
+  if (!kill.known) return null;
+  if (kill.on) {
+    return (
+      <p className="kill-nav kill-nav-on">
+        <span aria-hidden="true">■ </span>Execute stopped
+      </p>
+    );
+  }
+  return (
+    <div className="kill-nav">
+      <button ref={trigger} type="button" className="danger" aria-haspopup="dialog" onClick={() => dialog.current?.showModal()}>
+        Kill switch
+      </button>
+      {kill.error ? (
+        <p role="alert" className="error">
+          <InlineText text={kill.error} />
+        </p>
+      ) : null}
+      <dialog ref={dialog} className="kill-dialog" aria-labelledby="kill-dialog-title" aria-describedby="kill-dialog-text">
+        <h2 id="kill-dialog-title">Stop all executes?</h2>
+        <p id="kill-dialog-text">
+          Every client's <code>execute</code> is refused, and runs in progress are stopped, until you turn execute back on. <code>search_docs</code> keeps
+          working.
+        </p>
+        <div className="decisions">
+          <button type="button" autoFocus onClick={() => dialog.current?.close()}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            className="danger-solid"
+            disabled={kill.busy}
+            onClick={() =>
+              void kill.set(true).then((ok) => {
+                dialog.current?.close();
+                if (ok) setFocus('bar');
+                else trigger.current?.focus();
+              })
+            }
+          >
+            Stop all executes
+          </button>
+        </div>
+      </dialog>
+    </div>
+  );
+}
+
+/** Across the top of every screen while the kill switch is on. */
+export function KillSwitchBar({ status, focus, setFocus }: Props) {
+  const kill = useKillSwitch(status);
+  const bar = useRef<HTMLElement>(null);
+  const on = kill.on;
+  useEffect(() => {
+    if (focus === 'bar' && bar.current) {
+      bar.current.focus();
+      setFocus(undefined);
+    }
+  }, [focus, on, setFocus]);
+  if (!kill.on) return null;
+  return (
+    <section ref={bar} className="kill-bar" aria-labelledby="kill-bar-title" tabIndex={-1}>
+      <h2 id="kill-bar-title">Kill switch on: execute is stopped</h2>
+      <p>
+        Every client's <code>execute</code> is refused; <code>search_docs</code> still works.
+      </p>
+      <button type="button" className="primary" disabled={kill.busy} onClick={() => void kill.set(false).then((ok) => ok && setFocus('control'))}>
+        Turn execute back on
+      </button>
+      {kill.error ? (
+        <p role="alert" className="error">
+          <InlineText text={kill.error} />
+        </p>
+      ) : null}
+    </section>
+  );
+}
