@@ -345,7 +345,7 @@ test(
     const o = w.options as unknown as Record<string, unknown> & { webPreferences: Record<string, unknown> };
     assert.equal(o.alwaysOnTop, true);
     assert.equal(o.x, 1920 - 480 - 16);
-  assert.equal(o.height, 720);
+    assert.equal(o.height, 720);
     assert.deepEqual(w.onTop, [true, 'floating']);
     assert.equal(o.webPreferences.sandbox, true);
     assert.equal(o.webPreferences.contextIsolation, true);
