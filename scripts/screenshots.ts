@@ -1,12 +1,14 @@
 // Renders every screen of the web UI, light and dark, on the demo API with
-// one call waiting for approval, into docs/screenshots/ (the README shows
-// them). Needs `npm run build` and Chromium. `node scripts/screenshots.ts`
+// one call waiting for approval (a PATCH, so the prompt shows what it would
+// change), into docs/screenshots/ (the README shows them), and the desktop
+// app's small prompt window (#/prompt) at its size. Needs `npm run build` and
+// Chromium. `node scripts/screenshots.ts`
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startUiFixture, signedInPage, nav, approvalDialog } from '../test/helpers/browser.ts';
 import { execute } from '../test/helpers/mcpClients.ts';
 
-const SCREENS = ['Overview', 'Approvals', 'Activity', 'Logs', 'Engine', 'APIs', 'Clients', 'Settings'] as const;
+const SCREENS = ['Overview', 'Approvals', 'Rules', 'Activity', 'Logs', 'Engine', 'APIs', 'Clients', 'Settings'] as const;
 const out = join(import.meta.dirname, '..', 'docs', 'screenshots');
 mkdirSync(out, { recursive: true });
 
@@ -20,7 +22,9 @@ try {
   // Held until the end; closing the client at the end rejects it, which is expected.
   execute(
     fx.client,
-    `const list = await api.events.list({ query: { limit: 1 } }); return await api.events.delete({ path: { eventId: list.data.data[0].id } });`,
+    `const list = await api.events.list({ query: { limit: 1 } });
+const event = list.data.data[0];
+return await api.events.update({ path: { eventId: event.id }, body: { title: event.title + ' (moved)', city: 'Villeurbanne' } });`,
   ).catch(() => undefined);
   for (const scheme of ['light', 'dark'] as const) {
     const page = await signedInPage(fx.browser, fx.dataDir, { colorScheme: scheme });
@@ -32,21 +36,29 @@ try {
       if (name === 'Engine') await page.getByRole('table', { name: /Engine × network boundary/ }).waitFor();
       if (name === 'APIs') await page.getByLabel('Policy for events.list').waitFor();
       if (name === 'Clients') await page.getByRole('heading', { name: /Not found on this machine/ }).waitFor();
-      if (name === 'Activity')
-        await page
+      if (name === 'Rules') await page.getByRole('table').first().waitFor();
+      if (name === 'Activity') {
+        const first = page
           .getByRole('listitem')
           .filter({ hasText: /execute by/ })
-          .first()
-          .waitFor();
+          .first();
+        await first.waitFor();
+        await first.click();
+      }
       const file = join(out, `${name.toLowerCase()}-${scheme}.png`);
       // The prompt once its guard time is over, so its buttons show as they are to be used.
       await approvalDialog(page).and(page.locator('[data-armed="true"]')).waitFor();
       await page.screenshot({ path: file });
       process.stderr.write(`${file}\n`);
     }
+    // The desktop app's small prompt window shows this page, at its size.
+    await page.setViewportSize({ width: 480, height: 720 });
+    await page.evaluate("location.hash = '#/prompt'; location.reload()");
+    await approvalDialog(page).and(page.locator('[data-armed="true"]')).waitFor();
+    await page.screenshot({ path: join(out, `prompt-window-${scheme}.png`) });
     await page.context().close();
   }
 } finally {
-  // Closing the client ends the held call (it is withdrawn, as a client that goes away should).
+  // Closing the client leaves the held call marked for the person; stopping the companion ends it.
   await fx.close().catch(() => undefined);
 }

@@ -1,4 +1,5 @@
-// The page the desktop app's small prompt window shows (#/prompt): the held
+// The prompt's other surfaces. The page the desktop app's small prompt window
+// shows (#/prompt): the held
 // call alone, with the same guard time and decisions as the app; once it is
 // answered, the page says nothing waits. (The window itself — always on top,
 // shown without taking the focus — is tested against a fake electron in
@@ -8,7 +9,8 @@ import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { execute } from '../helpers/mcpClients.ts';
-import { startUiFixture, type UiFixture, signedInPage, approvalDialog, chromiumMissing } from '../helpers/browser.ts';
+import { startUiFixture, type UiFixture, signedInPage, approvalDialog, chromiumMissing, nav } from '../helpers/browser.ts';
+import { controlClient } from '../helpers/control.ts';
 
 const skip = chromiumMissing();
 let browser: Browser;
@@ -41,3 +43,25 @@ test('the prompt-only page shows the held call, and a Deny there reaches the cod
   await page.getByRole('status').filter({ hasText: 'Nothing waits for you' }).waitFor({ timeout: 10_000 });
   await page.context().close();
 });
+
+test(
+  'the drawer folds to one line to show the screen underneath; folding decides nothing, and Show brings the prompt back',
+  { skip, timeout: 60_000 },
+  async () => {
+    const page = await signedInPage(browser, dataDir);
+    await nav(page, 'Overview').click();
+    const run = execute(client, `const r = await api.events.delete({ path: { eventId: 'evt_fold' } }); return r.error?.code ?? 'sent';`);
+    const drawer = page.getByRole('complementary', { name: 'Held call' });
+    await approvalDialog(page).waitFor({ timeout: 10_000 });
+    await drawer.getByRole('button', { name: 'Fold to one line' }).click();
+    await approvalDialog(page).waitFor({ state: 'detached', timeout: 5_000 });
+    assert.match(await drawer.innerText(), /Action required · 1 held: DELETE \/events\/\{eventId\} from prompt-client/);
+    assert.equal((await controlClient(dataDir, fx.server.url).call('approvals.list', {})).length, 1, 'folding decides nothing');
+    await drawer.getByRole('button', { name: 'Show the request' }).click();
+    const dialog = approvalDialog(page);
+    await page.locator('[role="alertdialog"][data-armed="true"]').waitFor({ timeout: 10_000 });
+    await dialog.getByRole('button', { name: 'Deny', exact: true }).click();
+    assert.equal((await run).text, 'airlock_mutation_denied');
+    await page.context().close();
+  },
+);

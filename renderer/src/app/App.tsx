@@ -9,6 +9,7 @@ import { Suspense, useEffect, useState } from 'react';
 import { SCREENS, screenFromHash, type ScreenId } from './routes.ts';
 import { useApprovals } from '../api/useApprovals.ts';
 import { useTheme } from './useTheme.ts';
+import type { PendingApproval } from '../../../contract/approvals.ts';
 import { InlineText } from '../components/InlineText.tsx';
 import { bridge } from '../api/ipcControlApi.ts';
 import { useCall } from '../api/hooks.ts';
@@ -115,16 +116,45 @@ export function App() {
       <p className="visually-hidden" role="status" aria-live="polite">
         {waiting}
       </p>
-      {head && screen !== 'approvals' ? (
-        <aside className="approval-drawer" aria-label="Held call">
-          {promptError ? (
-            <p role="alert" className="error">
-              <InlineText text={promptError} />
-            </p>
-          ) : null}
-          <HeadItem key={head.id} head={head} count={count} onError={setPromptError} />
-        </aside>
-      ) : null}
+      {head && screen !== 'approvals' ? <ApprovalDrawer head={head} count={count} error={promptError} onError={setPromptError} /> : null}
     </div>
+  );
+}
+
+/**
+ * The held call over the current screen. It can be folded to one line, to see the screen underneath
+ * (Activity's detail, a long form); a new held call unfolds it again. Folding decides nothing.
+ */
+function ApprovalDrawer({ head, count, error, onError }: { head: PendingApproval; count: number; error: string | undefined; onError(message: string): void }) {
+  const [foldedFor, setFoldedFor] = useState<string | undefined>();
+  const folded = foldedFor === head.id;
+  const r = head.request;
+  return (
+    <aside className={`approval-drawer${folded ? ' folded' : ''}`} aria-label="Held call">
+      {error ? (
+        <p role="alert" className="error">
+          <InlineText text={error} />
+        </p>
+      ) : null}
+      {folded ? (
+        <p className="drawer-folded">
+          <strong>Action required · {count} held:</strong>{' '}
+          <code>
+            {r.method} {r.pathTemplate}
+          </code>{' '}
+          from {r.caller.clientName ?? 'a client'}{' '}
+          <button type="button" aria-expanded="false" onClick={() => setFoldedFor(undefined)}>
+            Show the request
+          </button>
+        </p>
+      ) : (
+        <>
+          <button type="button" className="drawer-fold" aria-expanded="true" onClick={() => setFoldedFor(head.id)}>
+            Fold to one line
+          </button>
+          <HeadItem key={head.id} head={head} count={count} onError={onError} />
+        </>
+      )}
+    </aside>
   );
 }
