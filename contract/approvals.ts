@@ -72,6 +72,8 @@ export const pendingApprovalSchema = z.object({
   secondsLeft: z.number(),
   /** When the client stopped waiting (it cancelled the call, went away, or was answered "held"): the person can still decide; the run's result waits for `execute {resume}`. */
   clientStoppedWaitingAt: z.string().optional(),
+  /** With clientStoppedWaitingAt: whether the client was given the run's id (answered "held"), so it can still collect the result with `execute {resume}`. */
+  clientCanResume: z.boolean().optional(),
 });
 export type PendingApproval = z.infer<typeof pendingApprovalSchema>;
 
@@ -147,6 +149,8 @@ export function passedWithoutAsking(a: { by: string; grantId?: string | undefine
 /** The scopes a person may choose for a request: "until revoked" never for a deletion; "this client, until revoked" only for a client that declared a name. */
 export function offeredScopes(req: ApprovalRequest): ApproveScope[] {
   const destructive = req.reason === 'destructive';
+  // A call that overrides its method gets no grant: a grant is for the operation as the document describes it.
+  if (req.override) return ['once', 'run'];
   const scopes: ApproveScope[] = ['once', 'run', 'session'];
   if (!destructive && req.caller.clientName) scopes.push('client-always');
   scopes.push('everyone-session');

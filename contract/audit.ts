@@ -39,7 +39,8 @@ export const toolCallRecordSchema = z.object({
   runId: z.string().optional(),
 });
 
-export const GATE_DECISIONS = ['read', 'allowed', 'approved', 'denied', 'refused'] as const;
+/** evidence: a read Airlock made itself, to show a person what a held call would change (never seen by the run). */
+export const GATE_DECISIONS = ['read', 'allowed', 'approved', 'denied', 'refused', 'evidence'] as const;
 
 export const apiCallRecordSchema = z.object({
   kind: z.literal('api'),

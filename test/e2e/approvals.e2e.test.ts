@@ -191,10 +191,12 @@ test('the prompt says when the client stopped waiting; the person can still deci
     .or(dialog.getByText(/POST \/events/))
     .first()
     .waitFor();
-  // The client goes away while its call waits.
+  // The client goes away while its call waits, before it was answered "held": it never got the run's id.
   await leaving.close();
   await dialog
-    .getByText(/^leaving-client stopped waiting at .+\. You can still decide: the result waits for the client to resume the run \(execute \{resume\}\)\.$/)
+    .getByText(
+      /^leaving-client stopped waiting at .+\. You can still decide: if you allow it, the call is sent, but the client will not get the result \(it cancelled before it was given the run to resume\)\.$/,
+    )
     .waitFor();
   const deny = dialog.getByRole('button', { name: 'Deny', exact: true });
   assert.match((await deny.getAttribute('aria-describedby')) ?? '', /deny-note/);

@@ -1,8 +1,9 @@
 // Evidence through the real gate and the demo API: before a person is asked
 // about a PATCH or a DELETE, the gate reads the event as it is now, with the
 // profile's key and only from the profile's origin, and the person sees what
-// changes or what is deleted. The read is logged (source gate), is not an
-// audited API call of the run, and nothing of it reaches the script.
+// changes or what is deleted. The read is logged (source gate) and audited
+// (decision "evidence", before the prompt shows it), is not one of the run's
+// calls, and nothing of it reaches the script.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -90,10 +91,10 @@ test('a PATCH is shown with the event as it is now: the fields it changes, befor
     changes: [{ field: 'title', before: JSON.stringify(event.title), after: '"Renamed by the model"' }],
   });
   assert.ok(!JSON.stringify(result).includes(event.title), 'the current state never reaches the script');
-  // The read is the gate's own, logged, and not one of the run's audited calls.
+  // The read is the gate's own: audited as "evidence" before the prompt, logged, and not one of the run's calls.
   assert.deepEqual(
-    records.map((r) => `${r.method} ${r.decision} ${r.clientName} ${r.profile}`),
-    ['PATCH denied claude-code demo'],
+    records.map((r) => `${r.method} ${r.decision} ${r.operationId} ${r.status} ${r.clientName} ${r.profile}`),
+    ['GET evidence events.get 200 claude-code demo', 'PATCH denied events.update 0 claude-code demo'],
   );
   const lines = buffer.entries().filter((e) => e.source === 'gate' && e.message.startsWith('evidence read'));
   assert.equal(lines.length, 1);

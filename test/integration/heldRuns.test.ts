@@ -108,6 +108,7 @@ test('a client that cancels leaves the request to the person, marked; the result
   await assert.rejects(call);
   const updated = await waitForStoppedWaiting(control, approval.id);
   assert.ok(updated.clientStoppedWaitingAt, 'the prompt says the client stopped waiting');
+  assert.equal(updated.clientCanResume, false, 'cancelled before it was answered "held": it never got the run\'s id');
   const pending = await control.call('approvals.list', {});
   assert.deepEqual(
     pending.map((p) => p.id),
@@ -222,4 +223,31 @@ test('cancelling a task whose run waits for a person leaves the request to the p
   assert.ok((await waitForStoppedWaiting(control, approval.id)).clientStoppedWaitingAt);
   await control.call('approvals.decide', { id: approval.id, decision: 'deny', reason: 'the client stopped waiting' });
   assert.deepEqual(await control.call('approvals.list', {}), []);
+});
+
+test('the kill switch stops runs still going: one waiting for a person has its request withdrawn, and nothing resumes', { timeout: 60_000 }, async (t) => {
+  const client = await httpClient(server.mcpUrl, server.token, 'killed-run-client');
+  t.after(() => client.close());
+  const before = mutations();
+  const requested = waitForEvent(control, 'approval-requested');
+  const first = (await client.callTool(
+    { name: 'execute', arguments: { code: `const r = await api.items.create({ body: { name: 'killed' } }); return r.error?.code ?? r.status;` } },
+    undefined,
+    {
+      timeout: 30_000,
+    },
+  )) as CallToolResult;
+  const { approval } = await requested;
+  const held = heldOf(first);
+  assert.ok(held, 'answered "held" after 2 s');
+  assert.deepEqual((await control.call('settings.update', { values: { killSwitch: true } })).applied, ['killSwitch']);
+  t.after(() => control.call('settings.update', { values: { killSwitch: false } }));
+  for (const deadline = Date.now() + 10_000; (await control.call('approvals.list', {})).some((p) => p.id === approval.id);) {
+    assert.ok(Date.now() < deadline, 'the request is withdrawn');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const resumed = (await client.callTool({ name: 'execute', arguments: { resume: held.id } })) as CallToolResult;
+  assert.equal(resumed.isError, true);
+  assert.match(textOf(resumed), /kill switch/);
+  assert.equal(mutations(), before, 'nothing was sent');
 });

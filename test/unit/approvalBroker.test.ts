@@ -4,6 +4,8 @@ import { ApprovalBroker, type BrokerEvent } from '../../main/core/approvals/appr
 import type { MutationApprovalRequest } from '../../main/core/egress/types.ts';
 import { GrantStore } from '../../main/core/approvals/grantStore.ts';
 import { tempDir } from '../helpers/paths.ts';
+import { classifyRequest } from '../../main/core/egress/classify.ts';
+import { offeredScopes } from '../../contract/approvals.ts';
 
 function req(overrides: Partial<MutationApprovalRequest> = {}): MutationApprovalRequest {
   return {
@@ -240,4 +242,28 @@ test('deny all answers every pending request', { timeout: 5000 }, async () => {
   assert.equal(b.denyAll('closing', 'ui'), 2);
   const [da, dc] = await Promise.all([a, c]);
   assert.ok(!da.approved && da.reason === 'closing' && !dc.approved);
+});
+
+test('attack: a method override cannot launder a DELETE into an "until revoked" grant, nor ride on a grant', async () => {
+  // A DELETE operation sent with X-HTTP-Method-Override: PATCH is still destructive, whatever the override says.
+  const op = { id: 'events.delete', method: 'DELETE', path: '/events/{eventId}', mutation: false } as never;
+  const profile = { name: 'demo', policy: 'ask' as const, readOnly: false, mutations: [] };
+  const verdict = classifyRequest({ op, method: 'DELETE', override: { method: 'PATCH', via: 'X-HTTP-Method-Override' }, profile });
+  assert.equal(verdict.kind === 'ask' && verdict.reason, 'destructive');
+
+  // A grant for the plain operation never covers a call that overrides its method, and none is offered for one.
+  const b = broker();
+  const plain = req({ reason: 'mutation', operationId: 'events.create', method: 'POST', pathTemplate: '/events' });
+  const first = nextRequested(b);
+  const granted = b.request(plain);
+  b.decide(await first, { approve: true, scope: 'always' }, 'cli');
+  assert.equal((await granted).approved, true);
+  const overridden = req({ ...plain, runId: 'run-2', method: 'DELETE', reason: 'destructive', override: { from: 'POST', via: 'X-HTTP-Method-Override' } });
+  assert.deepEqual(offeredScopes(overridden), ['once', 'run']);
+  const asked = nextRequested(b);
+  const decision = b.request(overridden);
+  const id = await asked;
+  assert.throws(() => b.decide(id, { approve: true, scope: 'session' }, 'cli'), /no grant is offered .* overrides its method/);
+  b.decide(id, { approve: false }, 'cli');
+  assert.equal((await decision).approved, false);
 });

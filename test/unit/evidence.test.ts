@@ -166,6 +166,22 @@ test('the matching read: the same path, else a related read of the same resource
   assert.equal(related?.op.id, 'agendaEvents.get');
   assert.equal(related?.pathAndQuery, '/agendas/12/events/34');
   assert.equal(findMatchingRead(cat, cat.byId('notes.delete')!, '/notes/n1', ''), undefined);
+  // attack: a GET the gate would not let through as a plain read (marked a mutation, or with a policy of its own) is never used.
+  assert.equal(
+    findMatchingRead(cat, cat.byId('events.update')!, '/events/e1', '', (read) => read.id !== 'events.get'),
+    undefined,
+  );
+});
+
+test('a JSON Patch is applied in order: a value added and then moved shows where it lands, each place once', () => {
+  const before = { status: 'scheduled' };
+  assert.deepEqual(
+    diffFields(before, [
+      { op: 'add', path: '/tmp', value: 'cancelled' },
+      { op: 'move', from: '/tmp', path: '/status' },
+    ]),
+    [{ field: 'status', before: 'scheduled', after: 'cancelled' }],
+  );
 });
 
 test('where nothing can be read, the prompt says why: no read in the document, 404, redirect, too large, not JSON, an error', async () => {

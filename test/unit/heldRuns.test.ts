@@ -10,7 +10,7 @@ function fakeBroker() {
   const stopped: string[] = [];
   const broker: HeldApprovals = {
     pendingFor: (runId) => pending.get(runId),
-    clientStoppedWaiting: (runId) => void stopped.push(runId),
+    clientStoppedWaiting: (runId, canResume) => void stopped.push(canResume ? `${runId} (can resume)` : runId),
     subscribe: (l) => (listeners.add(l), () => listeners.delete(l)),
   };
   const ask = (runId: string) => {
@@ -46,14 +46,17 @@ function controlledRun() {
 }
 
 test('a run that waits for a person is answered "held" after replyAfterMs, and a resume gets its result', { timeout: 10_000 }, async () => {
-  const { broker, ask, decide } = fakeBroker();
-  const runs = new HeldRuns<string>({ approvals: broker });
+  const { broker, ask, decide, stopped } = fakeBroker();
+  const runs = new HeldRuns<string>({ approvals: broker, failed: () => 'failed' });
   const r = controlledRun();
   const live = added(runs, 'run1', 'caller-a', r.settled, r.abort);
   const first = runs.follow(live, { replyAfterMs: 30 });
   ask('run1');
   const held = await first;
   assert.equal(held.kind, 'held');
+  // Its client now holds the run's id: if it goes away, the request says it can still collect the result.
+  runs.callerGone('caller-a');
+  assert.deepEqual(stopped, ['run1 (can resume)']);
   const resumed = runs.follow(runs.get('run1')!, { replyAfterMs: 10_000 });
   decide('run1');
   r.finish('done');
@@ -65,7 +68,7 @@ test('a run that waits for a person is answered "held" after replyAfterMs, and a
 
 test('replyAfterMs 0 waits as long as the approval; a run never held is not kept', { timeout: 10_000 }, async () => {
   const { broker, ask, decide } = fakeBroker();
-  const runs = new HeldRuns<string>({ approvals: broker });
+  const runs = new HeldRuns<string>({ approvals: broker, failed: () => 'failed' });
   const r = controlledRun();
   const followed = runs.follow(added(runs, 'run2', 'caller-a', r.settled, r.abort), { replyAfterMs: 0 });
   ask('run2');
@@ -78,7 +81,7 @@ test('replyAfterMs 0 waits as long as the approval; a run never held is not kept
 
 test('a cancelled call leaves a run that waits for a person waiting, marked; any other run is cancelled', { timeout: 10_000 }, async () => {
   const { broker, ask, stopped } = fakeBroker();
-  const runs = new HeldRuns<string>({ approvals: broker });
+  const runs = new HeldRuns<string>({ approvals: broker, failed: () => 'failed' });
   const waiting = controlledRun();
   const stop = new AbortController();
   const followed = runs.follow(added(runs, 'run3', 'caller-a', waiting.settled, waiting.abort), { replyAfterMs: 60_000, signal: stop.signal });
@@ -99,7 +102,7 @@ test('a cancelled call leaves a run that waits for a person waiting, marked; any
 
 test('progress is told while the run waits for a person, and stops when it no longer does', { timeout: 10_000 }, async () => {
   const { broker } = fakeBroker();
-  const runs = new HeldRuns<string>({ approvals: broker });
+  const runs = new HeldRuns<string>({ approvals: broker, failed: () => 'failed' });
   const r = controlledRun();
   const live = added(runs, 'run5', 'caller-a', r.settled, r.abort);
   const told: string[] = [];
@@ -114,9 +117,17 @@ test('progress is told while the run waits for a person, and stops when it no lo
 
 test('a session that ends marks the requests its unfinished runs wait on', { timeout: 10_000 }, () => {
   const { broker, stopped } = fakeBroker();
-  const runs = new HeldRuns<string>({ approvals: broker });
+  const runs = new HeldRuns<string>({ approvals: broker, failed: () => 'failed' });
   added(runs, 'run6', 'caller-b', new Promise<string>(() => undefined), () => undefined);
   added(runs, 'run7', 'caller-c', new Promise<string>(() => undefined), () => undefined);
   runs.callerGone('caller-b');
   assert.deepEqual(stopped, ['run6']);
+});
+
+test('a run that rejects instead of settling still ends for whoever follows it', { timeout: 10_000 }, async () => {
+  const runs = new HeldRuns<string>({ failed: (e) => `failed: ${(e as Error).message}` });
+  const live = runs.add('run8', 'caller-a', () => undefined);
+  const followed = runs.follow(live, { replyAfterMs: 0 });
+  runs.settle(live, Promise.reject(new Error('engine crashed')));
+  assert.deepEqual(await followed, { kind: 'done', outcome: 'failed: engine crashed' });
 });

@@ -15,7 +15,9 @@ export function formatPending(p: Pending): string {
     `  client ${client} (${r.caller.key}), call ${r.callIndex} of its run, ${Math.max(0, Math.round(p.secondsLeft))} s left, script sha256 ${r.scriptSha256.slice(0, 12)}…`,
   ];
   if (p.clientStoppedWaitingAt)
-    lines.push(`  ${client} stopped waiting at ${p.clientStoppedWaitingAt}: you can still decide; the result waits for the client to resume the run`);
+    lines.push(
+      `  ${client} stopped waiting at ${p.clientStoppedWaitingAt}: you can still decide; ${p.clientCanResume ? 'the result waits for the client to resume the run' : 'if you allow it, the call is sent, but the client will not get the result'}`,
+    );
   lines.push(`  scopes offered: ${offeredScopes(r).join(', ')}${r.reason === 'destructive' ? ' (a deletion is never allowed "until revoked")' : ''}`);
   for (const h of r.headers) lines.push(`  ${h.name}: ${h.value}`);
   if (Object.keys(r.query).length > 0) lines.push(`  query ${JSON.stringify(r.query)}`);

@@ -99,12 +99,15 @@ export class ApprovalBroker implements ApprovalHook {
     const at = () => this.now().toISOString();
     if (options.signal?.aborted) return this.withdrawnDecision(at());
     if (this.runGrants.has(req.runId)) return { approved: true, by: RUN_GRANT_BY, scope: 'run', at: at() };
-    const grant = this.grants.use({
-      profile: req.profile,
-      operationId: req.operationId,
-      callerKey: req.caller.key,
-      ...(req.caller.clientName ? { clientName: req.caller.clientName } : {}),
-    });
+    // A grant is for the operation as the document describes it: a call that overrides its method is never covered.
+    const grant = req.override
+      ? undefined
+      : this.grants.use({
+          profile: req.profile,
+          operationId: req.operationId,
+          callerKey: req.caller.key,
+          ...(req.caller.clientName ? { clientName: req.caller.clientName } : {}),
+        });
     if (grant) {
       return {
         approved: true,
@@ -175,8 +178,9 @@ export class ApprovalBroker implements ApprovalHook {
   }
 
   /** Whether request() would wait for a person in Airlock (not a grant, nor elicitation, nor "no approver"): evidence is read only then. */
-  asksPerson(q: { runId: string; profile: string; operationId: string; callerKey: string; clientName?: string }): boolean {
+  asksPerson(q: { runId: string; profile: string; operationId: string; callerKey: string; clientName?: string; overridden?: boolean }): boolean {
     if (this.runGrants.has(q.runId) || !this.options.approversAvailable()) return false;
+    if (q.overridden) return true;
     return !this.grants.list().some((g) => g.profile === q.profile && g.operationId === q.operationId && grantCovers(g, q));
   }
 
@@ -191,10 +195,11 @@ export class ApprovalBroker implements ApprovalHook {
    * was answered "held"): the request stays, and says so; the person can
    * still decide it, and the run's result waits for `execute {resume}`.
    */
-  clientStoppedWaiting(runId: string): void {
+  clientStoppedWaiting(runId: string, canResume = false): void {
     for (const w of this.waiting.values()) {
       if (w.pending.request.runId !== runId || w.pending.clientStoppedWaitingAt) continue;
       w.pending.clientStoppedWaitingAt = this.now().toISOString();
+      w.pending.clientCanResume = canResume;
       this.log.info(`approval ${w.pending.id}: the client stopped waiting; it stays for a person to decide`, { runId });
       this.emit({ type: 'approval-updated', approval: this.view(w.pending) });
     }
@@ -234,6 +239,12 @@ export class ApprovalBroker implements ApprovalHook {
         throw new AirlockError(
           'usage',
           `"${GRANT_SCOPE_INFO[decision.scope as 'always'].label}" is not offered for ${req.method} ${req.pathTemplate}: destructive operations are approved one call, one run or one session at a time`,
+        );
+      }
+      if (isGrantScope(decision.scope) && req.override) {
+        throw new AirlockError(
+          'usage',
+          `no grant is offered for ${req.method} ${req.pathTemplate}: the call overrides its method (${req.override.from} via ${req.override.via}); approve it once or for the rest of this run`,
         );
       }
       if (decision.scope === 'client-always' && !req.caller.clientName) {

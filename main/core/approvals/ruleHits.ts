@@ -15,8 +15,11 @@ export interface AuditReader {
 const PAGE = 500;
 
 /** Which of the three a gate decision counts as. */
-export function hitKind(r: Pick<ApiCallEntry, 'decision' | 'approval'>): keyof Omit<RuleHits, 'lastAt'> {
+export function hitKind(r: Pick<ApiCallEntry, 'decision' | 'approval'>): keyof Omit<RuleHits, 'lastAt'> | undefined {
   switch (r.decision) {
+    case 'evidence':
+      // A read Airlock made for a prompt: not a call of the run, so no rule's hit.
+      return undefined;
     case 'read':
     case 'allowed':
       return 'allowed';
@@ -51,9 +54,11 @@ export class RuleHitCounter {
       for (const r of page.records) {
         this.cursor = Math.max(this.cursor, r.seq);
         if (r.kind !== 'api' || !this.belongs(r)) continue;
+        const kind = hitKind(r);
+        if (!kind) continue;
         this.oldest ??= r.time;
         const hits = this.byOperation.get(r.operationId) ?? { allowed: 0, asked: 0, refused: 0 };
-        hits[hitKind(r)]++;
+        hits[kind]++;
         if (!hits.lastAt || r.time > hits.lastAt) hits.lastAt = r.time;
         this.byOperation.set(r.operationId, hits);
       }

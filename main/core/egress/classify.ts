@@ -88,7 +88,9 @@ export function classifyRequest(input: ClassifyInput): Verdict {
     if (own === 'ask') return { kind: 'ask', reason: 'outside-policy', rule: `operation policy "ask" for ${op.id}`, effectiveMethod };
     return { kind: 'read', rule: `${what} reads data` };
   }
-  const reason = effectiveMethod === 'DELETE' ? 'destructive' : plainMutation && !overridden ? 'mutation' : 'outside-policy';
+  // Destructive when any of the document's method, the wire method or the effective method deletes: an override cannot launder a DELETE.
+  const deletes = [effectiveMethod, input.method.toUpperCase(), op.method.toUpperCase()].includes('DELETE');
+  const reason = deletes ? 'destructive' : plainMutation && !overridden ? 'mutation' : 'outside-policy';
   const why = overridden
     ? `${input.method.toUpperCase()} overridden to ${input.override!.method} by ${input.override!.via}`
     : plainMutation

@@ -163,19 +163,49 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
         operationId: hop.op.id,
         callerKey: run.caller.key,
         ...(run.caller.clientName ? { clientName: run.caller.clientName } : {}),
+        ...(hop.override ? { overridden: true } : {}),
       });
       if (asks === false) return undefined;
       return gatherEvidence(hop, method, {
         catalogue: api.catalogue,
+        isPlainRead: (read) => classifyRequest({ op: read, method: 'GET', profile: policyProfile }).kind === 'read',
         basePath,
         redact,
         log,
         runId: run.runId,
         ...(run.signal ? { signal: run.signal } : {}),
-        read: async (pathAndQuery, limits) => {
+        read: async (pathAndQuery, { operationId, ...limits }) => {
           if (credential && api.auth.type === 'basic' && !credential.includes(':')) throw new Error('the key is not username:password');
           const { headers, target } = withCredential({ accept: 'application/json' }, pathAndQuery, credential);
-          return transport({ origin, pinned: await pin(origin.hostname), method: 'GET', pathAndQuery: target, headers, ...limits });
+          const startedAt = now().toISOString();
+          const started = performance.now();
+          // Audited like any call that carries the key (decision "evidence"), before the prompt shows what it read.
+          const audit = (status: number, bytes: number, error?: string) =>
+            Promise.resolve(
+              options.onApiCall?.({
+                runId: run.runId,
+                callerKey: run.caller.key,
+                ...(run.caller.clientName ? { clientName: run.caller.clientName } : {}),
+                profile: api.profile.name,
+                operationId,
+                method: 'GET',
+                url: redact(new URL(pathAndQuery, origin).href),
+                status,
+                durationMs: performance.now() - started,
+                bytes,
+                decision: 'evidence',
+                ...(error ? { error } : {}),
+                startedAt,
+              }),
+            ).catch((e: unknown) => log.error(`recording the evidence read failed: ${(e as Error).message}`));
+          try {
+            const response = await transport({ origin, pinned: await pin(origin.hostname), method: 'GET', pathAndQuery: target, headers, ...limits });
+            await audit(response.status, response.body.length);
+            return response;
+          } catch (error) {
+            await audit(0, 0, (error as Error).message);
+            throw error;
+          }
         },
       });
     };
@@ -186,7 +216,8 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
     let credential: string | undefined;
     const emit = async (full: ApiCallRecord) => {
       run.calls.push({ method: full.method, url: full.url, status: full.status, decision: full.decision });
-      const sent = full.method ? ` ${full.method} ${full.url}${full.status ? ` → ${full.status}` : ''}` : '';
+      // The path without its query (search terms, filters): the log is readable by every client through server_log; the audit has the rest.
+      const sent = full.method ? ` ${full.method} ${pathOnly(full.url)}${full.status ? ` → ${full.status}` : ''}` : '';
       log.info(`${full.operationId || 'call'}: ${full.decision}${sent}${full.error ? ` (${full.error})` : ''}`, { runId: full.runId });
       try {
         await options.onApiCall?.(full);
@@ -443,4 +474,13 @@ function redirectNotFollowed(from: Hop, to: Hop, status: number): string {
 
 function appendQuery(pathAndQuery: string, name: string, value: string): string {
   return `${pathAndQuery}${pathAndQuery.includes('?') ? '&' : '?'}${encodeURIComponent(name)}=${encodeURIComponent(value)}`;
+}
+
+/** A URL's path, without origin or query. */
+function pathOnly(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return url.split('?')[0] ?? url;
+  }
 }

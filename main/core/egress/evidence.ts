@@ -29,10 +29,15 @@ const EVIDENCE_METHODS = new Set(['PATCH', 'PUT', 'DELETE']);
 const TITLE_FIELDS = ['title', 'name', 'label', 'displayName', 'display_name', 'summary', 'subject', 'slug'];
 
 /** One read-only GET to the API's origin (`pathAndQuery` relative to it, encoded); the caller adds the credential and enforces the address rules. */
-export type EvidenceRead = (pathAndQuery: string, options: { signal: AbortSignal; maxBytes: number; timeoutMs: number }) => Promise<UpstreamResponse>;
+export type EvidenceRead = (
+  pathAndQuery: string,
+  options: { signal: AbortSignal; maxBytes: number; timeoutMs: number; operationId: string },
+) => Promise<UpstreamResponse>;
 
 export interface EvidenceOptions {
   catalogue: Catalogue;
+  /** Whether the gate would let a GET through as a plain read: the evidence read never sends what policy guards. */
+  isPlainRead?: (read: ApiOperation) => boolean;
   /** The base URL's path (`/v2`), which the hop's path starts with. */
   basePath: string;
   read: EvidenceRead;
@@ -83,9 +88,16 @@ export function pathValues(template: string, concrete: string): Record<string, s
  * "related" GET whose path parameters the request supplies (a single resource, not a list), which takes no
  * required query, header or cookie parameter the request cannot give.
  */
-export function findMatchingRead(catalogue: Catalogue, op: ApiOperation, relativePath: string, basePath: string): MatchingRead | undefined {
+export function findMatchingRead(
+  catalogue: Catalogue,
+  op: ApiOperation,
+  relativePath: string,
+  basePath: string,
+  /** Whether the gate would let this GET through as a plain read (not marked a mutation, no policy of its own asking or refusing it). */
+  isPlainRead: (read: ApiOperation) => boolean = (read) => !read.mutation,
+): MatchingRead | undefined {
   const prefix = basePath.replace(/\/+$/, '');
-  const simple = (read: ApiOperation) => !read.parameters.some((p) => p.required && p.in !== 'path');
+  const simple = (read: ApiOperation) => isPlainRead(read) && !read.parameters.some((p) => p.required && p.in !== 'path');
   const same = catalogue.match('GET', relativePath);
   if (same && simple(same)) return { op: same, pathAndQuery: `${prefix}${relativePath}` };
   const values = pathValues(op.path, relativePath);
@@ -144,18 +156,15 @@ function fieldName(path: string, key: string): string {
 export function diffFields(before: unknown, body: unknown): { field: string; before?: unknown; after?: unknown }[] {
   const out: { field: string; before?: unknown; after?: unknown }[] = [];
   if (Array.isArray(body) && body.every((o) => isPlainObject(o) && typeof o.op === 'string' && typeof o.path === 'string')) {
-    for (const o of body as { op: string; path: string; value?: unknown; from?: string }[]) {
-      const now = pointerGet(before, o.path);
-      const field = pointerField(o.path);
-      if (o.op === 'remove') {
-        if (now !== undefined) out.push({ field, before: now });
-      } else if (o.op === 'add' || o.op === 'replace') {
-        if (!sameValue(now, o.value)) out.push({ field, ...(now !== undefined ? { before: now } : {}), after: o.value });
-      } else if ((o.op === 'copy' || o.op === 'move') && typeof o.from === 'string') {
-        const value = pointerGet(before, o.from);
-        if (!sameValue(now, value)) out.push({ field, ...(now !== undefined ? { before: now } : {}), after: value });
-        if (o.op === 'move') out.push({ field: pointerField(o.from), before: value });
-      }
+    // A JSON Patch: its operations applied in order to a copy, then every place they touched compared, once each.
+    const ops = body as PatchOp[];
+    const after = applyPatch(before, ops);
+    const touched = [...new Set(ops.flatMap((o) => (o.op === 'move' && typeof o.from === 'string' ? [o.from, o.path] : o.op === 'test' ? [] : [o.path])))];
+    for (const pointer of touched) {
+      const now = pointerGet(before, pointer);
+      const next = after === undefined ? undefined : pointerGet(after, pointer);
+      if (after !== undefined && sameValue(now, next)) continue;
+      out.push({ field: pointerField(pointer), ...(now !== undefined ? { before: now } : {}), ...(next !== undefined ? { after: next } : {}) });
     }
     return out;
   }
@@ -176,6 +185,60 @@ function pointerParts(pointer: string): string[] {
     .split('/')
     .slice(1)
     .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+interface PatchOp {
+  op: string;
+  path: string;
+  value?: unknown;
+  from?: string;
+}
+
+/** RFC 6902 applied to a copy, in order; undefined when an operation cannot apply (the API would refuse the patch too). */
+function applyPatch(doc: unknown, ops: PatchOp[]): unknown {
+  let root: unknown = structuredClone(doc);
+  const parentOf = (pointer: string): { parent: unknown; key: string } | undefined => {
+    const parts = pointerParts(pointer);
+    const key = parts.pop();
+    if (key === undefined) return undefined;
+    const parent = pointerGet(root, parts.length ? `/${parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}` : '');
+    return Array.isArray(parent) || isPlainObject(parent) ? { parent, key } : undefined;
+  };
+  const put = (pointer: string, value: unknown, insert: boolean): boolean => {
+    if (pointer === '') return ((root = value), true);
+    const at = parentOf(pointer);
+    if (!at) return false;
+    if (Array.isArray(at.parent)) {
+      const i = at.key === '-' ? at.parent.length : Number(at.key);
+      if (!Number.isInteger(i) || i < 0 || i > at.parent.length) return false;
+      at.parent.splice(i, insert ? 0 : 1, value);
+    } else (at.parent as Record<string, unknown>)[at.key] = value;
+    return true;
+  };
+  const take = (pointer: string): boolean => {
+    const at = parentOf(pointer);
+    if (!at) return false;
+    if (Array.isArray(at.parent)) at.parent.splice(Number(at.key), 1);
+    else delete (at.parent as Record<string, unknown>)[at.key];
+    return true;
+  };
+  for (const o of ops) {
+    const from = typeof o.from === 'string' ? structuredClone(pointerGet(root, o.from)) : undefined;
+    const ok =
+      o.op === 'add'
+        ? put(o.path, structuredClone(o.value), true)
+        : o.op === 'replace'
+          ? put(o.path, structuredClone(o.value), false)
+          : o.op === 'remove'
+            ? take(o.path)
+            : o.op === 'copy'
+              ? from !== undefined && put(o.path, from, true)
+              : o.op === 'move'
+                ? from !== undefined && take(o.from!) && put(o.path, from, true)
+                : o.op === 'test';
+    if (!ok) return undefined;
+  }
+  return root;
 }
 
 function pointerGet(value: unknown, pointer: string): unknown {
@@ -283,7 +346,7 @@ export async function gatherEvidence(hop: Hop, method: string, options: Evidence
   const prefix = options.basePath.replace(/\/+$/, '');
   const pathname = hop.pathAndQuery.split('?')[0]!;
   const relativePath = prefix && pathname.startsWith(prefix) ? pathname.slice(prefix.length) || '/' : pathname;
-  const read = findMatchingRead(options.catalogue, hop.op, relativePath, options.basePath);
+  const read = findMatchingRead(options.catalogue, hop.op, relativePath, options.basePath, options.isPlainRead);
   if (!read)
     return {
       kind: 'none',
@@ -297,7 +360,7 @@ export async function gatherEvidence(hop: Hop, method: string, options: Evidence
   const about = options.runId ? { runId: options.runId } : undefined;
   let response: UpstreamResponse;
   try {
-    response = await raceSignal(options.read(read.pathAndQuery, { signal, maxBytes, timeoutMs }), signal);
+    response = await raceSignal(options.read(read.pathAndQuery, { signal, maxBytes, timeoutMs, operationId: read.op.id }), signal);
   } catch (error) {
     const timedOut = signal.aborted && !options.signal?.aborted;
     log.info(

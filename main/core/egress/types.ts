@@ -41,12 +41,13 @@ export interface ApprovalHook {
    * Whether a request for this operation would be put to a person now (no grant answers it, and someone can
    * answer in Airlock): the gate reads the evidence a prompt shows only then. Absent: assume it would.
    */
-  asksPerson?(q: { runId: string; profile: string; operationId: string; callerKey: string; clientName?: string }): boolean;
+  asksPerson?(q: { runId: string; profile: string; operationId: string; callerKey: string; clientName?: string; overridden?: boolean }): boolean;
   /** Resolves when a decision is made (or the request times out, or its client withdraws it: a denial). */
   request(req: MutationApprovalRequest, options?: { signal?: AbortSignal; elicit?: Elicit }): Promise<ApprovalDecision>;
 }
 
-export type GateDecision = 'read' | 'allowed' | 'approved' | 'denied' | 'refused';
+/** evidence: a read the gate made for the person's prompt (the run never sees it). */
+export type GateDecision = 'read' | 'allowed' | 'approved' | 'denied' | 'refused' | 'evidence';
 
 export interface ApiCallRecord {
   runId: string;

@@ -65,6 +65,8 @@ export interface ExecuteService {
   resume(id: string, caller: CallerInfo, options?: RunOptions): Promise<ExecuteOutcome>;
   /** A client session ended: requests its runs wait on say the client stopped waiting. */
   callerGone(callerKey: string): void;
+  /** The kill switch went on: every run still going stops (a run waiting for a person has its request withdrawn). */
+  stopAll(reason: string): number;
   readonly manifest: ClientManifest;
 }
 
@@ -89,7 +91,23 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
   };
   const log = options.logger.child('execute');
 
-  const held = new HeldRuns<ExecuteOutcome>(options.approvals ? { approvals: options.approvals } : {});
+  const held = new HeldRuns<ExecuteOutcome>({
+    ...(options.approvals ? { approvals: options.approvals } : {}),
+    failed: (error) => {
+      const text = `internal: the run failed: ${(error as Error)?.message ?? String(error)}`;
+      return {
+        runId: '',
+        scriptSha256: '',
+        apiCalls: 0,
+        truncated: false,
+        isError: true,
+        outcome: 'internal',
+        text,
+        durationMs: 0,
+        bytesOut: Buffer.byteLength(text),
+      };
+    },
+  });
 
   async function execute(code: string, caller: CallerInfo, runOptions: RunOptions = {}): Promise<ExecuteOutcome> {
     const { signal, elicit } = runOptions;
@@ -154,6 +172,9 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
           signal: cancel.signal,
         });
         const redact = await options.gate.redactor();
+        // Stopped by Airlock (the kill switch), not by its client: say why.
+        const why = cancel.signal.reason;
+        if (!result.ok && result.error.kind === 'aborted' && typeof why === 'string') result.error.message = `stopped: ${why}`;
         const formatted = formatOutcome(result, limits.outputBytes);
         const text = redact(formatted.text);
         log.debug(`run ${runId.slice(0, 8)} ${result.ok ? 'ok' : result.error.kind} in ${result.durationMs.toFixed(1)} ms, ${apiCalls} API call(s)`, { runId });
@@ -178,22 +199,51 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
       }
     };
     held.settle(live, run());
-    return follow(live.runId, runOptions);
+    return follow(live.runId, caller.key, runOptions);
   }
 
-  async function follow(runId: string, runOptions: RunOptions): Promise<ExecuteOutcome> {
+  async function follow(runId: string, callerKey: string, runOptions: RunOptions): Promise<ExecuteOutcome> {
     const live = held.get(runId)!;
     const followed = await held.follow(live, {
       replyAfterMs: runOptions.replyAfterMs ?? options.replyAfterMs?.() ?? 0,
+      callerKey,
       ...(runOptions.signal ? { signal: runOptions.signal } : {}),
       ...(runOptions.onWaiting ? { onWaiting: runOptions.onWaiting } : {}),
     });
     if (followed.kind === 'done') return followed.outcome;
+    if (followed.kind === 'left') {
+      const text = `stopped following run ${runId}: it goes on for the session that started it`;
+      return {
+        runId,
+        scriptSha256: '',
+        apiCalls: 0,
+        truncated: false,
+        isError: true,
+        outcome: 'aborted',
+        text,
+        durationMs: 0,
+        bytesOut: Buffer.byteLength(text),
+      };
+    }
     return heldOutcome(runId, followed.pending);
   }
 
   async function resume(id: string, caller: CallerInfo, runOptions: RunOptions = {}): Promise<ExecuteOutcome> {
     const live = typeof id === 'string' ? held.get(id.trim()) : undefined;
+    if (options.killSwitch()) {
+      const text = 'execute is switched off by the person running Airlock (kill switch): runs still going were stopped, and none can be resumed.';
+      return {
+        runId: String(id).slice(0, 100),
+        scriptSha256: '',
+        apiCalls: 0,
+        truncated: false,
+        isError: true,
+        outcome: 'killed',
+        text,
+        durationMs: 0,
+        bytesOut: Buffer.byteLength(text),
+      };
+    }
     if (!live) {
       const text = `no run ${JSON.stringify(String(id).slice(0, 100))} to resume: a held run's result is kept ${Math.round(KEEP_FINISHED_MS / 60_000)} minutes after it finishes, and none survives a restart of Airlock. Run the code again if it is still needed.`;
       return {
@@ -209,10 +259,10 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
       };
     }
     if (live.callerKey !== caller.key) log.info(`run ${live.runId.slice(0, 8)} resumed by another session (${caller.clientName ?? caller.key})`);
-    return follow(live.runId, runOptions);
+    return follow(live.runId, caller.key, runOptions);
   }
 
-  return { execute, resume, callerGone: (key) => held.callerGone(key), manifest };
+  return { execute, resume, callerGone: (key) => held.callerGone(key), stopAll: (reason) => held.stopAll(reason), manifest };
 }
 
 /** The answer to a call whose run waits for a person: nothing has been sent; how to continue. */

@@ -13,8 +13,8 @@ import type { PendingApproval } from '../../../contract/approvals.ts';
 export interface HeldApprovals {
   /** The request the run waits on, if any. */
   pendingFor(runId: string): PendingApproval | undefined;
-  /** Marks the run's request: its client stopped waiting. */
-  clientStoppedWaiting(runId: string): void;
+  /** Marks the run's request: its client stopped waiting (and whether it holds the run's id, to resume it). */
+  clientStoppedWaiting(runId: string, canResume: boolean): void;
   /** Broker events; only their run ids matter here. */
   subscribe(listener: (e: { type: string; approval?: PendingApproval; request?: { runId: string } }) => void): () => void;
 }
@@ -25,11 +25,14 @@ export interface FollowOptions {
   signal?: AbortSignal;
   /** Answer "held" once this long has passed while the run waits for a person (0: never). */
   replyAfterMs: number;
+  /** Who follows: only the session that started the run can cancel it by cancelling its call. */
+  callerKey?: string;
   /** Tells the client, while the run waits for a person, that it does (progress notifications); returns how to stop. */
   onWaiting?: (message: string) => () => void;
 }
 
-export type Followed<T> = { kind: 'done'; outcome: T } | { kind: 'held'; pending: PendingApproval };
+/** done: the run's outcome; held: it waits for a person; left: another session stopped following it (the run goes on). */
+export type Followed<T> = { kind: 'done'; outcome: T } | { kind: 'held'; pending: PendingApproval } | { kind: 'left' };
 
 /** A run in flight, or finished and kept for a `resume`. */
 export class LiveRun<T> {
@@ -71,6 +74,8 @@ export class LiveRun<T> {
 
 export interface HeldRunsOptions {
   approvals?: HeldApprovals;
+  /** The outcome of a run that rejected instead of settling. */
+  failed: (error: unknown) => unknown;
   /** How long a finished run that was answered "held" keeps its result for a resume. */
   keepMs?: number;
 }
@@ -81,9 +86,11 @@ export class HeldRuns<T> {
   private readonly runs = new Map<string, LiveRun<T>>();
   private readonly approvals: HeldApprovals | undefined;
   private readonly keepMs: number;
+  private readonly failed: (error: unknown) => T;
 
-  constructor(options: HeldRunsOptions = {}) {
+  constructor(options: HeldRunsOptions) {
     this.approvals = options.approvals;
+    this.failed = options.failed as (error: unknown) => T;
     this.keepMs = options.keepMs ?? KEEP_FINISHED_MS;
     this.approvals?.subscribe((e) => {
       const runId = e.approval?.request.runId ?? e.request?.runId;
@@ -100,22 +107,36 @@ export class HeldRuns<T> {
 
   /** The run's outcome, once settled: kept for a resume only if some call was answered "held". */
   settle(run: LiveRun<T>, settled: Promise<T>): void {
-    void settled.then((outcome) => {
+    const done = (outcome: T) => {
       run.outcome = outcome;
       run.waitingMessage = undefined;
       run.changed();
       if (!run.wasHeld) this.runs.delete(run.runId);
       else setTimeout(() => this.runs.delete(run.runId), this.keepMs).unref?.();
-    });
+    };
+    // A run that fails outright still ends for whoever follows it.
+    void settled.then(done, (error: unknown) => done(this.failed(error)));
   }
 
   get(runId: string): LiveRun<T> | undefined {
     return this.runs.get(runId);
   }
 
+  /** Stops every run not yet over (the kill switch): a run waiting for a person has its request withdrawn. Returns how many. */
+  stopAll(reason: string): number {
+    let n = 0;
+    for (const run of this.runs.values()) {
+      if (run.outcome !== undefined) continue;
+      run.abort(reason);
+      n++;
+    }
+    return n;
+  }
+
   /** A client session ended: the requests its runs wait on say so. */
   callerGone(callerKey: string): void {
-    for (const run of this.runs.values()) if (run.callerKey === callerKey && run.outcome === undefined) this.approvals?.clientStoppedWaiting(run.runId);
+    for (const run of this.runs.values())
+      if (run.callerKey === callerKey && run.outcome === undefined) this.approvals?.clientStoppedWaiting(run.runId, run.wasHeld);
   }
 
   /**
@@ -163,9 +184,10 @@ export class HeldRuns<T> {
       const onAbort = () => {
         const pending = this.approvals?.pendingFor(run.runId);
         if (pending) {
-          this.approvals!.clientStoppedWaiting(run.runId);
+          this.approvals!.clientStoppedWaiting(run.runId, run.wasHeld);
           finish({ kind: 'held', pending: this.approvals!.pendingFor(run.runId) ?? pending });
-        } else run.abort(signal?.reason);
+        } else if (options.callerKey === undefined || options.callerKey === run.callerKey) run.abort(signal?.reason);
+        else finish({ kind: 'left' });
       };
       const unlisten = run.listen(check);
       if (signal?.aborted) onAbort();

@@ -41,12 +41,13 @@ const sharedValidator: jsonSchemaValidator = {
 export function createMcpServer(options: McpServerOptions): McpServer {
   const { core } = options;
   const { catalogue, search, profile } = core.api;
+  const taskStore = options.hasExecute ? new InMemoryTaskStore() : undefined;
   const server = new McpServer(
     { name: 'airlock', title: 'Airlock', version: core.version },
     {
       // With execute: task-augmented calls (MCP tasks), each session's tasks in its own store.
       capabilities: { tools: {}, logging: {}, ...(options.hasExecute ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}) },
-      ...(options.hasExecute ? { taskStore: new InMemoryTaskStore() } : {}),
+      ...(taskStore ? { taskStore } : {}),
       jsonSchemaValidator: sharedValidator,
       instructions: serverInstructions({
         apiTitle: catalogue.title,
@@ -73,6 +74,14 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   });
   for (const register of options.tools ?? []) register(tools);
   serveToolTasks(server, tools.taskTools);
+  // A session's tasks end with it (their expiry timers too).
+  if (taskStore) {
+    const closed = server.server.onclose;
+    server.server.onclose = () => {
+      taskStore.cleanup();
+      closed?.();
+    };
+  }
   cacheToolList(server);
   return server;
 }

@@ -14,8 +14,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestTaskStore } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { z } from 'zod';
 
-/** How long a task and its result are kept when the client does not say (and the most it may ask for). */
+/** How long a task and its result are kept: at least 30 min (a person may take as long as the approval timeout), at most 1 h. */
 export const DEFAULT_TASK_TTL_MS = 30 * 60_000;
+export const MIN_TASK_TTL_MS = 30 * 60_000;
 export const MAX_TASK_TTL_MS = 60 * 60_000;
 /** What tasks/get suggests as a polling interval. */
 export const TASK_POLL_MS = 1_000;
@@ -69,7 +70,7 @@ export function serveToolTasks(server: McpServer, tools: Map<string, TaskTool>):
     if (!params.task || !tool || !store) return call(request, extra);
     const parsed = z.object(tool.inputSchema).safeParse(params.arguments ?? {});
     if (!parsed.success) return call(request, extra); // The ordinary path answers with the SDK's own validation error.
-    const ttl = Math.min(Math.max(params.task.ttl ?? DEFAULT_TASK_TTL_MS, 1_000), MAX_TASK_TTL_MS);
+    const ttl = Math.min(Math.max(params.task.ttl ?? DEFAULT_TASK_TTL_MS, MIN_TASK_TTL_MS), MAX_TASK_TTL_MS);
     const task = await store.createTask({ ttl, pollInterval: TASK_POLL_MS });
     const stop = new AbortController();
     running.set(task.taskId, stop);

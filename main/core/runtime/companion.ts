@@ -246,6 +246,10 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
           });
         }
         if (keys.includes('rateLimit') || keys.includes('rateBurst')) rate.configure(settings.rateLimit, settings.rateBurst);
+        if (keys.includes('killSwitch') && settings.killSwitch) {
+          const stopped = execute.stopAll('the kill switch is on: the person running Airlock stopped every execute');
+          if (stopped > 0) logger.warn(`kill switch on: ${stopped} run(s) still going stopped`);
+        }
         hub.publish({ type: 'settings-applied', keys });
         logger.info(`settings applied: ${keys.map((k) => `${k}=${String((settings as unknown as Record<string, unknown>)[k])}`).join(', ')}`);
       },
@@ -302,7 +306,9 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
           key = caller.key;
           sessions.open(caller);
         };
+        const closed = server.server.onclose;
         server.server.onclose = () => {
+          closed?.();
           if (key) sessions.close(key);
         };
         return server;

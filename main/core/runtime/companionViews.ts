@@ -71,10 +71,23 @@ export function startCommandOf(args: readonly string[], httpUrl: string | undefi
   return ['airlock', ...out].map(quote).join(' ');
 }
 
+/** The API being served, as status and get_config show it (the key's scheme, never the key). */
+function apiSummary(c: ViewSource) {
+  const { catalogue, baseUrl, origin, auth } = c.core.api;
+  return {
+    title: catalogue.title,
+    version: catalogue.version,
+    operations: catalogue.operations.length,
+    baseUrl,
+    spec: origin.location,
+    auth: formatAuthScheme(auth),
+  };
+}
+
 export function statusOf(c: ViewSource): Status {
   const mem = process.memoryUsage();
   const caps = c.caps.stats();
-  const { catalogue, baseUrl, origin, profile } = c.core.api;
+  const { profile } = c.core.api;
   return {
     version: c.core.version,
     pid: process.pid,
@@ -83,14 +96,7 @@ export function statusOf(c: ViewSource): Status {
     dataDir: c.core.paths.root,
     memory: { rssBytes: mem.rss, heapUsedBytes: mem.heapUsed },
     profile: profile.name,
-    api: {
-      title: catalogue.title,
-      version: catalogue.version,
-      operations: catalogue.operations.length,
-      baseUrl,
-      spec: origin.location,
-      auth: formatAuthScheme(c.core.api.auth),
-    },
+    api: apiSummary(c),
     endpoints: {
       ...(c.endpoints.http ? { http: c.endpoints.http, tokenFile: c.core.paths.mcpToken } : {}),
       stdio: stdioCommand(c.core.paths.root, defaultDataDir()),
@@ -139,7 +145,7 @@ export function healthOf(c: ViewSource): Record<string, unknown> {
 }
 
 export function configOf(c: ViewSource): Record<string, unknown> {
-  const { profile, baseUrl, auth, catalogue, origin } = c.core.api;
+  const { profile } = c.core.api;
   const s = c.settings;
   return {
     profile: {
@@ -150,14 +156,7 @@ export function configOf(c: ViewSource): Record<string, unknown> {
       allowPrivateNetwork: profile.allowPrivateNetwork,
       alias: profile.alias ?? null,
     },
-    api: {
-      title: catalogue.title,
-      version: catalogue.version,
-      operations: catalogue.operations.length,
-      baseUrl,
-      spec: origin.location,
-      auth: auth.type === 'header' || auth.type === 'query' ? `${auth.type}:${auth.name}` : auth.type,
-    },
+    api: apiSummary(c),
     credential: c.credentials.state,
     engine: s.engine,
     egress: c.egress,

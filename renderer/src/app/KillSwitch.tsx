@@ -2,7 +2,7 @@
 // navigation on every screen while execute runs (turning it on is a
 // deliberate act: a dialog says what it does, Cancel has the focus), and a
 // bar across the top of every screen while it is on, with the way back.
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type RefObject } from 'react';
 import type { Status } from '../../../contract/status.ts';
 import type { CallState } from '../api/hooks.ts';
 import { useControl } from '../api/ControlProvider.tsx';
@@ -34,7 +34,6 @@ function useKillSwitch(status: CallState<Status>) {
   return { on: status.data?.killSwitch === true, known: status.data !== undefined, set, error, busy };
 }
 
-/** In the navigation: the way to stop every execute, always one Tab away. */
 /** Which part of the kill switch takes the focus once it is on screen (after a change moved it away). */
 export type KillFocus = 'control' | 'bar' | undefined;
 
@@ -44,17 +43,22 @@ interface Props {
   setFocus(focus: KillFocus): void;
 }
 
+/** Moves the focus to this part once asked to (after a change moved it away), then forgets the request. */
+function useFocusWhenAsked(ref: RefObject<HTMLElement | null>, part: KillFocus, focus: KillFocus, setFocus: (f: KillFocus) => void, on: boolean): void {
+  useEffect(() => {
+    if (focus === part && ref.current) {
+      ref.current.focus();
+      setFocus(undefined);
+    }
+  }, [focus, on, part, ref, setFocus]);
+}
+
+/** In the navigation: the way to stop every execute, always one Tab away. */
 export function KillSwitchControl({ status, focus, setFocus }: Props) {
   const kill = useKillSwitch(status);
   const dialog = useRef<HTMLDialogElement>(null);
   const trigger = useRef<HTMLButtonElement>(null);
-  const on = kill.on;
-  useEffect(() => {
-    if (focus === 'control' && trigger.current) {
-      trigger.current.focus();
-      setFocus(undefined);
-    }
-  }, [focus, on, setFocus]);
+  useFocusWhenAsked(trigger, 'control', focus, setFocus, kill.on);
   if (!kill.known) return null;
   if (kill.on) {
     return (
@@ -107,13 +111,7 @@ export function KillSwitchControl({ status, focus, setFocus }: Props) {
 export function KillSwitchBar({ status, focus, setFocus }: Props) {
   const kill = useKillSwitch(status);
   const bar = useRef<HTMLElement>(null);
-  const on = kill.on;
-  useEffect(() => {
-    if (focus === 'bar' && bar.current) {
-      bar.current.focus();
-      setFocus(undefined);
-    }
-  }, [focus, on, setFocus]);
+  useFocusWhenAsked(bar, 'bar', focus, setFocus, kill.on);
   if (!kill.on) return null;
   return (
     <section ref={bar} className="kill-bar" aria-labelledby="kill-bar-title" tabIndex={-1}>

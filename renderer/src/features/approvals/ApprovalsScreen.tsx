@@ -84,7 +84,16 @@ export function HeadItem({ head, count, onError }: { head: PendingApproval; coun
   useEffect(() => {
     stale.current = keysDownNow();
     setArmed(false);
-    const timer = setTimeout(() => setArmed(true), GUARD_MS);
+    let timer = setTimeout(() => setArmed(true), GUARD_MS);
+    // A page that was hidden (the desktop app's prompt window, a background tab) starts the guard again when it is shown.
+    const shown = () => {
+      if (document.visibilityState !== 'visible') return;
+      clearTimeout(timer);
+      stale.current = keysDownNow();
+      setArmed(false);
+      timer = setTimeout(() => setArmed(true), GUARD_MS);
+    };
+    document.addEventListener('visibilitychange', shown);
     const active = document.activeElement as HTMLElement | null;
     returnTo.current = active && active !== document.body ? active : null;
     // Never from a text field: typing goes on where it was. Otherwise focus moves in on Deny.
@@ -95,6 +104,7 @@ export function HeadItem({ head, count, onError }: { head: PendingApproval; coun
     return () => {
       clearTimeout(timer);
       document.removeEventListener('keyup', released, true);
+      document.removeEventListener('visibilitychange', shown);
     };
   }, [head.id]);
 
@@ -177,8 +187,10 @@ export function HeadItem({ head, count, onError }: { head: PendingApproval; coun
       </p>
       {stoppedAt ? (
         <p className="stopped-waiting" role="note">
-          {client} stopped waiting at {new Date(stoppedAt).toLocaleTimeString()}. You can still decide: the result waits for the client to resume the run
-          (execute {'{resume}'}).
+          {client} stopped waiting at {new Date(stoppedAt).toLocaleTimeString()}. You can still decide:{' '}
+          {head.clientCanResume
+            ? 'the result waits for the client to resume the run (execute {resume}).'
+            : 'if you allow it, the call is sent, but the client will not get the result (it cancelled before it was given the run to resume).'}
         </p>
       ) : null}
       <div className="countdown" aria-hidden="true">
@@ -261,7 +273,7 @@ export function HeadItem({ head, count, onError }: { head: PendingApproval; coun
               className="primary"
               disabled={busy}
               aria-disabled={!confirmArmed}
-              onClick={() => confirmArmed && void decide('approve', 'always')}
+              onClick={(e) => confirmArmed && accepts(e) && void decide('approve', 'always')}
             >
               Yes, allow every client until revoked
             </button>

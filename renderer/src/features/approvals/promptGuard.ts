@@ -15,7 +15,15 @@ export function trackKeys(): void {
   if (listening || typeof document === 'undefined') return;
   listening = true;
   document.addEventListener('keydown', (e) => down.add(e.key), true);
-  document.addEventListener('keyup', (e) => down.delete(e.key), true);
+  document.addEventListener(
+    'keyup',
+    (e) => {
+      down.delete(e.key);
+      // macOS sends no keyup for a key released while ⌘ is down (⌘+Enter): the modifier's release clears them all.
+      if (e.key === 'Meta' || e.key === 'Control') down.clear();
+    },
+    true,
+  );
   addEventListener('blur', () => down.clear());
 }
 
