@@ -49,7 +49,12 @@ function clientOf(r: ToolRecord | ApiRecord): string {
 /** The gate's decision and who made it, in words: "approved by alice via web UI (once)", "allowed by grant g_12 (always)". */
 export function decisionText(r: ApiRecord): string {
   const a = r.approval;
-  if (!a) return r.decision === 'read' ? 'read (no approval needed)' : r.decision === 'evidence' ? 'read by Airlock for the prompt (the run never saw it)' : r.decision;
+  if (!a)
+    return r.decision === 'read'
+      ? 'read (no approval needed)'
+      : r.decision === 'evidence'
+        ? 'read by Airlock for the prompt (the run never saw it)'
+        : r.decision;
   if (r.decision === 'approved' || r.decision === 'allowed') {
     return `${r.decision} by ${a.by}${a.scope ? ` (${a.scope})` : ''}${a.grantId && !a.by.includes(a.grantId) ? `, grant ${a.grantId}` : ''}`;
   }
