@@ -77,9 +77,11 @@ for (const scheme of ['light', 'dark'] as const) {
     assert.match(facts, /Profile\s+demo/);
     const calls = detail.getByRole('table', { name: "The run's API calls, oldest first" });
     const rows = await calls.getByRole('row').allInnerTexts();
-    assert.equal(rows.length, 3, rows.join('\n'));
+    // The run's read, the read Airlock made to show the person what the PATCH would change (audited as such), the PATCH.
+    assert.equal(rows.length, 4, rows.join('\n'));
     assert.match(rows[1]!, /GET \S+\/events\?limit=1\s+200\s+read/);
-    assert.match(rows[2]!, /PATCH \S+\/events\/\S+\s+—\s+denied by .* via web UI/);
+    assert.match(rows[2]!, /GET \S+\/events\/\S+\s+200\s+read by Airlock for the prompt \(the run never saw it\)/);
+    assert.match(rows[3]!, /PATCH \S+\/events\/\S+\s+—\s+denied by .* via web UI/);
     const script = detail.getByRole('figure', { name: 'Script of this run' });
     assert.ok((await script.locator('.hljs-keyword').count()) > 0);
     assert.match(await script.innerText(), /hello from the activity run/);

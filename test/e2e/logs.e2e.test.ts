@@ -81,7 +81,8 @@ test('the run-id filter shows every line of a run: console output, the gate, the
       `${what} is missing from the run's lines:\n${lines.join('\n')}`,
     );
   has('the console output', /\[sandbox\] \(run [^)]+\) run marker/);
-  has("the gate's read", /\[gate\] .*events\.list: read GET http/);
+  // Gate lines carry the path, not the query (every client can read the log through server_log).
+  has("the gate's read", /\[gate\] .*events\.list: read GET \/events → 200$/);
   has("the gate's decision on the mutation", /\[gate\] .*events\.create: denied POST/);
   has('the approval request', /\[approvals\] .*approval apr_\w+ requested: .*POST/);
   has('how the approval ended', /\[approvals\] .*approval apr_\w+ timeout: timed out/);

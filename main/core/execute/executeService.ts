@@ -93,20 +93,7 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
 
   const held = new HeldRuns<ExecuteOutcome>({
     ...(options.approvals ? { approvals: options.approvals } : {}),
-    failed: (error) => {
-      const text = `internal: the run failed: ${(error as Error)?.message ?? String(error)}`;
-      return {
-        runId: '',
-        scriptSha256: '',
-        apiCalls: 0,
-        truncated: false,
-        isError: true,
-        outcome: 'internal',
-        text,
-        durationMs: 0,
-        bytesOut: Buffer.byteLength(text),
-      };
-    },
+    failed: (error) => notRun('', 'internal', `internal: the run failed: ${(error as Error)?.message ?? String(error)}`),
   });
 
   async function execute(code: string, caller: CallerInfo, runOptions: RunOptions = {}): Promise<ExecuteOutcome> {
@@ -212,18 +199,7 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
     });
     if (followed.kind === 'done') return followed.outcome;
     if (followed.kind === 'left') {
-      const text = `stopped following run ${runId}: it goes on for the session that started it`;
-      return {
-        runId,
-        scriptSha256: '',
-        apiCalls: 0,
-        truncated: false,
-        isError: true,
-        outcome: 'aborted',
-        text,
-        durationMs: 0,
-        bytesOut: Buffer.byteLength(text),
-      };
+      return notRun(runId, 'aborted', `stopped following run ${runId}: it goes on for the session that started it`);
     }
     return heldOutcome(runId, followed.pending);
   }
@@ -231,38 +207,29 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
   async function resume(id: string, caller: CallerInfo, runOptions: RunOptions = {}): Promise<ExecuteOutcome> {
     const live = typeof id === 'string' ? held.get(id.trim()) : undefined;
     if (options.killSwitch()) {
-      const text = 'execute is switched off by the person running Airlock (kill switch): runs still going were stopped, and none can be resumed.';
-      return {
-        runId: String(id).slice(0, 100),
-        scriptSha256: '',
-        apiCalls: 0,
-        truncated: false,
-        isError: true,
-        outcome: 'killed',
-        text,
-        durationMs: 0,
-        bytesOut: Buffer.byteLength(text),
-      };
+      return notRun(
+        String(id).slice(0, 100),
+        'killed',
+        'execute is switched off by the person running Airlock (kill switch): runs still going were stopped, and none can be resumed.',
+      );
     }
     if (!live) {
-      const text = `no run ${JSON.stringify(String(id).slice(0, 100))} to resume: a held run's result is kept ${Math.round(KEEP_FINISHED_MS / 60_000)} minutes after it finishes, and none survives a restart of Airlock. Run the code again if it is still needed.`;
-      return {
-        runId: String(id).slice(0, 100),
-        scriptSha256: '',
-        apiCalls: 0,
-        truncated: false,
-        isError: true,
-        outcome: 'invalid',
-        text,
-        durationMs: 0,
-        bytesOut: Buffer.byteLength(text),
-      };
+      return notRun(
+        String(id).slice(0, 100),
+        'invalid',
+        `no run ${JSON.stringify(String(id).slice(0, 100))} to resume: a held run's result is kept ${Math.round(KEEP_FINISHED_MS / 60_000)} minutes after it finishes, and none survives a restart of Airlock. Run the code again if it is still needed.`,
+      );
     }
     if (live.callerKey !== caller.key) log.info(`run ${live.runId.slice(0, 8)} resumed by another session (${caller.clientName ?? caller.key})`);
     return follow(live.runId, caller.key, runOptions);
   }
 
   return { execute, resume, callerGone: (key) => held.callerGone(key), stopAll: (reason) => held.stopAll(reason), manifest };
+}
+
+/** An answer that is not a run's: an error, about no run in particular (or the one named). */
+function notRun(runId: string, outcome: ExecuteOutcome['outcome'], text: string): ExecuteOutcome {
+  return { runId, scriptSha256: '', apiCalls: 0, truncated: false, isError: true, outcome, text, durationMs: 0, bytesOut: Buffer.byteLength(text) };
 }
 
 /** The answer to a call whose run waits for a person: nothing has been sent; how to continue. */

@@ -72,11 +72,7 @@ export function KillSwitchControl({ status, focus, setFocus }: Props) {
       <button ref={trigger} type="button" className="danger" aria-haspopup="dialog" onClick={() => dialog.current?.showModal()}>
         Kill switch
       </button>
-      {kill.error ? (
-        <p role="alert" className="error">
-          <InlineText text={kill.error} />
-        </p>
-      ) : null}
+      <KillError error={kill.error} />
       <dialog ref={dialog} className="kill-dialog" aria-labelledby="kill-dialog-title" aria-describedby="kill-dialog-text">
         <h2 id="kill-dialog-title">Stop all executes?</h2>
         <p id="kill-dialog-text">
@@ -122,11 +118,16 @@ export function KillSwitchBar({ status, focus, setFocus }: Props) {
       <button type="button" className="primary" disabled={kill.busy} onClick={() => void kill.set(false).then((ok) => ok && setFocus('control'))}>
         Turn execute back on
       </button>
-      {kill.error ? (
-        <p role="alert" className="error">
-          <InlineText text={kill.error} />
-        </p>
-      ) : null}
+      <KillError error={kill.error} />
     </section>
   );
+}
+
+/** Why the kill switch did not change, next to the control that tried. */
+function KillError({ error }: { error: string | undefined }) {
+  return error ? (
+    <p role="alert" className="error">
+      <InlineText text={error} />
+    </p>
+  ) : null;
 }
