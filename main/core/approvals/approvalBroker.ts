@@ -14,6 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   GRANT_SCOPE_INFO,
+  offeredScopes,
   RUN_GRANT_BY,
   grantBy,
   isGrantScope,
@@ -58,9 +59,24 @@ interface Waiting {
 /** How many answered ids are remembered, so a late answer is told what happened. */
 const REMEMBERED = 500;
 
-/** Operations too risky for a grant "until revoked": deletions. The UI hides those scopes; the broker refuses them. */
-export function allowsAlways(req: ApprovalRequest): boolean {
-  return req.reason !== 'destructive';
+/** Why a scope the prompt does not offer for this request is refused, in words. */
+function refusedScope(req: ApprovalRequest, scope: ApproveScope): AirlockError {
+  const where = `${req.method} ${req.pathTemplate}`;
+  if (isGrantScope(scope) && req.override)
+    return new AirlockError(
+      'usage',
+      `no grant is offered for ${where}: the call overrides its method (${req.override.from} via ${req.override.via}); approve it once or for the rest of this run`,
+    );
+  if (scope === 'client-always' && !req.caller.clientName)
+    return new AirlockError('usage', `"this client, until revoked" needs the name the client declares, and ${req.caller.key} declared none`, {
+      hint: 'allow it for this session instead',
+    });
+  if (untilRevoked(scope))
+    return new AirlockError(
+      'usage',
+      `"${GRANT_SCOPE_INFO[scope as 'always'].label}" is not offered for ${where}: destructive operations are approved one call, one run or one session at a time`,
+    );
+  return new AirlockError('usage', `"${scope}" is not offered for ${where}`);
 }
 
 function describe(req: ApprovalRequest): string {
@@ -235,23 +251,8 @@ export class ApprovalBroker implements ApprovalHook {
     const req = w.pending.request;
     let result: ApprovalDecision;
     if (decision.approve) {
-      if (untilRevoked(decision.scope) && !allowsAlways(req)) {
-        throw new AirlockError(
-          'usage',
-          `"${GRANT_SCOPE_INFO[decision.scope as 'always'].label}" is not offered for ${req.method} ${req.pathTemplate}: destructive operations are approved one call, one run or one session at a time`,
-        );
-      }
-      if (isGrantScope(decision.scope) && req.override) {
-        throw new AirlockError(
-          'usage',
-          `no grant is offered for ${req.method} ${req.pathTemplate}: the call overrides its method (${req.override.from} via ${req.override.via}); approve it once or for the rest of this run`,
-        );
-      }
-      if (decision.scope === 'client-always' && !req.caller.clientName) {
-        throw new AirlockError('usage', `"this client, until revoked" needs the name the client declares, and ${req.caller.key} declared none`, {
-          hint: 'allow it for this session instead',
-        });
-      }
+      // One rule for what may be granted: offeredScopes, which the prompt and the CLI show too.
+      if (!offeredScopes(req).includes(decision.scope)) throw refusedScope(req, decision.scope);
       let grantId: string | undefined;
       if (decision.scope === 'run') this.runGrants.add(req.runId);
       const scope = decision.scope;
