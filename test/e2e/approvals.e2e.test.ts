@@ -173,8 +173,10 @@ test('the tab title counts what waits', { skip, timeout: 60_000 }, async () => {
     .getByRole('listitem')
     .filter({ hasText: /e2e title|\/events/ })
     .filter({ hasText: /denied by/ })
+    // Shown at once as "being recorded…", then with its audit record.
+    .filter({ hasText: /Activity record #\d+/ })
     .first();
-  await answered.waitFor();
+  await answered.waitFor({ timeout: 10_000 });
   const text = (await answered.innerText()).trim();
   // Time, operation, client, the answer, and the link to its Activity record.
   assert.match(text, /^\S.* · POST .*\/events \(events\.create\) from e2e-client — denied by .* via web UI · Activity record #\d+$/);
