@@ -69,7 +69,7 @@ let failed = false;
 
 for (const name of sets) {
   const set = JSON.parse(readFileSync(join(evalDir, `${name}.json`), 'utf8')) as EvalSet;
-  // The OpenAgenda contract is not in the repository: AIRLOCK_OPENAGENDA_SPEC or ../shared (test/helpers/paths.ts).
+  // The OpenAgenda contract is not in the repository: AIRLOCK_OPENAGENDA_SPEC, or the shared fixture (test/helpers/paths.ts).
   const spec = name === 'openagenda' ? OPENAGENDA_SPEC : resolve(root, set.spec);
   if (!spec) {
     console.log(`\n${name}: skipped, needs the OpenAgenda v3 contract (${OPENAGENDA_HOW})`);

@@ -3,15 +3,15 @@
 // run them, and everything else still runs; with AIRLOCK_REQUIRE_ALL=1 (as
 // in CI) the same line is a failure. Proved here by running real test files
 // in a child process with AIRLOCK_OPENAGENDA_SPEC=none, which hides the
-// contract even where ../shared/fixtures/openagenda-v3/ exists (the way
+// contract even where the shared fixture sits beside the checkout (the way
 // systemTools.test.ts hides system tools from PATH).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { ROOT } from '../helpers/paths.ts';
+import { OPENAGENDA_HOW, ROOT } from '../helpers/paths.ts';
 import { runToEnd, type ChildRun } from '../helpers/processes.ts';
 
-const LINE = 'needs the OpenAgenda v3 contract (set AIRLOCK_OPENAGENDA_SPEC=/path/to/openapi.yaml, or place it at ../shared/fixtures/openagenda-v3/)';
+const LINE = `needs the OpenAgenda v3 contract (${OPENAGENDA_HOW})`;
 /** What a run may take, at most (it takes seconds). */
 const DEADLINE_MS = 90_000;
 /** One file with a test that needs the contract (requireOpenAgenda), one with a suite (describeWithOpenAgenda). */

@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema, TaskStatusNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { serve, type Served } from '../helpers/processes.ts';
 import { httpClient } from '../helpers/mcpClients.ts';
 import { controlClient, waitForEvent, waitForStoppedWaiting } from '../helpers/control.ts';
@@ -173,6 +173,15 @@ test('a client that asks for a task gets one at once, polls it while the person 
   const listed = await client.listTools();
   assert.deepEqual(listed.tools.find((tool) => tool.name === 'execute')?.execution, { taskSupport: 'optional' });
   const before = mutations();
+  // A plain call would be answered "held" 1 ms into its wait; a task never is.
+  assert.deepEqual((await control.call('settings.update', { values: { approvalReplyAfterMs: 1 } })).applied, ['approvalReplyAfterMs']);
+  t.after(() => control.call('settings.update', { values: { approvalReplyAfterMs: 2_000 } }));
+  // The task says what it waits for: in tasks/get, and in the status notification the server sends when it changes.
+  const waiting = new Promise<string>((resolve) =>
+    client.setNotificationHandler(TaskStatusNotificationSchema, (n) => {
+      if (n.params.statusMessage) resolve(n.params.statusMessage);
+    }),
+  );
   const requested = waitForEvent(control, 'approval-requested');
   const created = await client.request(
     {
@@ -187,16 +196,10 @@ test('a client that asks for a task gets one at once, polls it while the person 
   );
   const { taskId } = created.task;
   const { approval } = await requested;
-  // Polled past the 2 s after which a plain call is answered "held": a task is never "held".
-  let task = await client.experimental.tasks.getTask(taskId);
-  for (const deadline = Date.now() + 10_000; task.statusMessage === undefined; task = await client.experimental.tasks.getTask(taskId)) {
-    assert.ok(Date.now() < deadline, 'the task says what it waits for');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.equal(task.status, 'working');
+  assert.equal(await waiting, 'Waiting for your approval in Airlock: POST /items');
+  const task = await client.experimental.tasks.getTask(taskId);
+  assert.equal(task.status, 'working', 'still waiting for the person, not answered "held"');
   assert.equal(task.statusMessage, 'Waiting for your approval in Airlock: POST /items');
-  await new Promise((r) => setTimeout(r, 2_500));
-  assert.equal((await client.experimental.tasks.getTask(taskId)).status, 'working', 'still waiting for the person, not answered "held"');
   assert.equal(mutations(), before);
   await control.call('approvals.decide', { id: approval.id, decision: 'approve', scope: 'once' });
   const result = (await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema)) as CallToolResult;

@@ -1,9 +1,9 @@
 // execute end to end against the OpenAgenda v3 contract served by a mock
 // (Prism): the openagenda preset, its `oa` alias, bearer auth, a read, and a
 // mutation that reaches the mock only once approved. The contract is not in
-// the repository: without it (AIRLOCK_OPENAGENDA_SPEC, or
-// ../shared/fixtures/openagenda-v3/) the suite skips with one line
-// (test/helpers/openAgenda.ts). The same paths on a document the repository
+// the repository: without it (AIRLOCK_OPENAGENDA_SPEC, or the shared
+// fixture beside the checkout: test/helpers/paths.ts) the suite skips with
+// one line (test/helpers/openAgenda.ts). The same paths on a document the repository
 // has are tested in approvals.test.ts and execute.test.ts.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -9,7 +9,7 @@ import { useCall } from '../../api/hooks.ts';
 import { useControl } from '../../api/ControlProvider.tsx';
 import { useRules } from '../rules/useRules.ts';
 import { EffectiveBadge } from '../rules/ruleParts.tsx';
-import { InlineText } from '../../components/InlineText.tsx';
+import { Message, type ScreenMessage } from '../../components/Message.tsx';
 
 const SHOWN = 200;
 
@@ -24,7 +24,7 @@ export function OperationPolicies({ profile }: { profile: ProfileView }) {
   );
   const rules = useRules();
   const effective = new Map((rules.data?.operations ?? []).map((o) => [o.operationId, o.effective]));
-  const [message, setMessage] = useState<{ kind: 'status' | 'alert'; text: string }>();
+  const [message, setMessage] = useState<ScreenMessage>();
   const set = async (operationId: string, value: string) => {
     try {
       const r = await api.call('profiles.setOperationPolicy', { operationId, policy: value === '' ? null : (value as 'allow' | 'ask' | 'deny') });
@@ -48,11 +48,7 @@ export function OperationPolicies({ profile }: { profile: ProfileView }) {
         “In effect” counts the grants too: the <a href="#/rules">Rules</a> screen lists them, with the calls each rule let through, held or refused.
       </p>
       <label htmlFor={searchId}>Search operations</label> <input id={searchId} type="search" value={query} onChange={(e) => setQuery(e.target.value)} />
-      {message ? (
-        <p role={message.kind}>
-          <InlineText text={message.text} />
-        </p>
-      ) : null}
+      <Message message={message} />
       {operations.error ? <p role="alert">{operations.error.message}</p> : null}
       <table className="grid operations">
         <caption className="visually-hidden">Operations of {profile.name}</caption>

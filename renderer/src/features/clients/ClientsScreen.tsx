@@ -11,6 +11,7 @@ import { useControl } from '../../api/ControlProvider.tsx';
 import { CopyButton } from '../../components/CopyButton.tsx';
 import { InlineText } from '../../components/InlineText.tsx';
 import { DiffView } from '../../components/DiffView.tsx';
+import { Message, type ScreenMessage } from '../../components/Message.tsx';
 
 type Change = ControlOutput<'clients.change'>;
 
@@ -33,7 +34,7 @@ function ClientRow({ client, onChanged }: { client: ClientStatusView; onChanged(
   const { api } = useControl();
   const [plan, setPlan] = useState<Change>();
   const [done, setDone] = useState<Change>();
-  const [message, setMessage] = useState<{ kind: 'status' | 'alert'; text: string }>();
+  const [message, setMessage] = useState<ScreenMessage>();
   const [busy, setBusy] = useState(false);
   const run = async (fn: () => Promise<void>) => {
     setBusy(true);
@@ -156,11 +157,7 @@ function ClientRow({ client, onChanged }: { client: ClientStatusView; onChanged(
           </p>
         </div>
       ) : null}
-      {message ? (
-        <p role={message.kind}>
-          <InlineText text={message.text} />
-        </p>
-      ) : null}
+      <Message message={message} />
     </section>
   );
 }

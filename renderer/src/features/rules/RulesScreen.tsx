@@ -15,6 +15,7 @@ import { useRules } from './useRules.ts';
 import { EffectiveBadge, Hits, when } from './ruleParts.tsx';
 import './rules.css';
 import { InlineText } from '../../components/InlineText.tsx';
+import { Message, type ScreenMessage } from '../../components/Message.tsx';
 
 /** Rows shown unless "every operation" is ticked: what a rule can matter for. */
 function worthShowing(op: RuleOperation): boolean {
@@ -44,7 +45,7 @@ export function RulesScreen() {
   const rules = useRules();
   const [query, setQuery] = useState('');
   const [everything, setEverything] = useState(false);
-  const [message, setMessage] = useState<{ kind: 'status' | 'alert'; text: string }>();
+  const [message, setMessage] = useState<ScreenMessage>();
   const [confirmRevokeAll, setConfirmRevokeAll] = useState(false);
   const needle = useDeferredValue(query).trim().toLowerCase();
   const view = rules.data;
@@ -102,11 +103,7 @@ export function RulesScreen() {
           <InlineText text={rules.error.message} />
         </p>
       ) : null}
-      {message ? (
-        <p role={message.kind}>
-          <InlineText text={message.text} />
-        </p>
-      ) : null}
+      <Message message={message} />
       {!view && !rules.error ? <p role="status">Loading the rules…</p> : null}
       {view ? (
         <>

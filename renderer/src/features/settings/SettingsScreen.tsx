@@ -7,13 +7,13 @@ import { useState } from 'react';
 import { SettingsForm } from '../../components/SettingsForm.tsx';
 import { useControl } from '../../api/ControlProvider.tsx';
 import { useCall } from '../../api/hooks.ts';
-import { InlineText } from '../../components/InlineText.tsx';
+import { Message, type ScreenMessage } from '../../components/Message.tsx';
 
 function TokenRotation() {
   const { api } = useControl();
   const status = useCall('status', {});
   const [confirming, setConfirming] = useState(false);
-  const [message, setMessage] = useState<{ kind: 'status' | 'alert'; text: string }>();
+  const [message, setMessage] = useState<ScreenMessage>();
   const rotate = async () => {
     setConfirming(false);
     try {
@@ -49,11 +49,7 @@ function TokenRotation() {
           Rotate MCP token…
         </button>
       )}
-      {message ? (
-        <p role={message.kind}>
-          <InlineText text={message.text} />
-        </p>
-      ) : null}
+      <Message message={message} />
     </section>
   );
 }

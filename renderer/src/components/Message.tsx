@@ -1,0 +1,15 @@
+// A screen's last word on what it just did: a polite status, or an alert when it failed.
+import { InlineText } from './InlineText.tsx';
+
+export interface ScreenMessage {
+  kind: 'status' | 'alert';
+  text: string;
+}
+
+export function Message({ message }: { message: ScreenMessage | undefined }) {
+  return message ? (
+    <p role={message.kind}>
+      <InlineText text={message.text} />
+    </p>
+  ) : null;
+}
