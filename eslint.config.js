@@ -5,13 +5,16 @@
 //   the CLI or the renderer;
 // - main/cli never imports electron, the adapter or the renderer;
 // - the renderer talks to the core only through contract/ (no main/, no
-//   Node, no electron, no preload internals).
+//   Node, no electron, no preload internals);
+// - the rooms of main/core are in order (CORE_ROOMS): a room imports its own
+//   files and lower levels only, never up or across (eslint-rules/rooms.js).
 // Formatting is Prettier's (.prettierrc.json), checked by `npm run lint`.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 import prettierConfig from 'eslint-config-prettier';
 import reactHooks from 'eslint-plugin-react-hooks';
+import roomsRule from './eslint-rules/rooms.js';
 
 const NODE_BUILTINS = [
   'node:*',
@@ -66,6 +69,25 @@ export const layeringRules = {
   ),
 };
 
+/**
+ * The rooms of main/core, low to high. A room may import its own files and any room on a lower level; rooms on
+ * one level do not import each other. runtime/ is the composition root: it alone builds services from the rest.
+ */
+export const CORE_ROOMS = [
+  ['util'], // errors, atomic writes, sqlite, node:http helpers, the version, install paths
+  ['log'], // the logger, its ring buffer, the redactor
+  ['config'], // settings, the data dir, auth schemes, server.json
+  ['http'], // the loopback server, request guards, token files, web UI sessions and files
+  ['openapi', 'sandbox', 'demo'], // documents and catalogues; the sandbox engines; the built-in demo API
+  ['search', 'profiles'], // the search index (and the cached, prepared API); API profiles
+  ['secrets', 'audit'], // keys in the keychain; the audit store
+  ['approvals'], // the approval broker, grants
+  ['egress'], // the gate every API call goes through
+  ['execute'], // runs of execute: caps, held runs
+  ['mcp', 'control', 'clients', 'diagnostics'], // MCP servers and transports; the control API; client registration; engine inventory
+  ['runtime'], // the composition root: services, handlers, the companion and its server
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'build/**', 'out/**', 'scratch/**', 'renderer/dist/**', 'docs/**'] },
   js.configs.recommended,
@@ -79,6 +101,11 @@ export default tseslint.config(
     },
   },
   { files: ['main/core/**'], rules: layeringRules.core },
+  {
+    files: ['main/core/**/*.ts'],
+    plugins: { airlock: { rules: { rooms: roomsRule } } },
+    rules: { 'airlock/rooms': ['error', { base: 'main/core', levels: CORE_ROOMS }] },
+  },
   { files: ['main/cli/**'], rules: layeringRules.cli },
   { files: ['contract/**'], rules: layeringRules.contract },
   {

@@ -1,7 +1,7 @@
 // How long the redactor takes on what it sees most: a log line, a typical
 // JSON response, and the largest response the gate accepts (10 MB), with and
 // without the key inside. `node bench/redactor.bench.ts`
-import { createRedactor } from '../main/core/egress/redactor.ts';
+import { createRedactor } from '../main/core/log/redactor.ts';
 
 const KEY = 'sk_live_BENCH_0123456789abcdef0123';
 const redact = createRedactor([KEY]);

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startGateProxy } from '../main/core/egress/gateProxy.ts';
+import { startGateProxy } from '../main/core/sandbox/gateProxy.ts';
 import type { RunOutcome, SandboxEngine } from '../main/core/sandbox/engine.ts';
 import { createNodeEngine } from '../main/core/sandbox/node/nodeEngine.ts';
 import { createDenoEngine, denoRuntimeArgs } from '../main/core/sandbox/deno/denoEngine.ts';

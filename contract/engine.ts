@@ -5,9 +5,9 @@
 import { z } from 'zod';
 
 export const ENGINES = ['quickjs', 'deno', 'node'] as const;
-export const EGRESS_MODES = ['executor', 'wrapper', 'none'] as const;
+export const NETWORK_MODES = ['executor', 'wrapper', 'none'] as const;
 export const engineNameSchema = z.enum(ENGINES);
-export const egressModeSchema = z.enum(EGRESS_MODES);
+export const networkModeSchema = z.enum(NETWORK_MODES);
 
 export const derivedPolicySchema = z.object({
   enforcedBy: z.string(),
@@ -20,7 +20,7 @@ export type DerivedPolicy = z.infer<typeof derivedPolicySchema>;
 
 export const engineCellSchema = z.object({
   engine: engineNameSchema,
-  egress: egressModeSchema,
+  egress: networkModeSchema,
   state: z.enum(['valid', 'invalid', 'needs-install', 'needs-acknowledgement']),
   /** Why the cell is invalid, what is missing, or what acknowledging means. */
   reason: z.string().optional(),
@@ -40,7 +40,7 @@ export const componentSchema = z.object({
 });
 
 export const engineMatrixSchema = z.object({
-  current: z.object({ engine: engineNameSchema, egress: egressModeSchema }),
+  current: z.object({ engine: engineNameSchema, egress: networkModeSchema }),
   /** Set when a flag or env var chose the engine or egress: the screen cannot change it. */
   lockedBy: z.string().optional(),
   cells: z.array(engineCellSchema),
@@ -51,7 +51,7 @@ export type EngineMatrix = z.infer<typeof engineMatrixSchema>;
 export const engineApplySchema = z
   .object({
     engine: engineNameSchema,
-    egress: egressModeSchema,
+    egress: networkModeSchema,
     /** Required for deno with egress none: the person accepts an unbounded network. */
     acknowledgeUnrestricted: z.boolean().optional(),
   })
@@ -59,7 +59,7 @@ export const engineApplySchema = z
 
 export const engineApplyResultSchema = z.object({
   engine: engineNameSchema,
-  egress: egressModeSchema,
+  egress: networkModeSchema,
   boundary: z.string(),
   banner: z.string().optional(),
   policy: derivedPolicySchema,

@@ -14,3 +14,4 @@ export * from './methods.ts';
 export * from './control.ts';
 export * from './events.ts';
 export * from './controlApi.ts';
+export * from './ipc.ts';

@@ -2,10 +2,10 @@
 // env, settings.json and defaults.
 import type { Command } from 'commander';
 import { typedFlags } from './options.ts';
-import { runtimeContext, type RuntimeContext } from '../core/runtime/runtimeContext.ts';
+import { startContext, type StartContext } from '../core/runtime/startContext.ts';
 
-export type CliContext = RuntimeContext;
+export type CliContext = StartContext;
 
 export function cliContext(command: Command, env: NodeJS.ProcessEnv = process.env): CliContext {
-  return runtimeContext(typedFlags(command), env);
+  return startContext(typedFlags(command), env);
 }

@@ -2,9 +2,9 @@
 // its settings (flag > AIRLOCK_* env > settings.json > default) and calls
 // into the core. Usage errors print one line and exit 2.
 import { Command, CommanderError, Option, InvalidArgumentError } from 'commander';
-import { AirlockError, errorMessage } from '../core/errors.ts';
+import { AirlockError, errorMessage } from '../core/util/errors.ts';
 import { ControlError } from '../../contract/controlApi.ts';
-import { AIRLOCK_VERSION } from '../core/runtime/version.ts';
+import { AIRLOCK_VERSION } from '../core/util/version.ts';
 import { addSettingOptions } from './options.ts';
 import { cliContext } from './context.ts';
 import { PROFILE_NAME } from '../core/profiles/profile.ts';
@@ -23,8 +23,8 @@ const openCommands = () => import('./commands/open.ts');
 const keysCommands = () => import('./commands/keys.ts');
 const clientsCommands = () => import('./commands/clients.ts');
 const auditCommands = () => import('./commands/audit.ts');
-const printEgressPolicy = async (...a: Parameters<typeof import('./commands/printEgressPolicy.ts').printEgressPolicy>) =>
-  (await import('./commands/printEgressPolicy.ts')).printEgressPolicy(...a);
+const printNetworkPolicy = async (...a: Parameters<typeof import('./commands/printNetworkPolicy.ts').printNetworkPolicy>) =>
+  (await import('./commands/printNetworkPolicy.ts')).printNetworkPolicy(...a);
 
 const choice =
   <T extends string>(name: string, values: readonly T[]) =>
@@ -115,7 +115,7 @@ export function buildProgram(): Command {
       new Option('--format <format>', 'srt (the sandbox-runtime settings) or json').argParser(choice('--format', ['srt', 'json'] as const)).default('json'),
     )
     .action(async function (this: Command) {
-      await printEgressPolicy(cliContext(this), this.opts().format);
+      await printNetworkPolicy(cliContext(this), this.opts().format);
     });
 
   addSettingOptions(sub(program, 'open', 'open the web UI of the running `airlock serve --ui` in your browser (a one-time login link)'), ['common'])

@@ -2,10 +2,10 @@
 // token file) and returns a control API client for it.
 import { readFileSync } from 'node:fs';
 import { dataPaths } from '../core/config/dataDir.ts';
-import { AirlockError } from '../core/errors.ts';
+import { AirlockError } from '../core/util/errors.ts';
 import { createControlClient, type ControlClient } from '../core/control/controlClient.ts';
 
-import { isAlive, readServerInfo, type ServerInfo } from '../core/runtime/serverInfo.ts';
+import { isAlive, readServerInfo, type ServerInfo } from '../core/config/serverInfo.ts';
 
 export { isAlive, readServerInfo, type ServerInfo };
 

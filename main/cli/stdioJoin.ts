@@ -3,9 +3,9 @@
 // bin entry comes straight here — no command-line framework, settings table,
 // MCP SDK or zod — so a client's server is up in a few tens of milliseconds.
 // Anything else goes through the full CLI (same behaviour, slower start).
-import { CLI_ENTRY } from '../core/runtime/installPaths.ts';
+import { CLI_ENTRY } from '../core/util/installPaths.ts';
 import { checkDataDir, defaultDataDir } from '../core/config/dataDir.ts';
-import { AirlockError } from '../core/errors.ts';
+import { AirlockError } from '../core/util/errors.ts';
 import { connectOrStart } from '../core/mcp/companionLocator.ts';
 import { runForwarder } from '../core/mcp/stdioForwarder.ts';
 

@@ -10,6 +10,7 @@
 import type { Notification as NotificationType, Tray as TrayType, BrowserWindow } from 'electron';
 import type { PendingApproval } from '../../contract/approvals.ts';
 import type { ElectronApi } from './electronApi.ts';
+import { NAVIGATE_CHANNEL } from '../../contract/ipc.ts';
 
 export interface Attention {
   update(pending: PendingApproval[]): void;
@@ -76,7 +77,7 @@ export function createAttention(
         const w = parts.window();
         w?.show();
         w?.focus();
-        w?.webContents.send('airlock:navigate', 'approvals');
+        w?.webContents.send(NAVIGATE_CHANNEL, 'approvals');
       };
       notification.on('click', review);
       notification.on('action', (_event: unknown, index: number) => {

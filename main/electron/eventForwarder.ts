@@ -3,7 +3,7 @@
 import type { WebContents } from 'electron';
 import type { EventHub } from '../core/control/eventHub.ts';
 import type { ControlEvent } from '../../contract/events.ts';
-import { EVENTS_CHANNEL } from './ipcBridge.ts';
+import { EVENTS_CHANNEL } from '../../contract/ipc.ts';
 
 export function forwardEvents(hub: EventHub, contents: Pick<WebContents, 'send' | 'isDestroyed' | 'on'>, replay: () => ControlEvent[]): () => void {
   const send = (batch: ControlEvent[], dropped = 0) => {

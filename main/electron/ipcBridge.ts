@@ -3,13 +3,12 @@
 // sender, then goes through the one dispatcher, which validates the payload
 // against the contract. Answers are envelopes ({ ok, value } or { ok: false,
 // error }), never thrown errors that would lose their code crossing IPC.
+// The channel names live in contract/ipc.ts, shared with the preload.
 import type { IpcMain } from 'electron';
 import { CONTROL_METHODS, type ControlCaller } from '../../contract/control.ts';
+import { channelOf } from '../../contract/ipc.ts';
 import type { DispatchControl } from '../core/control/dispatch.ts';
 import { isTrustedSender } from './trustedSender.ts';
-
-export const channelOf = (method: string): string => `airlock:${method}`;
-export const EVENTS_CHANNEL = 'airlock:events';
 
 export function registerIpcBridge(ipcMain: Pick<IpcMain, 'handle' | 'removeHandler'>, dispatch: DispatchControl, caller: ControlCaller): () => void {
   for (const method of CONTROL_METHODS) {

@@ -7,8 +7,8 @@
 // tested against a fake electron; this file only wires them.
 import electron from 'electron';
 import { join } from 'node:path';
-import { runtimeContext } from '../core/runtime/runtimeContext.ts';
-import { startServing, type Served } from '../core/runtime/companionServer.ts';
+import { startContext } from '../core/runtime/startContext.ts';
+import { startServing, type ServingCompanion } from '../core/runtime/companionServer.ts';
 import { localUser } from '../core/runtime/localUser.ts';
 import { registerAppScheme, serveAppProtocol } from './appProtocol.ts';
 import { createMainWindow, preloadPath } from './window.ts';
@@ -22,7 +22,7 @@ import { claimSingleInstance } from './singleInstance.ts';
 import { applyStartAtLogin } from './autoLaunch.ts';
 import { appStdioLaunch, launchMode } from './launchMode.ts';
 import { createUpdateCheck } from './updates.ts';
-import { useStdioLauncher } from '../core/runtime/companionViews.ts';
+import { useStdioLauncher } from '../core/clients/stdioLaunch.ts';
 import { defaultDataDir } from '../core/config/dataDir.ts';
 
 const { app, protocol, dialog } = electron;
@@ -47,7 +47,7 @@ export async function startDesktop(): Promise<void> {
   if (mode.kind === 'stdio') return stdioMode(dataDir);
   // Clients this app registers run the app itself with --stdio (packaged: no Node on the machine needed).
   if (app.isPackaged) useStdioLauncher((dir) => appStdioLaunch(process.execPath, dir, defaultDataDir()));
-  const state: { win?: electron.BrowserWindow; served?: Served } = {};
+  const state: { win?: electron.BrowserWindow; served?: ServingCompanion } = {};
   let quitting = false;
   const show = () => {
     const win = state.win;
@@ -64,45 +64,50 @@ export async function startDesktop(): Promise<void> {
   const out = join(appPath, 'out');
   const resources = app.isPackaged ? join(process.resourcesPath, 'resources') : join(appPath, 'resources');
   // Electron's userData is the default data dir, so the app and `airlock serve` share it (one companion per data dir).
-  const served = await startServing(runtimeContext({ dataDir }), { kind: 'desktop' });
+  // The notifications' state comes from `attention`, built below once the window exists; status asks for it only later.
+  let attention: ReturnType<typeof createAttention> | undefined;
+  const served = await startServing(startContext({ dataDir }), {
+    kind: 'desktop',
+    desktop: () => ({ notifications: attention?.notifications ?? 'enabled', ...(attention?.detail ? { detail: attention.detail } : {}) }),
+  });
   const { companion } = served;
+  const { hub, broker, settings, logs } = companion.services;
   serveAppProtocol(protocol, join(out, 'renderer'));
   registerIpcBridge(electron.ipcMain, companion.dispatch, { by: `${localUser()} via desktop`, channel: 'ipc' });
-  applyStartAtLogin(app, companion.settings.startAtLogin === true);
+  applyStartAtLogin(app, settings.values.startAtLogin === true);
 
   const win = createMainWindow(electron, { preload: preloadPath(out), quitting: () => quitting, background: mode.background });
   state.win = win;
   state.served = served;
-  forwardEvents(companion.hub, win.webContents, () => companion.replay(undefined));
+  forwardEvents(hub, win.webContents, () => companion.replay(undefined));
   const tray = createTray(electron, { resources, open: show, quit: () => app.quit() });
   const byPerson = `${localUser()} via desktop`;
-  const attention = createAttention(electron, {
+  const shown = (attention = createAttention(electron, {
     tray,
     window: () => win,
     deny: (id) => {
       try {
-        companion.broker.decide(id, { approve: false, reason: 'denied from the notification' }, byPerson);
+        broker.decide(id, { approve: false, reason: 'denied from the notification' }, byPerson);
       } catch {
         // Already answered elsewhere: the first answer won.
       }
     },
-  });
+  }));
   // The small always-on-top prompt, shown without taking the focus when the main window is hidden or in the background.
   const prompt = createPromptWindow(electron, {
     preload: preloadPath(out),
     mainWindow: () => win,
     quitting: () => quitting,
-    created: (w) => forwardEvents(companion.hub, w.webContents, () => companion.replay(undefined)),
+    created: (w) => forwardEvents(hub, w.webContents, () => companion.replay(undefined)),
   });
-  companion.desktop = () => ({ notifications: attention.notifications, ...(attention.detail ? { detail: attention.detail } : {}) });
   if (app.isPackaged) {
     // Opt-in updates (the autoUpdate setting): downloaded in the background, installed when the person quits.
     const { autoUpdater } = await import('electron-updater');
-    const log = companion.core.logger.child('update');
+    const log = logs.logger.child('update');
     createUpdateCheck({
       updater: autoUpdater,
-      enabled: () => companion.settings.autoUpdate,
-      pendingApprovals: () => companion.broker.list().length,
+      enabled: () => settings.values.autoUpdate,
+      pendingApprovals: () => broker.list().length,
       log: (m) => log.info(m),
       ready: (version) => {
         if (electron.Notification.isSupported())
@@ -112,17 +117,17 @@ export async function startDesktop(): Promise<void> {
   }
   void served.orphaned.then((why) => {
     // No dialog: nobody asked to quit, and a modal would stall the companion. What waits is denied, saying why.
-    companion.core.logger.error(`${why}: no client can find this companion any more, so Airlock quits`);
-    companion.broker.denyAll(`Airlock quit: ${why}`, 'airlock');
+    logs.logger.error(`${why}: no client can find this companion any more, so Airlock quits`);
+    broker.denyAll(`Airlock quit: ${why}`, 'airlock');
     quitting = true;
     void served.close().finally(() => app.exit(1));
   });
   const refresh = () => {
-    const pending = companion.broker.list();
-    attention.update(pending);
+    const pending = broker.list();
+    shown.update(pending);
     prompt.update(pending);
   };
-  companion.broker.subscribe(refresh);
+  broker.subscribe(refresh);
   // The main window's drawer shows the prompt when it has the focus; the small window steps aside.
   win.on('focus', refresh);
 
@@ -131,8 +136,8 @@ export async function startDesktop(): Promise<void> {
     if (quitting) return;
     if (
       !confirmQuit({
-        pendingCount: () => companion.broker.list().length,
-        denyAll: (reason) => companion.broker.denyAll(reason, byPerson),
+        pendingCount: () => broker.list().length,
+        denyAll: (reason) => broker.denyAll(reason, byPerson),
         dialog,
       })
     ) {

@@ -9,6 +9,7 @@ import { loadApiDocument } from '../../main/core/openapi/loadDocument.ts';
 import { buildCatalogue } from '../../main/core/openapi/catalogue.ts';
 import { GITHUB_SPEC, ROOT, tempDir } from './paths.ts';
 import { createEgressGate, type EgressGate } from '../../main/core/egress/egressGate.ts';
+import { createRedactor } from '../../main/core/log/redactor.ts';
 import type { Catalogue } from '../../main/core/openapi/catalogue.ts';
 import type { RunContext } from '../../main/core/egress/types.ts';
 import type { ApiCallRequest, ApiCallResult } from '../../main/core/sandbox/engine.ts';
@@ -59,6 +60,7 @@ export async function startCaptureApi(): Promise<CaptureApi> {
         catalogue,
       },
       getCredential: () => 'sk_test_KEY',
+      redactor: () => createRedactor(['sk_test_KEY']),
     });
   return {
     url,

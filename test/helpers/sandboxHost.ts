@@ -3,9 +3,9 @@
 // and prints `running` once the sandboxed code is inside an API call. The test
 // then kills this process with SIGKILL and checks that the sandbox died too.
 // Usage: node sandboxHost.ts <node|deno> <egress> <tmpDir> [denoPath]
-import { startGateProxy } from '../../main/core/egress/gateProxy.ts';
+import { startGateProxy } from '../../main/core/sandbox/gateProxy.ts';
 import { createNodeEngine } from '../../main/core/sandbox/node/nodeEngine.ts';
-import { createDenoEngine, type DenoEgress } from '../../main/core/sandbox/deno/denoEngine.ts';
+import { createDenoEngine, type DenoNetwork } from '../../main/core/sandbox/deno/denoEngine.ts';
 import { join } from 'node:path';
 
 const [kind, egress, tmpDir, denoPath] = process.argv.slice(2);
@@ -14,7 +14,7 @@ const proxy = await startGateProxy();
 const engine =
   kind === 'node'
     ? createNodeEngine({ proxy, egress: egress as 'none' | 'wrapper', tmpDir })
-    : createDenoEngine({ proxy, egress: egress as DenoEgress, tmpDir, denoPath: denoPath!, denoDir: join(tmpDir, 'deno-dir') });
+    : createDenoEngine({ proxy, egress: egress as DenoNetwork, tmpDir, denoPath: denoPath!, denoDir: join(tmpDir, 'deno-dir') });
 void engine.run({
   runId: 'forever',
   code: 'await api.ping(); for (;;) {}',

@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { startGateProxy, type GateProxy } from '../../main/core/egress/gateProxy.ts';
+import { startGateProxy, type GateProxy } from '../../main/core/sandbox/gateProxy.ts';
 import type { ApiCallRequest, ApiCallResult, RunControl, RunLimits, RunOutcome, RunRequest } from '../../main/core/sandbox/engine.ts';
 import type { SubprocessEngine } from '../../main/core/sandbox/subprocess/subprocessEngine.ts';
 import { tempDir } from './paths.ts';

@@ -12,7 +12,10 @@ import { startDemoServer, demoSpecPath, type DemoServer } from '../../main/core/
 import { loadApiDocument } from '../../main/core/openapi/loadDocument.ts';
 import { buildCatalogue, type Catalogue } from '../../main/core/openapi/catalogue.ts';
 import { createEgressGate } from '../../main/core/egress/egressGate.ts';
-import type { ApiCallRecord, ApprovalHook, MutationApprovalRequest, RunContext } from '../../main/core/egress/types.ts';
+import { createRedactor } from '../../main/core/log/redactor.ts';
+import type { ApiCallRecord } from '../../main/core/audit/types.ts';
+import type { ApprovalHook, MutationApprovalRequest } from '../../main/core/approvals/types.ts';
+import type { RunContext } from '../../main/core/egress/types.ts';
 import { createLogger } from '../../main/core/log/logger.ts';
 import { LogBuffer } from '../../main/core/log/logBuffer.ts';
 import { tempDir } from '../helpers/paths.ts';
@@ -63,6 +66,7 @@ function setup(baseUrl = demo.url) {
       catalogue,
     },
     getCredential: () => KEY,
+    redactor: () => createRedactor([KEY]),
     approvals,
     onApiCall: (r) => void records.push(r),
     logger: createLogger({ buffer, sink: () => {} }).child('gate'),
@@ -163,6 +167,7 @@ test('nothing is read when no person will see it: a grant answers, or nobody can
         catalogue,
       },
       getCredential: () => undefined,
+      redactor: () => createRedactor([]),
       approvals: granted,
     });
     await gate.call({ operationId: 'events.delete', path: { eventId: 'e1' } }, run());

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { AsyncEntry, findCredentialsAsync } from '@napi-rs/keyring';
 import { createKeychainStore, PROBE_ACCOUNT_PREFIX } from '../../main/core/secrets/keychainStore.ts';
 import { SecretStoreUnavailableError } from '../../main/core/secrets/secretStore.ts';
-import { AirlockError } from '../../main/core/errors.ts';
+import { AirlockError } from '../../main/core/util/errors.ts';
 import { NODE, ROOT, tempDir } from '../helpers/paths.ts';
 
 const SERVICE = `Airlock-test-${process.pid}-${randomBytes(4).toString('hex')}`;

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { openAuditStore, type AuditStore } from '../../main/core/audit/auditStore.ts';
 import type { ToolCallInput } from '../../main/core/audit/types.ts';
-import type { ApiCallRecord } from '../../main/core/egress/types.ts';
+import type { ApiCallRecord } from '../../main/core/audit/types.ts';
 import { csvRow, CSV_COLUMNS } from '../../renderer/src/features/activity/exportRecords.ts';
 import type { AuditRecord } from '../../contract/audit.ts';
 import { tempDir } from '../helpers/paths.ts';

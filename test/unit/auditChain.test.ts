@@ -12,7 +12,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { openAuditStore, type AuditStore } from '../../main/core/audit/auditStore.ts';
 import { canonicalJson, chainHash, GENESIS_HASH } from '../../main/core/audit/chain.ts';
 import type { VerifyResult } from '../../main/core/audit/types.ts';
-import { AirlockError } from '../../main/core/errors.ts';
+import { AirlockError } from '../../main/core/util/errors.ts';
 import { tempDir } from '../helpers/paths.ts';
 
 const DAY = 86_400_000;

@@ -9,9 +9,9 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { INPUT_CAP_BYTES, openAuditStore, type AuditStore, type AuditStoreOptions } from '../../main/core/audit/auditStore.ts';
 import type { AuditEntry, ToolCallInput } from '../../main/core/audit/types.ts';
-import type { ApiCallRecord } from '../../main/core/egress/types.ts';
-import { createRedactor } from '../../main/core/egress/redactor.ts';
-import { AirlockError } from '../../main/core/errors.ts';
+import type { ApiCallRecord } from '../../main/core/audit/types.ts';
+import { createRedactor } from '../../main/core/log/redactor.ts';
+import { AirlockError } from '../../main/core/util/errors.ts';
 import { tempDir } from '../helpers/paths.ts';
 
 const T0 = Date.parse('2030-06-01T12:00:00Z');

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { createRegistrar } from '../../main/core/clients/registrar.ts';
 import { CLIENTS, type ClientEnv } from '../../main/core/clients/clientCatalog.ts';
 import { readConfig, readEntry } from '../../main/core/clients/configText.ts';
-import { AirlockError } from '../../main/core/errors.ts';
+import { AirlockError } from '../../main/core/util/errors.ts';
 import { tempDir } from '../helpers/paths.ts';
 import { NODE, CLI } from '../helpers/paths.ts';
 

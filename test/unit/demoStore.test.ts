@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { openDemoStore, type DemoStore } from '../../main/core/demo/demoStore.ts';
 import { DemoApiError, type DemoEvent, type ListQuery } from '../../main/core/demo/demoModel.ts';
 import { SEED_SIZE } from '../../main/core/demo/demoSeed.ts';
-import { AirlockError } from '../../main/core/errors.ts';
+import { AirlockError } from '../../main/core/util/errors.ts';
 import { tempDir } from '../helpers/paths.ts';
 
 const NOW = new Date('2030-06-01T12:00:00Z');

@@ -2,13 +2,17 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createEgressGate, type EgressGateOptions } from '../../main/core/egress/egressGate.ts';
-import type { ApiCallRecord, ApprovalHook, RunContext } from '../../main/core/egress/types.ts';
+import { createRedactor } from '../../main/core/log/redactor.ts';
+import type { ApiCallRecord } from '../../main/core/audit/types.ts';
+import type { ApprovalHook } from '../../main/core/approvals/types.ts';
+import type { RunContext } from '../../main/core/egress/types.ts';
 import type { Profile } from '../../main/core/profiles/profile.ts';
 import type { AuthScheme } from '../../main/core/config/auth.ts';
 import type { ApiCallRequest } from '../../main/core/sandbox/engine.ts';
 import { startEchoApi, echoCatalogue, type EchoApi } from '../helpers/echoApi.ts';
 
 const KEY = 'sk_live_CANARY_0123456789abcdef';
+const redactor = createRedactor([KEY]);
 let echo: EchoApi;
 
 before(async () => {
@@ -25,6 +29,7 @@ function gate(opts: { auth?: AuthScheme; profile?: Partial<Profile>; records?: A
   return createEgressGate({
     api: { profile: profile(p), baseUrl: echo.url, auth: auth ?? { type: 'bearer' }, catalogue: echoCatalogue() },
     getCredential: () => KEY,
+    redactor: () => redactor,
     onApiCall: (r) => void records?.push(r),
     ...rest,
   });
@@ -181,6 +186,7 @@ test('a DNS origin resolving to a private address is refused before any connecti
   const g = createEgressGate({
     api: { profile: profile(), baseUrl: 'https://api.internal.test/v1', auth: { type: 'bearer' }, catalogue: echoCatalogue() },
     getCredential: () => KEY,
+    redactor: () => redactor,
     resolver: async () => [{ address: '10.0.0.7', family: 4 }],
     transport: async () => {
       connected++;
@@ -197,6 +203,7 @@ test('the address that was checked is the one connected to (pinning)', async () 
   const g = createEgressGate({
     api: { profile: profile(), baseUrl: 'https://api.example.test/v1', auth: { type: 'bearer' }, catalogue: echoCatalogue() },
     getCredential: () => KEY,
+    redactor: () => redactor,
     resolver: async () => [{ address: '93.184.216.34', family: 4 }],
     transport: async (x) => {
       seen.push(`${x.pinned.address} ${x.origin.hostname} ${x.pathAndQuery}`);
@@ -218,7 +225,7 @@ test('an oversized response and the rate limit end in clear errors', async () =>
 
 /** An approval hook that records each request and answers from a script of decisions. */
 function scriptedApprovals(answers: ('yes' | 'no')[]) {
-  const requests: import('../../main/core/egress/types.ts').MutationApprovalRequest[] = [];
+  const requests: import('../../main/core/approvals/types.ts').MutationApprovalRequest[] = [];
   const hook: ApprovalHook = {
     request: async (req) => {
       requests.push(req);
@@ -435,6 +442,7 @@ test('HTTP Basic and cookie API keys are sent as the document declares, never si
   const basic = await createEgressGate({
     api: { profile: profile(), baseUrl: echo.url, auth: { type: 'basic' }, catalogue: echoCatalogue() },
     getCredential: () => `alice:${KEY}`,
+    redactor: () => createRedactor([`alice:${KEY}`]),
     onApiCall: (r) => void records.push(r),
   }).call({ operationId: 'items.get', path: { id: '1' } }, run);
   assert.equal(basic.status, 200);
@@ -451,6 +459,7 @@ test('HTTP Basic and cookie API keys are sent as the document declares, never si
   const bad = await createEgressGate({
     api: { profile: profile(), baseUrl: echo.url, auth: { type: 'basic' }, catalogue: echoCatalogue() },
     getCredential: () => KEY,
+    redactor: () => redactor,
   }).call({ operationId: 'items.get', path: { id: '3' } }, run);
   assert.equal((bad.error as { code: string }).code, 'airlock_credential_format');
   assert.match((bad.error as { message: string }).message, /username:password/);

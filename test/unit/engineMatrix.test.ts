@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkEngineEgress } from '../../main/core/sandbox/engineMatrix.ts';
+import { checkEngineNetwork } from '../../main/core/sandbox/engineMatrix.ts';
 
 test("the design brief's engine × egress table, cell by cell", () => {
-  const cell = (engine: 'quickjs' | 'node' | 'deno', egress: 'executor' | 'wrapper' | 'none', ack = false) => checkEngineEgress(engine, egress, ack);
+  const cell = (engine: 'quickjs' | 'node' | 'deno', egress: 'executor' | 'wrapper' | 'none', ack = false) => checkEngineNetwork(engine, egress, ack);
   // quickjs: executor only.
   assert.equal(cell('quickjs', 'executor').ok, true);
   assert.equal(cell('quickjs', 'wrapper').ok, false);
@@ -26,7 +26,7 @@ test("the design brief's engine × egress table, cell by cell", () => {
 });
 
 test('defaults: executor for quickjs and deno, wrapper for node', () => {
-  assert.deepEqual(checkEngineEgress('quickjs', undefined, false), { ok: true, egress: 'executor' });
-  assert.deepEqual(checkEngineEgress('deno', undefined, false), { ok: true, egress: 'executor' });
-  assert.deepEqual(checkEngineEgress('node', undefined, false), { ok: true, egress: 'wrapper' });
+  assert.deepEqual(checkEngineNetwork('quickjs', undefined, false), { ok: true, egress: 'executor' });
+  assert.deepEqual(checkEngineNetwork('deno', undefined, false), { ok: true, egress: 'executor' });
+  assert.deepEqual(checkEngineNetwork('node', undefined, false), { ok: true, egress: 'wrapper' });
 });

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildCatalogue, type Catalogue } from '../../main/core/openapi/catalogue.ts';
 import { diffFields, findMatchingRead, gatherEvidence, titleText, type EvidenceRead } from '../../main/core/egress/evidence.ts';
-import { createRedactor } from '../../main/core/egress/redactor.ts';
+import { createRedactor } from '../../main/core/log/redactor.ts';
 import type { Hop } from '../../main/core/egress/hop.ts';
 import type { Logger } from '../../main/core/log/logger.ts';
 import type { UpstreamResponse } from '../../main/core/egress/upstream.ts';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import { startGateProxy } from '../../main/core/egress/gateProxy.ts';
+import { startGateProxy } from '../../main/core/sandbox/gateProxy.ts';
 
 function post(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; body: string }> {
   const u = new URL(url);

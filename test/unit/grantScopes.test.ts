@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApprovalBroker, type BrokerEvent } from '../../main/core/approvals/approvalBroker.ts';
-import type { MutationApprovalRequest } from '../../main/core/egress/types.ts';
+import type { MutationApprovalRequest } from '../../main/core/approvals/types.ts';
 import { GrantStore } from '../../main/core/approvals/grantStore.ts';
 import { RuleHitCounter, hitKind } from '../../main/core/approvals/ruleHits.ts';
 import { offeredScopes, type ApproveScope } from '../../contract/approvals.ts';

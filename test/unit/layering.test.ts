@@ -27,7 +27,7 @@ test('main/core may not import the CLI or the renderer', { timeout: 30_000 }, as
 });
 
 test('the renderer may import only the contract (no main/, no Node, no electron)', { timeout: 30_000 }, async () => {
-  assert.ok(await refused("import { x } from '../../main/core/errors.ts';\nexport const a = x;\n", 'renderer/src/x.ts'));
+  assert.ok(await refused("import { x } from '../../main/core/util/errors.ts';\nexport const a = x;\n", 'renderer/src/x.ts'));
   assert.ok(await refused("import { readFileSync } from 'node:fs';\nexport const a = readFileSync;\n", 'renderer/src/x.ts'));
   assert.ok(await refused("import { ipcRenderer } from 'electron';\nexport const a = ipcRenderer;\n", 'renderer/src/x.ts'));
   assert.ok(await refused("import { x } from '../../preload/index.ts';\nexport const a = x;\n", 'renderer/src/x.ts'));
@@ -36,7 +36,7 @@ test('the renderer may import only the contract (no main/, no Node, no electron)
 
 test('the contract imports zod and its own files only', { timeout: 30_000 }, async () => {
   assert.ok(await refused("import { readFileSync } from 'node:fs';\nexport const a = readFileSync;\n", 'contract/x.ts'));
-  assert.ok(await refused("import { AirlockError } from '../main/core/errors.ts';\nexport const a = AirlockError;\n", 'contract/x.ts'));
+  assert.ok(await refused("import { AirlockError } from '../main/core/util/errors.ts';\nexport const a = AirlockError;\n", 'contract/x.ts'));
   assert.equal(
     await refused("import { z } from 'zod';\nimport { logEntrySchema } from './logs.ts';\nexport const a = [z, logEntrySchema];\n", 'contract/x.ts'),
     false,

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadApiDocument } from '../../main/core/openapi/loadDocument.ts';
-import { AirlockError } from '../../main/core/errors.ts';
+import { AirlockError } from '../../main/core/util/errors.ts';
 import { DEMO_SPEC, tempDir } from '../helpers/paths.ts';
 
 const tiny = JSON.stringify({

@@ -87,7 +87,7 @@ test('the logger writes to its sink and the buffer, redacted, never to stdout', 
 });
 
 test('attack: a line appended straight to the ring (sandbox console) with the key escaped is redacted for every reader', { timeout: 10_000 }, async () => {
-  const { createRedactor } = await import('../../main/core/egress/redactor.ts');
+  const { createRedactor } = await import('../../main/core/log/redactor.ts');
   const KEY = 'sk_live_LOGRING_0123456789';
   const buffer = new LogBuffer({ capacity: 10, redact: createRedactor([KEY]), batchMs: 1 });
   const seen: string[] = [];

@@ -5,9 +5,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runInNewContext } from 'node:vm';
 import { ROOT } from '../helpers/paths.ts';
 import { CONTROL_METHOD_NAMES } from '../../contract/methods.ts';
 import { controlContract } from '../../contract/control.ts';
+import { channelOf, EVENTS_CHANNEL, NAVIGATE_CHANNEL } from '../../contract/ipc.ts';
 
 const built = join(ROOT, 'out', 'preload', 'index.cjs');
 
@@ -24,5 +26,34 @@ test(
     assert.deepEqual([...new Set(required)], ['electron']);
     assert.doesNotMatch(text, /^\s*import /m);
     assert.doesNotMatch(text, /exposeInMainWorld\([^)]*invoke\s*:/);
+  },
+);
+
+test(
+  'the built preload uses the channel names of contract/ipc.ts',
+  { skip: existsSync(built) ? false : 'not built (npm run build)', timeout: 10_000 },
+  async () => {
+    const invoked: string[] = [];
+    const listened: string[] = [];
+    let exposed: Record<string, (...args: unknown[]) => unknown> = {};
+    const electron = {
+      contextBridge: { exposeInMainWorld: (_key: string, api: typeof exposed) => void (exposed = api) },
+      ipcRenderer: {
+        invoke: async (channel: string) => void invoked.push(channel),
+        on: (channel: string) => void listened.push(channel),
+        removeListener() {},
+      },
+    };
+    const module = { exports: {} };
+    const require = (id: string) => {
+      assert.equal(id, 'electron');
+      return electron;
+    };
+    runInNewContext(readFileSync(built, 'utf8'), { require, module, exports: module.exports });
+    for (const method of CONTROL_METHOD_NAMES) await exposed[method]!({});
+    assert.deepEqual(invoked, CONTROL_METHOD_NAMES.map(channelOf));
+    exposed.onEvents!(() => undefined);
+    exposed.onNavigate!(() => undefined);
+    assert.deepEqual(listened, [EVENTS_CHANNEL, NAVIGATE_CHANNEL]);
   },
 );

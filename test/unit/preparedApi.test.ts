@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { serialize } from 'node:v8';
-import { prepareApi, type PreparedApi } from '../../main/core/openapi/preparedApi.ts';
+import { prepareApi, type PreparedApi } from '../../main/core/search/preparedApi.ts';
 import { readDocumentSource } from '../../main/core/openapi/loadDocument.ts';
 import { DEMO_SPEC, tempDir } from '../helpers/paths.ts';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { ProfileStore, selectProfile } from '../../main/core/profiles/profileStore.ts';
 import { OPENAGENDA_SPEC_URL } from '../../main/core/profiles/presets.ts';
 import { tempDir } from '../helpers/paths.ts';
-import type { AirlockError } from '../../main/core/errors.ts';
+import type { AirlockError } from '../../main/core/util/errors.ts';
 
 test('presets: demo is the default, openagenda points at the published contract', (t) => {
   const { dir, cleanup } = tempDir();

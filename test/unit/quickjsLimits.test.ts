@@ -336,7 +336,7 @@ test('--sandbox-memory-mb: default 384, at least --memory-mb (the error names bo
   const settings = { ...resolveSettings(base).settings, sandboxMemoryMb: 500 };
   const engine = (await createEngine({
     settings,
-    egress: 'executor',
+    network: 'executor',
     paths: {} as DataPaths,
     logger: silentLogger,
     proxy: () => Promise.reject(new Error('QuickJS needs no gate proxy')),

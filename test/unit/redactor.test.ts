@@ -2,7 +2,7 @@
 // a way an API (or a script) might hand the key back.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRedactor, redactDeep, REDACTED } from '../../main/core/egress/redactor.ts';
+import { createRedactor, redactDeep, REDACTED } from '../../main/core/log/redactor.ts';
 
 const KEY = 'oa_sk_CANARY_9f8e7d6c5b4a';
 const redact = createRedactor([KEY]);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { checkBearer, checkHostAndOrigin, isLoopbackAddress } from '../../main/core/http/requestGuards.ts';
 import { ensureTokenFile, tokensEqual } from '../../main/core/http/tokenFile.ts';
 import { tempDir } from '../helpers/paths.ts';
-import type { AirlockError } from '../../main/core/errors.ts';
+import type { AirlockError } from '../../main/core/util/errors.ts';
 
 const req = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
 

@@ -12,7 +12,7 @@ import { fingerprint } from '../../main/core/secrets/fingerprint.ts';
 import { resolveCredential } from '../../main/core/secrets/resolveCredential.ts';
 import { PROFILE_ACCOUNT, SERVICE_NAME, SecretStoreUnavailableError } from '../../main/core/secrets/secretStore.ts';
 import { PROFILE_NAME } from '../../main/core/profiles/profileStore.ts';
-import { AirlockError } from '../../main/core/errors.ts';
+import { AirlockError } from '../../main/core/util/errors.ts';
 import { tempDir } from '../helpers/paths.ts';
 
 const CANARY = 'sk-canary-0d9c8b7a6f5e';

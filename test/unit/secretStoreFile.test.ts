@@ -19,7 +19,7 @@ import {
 import { join } from 'node:path';
 import { createFileStore, fileStoreBanner } from '../../main/core/secrets/fileStore.ts';
 import { SecretStoreUnavailableError } from '../../main/core/secrets/secretStore.ts';
-import { AirlockError } from '../../main/core/errors.ts';
+import { AirlockError } from '../../main/core/util/errors.ts';
 import { tempDir } from '../helpers/paths.ts';
 
 const posix = process.platform !== 'win32';

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createKeychainStore, keychainHint, PROBE_ACCOUNT_PREFIX, type KeychainBackend } from '../../main/core/secrets/keychainStore.ts';
 import { SecretStoreUnavailableError } from '../../main/core/secrets/secretStore.ts';
-import { AirlockError } from '../../main/core/errors.ts';
+import { AirlockError } from '../../main/core/util/errors.ts';
 
 const CANARY = 'sk-canary-4b1f0e9d8c7a';
 

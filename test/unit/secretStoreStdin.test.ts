@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { readSecretFromStdin, MAX_STDIN_BYTES } from '../../main/core/secrets/readSecret.ts';
-import { AirlockError } from '../../main/core/errors.ts';
+import { AirlockError } from '../../main/core/util/errors.ts';
 
 const CANARY = 'sk-canary-91aa02bb';
 

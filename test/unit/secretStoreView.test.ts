@@ -9,7 +9,7 @@ import { createKeychainStore, type KeychainBackend } from '../../main/core/secre
 import { createFileStore } from '../../main/core/secrets/fileStore.ts';
 import { createMemoryStore } from '../../main/core/secrets/memoryStore.ts';
 import { describeSecretStore, plainKeychainProblem } from '../../main/core/secrets/secretStoreView.ts';
-import { createCredentials } from '../../main/core/runtime/credentials.ts';
+import { createCredentials } from '../../main/core/secrets/credentials.ts';
 import { createLogger } from '../../main/core/log/logger.ts';
 import { tempDir } from '../helpers/paths.ts';
 import { join } from 'node:path';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadApiDocument } from '../../main/core/openapi/loadDocument.ts';
 import { downloadText } from '../../main/core/openapi/specDownload.ts';
-import { AirlockError } from '../../main/core/errors.ts';
+import { AirlockError } from '../../main/core/util/errors.ts';
 import { tempDir } from '../helpers/paths.ts';
 
 function docWithRef(ref: string) {

@@ -5,7 +5,7 @@ import { createWriteStream, existsSync } from 'node:fs';
 import { openAuditStore, type AuditStore } from '../../core/audit/auditStore.ts';
 import type { AuditEntry, AuditFilter } from '../../core/audit/types.ts';
 import { dataPaths } from '../../core/config/dataDir.ts';
-import { AirlockError } from '../../core/errors.ts';
+import { AirlockError } from '../../core/util/errors.ts';
 import type { CliContext } from '../context.ts';
 import { connectToRunningServer } from '../runningServer.ts';
 

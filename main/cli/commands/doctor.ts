@@ -12,11 +12,11 @@ import { DEMO_SPEC, type Profile } from '../../core/profiles/profile.ts';
 import { loadApiDocument } from '../../core/openapi/loadDocument.ts';
 import { buildCatalogue } from '../../core/openapi/catalogue.ts';
 import { demoSpecPath } from '../../core/demo/demoServer.ts';
-import { errorMessage } from '../../core/errors.ts';
-import { AIRLOCK_VERSION } from '../../core/runtime/version.ts';
+import { errorMessage } from '../../core/util/errors.ts';
+import { AIRLOCK_VERSION } from '../../core/util/version.ts';
 import type { CliContext } from '../context.ts';
 import type { ServerInfo } from '../runningServer.ts';
-import { checkEngineEgress } from '../../core/sandbox/engineMatrix.ts';
+import { checkEngineNetwork } from '../../core/sandbox/engineMatrix.ts';
 import { createKeychainStore } from '../../core/secrets/keychainStore.ts';
 import { createFileStore } from '../../core/secrets/fileStore.ts';
 import { openAuditStore } from '../../core/audit/auditStore.ts';
@@ -145,7 +145,7 @@ export async function doctorReport(ctx: CliContext): Promise<{ checks: Check[]; 
     checks.push({ name: 'profile', status: 'fail', detail: `${profileName}: ${errorMessage(error)}` });
   }
 
-  const verdict = checkEngineEgress(settings.engine, settings.egress, settings.allowUnrestrictedEgress);
+  const verdict = checkEngineNetwork(settings.engine, settings.egress, settings.allowUnrestrictedEgress);
   checks.push(
     verdict.ok
       ? {

@@ -10,8 +10,8 @@ export async function serveCommand(ctx: CliContext): Promise<void> {
     await served.close();
   });
   // Announced only once a signal would shut it down cleanly.
-  const { core } = served.companion;
-  ctx.logger.info(`Airlock ${core.version} serving ${core.api.catalogue.title} on ${served.info.mcpUrl} (MCP token in ${core.paths.mcpToken})`);
+  const { info, api } = served.companion.services;
+  ctx.logger.info(`Airlock ${info.version} serving ${api.catalogue.title} on ${served.info.mcpUrl} (MCP token in ${info.paths.mcpToken})`);
   void served.orphaned.then((why) => {
     ctx.logger.error(`${why}: no client can find this companion any more, so it exits`);
     void shutdown(1);

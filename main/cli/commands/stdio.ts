@@ -8,7 +8,7 @@
 // "ask" are put to the person through the client's elicitation when it
 // supports it, and denied with instructions otherwise.
 // stdout carries protocol only: anything that tries console.log goes to stderr.
-import { CLI_ENTRY } from '../../core/runtime/installPaths.ts';
+import { CLI_ENTRY } from '../../core/util/installPaths.ts';
 import type { CliContext } from '../context.ts';
 import { onShutdown, shutdown } from '../shutdown.ts';
 
@@ -58,6 +58,6 @@ async function inProcess(ctx: CliContext): Promise<void> {
   const mcpLog = logger.child('mcp');
   await server.connect(new LineLimitedStdioTransport(process.stdin, process.stdout, { log: (m) => mcpLog.warn(m) }));
   logger.info(
-    `Airlock ${companion.core.version} on stdio: ${companion.core.api.catalogue.title}, ${companion.core.api.catalogue.operations.length} operations`,
+    `Airlock ${companion.services.info.version} on stdio: ${companion.services.api.catalogue.title}, ${companion.services.api.catalogue.operations.length} operations`,
   );
 }

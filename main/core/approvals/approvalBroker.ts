@@ -24,10 +24,10 @@ import {
   type ApproveScope,
   type PendingApproval,
 } from '../../../contract/approvals.ts';
-import type { ApprovalHook, Elicit } from '../egress/types.ts';
+import type { ApprovalHook, Elicit } from './types.ts';
 import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
-import { AirlockError } from '../errors.ts';
+import { AirlockError } from '../util/errors.ts';
 import { GrantStore, grantCovers } from './grantStore.ts';
 
 export type { PendingApproval, ApprovalRequest };

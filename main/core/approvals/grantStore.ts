@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { GRANT_SCOPE_INFO, grantSchema, type Grant, type GrantScope } from '../../../contract/approvals.ts';
 import { writeFileAtomic } from '../util/atomicWrite.ts';
-import { AirlockError } from '../errors.ts';
+import { AirlockError } from '../util/errors.ts';
 import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
 

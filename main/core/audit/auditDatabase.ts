@@ -5,7 +5,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { transaction } from '../util/sqlite.ts';
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { AirlockError, errorMessage } from '../errors.ts';
+import { AirlockError, errorMessage } from '../util/errors.ts';
 import { GENESIS_HASH } from './chain.ts';
 
 export const SCHEMA_VERSION = 1;

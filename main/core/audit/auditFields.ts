@@ -1,7 +1,7 @@
 // What a record holds, worked out from what the caller gave: index columns,
 // capped and redacted inputs, outcomes, and rows back to entries.
-import { AirlockError } from '../errors.ts';
-import type { ApiCallRecord } from '../egress/types.ts';
+import { AirlockError } from '../util/errors.ts';
+import type { ApiCallRecord } from './types.ts';
 import { type AuditEntry } from './types.ts';
 import { type IndexColumns, type RunToolLookup, type EntryBody } from './auditRows.ts';
 

@@ -2,7 +2,7 @@
 // damaged stretch is never laundered away), re-file the API calls whose run's
 // tool record goes, delete, move the anchor, and record the prune itself.
 import type { DatabaseSync } from 'node:sqlite';
-import { AirlockError } from '../errors.ts';
+import { AirlockError } from '../util/errors.ts';
 import type { AuditEntry, PruneEntry, PruneResult } from './types.ts';
 import type { ChainRow, EntryBody, RecordRow } from './auditRows.ts';
 import { walkChain } from './auditWalk.ts';

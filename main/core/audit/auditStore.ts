@@ -52,8 +52,8 @@
 // user would need a key the attacker lacks (an HMAC keyed from the OS keychain,
 // or heads published elsewhere).
 import { transaction } from '../util/sqlite.ts';
-import { AirlockError, errorMessage } from '../errors.ts';
-import type { ApiCallRecord } from '../egress/types.ts';
+import { AirlockError, errorMessage } from '../util/errors.ts';
+import type { ApiCallRecord } from './types.ts';
 import { type Logger, silentLogger } from '../log/logger.ts';
 import {
   type ApiCallEntry,

@@ -1,7 +1,7 @@
 // Audit queries as SQL: filters to WHERE clauses, paging and time bounds,
 // and the usage errors a bad query gets.
 import { type SQLInputValue } from 'node:sqlite';
-import { AirlockError } from '../errors.ts';
+import { AirlockError } from '../util/errors.ts';
 import { AUDIT_KINDS, type AuditFilter, type AuditKind } from './types.ts';
 
 /** Tool inputs (execute code, JSON arguments) are stored up to this many UTF-8 bytes. */

@@ -25,8 +25,8 @@
 // synchronous=FULL (the flush then blocks the event loop).
 import type { DatabaseSync } from 'node:sqlite';
 import { transaction } from '../util/sqlite.ts';
-import { AirlockError, errorMessage } from '../errors.ts';
-import type { ApiCallRecord } from '../egress/types.ts';
+import { AirlockError, errorMessage } from '../util/errors.ts';
+import type { ApiCallRecord } from './types.ts';
 import type { Logger } from '../log/logger.ts';
 import { canonicalJson, chainHash, sha256Hex } from './chain.ts';
 import type { ApiCallEntry, AuditEntry, ToolCallEntry, ToolCallInput } from './types.ts';

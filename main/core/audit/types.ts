@@ -3,7 +3,33 @@
 // and the filters that queries and exports share. Every entry is flat JSON,
 // so the same object is what the chain hashes, what a JSONL export holds and
 // what the control API shows.
-import type { ApiCallRecord, CallerInfo } from '../egress/types.ts';
+import type { Caller, ApproveScope } from '../../../contract/approvals.ts';
+
+/** The scope an approval had, as the record of an API call keeps it ('policy': no person asked, a policy allowed it). */
+export type ApprovalScope = ApproveScope | 'policy';
+
+/** evidence: a read the gate made for the person's prompt (the run never sees it). */
+export type GateDecision = 'read' | 'allowed' | 'approved' | 'denied' | 'refused' | 'evidence';
+
+export interface ApiCallRecord {
+  runId: string;
+  callerKey: string;
+  /** The client's self-declared name, for people reading the log (grants bind to callerKey). */
+  clientName?: string;
+  /** The API profile the call went through. */
+  profile?: string;
+  operationId: string;
+  method: string;
+  /** Origin + path + query, the credential removed. */
+  url: string;
+  status: number;
+  durationMs: number;
+  bytes: number;
+  decision: GateDecision;
+  approval?: { by: string; at: string; scope?: ApprovalScope; reason?: string; code?: string; grantId?: string };
+  error?: string;
+  startedAt: string;
+}
 
 export type AuditKind = 'tool' | 'api' | 'prune';
 export const AUDIT_KINDS: readonly AuditKind[] = ['tool', 'api', 'prune'];
@@ -14,7 +40,7 @@ export interface ToolCallInput {
   time?: string | Date;
   clientName?: string;
   clientVersion?: string;
-  transport: CallerInfo['transport'];
+  transport: Caller['transport'];
   sessionId?: string;
   /** `search_docs`, `execute`, … */
   tool: string;
@@ -49,14 +75,8 @@ interface EntryBase {
   hash: string;
 }
 
-export interface ToolCallEntry extends EntryBase {
+export interface ToolCallEntry extends EntryBase, Omit<ToolCallInput, 'time' | 'outcome' | 'input'> {
   kind: 'tool';
-  clientName?: string;
-  clientVersion?: string;
-  transport: CallerInfo['transport'];
-  sessionId?: string;
-  tool: string;
-  durationMs: number;
   /** The input, redacted, then capped at INPUT_CAP_BYTES (UTF-8, whole characters). */
   input: string;
   /** sha256 (hex) of the full input as received (for execute, the script hash the run reports). */
@@ -64,12 +84,6 @@ export interface ToolCallEntry extends EntryBase {
   /** Size of the full input in bytes. */
   inputBytes: number;
   inputTruncated: boolean;
-  bytesOut: number;
-  error?: string;
-  credentialFingerprint?: string;
-  profile?: string;
-  engine?: string;
-  runId?: string;
 }
 
 export interface ApiCallEntry extends EntryBase, ApiCallRecord {

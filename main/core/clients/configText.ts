@@ -8,7 +8,7 @@
 import { applyEdits, format, modify, parse as parseJsonc, parseTree, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import { isDeepStrictEqual } from 'node:util';
-import { AirlockError } from '../errors.ts';
+import { AirlockError } from '../util/errors.ts';
 
 export type ConfigFormat = 'json' | 'jsonc' | 'toml';
 

@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { homedir } from 'node:os';
 import { dataPaths, defaultDataDir } from '../config/dataDir.ts';
-import { stdioLaunch } from '../runtime/companionViews.ts';
+import { stdioLaunch } from './stdioLaunch.ts';
 import { which } from '../sandbox/subprocess/hostTools.ts';
 import { createRegistrar, type Registrar } from './registrar.ts';
 import type { LaunchCommand } from './clientCatalog.ts';

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { createTwoFilesPatch } from 'diff';
 import { writeFileAtomic } from '../util/atomicWrite.ts';
-import { AirlockError } from '../errors.ts';
+import { AirlockError } from '../util/errors.ts';
 import { type ClientDescriptor, type ClientEnv, type ClientId, type LaunchCommand, CLIENTS, clientById } from './clientCatalog.ts';
 import { BrokenConfigError, editConfig, readConfig, readEntry } from './configText.ts';
 

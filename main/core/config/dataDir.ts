@@ -5,7 +5,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { mkdirSync, chmodSync, statSync, accessSync, realpathSync, constants, writeFileSync, rmSync } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';
-import { AirlockError } from '../errors.ts';
+import { AirlockError } from '../util/errors.ts';
 
 export const APP_NAME = 'Airlock';
 

@@ -17,13 +17,14 @@ import {
   type TextSettingSpec,
 } from '../../../contract/settings.ts';
 import { type AuthScheme, AUTH_FORMS, parseAuthScheme } from './auth.ts';
-import type { EngineName } from '../sandbox/engine.ts';
 
 export type { SettingGroup } from '../../../contract/settings.ts';
+import { ENGINES, NETWORK_MODES } from '../../../contract/engine.ts';
 
-export const ENGINES = ['quickjs', 'node', 'deno'] as const satisfies readonly EngineName[];
-export const EGRESS_MODES = ['executor', 'wrapper', 'none'] as const;
-export type EgressMode = (typeof EGRESS_MODES)[number];
+/** The sandbox engines a run can use, and the sandbox's network boundary (the setting named `egress`): one list, in the contract. */
+export { ENGINES, NETWORK_MODES };
+export type EngineName = (typeof ENGINES)[number];
+export type NetworkMode = (typeof NETWORK_MODES)[number];
 export const SECRET_STORES = ['keychain', 'file'] as const;
 export type SecretStoreChoice = (typeof SECRET_STORES)[number];
 export const THEMES = ['system', 'light', 'dark'] as const;
@@ -328,7 +329,7 @@ export const SETTINGS = [
     valueName: '<mode>',
     label: 'Network boundary (egress)',
     group: 'sandbox',
-    spec: choice(EGRESS_MODES, { executor: 'Executor (the engine itself)', wrapper: 'Wrapper (srt)', none: 'None (unbounded)' }),
+    spec: choice(NETWORK_MODES, { executor: 'Executor (the engine itself)', wrapper: 'Wrapper (srt)', none: 'None (unbounded)' }),
     persist: true,
     live: false,
     defaultText: 'executor (wrapper for node)',
@@ -572,7 +573,7 @@ export interface Settings {
   autoUpdate: boolean;
   theme: 'system' | 'light' | 'dark';
   engine: EngineName;
-  egress?: EgressMode;
+  egress?: NetworkMode;
   allowUnrestrictedEgress: boolean;
   timeoutMs: number;
   memoryMb: number;

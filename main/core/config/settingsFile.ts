@@ -3,7 +3,7 @@
 // its path and the offending key; it never silently falls back.
 import { readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../util/atomicWrite.ts';
-import { AirlockError } from '../errors.ts';
+import { AirlockError } from '../util/errors.ts';
 import { type SettingDef, SETTINGS, SettingError } from './settings.ts';
 
 export function readSettingsFile(file: string): Record<string, unknown> {

@@ -6,7 +6,7 @@ import { controlContract, controlPath, CONTROL_PREFIX, type ControlInput, type C
 import { ControlError, type ControlApi } from '../../../contract/controlApi.ts';
 import { controlEventBatchSchema, type ControlEvent } from '../../../contract/events.ts';
 import { errorEnvelopeSchema } from '../../../contract/errors.ts';
-import { AirlockError } from '../errors.ts';
+import { AirlockError } from '../util/errors.ts';
 
 export interface ControlClient extends ControlApi {
   /** Like `events`, but resolves once the stream is open (rejects when it cannot be). */

@@ -5,7 +5,7 @@
 import type { z } from 'zod';
 import type { ControlCaller, ControlContract, ControlMethod } from '../../../contract/control.ts';
 import type { ErrorEnvelope } from '../../../contract/errors.ts';
-import { AirlockError, toErrorEnvelope } from '../errors.ts';
+import { AirlockError, toErrorEnvelope } from '../util/errors.ts';
 import type { Logger } from '../log/logger.ts';
 
 export type ControlHandlers = {

@@ -30,25 +30,6 @@ export type EventSort = (typeof SORTS)[number];
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
 
-/** An event as the API returns it. Dates are UTC RFC 3339 strings. */
-export interface DemoEvent {
-  id: string;
-  title: string;
-  description: string;
-  category: Category;
-  city: string;
-  venue: string;
-  start: string;
-  end: string;
-  price: number;
-  currency: string;
-  free: boolean;
-  status: EventStatus;
-  tags: string[];
-  createdAt: string;
-  updatedAt: string;
-}
-
 /** The writable fields, after validation and defaults. */
 export interface EventInput {
   title: string;
@@ -62,6 +43,14 @@ export interface EventInput {
   currency: string;
   status: EventStatus;
   tags: string[];
+}
+
+/** An event as the API returns it: the writable fields and what the API keeps. Dates are UTC RFC 3339 strings. */
+export interface DemoEvent extends EventInput {
+  id: string;
+  free: boolean;
+  createdAt: string;
+  updatedAt: string;
 }
 
 export interface ListQuery {

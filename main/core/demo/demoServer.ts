@@ -9,12 +9,12 @@ import { http } from '../util/nodeHttp.ts';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AirlockError, errorMessage } from '../errors.ts';
+import { AirlockError, errorMessage } from '../util/errors.ts';
 import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
 import { DemoApiError, LIST_ARRAY_PARAMETERS, describe, parseListQuery, type ErrorDetail } from './demoModel.ts';
 import { openDemoStore, type DemoStore } from './demoStore.ts';
-import { resourcePath } from '../runtime/installPaths.ts';
+import { resourcePath } from '../util/installPaths.ts';
 
 export interface DemoRequestInfo {
   method: string;

@@ -9,7 +9,7 @@ import { randomInt } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { AirlockError, errorMessage } from '../errors.ts';
+import { AirlockError, errorMessage } from '../util/errors.ts';
 import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
 import {

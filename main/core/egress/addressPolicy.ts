@@ -116,3 +116,21 @@ export async function resolveAllowedAddress(hostname: string, options: { allowPr
   const first = resolved[0]!;
   return { address: first.address, family: first.family === 6 ? 6 : 4 };
 }
+
+/** How long a checked address is kept for its host name. */
+export const PIN_TTL_MS = 30_000;
+
+/** Pins per host name: each resolved and checked (resolveAllowedAddress) at most once every PIN_TTL_MS. */
+export function addressPins(options: { allowPrivateNetwork(): boolean; resolver?: Resolver }): (hostname: string) => Promise<PinnedAddress> {
+  const pins = new Map<string, { pinned: PinnedAddress; until: number }>();
+  return async (hostname) => {
+    const cached = pins.get(hostname);
+    if (cached && cached.until > Date.now()) return cached.pinned;
+    const pinned = await resolveAllowedAddress(hostname, {
+      allowPrivateNetwork: options.allowPrivateNetwork(),
+      ...(options.resolver ? { resolver: options.resolver } : {}),
+    });
+    pins.set(hostname, { pinned, until: Date.now() + PIN_TTL_MS });
+    return pinned;
+  };
+}

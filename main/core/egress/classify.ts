@@ -3,7 +3,7 @@
 // that will take effect upstream: an override header (X-HTTP-Method-Override,
 // X-HTTP-Method, X-Method-Override, any case) or a `_method` field in the
 // query or the body turns a GET into whatever it names, so a "read" cannot
-// mutate unasked. The verdict names its reason (mutation, destructive, or
+// mutate unasked. The class names its reason (mutation, destructive, or
 // outside-policy when only something beyond the plain method made it a
 // mutation) and the rule that matched, in words a person can check.
 import type { ApiOperation } from '../openapi/catalogue.ts';
@@ -69,15 +69,24 @@ export interface ClassifyInput {
   };
 }
 
-export type Verdict =
+/** What kind of request this is — a read, or a mutation and what the policy does with it — and why. */
+export type RequestClass =
   | { kind: 'read'; rule: string }
   | { kind: 'allow' | 'ask' | 'deny' | 'read-only'; reason: 'mutation' | 'destructive' | 'outside-policy'; rule: string; effectiveMethod: string };
 
-export function classifyRequest(input: ClassifyInput): Verdict {
+/**
+ * Whether an operation is a mutation under a profile, by what it is rather than how one request calls it:
+ * the document says so (a method that changes data, or x-airlock-mutation) or the profile lists it under "mutations".
+ */
+export function isMutation(op: ApiOperation, profile: { readonly mutations: readonly string[] }): boolean {
+  return op.mutation || profile.mutations.includes(op.id);
+}
+
+export function classifyRequest(input: ClassifyInput): RequestClass {
   const { op, profile } = input;
   const effectiveMethod = input.override && !READ_METHODS.has(input.override.method) ? input.override.method : input.method.toUpperCase();
   const plainMutation = !READ_METHODS.has(input.method.toUpperCase());
-  const markedMutation = op.mutation || profile.mutations.includes(op.id);
+  const markedMutation = isMutation(op, profile);
   const overridden = input.override !== undefined && !READ_METHODS.has(input.override.method);
   const mutation = plainMutation || markedMutation || overridden;
   const own = profile.operationPolicies?.[op.id];

@@ -13,8 +13,8 @@ import type { ApiOperation, Catalogue, JsonSchema } from '../openapi/catalogue.t
 import type { ApprovalEvidence } from '../../../contract/evidence.ts';
 import { relatedOperations } from '../search/relatedOperations.ts';
 import type { Logger } from '../log/logger.ts';
-import { redactDeep, type Redactor } from './redactor.ts';
-import type { Hop } from './hop.ts';
+import { redactDeep, type Redactor } from '../log/redactor.ts';
+import { relativePath, type Hop } from './hop.ts';
 import type { UpstreamResponse } from './upstream.ts';
 
 export const EVIDENCE_TIMEOUT_MS = 3_000;
@@ -343,10 +343,13 @@ export async function gatherEvidence(hop: Hop, method: string, options: Evidence
   const upper = method.toUpperCase();
   if (!EVIDENCE_METHODS.has(upper)) return undefined;
   const { redact, log } = options;
-  const prefix = options.basePath.replace(/\/+$/, '');
-  const pathname = hop.pathAndQuery.split('?')[0]!;
-  const relativePath = prefix && pathname.startsWith(prefix) ? pathname.slice(prefix.length) || '/' : pathname;
-  const read = findMatchingRead(options.catalogue, hop.op, relativePath, options.basePath, options.isPlainRead);
+  const read = findMatchingRead(
+    options.catalogue,
+    hop.op,
+    relativePath(hop.pathAndQuery.split('?')[0]!, options.basePath),
+    options.basePath,
+    options.isPlainRead,
+  );
   if (!read)
     return {
       kind: 'none',
@@ -384,17 +387,23 @@ export async function gatherEvidence(hop: Hop, method: string, options: Evidence
   } catch {
     return { kind: 'none', source, note: `${source} did not answer with JSON, so the current state cannot be compared.` };
   }
-  if (upper === 'DELETE') {
-    const schema = read.op.responses.find((r) => /^2/.test(r.status))?.schema;
-    const schemaPath = titleFieldOf(schema);
-    const resource = resourceIn(payload, (c) => TITLE_FIELDS.filter((f) => c[f] !== undefined).length);
-    const title = titleOf(resource, payload, schemaPath);
-    const capped = title && title.length > 300 ? `${title.slice(0, 300)}…` : title;
-    return capped
-      ? { kind: 'delete', source, title: redact(capped) }
-      : { kind: 'delete', source, note: 'It exists; the document does not say which of its fields is its title or name.' };
-  }
-  const body = hop.bodyValue;
+  return upper === 'DELETE' ? deleteEvidence(read.op, payload, source, redact) : changeEvidence(hop.bodyValue, payload, source, upper, redact);
+}
+
+/** What a DELETE removes: the title or name of the resource as it is now. */
+function deleteEvidence(read: ApiOperation, payload: unknown, source: string, redact: Redactor): ApprovalEvidence {
+  const schema = read.responses.find((r) => /^2/.test(r.status))?.schema;
+  const schemaPath = titleFieldOf(schema);
+  const resource = resourceIn(payload, (c) => TITLE_FIELDS.filter((f) => c[f] !== undefined).length);
+  const title = titleOf(resource, payload, schemaPath);
+  const capped = title && title.length > 300 ? `${title.slice(0, 300)}…` : title;
+  return capped
+    ? { kind: 'delete', source, title: redact(capped) }
+    : { kind: 'delete', source, note: 'It exists; the document does not say which of its fields is its title or name.' };
+}
+
+/** What a PATCH or PUT changes: the fields its body sends, before and after, redacted and capped. */
+function changeEvidence(body: unknown, payload: unknown, source: string, method: string, redact: Redactor): ApprovalEvidence {
   if (body === undefined) return { kind: 'none', source, note: 'The request has no body to compare with.' };
   const keys = isPlainObject(body) ? Object.keys(body) : [];
   const resource = Array.isArray(body) ? payload : resourceIn(payload, (c) => keys.filter((k) => c[k] !== undefined).length);
@@ -407,7 +416,7 @@ export async function gatherEvidence(hop: Hop, method: string, options: Evidence
   const notes: string[] = [];
   if (all.length === 0) notes.push('Every field the request sends already has that value: nothing changes.');
   if (all.length > MAX_CHANGES) notes.push(`${all.length - MAX_CHANGES} more changed fields are not listed; see the body.`);
-  if (upper === 'PUT') notes.push('A PUT replaces the whole resource: fields it does not send may be reset or removed.');
+  if (method === 'PUT') notes.push('A PUT replaces the whole resource: fields it does not send may be reset or removed.');
   return { kind: 'change', source, changes, ...(notes.length > 0 ? { note: notes.join(' ') } : {}) };
 }
 

@@ -1,22 +1,25 @@
-// The gate's verdict on one hop: read, allowed, refused (read-only), denied
-// by policy, or — under "ask" — what a person answered, after being shown
-// the exact request: every header it will send (the key masked), the
-// override or redirect that made it a mutation, the run's earlier calls and
-// the whole script. An approval is bound to the hash of method, full URL and
-// body, checked again before anything is sent.
+// What the gate does with one hop: send it as a read, send it as allowed,
+// refuse it (read-only), deny it by policy, or — under "ask" — what a person
+// answered, after being shown the exact request: every header it will send
+// (the key masked in its place), the override or redirect that made it a
+// mutation, the run's earlier calls and the whole script. An approval is
+// bound to the hash of method, full URL and body, checked again before
+// anything is sent.
 import { createHash } from 'node:crypto';
 import type { ApiCallResult } from '../sandbox/engine.ts';
-import type { AuthScheme } from '../config/auth.ts';
-import { classifyRequest, type ClassifyInput } from './classify.ts';
-import { redactDeep, type Redactor } from './redactor.ts';
-import type { Hop } from './hop.ts';
+import type { ClassifyInput, RequestClass } from './classify.ts';
+import { redactDeep, type Redactor } from '../log/redactor.ts';
+import { classifyHop, type Hop } from './hop.ts';
+import { maskedCredential, type CredentialPlacement } from './credentialPlacement.ts';
 import { evidenceFor, type EvidenceSource } from './evidence.ts';
-import type { ApprovalDecision, ApprovalHook, GateDecision, MutationApprovalRequest, RunContext } from './types.ts';
+import type { ApprovalDecision, ApprovalHook, MutationApprovalRequest } from '../approvals/types.ts';
+import type { GateDecision } from '../audit/types.ts';
+import type { RunContext } from './types.ts';
 
-export const MASK = '••••';
 const BODY_PREVIEW_CHARS = 16_384;
 
-export interface Verdict {
+/** The gate's decision on one hop: how it is recorded, the person's answer if one was asked, and what the script gets if it is not sent. */
+export interface HopDecision {
   decision: GateDecision;
   approval?: ApprovalDecision;
   refusal?: ApiCallResult;
@@ -24,8 +27,8 @@ export interface Verdict {
 
 export interface DecisionContext {
   profile: ClassifyInput['profile'];
-  auth: AuthScheme;
-  credentialHeader: string | undefined;
+  /** Where the key goes (credentialPlacement.ts), shown masked. */
+  placement: CredentialPlacement;
   origin: URL;
   approvals: ApprovalHook | undefined;
   /** keychain, file or env: how the dialog names where the key comes from. */
@@ -50,70 +53,78 @@ export function requestHash(method: string, url: string, body: Buffer | undefine
 function shownHeaders(ctx: DecisionContext, hop: Hop, hasCredential: boolean, redact: Redactor): MutationApprovalRequest['headers'] {
   const out: MutationApprovalRequest['headers'] = [{ name: 'host', value: ctx.origin.host }];
   for (const [name, value] of Object.entries(hop.headers)) out.push({ name, value: redact(value) });
-  if (hasCredential && ctx.credentialHeader) {
-    const prefix = ctx.auth.type === 'bearer' ? 'Bearer ' : ctx.auth.type === 'basic' ? 'Basic ' : ctx.auth.type === 'cookie' ? `${ctx.auth.name}=` : '';
-    out.push({ name: ctx.credentialHeader, value: `${prefix}${MASK} (from ${ctx.credentialSource()}: ${ctx.profile.name})`, credential: true });
-  }
+  const masked = hasCredential ? maskedCredential(ctx.placement) : undefined;
+  if (masked) out.push({ name: masked.name, value: `${masked.value} (from ${ctx.credentialSource()}: ${ctx.profile.name})`, credential: true });
   return out;
 }
 
-export async function decideHop(ctx: DecisionContext, hop: Hop, url: string, run: RunContext, redact: Redactor, hasCredential: boolean): Promise<Verdict> {
-  const verdict = classifyRequest({
-    op: hop.op,
-    method: hop.method,
-    ...(hop.override ? { override: hop.override } : {}),
-    profile: ctx.profile,
-  });
-  if (verdict.kind === 'read') return { decision: 'read' };
-  const what = `${verdict.effectiveMethod} ${hop.op.path} (${hop.op.id})`;
-  switch (verdict.kind) {
+export async function decideHop(ctx: DecisionContext, hop: Hop, url: string, run: RunContext, redact: Redactor, hasCredential: boolean): Promise<HopDecision> {
+  const cls = classifyHop(hop, ctx.profile);
+  if (cls.kind === 'read') return { decision: 'read' };
+  const what = `${cls.effectiveMethod} ${hop.op.path} (${hop.op.id})`;
+  switch (cls.kind) {
     case 'read-only':
-      return { decision: 'refused', refusal: gateError('airlock_read_only', `${what} changes data, and ${verdict.rule}.`) };
+      return { decision: 'refused', refusal: gateError('airlock_read_only', `${what} changes data, and ${cls.rule}.`) };
     case 'allow':
       return { decision: 'allowed' };
     case 'deny':
       return {
         decision: 'denied',
-        refusal: gateError('airlock_mutation_denied', `${what} is refused: ${verdict.rule}. A person can change the policy in Airlock.`),
+        refusal: gateError('airlock_mutation_denied', `${what} is refused: ${cls.rule}. A person can change the policy in Airlock.`),
       };
     case 'ask':
       break;
   }
   if (!ctx.approvals)
     return { decision: 'denied', refusal: gateError('airlock_approval_required', `${what} needs a person's approval, and no approver is attached.`) };
-  const request: MutationApprovalRequest = {
+  const request = await approvalRequest(ctx, { hop, url, run, redact, hasCredential }, cls);
+  const approvals = ctx.approvals;
+  // The client hears that the call waits (progress notifications), so it does not give up on a silent call.
+  const waited = run.onWaiting?.(`Waiting for your approval in Airlock: ${cls.effectiveMethod} ${hop.op.path}`);
+  const decision = await run.control
+    .whilePaused(() => approvals.request(request, { ...(run.signal ? { signal: run.signal } : {}), ...(run.elicit ? { elicit: run.elicit } : {}) }))
+    .finally(() => waited?.());
+  return answered(decision, hop, url, what, request.requestHash);
+}
+
+/** What a person is asked about one hop: the exact request, redacted, with the run it belongs to and the evidence read for it. */
+async function approvalRequest(
+  ctx: DecisionContext,
+  at: { hop: Hop; url: string; run: RunContext; redact: Redactor; hasCredential: boolean },
+  cls: Exclude<RequestClass, { kind: 'read' }>,
+): Promise<MutationApprovalRequest> {
+  const { hop, url, run, redact } = at;
+  return {
     kind: 'api-mutation',
     runId: run.runId,
     caller: run.caller,
     profile: ctx.profile.name,
-    reason: verdict.reason,
-    rule: verdict.rule,
+    reason: cls.reason,
+    rule: cls.rule,
     operationId: hop.op.id,
     call: hop.op.call,
     ...(hop.op.summary ? { summary: hop.op.summary } : {}),
-    method: verdict.effectiveMethod,
+    method: cls.effectiveMethod,
     pathTemplate: hop.op.path,
     url: redact(url),
     query: redactDeep(hop.query, redact) as Record<string, unknown>,
-    headers: shownHeaders(ctx, hop, hasCredential, redact),
+    headers: shownHeaders(ctx, hop, at.hasCredential, redact),
     bodyPreview: hop.bodyValue === undefined ? '' : redact(JSON.stringify(hop.bodyValue, null, 2) ?? '').slice(0, BODY_PREVIEW_CHARS),
     requestHash: requestHash(hop.method, url, hop.body),
-    ...(hop.override && verdict.effectiveMethod !== hop.method.toUpperCase() ? { override: { from: hop.method.toUpperCase(), via: hop.override.via } } : {}),
+    ...(hop.override && cls.effectiveMethod !== hop.method.toUpperCase() ? { override: { from: hop.method.toUpperCase(), via: hop.override.via } } : {}),
     callIndex: run.calls.length + 1,
     earlierCalls: run.calls.slice(-20).map((c) => ({ ...c, url: redact(c.url) })),
     scriptSha256: run.scriptSha256,
     script: redact(run.script),
-    ...(await evidenceFor(ctx.evidence, hop, verdict.effectiveMethod, redact, run)),
+    ...(await evidenceFor(ctx.evidence, hop, cls.effectiveMethod, redact, run)),
   };
-  const approvals = ctx.approvals;
-  // The client hears that the call waits (progress notifications), so it does not give up on a silent call.
-  const waited = run.onWaiting?.(`Waiting for your approval in Airlock: ${verdict.effectiveMethod} ${hop.op.path}`);
-  const decision = await run.control
-    .whilePaused(() => approvals.request(request, { ...(run.signal ? { signal: run.signal } : {}), ...(run.elicit ? { elicit: run.elicit } : {}) }))
-    .finally(() => waited?.());
+}
+
+/** The decision a person's answer makes: approved only for the request that was shown (same hash), else denied with why. */
+function answered(decision: ApprovalDecision, hop: Hop, url: string, what: string, shownHash: string): HopDecision {
   if (decision.approved) {
     // Bound to what was shown: the request about to leave must hash the same.
-    if (requestHash(hop.method, url, hop.body) !== request.requestHash) {
+    if (requestHash(hop.method, url, hop.body) !== shownHash) {
       return {
         decision: 'refused',
         approval: decision,

@@ -5,9 +5,10 @@
 // styles (form, spaceDelimited, pipeDelimited, deepObject; explode), header
 // parameters, cookies, and the body as its media type and Encoding Object say
 // (bodyEncoding.ts). The origin is always the profile's.
-import { encodeRequestBody } from './bodyEncoding.ts';
+import { encodeRequestBody } from '../openapi/bodyEncoding.ts';
 import type { ApiOperation, ApiParameter } from '../openapi/catalogue.ts';
 import type { ApiCallRequest } from '../sandbox/engine.ts';
+import type { CredentialPlacement } from './credentialPlacement.ts';
 
 export interface UpstreamRequest {
   method: string;
@@ -87,112 +88,139 @@ function encodePair([k, v]: [string, string]): string {
   return `${encodeURIComponent(k).replace(/%5B/gi, '[').replace(/%5D/gi, ']')}=${encodeURIComponent(v)}`;
 }
 
+/** A call the builder refuses, with what to tell the script. */
+class Refused extends Error {}
+
+function refuse(message: string): never {
+  throw new Refused(message);
+}
+
+/** `query parameter 'a'`, `query parameters 'a', 'b'`. */
+function named(noun: string, names: readonly string[]): string {
+  return `${noun}${names.length > 1 ? 's' : ''} ${names.map((n) => `'${n}'`).join(', ')}`;
+}
+
+/** Refuses a call that gives no value for required parameters: `missing required header 'a' for op`. */
+function refuseMissing(noun: string, missing: readonly ApiParameter[], op: ApiOperation, hint = ''): void {
+  const names = missing.map((p) => p.name);
+  if (names.length > 0) refuse(`missing required ${named(noun, names)} for ${op.id}${hint}`);
+}
+
+/** Whether a parameter has no value (null and undefined are not sent). */
+function absent(value: unknown): boolean {
+  return value === undefined || value === null;
+}
+
+type Reserved = Pick<CredentialPlacement, 'header' | 'query' | 'cookie'>;
+
 export function buildUpstreamRequest(
   op: ApiOperation,
   call: ApiCallRequest,
   basePath: string,
-  options: { credentialHeader?: string; credentialQuery?: string; credentialCookie?: string } = {},
+  /** The key's place (credentialPlacement.ts): the header, query parameter and cookie the sandbox may not fill. */
+  reserved: Reserved = {},
 ): BuildResult {
-  for (const [key, v] of [
-    ['path', call.path],
-    ['query', call.query],
-    ['headers', call.headers],
-    ['cookies', call.cookies],
-  ] as const) {
-    if (v !== undefined && !isPlainObject(v)) return { ok: false, message: `'${key}' must be an object` };
+  try {
+    for (const [key, v] of [
+      ['path', call.path],
+      ['query', call.query],
+      ['headers', call.headers],
+      ['cookies', call.cookies],
+    ] as const) {
+      if (v !== undefined && !isPlainObject(v)) refuse(`'${key}' must be an object`);
+    }
+    const path = buildPath(op, call.path ?? {});
+    const query = buildQuery(op, call.query ?? {}, reserved);
+    const headers = buildHeaders(op, call.headers ?? {}, reserved);
+    const cookie = buildCookies(op, call.cookies ?? {}, reserved);
+    if (cookie) headers.cookie = cookie;
+    const body = buildBody(op, call.body, headers);
+    headers.accept ??= 'application/json, */*;q=0.5';
+    const prefix = basePath.replace(/\/+$/, '');
+    return { ok: true, request: { method: op.method, pathAndQuery: `${prefix}${path}${query ? `?${query}` : ''}`, headers, ...(body ? { body } : {}) } };
+  } catch (error) {
+    if (error instanceof Refused) return { ok: false, message: error.message };
+    throw error;
   }
-  const params = (where: ApiParameter['in']) => op.parameters.filter((p) => p.in === where);
+}
 
-  // Path
-  const pathValues = call.path ?? {};
+function paramsIn(op: ApiOperation, where: ApiParameter['in']): ApiParameter[] {
+  return op.parameters.filter((p) => p.in === where);
+}
+
+/** The operation's path with its values in place, each percent-encoded. */
+function buildPath(op: ApiOperation, pathValues: Record<string, unknown>): string {
   const declared = new Set([...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!));
   const unknown = Object.keys(pathValues).filter((k) => !declared.has(k));
-  if (unknown.length > 0)
-    return {
-      ok: false,
-      message: `unknown path parameter${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => `'${u}'`).join(', ')} for ${op.id} (expected: ${[...declared].join(', ') || 'none'})`,
-    };
+  if (unknown.length > 0) refuse(`unknown ${named('path parameter', unknown)} for ${op.id} (expected: ${[...declared].join(', ') || 'none'})`);
   let path = op.path;
   for (const name of declared) {
     const value = pathValues[name];
-    if (value === undefined || value === null) return { ok: false, message: `missing path parameter '${name}' for ${op.id}: pass { path: { ${name}: … } }` };
+    if (absent(value)) refuse(`missing path parameter '${name}' for ${op.id}: pass { path: { ${name}: … } }`);
     const encoded = encodePathValue(name, value);
-    if (typeof encoded !== 'string') return { ok: false, message: encoded.error };
+    if (typeof encoded !== 'string') refuse(encoded.error);
     path = path.split(`{${name}}`).join(encoded);
   }
+  return path;
+}
 
-  // Query
-  const queryValues = call.query ?? {};
-  const byName = new Map(params('query').map((p) => [p.name, p]));
-  const missing = params('query').filter((p) => p.required && (queryValues[p.name] === undefined || queryValues[p.name] === null));
-  if (missing.length > 0)
-    return {
-      ok: false,
-      message: `missing required query parameter${missing.length > 1 ? 's' : ''} ${missing.map((p) => `'${p.name}'`).join(', ')} for ${op.id}`,
-    };
+/** The encoded query (no `?`); the key's parameter is refused under every name a value is sent as. */
+function buildQuery(op: ApiOperation, queryValues: Record<string, unknown>, reserved: Reserved): string {
+  const byName = new Map(paramsIn(op, 'query').map((p) => [p.name, p]));
+  const missing = paramsIn(op, 'query').filter((p) => p.required && absent(queryValues[p.name]));
+  refuseMissing('query parameter', missing, op);
   const pairs: [string, string][] = [];
+  const keyQuery = `query parameter '${reserved.query}' carries the API key: Airlock adds it itself`;
   for (const [name, value] of Object.entries(queryValues)) {
-    if (options.credentialQuery && name === options.credentialQuery)
-      return { ok: false, message: `query parameter '${name}' carries the API key: Airlock adds it itself` };
-    pairs.push(...encodeQuery(name, value, byName.get(name)));
+    if (reserved.query && name === reserved.query) refuse(keyQuery);
+    const encoded = encodeQuery(name, value, byName.get(name));
+    // Every name a value is sent under counts too: an exploded object sends its fields as parameters of their own.
+    if (reserved.query && encoded.some(([sent]) => sent === reserved.query)) refuse(keyQuery);
+    pairs.push(...encoded);
   }
+  return pairs.map(encodePair).join('&');
+}
 
-  // Headers
+/** The script's headers, lower-cased; none that carries transport, identity or the key. */
+function buildHeaders(op: ApiOperation, given: Record<string, unknown>, reserved: Reserved): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(call.headers ?? {})) {
-    if (isForbiddenHeader(name, options.credentialHeader)) return { ok: false, message: `header '${name}' cannot be set from the sandbox` };
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) return { ok: false, message: `'${name}' is not a valid header name` };
+  for (const [name, value] of Object.entries(given)) {
+    if (isForbiddenHeader(name, reserved.header)) refuse(`header '${name}' cannot be set from the sandbox`);
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) refuse(`'${name}' is not a valid header name`);
     const text = scalar(value);
-    if (/[\r\n\0]/.test(text)) return { ok: false, message: `header '${name}' has a line break or NUL` };
+    if (/[\r\n\0]/.test(text)) refuse(`header '${name}' has a line break or NUL`);
     headers[name.toLowerCase()] = text;
   }
-  const missingHeaders = params('header').filter(
-    (p) => p.required && headers[p.name.toLowerCase()] === undefined && !isForbiddenHeader(p.name, options.credentialHeader),
+  const missing = paramsIn(op, 'header').filter(
+    (p) => p.required && headers[p.name.toLowerCase()] === undefined && !isForbiddenHeader(p.name, reserved.header),
   );
-  if (missingHeaders.length > 0)
-    return {
-      ok: false,
-      message: `missing required header${missingHeaders.length > 1 ? 's' : ''} ${missingHeaders.map((p) => `'${p.name}'`).join(', ')} for ${op.id}`,
-    };
+  refuseMissing('header', missing, op);
+  return headers;
+}
 
-  // Cookies: only the operation's own cookie parameters; the gate adds a credential cookie itself.
-  const cookieValues = call.cookies ?? {};
-  const declaredCookies = new Set(params('cookie').map((p) => p.name));
-  const strayCookies = Object.keys(cookieValues).filter((k) => !declaredCookies.has(k));
-  if (strayCookies.length > 0)
-    return {
-      ok: false,
-      message: `unknown cookie parameter${strayCookies.length > 1 ? 's' : ''} ${strayCookies.map((c) => `'${c}'`).join(', ')} for ${op.id} (expected: ${[...declaredCookies].join(', ') || 'none'})`,
-    };
-  if (options.credentialCookie && Object.hasOwn(cookieValues, options.credentialCookie))
-    return { ok: false, message: `cookie '${options.credentialCookie}' carries the API key: Airlock adds it itself` };
-  const missingCookies = params('cookie').filter(
-    (p) => p.required && p.name !== options.credentialCookie && (cookieValues[p.name] === undefined || cookieValues[p.name] === null),
-  );
-  if (missingCookies.length > 0)
-    return {
-      ok: false,
-      message: `missing required cookie${missingCookies.length > 1 ? 's' : ''} ${missingCookies.map((p) => `'${p.name}'`).join(', ')} for ${op.id}: pass { cookies: { ${missingCookies[0]!.name}: … } }`,
-    };
-  const cookiePairs = Object.entries(cookieValues)
-    .filter(([, v]) => v !== undefined && v !== null)
+/** The Cookie header: only the operation's own cookie parameters; the gate adds a credential cookie itself. */
+function buildCookies(op: ApiOperation, cookieValues: Record<string, unknown>, reserved: Reserved): string | undefined {
+  const declared = new Set(paramsIn(op, 'cookie').map((p) => p.name));
+  const stray = Object.keys(cookieValues).filter((k) => !declared.has(k));
+  if (stray.length > 0) refuse(`unknown ${named('cookie parameter', stray)} for ${op.id} (expected: ${[...declared].join(', ') || 'none'})`);
+  if (reserved.cookie && Object.hasOwn(cookieValues, reserved.cookie)) refuse(`cookie '${reserved.cookie}' carries the API key: Airlock adds it itself`);
+  const missing = paramsIn(op, 'cookie').filter((p) => p.required && p.name !== reserved.cookie && absent(cookieValues[p.name]));
+  refuseMissing('cookie', missing, op, missing[0] && `: pass { cookies: { ${missing[0].name}: … } }`);
+  const pairs = Object.entries(cookieValues)
+    .filter(([, v]) => !absent(v))
     .map(([k, v]) => `${k}=${encodeURIComponent(scalar(v))}`);
-  if (cookiePairs.length > 0) headers.cookie = cookiePairs.join('; ');
+  return pairs.length > 0 ? pairs.join('; ') : undefined;
+}
 
-  // Body: written as the document says for the media type (bodyEncoding.ts); a content-type header picks one of the offered types.
-  let body: Buffer | undefined;
-  if (call.body !== undefined) {
-    if (!op.requestBody) return { ok: false, message: `${op.id} takes no request body` };
-    const encoded = encodeRequestBody(op.id, op.requestBody, call.body, headers['content-type']);
-    if (!encoded.ok) return { ok: false, message: encoded.message };
-    body = encoded.body;
-    headers['content-type'] = encoded.contentType;
-  } else if (op.requestBody?.required) {
-    return { ok: false, message: `${op.id} needs a request body: pass { body: … }` };
+/** The body, written as the document says for the media type (bodyEncoding.ts); a content-type header picks one of the offered types. */
+function buildBody(op: ApiOperation, value: unknown, headers: Record<string, string>): Buffer | undefined {
+  if (value === undefined) {
+    if (op.requestBody?.required) refuse(`${op.id} needs a request body: pass { body: … }`);
+    return undefined;
   }
-  headers.accept ??= 'application/json, */*;q=0.5';
-
-  const query = pairs.map(encodePair).join('&');
-  const prefix = basePath.replace(/\/+$/, '');
-  return { ok: true, request: { method: op.method, pathAndQuery: `${prefix}${path}${query ? `?${query}` : ''}`, headers, ...(body ? { body } : {}) } };
+  if (!op.requestBody) refuse(`${op.id} takes no request body`);
+  const encoded = encodeRequestBody(op.id, op.requestBody, value, headers['content-type']);
+  if (!encoded.ok) refuse(encoded.message);
+  headers['content-type'] = encoded.contentType;
+  return encoded.body;
 }

@@ -7,16 +7,9 @@
 // text and error bodies go through the same redactor.
 import type { ApiCallResult } from '../sandbox/engine.ts';
 import type { UpstreamResponse } from './upstream.ts';
-import { redactDeep, type Redactor } from './redactor.ts';
+import { redactDeep, type Redactor } from '../log/redactor.ts';
 
 const TEXT_TYPES = /^text\/|json|xml|yaml|csv|html|javascript|x-www-form-urlencoded/i;
-
-function scrubBytes(body: Buffer, redact: Redactor): Buffer {
-  const withBytes = redact as Redactor & { redactBytes?: (b: Buffer) => Buffer };
-  if (typeof withBytes.redactBytes === 'function') return withBytes.redactBytes(body);
-  // Bytes viewed one char per byte: the clear and encoded forms are ASCII.
-  return Buffer.from(redact(body.toString('latin1')), 'latin1');
-}
 
 export function responseView(response: UpstreamResponse, redact: Redactor): ApiCallResult {
   const type = String(response.headers['content-type'] ?? '');
@@ -35,7 +28,7 @@ export function responseView(response: UpstreamResponse, redact: Redactor): ApiC
     payload = {
       contentType: redact(type || 'application/octet-stream'),
       bytes: response.body.length,
-      base64: redact(scrubBytes(response.body, redact).toString('base64')),
+      base64: redact(redact.redactBytes(response.body).toString('base64')),
     };
   }
   const headers: Record<string, string> = {};

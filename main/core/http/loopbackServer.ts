@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse, Server, ServerOptions } from 'nod
 import type { Duplex } from 'node:stream';
 import { http } from '../util/nodeHttp.ts';
 import type { AddressInfo } from 'node:net';
-import { AirlockError } from '../errors.ts';
+import { AirlockError } from '../util/errors.ts';
 import type { Logger } from '../log/logger.ts';
 import { checkBearer, checkHostAndOrigin, isLoopbackAddress, type GuardOptions } from './requestGuards.ts';
 

@@ -3,7 +3,7 @@
 // and, separately, for the control API (`control-token`).
 import { randomBytes, createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync, writeFileSync, chmodSync, renameSync, statSync } from 'node:fs';
-import { AirlockError } from '../errors.ts';
+import { AirlockError } from '../util/errors.ts';
 
 const TOKEN_FORMAT = /^[0-9a-f]{64}$/;
 

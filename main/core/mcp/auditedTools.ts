@@ -7,7 +7,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { ZodRawShapeCompat, ShapeOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
-import type { CallerInfo } from '../egress/types.ts';
+import type { CallerInfo } from '../approvals/types.ts';
 import type { TaskTool } from './toolTasks.ts';
 
 /** What a tool handler gets besides its arguments. */

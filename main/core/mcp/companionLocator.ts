@@ -8,8 +8,8 @@ import { existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { dataPaths } from '../config/dataDir.ts';
-import { AirlockError } from '../errors.ts';
-import { isAlive, readServerInfo } from '../runtime/serverInfo.ts';
+import { AirlockError } from '../util/errors.ts';
+import { isAlive, readServerInfo } from '../config/serverInfo.ts';
 
 export interface CompanionAddress {
   mcpUrl: string;

@@ -4,18 +4,32 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
-import type { AirlockCore } from '../runtime/airlockCore.ts';
+import type { Catalogue } from '../openapi/catalogue.ts';
+import type { OperationSearch } from '../search/operationSearch.ts';
+import type { Logger } from '../log/logger.ts';
+import { AIRLOCK_VERSION } from '../util/version.ts';
 import { registerSearchDocs } from './searchDocsTool.ts';
 import { serverInstructions } from './instructions.ts';
 import { auditedTools, type AuditedTools, type ToolCallReport } from './auditedTools.ts';
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import { serveToolTasks } from './toolTasks.ts';
-import type { CallerInfo } from '../egress/types.ts';
+import type { CallerInfo } from '../approvals/types.ts';
 
 export type ToolRegistrar = (tools: AuditedTools) => void;
 
+/** The API the server's tools describe and search. */
+export interface McpApi {
+  catalogue: Catalogue;
+  search: OperationSearch;
+  /** Names the sandbox client is bound to: `api`, plus the profile's alias. */
+  clientNames: string[];
+  /** The profile's alias, when it has one. */
+  alias?: string;
+}
+
 export interface McpServerOptions {
-  core: AirlockCore;
+  api: McpApi;
+  logger: Logger;
   transport: 'stdio' | 'http';
   /** Further tools (execute, diagnostics) registered after search_docs. */
   tools?: ToolRegistrar[];
@@ -39,11 +53,10 @@ const sharedValidator: jsonSchemaValidator = {
 };
 
 export function createMcpServer(options: McpServerOptions): McpServer {
-  const { core } = options;
-  const { catalogue, search, profile } = core.api;
+  const { catalogue, search, alias, clientNames } = options.api;
   const taskStore = options.hasExecute ? new InMemoryTaskStore() : undefined;
   const server = new McpServer(
-    { name: 'airlock', title: 'Airlock', version: core.version },
+    { name: 'airlock', title: 'Airlock', version: AIRLOCK_VERSION },
     {
       // With execute: task-augmented calls (MCP tasks), each session's tasks in its own store.
       capabilities: { tools: {}, logging: {}, ...(options.hasExecute ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}) },
@@ -52,12 +65,12 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       instructions: serverInstructions({
         apiTitle: catalogue.title,
         operationCount: catalogue.operations.length,
-        clientNames: core.clientNames,
+        clientNames,
         hasExecute: options.hasExecute ?? false,
       }),
     },
   );
-  const log = core.logger.child('mcp');
+  const log = options.logger.child('mcp');
   const tools = auditedTools(server, {
     transport: options.transport,
     report: options.onToolCall,
@@ -66,7 +79,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   registerSearchDocs(tools, {
     catalogue,
     search,
-    ...(profile.alias ? { alias: profile.alias } : {}),
+    ...(alias ? { alias } : {}),
     onSearch: (query, count, ms) => {
       options.warmUp?.();
       log.debug(`search_docs "${query.slice(0, 80)}" → ${count} results in ${ms.toFixed(1)} ms`);

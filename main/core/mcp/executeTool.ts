@@ -6,7 +6,7 @@ import { apiName } from './apiName.ts';
 import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ExecuteService } from '../execute/executeService.ts';
-import type { Elicit } from '../egress/types.ts';
+import type { Elicit } from '../approvals/types.ts';
 import type { AuditedTools } from './auditedTools.ts';
 
 /** Yes/no through MCP elicitation, when the connected client declared the capability. */

@@ -24,7 +24,7 @@ import { JsonLineReader, jsonLineWriter } from './jsonLines.ts';
 import { createLeanMcpHttp, HttpStatusError, type LeanMcpHttp } from './leanMcpHttp.ts';
 import { openLeanMcpPipe, PipeClosedError } from './leanMcpPipe.ts';
 import type { CompanionAddress } from './companionLocator.ts';
-import { isAlive } from '../runtime/serverInfo.ts';
+import { isAlive } from '../config/serverInfo.ts';
 
 export interface ForwarderOptions {
   stdin: Readable;

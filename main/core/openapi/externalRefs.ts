@@ -7,7 +7,7 @@
 import { open, realpath } from 'node:fs/promises';
 import { isAbsolute, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { AirlockError } from '../errors.ts';
+import { AirlockError } from '../util/errors.ts';
 import { DEFAULT_SPEC_MAX_BYTES, downloadText, type DownloadLimits } from './specDownload.ts';
 
 /** Calls `visit` for every `$ref` in the document that is not a pointer into it (`#/…`), with the object holding it. */

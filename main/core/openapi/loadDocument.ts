@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { writeFileAtomic } from '../util/atomicWrite.ts';
 import { join, resolve as resolvePath } from 'node:path';
-import { AirlockError, errorMessage } from '../errors.ts';
+import { AirlockError, errorMessage } from '../util/errors.ts';
 import { absolutizeRefs, baseUrlOf, findExternalRefs, guardedResolvers, refusedRef } from './externalRefs.ts';
 import { downloadText } from './specDownload.ts';
 import type { Logger } from '../log/logger.ts';

@@ -5,7 +5,7 @@ import { readFileSync, readdirSync, rmSync, existsSync } from 'node:fs';
 import { writeFileAtomic } from '../util/atomicWrite.ts';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { z } from 'zod';
-import { AirlockError } from '../errors.ts';
+import { AirlockError } from '../util/errors.ts';
 import type { Settings } from '../config/settings.ts';
 import { type Profile, profileFileSchema, profileToFile } from './profile.ts';
 import { PRESETS } from './presets.ts';

@@ -1,11 +1,11 @@
 // What the execute tool's description and the Overview say the deployment
 // enforces: the sandbox, its network, the caps and how mutations are
 // treated, in words a model and a person can check against the settings.
-import type { EgressMode, Settings } from '../config/settings.ts';
+import type { NetworkMode, Settings } from '../config/settings.ts';
 import type { Profile } from '../profiles/profile.ts';
 
-export function boundaryText(options: { settings: Settings; egress: EgressMode; engineBoundary: string; baseUrl: string; profile: Profile }): string {
-  const { settings, egress, profile } = options;
+export function boundaryText(options: { settings: Settings; network: NetworkMode; engineBoundary: string; baseUrl: string; profile: Profile }): string {
+  const { settings, network: mode, profile } = options;
   const network = {
     executor:
       settings.engine === 'quickjs'
@@ -13,7 +13,7 @@ export function boundaryText(options: { settings: Settings; egress: EgressMode; 
         : `the engine lets the sandbox reach only the gate (127.0.0.1:<gate port>)`,
     wrapper: 'the srt wrapper lets the sandbox reach only the gate',
     none: 'the network is NOT bounded: sandboxed code can reach any host this machine can (the API key still never enters the sandbox)',
-  }[egress];
+  }[mode];
   const mutations = profile.readOnly
     ? 'refused: the profile is read-only): none reach the API.'
     : `policy "${profile.policy}"): ${

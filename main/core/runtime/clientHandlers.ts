@@ -2,13 +2,15 @@
 // for this companion's data dir. The registrar (with its JSONC, TOML and diff
 // libraries) loads on the screen's first call, not at every start.
 import type { ControlHandlers } from '../control/dispatch.ts';
-import type { HandlerDeps } from './handlerDeps.ts';
+import type { Services } from './services.ts';
 
 const clients = () => import('../clients/machineRegistrar.ts');
 
-export function createClientHandlers(c: HandlerDeps): Pick<ControlHandlers, 'clients.list' | 'clients.change' | 'clients.undo'> {
-  const registrar = async () => (await clients()).machineRegistrar(c.core.paths.root);
-  const log = c.core.logger;
+export type ClientHandlerServices = Pick<Services, 'info' | 'logs'>;
+
+export function createClientHandlers(c: ClientHandlerServices): Pick<ControlHandlers, 'clients.list' | 'clients.change' | 'clients.undo'> {
+  const registrar = async () => (await clients()).machineRegistrar(c.info.paths.root);
+  const log = c.logs.logger;
   return {
     'clients.list': async () => (await registrar()).list(),
     'clients.change': async ({ id, action, dryRun }, caller) => {
@@ -16,7 +18,7 @@ export function createClientHandlers(c: HandlerDeps): Pick<ControlHandlers, 'cli
       if (result.changed && !result.dryRun) log.info(`${action === 'add' ? 'registered in' : 'removed from'} ${id} (${result.file}) by ${caller.by}`);
       const handshake =
         action === 'add' && !result.dryRun
-          ? await (await import('../clients/verifyLaunch.ts')).verifyLaunch((await clients()).launchFor(c.core.paths.root))
+          ? await (await import('../clients/verifyLaunch.ts')).verifyLaunch((await clients()).launchFor(c.info.paths.root))
           : undefined;
       return { ...result, ...(handshake ? { handshake } : {}) };
     },

@@ -7,7 +7,7 @@
 // deletes the first one's lock or server.json.
 import { linkSync, readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { AirlockError } from '../errors.ts';
+import { AirlockError } from '../util/errors.ts';
 
 export interface LockInfo {
   pid: number;

@@ -4,33 +4,25 @@
 // data dir while it runs. `airlock serve` and the Electron main process both
 // start exactly this.
 import { statSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
-import { createCompanion, type Companion } from './companion.ts';
+import { createCompanion, type Companion, type Host } from './companion.ts';
 import { createMcpEndpoint } from '../mcp/httpMcpEndpoint.ts';
 import { createPipeEndpoint } from '../mcp/pipeMcpEndpoint.ts';
 import { startLoopbackServer, sendJson, type LoopbackServer } from '../http/loopbackServer.ts';
 import { ensureTokenFile, rotateTokenFile } from '../http/tokenFile.ts';
 import { createControlRoutes } from '../control/controlRoutes.ts';
-import type { RuntimeContext } from './runtimeContext.ts';
+import type { StartContext } from './startContext.ts';
 import { localUser } from './localUser.ts';
+import type { ServerInfo } from '../config/serverInfo.ts';
 import { acquireCompanionLock, type LockInfo } from './companionLock.ts';
 import { dataPaths, ensureDataDir } from '../config/dataDir.ts';
 import { isLoopbackAddress } from '../http/requestGuards.ts';
-import { AirlockError } from '../errors.ts';
+import { AirlockError } from '../util/errors.ts';
 import { UiSessions } from '../http/uiSessions.ts';
-import { assertUiBuilt, createWebUiRoutes } from '../http/webUi.ts';
+import { assertUiBuilt, createWebUiRoutes } from '../control/webUi.ts';
+import type { McpEndpoint } from '../mcp/httpMcpEndpoint.ts';
+import type { PipeEndpoint } from '../mcp/pipeMcpEndpoint.ts';
 
-/** What server.json in the data dir says while a companion serves. */
-export interface ServerInfo {
-  pid: number;
-  port: number;
-  url: string;
-  mcpUrl: string;
-  version: string;
-  profile: string;
-  startedAt: string;
-}
-
-export interface Served {
+export interface ServingCompanion {
   companion: Companion;
   server: LoopbackServer;
   info: ServerInfo;
@@ -45,7 +37,13 @@ export interface Served {
 }
 
 /** Starts the companion and its loopback server (also used by the Electron adapter). */
-export async function startServing(ctx: RuntimeContext, options: { kind?: LockInfo['kind'] } = {}): Promise<Served> {
+export interface ServingOptions {
+  kind?: LockInfo['kind'];
+  /** What the desktop shell adds to the host: how the OS treats its notifications. */
+  desktop?: Host['desktop'];
+}
+
+export async function startServing(ctx: StartContext, options: ServingOptions = {}): Promise<ServingCompanion> {
   const { settings, logger } = ctx;
   // Refused before anything starts: a non-loopback bind without the explicit flag, a data dir another companion holds.
   if (!isLoopbackAddress(settings.host) && !settings.dangerouslyAllowNonLoopback) {
@@ -56,23 +54,45 @@ export async function startServing(ctx: RuntimeContext, options: { kind?: LockIn
   const paths = dataPaths(settings.dataDir);
   ensureDataDir(paths.root);
   const lock = acquireCompanionLock(paths.lock, paths.root, options.kind ?? 'serve');
+  // Read by the server at each request, so a rotation takes effect at once.
+  const tokens = { mcp: ensureTokenFile(paths.mcpToken), control: ensureTokenFile(paths.controlToken) };
+  const uiSessions = settings.ui ? new UiSessions() : undefined;
+  if (uiSessions) assertUiBuilt();
+  // The host's parts are asked for only once the server below serves (a control call or a status), so they may refer to it.
+  let server: LoopbackServer | undefined;
+  const sessions: { http?: McpEndpoint; pipe?: PipeEndpoint } = {};
+  const host: Host = {
+    mcpUrl: () => (server ? `${server.url}/mcp` : undefined),
+    rotateMcpToken: () => {
+      tokens.mcp = rotateTokenFile(paths.mcpToken);
+      const why = 'ended: the MCP token was rotated';
+      const closed = (sessions.http?.endAll(why) ?? 0) + (sessions.pipe?.endAll(why) ?? 0);
+      logger.warn(`MCP token rotated (${paths.mcpToken}); ${closed} session(s) ended — clients need the new token`);
+      return { file: paths.mcpToken, endedSessions: closed };
+    },
+    ...(uiSessions
+      ? {
+          loginLink: () => {
+            const login = uiSessions.issueLoginToken();
+            return { url: `${server!.url}/ui/#login=${login.token}`, expiresAt: new Date(login.expiresAt).toISOString() };
+          },
+        }
+      : {}),
+    ...(options.desktop ? { desktop: options.desktop } : {}),
+  };
   let companion: Companion;
   try {
-    companion = await createCompanion({ resolved: ctx, logger, logBuffer: ctx.logBuffer, mode: 'serve', redaction: ctx.redaction });
+    companion = await createCompanion({ resolved: ctx, logger, logBuffer: ctx.logBuffer, mode: 'serve', redaction: ctx.redaction, host });
   } catch (error) {
     lock.release();
     throw error;
   }
-  // Read by the server at each request, so a rotation takes effect at once.
-  const tokens = { mcp: ensureTokenFile(paths.mcpToken), control: ensureTokenFile(paths.controlToken) };
-  let origin = '';
-  const uiSessions = settings.ui ? new UiSessions() : undefined;
-  if (uiSessions) assertUiBuilt();
-  const endpoint = createMcpEndpoint({ createServer: () => companion.createMcpServer('http'), logger: logger.child('mcp') });
-  const pipe = createPipeEndpoint({ createServer: () => companion.createMcpServer('stdio'), logger: logger.child('mcp') });
-  let server: LoopbackServer;
+  const { services } = companion;
+  const endpoint = (sessions.http = createMcpEndpoint({ createServer: () => companion.createMcpServer('http'), logger: logger.child('mcp') }));
+  const pipe = (sessions.pipe = createPipeEndpoint({ createServer: () => companion.createMcpServer('stdio'), logger: logger.child('mcp') }));
+  let listening: LoopbackServer;
   try {
-    server = await startLoopbackServer({
+    listening = server = await startLoopbackServer({
       host: settings.host,
       port: settings.port,
       allowNonLoopback: settings.dangerouslyAllowNonLoopback,
@@ -85,16 +105,16 @@ export async function startServing(ctx: RuntimeContext, options: { kind?: LockIn
         ...(uiSessions
           ? createWebUiRoutes({
               sessions: uiSessions,
-              origin: () => origin,
+              origin: () => server?.url ?? '',
               dispatch: companion.dispatch,
-              hub: companion.hub,
+              hub: services.hub,
               replay: (since) => companion.replay(since),
               caller: { by: `${localUser()} via web UI`, channel: 'web' },
             })
           : []),
         ...createControlRoutes({
           dispatch: companion.dispatch,
-          hub: companion.hub,
+          hub: services.hub,
           replay: (since) => companion.replay(since),
           caller: { by: `${localUser()} via control API`, channel: 'http' },
         }),
@@ -105,36 +125,20 @@ export async function startServing(ctx: RuntimeContext, options: { kind?: LockIn
     lock.release();
     throw error;
   }
-  companion.endpoints.http = `${server.url}/mcp`;
-  companion.rotateMcpToken = () => {
-    tokens.mcp = rotateTokenFile(paths.mcpToken);
-    const closed = endpoint.endAll('ended: the MCP token was rotated') + pipe.endAll('ended: the MCP token was rotated');
-    logger.warn(`MCP token rotated (${paths.mcpToken}); ${closed} session(s) ended — clients need the new token`);
-    return { file: paths.mcpToken, endedSessions: closed };
-  };
-  origin = server.url;
-  if (uiSessions) {
-    companion.ui = {
-      loginLink: () => {
-        const login = uiSessions.issueLoginToken();
-        return { url: `${server.url}/ui/#login=${login.token}`, expiresAt: new Date(login.expiresAt).toISOString() };
-      },
-    };
-  }
   const info: ServerInfo = {
     pid: process.pid,
-    port: server.port,
-    url: server.url,
-    mcpUrl: `${server.url}/mcp`,
-    version: companion.core.version,
-    profile: companion.core.api.profile.name,
-    startedAt: companion.core.startedAt.toISOString(),
+    port: listening.port,
+    url: listening.url,
+    mcpUrl: `${listening.url}/mcp`,
+    version: services.info.version,
+    profile: services.api.profile.name,
+    startedAt: services.info.startedAt.toISOString(),
   };
   writeFileSync(paths.serverInfo, JSON.stringify(info, null, 2) + '\n', { mode: 0o600 });
-  lock.update({ url: server.url, port: server.port });
+  lock.update({ url: listening.url, port: listening.port });
   const idle = watchIdle(
     settings.exitWhenIdle,
-    () => endpoint.sessionCount() + pipe.sessionCount() === 0 && companion.caps.stats().active === 0 && companion.broker.list().length === 0,
+    () => endpoint.sessionCount() + pipe.sessionCount() === 0 && services.runs.caps.stats().active === 0 && services.broker.list().length === 0,
   );
   const orphan = watchOrphaned(paths.root, paths.serverInfo);
   return {

@@ -2,52 +2,13 @@
 // `health` and `get_config` MCP tools. Built from the parts they read, so
 // this module depends on no composition code.
 import type { Status } from '../../../contract/status.ts';
-import type { AirlockCore } from './airlockCore.ts';
-import type { Settings } from '../config/settings.ts';
-import type { ExecutionCaps } from '../execute/caps.ts';
-import type { ApprovalBroker } from '../approvals/approvalBroker.ts';
-import type { SessionRegistry } from './sessionRegistry.ts';
-import type { Credentials } from './credentials.ts';
 import { defaultDataDir } from '../config/dataDir.ts';
-import { CLI_ENTRY } from './installPaths.ts';
 import { formatAuthScheme } from '../config/auth.ts';
+import { shellQuote, stdioCommand } from '../clients/stdioLaunch.ts';
+import type { Services } from './services.ts';
 
-export interface ViewSource {
-  core: AirlockCore;
-  settings: Settings;
-  egress: string;
-  banner: string | undefined;
-  boundary: string;
-  caps: ExecutionCaps;
-  broker: ApprovalBroker;
-  sessions: SessionRegistry;
-  credentials: Credentials;
-  endpoints: { http?: string };
-  /** Set by the desktop shell: how the OS treats its notifications. */
-  desktop?: () => { notifications: 'enabled' | 'unsupported' | 'failed'; detail?: string };
-}
-
-type StdioLauncher = (dataDir: string, defaultDataDir?: string) => { command: string; args: string[] };
-let launcher: StdioLauncher | undefined;
-
-/** The desktop app registers clients with its own executable (`--stdio`): no Node needed, a path that stays put. */
-export function useStdioLauncher(fn: StdioLauncher): void {
-  launcher = fn;
-}
-
-/** What a client config runs to reach this companion over stdio: absolute paths, no secret. */
-export function stdioLaunch(dataDir: string, defaultDataDir?: string): { command: string; args: string[] } {
-  if (launcher) return launcher(dataDir, defaultDataDir);
-  return { command: process.execPath, args: [CLI_ENTRY, 'stdio', ...(defaultDataDir && dataDir !== defaultDataDir ? ['--data-dir', dataDir] : [])] };
-}
-
-const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
-
-/** The same, as one shell line. */
-export function stdioCommand(dataDir: string, defaultDataDir?: string): string {
-  const launch = stdioLaunch(dataDir, defaultDataDir);
-  return [launch.command, ...launch.args].map(quote).join(' ');
-}
+/** What the views read: the companion's parts, never its composition. */
+export type ViewSource = Pick<Services, 'info' | 'settings' | 'api' | 'engines' | 'runs' | 'broker' | 'sessions' | 'keys' | 'host'>;
 
 /**
  * The command that starts a headless companion again, as it was started (its argv holds no secret:
@@ -68,12 +29,12 @@ export function startCommandOf(args: readonly string[], httpUrl: string | undefi
     out.push(a);
   }
   if (port) out.push('--port', port);
-  return ['airlock', ...out].map(quote).join(' ');
+  return ['airlock', ...out].map(shellQuote).join(' ');
 }
 
 /** The API being served, as status and get_config show it (the key's scheme, never the key). */
-function apiSummary(c: ViewSource) {
-  const { catalogue, baseUrl, origin, auth } = c.core.api;
+function apiSummary(c: Pick<ViewSource, 'api'>) {
+  const { catalogue, baseUrl, origin, auth } = c.api;
   return {
     title: catalogue.title,
     version: catalogue.version,
@@ -86,47 +47,49 @@ function apiSummary(c: ViewSource) {
 
 export function statusOf(c: ViewSource): Status {
   const mem = process.memoryUsage();
-  const caps = c.caps.stats();
-  const { profile } = c.core.api;
+  const caps = c.runs.caps.stats();
+  const engine = c.engines.state();
+  const mcpUrl = c.host.mcpUrl?.();
   return {
-    version: c.core.version,
+    version: c.info.version,
     pid: process.pid,
-    startedAt: c.core.startedAt.toISOString(),
-    uptimeSeconds: Math.round((Date.now() - c.core.startedAt.getTime()) / 1000),
-    dataDir: c.core.paths.root,
+    startedAt: c.info.startedAt.toISOString(),
+    uptimeSeconds: Math.round((Date.now() - c.info.startedAt.getTime()) / 1000),
+    dataDir: c.info.paths.root,
     memory: { rssBytes: mem.rss, heapUsedBytes: mem.heapUsed },
-    profile: profile.name,
+    profile: c.api.profile.name,
     api: apiSummary(c),
     endpoints: {
-      ...(c.endpoints.http ? { http: c.endpoints.http, tokenFile: c.core.paths.mcpToken } : {}),
-      stdio: stdioCommand(c.core.paths.root, defaultDataDir()),
+      ...(mcpUrl ? { http: mcpUrl, tokenFile: c.info.paths.mcpToken } : {}),
+      stdio: stdioCommand(c.info.paths.root, defaultDataDir()),
     },
-    engine: c.settings.engine,
-    egress: c.egress,
-    ...(c.banner ? { banner: c.banner } : {}),
-    boundary: c.boundary,
-    killSwitch: c.settings.killSwitch,
+    engine: engine.engine,
+    egress: engine.network,
+    ...(engine.banner ? { banner: engine.banner } : {}),
+    boundary: engine.boundary,
+    killSwitch: c.settings.values.killSwitch,
     runs: { active: caps.active, queued: caps.queued, maxConcurrent: caps.maxConcurrent },
     sessions: c.sessions.list(),
     pendingApprovals: c.broker.list().length,
-    keychain: c.credentials.keychain,
-    secretStore: c.credentials.secretStore,
+    keychain: c.keys.credentials.keychain,
+    secretStore: c.keys.credentials.secretStore,
     ...(() => {
-      const start = c.desktop ? undefined : startCommandOf(process.argv.slice(2), c.endpoints.http);
+      const start = c.host.desktop ? undefined : startCommandOf(process.argv.slice(2), mcpUrl);
       return start ? { startCommand: start } : {};
     })(),
-    credential: c.credentials.state,
-    ...(c.desktop ? { desktop: c.desktop() } : {}),
+    credential: c.keys.credentials.state,
+    ...(c.host.desktop ? { desktop: c.host.desktop() } : {}),
   };
 }
 
 export function healthOf(c: ViewSource): Record<string, unknown> {
   const mem = process.memoryUsage();
-  const caps = c.caps.stats();
+  const caps = c.runs.caps.stats();
+  const engine = c.engines.state();
   return {
     status: 'ok',
-    version: c.core.version,
-    uptimeSeconds: Math.round((Date.now() - c.core.startedAt.getTime()) / 1000),
+    version: c.info.version,
+    uptimeSeconds: Math.round((Date.now() - c.info.startedAt.getTime()) / 1000),
     memory: {
       rssMb: Math.round(mem.rss / 1048576),
       heapUsedMb: Math.round(mem.heapUsed / 1048576),
@@ -137,16 +100,17 @@ export function healthOf(c: ViewSource): Record<string, unknown> {
     queueDepth: caps.queued,
     connectedClients: c.sessions.size,
     pendingApprovals: c.broker.list().length,
-    engine: c.settings.engine,
-    egress: c.egress,
-    profile: c.core.api.profile.name,
-    killSwitch: c.settings.killSwitch,
+    engine: engine.engine,
+    egress: engine.network,
+    profile: c.api.profile.name,
+    killSwitch: c.settings.values.killSwitch,
   };
 }
 
 export function configOf(c: ViewSource): Record<string, unknown> {
-  const { profile } = c.core.api;
-  const s = c.settings;
+  const { profile } = c.api;
+  const s = c.settings.values;
+  const engine = c.engines.state();
   return {
     profile: {
       name: profile.name,
@@ -157,9 +121,9 @@ export function configOf(c: ViewSource): Record<string, unknown> {
       alias: profile.alias ?? null,
     },
     api: apiSummary(c),
-    credential: c.credentials.state,
-    engine: s.engine,
-    egress: c.egress,
+    credential: c.keys.credentials.state,
+    engine: engine.engine,
+    egress: engine.network,
     limits: {
       timeoutMs: s.timeoutMs,
       memoryMb: s.memoryMb,
@@ -172,6 +136,6 @@ export function configOf(c: ViewSource): Record<string, unknown> {
     },
     approvalTimeoutMs: s.approvalTimeoutMs,
     killSwitch: s.killSwitch,
-    dataDir: c.core.paths.root,
+    dataDir: c.info.paths.root,
   };
 }

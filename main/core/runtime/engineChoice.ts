@@ -5,21 +5,21 @@
 // policies apart at a glance.
 import { createHash } from 'node:crypto';
 import type { DerivedPolicy, EngineCell, EngineMatrix } from '../../../contract/engine.ts';
-import { EGRESS_MODES, ENGINES } from '../../../contract/engine.ts';
-import type { EgressMode } from '../config/settings.ts';
+import { NETWORK_MODES, ENGINES } from '../../../contract/engine.ts';
+import type { NetworkMode } from '../config/settings.ts';
 import type { EngineName } from '../sandbox/engine.ts';
-import { checkEngineEgress } from '../sandbox/engineMatrix.ts';
-import { egressPolicy } from '../sandbox/egressPolicy.ts';
+import { checkEngineNetwork } from '../sandbox/engineMatrix.ts';
+import { networkPolicy } from '../sandbox/networkPolicy.ts';
 import type { EngineInventory } from '../diagnostics/engineInventory.ts';
 
-export function derivedPolicy(engine: EngineName, egress: EgressMode, dataDir: string): DerivedPolicy {
-  const { enforcedBy, allow, deny } = egressPolicy({ engine, egress, dataDir });
+export function derivedPolicy(engine: EngineName, egress: NetworkMode, dataDir: string): DerivedPolicy {
+  const { enforcedBy, allow, deny } = networkPolicy({ engine, egress, dataDir });
   const body = JSON.stringify({ engine, egress, enforcedBy, allow, deny });
   return { enforcedBy, allow, deny, fingerprint: createHash('sha256').update(body).digest('hex').slice(0, 16) };
 }
 
 /** What a combination needs that this machine may not have. */
-function missing(engine: EngineName, egress: EgressMode, inventory: EngineInventory): { reason: string; installHint?: string } | undefined {
+function missing(engine: EngineName, egress: NetworkMode, inventory: EngineInventory): { reason: string; installHint?: string } | undefined {
   const need = [inventory[engine], ...(egress === 'wrapper' ? [inventory.srt] : [])];
   const names = [engine === 'quickjs' ? 'QuickJS' : engine === 'deno' ? 'Deno' : 'Node', ...(egress === 'wrapper' ? ['the srt wrapper'] : [])];
   for (const [i, component] of need.entries()) {
@@ -30,15 +30,15 @@ function missing(engine: EngineName, egress: EgressMode, inventory: EngineInvent
 
 export function engineCell(
   engine: EngineName,
-  egress: EgressMode,
+  egress: NetworkMode,
   inventory: EngineInventory,
   dataDir: string,
   current: { engine: string; egress: string },
 ): EngineCell {
   const base = { engine, egress, current: current.engine === engine && current.egress === egress, policy: derivedPolicy(engine, egress, dataDir) };
-  const verdict = checkEngineEgress(engine, egress, false);
+  const verdict = checkEngineNetwork(engine, egress, false);
   if (!verdict.ok) {
-    const acknowledged = checkEngineEgress(engine, egress, true);
+    const acknowledged = checkEngineNetwork(engine, egress, true);
     if (!acknowledged.ok) return { ...base, state: 'invalid', reason: verdict.reason };
     const gap = missing(engine, egress, inventory);
     if (gap) return { ...base, state: 'needs-install', ...gap };
@@ -57,9 +57,9 @@ export function engineCell(
 export function engineMatrix(
   inventory: EngineInventory,
   dataDir: string,
-  current: { engine: EngineName; egress: EgressMode },
+  current: { engine: EngineName; egress: NetworkMode },
   lockedBy: string | undefined,
 ): EngineMatrix {
-  const cells = ENGINES.flatMap((engine) => EGRESS_MODES.map((egress) => engineCell(engine, egress, inventory, dataDir, current)));
+  const cells = ENGINES.flatMap((engine) => NETWORK_MODES.map((egress) => engineCell(engine, egress, inventory, dataDir, current)));
   return { current, ...(lockedBy ? { lockedBy } : {}), cells, components: inventory };
 }

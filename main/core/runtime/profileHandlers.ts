@@ -1,38 +1,28 @@
-// The APIs screen's methods: profiles (list, save, inspect a document, the
-// active profile's operations and their policies) and keys — which go in
-// but never come out: keys are listed by fingerprint only.
-import type { HandlerDeps } from './handlerDeps.ts';
+// The APIs screen's profile methods: list, save, remove, inspect a document,
+// the active profile's operations and their policies (a policy change is a
+// rule change: the Rules and APIs screens in every window re-read).
+import type { Services } from './services.ts';
 import type { ControlHandlers } from '../control/dispatch.ts';
-import { AirlockError } from '../errors.ts';
+import { AirlockError } from '../util/errors.ts';
 import { buildCatalogue, type ApiOperation } from '../openapi/catalogue.ts';
 import { isUrl, loadApiDocument } from '../openapi/loadDocument.ts';
 import { checkAllowEntry } from '../openapi/externalRefs.ts';
 import { isAbsolute } from 'node:path';
 import { formatAuthScheme, inferAuthScheme, parseAuthScheme } from '../config/auth.ts';
 import { PROFILE_NAME, ProfileStore } from '../profiles/profileStore.ts';
-import { profileToFile, type Profile } from '../profiles/profile.ts';
-import { fingerprint } from '../secrets/fingerprint.ts';
+import { profileToFile, type MutationPolicy, type Profile } from '../profiles/profile.ts';
 import { PRESETS } from '../profiles/presets.ts';
 import { existsSync } from 'node:fs';
 
+export type ProfileHandlerServices = Pick<Services, 'info' | 'api' | 'gate' | 'logs' | 'hub'>;
+
 export function createProfileHandlers(
-  c: HandlerDeps,
-): Pick<
-  ControlHandlers,
-  | 'profiles.list'
-  | 'profiles.save'
-  | 'profiles.remove'
-  | 'profiles.operations'
-  | 'profiles.inspect'
-  | 'profiles.setOperationPolicy'
-  | 'keys.list'
-  | 'keys.set'
-  | 'keys.remove'
-> {
-  const profiles = new ProfileStore(c.core.paths.profiles);
-  const activeProfile = c.core.api.profile.name;
+  c: ProfileHandlerServices,
+): Pick<ControlHandlers, 'profiles.list' | 'profiles.save' | 'profiles.remove' | 'profiles.operations' | 'profiles.inspect' | 'profiles.setOperationPolicy'> {
+  const profiles = new ProfileStore(c.info.paths.profiles);
+  const activeProfile = c.api.profile.name;
   const operationView = (op: ApiOperation) => {
-    const own = c.core.api.profile.operationPolicies?.[op.id];
+    const own = c.api.profile.operationPolicies?.[op.id];
     const mutation = c.gate.isMutation(op);
     return {
       operationId: op.id,
@@ -42,11 +32,11 @@ export function createProfileHandlers(
       ...(op.summary ? { summary: op.summary } : {}),
       mutation,
       deprecated: op.deprecated,
-      policy: own ?? (mutation ? c.core.api.profile.policy : 'allow'),
+      policy: own ?? (mutation ? c.api.profile.policy : 'allow'),
       policySource: own ? ('operation' as const) : mutation ? ('profile' as const) : ('read' as const),
     };
   };
-  const log = c.core.logger;
+  const log = c.logs.logger;
   const profileView = (p: Profile, error?: string) => ({
     name: p.name,
     ...profileToFile(p),
@@ -74,7 +64,7 @@ export function createProfileHandlers(
             : profileView({ name: l.name, spec: '', policy: 'ask', readOnly: false, allowPrivateNetwork: false, mutations: [], origin: 'file' }, l.error),
         );
       // The active profile is always listed, also when it came from the command line (--spec) and has no file.
-      const active = c.core.api.profile;
+      const active = c.api.profile;
       return listed.some((p) => p.name === active.name) ? listed : [profileView(active), ...listed];
     },
 
@@ -111,7 +101,7 @@ export function createProfileHandlers(
     'profiles.operations': ({ name, query }) => {
       if (name && name !== activeProfile) throw new AirlockError('usage', `profile '${name}' is not the active one; its operations are listed once it is`);
       const needle = query?.trim().toLowerCase();
-      return c.core.api.catalogue.operations
+      return c.api.catalogue.operations
         .filter((op) => !needle || `${op.id} ${op.call} ${op.method} ${op.path} ${op.summary ?? ''}`.toLowerCase().includes(needle))
         .map(operationView);
     },
@@ -123,7 +113,7 @@ export function createProfileHandlers(
       }
       if (!isUrl(spec) && !isAbsolute(spec)) throw new AirlockError('usage', `"${spec}" is neither an http(s) URL nor an absolute file path`);
       const loaded = await loadApiDocument(spec, {
-        cacheDir: c.core.paths.specCache,
+        cacheDir: c.info.paths.specCache,
         refresh: true,
         logger: log.child('spec'),
         ...(allowExternalRefs ? { allowExternalRefs } : {}),
@@ -143,43 +133,24 @@ export function createProfileHandlers(
     },
 
     'profiles.setOperationPolicy': async ({ operationId, policy }, caller) => {
-      const op = c.core.api.catalogue.operations.find((o) => o.id === operationId);
-      if (!op) throw new AirlockError('not_found', `no operation '${operationId}' in ${c.core.api.catalogue.title}`, { hint: 'see profiles.operations' });
-      const profile = c.core.api.profile;
-      const policies = (profile.operationPolicies ??= {});
-      if (policy === null) delete policies[operationId];
-      else policies[operationId] = policy;
+      const op = c.api.catalogue.operations.find((o) => o.id === operationId);
+      if (!op) throw new AirlockError('not_found', `no operation '${operationId}' in ${c.api.catalogue.title}`, { hint: 'see profiles.operations' });
+      const profile = c.api.profile;
+      const change = (policies: Record<string, MutationPolicy>) => {
+        if (policy === null) delete policies[operationId];
+        else policies[operationId] = policy;
+        return policies;
+      };
+      // Saved first, then put in effect in the map the gate reads: a policy that could not be saved never applies.
       // An ad hoc profile (--spec) has no file: the policy lasts until the companion stops.
       const saved = profile.origin !== 'adhoc';
-      if (saved) await profiles.save(profile);
+      if (saved) await profiles.save({ ...profile, operationPolicies: change({ ...profile.operationPolicies }) });
+      change((profile.operationPolicies ??= {}));
       log.info(
         `operation ${operationId}: policy ${policy ?? `the profile's (${profile.policy})`} (${caller.by})${saved ? '' : ', not saved (ad hoc profile)'}`,
       );
+      c.hub.publish({ type: 'rules-changed' });
       return { operation: operationView(op), saved };
-    },
-
-    'keys.list': async () => {
-      const names = await c.secrets.list();
-      const out: { profile: string; fingerprint: string; source: 'keychain' | 'file' }[] = [];
-      for (const profile of names) {
-        const secret = await c.secrets.get(profile);
-        if (secret) out.push({ profile, fingerprint: fingerprint(secret), source: c.secrets.kind === 'file' ? 'file' : 'keychain' });
-      }
-      return out;
-    },
-
-    'keys.set': async ({ profile, secret }, caller) => {
-      await c.secrets.set(profile, secret);
-      c.credentials.invalidate();
-      log.info(`API key for profile ${profile} set (${fingerprint(secret)}) by ${caller.by}`);
-      return { fingerprint: fingerprint(secret) };
-    },
-
-    'keys.remove': async ({ profile }, caller) => {
-      const removed = await c.secrets.delete(profile);
-      c.credentials.invalidate();
-      if (removed) log.info(`API key for profile ${profile} removed by ${caller.by}`);
-      return { removed };
     },
   };
 }

@@ -3,7 +3,7 @@
 // the hit counts (from the audit); and the Answered list — held calls that
 // were answered — read from the audit, so it survives a reload.
 import type { ControlHandlers } from '../control/dispatch.ts';
-import type { HandlerDeps } from './handlerDeps.ts';
+import type { Services } from './services.ts';
 import type { ApiCallEntry } from '../audit/types.ts';
 import type { Answered, RuleOperation } from '../../../contract/rules.ts';
 import { GRANT_SCOPE_INFO, passedWithoutAsking, type Grant } from '../../../contract/approvals.ts';
@@ -46,9 +46,11 @@ export function effectiveOf(kind: 'read' | 'allow' | 'ask' | 'deny' | 'read-only
   }
 }
 
-export function createRuleHandlers(c: HandlerDeps): Pick<ControlHandlers, 'rules.list' | 'approvals.answered'> {
-  const activeOrigin = originOf(c.core.api.baseUrl);
-  const active = c.core.api.profile.name;
+export type RuleHandlerServices = Pick<Services, 'api' | 'audit' | 'broker' | 'gate' | 'sessions'>;
+
+export function createRuleHandlers(c: RuleHandlerServices): Pick<ControlHandlers, 'rules.list' | 'approvals.answered'> {
+  const activeOrigin = originOf(c.api.baseUrl);
+  const active = c.api.profile.name;
   const counter = new RuleHitCounter(c.audit, (r) => (r.profile !== undefined ? r.profile === active : originOf(r.url) === activeOrigin));
   /** Run id → the client that ran it (from the run's tool record, once it is written). */
   const clients = new Map<string, string>();
@@ -70,10 +72,10 @@ export function createRuleHandlers(c: HandlerDeps): Pick<ControlHandlers, 'rules
   return {
     'rules.list': () => {
       counter.catchUp();
-      const profile = c.core.api.profile;
+      const profile = c.api.profile;
       const grants = c.broker.grants.list();
       const policyProfile = { ...profile, operationPolicies: profile.operationPolicies ?? {} };
-      const operations = c.core.api.catalogue.operations.map((op): RuleOperation => {
+      const operations = c.api.catalogue.operations.map((op): RuleOperation => {
         const own = profile.operationPolicies?.[op.id];
         const mutation = c.gate.isMutation(op);
         const verdict = classifyRequest({ op, method: op.method, profile: policyProfile });

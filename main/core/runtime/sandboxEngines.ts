@@ -4,17 +4,17 @@
 // or inside the srt wrapper). A missing runtime is a start-up error that says
 // what was looked for.
 import { availableParallelism } from 'node:os';
-import { AirlockError } from '../errors.ts';
-import type { EgressMode, Settings } from '../config/settings.ts';
+import { AirlockError } from '../util/errors.ts';
+import type { NetworkMode, Settings } from '../config/settings.ts';
 import type { Logger } from '../log/logger.ts';
 import type { SandboxEngine } from '../sandbox/engine.ts';
-import type { GateProxy } from '../egress/gateProxy.ts';
+import type { GateProxy } from '../sandbox/gateProxy.ts';
 import type { DataPaths } from '../config/dataDir.ts';
 import { createQuickJsEngine } from '../sandbox/quickjs/quickjsEngine.ts';
 
 export interface EngineRequest {
   settings: Settings;
-  egress: EgressMode;
+  network: NetworkMode;
   paths: DataPaths;
   logger: Logger;
   /** Started lazily for subprocess engines only. */
@@ -43,7 +43,7 @@ export async function createEngine(req: EngineRequest): Promise<SandboxEngine> {
       case 'node': {
         // Subprocess engines load only when chosen: QuickJS start-up stays lean.
         const { createNodeEngine } = await import('../sandbox/node/nodeEngine.ts');
-        return createNodeEngine({ proxy: await req.proxy(), logger: log, egress: req.egress === 'executor' ? 'wrapper' : req.egress, srt });
+        return createNodeEngine({ proxy: await req.proxy(), logger: log, egress: req.network === 'executor' ? 'wrapper' : req.network, srt });
       }
       case 'deno': {
         const { findDeno } = await import('../sandbox/deno/findDeno.ts');
@@ -51,11 +51,11 @@ export async function createEngine(req: EngineRequest): Promise<SandboxEngine> {
         const deno = findDeno();
         if (!deno.found) throw new AirlockError('config', `engine deno: ${deno.reason}`, { hint: 'install Deno, or use --engine quickjs' });
         log.info(`deno ${deno.version} from ${deno.source} (${deno.path})`);
-        return createDenoEngine({ proxy: await req.proxy(), logger: log, egress: req.egress, denoPath: deno.path, denoDir: req.paths.denoDir, srt });
+        return createDenoEngine({ proxy: await req.proxy(), logger: log, egress: req.network, denoPath: deno.path, denoDir: req.paths.denoDir, srt });
       }
     }
   } catch (error) {
     if (error instanceof AirlockError) throw error;
-    throw new AirlockError('config', `engine ${req.settings.engine} with egress ${req.egress} cannot start: ${(error as Error).message}`);
+    throw new AirlockError('config', `engine ${req.settings.engine} with egress ${req.network} cannot start: ${(error as Error).message}`);
   }
 }

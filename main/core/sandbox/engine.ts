@@ -4,7 +4,8 @@
 // the sandbox through `callApi`, which is the egress gate's business. The
 // engine owns the caps it can enforce: deadline, memory, stack, output.
 
-export type EngineName = 'quickjs' | 'node' | 'deno';
+import type { EngineName } from '../config/settings.ts';
+export type { EngineName };
 
 /** One method of the in-sandbox client: `api.<callPath…>(args)`. */
 export interface ClientOperation {

@@ -3,11 +3,11 @@
 // a one-line reason; a combination that leaves the network unbounded starts
 // only with a banner (node + none) or an explicit acknowledgement (deno + none).
 import type { EngineName } from './engine.ts';
-import type { EgressMode } from '../config/settings.ts';
+import type { NetworkMode } from '../config/settings.ts';
 
-export type MatrixVerdict = { ok: true; egress: EgressMode; banner?: string } | { ok: false; reason: string };
+export type EngineNetworkCheck = { ok: true; egress: NetworkMode; banner?: string } | { ok: false; reason: string };
 
-export function defaultEgress(engine: EngineName): EgressMode {
+export function defaultNetwork(engine: EngineName): NetworkMode {
   return engine === 'node' ? 'wrapper' : 'executor';
 }
 
@@ -17,8 +17,8 @@ export const UNBOUNDED_NODE_BANNER =
 export const UNBOUNDED_DENO_BANNER =
   'WARNING: engine deno with egress none (acknowledged with --allow-unrestricted-egress) — sandboxed code can reach any host this machine can (the API key still never enters the sandbox).';
 
-export function checkEngineEgress(engine: EngineName, egress: EgressMode | undefined, acknowledgedUnrestricted: boolean): MatrixVerdict {
-  const mode = egress ?? defaultEgress(engine);
+export function checkEngineNetwork(engine: EngineName, egress: NetworkMode | undefined, acknowledgedUnrestricted: boolean): EngineNetworkCheck {
+  const mode = egress ?? defaultNetwork(engine);
   switch (engine) {
     case 'quickjs':
       if (mode !== 'executor')

@@ -37,11 +37,33 @@ export function clientGlobals(globals: readonly string[]): string[] {
   return [...new Set(globals.filter((name) => IDENTIFIER.test(name) && !RESERVED_GLOBALS.has(name)))];
 }
 
+/** The built-ins both preludes capture first, before anything can replace them. */
+export const GUEST_INTRINSICS_SOURCE = String.raw`
+  var stringify = JSON.stringify;
+  var parse = JSON.parse;
+  var defineProperty = Object.defineProperty;
+  var objectKeys = Object.keys;
+  var isArray = Array.isArray;
+  var StringCtor = String;
+  var ErrorCtor = Error;
+  var TypeErrorCtor = TypeError;`;
+
 export const GUEST_COMMON_SOURCE = String.raw`
   var ARG_KEYS = ['path', 'query', 'body', 'headers', 'cookies'];
+  var LEVELS = ['log', 'info', 'warn', 'error', 'debug'];
 
   function define(target, key, value, enumerable) {
     defineProperty(target, key, { value: value, writable: true, configurable: true, enumerable: enumerable });
+  }
+
+  function makeConsole(write) {
+    var consoleObject = {};
+    for (var l = 0; l < LEVELS.length; l++) {
+      (function (level) {
+        define(consoleObject, level, function () { write(level, arguments); }, true);
+      })(LEVELS[l]);
+    }
+    return consoleObject;
   }
 
   function bigintReplacer(_key, value) {

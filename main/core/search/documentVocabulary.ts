@@ -5,49 +5,7 @@
 // "comment" where its names say "story", DigitalOcean's Droplets tag says
 // "virtual machine": a query in the prose's words then also searches the
 // names' words. Learnt once per document; part of the search index's state.
-
-/** Words that name an action or a generic part of an API: never what a prose word stands for. */
-const GENERIC_NAMES = new Set([
-  'get',
-  'list',
-  'create',
-  'update',
-  'delete',
-  'remove',
-  'add',
-  'set',
-  'post',
-  'put',
-  'patch',
-  'by',
-  'id',
-  'for',
-  'all',
-  'api',
-  'v1',
-  'v2',
-  'v3',
-  'new',
-  'info',
-  'detail',
-  'single',
-  'multiple',
-  'several',
-]);
-
-/** Words that say how, not what: never learnt. */
-const FUNCTION_WORDS = new Set(
-  (
-    'who whom whose what when where why which while whenever wherever however whether also only just even ever never always often ' +
-    'one two three first last next other another each every both either neither such same own more most less least much many few ' +
-    'see seen show shown made make makes making use used uses using return returns returned given give gives take takes taken ' +
-    'will would shall should could may might must can cannot has have had having was were been being does did done doing ' +
-    'out off over under about above below after before between into onto upon within without through than then there here ' +
-    'not yes very well still already yet per via etc sent send sends new old true false null default value values field fields ' +
-    'object objects request requests response responses endpoint endpoints call calls result results specified provided ' +
-    'following follows based order name type types set sets data information available example note'
-  ).split(' '),
-);
+import { FUNCTION_WORDS, GENERIC_NAMES } from './wordLists.ts';
 
 export interface VocabularyInput {
   /** Terms of each operation's names: operationId, summary, path, tags. */

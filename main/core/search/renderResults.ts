@@ -6,7 +6,7 @@ import { describeParamSchema, listedValues, mergeAllOf, schemaShape } from '../o
 import { terms } from './textProcessing.ts';
 import type { SearchHit } from './operationSearch.ts';
 import { plainText } from './plainText.ts';
-import { isFileValue } from '../egress/bodyEncoding.ts';
+import { isFileValue } from '../openapi/bodyEncoding.ts';
 
 export interface RenderOptions {
   /** How many hits get a full card. */

@@ -3,6 +3,9 @@
 // with each operation; this map covers what a person types that no document
 // says ("how many", "créer", "supprimer", "à venir"…).
 import { normalize, splitWords, stem } from './textProcessing.ts';
+import { type Action, CALLER_WORDS, DETERMINERS } from './wordLists.ts';
+
+export type { Action };
 
 interface SynonymGroup {
   /** Words or phrases a query may contain (English or French, any case or accents). */
@@ -12,8 +15,6 @@ interface SynonymGroup {
   /** The CRUD action the wording asks for, when it names one. */
   action?: Action;
 }
-
-export type Action = 'list' | 'get' | 'create' | 'update' | 'replace' | 'delete';
 
 const GROUPS: SynonymGroup[] = [
   {
@@ -300,7 +301,7 @@ const GROUPS: SynonymGroup[] = [
     expansions: ['upload', 'image', 'media', 'file'],
   },
   {
-    triggers: ['me', 'my', 'mine', 'myself', 'mes', 'mon', 'ma', 'moi', 'membre', 'member', 'membership', 'memberships'],
+    triggers: [...CALLER_WORDS, 'membre', 'member', 'membership', 'memberships'],
     expansions: ['me', 'my', 'member', 'memberships', 'current'],
   },
   { triggers: ['schema', 'form', 'fields', 'formulaire', 'champs', 'champ', 'structure'], expansions: ['schema', 'form', 'fields'] },
@@ -346,34 +347,6 @@ const COMPILED: CompiledGroup[] = GROUPS.map((g) => ({
   expansions: g.expansions,
   ...(g.action ? { action: g.action } : {}),
 }));
-
-/** Words after which a word is a noun: "the Done list", "a status update". */
-const DETERMINERS = new Set([
-  'a',
-  'an',
-  'the',
-  'this',
-  'that',
-  'these',
-  'those',
-  'my',
-  'your',
-  'our',
-  'their',
-  'its',
-  'each',
-  'every',
-  'le',
-  'la',
-  'les',
-  'un',
-  'une',
-  'des',
-  'du',
-  'mon',
-  'ma',
-  'mes',
-]);
 
 /** Index of the first word of `phrase` (stemmed) in `stems` (the query's words, stemmed), or -1; a one-word action is not read where it is a noun. */
 function find(words: string[], stems: string[], phrase: string[], action = false): number {
@@ -427,122 +400,6 @@ export function askedAction(groups: TriggeredGroup[]): Action | undefined {
   for (const g of groups) if (g.action && (!best || g.at < best.at)) best = g;
   return best?.action;
 }
-
-/**
- * Verbs operations are named after that are none of create, read, update,
- * delete: an operation named with one of them ("startPlayback", "Duplicate a
- * project") does that, whatever its HTTP method.
- */
-export const OTHER_VERBS = new Set([
-  'start',
-  'stop',
-  'pause',
-  'resume',
-  'play',
-  'skip',
-  'seek',
-  'transfer',
-  'follow',
-  'unfollow',
-  'save',
-  'check',
-  'duplicate',
-  'copy',
-  'clone',
-  'instantiate',
-  'archive',
-  'unarchive',
-  'pin',
-  'unpin',
-  'invite',
-  'kick',
-  'join',
-  'leave',
-  'mark',
-  'open',
-  'close',
-  'rename',
-  'send',
-  'schedule',
-  'share',
-  'move',
-  'merge',
-  'fork',
-  'star',
-  'unstar',
-  'watch',
-  'unwatch',
-  'assign',
-  'unassign',
-  'attach',
-  'detach',
-  'cancel',
-  'void',
-  'approve',
-  'reject',
-  'enable',
-  'disable',
-  'reboot',
-  'restart',
-  'resize',
-  'upload',
-  'test',
-  'verify',
-  'validate',
-  'revoke',
-  'subscribe',
-  'unsubscribe',
-  'trigger',
-  'run',
-  'rerun',
-  'execute',
-  'complete',
-  'reopen',
-  'lock',
-  'unlock',
-  'mute',
-  'unmute',
-  'snooze',
-  'react',
-  'publish',
-  'unpublish',
-  'preview',
-  'capture',
-  'confirm',
-  'refund',
-  'pay',
-  'finalize',
-  'accept',
-  'decline',
-  'restore',
-  'sync',
-  'import',
-  'export',
-  'convert',
-  'link',
-  'unlink',
-  'apply',
-  'reset',
-  'rotate',
-  'redeliver',
-  'ping',
-  'dismiss',
-  'block',
-  'unblock',
-  'transfer',
-  'rollback',
-  'retry',
-  'reply',
-  'forward',
-  'mention',
-  'tag',
-  'untag',
-  'end',
-  'set',
-  'toggle',
-  'establish',
-  'instantiate',
-]);
 
 /** The verb groups a word belongs to (indices), so "copy" and "duplicate" match. */
 const VERB_GROUP = new Map<string, number[]>();

@@ -1,106 +1,7 @@
 // Turns text (operation ids, summaries, paths, queries in English or French)
 // into search terms: split on separators and camelCase, lowercase, strip
 // accents, drop stop words, fold plurals. Index and queries share it.
-
-const STOP_WORDS = new Set([
-  // English
-  'a',
-  'an',
-  'the',
-  'of',
-  'to',
-  'in',
-  'on',
-  'for',
-  'with',
-  'and',
-  'or',
-  'is',
-  'are',
-  'be',
-  'it',
-  'its',
-  'this',
-  'that',
-  'these',
-  'those',
-  'do',
-  'does',
-  'can',
-  'i',
-  'you',
-  'we',
-  'please',
-  'how',
-  'what',
-  'which',
-  'there',
-  'from',
-  'at',
-  'as',
-  'into',
-  'via',
-  'using',
-  'want',
-  'need',
-  'would',
-  'like',
-  'some',
-  'any',
-  // French
-  'le',
-  'la',
-  'les',
-  'l',
-  'un',
-  'une',
-  'des',
-  'du',
-  'de',
-  'd',
-  'et',
-  'ou',
-  'en',
-  'dans',
-  'sur',
-  'pour',
-  'avec',
-  'par',
-  'au',
-  'aux',
-  'ce',
-  'ces',
-  'cet',
-  'cette',
-  'qui',
-  'que',
-  'qu',
-  'quel',
-  'quelle',
-  'quels',
-  'quelles',
-  'est',
-  'sont',
-  'je',
-  'j',
-  'tu',
-  'il',
-  'elle',
-  'nous',
-  'vous',
-  'ils',
-  'elles',
-  'y',
-  'a',
-  'se',
-  's',
-  'ne',
-  'pas',
-  'veux',
-  'voudrais',
-  'peux',
-  'faire',
-]);
+import { STOP_WORDS } from './wordLists.ts';
 
 /** Lowercase, accents stripped (`Événements` → `evenements`). */
 export function normalize(text: string): string {
@@ -140,4 +41,19 @@ export function terms(text: string): string[] {
     .map(normalize)
     .filter((w) => w.length > 0 && !isStopWord(w))
     .map(stem);
+}
+
+/** The shortest word matched as a prefix of a longer one ("deploy" → deployment). */
+export const MIN_PREFIX_LENGTH = 3;
+
+/** Whether a word of `words` (at least `min` letters) starts with `prefix`. */
+export function someStartsWith(words: Iterable<string>, prefix: string, min = 0): boolean {
+  for (const w of words) if (w.length >= min && w.startsWith(prefix)) return true;
+  return false;
+}
+
+/** Whether `word` starts with one of `prefixes` long enough to be one (MIN_PREFIX_LENGTH). */
+export function startsWithSome(word: string, prefixes: Iterable<string>): boolean {
+  for (const t of prefixes) if (t.length >= MIN_PREFIX_LENGTH && word.startsWith(t)) return true;
+  return false;
 }

@@ -8,7 +8,7 @@
 //   newline (\n or \r\n).
 // An empty key is an error either way, and no error text contains the input.
 import { StringDecoder } from 'node:string_decoder';
-import { AirlockError } from '../errors.ts';
+import { AirlockError } from '../util/errors.ts';
 
 export interface ReadSecretOptions {
   input: NodeJS.ReadStream;

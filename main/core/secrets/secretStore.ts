@@ -10,7 +10,7 @@
 //   to another store behind the caller's back.
 // - No error text built here or in a store ever contains a secret; messages
 //   name the profile and the store only.
-import { AirlockError } from '../errors.ts';
+import { AirlockError } from '../util/errors.ts';
 import { PROFILE_NAME } from '../profiles/profile.ts';
 
 export const SERVICE_NAME = 'Airlock';

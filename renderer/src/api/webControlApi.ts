@@ -4,8 +4,9 @@
 // against the contract; failures reject with a ControlError.
 import { controlContract, type ControlMethod, type ControlInput, type ControlOutput } from '../../../contract/control.ts';
 import { ControlError, type ControlApi } from '../../../contract/controlApi.ts';
-import { controlEventBatchSchema, type ControlEvent } from '../../../contract/events.ts';
+import type { ControlEvent } from '../../../contract/events.ts';
 import { errorEnvelopeSchema } from '../../../contract/errors.ts';
+import { acceptEventBatches } from './eventBatch.ts';
 
 export const WEB_API_PREFIX = '/ui/api';
 
@@ -30,9 +31,10 @@ const REOPEN_MS = 3000;
 
 export function createWebControlApi(prefix = WEB_API_PREFIX): StreamAwareControlApi {
   const url = (since?: number) => `${prefix}/events${since !== undefined ? `?since=${since}` : ''}`;
-  const parse = (onBatch: (events: ControlEvent[]) => void) => (message: MessageEvent<string>) => {
-    const parsed = controlEventBatchSchema.safeParse(JSON.parse(message.data));
-    if (parsed.success) onBatch(parsed.data);
+  // Each batch is checked against the contract as the desktop adapter checks its own (eventBatch.ts).
+  const parse = (onBatch: (events: ControlEvent[]) => void) => {
+    const accept = acceptEventBatches(onBatch);
+    return (message: Event) => accept(JSON.parse((message as MessageEvent).data as string));
   };
   return {
     async call<M extends ControlMethod>(method: M, input: ControlInput<M>): Promise<ControlOutput<M>> {
@@ -58,7 +60,7 @@ export function createWebControlApi(prefix = WEB_API_PREFIX): StreamAwareControl
     },
     events(onBatch: (events: ControlEvent[]) => void, options: { since?: number } = {}) {
       const source = new EventSource(url(options.since), { withCredentials: true });
-      source.addEventListener('batch', parse(onBatch) as EventListener);
+      source.addEventListener('batch', parse(onBatch));
       return () => source.close();
     },
     eventsWithState(onBatch, onState) {
@@ -73,7 +75,7 @@ export function createWebControlApi(prefix = WEB_API_PREFIX): StreamAwareControl
         const s = new EventSource(url(), { withCredentials: true });
         source = s;
         s.addEventListener('open', () => onState('open'));
-        s.addEventListener('batch', parse(onBatch) as EventListener);
+        s.addEventListener('batch', parse(onBatch));
         s.addEventListener('error', () => {
           if (closed || source !== s) return;
           if (s.readyState === EventSource.CLOSED) {

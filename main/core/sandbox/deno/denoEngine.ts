@@ -14,20 +14,20 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { GateProxy } from '../../egress/gateProxy.ts';
+import type { GateProxy } from '../gateProxy.ts';
 import { silentLogger, type Logger } from '../../log/logger.ts';
-import { createSubprocessEngine, type SubprocessEngine } from '../subprocess/subprocessEngine.ts';
-import { BARE_BASELINE_BYTES, type SubprocessLimits } from '../subprocess/limits.ts';
+import { createSubprocessEngine, runtimeEngineBase, type SubprocessEngine } from '../subprocess/subprocessEngine.ts';
+import type { SubprocessLimits } from '../subprocess/limits.ts';
 import { capsClause, childEnv, deathGuard, memoryCap, realDir, which } from '../subprocess/hostTools.ts';
 import { locateSrt, SRT_LINUX_HTTP_PROXY_PORT, srtEnv, srtInvocation, writeRunSrtSettings, type SrtOptions } from '../srt/srtWrapper.ts';
 import { denoVersion } from './findDeno.ts';
 
-export type DenoEgress = 'executor' | 'wrapper' | 'none';
+export type DenoNetwork = 'executor' | 'wrapper' | 'none';
 
 export interface DenoEngineOptions {
   proxy: GateProxy;
   logger?: Logger;
-  egress: DenoEgress;
+  egress: DenoNetwork;
   denoPath: string;
   /** A private, writable directory in Airlock's data dir (DENO_DIR). */
   denoDir: string;
@@ -38,7 +38,7 @@ export interface DenoEngineOptions {
 }
 
 /** The `--allow-net` value for an egress mode: the gate only, plus srt's proxy under the wrapper. */
-export function denoNetPermission(egress: DenoEgress, gatePort: number, platform: NodeJS.Platform = process.platform): string {
+export function denoNetPermission(egress: DenoNetwork, gatePort: number, platform: NodeJS.Platform = process.platform): string {
   if (egress === 'none') return '--allow-net';
   const gate = `127.0.0.1:${gatePort}`;
   if (egress === 'executor') return `--allow-net=${gate}`;
@@ -49,7 +49,7 @@ export function denoNetPermission(egress: DenoEgress, gatePort: number, platform
 }
 
 /** The `deno run` flags of a run. */
-export function denoRuntimeArgs(o: { egress: DenoEgress; gatePort: number; limits: Pick<SubprocessLimits, 'heapMb' | 'stackKb'> }): string[] {
+export function denoRuntimeArgs(o: { egress: DenoNetwork; gatePort: number; limits: Pick<SubprocessLimits, 'heapMb' | 'stackKb'> }): string[] {
   const v8 = [`--max-heap-size=${o.limits.heapMb}`, ...(o.limits.stackKb === undefined ? [] : [`--stack-size=${o.limits.stackKb}`])];
   return [
     'run',
@@ -89,7 +89,7 @@ export function createDenoEngine(options: DenoEngineOptions): SubprocessEngine {
   const denoEnv = { DENO_DIR: options.denoDir, DENO_NO_UPDATE_CHECK: '1', DENO_NO_PROMPT: '1' };
 
   const launch = async ({ runDir, limits }: { runDir: string; limits: SubprocessLimits }) => {
-    const runtimeArgv = [options.denoPath, ...denoRuntimeArgs({ egress: egress as DenoEgress, gatePort: proxy.port, limits })];
+    const runtimeArgv = [options.denoPath, ...denoRuntimeArgs({ egress: egress as DenoNetwork, gatePort: proxy.port, limits })];
     const runtime = [...cap.prefix(limits), ...runtimeArgv];
     if (!srt?.found) {
       const [command, ...args] = runtime;
@@ -118,18 +118,7 @@ export function createDenoEngine(options: DenoEngineOptions): SubprocessEngine {
   const describeBoundary = () =>
     `Deno ${version}, a fresh process per run with no file, environment, subprocess, FFI or system access and no remote or npm imports (Deno and fetch removed too), ${capsClause(cap)}. ${network}`;
 
-  return createSubprocessEngine({
-    name: 'deno',
-    label: 'Deno',
-    logger: log,
-    proxy,
-    tmpRoot,
-    ownsTmpRoot: options.tmpDir === undefined,
-    viaProxy: srt?.found === true,
-    launch,
-    describeBoundary,
-    hostPaths: [runtimeDir, dirname(options.denoPath), options.denoDir, tmpRoot, ...(srt?.found ? [srt.packageDir] : [])],
-    memoryCap: cap,
-    expectedBaselineBytes: BARE_BASELINE_BYTES,
-  });
+  const runtimePaths = [runtimeDir, dirname(options.denoPath), options.denoDir];
+  const base = runtimeEngineBase({ logger: log, proxy, tmpRoot, madeTmpRoot: options.tmpDir === undefined, srt, memoryCap: cap, runtimePaths });
+  return createSubprocessEngine({ name: 'deno', label: 'Deno', launch, describeBoundary, ...base });
 }

@@ -15,10 +15,10 @@ import { mkdtempSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { GateProxy } from '../../egress/gateProxy.ts';
+import type { GateProxy } from '../gateProxy.ts';
 import { silentLogger, type Logger } from '../../log/logger.ts';
-import { createSubprocessEngine, type SubprocessEngine } from '../subprocess/subprocessEngine.ts';
-import { BARE_BASELINE_BYTES, type SubprocessLimits } from '../subprocess/limits.ts';
+import { createSubprocessEngine, runtimeEngineBase, type SubprocessEngine } from '../subprocess/subprocessEngine.ts';
+import type { SubprocessLimits } from '../subprocess/limits.ts';
 import { capsClause, childEnv, deathGuard, memoryCap, nodeRuntimeEnv, realDir } from '../subprocess/hostTools.ts';
 import { locateSrt, srtEnv, srtInvocation, writeRunSrtSettings, type SrtOptions } from '../srt/srtWrapper.ts';
 
@@ -96,18 +96,7 @@ export function createNodeEngine(options: NodeEngineOptions): SubprocessEngine {
   const describeBoundary = () =>
     `Node.js ${version}, a fresh process per run with the permission model on and nothing granted (no file reads or writes, no child processes, no worker threads, no addons, no WASI; imports refused, process and fetch removed), ${capsClause(cap)}. ${network}`;
 
-  return createSubprocessEngine({
-    name: 'node',
-    label: 'Node',
-    logger: log,
-    proxy,
-    tmpRoot,
-    ownsTmpRoot: options.tmpDir === undefined,
-    viaProxy: srt?.found === true,
-    launch,
-    describeBoundary,
-    hostPaths: [runtimeDir, dirname(nodePath), tmpRoot, ...(srt?.found ? [srt.packageDir] : [])],
-    memoryCap: cap,
-    expectedBaselineBytes: BARE_BASELINE_BYTES,
-  });
+  const runtimePaths = [runtimeDir, dirname(nodePath)];
+  const base = runtimeEngineBase({ logger: log, proxy, tmpRoot, madeTmpRoot: options.tmpDir === undefined, srt, memoryCap: cap, runtimePaths });
+  return createSubprocessEngine({ name: 'node', label: 'Node', launch, describeBoundary, ...base });
 }

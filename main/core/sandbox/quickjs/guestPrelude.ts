@@ -14,7 +14,7 @@
 // shifted back by the wrapper's prefix, so every frame points at the caller's
 // code as they wrote it.
 
-import { GUEST_COMMON_SOURCE } from '../guestClient.ts';
+import { GUEST_COMMON_SOURCE, GUEST_INTRINSICS_SOURCE } from '../guestClient.ts';
 
 /** File name of the caller's code: stacks read `execute.js:<line>:<column>`. */
 export const GUEST_FILENAME = 'execute.js';
@@ -26,16 +26,7 @@ export const WRAPPER_SUFFIX = '\n})()';
 
 /** Evaluates to a function `(hostCall, hostWrite, room, treeJson, globalsJson, label) => helpers`. */
 export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostWrite, initialRoom, treeJson, globalsJson, label) {
-  'use strict';
-  var stringify = JSON.stringify;
-  var parse = JSON.parse;
-  var defineProperty = Object.defineProperty;
-  var objectKeys = Object.keys;
-  var isArray = Array.isArray;
-  var StringCtor = String;
-  var ErrorCtor = Error;
-  var TypeErrorCtor = TypeError;
-  var LEVELS = ['log', 'info', 'warn', 'error', 'debug'];
+  'use strict';${GUEST_INTRINSICS_SOURCE}
   var PREFIX_LENGTH = ${WRAPPER_PREFIX.length};
   var room = initialRoom;
 
@@ -66,12 +57,7 @@ ${GUEST_COMMON_SOURCE}
     room = hostWrite(level, formatArgs(args, room));
   }
 
-  var consoleObject = {};
-  for (var l = 0; l < LEVELS.length; l++) {
-    (function (level) {
-      define(consoleObject, level, function () { write(level, arguments); }, true);
-    })(LEVELS[l]);
-  }
+  var consoleObject = makeConsole(write);
 
   function makeMethod(operationId, name) {
     var method = async function (args) {

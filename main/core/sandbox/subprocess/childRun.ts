@@ -10,7 +10,7 @@
 // runs only then.
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { ApiCallRequest, ApiCallResult, ConsoleEntry, RunControl, RunError, RunOutcome, RunRequest } from '../engine.ts';
-import type { GateProxy } from '../../egress/gateProxy.ts';
+import type { GateProxy } from '../gateProxy.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { SubprocessLimits } from './limits.ts';
 import { limitError, OutputBudget } from '../runBudget.ts';

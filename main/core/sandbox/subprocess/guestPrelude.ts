@@ -27,7 +27,7 @@
 // prelude holds (it is an argument, never part of a function's source text),
 // so the host can tell its messages from anything else.
 
-import { GUEST_COMMON_SOURCE, type ClientNode } from '../guestClient.ts';
+import { GUEST_COMMON_SOURCE, GUEST_INTRINSICS_SOURCE, type ClientNode } from '../guestClient.ts';
 
 export { clientGlobals, clientTree, type ClientNode } from '../guestClient.ts';
 
@@ -71,16 +71,8 @@ export interface GuestScriptInput {
 // line comments inside it.
 const PRELUDE_SOURCE = String.raw`(function (A) {
   'use strict';
-  var G = globalThis;
-  var stringify = JSON.stringify;
-  var parse = JSON.parse;
-  var defineProperty = Object.defineProperty;
-  var objectKeys = Object.keys;
-  var isArray = Array.isArray;
-  var StringCtor = String;
+  var G = globalThis;${GUEST_INTRINSICS_SOURCE}
   var NumberCtor = Number;
-  var ErrorCtor = Error;
-  var TypeErrorCtor = TypeError;
   var PromiseCtor = Promise;
   var URLCtor = URL;
   var decode = decodeURIComponent;
@@ -90,7 +82,6 @@ const PRELUDE_SOURCE = String.raw`(function (A) {
   var NONCE = A.nonce;
   var GATE = A.gate;
   var HEADER_LINES = ${FUNCTION_HEADER_LINES};
-  var LEVELS = ['log', 'info', 'warn', 'error', 'debug'];
   var REMOVED = ['process', 'Deno', 'fetch', 'WebSocket', 'WebSocketStream', 'EventSource', 'Worker', 'SharedWorker', 'localStorage', 'sessionStorage', 'Storage', 'caches', 'CacheStorage', 'Cache', 'BroadcastChannel', 'navigator', 'Navigator', 'alert', 'confirm', 'prompt', 'close', 'require', 'module'];
   var room = A.outputBytes;
   var finished = false;
@@ -338,12 +329,7 @@ ${GUEST_COMMON_SOURCE}
     }
   }
 
-  var consoleObject = {};
-  for (var l = 0; l < LEVELS.length; l++) {
-    (function (level) {
-      define(consoleObject, level, function () { write(level, arguments); }, true);
-    })(LEVELS[l]);
-  }
+  var consoleObject = makeConsole(write);
 
   function makeMethod(operationId, name) {
     return async function (args) {

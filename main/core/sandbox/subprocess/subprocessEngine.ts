@@ -30,9 +30,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { RunError, RunOutcome, RunRequest, SandboxEngine } from '../engine.ts';
-import type { GateProxy } from '../../egress/gateProxy.ts';
+import type { GateProxy } from '../gateProxy.ts';
 import type { Logger } from '../../log/logger.ts';
-import { resolveSubprocessLimits, type SubprocessLimits } from './limits.ts';
+import { BARE_BASELINE_BYTES, resolveSubprocessLimits, type SubprocessLimits } from './limits.ts';
 import { buildGuestScript, clientGlobals, clientTree } from './guestPrelude.ts';
 import { limitError } from '../runBudget.ts';
 import { ChildRun, killGroup } from './childRun.ts';
@@ -67,6 +67,33 @@ export interface SubprocessEngineConfig {
   memoryCap: MemoryCap;
   /** What a run's processes hold when its code starts, until a run has been measured (limits.ts' BARE_BASELINE_BYTES). */
   expectedBaselineBytes: number;
+}
+
+/**
+ * What a runtime engine (Node, Deno) passes alike: its logger and gate proxy, its temp root (removed on close
+ * when the engine made it), whether the srt wrapper runs around it, the host paths no message may show (the
+ * runtime's own, the temp root, the wrapper's package), the memory cap.
+ */
+export function runtimeEngineBase(o: {
+  logger: Logger;
+  proxy: GateProxy;
+  tmpRoot: string;
+  madeTmpRoot: boolean;
+  srt: { found: true; packageDir: string } | { found: false } | undefined;
+  memoryCap: MemoryCap;
+  runtimePaths: string[];
+}): Omit<SubprocessEngineConfig, 'name' | 'label' | 'launch' | 'describeBoundary'> {
+  const wrapped = o.srt?.found === true;
+  return {
+    logger: o.logger,
+    proxy: o.proxy,
+    tmpRoot: o.tmpRoot,
+    ownsTmpRoot: o.madeTmpRoot,
+    viaProxy: wrapped,
+    hostPaths: [...o.runtimePaths, o.tmpRoot, ...(o.srt?.found ? [o.srt.packageDir] : [])],
+    memoryCap: o.memoryCap,
+    expectedBaselineBytes: BARE_BASELINE_BYTES,
+  };
 }
 
 export interface SubprocessEngineStats {

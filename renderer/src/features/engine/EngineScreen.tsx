@@ -4,7 +4,7 @@
 // companion enforces, and the caps — all applied to the next run, no restart.
 import { useState } from 'react';
 import type { EngineCell } from '../../../../contract/engine.ts';
-import { EGRESS_MODES, ENGINES } from '../../../../contract/engine.ts';
+import { NETWORK_MODES, ENGINES } from '../../../../contract/engine.ts';
 import { useCall } from '../../api/hooks.ts';
 import { useControl } from '../../api/ControlProvider.tsx';
 import { InlineText } from '../../components/InlineText.tsx';
@@ -134,7 +134,7 @@ export function EngineScreen() {
             <thead>
               <tr>
                 <th scope="col">Engine</th>
-                {EGRESS_MODES.map((egress) => (
+                {NETWORK_MODES.map((egress) => (
                   <th scope="col" key={egress}>
                     {EGRESS_LABEL[egress]} <span className="muted">({egress})</span>
                   </th>
@@ -145,7 +145,7 @@ export function EngineScreen() {
               {ENGINES.map((engine) => (
                 <tr key={engine}>
                   <th scope="row">{ENGINE_LABEL[engine]}</th>
-                  {EGRESS_MODES.map((egress) => {
+                  {NETWORK_MODES.map((egress) => {
                     const cell = cellOf(engine, egress)!;
                     const isSelected = selected === cell;
                     return (

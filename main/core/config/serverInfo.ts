@@ -2,10 +2,18 @@
 // whether its process is alive. Read by the CLI's control commands and by the
 // stdio forwarder that joins the companion.
 import { readFileSync } from 'node:fs';
-import { dataPaths } from '../config/dataDir.ts';
-import type { ServerInfo } from './companionServer.ts';
+import { dataPaths } from './dataDir.ts';
 
-export type { ServerInfo };
+/** What server.json in the data dir says while a companion serves. */
+export interface ServerInfo {
+  pid: number;
+  port: number;
+  url: string;
+  mcpUrl: string;
+  version: string;
+  profile: string;
+  startedAt: string;
+}
 
 export function readServerInfo(dataDir: string): ServerInfo | undefined {
   try {

@@ -1,22 +1,19 @@
-// The composition root of the headless core: from resolved settings it picks
-// the profile, starts the built-in demo API when that profile needs it,
-// loads the OpenAPI document, builds the catalogue and the search index.
-// `airlock serve`, `airlock stdio` and the Electron main process all run this
-// same core; transports and UIs sit on top of it.
-import { AirlockError } from '../errors.ts';
-import { dataPaths, ensureDataDir, type DataPaths } from '../config/dataDir.ts';
+// The API a companion serves: from the settings it picks the profile, starts
+// the built-in demo API when that profile needs it, loads the OpenAPI
+// document (or restores it from the cache), and builds the catalogue and the
+// search index. The composition root (companion.ts) builds it first.
+import { AirlockError } from '../util/errors.ts';
+import type { DataPaths } from '../config/dataDir.ts';
 import type { Settings } from '../config/settings.ts';
 import { type AuthScheme, inferAuthScheme, unsupportedSecurity } from '../config/auth.ts';
 import type { Logger } from '../log/logger.ts';
-import type { LogBuffer } from '../log/logBuffer.ts';
 import { ProfileStore, selectProfile } from '../profiles/profileStore.ts';
 import { DEMO_SPEC, type Profile } from '../profiles/profile.ts';
 import { type SpecOrigin, isUrl } from '../openapi/loadDocument.ts';
 import type { Catalogue } from '../openapi/catalogue.ts';
 import type { OperationSearch } from '../search/operationSearch.ts';
-import { prepareApi } from '../openapi/preparedApi.ts';
+import { prepareApi } from '../search/preparedApi.ts';
 import { startDemoServer, demoSpecPath, type DemoServer } from '../demo/demoServer.ts';
-import { AIRLOCK_VERSION } from './version.ts';
 
 export interface LoadedApi {
   profile: Profile;
@@ -29,33 +26,25 @@ export interface LoadedApi {
   readyMs: number;
   /** Whether the catalogue and index came from the on-disk cache. */
   cache: 'hit' | 'miss' | 'off';
-}
-
-export interface AirlockCore {
-  readonly version: string;
-  readonly settings: Settings;
-  readonly paths: DataPaths;
-  readonly api: LoadedApi;
-  readonly logger: Logger;
-  readonly logBuffer: LogBuffer;
-  readonly startedAt: Date;
-  readonly demo: DemoServer | undefined;
   /** Names the sandbox client is bound to: `api`, plus the profile's alias. */
-  readonly clientNames: string[];
-  close(): Promise<void>;
+  clientNames: string[];
 }
 
-export interface CoreOptions {
+export interface ApiLoadOptions {
   settings: Settings;
+  paths: DataPaths;
   logger: Logger;
-  logBuffer: LogBuffer;
   fetch?: typeof fetch;
 }
 
-export async function createCore(options: CoreOptions): Promise<AirlockCore> {
-  const { settings, logger } = options;
-  const paths = dataPaths(settings.dataDir);
-  ensureDataDir(paths.root);
+/** The loaded API, and how to stop what it started (the demo API's server). */
+export interface ServedApi {
+  api: LoadedApi;
+  close(): Promise<void>;
+}
+
+export async function loadApi(options: ApiLoadOptions): Promise<ServedApi> {
+  const { settings, logger, paths } = options;
   const profile = selectProfile(settings, new ProfileStore(paths.profiles));
 
   let demo: DemoServer | undefined;
@@ -96,17 +85,19 @@ export async function createCore(options: CoreOptions): Promise<AirlockCore> {
     logger.info(
       `profile ${profile.name}: ${catalogue.title} ${catalogue.version}, ${catalogue.operations.length} operations, ${baseUrl} (${prepared.cache === 'hit' ? 'restored from the cache' : 'loaded'} in ${readyMs.toFixed(0)} ms)`,
     );
-    const api: LoadedApi = { profile, baseUrl: baseUrl.replace(/\/$/, ''), auth, catalogue, search, origin: prepared.origin, readyMs, cache: prepared.cache };
-    return {
-      version: AIRLOCK_VERSION,
-      settings,
-      paths,
-      api,
-      logger,
-      logBuffer: options.logBuffer,
-      startedAt: new Date(),
-      demo,
+    const api: LoadedApi = {
+      profile,
+      baseUrl: baseUrl.replace(/\/$/, ''),
+      auth,
+      catalogue,
+      search,
+      origin: prepared.origin,
+      readyMs,
+      cache: prepared.cache,
       clientNames: ['api', ...(profile.alias ? [profile.alias] : [])],
+    };
+    return {
+      api,
       async close() {
         await demo?.close();
       },

@@ -4,7 +4,7 @@
 // last seen and how many calls it has in flight. When a session ends, the
 // listeners (its session grants) hear of it.
 import type { McpSession } from '../../../contract/status.ts';
-import type { CallerInfo } from '../egress/types.ts';
+import type { CallerInfo } from '../approvals/types.ts';
 
 export class SessionRegistry {
   private readonly sessions = new Map<string, McpSession>();

@@ -19,7 +19,7 @@
 // Keys keep literal brackets; values are percent-encoded (spaces as %20, which
 // every form parser reads as a space).
 import { createHash } from 'node:crypto';
-import { isJsonMediaType, type ApiEncoding, type ApiMediaType, type ApiRequestBody, type JsonSchema } from '../openapi/catalogue.ts';
+import { isJsonMediaType, type ApiEncoding, type ApiMediaType, type ApiRequestBody, type JsonSchema } from './catalogue.ts';
 
 export type EncodedBody = { ok: true; contentType: string; body: Buffer } | { ok: false; message: string };
 

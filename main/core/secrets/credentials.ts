@@ -3,12 +3,12 @@
 // as it is known, and described without ever being shown (its source and
 // fingerprint). The store's availability is probed once at start and warned
 // about once, with the way forward.
-import type { AirlockError } from '../errors.ts';
+import type { AirlockError } from '../util/errors.ts';
 import type { Logger } from '../log/logger.ts';
-import type { SecretStore } from '../secrets/secretStore.ts';
-import { resolveCredential, type ResolvedCredential } from '../secrets/resolveCredential.ts';
-import { fingerprint } from '../secrets/fingerprint.ts';
-import { describeSecretStore, type SecretStoreView } from '../secrets/secretStoreView.ts';
+import type { SecretStore } from './secretStore.ts';
+import { resolveCredential, type ResolvedCredential } from './resolveCredential.ts';
+import { fingerprint } from './fingerprint.ts';
+import { describeSecretStore, type SecretStoreView } from './secretStoreView.ts';
 import type { AuthScheme } from '../config/auth.ts';
 
 const CREDENTIAL_TTL_MS = 10_000;

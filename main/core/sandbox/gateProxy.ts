@@ -9,7 +9,7 @@ import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
 import { tokensEqual } from '../http/tokenFile.ts';
 import { checkHostAndOrigin } from '../http/requestGuards.ts';
-import type { ApiCallRequest, ApiCallResult } from '../sandbox/engine.ts';
+import type { ApiCallRequest, ApiCallResult } from './engine.ts';
 
 /** What a run does with each call that arrives with its token (the run's bound `callApi`). */
 export type RunCallHandler = (request: ApiCallRequest) => Promise<ApiCallResult>;

@@ -6,18 +6,18 @@ import { resolveSettings, SettingError, type ResolvedSettings, settingByKey } fr
 import { readSettingsFile } from '../config/settingsFile.ts';
 import { LogBuffer } from '../log/logBuffer.ts';
 import { createLogger, type Logger } from '../log/logger.ts';
-import { usageError } from '../errors.ts';
-import { RedactionHolder } from './redactionHolder.ts';
+import { usageError } from '../util/errors.ts';
+import { RedactionHolder } from '../log/redactionHolder.ts';
 import v8 from 'node:v8';
 
-export interface RuntimeContext extends ResolvedSettings {
+export interface StartContext extends ResolvedSettings {
   logBuffer: LogBuffer;
   logger: Logger;
   /** Secrets the process knows, scrubbed from every log line. */
   redaction: RedactionHolder;
 }
 
-export function runtimeContext(flags: Record<string, unknown>, env: Record<string, string | undefined> = process.env): RuntimeContext {
+export function startContext(flags: Record<string, unknown>, env: Record<string, string | undefined> = process.env): StartContext {
   const dataDirDef = settingByKey('dataDir')!;
   let dataDir: string;
   try {

@@ -26,13 +26,13 @@ import { readFile, readdir, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
-import { errorMessage } from '../errors.ts';
+import { errorMessage } from '../util/errors.ts';
 import { tempPrefix, writeFileAtomic } from '../util/atomicWrite.ts';
 import { silentLogger } from '../log/logger.ts';
-import { AIRLOCK_VERSION } from '../runtime/version.ts';
-import { OperationSearch, type OperationSearchState } from '../search/operationSearch.ts';
-import { buildCatalogue, catalogueData, catalogueFromData, type Catalogue, type CatalogueData } from './catalogue.ts';
-import { isUrl, readDocumentSource, resolveDocument, type LoadOptions, type SpecOrigin } from './loadDocument.ts';
+import { AIRLOCK_VERSION } from '../util/version.ts';
+import { OperationSearch, type OperationSearchState } from './operationSearch.ts';
+import { buildCatalogue, catalogueData, catalogueFromData, type Catalogue, type CatalogueData } from '../openapi/catalogue.ts';
+import { isUrl, readDocumentSource, resolveDocument, type LoadOptions, type SpecOrigin } from '../openapi/loadDocument.ts';
 
 /** Bumped whenever what the cache holds changes shape. */
 export const API_CACHE_FORMAT = 5;
@@ -263,7 +263,7 @@ let stamp: Promise<string> | undefined;
 /**
  * What identifies the code that builds catalogues and indexes: the version,
  * and the size and modification time of its files — in a checkout, the
- * sources of this folder and of search/; in a build, the bundled file that
+ * sources of this folder and of openapi/; in a build, the bundled file that
  * holds this module (every build rewrites it).
  */
 function codeStamp(): Promise<string> {
@@ -271,7 +271,7 @@ function codeStamp(): Promise<string> {
     const here = fileURLToPath(import.meta.url);
     let files = [here];
     if (here.endsWith('.ts')) {
-      const dirs = [dirname(here), join(dirname(here), '..', 'search')];
+      const dirs = [dirname(here), join(dirname(here), '..', 'openapi')];
       files = (await Promise.all(dirs.map(async (dir) => (await readdir(dir)).filter((f) => f.endsWith('.ts')).map((f) => join(dir, f))))).flat().sort();
     }
     const hash = createHash('sha256').update(`${AIRLOCK_VERSION}\n`);

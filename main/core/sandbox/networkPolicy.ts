@@ -3,25 +3,25 @@
 // chosen at start) and, for the wrapper mode, the exact srt settings.
 // `airlock print-egress-policy` prints it; the engines enforce the same rules.
 import type { EngineName } from './engine.ts';
-import type { EgressMode } from '../config/settings.ts';
+import type { NetworkMode } from '../config/settings.ts';
 
 export const GATE_PORT_PLACEHOLDER = '<gate port, chosen at start>';
 
-export interface EgressPolicy {
+export interface NetworkPolicy {
   engine: EngineName;
-  egress: EgressMode;
+  egress: NetworkMode;
   enforcedBy: string;
   allow: { host: string; port: string; purpose: string }[];
   deny: string;
   srt?: Record<string, unknown>;
 }
 
-export function egressPolicy(o: {
+export function networkPolicy(o: {
   engine: EngineName;
-  egress: EgressMode;
+  egress: NetworkMode;
   dataDir: string;
   srtSettings?: (gatePort: string) => Record<string, unknown>;
-}): EgressPolicy {
+}): NetworkPolicy {
   const gate = {
     host: '127.0.0.1',
     port: GATE_PORT_PLACEHOLDER,

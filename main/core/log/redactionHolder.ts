@@ -1,7 +1,7 @@
 // The secrets the process currently knows (the active API key), shared by
 // every place that writes text out: the logger, the audit store, the control
 // API. Updated when the key is resolved or changed.
-import { createRedactor, type Redactor } from '../egress/redactor.ts';
+import { createRedactor, type Redactor } from './redactor.ts';
 
 export class RedactionHolder {
   private secrets = new Set<string>();

@@ -3,7 +3,7 @@
 // was wrong and what to do; anything else is a bug and is reported as such.
 // Each kind maps to one code of the contract's error envelope, so every
 // surface reports the same failure the same way.
-import type { ErrorCode, ErrorEnvelope } from '../../contract/errors.ts';
+import type { ErrorCode, ErrorEnvelope } from '../../../contract/errors.ts';
 
 export type ErrorKind =
   | 'usage' // a bad flag, value or argument: the CLI exits 2

@@ -3,9 +3,9 @@
 // same code that enforces it, with a sha256 fingerprint of its canonical JSON
 // so a reviewer can pin it.
 import { createHash } from 'node:crypto';
-import { AirlockError } from '../../core/errors.ts';
-import { checkEngineEgress } from '../../core/sandbox/engineMatrix.ts';
-import { egressPolicy } from '../../core/sandbox/egressPolicy.ts';
+import { AirlockError } from '../../core/util/errors.ts';
+import { checkEngineNetwork } from '../../core/sandbox/engineMatrix.ts';
+import { networkPolicy } from '../../core/sandbox/networkPolicy.ts';
 import { srtSettingsFor } from '../../core/sandbox/srt/srtWrapper.ts';
 import { dataPaths } from '../../core/config/dataDir.ts';
 import type { CliContext } from '../context.ts';
@@ -25,11 +25,11 @@ export function fingerprintPolicy(policy: unknown): string {
   return `sha256:${createHash('sha256').update(canonical(policy)).digest('hex')}`;
 }
 
-export async function printEgressPolicy(ctx: CliContext, format: 'srt' | 'json'): Promise<void> {
+export async function printNetworkPolicy(ctx: CliContext, format: 'srt' | 'json'): Promise<void> {
   const { settings } = ctx;
-  const verdict = checkEngineEgress(settings.engine, settings.egress, settings.allowUnrestrictedEgress);
+  const verdict = checkEngineNetwork(settings.engine, settings.egress, settings.allowUnrestrictedEgress);
   if (!verdict.ok) throw new AirlockError('usage', verdict.reason);
-  const policy = egressPolicy({
+  const policy = networkPolicy({
     engine: settings.engine,
     egress: verdict.egress,
     dataDir: settings.dataDir,

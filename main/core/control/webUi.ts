@@ -7,12 +7,12 @@
 import { existsSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readBody, sendJson, type Route } from './loopbackServer.ts';
-import { sessionCookie, UI_COOKIE, type UiSessions } from './uiSessions.ts';
-import { createControlRoutes, type ControlRoutesOptions } from '../control/controlRoutes.ts';
-import { UI_CSP, contentType, readUiFile } from './uiFiles.ts';
-import { AirlockError } from '../errors.ts';
-import { UI_DIR } from '../runtime/installPaths.ts';
+import { readBody, sendJson, type Route } from '../http/loopbackServer.ts';
+import { sessionCookie, UI_COOKIE, type UiSessions } from '../http/uiSessions.ts';
+import { createControlRoutes, type ControlRoutesOptions } from './controlRoutes.ts';
+import { UI_CSP, contentType, readUiFile } from '../http/uiFiles.ts';
+import { AirlockError } from '../util/errors.ts';
+import { UI_DIR } from '../util/installPaths.ts';
 
 /** Where `npm run build` puts the renderer. */
 export const DEFAULT_UI_DIR = UI_DIR;

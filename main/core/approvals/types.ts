@@ -1,0 +1,20 @@
+// The approvals room's vocabulary: who is calling (the MCP session as the
+// contract describes it), how the gate asks for a decision (ApprovalHook),
+// and how a question reaches the person at the MCP client (Elicit).
+import type { Caller, ApprovalDecision, MutationApprovalRequest } from '../../../contract/approvals.ts';
+
+export type { ApprovalDecision, MutationApprovalRequest };
+export type CallerInfo = Caller;
+
+/** Asks the person at the MCP client a yes/no question; undefined when they dismissed it. */
+export type Elicit = (message: string, signal?: AbortSignal) => Promise<{ approved: boolean; reason?: string } | undefined>;
+
+export interface ApprovalHook {
+  /**
+   * Whether a request for this operation would be put to a person now (no grant answers it, and someone can
+   * answer in Airlock): the gate reads the evidence a prompt shows only then. Absent: assume it would.
+   */
+  asksPerson?(q: { runId: string; profile: string; operationId: string; callerKey: string; clientName?: string; overridden?: boolean }): boolean;
+  /** Resolves when a decision is made (or the request times out, or its client withdraws it: a denial). */
+  request(req: MutationApprovalRequest, options?: { signal?: AbortSignal; elicit?: Elicit }): Promise<ApprovalDecision>;
+}

@@ -1,0 +1,79 @@
+// The Engines service: the sandbox engine runs use (switchable while the
+// companion runs), the gate proxy subprocess engines reach the gate through
+// (started on first need), and what the combination of engine and network
+// boundary means, in words (the boundary text) and as a warning (the banner).
+import { AirlockError } from '../util/errors.ts';
+import type { Settings } from '../config/settings.ts';
+import type { DataPaths } from '../config/dataDir.ts';
+import type { Logger } from '../log/logger.ts';
+import { checkEngineNetwork } from '../sandbox/engineMatrix.ts';
+import { SwitchableEngine } from '../sandbox/switchableEngine.ts';
+import { startGateProxy, type GateProxy } from '../sandbox/gateProxy.ts';
+import type { Profile } from '../profiles/profile.ts';
+import { createEngine } from './sandboxEngines.ts';
+import { boundaryText } from './boundaryText.ts';
+import type { Engines, EngineState } from './services.ts';
+
+export interface EnginesOptions {
+  /** The settings in effect: a switch writes the new engine and network here. */
+  settings: Settings;
+  paths: DataPaths;
+  logger: Logger;
+  /** What the boundary text names: where the gate sends, and the profile's mutation policy. */
+  api: { baseUrl: string; profile: Profile };
+}
+
+type AllowedChoice = Extract<ReturnType<typeof checkEngineNetwork>, { ok: true }>;
+
+function check(engine: Settings['engine'], network: Settings['egress'], acknowledged: boolean): AllowedChoice {
+  const verdict = checkEngineNetwork(engine, network, acknowledged);
+  if (!verdict.ok) throw new AirlockError('usage', verdict.reason);
+  return verdict;
+}
+
+/** The configured engine × network, refused (a usage error) before anything starts when the matrix forbids it; its banner is logged. */
+export function checkEngineChoice(settings: Settings, logger: Logger): AllowedChoice {
+  const choice = check(settings.engine, settings.egress, settings.allowUnrestrictedEgress);
+  if (choice.banner) logger.warn(choice.banner);
+  return choice;
+}
+
+/** Builds the engine `checkEngineChoice` allowed; `close` stops it and the gate proxy. */
+export async function createEngines(options: EnginesOptions & { choice: AllowedChoice }): Promise<Engines & { close(): Promise<void> }> {
+  const { settings, paths, logger, api, choice: first } = options;
+
+  let proxy: GateProxy | undefined;
+  const gateProxy = async () => (proxy ??= await startGateProxy({ logger: logger.child('gate-proxy') }));
+  const build = (engine: Settings['engine'], network: NonNullable<Settings['egress']>) =>
+    createEngine({ settings: { ...settings, engine }, network, paths, logger, proxy: gateProxy });
+  const describe = (network: NonNullable<Settings['egress']>, banner: string | undefined, engineBoundary: string): EngineState => ({
+    engine: settings.engine,
+    network,
+    ...(banner ? { banner } : {}),
+    boundary: boundaryText({ settings, network, engineBoundary, baseUrl: api.baseUrl, profile: api.profile }),
+  });
+
+  const engine = new SwitchableEngine(await build(settings.engine, first.egress));
+  let state = describe(first.egress, first.banner, engine.describeBoundary());
+
+  return {
+    engine,
+    state: () => state,
+    async switchTo(choice) {
+      const acknowledged = choice.acknowledgeUnrestricted === true;
+      const verdict = check(choice.engine, choice.network, acknowledged);
+      const next = await build(choice.engine, verdict.egress);
+      engine.switchTo(next);
+      settings.engine = choice.engine;
+      settings.egress = verdict.egress;
+      settings.allowUnrestrictedEgress = acknowledged;
+      state = describe(verdict.egress, verdict.banner, next.describeBoundary());
+      if (verdict.banner) logger.warn(verdict.banner);
+      logger.info(`engine switched to ${choice.engine} with egress ${verdict.egress}; runs already going finish on the previous engine`);
+    },
+    async close() {
+      await engine.close();
+      await proxy?.close();
+    },
+  };
+}

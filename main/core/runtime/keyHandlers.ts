@@ -1,0 +1,37 @@
+// The APIs screen's key methods. Keys go in but never come out: they are
+// listed by fingerprint only, and the dispatcher strips any field the
+// contract does not name.
+import type { ControlHandlers } from '../control/dispatch.ts';
+import { fingerprint } from '../secrets/fingerprint.ts';
+import type { Services } from './services.ts';
+
+export type KeyHandlerServices = Pick<Services, 'keys' | 'logs'>;
+
+export function createKeyHandlers(c: KeyHandlerServices): Pick<ControlHandlers, 'keys.list' | 'keys.set' | 'keys.remove'> {
+  const log = c.logs.logger;
+  return {
+    'keys.list': async () => {
+      const names = await c.keys.store.list();
+      const out: { profile: string; fingerprint: string; source: 'keychain' | 'file' }[] = [];
+      for (const profile of names) {
+        const secret = await c.keys.store.get(profile);
+        if (secret) out.push({ profile, fingerprint: fingerprint(secret), source: c.keys.store.kind === 'file' ? 'file' : 'keychain' });
+      }
+      return out;
+    },
+
+    'keys.set': async ({ profile, secret }, caller) => {
+      await c.keys.store.set(profile, secret);
+      c.keys.credentials.invalidate();
+      log.info(`API key for profile ${profile} set (${fingerprint(secret)}) by ${caller.by}`);
+      return { fingerprint: fingerprint(secret) };
+    },
+
+    'keys.remove': async ({ profile }, caller) => {
+      const removed = await c.keys.store.delete(profile);
+      c.keys.credentials.invalidate();
+      if (removed) log.info(`API key for profile ${profile} removed by ${caller.by}`);
+      return { removed };
+    },
+  };
+}

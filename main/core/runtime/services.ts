@@ -1,0 +1,106 @@
+// The narrow services a running companion is made of, each with the small
+// interface its users need. companion.ts builds every one of them once, in
+// order, from the few it depends on; each group of control handlers asks for
+// the few it reads (`Pick<Services, …>`), so a handler test builds only those.
+import type { DataPaths } from '../config/dataDir.ts';
+import type { EngineName, NetworkMode, ResolvedSettings, Settings } from '../config/settings.ts';
+import type { Logger } from '../log/logger.ts';
+import type { LogBuffer } from '../log/logBuffer.ts';
+import type { SandboxEngine } from '../sandbox/engine.ts';
+import type { SecretStore } from '../secrets/secretStore.ts';
+import type { Credentials } from '../secrets/credentials.ts';
+import type { AuditStore } from '../audit/auditStore.ts';
+import type { ApprovalBroker } from '../approvals/approvalBroker.ts';
+import type { EgressGate } from '../egress/egressGate.ts';
+import type { ExecuteService } from '../execute/executeService.ts';
+import type { ExecutionCaps } from '../execute/caps.ts';
+import type { SessionRegistry } from '../mcp/sessionRegistry.ts';
+import type { EventHub } from '../control/eventHub.ts';
+import type { LoadedApi } from './loadApi.ts';
+
+export type CompanionMode = 'serve' | 'stdio';
+
+/** What this companion is and where it keeps its files. */
+export interface CompanionInfo {
+  readonly version: string;
+  readonly mode: CompanionMode;
+  readonly startedAt: Date;
+  readonly paths: DataPaths;
+}
+
+/** The settings in effect, where each came from, and how a live change is put into effect. */
+export interface LiveSettings {
+  /** The values in effect; a live change is written here before `apply`. */
+  readonly values: Settings;
+  readonly sources: ResolvedSettings['sources'];
+  /** Puts live settings (already written into `values`) into effect: caps, rate limit, kill switch. */
+  apply(keys: string[]): void;
+}
+
+/** The process's log: the logger, its ring buffer, and the redactor every line goes through. */
+export interface Logs {
+  readonly logger: Logger;
+  readonly buffer: LogBuffer;
+  redact(text: string): string;
+}
+
+/** Where API keys live and the key of the API being served. */
+export interface Keys {
+  readonly store: SecretStore;
+  readonly credentials: Credentials;
+}
+
+/** The sandbox network and what it means, as status and the Engine screen show them. */
+export interface EngineState {
+  engine: EngineName;
+  network: NetworkMode;
+  /** A warning shown while the combination is in effect (an unbounded network). */
+  banner?: string;
+  /** What the deployment enforces, in words (the execute tool's description, the Overview). */
+  boundary: string;
+}
+
+/** The sandbox engine runs use, and switching it while the companion runs. */
+export interface Engines {
+  readonly engine: SandboxEngine;
+  state(): EngineState;
+  /** The next run uses the new engine; runs already going finish on the previous one. */
+  switchTo(choice: { engine: EngineName; network: NetworkMode; acknowledgeUnrestricted?: boolean }): Promise<void>;
+}
+
+/** Runs of execute and the caps they share. */
+export interface Runs {
+  readonly execute: ExecuteService;
+  readonly caps: ExecutionCaps;
+}
+
+/**
+ * What the host that serves the companion provides (the loopback server, the desktop shell), passed in at
+ * construction. Each is read when asked, so it may depend on what the host builds around the companion.
+ */
+export interface Host {
+  /** Where MCP is served over HTTP, once it is. */
+  mcpUrl?(): string | undefined;
+  /** Present when the web UI is served. */
+  loginLink?(): { url: string; expiresAt: string };
+  /** A new MCP token; the old one is refused from now on. Present when MCP is served over HTTP. */
+  rotateMcpToken?(): { file: string; endedSessions: number };
+  /** How the OS treats the desktop shell's notifications. Present in the desktop app. */
+  desktop?(): { notifications: 'enabled' | 'unsupported' | 'failed'; detail?: string };
+}
+
+export interface Services {
+  info: CompanionInfo;
+  settings: LiveSettings;
+  logs: Logs;
+  api: LoadedApi;
+  keys: Keys;
+  audit: AuditStore;
+  broker: ApprovalBroker;
+  gate: EgressGate;
+  engines: Engines;
+  runs: Runs;
+  sessions: SessionRegistry;
+  hub: EventHub;
+  host: Host;
+}

@@ -1,0 +1,80 @@
+// The Settings screen's methods: what is in effect and where it came from,
+// and saving — a live setting takes effect at once unless a flag or an
+// environment variable overrides it; the others at the next start.
+import type { ControlHandlers } from '../control/dispatch.ts';
+import { resolveSettings, SettingError, settingByKey } from '../config/settings.ts';
+import { AirlockError } from '../util/errors.ts';
+import { readSettingsFile, validateSettingsObject, writeSettingsFile } from '../config/settingsFile.ts';
+import { LIVE_SETTINGS, settingsMeta } from '../config/settingsMeta.ts';
+import { formatAuthScheme } from '../config/auth.ts';
+import type { Services } from './services.ts';
+
+export type SettingsHandlerServices = Pick<Services, 'info' | 'settings' | 'logs'>;
+
+/** settings.json as the settings screen shows it (pending values); a file damaged since the start is left out rather than failing the view. */
+function savedSettings(file: string): Record<string, unknown> | undefined {
+  try {
+    return readSettingsFile(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Settings as files and screens show them: the auth scheme in its written form. */
+const shown = (values: object) => Object.fromEntries(Object.entries(values).map(([k, v]) => [k, k === 'auth' && v ? formatAuthScheme(v as never) : v]));
+
+/**
+ * Refuses settings the next start would refuse as a whole (a sandbox budget below one run's memory cap): the
+ * saved file, with what flags and the environment set now still on top, must resolve.
+ */
+function refuseUnstartable(file: Record<string, unknown>, live: SettingsHandlerServices['settings']): void {
+  const values = live.values as unknown as Record<string, unknown>;
+  const overridden = Object.fromEntries(
+    Object.keys(live.sources)
+      .filter((key) => live.sources[key] === 'flag' || live.sources[key] === 'env')
+      .map((key) => [key, values[key]]),
+  );
+  try {
+    resolveSettings({ flags: overridden, env: {}, file, defaultDataDir: live.values.dataDir });
+  } catch (error) {
+    if (error instanceof SettingError) throw new AirlockError('config', `settings: ${error.message}`, { hint: 'change both settings together' });
+    throw error;
+  }
+}
+
+export function createSettingsHandlers(c: SettingsHandlerServices): Pick<ControlHandlers, 'settings.get' | 'settings.update'> {
+  const log = c.logs.logger;
+  return {
+    'settings.get': () => ({
+      values: shown(c.settings.values),
+      sources: c.settings.sources as Record<string, 'flag' | 'env' | 'file' | 'default'>,
+      saved: savedSettings(c.info.paths.settings),
+      meta: settingsMeta(),
+    }),
+
+    'settings.update': async ({ values }, caller) => {
+      const validated = validateSettingsObject(values, 'settings');
+      const file = c.info.paths.settings;
+      const merged = { ...readSettingsFile(file), ...validated };
+      refuseUnstartable(merged, c.settings);
+      await writeSettingsFile(file, shown(merged));
+      const applied: string[] = [];
+      const restartRequired: string[] = [];
+      for (const [key, value] of Object.entries(validated)) {
+        const source = c.settings.sources[key];
+        if (source === 'flag' || source === 'env') {
+          const def = settingByKey(key)!;
+          restartRequired.push(`${key} (overridden by ${source === 'flag' ? def.flag : def.env} until that is removed)`);
+        } else if (LIVE_SETTINGS.has(key)) {
+          (c.settings.values as unknown as Record<string, unknown>)[key] = value;
+          c.settings.sources[key] = 'file';
+          applied.push(key);
+        } else restartRequired.push(key);
+      }
+      if (applied.length > 0) c.settings.apply(applied);
+      if (applied.includes('killSwitch'))
+        log.warn(`kill switch ${c.settings.values.killSwitch ? 'ON: execute is refused' : 'off: execute serves again'} (${caller.by})`);
+      return { saved: Object.keys(validated), applied, restartRequired };
+    },
+  };
+}

@@ -1,0 +1,165 @@
+// What re-ranking needs to know of an operation, worked out from the
+// catalogue: its name words and prose words, the action it performs (list,
+// get, create…) and the verb it is named after, the resource it reads or
+// writes, its path's segments, and whether it acts on the caller's own
+// account.
+import type { ApiOperation } from '../openapi/catalogue.ts';
+import { isStopWord, normalize, splitWords, stem, terms } from './textProcessing.ts';
+import { descriptionTexts, firstSentence, operationValues, searchableParams, summaryOf } from './operationText.ts';
+import { ACTION_WORDS, type Action, MANY_WORDS, OTHER_VERBS, OWNER_NOT_OBJECT, SELF_SEGMENTS, isVerb } from './wordLists.ts';
+
+export interface OperationFeatures {
+  names: Set<string>; // terms of id, summary, path, tags, synonyms
+  params: Set<string>; // terms of parameter names
+  values: Set<string>; // terms of the values its parameters and body take (enums, capped)
+  all: Set<string>; // both
+  prose: Set<string>; // terms of the descriptions (operation, tags, parameters)
+  summary: string[];
+  action: Action | undefined;
+  /** The verb the operation is named after (stemmed), if any. */
+  verb: string | undefined;
+  /** Acts on the caller's own account ("/me", "current user", a path parameter that takes "me"). */
+  self: boolean;
+  /** What it reads or writes: the last word of its path's last literal segment that is not a verb (`/boards/{id}/cards` → card). */
+  resource: string | undefined;
+  /** The terms of each literal segment of its path (`/v2/apps/{id}/deployments` → [app], [deployment]), versions left out. */
+  segments: string[][];
+  /** Terms of its id, path and tags (what marks it admin or enterprise). */
+  where: string[];
+}
+
+/** What re-ranking needs of `op`; `tags` are the document's tag texts, `selfParams` the path parameters that take "me". */
+export function operationFeatures(op: ApiOperation, tags: Record<string, string>, selfParams: Set<string>): OperationFeatures {
+  const names = nameTerms(op);
+  const params = new Set(terms(op.parameters.map((p) => p.name).join(' ')));
+  const verb = operationVerb(op);
+  return {
+    names,
+    params,
+    values: new Set(terms(operationValues(op).join(' '))),
+    all: new Set([...names, ...params]),
+    prose: proseTerms(op, tags),
+    summary: terms(summaryOf(op)),
+    action: operationAction(op, verb),
+    verb,
+    self: actsOnSelf(op, names) || selfParams.has(firstPathParam(op) ?? ''),
+    resource: resourceOf(op),
+    segments: pathSegments(op.path),
+    where: terms(`${op.id} ${op.path} ${op.tags.join(' ')}`),
+  };
+}
+
+function nameTerms(op: ApiOperation): Set<string> {
+  return new Set([
+    ...terms(`${op.hasOperationId ? op.id : ''} ${op.callPath.join(' ')}`),
+    ...terms(summaryOf(op)),
+    ...terms(op.path),
+    ...terms(op.tags.join(' ')),
+    ...terms(op.synonyms.join(' ')),
+  ]);
+}
+
+function proseTerms(op: ApiOperation, tags: Record<string, string>): Set<string> {
+  return new Set(terms([...descriptionTexts(op, tags), ...searchableParams(op).map((p) => firstSentence(p.description))].join(' ')));
+}
+
+/** The verb an operation is named after: its summary's first word, else its name's. */
+function operationVerb(op: ApiOperation): string | undefined {
+  const known = (w: string | undefined) => (w && isVerb(w) ? w : undefined);
+  // "Manually sets user presence": the first two words of the summary, then the name's words in order (usersSetPresence).
+  const fromSummary = terms(op.summary ?? firstSentence(op.description)).slice(0, 2);
+  const last = op.callPath[op.callPath.length - 1] ?? '';
+  for (const w of [...fromSummary, ...terms(last)]) {
+    const verb = known(w);
+    if (verb) return verb;
+  }
+  return undefined;
+}
+
+/** A GET named "get" reads one thing or many: many when its object is plural ("Get tasks from a project") or its path is a collection. */
+function readsMany(op: ApiOperation): boolean {
+  if (/\}\/?$/.test(op.path)) return false;
+  const words = splitWords(op.summary ?? firstSentence(op.description)).map(normalize);
+  const object = words.slice(1).find((w) => !isStopWord(w) && !OWNER_NOT_OBJECT.includes(w));
+  if (object && MANY_WORDS.includes(object)) return true;
+  if (object && object.length > 3 && stem(object) !== object) return true;
+  const segment = op.path.split(/[/.]/).filter(Boolean).pop() ?? '';
+  const plural = segment.length > 3 && !segment.startsWith('{') && stem(normalize(segment)) !== normalize(segment);
+  // "Get the customer's subscriptions" at /customers/{id}/subscriptions: a plural collection reads many, whatever the summary's object.
+  return plural;
+}
+
+function operationAction(op: ApiOperation, verb: string | undefined): Action | undefined {
+  if (verb && OTHER_VERBS.has(verb) && !ACTION_WORDS[verb]) return undefined;
+  const named = verb ? ACTION_WORDS[verb] : undefined;
+  if (named === 'get' && op.method === 'GET') return readsMany(op) ? 'list' : 'get';
+  if (named) return named === 'replace' && op.method === 'PATCH' ? 'update' : named;
+  switch (op.method) {
+    case 'POST':
+      return 'create';
+    case 'DELETE':
+      return 'delete';
+    case 'PUT':
+      return 'replace';
+    case 'PATCH':
+      return 'update';
+    case 'GET':
+      return /\}\/?$/.test(op.path) ? 'get' : 'list';
+    default:
+      return undefined;
+  }
+}
+
+/** Whether a path segment's word is an API version (`v2`, `2022`). */
+function isVersion(word: string): boolean {
+  return /^v?\d+$/.test(word);
+}
+
+function resourceOf(op: ApiOperation): string | undefined {
+  const segments = op.path.split('/').filter((x) => x && !x.startsWith('{'));
+  const all = terms(segments[segments.length - 1] ?? '').filter((w) => !isVersion(w));
+  const words = all.filter((w) => !isVerb(w));
+  return words[words.length - 1] ?? all[all.length - 1];
+}
+
+/** The terms of each literal segment of a path, versions and `api` left out. */
+function pathSegments(path: string): string[][] {
+  return path
+    .split(/[/.]/)
+    .filter((x) => x && !x.startsWith('{'))
+    .map((x) => terms(x).filter((w) => !isVersion(w) && w !== 'api'))
+    .filter((t) => t.length > 0);
+}
+
+/** A value that stands for the caller: 'me', "me", `me`. */
+const SELF_VALUE = /["'`\u2018\u201c]me["'`\u2019\u201d]/;
+const SELF_PARAM = /(["'`‘“]me["'`’”])|\b(current(ly)? (authenticated|logged[- ]in|signed[- ]in)|authenticated user|calling user|requesting user)\b/i;
+/** How much of a description is searched for a 'me' value, in characters. */
+const SELF_VALUE_SCOPE = 400;
+
+function firstPathParam(op: ApiOperation): string | undefined {
+  return /\{([^}]+)\}/.exec(op.path)?.[1];
+}
+
+/**
+ * Path parameters that take "me": described so ("A user id, or 'me'"), or the
+ * only parameter of an operation whose description says so (Trello's
+ * "If you specify 'me' as the username…"). Every path they start acts on the
+ * caller's own things then (`/members/{idMember}/boards`: my boards).
+ */
+export function selfParameters(operations: ApiOperation[]): string[] {
+  const out = new Set<string>();
+  for (const op of operations) {
+    const pathParams = op.parameters.filter((p) => p.in === 'path');
+    for (const p of pathParams) if (SELF_PARAM.test(p.description ?? '')) out.add(p.name);
+    if (pathParams.length === 1 && SELF_VALUE.test(`${op.summary ?? ''} ${(op.description ?? '').slice(0, SELF_VALUE_SCOPE)}`)) out.add(pathParams[0]!.name);
+  }
+  return [...out];
+}
+
+function actsOnSelf(op: ApiOperation, names: Set<string>): boolean {
+  if (op.path.split(/[/.]/).some((s) => SELF_SEGMENTS.has(s.toLowerCase()))) return true;
+  if (names.has('authenticated') || (names.has('current') && names.has('user')) || names.has('me') || names.has('whoami')) return true;
+  if (SELF_PARAM.test(op.summary ?? '') || SELF_PARAM.test(firstSentence(op.description))) return true;
+  return op.parameters.some((p) => p.in === 'path' && SELF_PARAM.test(p.description ?? ''));
+}

@@ -1,0 +1,178 @@
+// Reading a query, once, before recall and re-ranking: its terms (stemmed,
+// stop words out), their typo fixes, the built-in synonym groups its wording
+// triggers, the name words the document's prose says its words stand for
+// (learnt vocabulary), the action it asks, its verb, the thing it is about
+// (its head noun) and the things it places that in ("tasks in a project"),
+// and whether it is a question or about the asker's own things.
+import type { LearnedVocabulary } from './documentVocabulary.ts';
+import { type TriggeredGroup, askedAction, triggeredGroups } from './synonyms.ts';
+import { isStopWord, normalize, splitWords, stem, terms } from './textProcessing.ts';
+import { typoCorrections } from './typoCorrection.ts';
+import { type Action, LEADING, NOUN_MARKERS, OWNER_PREPOSITIONS, PHRASE_ENDS, QUESTION_WORDS, SELF_WORDS, VERB_FOLLOWERS, isVerb } from './wordLists.ts';
+
+/** What a query asks, once read: its terms and what they stand for. */
+export interface ReadQuery {
+  queryTerms: string[];
+  corrections: Map<string, string>;
+  groups: TriggeredGroup[];
+  expansionTerms: Set<string>;
+  /** query term → name terms the document's prose says it stands for */
+  learned: Map<string, string[]>;
+  learnedTerms: Set<string>;
+  asked: Action | undefined;
+  /** The thing the query is about, and the words that may name it (synonyms, learnt vocabulary). */
+  head: string | undefined;
+  heads: Set<string>;
+  /** Words for the action the query asks (its verbs' synonyms). */
+  verbTerms: Set<string>;
+  /** The query's first word when it is used as a verb ("star a board", "comment on an issue"). */
+  verbLike: string | undefined;
+  /** The first verb of the query (stemmed). */
+  verb: string | undefined;
+  /** The query is about the asker's own things ("my boards", "who am I"). */
+  self: boolean;
+  /** A question that names no action ("who is on this team?", "which regions are there"): it reads. */
+  question: boolean;
+  /** Every word the query says or stands for (its terms, typo fixes, synonyms, learnt words, its action's words). */
+  explained: Set<string>;
+  /** The things the query places its object in ("tasks in a project", "subscriptions for a customer" → project, customer), and their synonyms. */
+  owners: Set<string>;
+  /** The triggered groups with their words and expansions stemmed, worked out once per query. */
+  stemmedGroups: { words: Set<string>; expansions: string[]; action: Action | undefined }[];
+}
+
+/** What a query is read against: the index's terms (typo correction's targets) and the vocabulary learnt from the document. */
+export interface QueryContext {
+  vocabulary: Set<string>;
+  learned: LearnedVocabulary;
+}
+
+/** Reads a (trimmed, non-empty) query. */
+export function readQuery(query: string, { vocabulary, learned: learnedVocabulary }: QueryContext): ReadQuery {
+  const queryTerms = terms(query);
+  const corrections = typoCorrections(query, queryTerms, vocabulary);
+  const groups = triggeredGroups([query, ...corrections.values()].join(' '));
+  const isQueryVerb = (t: string) => isVerb(t) || namesAction(groups, t);
+  const verb = queryTerms.find(isQueryVerb);
+  const words = splitWords(normalize(query));
+  const expansions = [...new Set(groups.flatMap((g) => g.expansions))].filter((e) => !queryTerms.includes(stemmed(e)));
+  const expansionTerms = new Set(expansions.flatMap((e) => terms(e)));
+  const { learned, learnedTerms } = learnedWords(queryTerms, corrections, learnedVocabulary);
+  const verbLike = VERB_FOLLOWERS.has(words[1] ?? '') && !isStopWord(words[0] ?? '') ? stem(words[0]!) : undefined;
+  const verbTerms = new Set(groups.filter((g) => g.action).flatMap((g) => g.expansions.map(stemmed)));
+  // A word of the query and what it may stand for: its typo fix, the name words the prose gives it, its synonyms.
+  const meanings = (word: string): string[] => {
+    const fixed = corrections.get(word) ?? word;
+    return [fixed, ...(learned.get(word) ?? learnedFor(learnedVocabulary, fixed) ?? []), ...synonymsOf(groups, word)];
+  };
+  const rawHead = headNoun(query, isQueryVerb);
+  const head = rawHead && (corrections.get(rawHead) ?? rawHead);
+  const heads = new Set(rawHead ? meanings(rawHead) : []);
+  if (verbLike) heads.add(verbLike); // "fork a repository": a fork is what it makes
+  const owners = new Set(ownerNouns(words).flatMap((o) => meanings(o)));
+  return {
+    stemmedGroups: groups.map((g) => ({ words: new Set(g.words.map(stem)), expansions: g.expansions.map(stemmed), action: g.action })),
+    queryTerms,
+    corrections,
+    groups,
+    expansionTerms,
+    learned,
+    learnedTerms,
+    asked: askedAction(groups),
+    verb,
+    self: asksAboutSelf(words),
+    question: isQuestion(words),
+    explained: new Set([...queryTerms, ...corrections.values(), ...expansionTerms, ...learnedTerms, ...heads, ...verbTerms]),
+    owners,
+    verbTerms,
+    verbLike,
+    head,
+    heads,
+  };
+}
+
+function stemmed(word: string): string {
+  return stem(normalize(word));
+}
+
+/** Whether `term` is a word of the query that triggered an action group ("duplicate" in "duplicate a project"). */
+function namesAction(groups: TriggeredGroup[], term: string): boolean {
+  return groups.some((g) => g.action && g.words.some((w) => stem(w) === term));
+}
+
+/** The expansions (stemmed) of the synonym groups, not actions, that the query word `term` triggered ("repo" → repository). */
+function synonymsOf(groups: TriggeredGroup[], term: string): string[] {
+  const out: string[] = [];
+  for (const g of groups) if (!g.action && g.words.some((w) => stem(w) === term)) for (const e of g.expansions) out.push(stemmed(e));
+  return out;
+}
+
+/** Each query term the document's prose gives a meaning to (after its typo fix), and all the name words they stand for. */
+/** The words learnt for a term: its own entry only (a query word such as `constructor` is not a property of every object). */
+function learnedFor(vocabulary: LearnedVocabulary, term: string): string[] | undefined {
+  return Object.hasOwn(vocabulary, term) ? vocabulary[term] : undefined;
+}
+
+function learnedWords(
+  queryTerms: string[],
+  corrections: Map<string, string>,
+  learnedVocabulary: LearnedVocabulary,
+): { learned: Map<string, string[]>; learnedTerms: Set<string> } {
+  const learned = new Map<string, string[]>();
+  const learnedTerms = new Set<string>();
+  for (const t of queryTerms) {
+    const words = learnedFor(learnedVocabulary, corrections.get(t) ?? t);
+    if (!words) continue;
+    learned.set(t, words);
+    for (const w of words) if (!queryTerms.includes(w)) learnedTerms.add(w);
+  }
+  return { learned, learnedTerms };
+}
+
+/** The query is about the asker's own things: "my boards", "who am I", "what I'm following". */
+function asksAboutSelf(words: string[]): boolean {
+  return words.some((w, i) => SELF_WORDS.has(w) || (w === 'i' && ['am', 'm'].includes(words[i + 1] ?? '')) || (w === 'am' && words[i + 1] === 'i'));
+}
+
+/** A question ("which regions…", "how many…"): one that names no action reads. */
+function isQuestion(words: string[]): boolean {
+  return QUESTION_WORDS.has(words[0] ?? '') || (words[0] === 'how' && ['many', 'much'].includes(words[1] ?? ''));
+}
+
+/** The thing a request is about: the last word of its first noun phrase ("list workflow runs for a repo" → run). */
+function headNoun(query: string, isVerb: (w: string) => boolean): string | undefined {
+  const words = splitWords(normalize(query));
+  let i = 0;
+  let determined = false; // after "the", "a", "my"… a verb-like word is the noun ("get the lists")
+  while (i < words.length && (LEADING.has(words[i]!) || (!determined && isVerb(stem(words[i]!))) || isStopWord(words[i]!))) {
+    if (NOUN_MARKERS.has(words[i]!)) determined = true;
+    i++;
+  }
+  let head: string | undefined;
+  for (; i < words.length; i++) {
+    const w = words[i]!;
+    if (PHRASE_ENDS.has(w) || (head && isStopWord(w))) break;
+    if (!isStopWord(w) && !LEADING.has(w)) head = stem(w);
+  }
+  return head;
+}
+
+/** The nouns after the words that place a thing in another ("in", "for"…): the last word of each phrase that follows (stemmed). */
+function ownerNouns(words: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    if (!OWNER_PREPOSITIONS.has(words[i]!)) continue;
+    let noun: string | undefined;
+    for (let j = i + 1; j < words.length; j++) {
+      const w = words[j]!;
+      if (PHRASE_ENDS.has(w) || OWNER_PREPOSITIONS.has(w)) break;
+      if (isStopWord(w) || LEADING.has(w) || /^\d+$/.test(w)) {
+        if (noun) break;
+        continue;
+      }
+      noun = stem(w);
+    }
+    if (noun) out.push(noun);
+  }
+  return out;
+}

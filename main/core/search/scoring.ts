@@ -1,0 +1,141 @@
+// Precision, the second stage of search_docs: recall's best candidates are
+// re-ranked on how much of the query an operation explains (coverage: its
+// names, then its prose), how much of its summary the query explains (a short
+// summary fully matched is a strong signal), whether the action asked for
+// (create, list, delete…) is the operation's, and smaller signals: the verb,
+// the caller's own things, the resource and what holds it, path segments the
+// query does not explain, deprecated and admin operations. Every weight is
+// in weights.ts.
+import type { ApiOperation } from '../openapi/catalogue.ts';
+import type { OperationFeatures } from './operationFeatures.ts';
+import type { ReadQuery } from './queryParsing.ts';
+import { sameVerb } from './synonyms.ts';
+import { MIN_PREFIX_LENGTH, someStartsWith, startsWithSome } from './textProcessing.ts';
+import { ACTION_FIT, COVERAGE_CREDITS, MAX_UNEXPLAINED_SEGMENTS, NICHE_PENALTIES, SCORE_PRECISION, SCORE_WEIGHTS, SUMMARY_CREDITS } from './weights.ts';
+import { ACTION_WORDS, type Action, DEPRECATION_WORDS, NICHE_WORDS, OTHER_VERBS } from './wordLists.ts';
+
+export interface ScoredCandidate {
+  /** The sum of the parts, rounded (SCORE_PRECISION). */
+  score: number;
+  /** Each part of the score, weighted (see SCORE_WEIGHTS). */
+  parts: Record<string, number>;
+}
+
+/** Scores a recalled operation; `recallShare` is its recall score over the best candidate's. */
+export function scoreCandidate(op: ApiOperation, f: OperationFeatures, read: ReadQuery, recallShare: number): ScoredCandidate {
+  const { queryTerms } = read;
+  // The parts' order is the order they are summed in (and shown in).
+  const parts = {
+    recall: SCORE_WEIGHTS.recall * recallShare,
+    coverage: SCORE_WEIGHTS.coverage * coverage(read, f),
+    summary: SCORE_WEIGHTS.summary * summaryFit(read, f),
+    action: actionPart(read, op, f),
+    verb: verbFit(read, f),
+    self: read.self && f.self ? SCORE_WEIGHTS.self : 0,
+    resource: f.resource && (read.heads.has(f.resource) || (read.head && f.resource.startsWith(read.head))) ? SCORE_WEIGHTS.resource : 0,
+    niche: -niche(op, f.where, queryTerms),
+    owner: read.owners.size > 0 && f.segments.slice(0, -1).some((seg) => seg.some((w) => read.owners.has(w))) ? SCORE_WEIGHTS.owner : 0,
+    unexplained: -SCORE_WEIGHTS.unexplainedSegment * Math.min(MAX_UNEXPLAINED_SEGMENTS, unexplainedSegments(f.segments, read.explained, queryTerms)),
+  };
+  const sum = Object.values(parts).reduce((a, b) => a + b, 0);
+  return { score: Math.round(sum * SCORE_PRECISION) / SCORE_PRECISION, parts };
+}
+
+/** Share of the query's terms the operation accounts for (directly, through a typo fix, a synonym, its learnt vocabulary or its prose). */
+function coverage(read: ReadQuery, f: OperationFeatures): number {
+  const { queryTerms, corrections, stemmedGroups, learned } = read;
+  if (queryTerms.length === 0) return 0;
+  let sum = 0;
+  for (const t of queryTerms) {
+    const direct = corrections.get(t) ?? t;
+    if (f.names.has(direct) || (direct.length >= MIN_PREFIX_LENGTH && someStartsWith(f.names, direct))) {
+      sum += COVERAGE_CREDITS.name;
+      continue;
+    }
+    let best = 0;
+    for (const g of stemmedGroups) {
+      if (!g.words.has(t) && !g.words.has(direct)) continue;
+      if (g.expansions.some((e) => f.names.has(e))) best = Math.max(best, g.action ? COVERAGE_CREDITS.actionSynonym : COVERAGE_CREDITS.synonym);
+      // "list" is what a GET on a collection does, whatever its name says ("Get multiple workspaces").
+      else if (g.action && f.action && compatible(g.action, f.action)) best = Math.max(best, COVERAGE_CREDITS.action);
+    }
+    if (learned.get(t)?.some((w) => f.names.has(w))) best = Math.max(best, COVERAGE_CREDITS.learned);
+    if (f.params.has(direct)) best = Math.max(best, COVERAGE_CREDITS.param);
+    if (f.values.has(direct)) best = Math.max(best, COVERAGE_CREDITS.value);
+    if (f.prose.has(direct)) best = Math.max(best, COVERAGE_CREDITS.prose);
+    sum += best;
+  }
+  return sum / queryTerms.length;
+}
+
+/** Share of the operation's summary the query accounts for. */
+function summaryFit(read: ReadQuery, f: OperationFeatures): number {
+  if (f.summary.length === 0) return 0;
+  const { queryTerms, corrections, expansionTerms, learnedTerms, verbTerms } = read;
+  const direct = new Set([...queryTerms, ...corrections.values()]);
+  let sum = 0;
+  for (const w of f.summary) {
+    if (direct.has(w) || startsWithSome(w, direct)) sum += SUMMARY_CREDITS.direct;
+    else if (verbTerms.has(w)) sum += SUMMARY_CREDITS.verb;
+    else if (expansionTerms.has(w) || learnedTerms.has(w)) sum += SUMMARY_CREDITS.expansion;
+  }
+  return sum / f.summary.length;
+}
+
+/** The action asked against the operation's; a question that names none favours reading (GET). */
+function actionPart(read: ReadQuery, op: ApiOperation, f: OperationFeatures): number {
+  if (read.asked) return actionFit(read.asked, f.action);
+  if (read.question) return op.method === 'GET' ? SCORE_WEIGHTS.question : -SCORE_WEIGHTS.question;
+  return 0;
+}
+
+function actionFit(asked: Action | undefined, has: Action | undefined): number {
+  if (!asked || !has) return 0;
+  if (compatible(asked, has)) return ACTION_FIT.same;
+  // "get the lists on a board" reads many; "list" then "get" one is a smaller mistake than writing.
+  if (asked === 'get' && has === 'list') return ACTION_FIT.listForGet;
+  if (asked === 'list' && has === 'get') return ACTION_FIT.getForList;
+  return ACTION_FIT.other;
+}
+
+function compatible(asked: Action, has: Action): boolean {
+  if (asked === has) return true;
+  if (asked === 'update' && has === 'replace') return true;
+  if (asked === 'replace' && has === 'update') return true;
+  return false;
+}
+
+/**
+ * The query's verb is the operation's ("copy" a project: duplicateProject), or
+ * names the thing the operation creates ("fork a repository": create a fork,
+ * "star a board": add a star).
+ */
+function verbFit(read: ReadQuery, f: OperationFeatures): number {
+  if (read.verb && f.verb && sameVerb(read.verb, f.verb)) return SCORE_WEIGHTS.verb;
+  const first = read.verbLike;
+  if (first && first !== read.verb && !ACTION_WORDS[first] && f.action === 'create' && f.names.has(first)) return SCORE_WEIGHTS.verb;
+  if (read.verb && OTHER_VERBS.has(read.verb) && !ACTION_WORDS[read.verb] && f.action === 'create' && f.names.has(read.verb)) return SCORE_WEIGHTS.verb;
+  return 0;
+}
+
+/**
+ * Path segments none of whose words the query says or stands for: `/apps/regions`
+ * answers "which regions" less plainly than `/regions` does.
+ */
+function unexplainedSegments(segments: string[][], explained: Set<string>, queryTerms: string[]): number {
+  // Short plurals escape the stemmer (`ips`): their singular explains them too.
+  const isExplained = (w: string) =>
+    explained.has(w) || (w.endsWith('s') && explained.has(w.slice(0, -1))) || queryTerms.some((t) => t.length >= MIN_PREFIX_LENGTH && w.startsWith(t));
+  return segments.filter((words) => !words.some(isExplained)).length;
+}
+
+/**
+ * Deprecated, admin and enterprise operations make way for the everyday ones
+ * unless the query asks for them (the card still says "deprecated").
+ */
+function niche(op: ApiOperation, where: string[], queryTerms: string[]): number {
+  let penalty = 0;
+  if (op.deprecated && !DEPRECATION_WORDS.some((w) => queryTerms.includes(w))) penalty += NICHE_PENALTIES.deprecated;
+  if (NICHE_WORDS.some((w) => where.includes(w) && !queryTerms.includes(w))) penalty += NICHE_PENALTIES.niche;
+  return penalty;
+}

@@ -1,0 +1,136 @@
+// Recall, the first stage of search_docs: a MiniSearch (BM25) index over the
+// catalogue with boosted fields (operationId, summary — or the description's
+// first sentence when the document gives none —, path, tags, parameter names,
+// schema names, x-synonyms), enum values and prose (descriptions of the
+// operation, its parameters and its tags) at a low weight, prefix matching,
+// fuzzy matching only for long terms; the query's typo corrections, built-in
+// synonyms and learnt vocabulary searched beside it at lower weights.
+import MiniSearch, { type AsPlainObject, type Options, type Query, type SearchResult } from 'minisearch';
+import type { ApiOperation, Catalogue, JsonSchema } from '../openapi/catalogue.ts';
+import { MIN_PREFIX_LENGTH, isStopWord, normalize, splitWords, stem } from './textProcessing.ts';
+import { firstSentence, operationValues, searchableParams, summaryOf } from './operationText.ts';
+import type { ReadQuery } from './queryParsing.ts';
+import { CANDIDATES, FIELD_BOOSTS, RECALL_BOOSTS } from './weights.ts';
+
+/** One operation as the index sees it: the text of each field. */
+interface IndexedOperation {
+  id: number;
+  operationId: string;
+  summary: string;
+  path: string;
+  tags: string;
+  params: string;
+  schemas: string;
+  enums: string;
+  synonyms: string;
+  paramDocs: string;
+  description: string;
+  tagDocs: string;
+}
+
+export type SearchIndex = MiniSearch<IndexedOperation>;
+
+/** The indexed fields, in the order the index's state numbers them. */
+const FIELDS = ['operationId', 'summary', 'path', 'tags', 'params', 'schemas', 'enums', 'synonyms', 'paramDocs', 'description', 'tagDocs'] as const;
+
+const BOOST: Record<(typeof FIELDS)[number], number> = FIELD_BOOSTS;
+
+/** Terms this long or longer also match index words one edit away (two for long words)… */
+const FUZZY_MIN_LENGTH = 6;
+/** …within this share of their length… */
+const FUZZINESS = 0.2;
+/** …and never more than this many edits. */
+const MAX_FUZZY_EDITS = 2;
+/** The most a tag's description contributes, in characters. */
+const TAG_TEXT_MAX = 600;
+/** The most of an operation's description indexed, in characters. */
+const DESCRIPTION_MAX = 600;
+
+function processTerm(term: string): string | null {
+  const n = normalize(term);
+  if (!n || isStopWord(n)) return null;
+  return stem(n);
+}
+
+function indexOptions(): Options<IndexedOperation> {
+  return {
+    fields: [...FIELDS],
+    storeFields: [],
+    tokenize: (text) => splitWords(text),
+    processTerm,
+    searchOptions: {
+      boost: BOOST,
+      prefix: (term) => term.length >= MIN_PREFIX_LENGTH,
+      fuzzy: (term) => (term.length >= FUZZY_MIN_LENGTH ? FUZZINESS : false),
+      maxFuzzy: MAX_FUZZY_EDITS,
+    },
+  };
+}
+
+/** Tag name → its description and display name, from the document's `tags`. */
+export function tagTexts(tags: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!Array.isArray(tags)) return out;
+  for (const tag of tags) {
+    if (!tag || typeof tag !== 'object' || typeof tag.name !== 'string') continue;
+    const display = typeof tag['x-displayName'] === 'string' ? tag['x-displayName'] : '';
+    const description = typeof tag.description === 'string' ? tag.description.replace(/\s+/g, ' ').slice(0, TAG_TEXT_MAX) : '';
+    const text = `${display} ${description}`.trim();
+    if (text) out[tag.name] = text;
+  }
+  return out;
+}
+
+function schemaNames(op: ApiOperation, catalogue: Catalogue): string[] {
+  const out: string[] = [];
+  const add = (schema: JsonSchema | undefined) => {
+    if (!schema || typeof schema !== 'object') return;
+    const name = catalogue.refNames.get(schema) ?? (schema.items ? catalogue.refNames.get(schema.items) : undefined);
+    if (name) out.push(name);
+  };
+  add(op.requestBody?.schema);
+  add(op.responses.find((r) => /^2/.test(r.status))?.schema);
+  return out;
+}
+
+function toDocument(op: ApiOperation, id: number, catalogue: Catalogue, tags: Record<string, string>): IndexedOperation {
+  const params = searchableParams(op);
+  const bodyProps = Object.keys(op.requestBody?.schema?.properties ?? {});
+  return {
+    id,
+    operationId: `${op.hasOperationId ? op.id : ''} ${op.callPath.join(' ')}`,
+    summary: summaryOf(op),
+    path: op.path.replace(/[{}]/g, ' '),
+    tags: op.tags.join(' '),
+    params: [...params.map((p) => p.name), ...bodyProps].join(' '),
+    schemas: schemaNames(op, catalogue).join(' '),
+    // A huge enum (every event type, every country) says little about what the operation does.
+    enums: operationValues(op).join(' '),
+    synonyms: op.synonyms.join(' '),
+    paramDocs: params.map((p) => firstSentence(p.description)).join(' '),
+    description: (op.description ?? '').slice(0, DESCRIPTION_MAX),
+    tagDocs: op.tags.map((t) => tags[t] ?? '').join(' '),
+  };
+}
+
+/** Indexes the catalogue's operations (ids are their positions in it). */
+export function buildSearchIndex(catalogue: Catalogue, tags: Record<string, string>): SearchIndex {
+  const index = new MiniSearch<IndexedOperation>(indexOptions());
+  index.addAll(catalogue.operations.map((op, i) => toDocument(op, i, catalogue, tags)));
+  return index;
+}
+
+/** An index from its saved state (`index.toJSON()`). */
+export function loadSearchIndex(state: AsPlainObject): SearchIndex {
+  return MiniSearch.loadJS<IndexedOperation>(state, indexOptions());
+}
+
+/** The best candidates for a query: its own words, then its typo fixes, synonyms and learnt words at lower weights. */
+export function recall(index: SearchIndex, query: string, read: Pick<ReadQuery, 'corrections' | 'expansionTerms' | 'learnedTerms'>): SearchResult[] {
+  const { corrections, expansionTerms, learnedTerms } = read;
+  const queries: Query[] = [query];
+  if (corrections.size > 0) queries.push({ queries: [[...corrections.values()].join(' ')], boostTerm: () => RECALL_BOOSTS.correction, fuzzy: false });
+  if (expansionTerms.size > 0) queries.push({ queries: [[...expansionTerms].join(' ')], boostTerm: () => RECALL_BOOSTS.expansion, fuzzy: false });
+  if (learnedTerms.size > 0) queries.push({ queries: [[...learnedTerms].join(' ')], boostTerm: () => RECALL_BOOSTS.learned, fuzzy: false });
+  return index.search({ combineWith: 'OR', queries }).slice(0, CANDIDATES);
+}

@@ -1,0 +1,76 @@
+// search_docs' parts on their own: reading a query, typo correction, the
+// features of an operation, its score's parts, and the named weights.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildCatalogue } from '../../main/core/openapi/catalogue.ts';
+import { readQuery } from '../../main/core/search/queryParsing.ts';
+import { typoCorrections } from '../../main/core/search/typoCorrection.ts';
+import { operationFeatures } from '../../main/core/search/operationFeatures.ts';
+import { scoreCandidate } from '../../main/core/search/scoring.ts';
+import * as weights from '../../main/core/search/weights.ts';
+import { isVerb } from '../../main/core/search/wordLists.ts';
+
+const vocabulary = new Set(['repo', 'workflow', 'run', 'webhook', 'project', 'task']);
+
+test('a query is read once: its head noun, the things it places that in, its verb, a question, the asker', () => {
+  const read = readQuery('list workflow runs for a repo', { vocabulary, learned: {} });
+  assert.equal(read.head, 'run');
+  assert.equal(read.asked, 'list');
+  assert.equal(read.verb, 'list');
+  assert.ok(read.owners.has('repo'));
+  assert.equal(read.question, false);
+  assert.equal(read.self, false);
+
+  const mine = readQuery('which projects am I in', { vocabulary, learned: {} });
+  assert.equal(mine.question, true);
+  assert.equal(mine.self, true);
+
+  // The document's prose taught that a "parcel" is a shipment: the head's words say so (and "cancel", used as a verb, may name what it makes).
+  const taught = readQuery('cancel a parcel', { vocabulary, learned: { parcel: ['shipment'] } });
+  assert.deepEqual([...taught.heads].sort(), ['cancel', 'parcel', 'shipment']);
+  assert.deepEqual([...taught.learnedTerms], ['shipment']);
+});
+
+test('typo correction fixes unknown words to the nearest catalogue word, never a real English word', () => {
+  assert.deepEqual([...typoCorrections('webhoks for a repositry', ['webhok', 'repositry'], vocabulary)], [['webhok', 'webhook']]);
+  // "note" is one edit from "vote", but it is a word the person meant.
+  assert.deepEqual([...typoCorrections('note', ['note'], new Set(['vote']))], []);
+  // A prefix of a catalogue word is not a typo.
+  assert.deepEqual([...typoCorrections('workf', ['workf'], vocabulary)], []);
+});
+
+test("an operation's score is the sum of its named parts, rounded", () => {
+  const catalogue = buildCatalogue({
+    openapi: '3.1.0',
+    info: { title: 'Test', version: '1' },
+    paths: { '/projects/{id}/tasks': { get: { operationId: 'tasks.list', summary: 'List tasks', responses: { 200: { description: 'ok' } } } } },
+  });
+  const op = catalogue.operations[0]!;
+  const f = operationFeatures(op, {}, new Set());
+  assert.equal(f.action, 'list');
+  assert.equal(f.resource, 'task');
+  assert.deepEqual(f.segments, [['project'], ['task']]);
+  const { score, parts } = scoreCandidate(op, f, readQuery('list tasks in a project', { vocabulary, learned: {} }), 1);
+  assert.deepEqual(Object.keys(parts), ['recall', 'coverage', 'summary', 'action', 'verb', 'self', 'resource', 'niche', 'owner', 'unexplained']);
+  assert.equal(parts.recall, weights.SCORE_WEIGHTS.recall);
+  assert.equal(parts.action, weights.ACTION_FIT.same);
+  assert.equal(parts.owner, weights.SCORE_WEIGHTS.owner);
+  const sum = Object.values(parts).reduce((a, b) => a + b, 0);
+  assert.equal(score, Math.round(sum * weights.SCORE_PRECISION) / weights.SCORE_PRECISION);
+});
+
+test('every weight is a named finite number', () => {
+  for (const [group, value] of Object.entries(weights)) {
+    const entries = typeof value === 'number' ? [[group, value] as const] : Object.entries(value);
+    for (const [name, w] of entries) assert.ok(Number.isFinite(w), `${group}.${name}`);
+  }
+  assert.ok(isVerb('duplicate') && isVerb('delete') && !isVerb('project'));
+});
+
+test('a query word that names a property of every object (constructor, toString) is read as a word, not a crash', () => {
+  for (const word of ['constructor', 'toString', 'hasOwnProperty', '__proto__', 'valueOf']) {
+    const read = readQuery(`${word} of a repo`, { vocabulary, learned: { repo: ['repository'] } });
+    assert.deepEqual([...read.learnedTerms], ['repository'], word);
+    assert.equal(isVerb(word), false, word);
+  }
+});
