@@ -146,16 +146,31 @@ export function passedWithoutAsking(a: { by: string; grantId?: string | undefine
   return a.by === RUN_GRANT_BY || (a.grantId !== undefined && a.by.startsWith(`grant ${a.grantId} (`));
 }
 
-/** The scopes a person may choose for a request: "until revoked" never for a deletion; "this client, until revoked" only for a client that declared a name. */
+/**
+ * The one rule for what may be granted: why a scope is not offered for a request, in words, or undefined when it is.
+ * A call that overrides its method gets no grant (a grant is for the operation as the document describes it);
+ * "this client, until revoked" needs a client that declared a name; a deletion is never allowed "until revoked".
+ * The broker refuses with this text, and the prompt and the CLI show it.
+ */
+export function scopeWithheld(req: ApprovalRequest, scope: ApproveScope): string | undefined {
+  const where = `${req.method} ${req.pathTemplate}`;
+  if (req.override && isGrantScope(scope))
+    return `no grant is offered for ${where}: the call overrides its method (${req.override.from} via ${req.override.via}); approve it once or for the rest of this run`;
+  if (req.reason === 'destructive' && untilRevoked(scope))
+    return `"until revoked" is not offered for ${where}: a deletion is approved one call, one run or one session at a time`;
+  if (scope === 'client-always' && !req.caller.clientName)
+    return `"this client, until revoked" needs the name the client declares, and this client declared none`;
+  return undefined;
+}
+
+/** The scopes a person may choose for a request, in order (see scopeWithheld). */
 export function offeredScopes(req: ApprovalRequest): ApproveScope[] {
-  const destructive = req.reason === 'destructive';
-  // A call that overrides its method gets no grant: a grant is for the operation as the document describes it.
-  if (req.override) return ['once', 'run'];
-  const scopes: ApproveScope[] = ['once', 'run', 'session'];
-  if (!destructive && req.caller.clientName) scopes.push('client-always');
-  scopes.push('everyone-session');
-  if (!destructive) scopes.push('always');
-  return scopes;
+  return APPROVE_SCOPES.filter((scope) => scopeWithheld(req, scope) === undefined);
+}
+
+/** What the prompt says about the widest scopes when they are withheld for a deletion (undefined otherwise). */
+export function untilRevokedWithheld(req: ApprovalRequest): string | undefined {
+  return req.override ? undefined : scopeWithheld(req, 'always');
 }
 
 export const grantSchema = z.object({

@@ -123,3 +123,16 @@ test('README, docs and bench/README.md link only inside the repository, to files
     }
   }
 });
+
+test('every source file the pages name by its file name exists (a moved or renamed module is caught)', () => {
+  const files = new Set(
+    readdirSync(ROOT, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile() && !e.parentPath.includes(`${sep}node_modules`) && !e.parentPath.includes(`${sep}.git`))
+      .map((e) => e.name),
+  );
+  const missing: string[] = [];
+  for (const page of pages) {
+    for (const [, name] of read(page).matchAll(/`(?:[\w./-]*\/)?([\w.-]+\.(?:ts|tsx|sh))`/g)) if (!files.has(name!)) missing.push(`${page}: ${name}`);
+  }
+  assert.deepEqual(missing, []);
+});

@@ -2,7 +2,7 @@
 // of a running `airlock serve` (or the app) through the control API.
 import type { ControlClient } from '../../core/control/controlClient.ts';
 import type { ControlOutput } from '../../../contract/control.ts';
-import { GRANT_SCOPE_INFO, isGrantScope, offeredScopes, type ApproveScope } from '../../../contract/approvals.ts';
+import { GRANT_SCOPE_INFO, isGrantScope, offeredScopes, untilRevokedWithheld, type ApproveScope } from '../../../contract/approvals.ts';
 
 type Pending = ControlOutput<'approvals.list'>[number];
 
@@ -18,7 +18,8 @@ export function formatPending(p: Pending): string {
     lines.push(
       `  ${client} stopped waiting at ${p.clientStoppedWaitingAt}: you can still decide; ${p.clientCanResume ? 'the result waits for the client to resume the run' : 'if you allow it, the call is sent, but the client will not get the result'}`,
     );
-  lines.push(`  scopes offered: ${offeredScopes(r).join(', ')}${r.reason === 'destructive' ? ' (a deletion is never allowed "until revoked")' : ''}`);
+  const withheld = untilRevokedWithheld(r);
+  lines.push(`  scopes offered: ${offeredScopes(r).join(', ')}${withheld ? ` (${withheld})` : ''}`);
   for (const h of r.headers) lines.push(`  ${h.name}: ${h.value}`);
   if (Object.keys(r.query).length > 0) lines.push(`  query ${JSON.stringify(r.query)}`);
   if (r.bodyPreview)

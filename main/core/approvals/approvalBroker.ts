@@ -14,11 +14,10 @@
 import { randomBytes } from 'node:crypto';
 import {
   GRANT_SCOPE_INFO,
-  offeredScopes,
+  scopeWithheld,
   RUN_GRANT_BY,
   grantBy,
   isGrantScope,
-  untilRevoked,
   type ApprovalDecision,
   type ApprovalRequest,
   type ApproveScope,
@@ -58,26 +57,6 @@ interface Waiting {
 
 /** How many answered ids are remembered, so a late answer is told what happened. */
 const REMEMBERED = 500;
-
-/** Why a scope the prompt does not offer for this request is refused, in words. */
-function refusedScope(req: ApprovalRequest, scope: ApproveScope): AirlockError {
-  const where = `${req.method} ${req.pathTemplate}`;
-  if (isGrantScope(scope) && req.override)
-    return new AirlockError(
-      'usage',
-      `no grant is offered for ${where}: the call overrides its method (${req.override.from} via ${req.override.via}); approve it once or for the rest of this run`,
-    );
-  if (scope === 'client-always' && !req.caller.clientName)
-    return new AirlockError('usage', `"this client, until revoked" needs the name the client declares, and ${req.caller.key} declared none`, {
-      hint: 'allow it for this session instead',
-    });
-  if (untilRevoked(scope))
-    return new AirlockError(
-      'usage',
-      `"${GRANT_SCOPE_INFO[scope as 'always'].label}" is not offered for ${where}: destructive operations are approved one call, one run or one session at a time`,
-    );
-  return new AirlockError('usage', `"${scope}" is not offered for ${where}`);
-}
 
 function describe(req: ApprovalRequest): string {
   switch (req.kind) {
@@ -251,8 +230,9 @@ export class ApprovalBroker implements ApprovalHook {
     const req = w.pending.request;
     let result: ApprovalDecision;
     if (decision.approve) {
-      // One rule for what may be granted: offeredScopes, which the prompt and the CLI show too.
-      if (!offeredScopes(req).includes(decision.scope)) throw refusedScope(req, decision.scope);
+      // One rule for what may be granted (scopeWithheld), which the prompt and the CLI show too.
+      const withheld = scopeWithheld(req, decision.scope);
+      if (withheld) throw new AirlockError('usage', withheld);
       let grantId: string | undefined;
       if (decision.scope === 'run') this.runGrants.add(req.runId);
       const scope = decision.scope;

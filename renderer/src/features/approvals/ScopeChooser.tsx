@@ -6,7 +6,7 @@
 // only for a client that declared a name (the grant is bound to that name,
 // which the chooser says plainly).
 import type { ApprovalRequest, ApproveScope } from '../../../../contract/approvals.ts';
-import { offeredScopes } from '../../../../contract/approvals.ts';
+import { offeredScopes, untilRevokedWithheld } from '../../../../contract/approvals.ts';
 import './approvalPrompt.css';
 
 /** The choice's label, and the allow button's name for it. */
@@ -49,6 +49,7 @@ export function ScopeChooser({
   idPrefix: string;
 }) {
   const scopes = offeredScopes(request);
+  const withheld = untilRevokedWithheld(request);
   return (
     <fieldset className="scope-chooser">
       <legend>What “Allow” covers</legend>
@@ -76,7 +77,7 @@ export function ScopeChooser({
           </div>
         );
       })}
-      {request.reason === 'destructive' ? <p className="scope-hint">A deletion is never allowed “until revoked”.</p> : null}
+      {withheld ? <p className="scope-hint">{withheld}</p> : null}
     </fieldset>
   );
 }
