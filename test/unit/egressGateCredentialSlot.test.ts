@@ -85,3 +85,54 @@ test('a followed redirect that hands the key back in its Location (a pagination 
   assert.deepEqual(keyValues(echo.received.at(-1)!.url, 'api_key'), [KEY]);
   assert.deepEqual(keyValues(echo.received.at(-1)!.url, 'page'), ['2']);
 });
+
+test('attack: the key’s place under any spelling a server may read as its name — case, [] suffix, encoding, the other part of the request', async () => {
+  const refused = async (auth: AuthScheme, call: Parameters<ReturnType<typeof gate>['call']>[0], what: string) => {
+    const before = echo.received.length;
+    const r = await gate(auth).call(call, run());
+    assert.equal((r.error as { code?: string } | undefined)?.code, 'airlock_invalid_request', what);
+    assert.equal(echo.received.length, before, `${what}: nothing reached the API`);
+  };
+  const query = { type: 'query', name: 'api_key' } as const;
+  for (const name of ['API_KEY', 'api_key[]', 'api_key[0]', 'api.key', 'api-key', 'api%5Fkey'])
+    await refused(query, { operationId: 'search.run', query: { [name]: 'mine' } }, `query ${name}`);
+  await refused(query, { operationId: 'search.run', query: { q: { 'api_key[]': 'mine' } } }, 'exploded api_key[]');
+  // A server may look for a query key in a header of that name first (APISIX), and the other way round.
+  await refused(query, { operationId: 'search.run', headers: { api_key: 'mine' } }, 'header named like the query key');
+  const header = { type: 'header', name: 'X-Api-Key' } as const;
+  await refused(header, { operationId: 'search.run', headers: { x_api_key: 'mine' } }, 'x_api_key beside X-Api-Key (CGI reads both as HTTP_X_API_KEY)');
+  await refused(header, { operationId: 'search.run', query: { 'x-api-key': 'mine' } }, 'query parameter named like the header key');
+});
+
+test('attack: a redirect’s Location cannot put a value in the key’s place under another spelling or after a ;', async () => {
+  for (const name of ['API_KEY', 'api_key[]', 'api_key%5B%5D', 'x=1;api_key']) {
+    const before = echo.received.length;
+    const r = await gate({ type: 'query', name: 'api_key' }).call(
+      { operationId: 'bounce.get', path: { status: '302' }, query: { to: `/v1/search?${name}=mine&y=2` } },
+      run(),
+    );
+    assert.equal(r.status, 200, name);
+    assert.equal(echo.received.length, before + 2, name);
+    const followed = echo.received.at(-1)!.url;
+    assert.equal(followed.includes('mine'), false, `${name}: ${followed}`);
+    assert.deepEqual(keyValues(followed, 'api_key'), [KEY], `${name}: ${followed}`);
+  }
+});
+
+test('a shared redactor that does not know the key (wiring gone wrong) still never lets the key back to the script', async () => {
+  const g = createEgressGate({
+    api: {
+      profile: { name: 'echo', spec: 'x', policy: 'allow', readOnly: false, allowPrivateNetwork: false, mutations: [], origin: 'adhoc' },
+      baseUrl: echo.url,
+      auth: { type: 'bearer' },
+      catalogue: echoCatalogue(),
+    },
+    getCredential: () => KEY,
+    redactor: () => createRedactor([]),
+  });
+  // The echo API sends back the headers it received, the key among them.
+  const r = await g.call({ operationId: 'search.run' }, run());
+  assert.equal(r.status, 200);
+  assert.equal(JSON.stringify(r).includes(KEY), false);
+  assert.equal((await g.redactor()).leaks(KEY), true, "the gate's redactor knows the key");
+});

@@ -76,8 +76,37 @@ export function maskedCredential(placement: CredentialPlacement): { name: string
 }
 
 /**
+ * A header, query parameter or cookie name as servers may read it: percent-decoded (`+` a space), lower case,
+ * without trailing `[…]` groups (`api_key[]`, `api_key[0]`: qs, PHP, Rails), with `.`, space and `-` as `_`
+ * (PHP's names, CGI's HTTP_X_API_KEY). Two names with one spelling here may reach a server as one.
+ */
+export function slotName(name: string): string {
+  let decoded = name.replace(/\+/g, ' ');
+  try {
+    decoded = decodeURIComponent(decoded);
+  } catch {
+    // Not valid percent-encoding: servers read it as written.
+  }
+  return decoded
+    .toLowerCase()
+    .replace(/(\[[^\]]*\])+$/, '')
+    .replace(/[.\s-]/g, '_');
+}
+
+/**
+ * Whether a header, query parameter or cookie of this name would sit in the key's place, however a server
+ * spells or looks for it: a server may read the key from a query parameter or a header of the key's name, so
+ * the name is the key's in every part of the request, not only in the part the scheme puts it in.
+ */
+export function inKeySlot(placement: Pick<CredentialPlacement, 'header' | 'query' | 'cookie'>, name: string): boolean {
+  const slot = placement.cookie ?? placement.query ?? placement.header;
+  return slot !== undefined && slotName(name) === slotName(slot);
+}
+
+/**
  * Strip: the request with nothing in the key's place — its header dropped, its cookie taken out of the Cookie
- * header, its query parameter removed however it is spelled (`api%5Fkey`) — and everything else as written.
+ * header, any query parameter in its place removed however it is spelled (`api%5Fkey`, `API_KEY`, `api_key[]`,
+ * `;`-separated) — and everything else as written.
  */
 export function stripCredential(placement: CredentialPlacement, request: Outgoing): Outgoing {
   const headers = { ...request.headers };
@@ -86,8 +115,7 @@ export function stripCredential(placement: CredentialPlacement, request: Outgoin
     if (rest === undefined) delete headers.cookie;
     else headers.cookie = rest;
   } else if (placement.header) delete headers[placement.header];
-  const pathAndQuery = placement.query ? withoutQueryParameter(request.pathAndQuery, placement.query) : request.pathAndQuery;
-  return { headers, pathAndQuery };
+  return { headers, pathAndQuery: withoutKeySlot(placement, request.pathAndQuery) };
 }
 
 /** Why a key cannot go out under the scheme (`the key of profile demo must be username:password…`), or undefined. */
@@ -99,21 +127,23 @@ function appendQuery(pathAndQuery: string, name: string, value: string): string 
   return `${pathAndQuery}${pathAndQuery.includes('?') ? '&' : '?'}${encodeURIComponent(name)}=${encodeURIComponent(value)}`;
 }
 
-/** The query without any pair whose name, decoded as a server decodes it, is `name`; untouched when there is none. */
-function withoutQueryParameter(pathAndQuery: string, name: string): string {
+/** The query without any pair in the key's place (pairs split at `&` and at `;`, as some servers do); untouched when there is none. */
+function withoutKeySlot(placement: CredentialPlacement, pathAndQuery: string): string {
   const at = pathAndQuery.indexOf('?');
   if (at < 0) return pathAndQuery;
-  const pairs = pathAndQuery.slice(at + 1).split('&');
-  const kept = pairs.filter((pair) => ![...new URLSearchParams(pair).keys()].includes(name));
-  if (kept.length === pairs.length) return pathAndQuery;
-  return `${pathAndQuery.slice(0, at)}${kept.length > 0 ? `?${kept.join('&')}` : ''}`;
+  // Each part keeps the separator before it: `a=1&b=2;c` → `a=1`, `&b=2`, `;c`.
+  const parts = pathAndQuery.slice(at + 1).split(/(?=[&;])/);
+  const kept = parts.filter((part) => !inKeySlot(placement, part.replace(/^[&;]/, '').split('=')[0]!));
+  if (kept.length === parts.length) return pathAndQuery;
+  const query = kept.join('').replace(/^[&;]/, '');
+  return `${pathAndQuery.slice(0, at)}${query ? `?${query}` : ''}`;
 }
 
 /** The Cookie header without the cookie `name`: undefined when nothing is left; untouched when it has none. */
 function withoutCookie(header: string | undefined, name: string): string | undefined {
   if (header === undefined) return undefined;
   const pairs = header.split(';');
-  const kept = pairs.filter((pair) => pair.split('=')[0]!.trim() !== name);
+  const kept = pairs.filter((pair) => slotName(pair.split('=')[0]!.trim()) !== slotName(name));
   if (kept.length === pairs.length) return header;
   return kept.length > 0 ? kept.map((pair) => pair.trim()).join('; ') : undefined;
 }

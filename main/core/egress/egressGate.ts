@@ -20,7 +20,7 @@
 import { performance } from 'node:perf_hooks';
 import type { ApiOperation } from '../openapi/catalogue.ts';
 import type { ApiCallRequest, ApiCallResult } from '../sandbox/engine.ts';
-import type { Redactor } from '../log/redactor.ts';
+import { createRedactor, type Redactor } from '../log/redactor.ts';
 import { isMutation } from './classify.ts';
 import { gateError } from './gateDecision.ts';
 import { firstHop } from './hop.ts';
@@ -56,11 +56,16 @@ export function createEgressGate(options: EgressGateOptions): EgressGate {
     },
     isMutation: (op) => isMutation(op, options.api.profile),
     // The key is resolved first: resolving it is what tells the shared redactor about it.
-    redactor: async () => {
-      await options.getCredential();
-      return options.redactor();
-    },
+    redactor: async () => redactorFor(options.redactor(), (await options.getCredential()) || undefined),
   };
+}
+
+/**
+ * The process-wide redactor, which knows the key once it was resolved; if it somehow does not, one for the key
+ * alone, so an answer never goes back unscrubbed (a second layer: the gate does not trust its wiring).
+ */
+function redactorFor(shared: Redactor, credential: string | undefined): Redactor {
+  return !credential || shared.leaks(credential) ? shared : createRedactor([credential]);
 }
 
 /** One call, from the script's request to its result: the key, the operation, the first request, then its hops. */
@@ -74,7 +79,7 @@ async function handleCall(gate: GateContext, call: ApiCallRequest, run: RunConte
   } catch (error) {
     unavailable = (error as { line?: string }).line ?? (error as Error).message;
   }
-  const redact = gate.options.redactor();
+  const redact = redactorFor(gate.options.redactor(), credential);
   const recorder = callRecorder(gate.records, { run, operationId: call?.operationId, redact, started, startedAt });
   if (unavailable !== undefined) {
     // The keychain is down and no AIRLOCK_API_KEY: say so, never send unauthenticated behind the person's back.

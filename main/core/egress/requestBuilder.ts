@@ -8,7 +8,7 @@
 import { encodeRequestBody } from '../openapi/bodyEncoding.ts';
 import type { ApiOperation, ApiParameter } from '../openapi/catalogue.ts';
 import type { ApiCallRequest } from '../sandbox/engine.ts';
-import type { CredentialPlacement } from './credentialPlacement.ts';
+import { inKeySlot, type CredentialPlacement } from './credentialPlacement.ts';
 
 export interface UpstreamRequest {
   method: string;
@@ -170,12 +170,13 @@ function buildQuery(op: ApiOperation, queryValues: Record<string, unknown>, rese
   const missing = paramsIn(op, 'query').filter((p) => p.required && absent(queryValues[p.name]));
   refuseMissing('query parameter', missing, op);
   const pairs: [string, string][] = [];
-  const keyQuery = `query parameter '${reserved.query}' carries the API key: Airlock adds it itself`;
+  const keyQuery = (name: string) => `query parameter '${name}' carries the API key: Airlock adds it itself`;
   for (const [name, value] of Object.entries(queryValues)) {
-    if (reserved.query && name === reserved.query) refuse(keyQuery);
+    if (inKeySlot(reserved, name)) refuse(keyQuery(name));
     const encoded = encodeQuery(name, value, byName.get(name));
     // Every name a value is sent under counts too: an exploded object sends its fields as parameters of their own.
-    if (reserved.query && encoded.some(([sent]) => sent === reserved.query)) refuse(keyQuery);
+    const taken = encoded.find(([sent]) => inKeySlot(reserved, sent));
+    if (taken) refuse(keyQuery(taken[0]));
     pairs.push(...encoded);
   }
   return pairs.map(encodePair).join('&');
@@ -185,7 +186,7 @@ function buildQuery(op: ApiOperation, queryValues: Record<string, unknown>, rese
 function buildHeaders(op: ApiOperation, given: Record<string, unknown>, reserved: Reserved): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(given)) {
-    if (isForbiddenHeader(name, reserved.header)) refuse(`header '${name}' cannot be set from the sandbox`);
+    if (isForbiddenHeader(name, reserved.header) || inKeySlot(reserved, name)) refuse(`header '${name}' cannot be set from the sandbox`);
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) refuse(`'${name}' is not a valid header name`);
     const text = scalar(value);
     if (/[\r\n\0]/.test(text)) refuse(`header '${name}' has a line break or NUL`);
@@ -203,7 +204,8 @@ function buildCookies(op: ApiOperation, cookieValues: Record<string, unknown>, r
   const declared = new Set(paramsIn(op, 'cookie').map((p) => p.name));
   const stray = Object.keys(cookieValues).filter((k) => !declared.has(k));
   if (stray.length > 0) refuse(`unknown ${named('cookie parameter', stray)} for ${op.id} (expected: ${[...declared].join(', ') || 'none'})`);
-  if (reserved.cookie && Object.hasOwn(cookieValues, reserved.cookie)) refuse(`cookie '${reserved.cookie}' carries the API key: Airlock adds it itself`);
+  const taken = Object.keys(cookieValues).find((name) => inKeySlot(reserved, name));
+  if (taken) refuse(`cookie '${taken}' carries the API key: Airlock adds it itself`);
   const missing = paramsIn(op, 'cookie').filter((p) => p.required && p.name !== reserved.cookie && absent(cookieValues[p.name]));
   refuseMissing('cookie', missing, op, missing[0] && `: pass { cookies: { ${missing[0].name}: … } }`);
   const pairs = Object.entries(cookieValues)

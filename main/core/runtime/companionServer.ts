@@ -54,10 +54,16 @@ export async function startServing(ctx: StartContext, options: ServingOptions = 
   const paths = dataPaths(settings.dataDir);
   ensureDataDir(paths.root);
   const lock = acquireCompanionLock(paths.lock, paths.root, options.kind ?? 'serve');
-  // Read by the server at each request, so a rotation takes effect at once.
-  const tokens = { mcp: ensureTokenFile(paths.mcpToken), control: ensureTokenFile(paths.controlToken) };
+  let tokens: { mcp: string; control: string };
   const uiSessions = settings.ui ? new UiSessions() : undefined;
-  if (uiSessions) assertUiBuilt();
+  try {
+    // Read by the server at each request, so a rotation takes effect at once.
+    tokens = { mcp: ensureTokenFile(paths.mcpToken), control: ensureTokenFile(paths.controlToken) };
+    if (uiSessions) assertUiBuilt();
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
   // The host's parts are asked for only once the server below serves (a control call or a status), so they may refer to it.
   let server: LoopbackServer | undefined;
   const sessions: { http?: McpEndpoint; pipe?: PipeEndpoint } = {};

@@ -72,8 +72,11 @@ export async function createEngines(options: EnginesOptions & { choice: AllowedC
       logger.info(`engine switched to ${choice.engine} with egress ${verdict.egress}; runs already going finish on the previous engine`);
     },
     async close() {
-      await engine.close();
-      await proxy?.close();
+      try {
+        await engine.close();
+      } finally {
+        await proxy?.close();
+      }
     },
   };
 }

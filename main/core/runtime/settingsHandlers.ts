@@ -2,7 +2,8 @@
 // and saving — a live setting takes effect at once unless a flag or an
 // environment variable overrides it; the others at the next start.
 import type { ControlHandlers } from '../control/dispatch.ts';
-import { resolveSettings, SettingError, settingByKey } from '../config/settings.ts';
+import { resolveSettings, SettingError, settingByKey, type Settings } from '../config/settings.ts';
+import { checkEngineNetwork } from '../sandbox/engineMatrix.ts';
 import { AirlockError } from '../util/errors.ts';
 import { readSettingsFile, validateSettingsObject, writeSettingsFile } from '../config/settingsFile.ts';
 import { LIVE_SETTINGS, settingsMeta } from '../config/settingsMeta.ts';
@@ -24,8 +25,9 @@ function savedSettings(file: string): Record<string, unknown> | undefined {
 const shown = (values: object) => Object.fromEntries(Object.entries(values).map(([k, v]) => [k, k === 'auth' && v ? formatAuthScheme(v as never) : v]));
 
 /**
- * Refuses settings the next start would refuse as a whole (a sandbox budget below one run's memory cap): the
- * saved file, with what flags and the environment set now still on top, must resolve.
+ * Refuses settings the next start would refuse as a whole — a sandbox budget below one run's memory cap, an
+ * engine with a network boundary it cannot have or may only have with a flag at each start —: the saved file,
+ * with what flags and the environment set now still on top, must resolve and pass the engine matrix.
  */
 function refuseUnstartable(file: Record<string, unknown>, live: SettingsHandlerServices['settings']): void {
   const values = live.values as unknown as Record<string, unknown>;
@@ -34,12 +36,15 @@ function refuseUnstartable(file: Record<string, unknown>, live: SettingsHandlerS
       .filter((key) => live.sources[key] === 'flag' || live.sources[key] === 'env')
       .map((key) => [key, values[key]]),
   );
+  let next: Settings;
   try {
-    resolveSettings({ flags: overridden, env: {}, file, defaultDataDir: live.values.dataDir });
+    next = resolveSettings({ flags: overridden, env: {}, file, defaultDataDir: live.values.dataDir }).settings;
   } catch (error) {
     if (error instanceof SettingError) throw new AirlockError('config', `settings: ${error.message}`, { hint: 'change both settings together' });
     throw error;
   }
+  const engine = checkEngineNetwork(next.engine, next.egress, next.allowUnrestrictedEgress);
+  if (!engine.ok) throw new AirlockError('config', `settings: ${engine.reason}`, { hint: 'choose the engine and its network on the Engine screen' });
 }
 
 export function createSettingsHandlers(c: SettingsHandlerServices): Pick<ControlHandlers, 'settings.get' | 'settings.update'> {

@@ -156,3 +156,20 @@ test('what settings.update saves lets the companion start again (memoryMb above 
     );
   }
 });
+
+test('settings.update refuses an engine × network pair the next start would refuse, or allow only with a flag', T, async (t) => {
+  const s = setup({}, {});
+  t.after(s.cleanup);
+  for (const values of [
+    { engine: 'quickjs', egress: 'none' },
+    { engine: 'deno', egress: 'none' },
+  ]) {
+    await assert.rejects(invoke(s.handlers, 'settings.update', { values }), (error: unknown) => {
+      assert.ok(error instanceof AirlockError && error.code === 'bad_input', String(error));
+      return true;
+    });
+    assert.equal(readSettingsFile(s.info.paths.settings).egress, undefined, `${JSON.stringify(values)} was not saved`);
+  }
+  const ok = await invoke(s.handlers, 'settings.update', { values: { engine: 'deno', egress: 'executor' } });
+  assert.deepEqual(ok.saved.sort(), ['egress', 'engine']);
+});
