@@ -6,6 +6,7 @@
 // handler as the dispatcher does: the input parsed by the contract (defaults
 // applied), the output checked against it — and returned as the handler gave
 // it, so a test can also see a field the contract would strip.
+import type { MutationApprovalRequest } from '../../main/core/approvals/types.ts';
 import assert from 'node:assert/strict';
 import type { z } from 'zod';
 import { controlContract, type ControlCaller, type ControlInput, type ControlMethod } from '../../contract/control.ts';
@@ -217,5 +218,31 @@ export function airlockError(kind: ErrorKind, message?: RegExp): (error: unknown
     assert.equal(error.kind, kind, `kind of "${error.message}"`);
     if (message) assert.match(error.message, message);
     return true;
+  };
+}
+
+/** A held POST of the Shop API, as the gate puts it to the broker; `overrides` change what a test needs. */
+export function mutationRequest(overrides: Partial<MutationApprovalRequest> = {}): MutationApprovalRequest {
+  return {
+    kind: 'api-mutation',
+    runId: 'run-1',
+    caller: { key: 'http:s1', transport: 'http', clientName: 'claude-code', clientVersion: '2.0' },
+    profile: 'shop',
+    reason: 'mutation',
+    rule: 'profile shop policy "ask": POST changes data',
+    operationId: 'orders.create',
+    call: 'api.orders.create',
+    method: 'POST',
+    pathTemplate: '/orders',
+    url: 'https://shop.example.test/v1/orders',
+    query: {},
+    headers: [],
+    bodyPreview: '{"sku":"A-1"}',
+    requestHash: 'a'.repeat(64),
+    callIndex: 1,
+    earlierCalls: [],
+    scriptSha256: 'b'.repeat(64),
+    script: 'await api.orders.create({ body: { sku: "A-1" } })',
+    ...overrides,
   };
 }

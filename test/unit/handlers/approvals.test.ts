@@ -9,34 +9,9 @@ import { GrantStore } from '../../../main/core/approvals/grantStore.ts';
 import type { MutationApprovalRequest } from '../../../main/core/approvals/types.ts';
 import type { ApprovalDecision } from '../../../contract/approvals.ts';
 import { createApprovalHandlers, type ApprovalHandlerServices } from '../../../main/core/runtime/approvalHandlers.ts';
-import { airlockError, CALLER, invoke } from '../../helpers/handlerServices.ts';
+import { airlockError, CALLER, invoke, mutationRequest as request } from '../../helpers/handlerServices.ts';
 
 const T = { timeout: 10_000 };
-
-function request(overrides: Partial<MutationApprovalRequest> = {}): MutationApprovalRequest {
-  return {
-    kind: 'api-mutation',
-    runId: 'run-1',
-    caller: { key: 'http:s1', transport: 'http', clientName: 'claude-code', clientVersion: '2.0' },
-    profile: 'shop',
-    reason: 'mutation',
-    rule: 'profile shop policy "ask": POST changes data',
-    operationId: 'orders.create',
-    call: 'api.orders.create',
-    method: 'POST',
-    pathTemplate: '/orders',
-    url: 'https://shop.example.test/v1/orders',
-    query: {},
-    headers: [],
-    bodyPreview: '{"sku":"A-1"}',
-    requestHash: 'a'.repeat(64),
-    callIndex: 1,
-    earlierCalls: [],
-    scriptSha256: 'b'.repeat(64),
-    script: 'await api.orders.create({ body: { sku: "A-1" } })',
-    ...overrides,
-  };
-}
 
 function setup() {
   const broker = new ApprovalBroker({ timeoutMs: 600_000, approversAvailable: () => true, noApproverMessage: 'no one to ask', grants: new GrantStore() });

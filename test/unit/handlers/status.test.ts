@@ -12,7 +12,7 @@ import { SessionRegistry } from '../../../main/core/mcp/sessionRegistry.ts';
 import { createMemoryStore } from '../../../main/core/secrets/memoryStore.ts';
 import { statusSchema } from '../../../contract/status.ts';
 import { tempDir } from '../../helpers/paths.ts';
-import { companionInfo, fakeCredentials, fakeEngines, fakeRuns, liveSettings, shopApi } from '../../helpers/handlerServices.ts';
+import { companionInfo, fakeCredentials, fakeEngines, fakeRuns, liveSettings, mutationRequest, shopApi } from '../../helpers/handlerServices.ts';
 
 const T = { timeout: 10_000 };
 const MCP_URL = 'http://127.0.0.1:43121/mcp';
@@ -102,27 +102,7 @@ test('status counts what is waiting and running, and shows the profile, the API 
   s.source.settings.values.killSwitch = true;
   s.source.sessions.open({ key: 'http:s1', transport: 'http', sessionId: 's1', clientName: 'claude-code' });
   const release = await s.source.runs.caps.acquire('http:s1');
-  const waiting = s.broker.request({
-    kind: 'api-mutation',
-    runId: 'run-1',
-    caller: { key: 'http:s1', transport: 'http', clientName: 'claude-code' },
-    profile: 'shop',
-    reason: 'mutation',
-    rule: 'policy ask',
-    operationId: 'orders.create',
-    call: 'api.orders.create',
-    method: 'POST',
-    pathTemplate: '/orders',
-    url: 'https://shop.example.test/v1/orders',
-    query: {},
-    headers: [],
-    bodyPreview: '',
-    requestHash: 'a'.repeat(64),
-    callIndex: 1,
-    earlierCalls: [],
-    scriptSha256: 'b'.repeat(64),
-    script: '',
-  });
+  const waiting = s.broker.request(mutationRequest({ bodyPreview: '', script: '', rule: 'policy ask' }));
   const status = s.status();
   assert.equal(status.killSwitch, true);
   assert.equal(status.pendingApprovals, 1);
