@@ -6,7 +6,7 @@
 // --in-process` and the Electron main process all build exactly this; they
 // differ only in the transports and the host they put around it.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { ResolvedSettings } from '../config/settings.ts';
+import type { ResolvedSettings, Settings } from '../config/settings.ts';
 import { dataPaths, ensureDataDir } from '../config/dataDir.ts';
 import type { Logger } from '../log/logger.ts';
 import type { LogBuffer } from '../log/logBuffer.ts';
@@ -16,12 +16,12 @@ import type { SecretStore } from '../secrets/secretStore.ts';
 import { createKeychainStore } from '../secrets/keychainStore.ts';
 import { createFileStore, fileStoreBanner } from '../secrets/fileStore.ts';
 import { createCredentials } from '../secrets/credentials.ts';
-import { openAuditStore } from '../audit/auditStore.ts';
+import { openAuditStore, type AuditStore } from '../audit/auditStore.ts';
 import { ApprovalBroker } from '../approvals/approvalBroker.ts';
 import { GrantStore } from '../approvals/grantStore.ts';
 import { createEgressGate } from '../egress/egressGate.ts';
 import { ExecutionCaps, RateLimiter } from '../execute/caps.ts';
-import { createExecuteService } from '../execute/executeService.ts';
+import { createExecuteService, type ExecuteService } from '../execute/executeService.ts';
 import { SessionRegistry } from '../mcp/sessionRegistry.ts';
 import { EventHub } from '../control/eventHub.ts';
 import { createDispatcher, type DispatchControl } from '../control/dispatch.ts';
@@ -109,17 +109,8 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     startup.mark('credential');
 
     // 4. The audit, and the approval broker with its grants.
-    const audit = openAuditStore({
-      file: info.paths.audit,
-      redact: redaction.redact,
-      logger: logger.child('audit'),
-      onRecord: (entry) => hub.publish({ type: 'audit', record: toAuditRecord(entry) }),
-    });
+    const audit = openAudit({ file: info.paths.audit, retentionDays: values.auditRetentionDays, redact: redaction.redact, hub, logger });
     closers.push(() => audit.close());
-    if (values.auditRetentionDays > 0) {
-      const pruned = audit.prune({ olderThanDays: values.auditRetentionDays });
-      if (pruned.pruned > 0) logger.info(`audit: pruned ${pruned.pruned} records older than ${values.auditRetentionDays} days`);
-    }
     startup.mark('audit');
     const grants = new GrantStore({ file: info.paths.grants, logger: logger.child('grants'), onChange: () => hub.publish({ type: 'grants-changed' }) });
     closers.push(() => grants.flush());
@@ -171,16 +162,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       execute.callerGone(key);
     });
 
-    live.apply = (keys) => {
-      if (keys.some((k) => ['maxConcurrent', 'queueSize', 'queueTimeoutMs', 'perCallerConcurrent'].includes(k))) caps.configure(capsOf(values));
-      if (keys.includes('rateLimit') || keys.includes('rateBurst')) rate.configure(values.rateLimit, values.rateBurst);
-      if (keys.includes('killSwitch') && values.killSwitch) {
-        const stopped = execute.stopAll('the kill switch is on: the person running Airlock stopped every execute');
-        if (stopped > 0) logger.warn(`kill switch on: ${stopped} run(s) still going stopped`);
-      }
-      hub.publish({ type: 'settings-applied', keys });
-      logger.info(`settings applied: ${keys.map((k) => `${k}=${String((values as unknown as Record<string, unknown>)[k])}`).join(', ')}`);
-    };
+    live.apply = liveApplier({ values, caps, rate, execute, hub, logger });
 
     const services: Services = {
       info,
@@ -201,14 +183,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     const createMcpServer = createMcpServerFactory(services);
 
     // 8. What the screens hear: log lines and the approval queue's changes.
-    buffer.subscribe((batch) => {
-      for (const entry of batch) hub.publish({ type: 'log', entry });
-    });
-    broker.subscribe((e) => {
-      if (e.type === 'approval-requested') hub.publish({ type: 'approval-requested', approval: e.approval });
-      else if (e.type === 'approval-updated') hub.publish({ type: 'approval-updated', approval: e.approval });
-      else hub.publish({ type: 'approval-decided', id: e.id, decision: e.decision });
-    });
+    publishToScreens(hub, buffer, broker);
 
     const { network } = engines.state();
     logger.info(`engine ${values.engine}, egress ${network}; mutations: ${api.profile.readOnly ? 'read-only profile' : api.profile.policy}`);
@@ -229,6 +204,55 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     await closeAll();
     throw error;
   }
+}
+
+/** Puts live settings (already written into `values`) into effect: caps, the rate limit, the kill switch. */
+function liveApplier(parts: {
+  values: Settings;
+  caps: ExecutionCaps;
+  rate: RateLimiter;
+  execute: ExecuteService;
+  hub: EventHub;
+  logger: Logger;
+}): (keys: string[]) => void {
+  const { values, caps, rate, execute, hub, logger } = parts;
+  return (keys) => {
+    if (keys.some((k) => ['maxConcurrent', 'queueSize', 'queueTimeoutMs', 'perCallerConcurrent'].includes(k))) caps.configure(capsOf(values));
+    if (keys.includes('rateLimit') || keys.includes('rateBurst')) rate.configure(values.rateLimit, values.rateBurst);
+    if (keys.includes('killSwitch') && values.killSwitch) {
+      const stopped = execute.stopAll('the kill switch is on: the person running Airlock stopped every execute');
+      if (stopped > 0) logger.warn(`kill switch on: ${stopped} run(s) still going stopped`);
+    }
+    hub.publish({ type: 'settings-applied', keys });
+    logger.info(`settings applied: ${keys.map((k) => `${k}=${String((values as unknown as Record<string, unknown>)[k])}`).join(', ')}`);
+  };
+}
+
+/** What the screens hear through the hub: each batch of log lines, and every change of the approval queue. */
+function publishToScreens(hub: EventHub, buffer: LogBuffer, broker: ApprovalBroker): void {
+  buffer.subscribe((batch) => {
+    for (const entry of batch) hub.publish({ type: 'log', entry });
+  });
+  broker.subscribe((e) => {
+    if (e.type === 'approval-requested') hub.publish({ type: 'approval-requested', approval: e.approval });
+    else if (e.type === 'approval-updated') hub.publish({ type: 'approval-updated', approval: e.approval });
+    else hub.publish({ type: 'approval-decided', id: e.id, decision: e.decision });
+  });
+}
+
+/** The audit store, each record published to the screens as it is written, records past the retention pruned. */
+function openAudit(o: { file: string; retentionDays: number; redact(text: string): string; hub: EventHub; logger: Logger }): AuditStore {
+  const audit = openAuditStore({
+    file: o.file,
+    redact: o.redact,
+    logger: o.logger.child('audit'),
+    onRecord: (entry) => o.hub.publish({ type: 'audit', record: toAuditRecord(entry) }),
+  });
+  if (o.retentionDays > 0) {
+    const pruned = audit.prune({ olderThanDays: o.retentionDays });
+    if (pruned.pruned > 0) o.logger.info(`audit: pruned ${pruned.pruned} records older than ${o.retentionDays} days`);
+  }
+  return audit;
 }
 
 const capsOf = (s: { maxConcurrent: number; queueSize: number; queueTimeoutMs: number; perCallerConcurrent: number }) => ({
