@@ -11,6 +11,7 @@
 import { CLI_ENTRY } from '../../core/util/installPaths.ts';
 import type { CliContext } from '../context.ts';
 import { onShutdown, shutdown } from '../shutdown.ts';
+import { givenCompanionSettings, unhonouredSettings, type GivenSetting } from '../joinedSettings.ts';
 
 /** Keeps stdout for the protocol: console.log/info/debug go to stderr. */
 export function protectStdout(): void {
@@ -27,21 +28,57 @@ export async function stdioCommand(ctx: CliContext, options: { inProcess?: boole
   const { runForwarder } = await import('../../core/mcp/stdioForwarder.ts');
   const dataDir = ctx.settings.dataDir;
   const log = ctx.logger.child('stdio');
+  // Settings given here that only the shared companion can honour: checked against it before anything is forwarded,
+  // and again once it answers (one started now in the background may be the desktop app, which takes no flags).
+  const given = givenCompanionSettings(ctx);
+  let checked = given.length === 0;
+  const refuseUnhonoured = async () => {
+    const lines = await checkJoined(dataDir, given);
+    checked = lines !== undefined;
+    if (!lines?.length) return;
+    for (const line of lines) process.stderr.write(`airlock: ${line}\n`);
+    await shutdown(2);
+  };
+  if (!checked) await refuseUnhonoured();
   await runForwarder({
     stdin: process.stdin,
     stdout: process.stdout,
     log: (m) => log.warn(m),
-    connect: () =>
-      connectOrStart({
+    connect: async () => {
+      const address = await connectOrStart({
         dataDir,
         node: process.execPath,
         cli: CLI_ENTRY,
         idleExitSeconds: ctx.settings.exitWhenIdle,
         ...(options.serveArgs ? { serveArgs: options.serveArgs } : {}),
         log: (at, m) => log[at](m),
-      }),
+      });
+      if (!checked) await refuseUnhonoured();
+      return address;
+    },
   });
   await shutdown(0);
+}
+
+/**
+ * The lines refusing each given setting the running companion does not use; undefined when no companion runs
+ * yet (one started in the background with these flags honours them). A companion that cannot be asked is a
+ * refusal too: nothing is ignored in silence.
+ */
+async function checkJoined(dataDir: string, given: GivenSetting[]): Promise<string[] | undefined> {
+  const { readServerInfo, isAlive, connectToRunningServer } = await import('../runningServer.ts');
+  const info = readServerInfo(dataDir);
+  if (!info || !isAlive(info.pid)) return undefined;
+  try {
+    const control = connectToRunningServer(dataDir);
+    const [status, settings] = await Promise.all([control.call('status', {}), control.call('settings.get', {})]);
+    return unhonouredSettings(given, { pid: status.pid, profile: status.profile, values: settings.values });
+  } catch (error) {
+    const names = given.map((g) => g.key).join(', ');
+    return [
+      `could not ask the running companion (pid ${info.pid}) whether it uses the settings given here (${names}): ${(error as Error).message}. Remove them, or run this client with --in-process.`,
+    ];
+  }
 }
 
 async function inProcess(ctx: CliContext): Promise<void> {
