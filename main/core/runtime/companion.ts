@@ -62,7 +62,7 @@ export interface Companion {
   close(): Promise<void>;
 }
 
-/** Puts live settings into effect: caps, the rate limit, the kill switch. */
+/** The settings in effect (a copy the companion may change live), where each came from, and how a change is applied. */
 function liveSettings(resolved: ResolvedSettings, apply: (keys: string[]) => void): LiveSettings {
   return { values: { ...resolved.settings }, sources: resolved.sources, apply };
 }
@@ -85,8 +85,8 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
   };
 
   try {
-    // 1. The settings in effect (live ones put into effect by `apply`, below), the engine choice checked before
-    //    anything starts, the data dir.
+    // 1. The settings in effect, the engine choice checked before anything starts, the data dir. A live change
+    //    reaches the caps, the rate limit and the runs built below: `live.apply` is set once they exist (step 6).
     const live: { apply(keys: string[]): void } = { apply: () => {} };
     const settings = liveSettings(options.resolved, (keys) => live.apply(keys));
     const values = settings.values;
@@ -154,6 +154,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       approvals: broker,
       replyAfterMs: () => values.approvalReplyAfterMs,
     });
+    live.apply = liveApplier({ values, caps, rate, execute, hub, logger });
 
     // 7. The MCP sessions: when one ends, its session grants end and its waiting runs say so.
     const sessions = new SessionRegistry();
@@ -161,8 +162,6 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       grants.endSession(key);
       execute.callerGone(key);
     });
-
-    live.apply = liveApplier({ values, caps, rate, execute, hub, logger });
 
     const services: Services = {
       info,
