@@ -56,12 +56,12 @@ export function unhonouredSettings(given: readonly GivenSetting[], running: Runn
     if (!def) continue;
     const name = g.source === 'flag' ? def.flag : def.env;
     const current = g.key === 'profile' ? running.profile : running.values[g.key];
-    if (g.key === 'profile' ? g.value === running.profile : shown(g.key, g.value) === shown(g.key, current)) continue;
+    if (shown(g.key, g.value) === shown(g.key, current)) continue;
     const asked = `${name} ${shown(g.key, g.value)}`;
     const companion = `the running companion (pid ${running.pid})`;
     if (API_SETTINGS.has(g.key)) {
       lines.push(
-        `${asked}: ${companion} serves profile '${running.profile}' to every client, one API at a time. Start it with this API instead (stop it, then \`airlock serve ${name} …\`), or run this client with --in-process for a private companion.`,
+        `${asked}: ${companion} serves profile '${running.profile}' to every client, one API at a time. Start it with this API instead (stop it, then \`airlock serve ${def.flag} …\`), or run this client with --in-process for a private companion.`,
       );
     } else if (g.key === 'engine' || g.key === 'egress' || g.key === 'allowUnrestrictedEgress') {
       lines.push(

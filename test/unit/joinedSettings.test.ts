@@ -58,3 +58,8 @@ test('an auth scheme is compared in its written form', () => {
   const header = unhonouredSettings([{ key: 'auth', value: { type: 'header', name: 'X-Api-Key' }, source: 'flag' }], running);
   assert.match(header[0]!, /^--auth header:X-Api-Key: /);
 });
+
+test('a setting given through its environment twin is named by the variable, and the way to serve that API by its flag', () => {
+  const [line] = unhonouredSettings(givenCompanionSettings(resolved({}, { AIRLOCK_SPEC: '/srv/other.yaml' })), running);
+  assert.match(line!, /^AIRLOCK_SPEC \/srv\/other\.yaml: .*`airlock serve --spec …`/);
+});
