@@ -28,14 +28,20 @@ async function savedLog(): Promise<string[]> {
     .split('\n')
     .filter(Boolean);
 }
-/** Saves the log until a line matches (lines arrive in batches), within a deadline. */
+/** Saves the log until a line matches (lines arrive in batches), within a deadline: again each time the live log changes. */
 async function savedLogWith(pattern: RegExp, deadlineMs = 15_000): Promise<string[]> {
   const end = Date.now() + deadlineMs;
   for (;;) {
     const lines = await savedLog();
     if (lines.some((l) => pattern.test(l))) return lines;
     if (Date.now() > end) assert.fail(`no line matches ${pattern} in:\n${lines.slice(-30).join('\n')}`);
-    await page.waitForTimeout(300);
+    // Save again once the live log shows something new (the terminal's screen-reader rows change), not after a guess.
+    const shown = await page.locator('.terminal').textContent();
+    await page
+      .waitForFunction((before) => (globalThis as any).document.querySelector('.terminal')?.textContent !== before, shown, {
+        timeout: Math.max(1, end - Date.now()),
+      })
+      .catch(() => undefined);
   }
 }
 const sourceOf = (line: string) => /^\S+ \w+\s+\[([^\]]+)\]/.exec(line)?.[1];
