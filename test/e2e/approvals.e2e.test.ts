@@ -9,6 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { execute, httpClient } from '../helpers/mcpClients.ts';
 import { startUiFixture, type UiFixture, signedInPage, nav, approvalDialog, chromiumMissing } from '../helpers/browser.ts';
+import { controlClient } from '../helpers/control.ts';
 
 const skip = chromiumMissing();
 let browser: Browser;
@@ -36,7 +37,8 @@ let fx: UiFixture;
 
 before(async () => {
   if (skip) return;
-  fx = await startUiFixture(['--approval-timeout-ms', '4000'], 'e2e-client');
+  // The default approval timeout (2 min): a prompt waits while the tests look at it. The timeout test shortens it, live.
+  fx = await startUiFixture([], 'e2e-client');
   ({ browser, client, dataDir } = fx);
   page = await signedInPage(browser, dataDir);
 });
@@ -51,7 +53,7 @@ test('Allow once: the script gets the created event and the API holds exactly on
   await dialog.waitFor();
   assert.match((await dialog.getByRole('heading').first().textContent()) ?? '', /Action required · 1 held/);
   assert.match(await dialog.innerText(), /POST \/events/);
-  assert.match(await dialog.innerText(), /No answer = deny in 0:0\d/);
+  assert.match(await dialog.innerText(), /No answer = deny in (2:00|1:5\d)/);
   // Deny has the focus; a bare Enter would deny, never approve.
   await denyFocused(page);
   await dialog.getByRole('button', { name: 'Allow once' }).click();
@@ -84,12 +86,20 @@ test('Esc denies the head item; Ctrl+Enter allows it once', { skip, timeout: 60_
   assert.deepEqual(JSON.parse((await allowed).text), { created: 'e2e ctrl-enter' });
 });
 
-test('no answer is a denial that says it timed out', { skip, timeout: 60_000 }, async () => {
-  const run = execute(client, createEvent('e2e timeout'));
-  await approvalDialog(page).waitFor();
-  const result = JSON.parse((await run).text) as { error: { message: string; code: string } };
+test('no answer is a denial that says it timed out; the timeout is changed without a restart', { skip, timeout: 60_000 }, async () => {
+  const control = controlClient(dataDir, fx.server.url);
+  const update = await control.call('settings.update', { values: { approvalTimeoutMs: 2000 } });
+  assert.deepEqual(update.applied, ['approvalTimeoutMs']);
+  let result: { error: { message: string; code: string } };
+  try {
+    const run = execute(client, createEvent('e2e timeout'));
+    await approvalDialog(page).waitFor();
+    result = JSON.parse((await run).text) as { error: { message: string; code: string } };
+  } finally {
+    await control.call('settings.update', { values: { approvalTimeoutMs: 120_000 } });
+  }
   assert.equal(result.error.code, 'airlock_approval_timeout');
-  assert.match(result.error.message, /timed out: no one answered/);
+  assert.match(result.error.message, /timed out: no one answered within 2 s/);
   await nav(page, 'Approvals').click();
   await page
     .getByRole('listitem')

@@ -112,6 +112,23 @@ test('no decision before the timeout is a denial that says how to answer', async
   assert.throws(() => b.decide('apr_00000000', { approve: true, scope: 'once' }, 'x'), /no pending approval/);
 });
 
+test('a timeout changed while the companion runs applies to the next request; one already waiting keeps its own', async () => {
+  let timeoutMs = 60_000;
+  const b = broker({ timeoutMs: () => timeoutMs });
+  const first = nextRequested(b);
+  const waiting = b.request(req({ runId: 'before' }));
+  const firstId = await first;
+  timeoutMs = 20;
+  const d = await b.request(req({ runId: 'after' }));
+  assert.equal(d.approved, false);
+  if (!d.approved) assert.equal(d.code, 'timeout');
+  const stillWaiting = b.list().find((p) => p.id === firstId);
+  assert.ok(stillWaiting, 'the earlier request still waits');
+  assert.ok(Date.parse(stillWaiting.expiresAt) - Date.parse(stillWaiting.createdAt) === 60_000);
+  b.decide(firstId, { approve: true, scope: 'once' }, 'ui');
+  assert.equal((await waiting).approved, true);
+});
+
 test('two concurrent approvals are not mixed up', async () => {
   const b = broker();
   const ids: string[] = [];

@@ -39,7 +39,8 @@ export type BrokerEvent =
   | { type: 'approval-decided'; id: string; decision: ApprovalDecision; request: ApprovalRequest };
 
 export interface BrokerOptions {
-  timeoutMs: number;
+  /** How long a request waits for a person; a function when the setting may change while the companion runs (it is read per request). */
+  timeoutMs: number | (() => number);
   /** Whether a person can answer through the control API (desktop, web UI, `airlock approvals`). */
   approversAvailable: () => boolean;
   /** What a denial for lack of an approver tells the code (how to approve in this mode). */
@@ -130,12 +131,13 @@ export class ApprovalBroker implements ApprovalHook {
       return { approved: false, by: 'airlock', reason: this.options.noApproverMessage, at: at(), code: 'no_approver' };
     }
     const id = `apr_${randomBytes(6).toString('hex')}`;
+    const timeoutMs = typeof this.options.timeoutMs === 'function' ? this.options.timeoutMs() : this.options.timeoutMs;
     const created = this.now();
     const pending: Omit<PendingApproval, 'secondsLeft'> = {
       id,
       request: req,
       createdAt: created.toISOString(),
-      expiresAt: new Date(created.getTime() + this.options.timeoutMs).toISOString(),
+      expiresAt: new Date(created.getTime() + timeoutMs).toISOString(),
     };
     return new Promise<ApprovalDecision>((resolve) => {
       const onAbort = () => finish(this.withdrawnDecision(at()));
@@ -152,7 +154,7 @@ export class ApprovalBroker implements ApprovalHook {
         });
         resolve(decision);
       };
-      const seconds = Math.round(this.options.timeoutMs / 1000);
+      const seconds = Math.round(timeoutMs / 1000);
       const timer = setTimeout(
         () =>
           finish({
@@ -162,7 +164,7 @@ export class ApprovalBroker implements ApprovalHook {
             at: at(),
             code: 'timeout',
           }),
-        this.options.timeoutMs,
+        timeoutMs,
       );
       timer.unref?.();
       this.waiting.set(id, { pending, finish, timer });

@@ -486,7 +486,7 @@ export const SETTINGS = [
     group: 'safety',
     spec: duration(1000, 3_600_000, 'ms'),
     persist: true,
-    live: false,
+    live: true,
     defaultValue: 120_000,
     description: 'how long a mutation waits for a person before it is denied',
   }),

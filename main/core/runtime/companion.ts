@@ -115,7 +115,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     const grants = new GrantStore({ file: info.paths.grants, logger: logger.child('grants'), onChange: () => hub.publish({ type: 'grants-changed' }) });
     closers.push(() => grants.flush());
     const broker = new ApprovalBroker({
-      timeoutMs: values.approvalTimeoutMs,
+      timeoutMs: () => values.approvalTimeoutMs,
       approversAvailable: () => mode === 'serve',
       noApproverMessage: noApproverMessage(mode),
       grants,

@@ -46,7 +46,8 @@ export async function createEngines(options: EnginesOptions & { choice: AllowedC
   const gateProxy = async () => (proxy ??= await startGateProxy({ logger: logger.child('gate-proxy') }));
   const build = (engine: Settings['engine'], network: NonNullable<Settings['egress']>) =>
     createEngine({ settings: { ...settings, engine }, network, paths, logger, proxy: gateProxy });
-  const describe = (network: NonNullable<Settings['egress']>, banner: string | undefined, engineBoundary: string): EngineState => ({
+  // The boundary text is written when asked: it quotes live settings (the approval timeout).
+  const describe = (network: NonNullable<Settings['egress']>, banner: string | undefined, engineBoundary: string) => () => ({
     engine: settings.engine,
     network,
     ...(banner ? { banner } : {}),
@@ -54,11 +55,11 @@ export async function createEngines(options: EnginesOptions & { choice: AllowedC
   });
 
   const engine = new SwitchableEngine(await build(settings.engine, first.egress));
-  let state = describe(first.egress, first.banner, engine.describeBoundary());
+  let state: () => EngineState = describe(first.egress, first.banner, engine.describeBoundary());
 
   return {
     engine,
-    state: () => state,
+    state: () => state(),
     async switchTo(choice) {
       const acknowledged = choice.acknowledgeUnrestricted === true;
       const verdict = check(choice.engine, choice.network, acknowledged);

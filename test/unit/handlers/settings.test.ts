@@ -67,12 +67,12 @@ test('a live setting takes effect at once: written into the values, its source b
 test('a setting that is not live is saved for the next start and reported as needing a restart', T, async (t) => {
   const s = setup();
   t.after(s.cleanup);
-  const result = await invoke(s.handlers, 'settings.update', { values: { port: 8080, approvalTimeoutMs: 30000 } });
-  assert.deepEqual(result, { saved: ['port', 'approvalTimeoutMs'], applied: [], restartRequired: ['port', 'approvalTimeoutMs'] });
+  const result = await invoke(s.handlers, 'settings.update', { values: { port: 8080, auditRetentionDays: 30 } });
+  assert.deepEqual(result, { saved: ['port', 'auditRetentionDays'], applied: [], restartRequired: ['port', 'auditRetentionDays'] });
   assert.deepEqual(s.settings.applied, [], 'apply is not called when nothing is live');
   assert.equal(s.settings.values.port, 7339, 'the running companion keeps its port');
   assert.equal(s.settings.sources.port, 'default');
-  assert.deepEqual(readSettingsFile(s.info.paths.settings), { port: 8080, approvalTimeoutMs: 30000 });
+  assert.deepEqual(readSettingsFile(s.info.paths.settings), { port: 8080, auditRetentionDays: 30 });
 });
 
 test('a value set by a flag or an env var is saved but not applied, and the reply names what overrides it', T, async (t) => {
