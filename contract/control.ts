@@ -12,6 +12,7 @@ import { answeredSchema, rulesViewSchema } from './rules.ts';
 import { auditQuerySchema, auditPageSchema, verifyResultSchema } from './audit.ts';
 import { logEntrySchema, logQuerySchema, uiLogLineSchema } from './logs.ts';
 import { engineApplyResultSchema, engineApplySchema, engineMatrixSchema } from './engine.ts';
+import { apiNameInputSchema, apiViewSchema } from './apis.ts';
 import { clientChangeInputSchema, clientChangeSchema, clientIdSchema, clientStatusSchema, clientUndoResultSchema } from './clients.ts';
 
 const empty = z.object({}).strict();
@@ -43,6 +44,13 @@ export const controlContract = {
     input: z.object({ spec: z.string().min(1).max(4000), allowExternalRefs: z.array(z.string().max(2000)).max(20).optional() }).strict(),
     output: documentSummarySchema,
   },
+
+  /** Every API the companion knows (its profiles), enabled or not, with how its serving goes. */
+  'apis.list': { input: empty, output: z.array(apiViewSchema) },
+  /** Serves an API from now on (no restart): saved as enabled in its profile; resolves once it is loaded or failed. */
+  'apis.enable': { input: apiNameInputSchema, output: apiViewSchema },
+  /** Stops serving an API: new calls to it are refused; runs already going finish. Saved as disabled in its profile. */
+  'apis.disable': { input: apiNameInputSchema, output: apiViewSchema },
 
   'keys.list': { input: empty, output: z.array(keyViewSchema) },
   'keys.set': { input: z.object({ profile: profileName, secret: z.string().min(1).max(16_384) }).strict(), output: z.object({ fingerprint: z.string() }) },

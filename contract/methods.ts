@@ -35,6 +35,9 @@ export const CONTROL_METHOD_NAMES = [
   'clients.list',
   'clients.change',
   'clients.undo',
+  'apis.list',
+  'apis.enable',
+  'apis.disable',
 ] as const;
 
 export type ControlMethodName = (typeof CONTROL_METHOD_NAMES)[number];

@@ -62,6 +62,8 @@ export const answeredSchema = z.object({
   runId: z.string(),
   /** When it was answered. */
   at: z.string(),
+  /** The API (profile) the call was for. */
+  profile: z.string().optional(),
   operationId: z.string(),
   method: z.string(),
   url: z.string(),

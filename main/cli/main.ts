@@ -21,6 +21,7 @@ const doctorCommand = async (...a: Parameters<typeof import('./commands/doctor.t
 const approvalsCommands = () => import('./commands/approvals.ts');
 const openCommands = () => import('./commands/open.ts');
 const keysCommands = () => import('./commands/keys.ts');
+const apisCommands = () => import('./commands/apis.ts');
 const clientsCommands = () => import('./commands/clients.ts');
 const auditCommands = () => import('./commands/audit.ts');
 const printNetworkPolicy = async (...a: Parameters<typeof import('./commands/printNetworkPolicy.ts').printNetworkPolicy>) =>
@@ -41,6 +42,15 @@ const positiveInt = (raw: string): number => {
 const profileArg = (raw: string): string => {
   if (!PROFILE_NAME.test(raw)) throw new AirlockError('usage', `'${raw}' is not a profile name (lowercase letters, digits, - and _; at most 40)`);
   return raw;
+};
+
+/** Each --api adds one API (or several, comma-separated) to the session's scope. */
+const collectApi = (raw: string, previous: string[]): string[] => {
+  const names = raw.split(',').map((n) => n.trim());
+  for (const name of names) {
+    if (!/^[A-Za-z0-9_$-]{1,40}$/.test(name)) throw new InvalidArgumentError(`'${name}' is not an API name (see \`airlock apis list\`)`);
+  }
+  return [...previous, ...names];
 };
 
 const auditFilterOptions = (c: Command) =>
@@ -92,11 +102,14 @@ export function buildProgram(): Command {
     ['exitWhenIdle'],
   )
     .option('--in-process', 'run a private companion in this process instead of joining the shared one')
+    .option('--api <name>', 'this session reaches only this API (repeat for several); without it, every API the companion serves', collectApi, [])
     .action(async function (this: Command) {
       const inProcess = this.opts().inProcess === true;
-      // The flags given here (profile, spec, caps…) start the background companion too.
-      const serveArgs = process.argv.slice(process.argv.indexOf('stdio') + 1).filter((a) => a !== '--in-process');
-      await stdioCommand(cliContext(this), { inProcess, serveArgs });
+      const apis = this.opts().api as string[];
+      // The flags given here (profile, spec, caps…) start the background companion too; --api is the session's alone.
+      const { withoutSessionFlags } = await import('./stdioJoin.ts');
+      const serveArgs = withoutSessionFlags(process.argv.slice(process.argv.indexOf('stdio') + 1).filter((a) => a !== '--in-process'));
+      await stdioCommand(cliContext(this), { inProcess, serveArgs, ...(apis.length > 0 ? { scope: apis } : {}) });
     });
 
   addSettingOptions(sub(program, 'doctor', 'show what Airlock would run with and check it: data dir, profile, spec, engines, keychain, server'), [
@@ -161,6 +174,24 @@ export function buildProgram(): Command {
         json: this.opts().json === true,
       });
     });
+
+  const apis = sub(program, 'apis', 'the APIs the companion serves at once: list them, enable or disable one (no restart)');
+  addSettingOptions(sub(apis, 'list', 'every API: served (with its operation count), loading, failed (why) or disabled'), ['common'])
+    .option('--json', 'machine-readable output')
+    .action(async function (this: Command) {
+      await (await apisCommands()).apisList(cliContext(this), { json: this.opts().json === true });
+    });
+  for (const [verb, enabled, what] of [
+    ['enable', true, 'serve this API from now on (a running companion loads it at once); saved in its profile'],
+    ['disable', false, 'stop serving this API: new calls to it are refused, runs going finish; saved in its profile'],
+  ] as const) {
+    addSettingOptions(sub(apis, verb, what).argument('<name>', 'the API (profile) name', profileArg), ['common']).action(async function (
+      this: Command,
+      name: string,
+    ) {
+      process.exitCode = await (await apisCommands()).apisEnable(cliContext(this), name, enabled);
+    });
+  }
 
   const keys = sub(program, 'keys', 'API keys in the OS keychain (never on the command line)');
   addSettingOptions(sub(keys, 'set', 'store the key for a profile, read from stdin or a hidden prompt').argument('<profile>', 'profile name', profileArg), [

@@ -8,9 +8,10 @@ import { checkDataDir, defaultDataDir } from '../core/config/dataDir.ts';
 import { AirlockError } from '../core/util/errors.ts';
 import { connectOrStart } from '../core/mcp/companionLocator.ts';
 import { runForwarder } from '../core/mcp/stdioForwarder.ts';
+import { withScope } from '../core/mcp/sessionScope.ts';
 
 const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
-const LEAN_FLAGS = new Set(['--data-dir', '--exit-when-idle', '--log-level']);
+const LEAN_FLAGS = new Set(['--data-dir', '--exit-when-idle', '--log-level', '--api']);
 
 /** The flags as name → value, or undefined when the command line needs the full CLI. */
 export function leanArgs(args: readonly string[]): Map<string, string> | undefined {
@@ -20,7 +21,8 @@ export function leanArgs(args: readonly string[]): Map<string, string> | undefin
     if (!LEAN_FLAGS.has(name)) return undefined;
     const value = inline ?? args[++i];
     if (value === undefined || value.startsWith('--')) return undefined;
-    flags.set(name, value);
+    // --api may be given several times: the session reaches each API named.
+    flags.set(name, name === '--api' && flags.has(name) ? `${flags.get(name)},${value}` : value);
   }
   const level = flags.get('--log-level');
   if (level !== undefined && !(LEVELS as readonly string[]).includes(level)) return undefined;
@@ -46,13 +48,33 @@ export async function stdioJoin(args: readonly string[], flags: Map<string, stri
     process.stderr.write(`airlock: ${error instanceof AirlockError ? error.line : String(error)}\n`);
     process.exit(2);
   }
+  const scope = flags.get('--api')?.split(',');
   const idleExit = Number(flags.get('--exit-when-idle') ?? env.AIRLOCK_EXIT_WHEN_IDLE ?? 0);
   await runForwarder({
     stdin: process.stdin,
     stdout: process.stdout,
     log: (m) => log('warn', m),
-    connect: () =>
-      connectOrStart({ dataDir, node: process.execPath, cli: CLI_ENTRY, idleExitSeconds: idleExit, serveArgs: [...args], log: (at, m) => log(at, m) }),
+    connect: async () => {
+      const address = await connectOrStart({
+        dataDir,
+        node: process.execPath,
+        cli: CLI_ENTRY,
+        idleExitSeconds: idleExit,
+        serveArgs: withoutSessionFlags(args),
+        log: (at, m) => log(at, m),
+      });
+      return { ...address, mcpUrl: withScope(address.mcpUrl, scope) };
+    },
   });
   process.exit(0);
+}
+
+/** The flags of a session alone (--api): a companion started in the background for it does not take them. */
+export function withoutSessionFlags(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--api') i++;
+    else if (!args[i]!.startsWith('--api=')) out.push(args[i]!);
+  }
+  return out;
 }

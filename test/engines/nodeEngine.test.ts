@@ -123,6 +123,8 @@ describe('subprocess machinery (shared by node and deno)', () => {
       code: 'return "\u2028\u2029";\n// last line',
       tree: clientTree(MANIFEST.operations),
       globals: ['api'],
+      namespaces: [],
+      label: 'api',
       gate: { url: 'http://127.0.0.1:1', port: 1, token: 't', viaProxy: false },
       outputBytes: 10,
     });

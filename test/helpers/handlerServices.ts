@@ -21,12 +21,13 @@ import type { Profile } from '../../main/core/profiles/profile.ts';
 import { isMutation } from '../../main/core/egress/classify.ts';
 import type { EgressGate } from '../../main/core/egress/egressGate.ts';
 import type { Credentials, CredentialState } from '../../main/core/secrets/credentials.ts';
+import type { SecretStore } from '../../main/core/secrets/secretStore.ts';
 import { describeSecretStore } from '../../main/core/secrets/secretStoreView.ts';
 import type { SandboxEngine } from '../../main/core/sandbox/engine.ts';
 import type { ExecuteService } from '../../main/core/execute/executeService.ts';
 import { ExecutionCaps } from '../../main/core/execute/caps.ts';
 import type { LoadedApi } from '../../main/core/runtime/loadApi.ts';
-import type { CompanionInfo, Engines, EngineState, LiveSettings, Logs, Runs } from '../../main/core/runtime/services.ts';
+import type { CompanionInfo, Engines, EngineState, Keys, LiveSettings, Logs, Runs } from '../../main/core/runtime/services.ts';
 import { AirlockError, type ErrorKind } from '../../main/core/util/errors.ts';
 
 export const CALLER: ControlCaller = { by: 'alice via test', channel: 'internal' };
@@ -105,6 +106,7 @@ export function shopApi(profile: Profile = shopProfile()): LoadedApi {
   const catalogue = buildCatalogue(structuredClone(SHOP_DOCUMENT) as never);
   return {
     profile,
+    id: profile.name,
     baseUrl: 'https://shop.example.test/v1',
     auth: { type: 'bearer' },
     catalogue,
@@ -144,6 +146,20 @@ export function fakeCredentials(state: CredentialState = { source: 'none' }): Te
   };
 }
 
+/** Keys over a store, whose `invalidate` names the profiles it was asked for and invalidates the credentials. */
+export function fakeKeys(store: SecretStore, credentials: TestCredentials = fakeCredentials()): Keys & { credentials: TestCredentials; invalidated: string[] } {
+  const invalidated: string[] = [];
+  return {
+    store,
+    credentials,
+    invalidated,
+    invalidate(profile) {
+      invalidated.push(profile);
+      credentials.invalidate();
+    },
+  };
+}
+
 export interface TestEngines extends Engines {
   /** Each switchTo call's choice, in order. */
   readonly switches: Parameters<Engines['switchTo']>[0][];
@@ -151,7 +167,7 @@ export interface TestEngines extends Engines {
 
 /** The engine state is what the last switchTo chose; nothing runs. */
 export function fakeEngines(initial: { engine: EngineName; network: NetworkMode; banner?: string } = { engine: 'quickjs', network: 'executor' }): TestEngines {
-  let state: EngineState = { ...initial, boundary: `${initial.engine} with egress ${initial.network} (test)` };
+  let state: EngineState = { ...initial, engineBoundary: `${initial.engine} (test)`, boundary: `${initial.engine} with egress ${initial.network} (test)` };
   const switches: Parameters<Engines['switchTo']>[0][] = [];
   const engine: SandboxEngine = {
     name: initial.engine,
@@ -167,6 +183,7 @@ export function fakeEngines(initial: { engine: EngineName; network: NetworkMode;
       state = {
         engine: choice.engine,
         network: choice.network,
+        engineBoundary: `${choice.engine} (test)`,
         boundary: `${choice.engine} with egress ${choice.network} (test)`,
         ...(choice.network === 'none' ? { banner: `WARNING: ${choice.engine} with egress none (test)` } : {}),
       };
@@ -185,7 +202,6 @@ export function fakeRuns(maxConcurrent = 4): Runs {
     resume: unused,
     callerGone: unused,
     stopAll: unused,
-    manifest: { operations: [], globals: ['api'] },
   };
   return { execute, caps: new ExecutionCaps({ maxConcurrent, queueSize: 8, queueTimeoutMs: 1000, perCallerConcurrent: 2 }) };
 }

@@ -25,6 +25,29 @@ export const MANIFEST = {
   globals: ['api', 'oa'],
 };
 
+/** Two APIs, each a global of its own name (no `api`). */
+export const TWO_APIS = {
+  operations: [
+    { operationId: 'demo:items.list', callPath: ['demo', 'items', 'list'] },
+    { operationId: 'github:repos.get', callPath: ['github', 'repos', 'get'] },
+  ],
+  globals: [],
+  namespaces: ['demo', 'github'],
+};
+
+/** What every engine must answer to TWO_APIS_CODE: each API under its name, each call tagged with its API, labels named after the API. */
+export const TWO_APIS_CODE = `
+  let label;
+  try { await demo.items.list(5); } catch (e) { label = e.message; }
+  return [typeof api, (await demo.items.list()).data.echo.operationId, (await github.repos.get({ path: { owner: 'a' } })).data.echo.operationId, typeof github.repos.get, label];`;
+export const TWO_APIS_ANSWER = [
+  'undefined',
+  'demo:items.list',
+  'github:repos.get',
+  'function',
+  'demo.items.list() takes one argument: an object { path, query, body, headers, cookies }',
+];
+
 export const LIMITS: RunLimits = { timeoutMs: 10_000, memoryBytes: 64 * 1024 * 1024, outputBytes: 256 * 1024 };
 
 export interface RecordingProxy extends GateProxy {
@@ -141,13 +164,13 @@ let runCounter = 0;
 export function runCode(
   engine: SubprocessEngine,
   code: string,
-  options: { limits?: Partial<RunLimits>; api?: FakeApi; signal?: AbortSignal; onConsole?: RunRequest['onConsole'] } = {},
+  options: { limits?: Partial<RunLimits>; api?: FakeApi; signal?: AbortSignal; onConsole?: RunRequest['onConsole']; client?: RunRequest['client'] } = {},
 ): Promise<RunOutcome> {
   const api = options.api ?? fakeApi();
   return engine.run({
     runId: `test-${++runCounter}`,
     code,
-    client: MANIFEST,
+    client: options.client ?? MANIFEST,
     limits: { ...LIMITS, ...options.limits },
     callApi: api.callApi,
     ...(options.signal ? { signal: options.signal } : {}),

@@ -22,6 +22,9 @@ import {
   processesUnder,
   runCode,
   startOtherServer,
+  TWO_APIS,
+  TWO_APIS_ANSWER,
+  TWO_APIS_CODE,
   startRecordingProxy,
   until,
   within,
@@ -121,6 +124,10 @@ export function defineEngineSuite(options: SuiteOptions): void {
       const outcome = await runCode(engine, 'return 10n;');
       expectError(outcome, 'runtime');
       assert.match(outcome.error.message, /not JSON-serialisable/);
+    });
+
+    test('several APIs: each is a global of its own name, its calls tagged with it; no `api`', TIMEOUT, async () => {
+      assert.deepEqual(expectValue(await runCode(engine, TWO_APIS_CODE, { client: TWO_APIS })), TWO_APIS_ANSWER);
     });
 
     test('console entries arrive in order, with their levels, live and in the outcome', TIMEOUT, async () => {

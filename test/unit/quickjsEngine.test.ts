@@ -5,6 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createQuickJsEngine, type QuickJsEngine } from '../../main/core/sandbox/quickjs/quickjsEngine.ts';
+import { TWO_APIS, TWO_APIS_ANSWER, TWO_APIS_CODE } from '../helpers/subprocessHarness.ts';
 import type { ApiCallRequest, ApiCallResult, ConsoleEntry, RunControl, RunOutcome, RunRequest } from '../../main/core/sandbox/engine.ts';
 
 const CLIENT = {
@@ -392,6 +393,11 @@ test('close() settles a running run and terminates the workers', async () => {
   assert.equal(own.stats().liveWorkers, 0);
   const afterClose = failure(await own.run(request('return 1')));
   assert.match(afterClose.message, /closed/);
+});
+
+test('several APIs: each is a global of its own name, its calls tagged with it; no `api`', async () => {
+  const callApi = async (r: ApiCallRequest): Promise<ApiCallResult> => ({ data: { echo: r }, error: null, status: 200 });
+  assert.deepEqual(value(await engine.run(request(TWO_APIS_CODE, { client: TWO_APIS, callApi }))), TWO_APIS_ANSWER);
 });
 
 test('cookie parameters travel from the sandbox to the gate like path, query, headers and body', { timeout: 30_000 }, async (t) => {

@@ -179,10 +179,9 @@ test('an API whose title already ends in "API" is not named "… API API"', asyn
   assert.equal(apiName('OpenAgenda API'), 'OpenAgenda API');
   assert.equal(apiName('Petstore'), 'Petstore API');
   assert.equal(apiName('GitHub v3 REST API'), 'GitHub v3 REST API');
-  const texts = [
-    serverInstructions({ apiTitle: 'OpenAgenda API', operationCount: 24, clientNames: ['api'], hasExecute: true }),
-    executeDescription({ service: undefined as never, apiTitle: 'OpenAgenda API', clientNames: ['api'], boundary: '' }),
-  ];
+  const catalogue = { title: 'OpenAgenda API', operations: [] } as never;
+  const apis = [{ name: 'openagenda', id: 'openagenda', catalogue, search: undefined as never, clientNames: ['api'] }];
+  const texts = [serverInstructions({ apis, hasExecute: true }), executeDescription({ service: undefined as never, apis, boundary: '' })];
   for (const text of texts) assert.doesNotMatch(text, /API API/);
 });
 

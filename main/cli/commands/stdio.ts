@@ -21,9 +21,10 @@ export function protectStdout(): void {
   console.debug = toStderr;
 }
 
-export async function stdioCommand(ctx: CliContext, options: { inProcess?: boolean; serveArgs?: string[] } = {}): Promise<void> {
+export async function stdioCommand(ctx: CliContext, options: { inProcess?: boolean; serveArgs?: string[]; scope?: string[] } = {}): Promise<void> {
   protectStdout();
-  if (options.inProcess) return inProcess(ctx);
+  if (options.inProcess) return inProcess(ctx, options.scope);
+  const { withScope } = await import('../../core/mcp/sessionScope.ts');
   const { connectOrStart } = await import('../../core/mcp/companionLocator.ts');
   const { runForwarder } = await import('../../core/mcp/stdioForwarder.ts');
   const dataDir = ctx.settings.dataDir;
@@ -54,7 +55,7 @@ export async function stdioCommand(ctx: CliContext, options: { inProcess?: boole
         log: (at, m) => log[at](m),
       });
       if (!checked) await refuseUnhonoured();
-      return address;
+      return { ...address, mcpUrl: withScope(address.mcpUrl, options.scope) };
     },
   });
   await shutdown(0);
@@ -81,12 +82,12 @@ async function checkJoined(dataDir: string, given: GivenSetting[]): Promise<stri
   }
 }
 
-async function inProcess(ctx: CliContext): Promise<void> {
+async function inProcess(ctx: CliContext, scope: string[] | undefined): Promise<void> {
   const { LineLimitedStdioTransport } = await import('../../core/mcp/stdioTransport.ts');
   const { createCompanion } = await import('../../core/runtime/companion.ts');
   const { logger } = ctx;
   const companion = await createCompanion({ resolved: ctx, logger, logBuffer: ctx.logBuffer, mode: 'stdio', redaction: ctx.redaction });
-  const server = companion.createMcpServer('stdio');
+  const server = companion.createMcpServer('stdio', scope ? { scope } : {});
   onShutdown(async () => {
     await server.close();
     await companion.close();
@@ -94,7 +95,8 @@ async function inProcess(ctx: CliContext): Promise<void> {
   process.stdin.on('end', () => void shutdown(0));
   const mcpLog = logger.child('mcp');
   await server.connect(new LineLimitedStdioTransport(process.stdin, process.stdout, { log: (m) => mcpLog.warn(m) }));
+  const served = companion.services.apis.list().filter((a) => !scope || scope.includes(a.name) || scope.includes(a.id));
   logger.info(
-    `Airlock ${companion.services.info.version} on stdio: ${companion.services.api.catalogue.title}, ${companion.services.api.catalogue.operations.length} operations`,
+    `Airlock ${companion.services.info.version} on stdio: ${served.map((a) => `${a.name} (${a.opened ? `${a.opened.api.catalogue.operations.length} operations` : a.state})`).join(', ') || 'no API'}`,
   );
 }

@@ -4,9 +4,8 @@
 // capped ("a string as is, anything else as JSON", a visible truncation
 // marker), with the credential scrubbed one last time.
 import { createHash, randomUUID } from 'node:crypto';
-import type { Catalogue } from '../openapi/catalogue.ts';
-import type { ClientManifest, ConsoleEntry, RunLimits, RunOutcome, SandboxEngine } from '../sandbox/engine.ts';
-import type { EgressGate } from '../egress/egressGate.ts';
+import type { ConsoleEntry, RunLimits, RunOutcome, SandboxEngine } from '../sandbox/engine.ts';
+import type { RunClient } from './runClient.ts';
 import type { CallerInfo, Elicit } from '../approvals/types.ts';
 import type { RunCallSummary } from '../egress/types.ts';
 import type { Logger } from '../log/logger.ts';
@@ -43,9 +42,11 @@ type RunOutcomeKind = Extract<RunOutcome, { ok: false }>['error']['kind'];
 
 export interface ExecuteServiceOptions {
   engine: SandboxEngine;
-  gate: EgressGate;
-  catalogue: Catalogue;
-  clientNames: string[];
+  /**
+   * The client a run gets for the APIs its session may reach (none given: every API served), once they are
+   * loaded; a string says why there is none (an API not served, or one that failed to load).
+   */
+  client(scope: readonly string[] | undefined): Promise<RunClient | string>;
   caps: ExecutionCaps;
   /** Read at each run, so a change applies to the next one. */
   limits: () => RunLimits;
@@ -68,7 +69,6 @@ export interface ExecuteService {
   callerGone(callerKey: string): void;
   /** The kill switch went on: every run still going stops (a run waiting for a person has its request withdrawn). */
   stopAll(reason: string): number;
-  readonly manifest: ClientManifest;
 }
 
 /** Why a run's signal fires once the run is over: one shared reason, not a new DOMException per run. */
@@ -83,13 +83,11 @@ export interface RunOptions {
   replyAfterMs?: number;
   elicit?: Elicit;
   onWaiting?: (what: string) => () => void;
+  /** The APIs the session may reach (absent: every API served). */
+  scope?: readonly string[];
 }
 
 export function createExecuteService(options: ExecuteServiceOptions): ExecuteService {
-  const manifest: ClientManifest = {
-    operations: options.catalogue.operations.map((o) => ({ operationId: o.id, callPath: o.callPath })),
-    globals: options.clientNames,
-  };
   const log = options.logger.child('execute');
 
   const held = new HeldRuns<ExecuteOutcome>({
@@ -120,6 +118,9 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
     if (options.killSwitch()) {
       return fail('killed', 'execute is switched off by the person running Airlock (kill switch). search_docs still works; ask them to turn execute back on.');
     }
+    const client = await options.client(runOptions.scope);
+    if (typeof client === 'string') return fail('invalid', client);
+    const { manifest, gate } = client;
     let release: () => void;
     try {
       release = await options.caps.acquire(caller.key, signal);
@@ -144,7 +145,7 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
           limits,
           callApi: (request, control) => {
             apiCalls++;
-            return options.gate.call(request, {
+            return gate.call(request, {
               runId,
               caller,
               scriptSha256,
@@ -159,7 +160,7 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
           onConsole: (entry) => options.logBuffer?.append({ level: LEVELS[entry.level], source: 'sandbox', message: entry.text.slice(0, 4000), runId }),
           signal: cancel.signal,
         });
-        const redact = await options.gate.redactor();
+        const redact = await gate.redactor();
         // Stopped by Airlock (the kill switch), not by its client: say why.
         const why = cancel.signal.reason;
         if (!result.ok && result.error.kind === 'aborted' && typeof why === 'string') result.error.message = `stopped: ${why}`;
@@ -225,7 +226,7 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
     return follow(live.runId, caller.key, runOptions);
   }
 
-  return { execute, resume, callerGone: (key) => held.callerGone(key), stopAll: (reason) => held.stopAll(reason), manifest };
+  return { execute, resume, callerGone: (key) => held.callerGone(key), stopAll: (reason) => held.stopAll(reason) };
 }
 
 /** An answer that is not a run's: an error, about no run in particular (or the one named). */

@@ -329,12 +329,32 @@ function apply(text: string, ranges: Range[]): string {
 }
 
 /** A redactor for the given secrets (empty and very short ones are ignored). */
+/** The keys each redactor was made for, so several can be joined into one scan (see joinRedactors). */
+const KEYS_OF = new WeakMap<Redactor, readonly string[]>();
+
+/**
+ * One redactor for every key the given ones know. Applying them one after another would not do: a fragment
+ * the first redacts can break a second key apart, leaving pieces of it the second no longer recognises.
+ */
+export function joinRedactors(redactors: readonly Redactor[]): Redactor {
+  const unique = [...new Set(redactors)];
+  if (unique.length === 1) return unique[0]!;
+  return createRedactor(
+    unique.flatMap((r) => {
+      const keys = KEYS_OF.get(r);
+      if (!keys) throw new Error('joinRedactors: a redactor not made by createRedactor');
+      return keys;
+    }),
+  );
+}
+
 export function createRedactor(secrets: readonly (string | undefined)[]): Redactor {
   const keys = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.length >= 4))];
   if (keys.length === 0) {
     const identity = ((text: string) => text) as Redactor;
     identity.leaks = () => false;
     identity.redactBytes = (bytes) => bytes;
+    KEYS_OF.set(identity, keys);
     return identity;
   }
   const matchers = keys.map(matcherFor);
@@ -345,6 +365,7 @@ export function createRedactor(secrets: readonly (string | undefined)[]): Redact
     const ranges = rangesIn(view, matchers);
     return ranges.length === 0 ? bytes : Buffer.from(apply(view, ranges), 'latin1');
   };
+  KEYS_OF.set(redact, keys);
   return redact;
 }
 

@@ -4,12 +4,11 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
-import type { Catalogue } from '../openapi/catalogue.ts';
-import type { OperationSearch } from '../search/operationSearch.ts';
 import type { Logger } from '../log/logger.ts';
 import { AIRLOCK_VERSION } from '../util/version.ts';
 import { registerSearchDocs } from './searchDocsTool.ts';
 import { serverInstructions } from './instructions.ts';
+import type { ApiInReach } from './apisInReach.ts';
 import { auditedTools, type AuditedTools, type ToolCallReport } from './auditedTools.ts';
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import { serveToolTasks } from './toolTasks.ts';
@@ -17,18 +16,9 @@ import type { CallerInfo } from '../approvals/types.ts';
 
 export type ToolRegistrar = (tools: AuditedTools) => void;
 
-/** The API the server's tools describe and search. */
-export interface McpApi {
-  catalogue: Catalogue;
-  search: OperationSearch;
-  /** Names the sandbox client is bound to: `api`, plus the profile's alias. */
-  clientNames: string[];
-  /** The profile's alias, when it has one. */
-  alias?: string;
-}
-
 export interface McpServerOptions {
-  api: McpApi;
+  /** The APIs the session reaches that are loaded, in name order (read at each search; the descriptions at the start). */
+  apis(): ApiInReach[];
   logger: Logger;
   transport: 'stdio' | 'http';
   /** Further tools (execute, diagnostics) registered after search_docs. */
@@ -53,7 +43,7 @@ const sharedValidator: jsonSchemaValidator = {
 };
 
 export function createMcpServer(options: McpServerOptions): McpServer {
-  const { catalogue, search, alias, clientNames } = options.api;
+  const atStart = options.apis();
   const taskStore = options.hasExecute ? new InMemoryTaskStore() : undefined;
   const server = new McpServer(
     { name: 'airlock', title: 'Airlock', version: AIRLOCK_VERSION },
@@ -62,12 +52,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       capabilities: { tools: {}, logging: {}, ...(options.hasExecute ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}) },
       ...(taskStore ? { taskStore } : {}),
       jsonSchemaValidator: sharedValidator,
-      instructions: serverInstructions({
-        apiTitle: catalogue.title,
-        operationCount: catalogue.operations.length,
-        clientNames,
-        hasExecute: options.hasExecute ?? false,
-      }),
+      instructions: serverInstructions({ apis: atStart, hasExecute: options.hasExecute ?? false }),
     },
   );
   const log = options.logger.child('mcp');
@@ -77,9 +62,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     ...(options.onToolStart ? { onStart: options.onToolStart } : {}),
   });
   registerSearchDocs(tools, {
-    catalogue,
-    search,
-    ...(alias ? { alias } : {}),
+    apis: options.apis,
     onSearch: (query, count, ms) => {
       options.warmUp?.();
       log.debug(`search_docs "${query.slice(0, 80)}" → ${count} results in ${ms.toFixed(1)} ms`);

@@ -2,6 +2,7 @@
 // the configured sandbox. Not read-only, open-world, destructive. Its
 // description states the deployment's real boundary and caps, so a model
 // never reads a promise the deployment does not keep.
+import { clientPhrase, exampleReceiver, type ApiInReach } from './apisInReach.ts';
 import { apiName } from './apiName.ts';
 import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -61,8 +62,10 @@ export function executeInputText(args: unknown): string {
 
 export interface ExecuteToolContext {
   service: ExecuteService;
-  apiTitle: string;
-  clientNames: string[];
+  /** The APIs the session reaches, as loaded when the session began. */
+  apis: readonly ApiInReach[];
+  /** The session's scope, passed to each run (absent: every API served). */
+  scope?: readonly string[];
   /** Sentences about the engine, the network boundary and the caps, from the running configuration. */
   boundary: string;
   /** Ask the person through the client's elicitation when no approver is attached (default: when the client supports it). */
@@ -72,9 +75,10 @@ export interface ExecuteToolContext {
 }
 
 export function executeDescription(ctx: ExecuteToolContext): string {
-  const names = ctx.clientNames.map((n) => `\`${n}\``).join(' or ');
+  const against = ctx.apis.length === 1 ? `the ${apiName(ctx.apis[0]!.catalogue.title)}` : ctx.apis.length === 0 ? 'web APIs' : `${ctx.apis.length} APIs`;
+  const receiver = exampleReceiver(ctx.apis);
   return [
-    `Run JavaScript against the ${apiName(ctx.apiTitle)}. The code is the body of an async function; the client is ${names}, with one async method per operation (find them with search_docs): \`await api.ns.op({ path, query, body, headers })\` resolves to { data, error, status, headers } and never throws on HTTP errors. \`console.log\` output is returned beside the result. Return a JSON-serialisable value (strings are returned as is).`,
+    `Run JavaScript against ${against}. The code is the body of an async function; ${clientPhrase(ctx.apis)}, with one async method per operation (find them with search_docs): \`await ${receiver}.ns.op({ path, query, body, headers })\` resolves to { data, error, status, headers } and never throws on HTTP errors. \`console.log\` output is returned beside the result. Return a JSON-serialisable value (strings are returned as is).`,
     ctx.boundary,
     'Calls that change data may wait for a person to approve them; a refusal comes back as the call\'s `error`. If the person takes long, the answer is "held" (nothing sent yet, `structuredContent.held.id`): call execute again with `{ "resume": id }` to wait for the run\'s final result; do not run the code again.',
   ].join('\n\n');
@@ -93,7 +97,7 @@ export function keepTelling(progress: (message: string) => void, message: string
 }
 
 export function registerExecute(tools: AuditedTools, ctx: ExecuteToolContext): void {
-  const title = `Run code against ${ctx.apiTitle}`;
+  const title = ctx.apis.length === 1 ? `Run code against ${ctx.apis[0]!.catalogue.title}` : 'Run code against APIs';
   tools.register(
     'execute',
     {
@@ -107,7 +111,13 @@ export function registerExecute(tools: AuditedTools, ctx: ExecuteToolContext): v
       const elicit = ctx.elicitation === false ? undefined : elicitThrough(server);
       const onWaiting = progress ? (what: string) => keepTelling(progress, what, ctx.progressEveryMs ?? PROGRESS_EVERY_MS) : undefined;
       // A task is polled: it answers when the run is over, never "held".
-      const options = { signal, ...(elicit ? { elicit } : {}), ...(onWaiting ? { onWaiting } : {}), ...(task ? { replyAfterMs: 0 } : {}) };
+      const options = {
+        signal,
+        ...(ctx.scope ? { scope: ctx.scope } : {}),
+        ...(elicit ? { elicit } : {}),
+        ...(onWaiting ? { onWaiting } : {}),
+        ...(task ? { replyAfterMs: 0 } : {}),
+      };
       if ((code === undefined) === (resume === undefined)) {
         const text =
           code === undefined

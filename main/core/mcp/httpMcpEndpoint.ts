@@ -4,6 +4,7 @@
 // is reached the oldest idle session is evicted to make room. A client that
 // drops the connection of a POST before its answer is treated as cancelling
 // the requests in it, so a call waiting for a person is withdrawn.
+import { scopeFromUrl } from './sessionScope.ts';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -23,7 +24,8 @@ interface Session {
 }
 
 export interface McpEndpointOptions {
-  createServer: () => McpServer;
+  /** A server for a new session; `scope` is what its URL names (absent: every API). */
+  createServer: (scope: string[] | undefined) => McpServer;
   logger: Logger;
   maxSessions?: number;
   /** A session with no request for this long expires (default 30 min). */
@@ -137,7 +139,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     }
     if (req.method === 'POST' && isInitializeRequest(body)) {
       if (!makeRoom()) return sendJson(res, 503, { jsonrpc: '2.0', error: { code: -32000, message: `all ${max} sessions are busy; retry shortly` }, id: null });
-      const server = options.createServer();
+      const server = options.createServer(scopeFromUrl(req.url));
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (sid) => {

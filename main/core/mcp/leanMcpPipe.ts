@@ -43,6 +43,8 @@ export class PipeClosedError extends Error {}
 /** Opens the pipe; rejects with HttpStatusError(404) when the companion does not offer it. */
 export function openLeanMcpPipe(mcpUrl: string, token: string, timeoutMs = 10_000): Promise<LeanMcpHttp> {
   const url = new URL(PIPE_PATH, mcpUrl);
+  // The session's scope (`?api=…`) travels with the upgrade.
+  url.search = new URL(mcpUrl).search;
   return new Promise((resolve, reject) => {
     const req = request(url, {
       method: 'GET',

@@ -10,6 +10,7 @@
 // stdin closed, crash, SIGKILL — the OS closes its socket, the server closes,
 // its in-flight calls are aborted (pending approvals withdrawn) and its
 // session grants end. No timeout has to notice.
+import { scopeFromUrl } from './sessionScope.ts';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -26,7 +27,8 @@ class PipeTransport extends LineLimitedStdioTransport {
 }
 
 export interface PipeEndpointOptions {
-  createServer: () => McpServer;
+  /** A server for a new session; `scope` is what the upgrade request names (absent: every API). */
+  createServer: (scope: string[] | undefined) => McpServer;
   logger: Logger;
   /** Joined sessions at most (each holds a server); one more is refused with 503 (default 64, as for HTTP sessions). */
   maxSessions?: number;
@@ -55,7 +57,7 @@ export function createPipeEndpoint(options: PipeEndpointOptions): PipeEndpoint {
 
   const max = options.maxSessions ?? 64;
 
-  function handle(_req: IncomingMessage, socket: Duplex, head: Buffer): void {
+  function handle(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     if (live.size >= max) {
       log.warn(`refused a joined stdio session: all ${max} are open`);
       const body = JSON.stringify({ error: `all ${max} joined sessions are open; close a client and retry` });
@@ -71,7 +73,7 @@ export function createPipeEndpoint(options: PipeEndpointOptions): PipeEndpoint {
     (socket as Socket).setKeepAlive?.(true, 30_000);
     socket.write(`HTTP/1.1 101 Switching Protocols\r\nupgrade: ${PIPE_PROTOCOL}\r\nconnection: Upgrade\r\n\r\n`);
     if (head.length > 0) socket.unshift(head);
-    const server = options.createServer();
+    const server = options.createServer(scopeFromUrl(req.url));
     live.set(socket, server);
     const transport = new PipeTransport(socket, socket, { log: (m) => log.warn(m) });
     // The shim ends its side when its client is done; the OS closes it when the shim dies.

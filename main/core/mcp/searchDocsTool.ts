@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { AuditedTools } from './auditedTools.ts';
 import type { Catalogue } from '../openapi/catalogue.ts';
 import type { OperationSearch } from '../search/operationSearch.ts';
-import { renderSearchResults } from '../search/renderResults.ts';
+import { callOf, renderScopedResults, renderSearchResults, type PlacedHit } from '../search/renderResults.ts';
 import { relatedOperations } from '../search/relatedOperations.ts';
 
 export const searchDocsInput = {
@@ -33,65 +33,129 @@ export const searchDocsOutput = {
   results: z
     .array(
       z.object({
+        api: z.string().describe('The API the operation belongs to (its name)'),
         operationId: z.string(),
         method: z.string(),
         path: z.string(),
-        call: z.string().describe('The exact client method to use in execute, e.g. api.events.list'),
+        call: z.string().describe('The exact client method to use in execute, e.g. api.events.list, or github.repos.get when several APIs are in reach'),
         score: z.number(),
       }),
     )
     .describe('Matching operations, best first'),
 };
 
-export interface SearchDocsContext {
+/** One API a session may search: its name, the identifier its calls are written with, its catalogue and index. */
+export interface SearchableApi {
+  name: string;
+  id: string;
   catalogue: Catalogue;
   search: OperationSearch;
   alias?: string;
+}
+
+export interface SearchDocsContext {
+  /** The APIs in the session's reach that are loaded, in name order. */
+  apis(): SearchableApi[];
   /** Called after each search (audit, logs). */
   onSearch?(query: string, resultCount: number, ms: number): void;
 }
 
-export function searchDocsDescription(ctx: SearchDocsContext): string {
+/** The most APIs a description names one by one; the rest are counted (the description stays under 2 KB). */
+const NAMED_IN_DESCRIPTION = 12;
+
+export function searchDocsDescription(apis: SearchableApi[]): string {
+  const what =
+    apis.length === 1
+      ? `the ${apiName(apis[0]!.catalogue.title)} documentation (${apis[0]!.catalogue.operations.length} operations)`
+      : `the documentation of ${apis.length} APIs (${apis
+          .slice(0, NAMED_IN_DESCRIPTION)
+          .map((a) => `${a.id}: ${a.catalogue.title.slice(0, 40)}, ${a.catalogue.operations.length} operations`)
+          .join('; ')}${apis.length > NAMED_IN_DESCRIPTION ? `; and ${apis.length - NAMED_IN_DESCRIPTION} more` : ''})`;
   return [
-    `Search the ${apiName(ctx.catalogue.title)} documentation (${ctx.catalogue.operations.length} operations) and get the exact client calls to use in \`execute\`.`,
+    apis.length === 0
+      ? 'Search API documentation and get the exact client calls to use in `execute` (no API is served yet: the person running Airlock can enable one).'
+      : `Search ${what} and get the exact client calls to use in \`execute\`.`,
     'Describe the task in plain words; the best matches come back with method, path, parameters (types, enums, defaults), request body and response shapes and a runnable example, the rest one line each.',
+    ...(apis.length > 1 ? ['One query searches every API; give `api: "<name>"` to search one.'] : []),
     'Give `related: "<operationId>"` instead of a query for the operations that go with one (where the ids it takes come from, the same resource\'s other verbs).',
     'Always search before writing code that calls the API.',
   ].join(' ');
 }
 
+/** A title for the tool: the API's when there is one. */
+function toolTitle(apis: SearchableApi[]): string {
+  return apis.length === 1 ? `Search ${apis[0]!.catalogue.title} docs` : 'Search API docs';
+}
+
 export function registerSearchDocs(tools: AuditedTools, ctx: SearchDocsContext): void {
+  const atStart = ctx.apis();
   tools.register(
     'search_docs',
     {
-      title: `Search ${ctx.catalogue.title} docs`,
-      description: searchDocsDescription(ctx),
-      inputSchema: searchDocsInput,
+      title: toolTitle(atStart),
+      description: searchDocsDescription(atStart),
+      inputSchema: {
+        ...searchDocsInput,
+        api: z.string().trim().min(1).max(100).optional().describe('Search only this API (its name), when several are in reach'),
+      },
       outputSchema: searchDocsOutput,
-      annotations: { title: `Search ${ctx.catalogue.title} docs`, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      annotations: { title: toolTitle(atStart), readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
-    async ({ query, related, limit }) => {
+    async ({ query, related, limit, api }) => {
       const started = performance.now();
       const fail = (text: string) => ({ result: { content: [{ type: 'text' as const, text }], isError: true } });
       if (!query && !related) return fail('Give a query (what you want to do), or related: an operationId.');
-      let hits;
+      const inReach = ctx.apis();
+      if (inReach.length === 0) return fail('No API is served to this session yet: the person running Airlock can enable one (`airlock apis enable <name>`).');
+      const chosen = api === undefined ? inReach : inReach.filter((a) => a.name === api || a.id === api);
+      if (chosen.length === 0) return fail(`No API '${api}' in reach of this session. In reach: ${inReach.map((a) => a.name).join(', ')}.`);
+      // One API in reach: calls are written `api.…`, as they always were. Several: each with its API's name.
+      const single = inReach.length === 1;
+      const clientOf = (a: SearchableApi) => (single ? 'api' : a.id);
+      let hits: PlacedHit[] = [];
       let heading: string;
       if (related) {
-        const found = relatedOperations(ctx.catalogue, related, limit ?? 8);
-        if (!found) return fail(`No operation '${related}' in ${ctx.catalogue.title}: search for it first (the results name each operationId).`);
-        hits = found;
+        for (const a of chosen) {
+          const found = relatedOperations(a.catalogue, related.startsWith(`${a.id}:`) ? related.slice(a.id.length + 1) : related, limit ?? 8);
+          if (found) {
+            hits = found.map((h) => ({ ...h, catalogue: a.catalogue, client: clientOf(a) }));
+            break;
+          }
+        }
+        if (hits.length === 0)
+          return fail(
+            `No operation '${related}' in ${chosen.map((a) => a.catalogue.title).join(', ')}: search for it first (the results name each operationId).`,
+          );
         heading = `operations related to ${related}`;
       } else {
-        hits = ctx.search.search(query!, limit ?? 8);
+        hits = chosen
+          .flatMap((a) => a.search.search(query!, limit ?? 8).map((h) => ({ ...h, catalogue: a.catalogue, client: clientOf(a) })))
+          .sort((x, y) => y.score - x.score)
+          .slice(0, limit ?? 8);
         heading = query!;
       }
-      const text = renderSearchResults(heading, hits, ctx.catalogue, ctx.alias ? { alias: ctx.alias } : {});
+      const only = chosen.length === 1 ? chosen[0]! : undefined;
+      const text = only
+        ? renderSearchResults(heading, hits, only.catalogue, { client: clientOf(only), ...(only.alias && single ? { alias: only.alias } : {}) })
+        : renderScopedResults(
+            heading,
+            hits,
+            chosen.map((a) => a.catalogue.title),
+          );
       ctx.onSearch?.(heading, hits.length, performance.now() - started);
+      const nameOf = new Map(chosen.map((a) => [a.catalogue, a.name]));
       return {
         result: {
           content: [{ type: 'text', text }],
           structuredContent: {
-            results: hits.map((h) => ({ operationId: h.op.id, method: h.op.method, path: h.op.path, call: h.op.call, score: h.score })),
+            results: hits.map((h) => ({
+              api: nameOf.get(h.catalogue) ?? '',
+              operationId: h.op.id,
+              method: h.op.method,
+              path: h.op.path,
+              call: callOf(h.op, h.client),
+              score: h.score,
+            })),
           },
         },
       };

@@ -26,6 +26,8 @@ export const PRESETS: Record<string, Profile> = {
     baseUrl: 'https://api.openagenda.com/v3',
     auth: { type: 'bearer' },
     alias: 'oa',
+    // Its document comes from the network: a person turns it on (`airlock apis enable openagenda`).
+    enabled: false,
     policy: 'ask',
     readOnly: false,
     allowPrivateNetwork: false,

@@ -36,6 +36,8 @@ export const profileFileSchema = z
     baseUrl: z.url({ protocol: /^https?$/ }).optional(),
     auth: authField.optional(),
     alias: identifier.optional(),
+    /** Whether the companion serves it (default: yes). */
+    enabled: z.boolean().optional(),
     policy: z.enum(MUTATION_POLICIES).default('ask'),
     readOnly: z.boolean().default(false),
     allowPrivateNetwork: z.boolean().default(false),
@@ -64,6 +66,8 @@ export interface Profile {
   baseUrl?: string;
   auth?: AuthScheme;
   alias?: string;
+  /** Whether the companion serves it; absent means yes (a preset says so itself). */
+  enabled?: boolean;
   policy: MutationPolicy;
   readOnly: boolean;
   allowPrivateNetwork: boolean;
@@ -77,6 +81,11 @@ export interface Profile {
   file?: string;
 }
 
+/** Whether the companion serves this profile's API. */
+export function isEnabled(p: Pick<Profile, 'enabled'>): boolean {
+  return p.enabled !== false;
+}
+
 /** A profile's fields as its JSON file holds them (the control API shows the same). */
 export function profileToFile(p: Profile) {
   return {
@@ -85,6 +94,7 @@ export function profileToFile(p: Profile) {
     ...(p.baseUrl ? { baseUrl: p.baseUrl } : {}),
     ...(p.auth ? { auth: formatAuthScheme(p.auth) } : {}),
     ...(p.alias ? { alias: p.alias } : {}),
+    ...(p.enabled === false ? { enabled: false } : {}),
     policy: p.policy,
     readOnly: p.readOnly,
     allowPrivateNetwork: p.allowPrivateNetwork,

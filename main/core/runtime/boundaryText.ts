@@ -4,8 +4,14 @@
 import type { NetworkMode, Settings } from '../config/settings.ts';
 import type { Profile } from '../profiles/profile.ts';
 
-export function boundaryText(options: { settings: Settings; network: NetworkMode; engineBoundary: string; baseUrl: string; profile: Profile }): string {
-  const { settings, network: mode, profile } = options;
+/** One API the text speaks of: where its gate sends, and its profile's mutation policy. */
+export interface BoundaryApi {
+  baseUrl: string;
+  profile: Profile;
+}
+
+export function boundaryText(options: { settings: Settings; network: NetworkMode; engineBoundary: string; apis: readonly BoundaryApi[] }): string {
+  const { settings, network: mode, apis } = options;
   const network = {
     executor:
       settings.engine === 'quickjs'
@@ -14,19 +20,28 @@ export function boundaryText(options: { settings: Settings; network: NetworkMode
     wrapper: 'the srt wrapper lets the sandbox reach only the gate',
     none: 'the network is NOT bounded: sandboxed code can reach any host this machine can (the API key still never enters the sandbox)',
   }[mode];
-  const mutations = profile.readOnly
-    ? 'refused: the profile is read-only): none reach the API.'
-    : `policy "${profile.policy}"): ${
-        profile.policy === 'ask'
-          ? `each waits for a person to approve it, up to ${Math.round(settings.approvalTimeoutMs / 1000)} s; no answer is a denial.`
-          : profile.policy === 'deny'
-            ? 'all are refused.'
-            : 'allowed without asking.'
-      }`;
+  const mutationsOf = (profile: Profile) =>
+    profile.readOnly
+      ? 'refused: the profile is read-only): none reach the API.'
+      : `policy "${profile.policy}"): ${
+          profile.policy === 'ask'
+            ? `each waits for a person to approve it, up to ${Math.round(settings.approvalTimeoutMs / 1000)} s; no answer is a denial.`
+            : profile.policy === 'deny'
+              ? 'all are refused.'
+              : 'allowed without asking.'
+        }`;
+  const gate =
+    apis.length === 1
+      ? `to ${apis[0]!.baseUrl} only, which adds the API key outside the sandbox.`
+      : apis.length === 0
+        ? 'to the API it belongs to (none is served yet).'
+        : `to its own API's address only (${apis.map((a) => `${a.profile.name}: ${a.baseUrl}`).join(', ')}), which adds that API's key outside the sandbox; no API's key goes to another's address.`;
+  const mutations =
+    apis.length === 1 ? `Mutations (${mutationsOf(apis[0]!.profile)}` : apis.map((a) => `Mutations of ${a.profile.name} (${mutationsOf(a.profile)}`).join('\n');
   return [
-    `Sandbox: ${options.engineBoundary} Network: ${network}; every API call goes through Airlock's egress gate to ${options.baseUrl} only, which adds the API key outside the sandbox.`,
+    `Sandbox: ${options.engineBoundary} Network: ${network}; every API call goes through Airlock's egress gate ${gate}`,
     `Caps: ${settings.timeoutMs / 1000} s wall clock per run (time waiting for a person is not counted), ${settings.memoryMb} MB memory, ${settings.outputKb} KiB of output (result + console), ${settings.maxConcurrent} runs at once (${settings.perCallerConcurrent} per client), ${settings.rateLimit > 0 ? `${settings.rateLimit} API calls/s per client` : 'no API rate limit'}.`,
-    `Mutations (${mutations}`,
+    ...(mutations ? [mutations] : []),
   ].join('\n');
 }
 

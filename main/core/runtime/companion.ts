@@ -27,11 +27,15 @@ import { EventHub } from '../control/eventHub.ts';
 import { createDispatcher, type DispatchControl } from '../control/dispatch.ts';
 import type { ControlEvent } from '../../../contract/events.ts';
 import { loadApi } from './loadApi.ts';
+import { ServedApis } from './servedApis.ts';
+import { ProfileStore, selectProfile } from '../profiles/profileStore.ts';
+import { isEnabled, type Profile } from '../profiles/profile.ts';
+import { AirlockError } from '../util/errors.ts';
 import { checkEngineChoice, createEngines } from './engines.ts';
 import { createControlHandlers } from './controlHandlers.ts';
 import { toAuditRecord } from './auditHandlers.ts';
 import { noApproverMessage } from './boundaryText.ts';
-import { createMcpServerFactory } from './mcpServers.ts';
+import { createMcpServerFactory, type SessionOptions } from './mcpServers.ts';
 import { tuneHeapForServing } from './startContext.ts';
 import type { CompanionMode, Host, LiveSettings, Services } from './services.ts';
 
@@ -56,7 +60,7 @@ export interface Companion {
   readonly services: Services;
   readonly dispatch: DispatchControl;
   /** One MCP server for one session (the SDK binds a server to one transport). */
-  createMcpServer(transport: 'stdio' | 'http'): McpServer;
+  createMcpServer(transport: 'stdio' | 'http', session?: SessionOptions): McpServer;
   /** What a screen that subscribes late missed: recent log lines, and the approvals still waiting. */
   replay(since: number | undefined): ControlEvent[];
   close(): Promise<void>;
@@ -96,19 +100,11 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     const logs = { logger, buffer, redact: redaction.redact };
     const hub = new EventHub();
 
-    // 2. The API: its catalogue and search index (and the demo API's server when the profile is the demo).
-    const served = await loadApi({ settings: values, paths: info.paths, logger });
-    closers.push(() => served.close());
-    const { api } = served;
-    startup.mark('api');
-
-    // 3. Keys: the keychain, or the explicitly opted-in file store; never a silent fallback.
+    // 2. Keys: the keychain, or the explicitly opted-in file store; never a silent fallback.
     const store = options.secretStore ?? (values.secretStore === 'file' ? createFileStore({ path: info.paths.secretsFile }) : createKeychainStore());
     if (store.kind === 'file') logger.warn(fileStoreBanner(info.paths.secretsFile));
-    const credentials = await createCredentials({ store, profile: api.profile.name, auth: api.auth, env, logger, onSecret: (s) => redaction.add(s) });
-    startup.mark('credential');
 
-    // 4. The audit, and the approval broker with its grants.
+    // 3. The audit, and the approval broker with its grants.
     const audit = openAudit({ file: info.paths.audit, retentionDays: values.auditRetentionDays, redact: redaction.redact, hub, logger });
     closers.push(() => audit.close());
     startup.mark('audit');
@@ -122,29 +118,61 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       logger: logger.child('approvals'),
     });
 
-    // 5. The gate every API call goes through.
+    // 4. The APIs, each loaded with its catalogue and search index, its key and the gate its calls go through:
+    //    every enabled profile, or the one the command named (--profile, --spec), which alone gets AIRLOCK_API_KEY.
     const rate = new RateLimiter(values.rateLimit, values.rateBurst);
-    const gate = createEgressGate({
-      api,
-      getCredential: () => credentials.get(),
-      redactor: () => redaction.redactor,
-      credentialSource: () => credentials.state.source,
-      approvals: broker,
-      rateLimit: (key) => rate.take(key),
-      onApiCall: (record) => audit.recordApiCall(record),
-      logger: logger.child('gate'),
+    const apis = new ServedApis({
+      open: async (profile, { primary }) => {
+        const served = await loadApi({ profile, refreshSpec: values.refreshSpec, paths: info.paths, logger });
+        try {
+          const { api } = served;
+          const credentials = await createCredentials({
+            store,
+            profile: api.profile.name,
+            auth: api.auth,
+            env: primary ? env : {},
+            logger,
+            onSecret: (s) => redaction.add(s),
+          });
+          const gate = createEgressGate({
+            api,
+            getCredential: () => credentials.get(),
+            redactor: () => redaction.redactor,
+            credentialSource: () => credentials.state.source,
+            approvals: broker,
+            rateLimit: (key) => rate.take(key),
+            onApiCall: (record) => audit.recordApiCall(record),
+            logger: logger.child('gate'),
+          });
+          return { api, credentials, gate, close: () => served.close() };
+        } catch (error) {
+          await served.close();
+          throw error;
+        }
+      },
+      logger: logger.child('apis'),
+      onChange: () => hub.publish({ type: 'apis-changed' }),
     });
+    closers.push(() => apis.close());
+    const serving = profilesToServe(values, new ProfileStore(info.paths.profiles), logger);
+    await apis.start(serving.profiles, serving.primary);
+    await refuseWhenNoneLoaded(apis);
+    startup.mark('api');
 
     // 6. The sandbox engine, and the runs of execute under their caps.
-    const engines = await createEngines({ settings: values, paths: info.paths, logger, api, choice: engineChoice });
+    const engines = await createEngines({
+      settings: values,
+      paths: info.paths,
+      logger,
+      apis: () => apis.list().flatMap((a) => (a.opened ? [a.opened.api] : [])),
+      choice: engineChoice,
+    });
     closers.push(() => engines.close());
     startup.mark('engine');
     const caps = new ExecutionCaps(capsOf(values));
     const execute = createExecuteService({
       engine: engines.engine,
-      gate,
-      catalogue: api.catalogue,
-      clientNames: api.clientNames,
+      client: (scope) => apis.clientFor(scope),
       caps,
       limits: () => ({ timeoutMs: values.timeoutMs, memoryBytes: values.memoryMb * 1024 * 1024, outputBytes: values.outputKb * 1024 }),
       killSwitch: () => values.killSwitch,
@@ -167,11 +195,22 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       info,
       settings,
       logs,
-      api,
-      keys: { store, credentials },
+      apis,
+      get api() {
+        return apis.primary().api;
+      },
+      keys: {
+        store,
+        get credentials() {
+          return apis.primary().credentials;
+        },
+        invalidate: (profile) => apis.get(profile)?.opened?.credentials.invalidate(),
+      },
       audit,
       broker,
-      gate,
+      get gate() {
+        return apis.primary().gate;
+      },
       engines,
       runs: { execute, caps },
       sessions,
@@ -185,7 +224,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     publishToScreens(hub, buffer, broker);
 
     const { network } = engines.state();
-    logger.info(`engine ${values.engine}, egress ${network}; mutations: ${api.profile.readOnly ? 'read-only profile' : api.profile.policy}`);
+    logger.info(`engine ${values.engine}, egress ${network}; APIs: ${describeServed(apis)}`);
     logger.debug(`startup: ${startup.summary()}`);
     tuneHeapForServing();
     return {
@@ -203,6 +242,42 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     await closeAll();
     throw error;
   }
+}
+
+/**
+ * The profiles a companion starts serving: the one the command names (--profile, --spec, or the settings' profile),
+ * alone, as before many APIs were served at once; else every enabled profile. A profile file that cannot be
+ * read is said in the log and left out.
+ */
+function profilesToServe(values: Settings, store: ProfileStore, logger: Logger): { profiles: Profile[]; primary?: string } {
+  if (values.profile !== undefined || values.spec !== undefined) {
+    const profile = selectProfile(values, store);
+    return { profiles: [profile], primary: profile.name };
+  }
+  const profiles: Profile[] = [];
+  for (const listed of store.list()) {
+    if (!listed.profile) logger.error(`profile ${listed.name} left out: ${listed.error}`);
+    else if (isEnabled(listed.profile)) profiles.push(listed.profile);
+  }
+  if (profiles.length === 0) logger.warn('no API is enabled: enable one with `airlock apis enable <name>` or on the APIs screen');
+  return { profiles };
+}
+
+/** A companion whose every API failed to load says why, as one serving a single API always did. */
+async function refuseWhenNoneLoaded(apis: ServedApis): Promise<void> {
+  const all = apis.list();
+  if (all.length === 0 || all.some((a) => a.state === 'ready')) return;
+  if (all.length === 1) await all[0]!.ready();
+  throw new AirlockError('config', `no API could be loaded: ${all.map((a) => `${a.name}: ${a.error}`).join('; ')}`);
+}
+
+/** The APIs served, for the start-up line: each with its mutation policy. */
+function describeServed(apis: ServedApis): string {
+  const list = apis.list();
+  if (list.length === 0) return 'none';
+  return list
+    .map((a) => `${a.name} (${a.state === 'failed' ? 'failed' : `mutations: ${a.profile.readOnly ? 'read-only profile' : a.profile.policy}`})`)
+    .join(', ');
 }
 
 /** Puts live settings (already written into `values`) into effect: caps, the rate limit, the kill switch. */

@@ -94,8 +94,14 @@ export async function startServing(ctx: StartContext, options: ServingOptions = 
     throw error;
   }
   const { services } = companion;
-  const endpoint = (sessions.http = createMcpEndpoint({ createServer: () => companion.createMcpServer('http'), logger: logger.child('mcp') }));
-  const pipe = (sessions.pipe = createPipeEndpoint({ createServer: () => companion.createMcpServer('stdio'), logger: logger.child('mcp') }));
+  const endpoint = (sessions.http = createMcpEndpoint({
+    createServer: (scope) => companion.createMcpServer('http', scope ? { scope } : {}),
+    logger: logger.child('mcp'),
+  }));
+  const pipe = (sessions.pipe = createPipeEndpoint({
+    createServer: (scope) => companion.createMcpServer('stdio', scope ? { scope } : {}),
+    logger: logger.child('mcp'),
+  }));
   let listening: LoopbackServer;
   try {
     listening = server = await startLoopbackServer({

@@ -16,6 +16,7 @@ import { createSettingsHandlers } from './settingsHandlers.ts';
 import { createApprovalHandlers } from './approvalHandlers.ts';
 import { createAuditHandlers } from './auditHandlers.ts';
 import { createLogHandlers } from './logHandlers.ts';
+import { createApiHandlers } from './apiHandlers.ts';
 
 export type HostHandlerServices = Pick<Services, 'host' | 'logs'>;
 
@@ -43,6 +44,7 @@ export function createControlHandlers(s: Services): ControlHandlers {
     ...createSettingsHandlers(s),
     ...createEngineHandlers(s),
     ...createProfileHandlers(s),
+    ...createApiHandlers(s),
     ...createKeyHandlers(s),
     ...createClientHandlers(s),
     ...createRuleHandlers(s),

@@ -9,9 +9,8 @@ import type { Logger } from '../log/logger.ts';
 import { checkEngineNetwork } from '../sandbox/engineMatrix.ts';
 import { SwitchableEngine } from '../sandbox/switchableEngine.ts';
 import { startGateProxy, type GateProxy } from '../sandbox/gateProxy.ts';
-import type { Profile } from '../profiles/profile.ts';
 import { createEngine } from './sandboxEngines.ts';
-import { boundaryText } from './boundaryText.ts';
+import { boundaryText, type BoundaryApi } from './boundaryText.ts';
 import type { Engines, EngineState } from './services.ts';
 
 export interface EnginesOptions {
@@ -19,8 +18,8 @@ export interface EnginesOptions {
   settings: Settings;
   paths: DataPaths;
   logger: Logger;
-  /** What the boundary text names: where the gate sends, and the profile's mutation policy. */
-  api: { baseUrl: string; profile: Profile };
+  /** What the boundary text names: where each API's gate sends, and its mutation policy (read when the text is). */
+  apis: () => BoundaryApi[];
 }
 
 type AllowedChoice = Extract<ReturnType<typeof checkEngineNetwork>, { ok: true }>;
@@ -40,7 +39,7 @@ export function checkEngineChoice(settings: Settings, logger: Logger): AllowedCh
 
 /** Builds the engine `checkEngineChoice` allowed; `close` stops it and the gate proxy. */
 export async function createEngines(options: EnginesOptions & { choice: AllowedChoice }): Promise<Engines & { close(): Promise<void> }> {
-  const { settings, paths, logger, api, choice: first } = options;
+  const { settings, paths, logger, apis, choice: first } = options;
 
   let proxy: GateProxy | undefined;
   const gateProxy = async () => (proxy ??= await startGateProxy({ logger: logger.child('gate-proxy') }));
@@ -51,7 +50,8 @@ export async function createEngines(options: EnginesOptions & { choice: AllowedC
     engine: settings.engine,
     network,
     ...(banner ? { banner } : {}),
-    boundary: boundaryText({ settings, network, engineBoundary, baseUrl: api.baseUrl, profile: api.profile }),
+    engineBoundary,
+    boundary: boundaryText({ settings, network, engineBoundary, apis: apis() }),
   });
 
   const engine = new SwitchableEngine(await build(settings.engine, first.egress));

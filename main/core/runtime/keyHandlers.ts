@@ -22,14 +22,14 @@ export function createKeyHandlers(c: KeyHandlerServices): Pick<ControlHandlers, 
 
     'keys.set': async ({ profile, secret }, caller) => {
       await c.keys.store.set(profile, secret);
-      c.keys.credentials.invalidate();
+      c.keys.invalidate(profile);
       log.info(`API key for profile ${profile} set (${fingerprint(secret)}) by ${caller.by}`);
       return { fingerprint: fingerprint(secret) };
     },
 
     'keys.remove': async ({ profile }, caller) => {
       const removed = await c.keys.store.delete(profile);
-      c.keys.credentials.invalidate();
+      c.keys.invalidate(profile);
       if (removed) log.info(`API key for profile ${profile} removed by ${caller.by}`);
       return { removed };
     },

@@ -1,22 +1,23 @@
-// The API a companion serves: from the settings it picks the profile, starts
-// the built-in demo API when that profile needs it, loads the OpenAPI
-// document (or restores it from the cache), and builds the catalogue and the
-// search index. The composition root (companion.ts) builds it first.
+// One API a companion serves, from its profile: starts the built-in demo API
+// when the profile needs it, loads the OpenAPI document (or restores it from
+// the cache), and builds the catalogue and the search index. The served
+// APIs (servedApis.ts) load each enabled profile this way.
 import { AirlockError } from '../util/errors.ts';
 import type { DataPaths } from '../config/dataDir.ts';
-import type { Settings } from '../config/settings.ts';
 import { type AuthScheme, inferAuthScheme, unsupportedSecurity } from '../config/auth.ts';
 import type { Logger } from '../log/logger.ts';
-import { ProfileStore, selectProfile } from '../profiles/profileStore.ts';
 import { DEMO_SPEC, type Profile } from '../profiles/profile.ts';
 import { type SpecOrigin, isUrl } from '../openapi/loadDocument.ts';
 import type { Catalogue } from '../openapi/catalogue.ts';
 import type { OperationSearch } from '../search/operationSearch.ts';
 import { prepareApi } from '../search/preparedApi.ts';
+import { apiIdentifier } from '../profiles/apiIdentifier.ts';
 import { startDemoServer, demoSpecPath, type DemoServer } from '../demo/demoServer.ts';
 
 export interface LoadedApi {
   profile: Profile;
+  /** The name `execute` reaches it by (`github.repos.get`): the profile's name as an identifier. */
+  id: string;
   baseUrl: string;
   auth: AuthScheme;
   catalogue: Catalogue;
@@ -26,12 +27,14 @@ export interface LoadedApi {
   readyMs: number;
   /** Whether the catalogue and index came from the on-disk cache. */
   cache: 'hit' | 'miss' | 'off';
-  /** Names the sandbox client is bound to: `api`, plus the profile's alias. */
+  /** Names the sandbox client is bound to when a run reaches this API alone: `api`, its name, its alias. */
   clientNames: string[];
 }
 
 export interface ApiLoadOptions {
-  settings: Settings;
+  profile: Profile;
+  /** Load the document again even when the cache holds it (`--refresh-spec`). */
+  refreshSpec?: boolean;
   paths: DataPaths;
   logger: Logger;
   fetch?: typeof fetch;
@@ -44,8 +47,7 @@ export interface ServedApi {
 }
 
 export async function loadApi(options: ApiLoadOptions): Promise<ServedApi> {
-  const { settings, logger, paths } = options;
-  const profile = selectProfile(settings, new ProfileStore(paths.profiles));
+  const { profile, logger, paths } = options;
 
   let demo: DemoServer | undefined;
   let spec = profile.spec;
@@ -59,7 +61,7 @@ export async function loadApi(options: ApiLoadOptions): Promise<ServedApi> {
   try {
     const prepared = await prepareApi(spec, {
       cacheDir: paths.specCache,
-      refresh: settings.refreshSpec,
+      refresh: options.refreshSpec === true,
       logger: logger.child('spec'),
       ...(profile.allowExternalRefs ? { allowExternalRefs: profile.allowExternalRefs } : {}),
       ...(options.fetch ? { fetch: options.fetch } : {}),
@@ -87,6 +89,7 @@ export async function loadApi(options: ApiLoadOptions): Promise<ServedApi> {
     );
     const api: LoadedApi = {
       profile,
+      id: apiIdentifier(profile.name),
       baseUrl: baseUrl.replace(/\/$/, ''),
       auth,
       catalogue,
@@ -94,7 +97,7 @@ export async function loadApi(options: ApiLoadOptions): Promise<ServedApi> {
       origin: prepared.origin,
       readyMs,
       cache: prepared.cache,
-      clientNames: ['api', ...(profile.alias ? [profile.alias] : [])],
+      clientNames: [...new Set(['api', apiIdentifier(profile.name), ...(profile.alias ? [profile.alias] : [])])],
     };
     return {
       api,

@@ -7,14 +7,22 @@ import { createMcpServer, type ToolRegistrar } from '../mcp/createMcpServer.ts';
 import { executeInputText, registerExecute } from '../mcp/executeTool.ts';
 import { registerDiagnostics } from '../mcp/diagnosticsTools.ts';
 import { callerOf, type ToolCallReport } from '../mcp/auditedTools.ts';
+import type { ApiInReach } from '../mcp/apisInReach.ts';
 import { configOf, healthOf } from './companionViews.ts';
+import { boundaryText } from './boundaryText.ts';
 import type { Services } from './services.ts';
 
-export type McpServerServices = Pick<Services, 'info' | 'settings' | 'logs' | 'api' | 'keys' | 'audit' | 'broker' | 'engines' | 'runs' | 'sessions' | 'host'>;
+export type McpServerServices = Pick<
+  Services,
+  'info' | 'settings' | 'logs' | 'api' | 'apis' | 'keys' | 'audit' | 'broker' | 'engines' | 'runs' | 'sessions' | 'host'
+>;
 
 /** The audit record of one tool call. */
-function toolRecord(s: McpServerServices, transport: 'stdio' | 'http', call: ToolCallReport) {
-  const fingerprint = s.keys.credentials.state.fingerprint;
+function toolRecord(s: McpServerServices, transport: 'stdio' | 'http', call: ToolCallReport, scope: readonly string[] | undefined) {
+  // A tool call names the API it reached when the session reaches one; each API call names its own.
+  const reached = apisInReach(s, scope);
+  const one = reached.length === 1 ? s.apis.get(reached[0]!.name)?.opened : undefined;
+  const fingerprint = one?.credentials.state.fingerprint;
   return {
     time: call.startedAt,
     ...(call.caller.clientName ? { clientName: call.caller.clientName } : {}),
@@ -28,33 +36,65 @@ function toolRecord(s: McpServerServices, transport: 'stdio' | 'http', call: Too
     bytesOut: call.bytesOut,
     ...(call.error ? { error: call.error } : {}),
     ...(fingerprint ? { credentialFingerprint: fingerprint } : {}),
-    profile: s.api.profile.name,
+    profile: reached.length === 1 ? reached[0]!.name : reached.map((a) => a.name).join(','),
     ...(call.tool === 'execute' ? { engine: s.engines.engine.name } : {}),
     ...(call.runId ? { runId: call.runId } : {}),
   };
 }
 
-export function createMcpServerFactory(s: McpServerServices): (transport: 'stdio' | 'http') => McpServer {
-  const { api, sessions } = s;
-  const tools: ToolRegistrar[] = [
-    (registry) =>
-      registerExecute(registry, {
-        service: s.runs.execute,
-        apiTitle: api.catalogue.title,
-        clientNames: api.clientNames,
-        boundary: s.engines.state().boundary,
-      }),
-    ...(s.settings.values.diagnosticsTools
-      ? [
-          (registry: Parameters<ToolRegistrar>[0]) =>
-            registerDiagnostics(registry, { logBuffer: s.logs.buffer, redact: s.logs.redact, health: () => healthOf(s), config: () => configOf(s) }),
-        ]
-      : []),
-  ];
-  return (transport) => {
+/** What a session is opened with: the APIs it may reach (absent: every API served). */
+export interface SessionOptions {
+  scope?: readonly string[];
+}
+
+/** What bounds a session's runs, in words, naming only the APIs its scope reaches. */
+function boundaryFor(s: McpServerServices, scope: readonly string[] | undefined): string {
+  const state = s.engines.state();
+  const apis = apisInReach(s, scope).flatMap((a) => {
+    const opened = s.apis.get(a.name)?.opened;
+    return opened ? [{ baseUrl: opened.api.baseUrl, profile: opened.api.profile }] : [];
+  });
+  return boundaryText({ settings: s.settings.values, network: state.network, engineBoundary: state.engineBoundary, apis });
+}
+
+/** The loaded APIs a scope reaches, in name order (absent scope: every API served). */
+export function apisInReach(s: Pick<Services, 'apis'>, scope: readonly string[] | undefined): ApiInReach[] {
+  return s.apis
+    .list()
+    .filter((a) => !scope || scope.includes(a.name) || scope.includes(a.id))
+    .flatMap((a) => (a.opened ? [a.opened.api] : []))
+    .map((api) => ({
+      name: api.profile.name,
+      id: api.id,
+      catalogue: api.catalogue,
+      search: api.search,
+      clientNames: api.clientNames,
+      ...(api.profile.alias ? { alias: api.profile.alias } : {}),
+    }));
+}
+
+export function createMcpServerFactory(s: McpServerServices): (transport: 'stdio' | 'http', session?: SessionOptions) => McpServer {
+  const { sessions } = s;
+  return (transport, session = {}) => {
+    const { scope } = session;
+    const tools: ToolRegistrar[] = [
+      (registry) =>
+        registerExecute(registry, {
+          service: s.runs.execute,
+          apis: apisInReach(s, scope),
+          ...(scope ? { scope } : {}),
+          boundary: boundaryFor(s, scope),
+        }),
+      ...(s.settings.values.diagnosticsTools
+        ? [
+            (registry: Parameters<ToolRegistrar>[0]) =>
+              registerDiagnostics(registry, { logBuffer: s.logs.buffer, redact: s.logs.redact, health: () => healthOf(s), config: () => configOf(s) }),
+          ]
+        : []),
+    ];
     let key: string | undefined;
     const server = createMcpServer({
-      api: { catalogue: api.catalogue, search: api.search, clientNames: api.clientNames, ...(api.profile.alias ? { alias: api.profile.alias } : {}) },
+      apis: () => apisInReach(s, scope),
       logger: s.logs.logger,
       transport,
       hasExecute: true,
@@ -66,7 +106,7 @@ export function createMcpServerFactory(s: McpServerServices): (transport: 'stdio
       },
       onToolCall: (call) => {
         sessions.end(call.caller.key);
-        return s.audit.recordToolCall(toolRecord(s, transport, call));
+        return s.audit.recordToolCall(toolRecord(s, transport, call, scope));
       },
       tools,
     });

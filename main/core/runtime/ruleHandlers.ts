@@ -129,6 +129,7 @@ export function createRuleHandlers(c: RuleHandlerServices): Pick<ControlHandlers
           seq: r.seq,
           runId: r.runId,
           at: r.approval!.at,
+          ...(r.profile ? { profile: r.profile } : {}),
           operationId: r.operationId,
           method: r.method,
           url: r.url,

@@ -17,6 +17,7 @@ import type { ExecutionCaps } from '../execute/caps.ts';
 import type { SessionRegistry } from '../mcp/sessionRegistry.ts';
 import type { EventHub } from '../control/eventHub.ts';
 import type { LoadedApi } from './loadApi.ts';
+import type { ServedApis } from './servedApis.ts';
 
 export type CompanionMode = 'serve' | 'stdio';
 
@@ -44,10 +45,12 @@ export interface Logs {
   redact(text: string): string;
 }
 
-/** Where API keys live and the key of the API being served. */
+/** Where API keys live, and the key of the API meant where one is (the primary). */
 export interface Keys {
   readonly store: SecretStore;
   readonly credentials: Credentials;
+  /** A profile's key was set or removed: its served API resolves it again at its next call. */
+  invalidate(profile: string): void;
 }
 
 /** The sandbox network and what it means, as status and the Engine screen show them. */
@@ -56,7 +59,9 @@ export interface EngineState {
   network: NetworkMode;
   /** A warning shown while the combination is in effect (an unbounded network). */
   banner?: string;
-  /** What the deployment enforces, in words (the execute tool's description, the Overview). */
+  /** What the engine itself bounds, in words (the start of every boundary text). */
+  engineBoundary: string;
+  /** What the deployment enforces for every API served, in words (the Overview; a session's execute tool says it for its APIs). */
   boundary: string;
 }
 
@@ -93,11 +98,15 @@ export interface Services {
   info: CompanionInfo;
   settings: LiveSettings;
   logs: Logs;
-  api: LoadedApi;
+  /** Every API served, each with its key and gate. */
+  apis: ServedApis;
+  /** The API meant where one is: the one the command named, else the first served (screens not yet per API). */
+  readonly api: LoadedApi;
   keys: Keys;
   audit: AuditStore;
   broker: ApprovalBroker;
-  gate: EgressGate;
+  /** The primary API's gate. */
+  readonly gate: EgressGate;
   engines: Engines;
   runs: Runs;
   sessions: SessionRegistry;

@@ -15,8 +15,13 @@ export interface ClientOperation {
 
 export interface ClientManifest {
   operations: ClientOperation[];
-  /** Global names bound to the client: always `api`, plus the profile's alias (e.g. `oa`). */
+  /** Global names bound to the whole client: `api`, the API's name and its alias (e.g. `oa`) when a run reaches one API. */
   globals: string[];
+  /**
+   * Children of the client's root each bound to a global of its own name: several APIs, each under its name
+   * (`github.repos.get`, `openagenda.events.list`), their call paths starting with that name.
+   */
+  namespaces?: string[];
 }
 
 /** What sandboxed code passes to `api.ns.op({ path, query, body, headers, cookies })`. */

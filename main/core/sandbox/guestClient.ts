@@ -32,6 +32,11 @@ export function clientTree(operations: readonly { operationId: string; callPath:
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const RESERVED_GLOBALS = new Set(['console', 'globalThis', 'undefined', 'NaN', 'Infinity', 'eval']);
 
+/** The name a client's methods are labelled with (`api.events.list`): its first global; none when each API is a global of its own. */
+export function clientLabel(manifest: { globals: readonly string[]; namespaces?: readonly string[] }): string {
+  return manifest.globals[0] ?? (manifest.namespaces?.length ? '' : 'api');
+}
+
 /** The client's global names: valid identifiers, never one that would shadow the console or the global object. */
 export function clientGlobals(globals: readonly string[]): string[] {
   return [...new Set(globals.filter((name) => IDENTIFIER.test(name) && !RESERVED_GLOBALS.has(name)))];
@@ -127,11 +132,18 @@ export const GUEST_COMMON_SOURCE = String.raw`
     return json === undefined ? '{}' : json;
   }
 
+  function bindGlobals(target, client, globalNames, namespaces) {
+    for (var g = 0; g < globalNames.length; g++) define(target, globalNames[g], client, false);
+    for (var n = 0; n < namespaces.length; n++) {
+      if (client[namespaces[n]] !== undefined) define(target, namespaces[n], client[namespaces[n]], false);
+    }
+  }
+
   function buildClient(node, name, makeMethod) {
     var target = node.operationId !== undefined ? makeMethod(node.operationId, name) : {};
     var names = objectKeys(node.children);
     for (var i = 0; i < names.length; i++) {
-      define(target, names[i], buildClient(node.children[names[i]], name + '.' + names[i], makeMethod), true);
+      define(target, names[i], buildClient(node.children[names[i]], name === '' ? names[i] : name + '.' + names[i], makeMethod), true);
     }
     return target;
   }

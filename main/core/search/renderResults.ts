@@ -15,6 +15,19 @@ export interface RenderOptions {
   budget?: number;
   /** The profile's alias for `api` (e.g. `oa`), accepted in code samples. */
   alias?: string;
+  /** The name calls are written with: `api` (the default) when a session reaches one API, else the API's own name. */
+  client?: string;
+}
+
+/** One hit of a search over several APIs: the operation, its API's catalogue, and the name its calls are written with. */
+export interface PlacedHit extends SearchHit {
+  catalogue: Catalogue;
+  client: string;
+}
+
+/** The exact call of an operation, written with the session's name for its API. */
+export function callOf(op: ApiOperation, client = 'api'): string {
+  return [client, ...op.callPath].join('.');
 }
 
 const CARD_BUDGETS = [3600, 2000, 1600];
@@ -22,29 +35,43 @@ const CARD_BUDGETS = [3600, 2000, 1600];
 const RETURNS_MAX = 1200;
 
 export function renderSearchResults(query: string, hits: SearchHit[], catalogue: Catalogue, options: RenderOptions = {}): string {
+  if (hits.length === 0) return noMatch(catalogue.title, query);
+  const placed = hits.map((h) => ({ ...h, catalogue, client: options.client ?? 'api' }));
+  return renderPlaced(query, placed, `${hits.length} operation${hits.length === 1 ? '' : 's'} of ${catalogue.title}`, options);
+}
+
+/** The results of one search over several APIs, best first whatever their API; each call names its API. */
+export function renderScopedResults(query: string, hits: PlacedHit[], titles: string[], options: RenderOptions = {}): string {
+  if (hits.length === 0) return noMatch(titles.join(', '), query);
+  return renderPlaced(query, hits, `${hits.length} operation${hits.length === 1 ? '' : 's'} across ${titles.join(', ')}`, options);
+}
+
+function noMatch(where: string, query: string): string {
+  return `No operation of ${where} matches "${query}". Try other words (an action and a resource, e.g. "list events", "delete location"), or fewer of them.`;
+}
+
+function renderPlaced(query: string, hits: PlacedHit[], what: string, options: RenderOptions): string {
   const budget = options.budget ?? 7800;
   const full = options.full ?? 3;
-  if (hits.length === 0) {
-    return `No operation of ${catalogue.title} matches "${query}". Try other words (an action and a resource, e.g. "list events", "delete location"), or fewer of them.`;
-  }
   const queryTerms = new Set(terms(query));
-  const head = `${hits.length} operation${hits.length === 1 ? '' : 's'} of ${catalogue.title} for "${query}", best first. Call them in \`execute\`: each method resolves to { data, error, status } and never throws on HTTP errors.\n`;
+  const head = `${what} for "${query}", best first. Call them in \`execute\`: each method resolves to { data, error, status } and never throws on HTTP errors.\n`;
   const out: string[] = [head];
   let used = bytes(head);
   const tail: string[] = [];
   hits.forEach((hit, rank) => {
     if (rank < full) {
       const max = CARD_BUDGETS[rank] ?? 1500;
-      const whole = renderCard(hit.op, rank, catalogue, queryTerms, options);
+      const cardOptions = { ...options, client: hit.client };
+      const whole = renderCard(hit.op, rank, hit.catalogue, queryTerms, cardOptions);
       // A card over its share gets a compact response shape first, so the example stays in.
-      const card = fitCard(bytes(whole) > max ? renderCard(hit.op, rank, catalogue, queryTerms, options, true) : whole, max);
+      const card = fitCard(bytes(whole) > max ? renderCard(hit.op, rank, hit.catalogue, queryTerms, cardOptions, true) : whole, max);
       if (used + bytes(card) + 1 <= budget) {
         out.push(card);
         used += bytes(card) + 1;
         return;
       }
     }
-    tail.push(oneLine(hit.op));
+    tail.push(oneLine(hit.op, hit.client));
   });
   if (tail.length > 0) {
     let section = '\nAlso relevant:\n';
@@ -61,8 +88,8 @@ function bytes(s: string): number {
   return Buffer.byteLength(s, 'utf8');
 }
 
-function oneLine(op: ApiOperation): string {
-  return `- ${op.call} — ${op.method} ${op.path}${op.summary ? ` — ${flat(op.summary, 90)}` : ''}`;
+function oneLine(op: ApiOperation, client: string): string {
+  return `- ${callOf(op, client)} — ${op.method} ${op.path}${op.summary ? ` — ${flat(op.summary, 90)}` : ''}`;
 }
 
 function flat(text: string, max: number): string {
@@ -106,6 +133,7 @@ function renderCard(op: ApiOperation, rank: number, catalogue: Catalogue, queryT
     rank === 0 ? 'first' : 'other',
     compact ? 'compact' : 'full',
     options.alias ?? '',
+    options.client ?? 'api',
     ...[...notable.values()].map((n) => (n.notable.length === n.params.length ? '*' : n.notable.map((p) => p.name).join(','))),
   ].join('\u0000');
   let cards = cardCache.get(op);
@@ -115,7 +143,7 @@ function renderCard(op: ApiOperation, rank: number, catalogue: Catalogue, queryT
     rest = cardBody(op, rank === 0, catalogue, notable, options, compact);
     cards.set(key, rest);
   }
-  return `## ${rank + 1}. ${op.call} — ${op.method} ${op.path}${op.deprecated ? ' (deprecated)' : ''}\n${rest}`;
+  return `## ${rank + 1}. ${callOf(op, options.client)} — ${op.method} ${op.path}${op.deprecated ? ' (deprecated)' : ''}\n${rest}`;
 }
 
 function cardBody(
@@ -132,7 +160,7 @@ function cardBody(
   const description = op.description ? flat(op.description, first ? 420 : 220) : '';
   if (summary || description) lines.push([summary, description && description !== summary ? description : ''].filter(Boolean).join('. '));
   if (op.mutation) lines.push("Mutation: needs approval under the profile's policy.");
-  lines.push(`Call: await ${op.call}(${callArgsSkeleton(op, catalogue)})`);
+  lines.push(`Call: await ${callOf(op, options.client)}(${callArgsSkeleton(op, catalogue)})`);
 
   for (const [where, { params, notable }] of notableByIn) {
     lines.push(
@@ -161,7 +189,7 @@ function cardBody(
   const errors = op.responses.filter((r) => !/^2/.test(r.status)).map((r) => r.status);
   if (errors.length > 0 && first) lines.push(`Errors: ${errors.join(', ')} (in \`error\`, with \`status\`)`);
   lines.push('Example:');
-  lines.push(indent(example(op, options.alias, catalogue)));
+  lines.push(indent(example(op, options, catalogue)));
   return lines.join('\n') + '\n';
 }
 
@@ -244,24 +272,26 @@ function indent(code: string): string {
 }
 
 /** The document's JS/TS sample for this call when it has one, else a generated skeleton. */
-function example(op: ApiOperation, alias: string | undefined, catalogue: Catalogue): string {
-  const receivers = new Set(['api', ...(alias ? [alias] : [])]);
+function example(op: ApiOperation, options: RenderOptions, catalogue: Catalogue): string {
+  const client = options.client ?? 'api';
+  // One API: `api` and its alias are both its client. Several: only the API's own name is.
+  const receivers = new Set(client === 'api' ? ['api', ...(options.alias ? [options.alias] : [])] : [client]);
   const callRe = new RegExp(`\\b([A-Za-z_$][\\w$]*)\\.${op.callPath.map(escapeRe).join('\\.')}\\s*\\(`);
   for (const sample of op.codeSamples) {
     if (!/^(js|javascript|ts|typescript|node)/i.test(sample.lang)) continue;
     const m = callRe.exec(sample.source);
     if (!m) continue;
-    const source = receivers.has(m[1]!) ? sample.source : sample.source.replace(new RegExp(`\\b${escapeRe(m[1]!)}\\.`, 'g'), 'api.');
+    const source = receivers.has(m[1]!) ? sample.source : sample.source.replace(new RegExp(`\\b${escapeRe(m[1]!)}\\.`, 'g'), `${client}.`);
     return source.length > 900 ? source.slice(0, 900) + '\n// …' : source;
   }
-  return generatedExample(op, catalogue);
+  return generatedExample(op, catalogue, client);
 }
 
 function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-function generatedExample(op: ApiOperation, catalogue: Catalogue): string {
+function generatedExample(op: ApiOperation, catalogue: Catalogue, client: string): string {
   const fields: string[] = [];
   const path = op.parameters.filter((p) => p.in === 'path');
   if (path.length > 0) fields.push(`path: { ${path.map((p) => `${p.name}: ${sampleValue(p.schema, p.example, p.description)}`).join(', ')} }`);
@@ -281,7 +311,7 @@ function generatedExample(op: ApiOperation, catalogue: Catalogue): string {
   const body = shownBody(op);
   if (body) fields.push(`body: ${documentExample(body) ?? sampleBody(body)}`);
   const args = fields.length > 0 ? `{\n  ${fields.join(',\n  ')},\n}` : '';
-  return `const { data, error } = await ${op.call}(${args});\nif (error) throw new Error(JSON.stringify(error));\nreturn data;`;
+  return `const { data, error } = await ${callOf(op, client)}(${args});\nif (error) throw new Error(JSON.stringify(error));\nreturn data;`;
 }
 
 function sampleValue(schema: JsonSchema | undefined, example?: unknown, description?: string): string {

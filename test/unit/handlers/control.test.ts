@@ -1,6 +1,7 @@
 // createControlHandlers merges every group into the whole control API: one
 // handler for each method of the contract, none more, and the two it defines
 // itself (status, sessions.list) answer as the contract says.
+import { ServedApis } from '../../../main/core/runtime/servedApis.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -18,7 +19,7 @@ import { tempDir } from '../../helpers/paths.ts';
 import {
   airlockError,
   companionInfo,
-  fakeCredentials,
+  fakeKeys,
   fakeEngines,
   fakeGate,
   fakeRuns,
@@ -42,8 +43,9 @@ function setup(t: { after(fn: () => void): void }) {
     info: companionInfo(dir),
     settings: liveSettings(dir),
     logs: testLogs(),
+    apis: new ServedApis({ open: () => Promise.reject(new Error('no API is opened in handler tests')), logger: testLogs().logger }),
     api,
-    keys: { store: createMemoryStore(), credentials: fakeCredentials() },
+    keys: fakeKeys(createMemoryStore()),
     audit,
     broker: new ApprovalBroker({ timeoutMs: 600_000, approversAvailable: () => true, noApproverMessage: 'no one to ask', grants: new GrantStore() }),
     gate: fakeGate(api),

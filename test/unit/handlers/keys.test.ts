@@ -10,7 +10,7 @@ import { createFileStore } from '../../../main/core/secrets/fileStore.ts';
 import { fingerprint } from '../../../main/core/secrets/fingerprint.ts';
 import type { SecretStore } from '../../../main/core/secrets/secretStore.ts';
 import { tempDir } from '../../helpers/paths.ts';
-import { airlockError, fakeCredentials, invoke, logged, testLogs } from '../../helpers/handlerServices.ts';
+import { airlockError, fakeCredentials, fakeKeys, invoke, logged, testLogs } from '../../helpers/handlerServices.ts';
 
 const T = { timeout: 10_000 };
 const SECRET = 'sk-live-4f1c2a9e77b0d3c5e6f8a1b2';
@@ -18,8 +18,9 @@ const OTHER = 'ghp_Zq8mW3nR5tY7uI9oP1aS2dF4gH6jK8lX';
 
 function setup(store: SecretStore = createMemoryStore()) {
   const credentials = fakeCredentials();
-  const services: KeyHandlerServices = { keys: { store, credentials }, logs: testLogs() };
-  return { store, credentials, services, handlers: createKeyHandlers(services) };
+  const keys = fakeKeys(store, credentials);
+  const services: KeyHandlerServices = { keys, logs: testLogs() };
+  return { store, credentials, keys, services, handlers: createKeyHandlers(services) };
 }
 
 test('keys.set stores the key, returns its fingerprint, and forgets the cached credential', T, async () => {
@@ -28,6 +29,7 @@ test('keys.set stores the key, returns its fingerprint, and forgets the cached c
   assert.deepEqual(result, { fingerprint: fingerprint(SECRET) });
   assert.equal(await s.store.get('shop'), SECRET);
   assert.equal(s.credentials.invalidations, 1, 'the next call resolves the new key');
+  assert.deepEqual(s.keys.invalidated, ['shop'], "that profile's served API forgets its cached key");
   const lines = logged(s.services.logs);
   assert.deepEqual(lines, [`API key for profile shop set (${fingerprint(SECRET)}) by alice via test`]);
   assert.ok(!lines.join('\n').includes(SECRET));

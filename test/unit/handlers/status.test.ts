@@ -12,7 +12,7 @@ import { SessionRegistry } from '../../../main/core/mcp/sessionRegistry.ts';
 import { createMemoryStore } from '../../../main/core/secrets/memoryStore.ts';
 import { statusSchema } from '../../../contract/status.ts';
 import { tempDir } from '../../helpers/paths.ts';
-import { companionInfo, fakeCredentials, fakeEngines, fakeRuns, liveSettings, mutationRequest, shopApi } from '../../helpers/handlerServices.ts';
+import { companionInfo, fakeCredentials, fakeEngines, fakeKeys, fakeRuns, liveSettings, mutationRequest, shopApi } from '../../helpers/handlerServices.ts';
 
 const T = { timeout: 10_000 };
 const MCP_URL = 'http://127.0.0.1:43121/mcp';
@@ -29,7 +29,7 @@ function setup(t: { after(fn: () => void): void }, host: Host = {}, engine: Para
     runs: fakeRuns(6),
     broker,
     sessions: new SessionRegistry(),
-    keys: { store: createMemoryStore(), credentials: fakeCredentials({ source: 'keychain', fingerprint: 'sha256:0123456789ab' }) },
+    keys: fakeKeys(createMemoryStore(), fakeCredentials({ source: 'keychain', fingerprint: 'sha256:0123456789ab' })),
     host,
   };
   /** The status as statusOf gives it, checked against the contract. */

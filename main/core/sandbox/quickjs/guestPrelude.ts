@@ -24,8 +24,8 @@ export const PRELUDE_FILENAME = 'airlock-client.js';
 export const WRAPPER_PREFIX = '(async function () {';
 export const WRAPPER_SUFFIX = '\n})()';
 
-/** Evaluates to a function `(hostCall, hostWrite, room, treeJson, globalsJson, label) => helpers`. */
-export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostWrite, initialRoom, treeJson, globalsJson, label) {
+/** Evaluates to a function `(hostCall, hostWrite, room, treeJson, globalsJson, label, namespacesJson) => helpers`. */
+export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostWrite, initialRoom, treeJson, globalsJson, label, namespacesJson) {
   'use strict';${GUEST_INTRINSICS_SOURCE}
   var PREFIX_LENGTH = ${WRAPPER_PREFIX.length};
   var room = initialRoom;
@@ -68,8 +68,7 @@ ${GUEST_COMMON_SOURCE}
   }
 
   var client = buildClient(parse(treeJson), label, makeMethod);
-  var globalNames = parse(globalsJson);
-  for (var g = 0; g < globalNames.length; g++) define(globalThis, globalNames[g], client, false);
+  bindGlobals(globalThis, client, parse(globalsJson), parse(namespacesJson));
   define(globalThis, 'console', consoleObject, false);
 
   return {

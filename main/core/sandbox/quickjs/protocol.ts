@@ -120,6 +120,8 @@ export type HostToWorker =
       code: string;
       tree: ClientNode;
       globals: string[];
+      namespaces: string[];
+      label: string;
       operationIds: string[];
       limits: ResolvedLimits;
     }

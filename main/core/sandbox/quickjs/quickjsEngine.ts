@@ -45,7 +45,7 @@ import {
   type WorkerOutcome,
   type WorkerToHost,
 } from './protocol.ts';
-import { clientGlobals, clientTree } from '../guestClient.ts';
+import { clientGlobals, clientLabel, clientTree } from '../guestClient.ts';
 import { RunClock } from '../runClock.ts';
 import { limitError } from '../runBudget.ts';
 import { Wasm, type WasmModule } from './wasm.ts';
@@ -388,6 +388,8 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
         code: request.code,
         tree: clientTree(request.client.operations),
         globals: clientGlobals(request.client.globals),
+        namespaces: clientGlobals(request.client.namespaces ?? []),
+        label: clientLabel(request.client),
         operationIds: request.client.operations.map((operation) => operation.operationId),
         limits,
       } satisfies HostToWorker);

@@ -556,7 +556,8 @@ function setUp(message: RunMessage, sandbox: Sandbox): Run {
     context.newNumber(message.limits.outputBytes),
     context.newString(JSON.stringify(message.tree)),
     context.newString(JSON.stringify(message.globals)),
-    context.newString(message.globals[0] ?? 'api'),
+    context.newString(message.label),
+    context.newString(JSON.stringify(message.namespaces)),
   ];
   const made = context.callFunction(sandbox.prelude, context.undefined, args);
   for (const handle of args.slice(2)) handle.dispose();

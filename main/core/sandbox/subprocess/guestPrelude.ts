@@ -29,7 +29,7 @@
 
 import { GUEST_COMMON_SOURCE, GUEST_INTRINSICS_SOURCE, type ClientNode } from '../guestClient.ts';
 
-export { clientGlobals, clientTree, type ClientNode } from '../guestClient.ts';
+export { clientGlobals, clientLabel, clientTree, type ClientNode } from '../guestClient.ts';
 
 /** File name of the caller's code in stacks. */
 export const GUEST_FILENAME = 'execute.js';
@@ -53,6 +53,9 @@ export interface GuestScriptInput {
   code: string;
   tree: ClientNode;
   globals: string[];
+  /** Root children bound as globals of their own names (several APIs). */
+  namespaces: string[];
+  label: string;
   gate: {
     /** `http://127.0.0.1:<port>` */
     url: string;
@@ -357,7 +360,7 @@ ${GUEST_COMMON_SOURCE}
     };
   }
 
-  var apiClient = buildClient(parse(A.treeJson), A.globals[0] || 'api', makeMethod);
+  var apiClient = buildClient(parse(A.treeJson), A.label, makeMethod);
   for (var r = 0; r < REMOVED.length; r++) {
     try {
       delete G[REMOVED[r]];
@@ -365,7 +368,7 @@ ${GUEST_COMMON_SOURCE}
       try { G[REMOVED[r]] = undefined; } catch (ignored) {}
     }
   }
-  for (var g = 0; g < A.globals.length; g++) define(G, A.globals[g], apiClient, false);
+  bindGlobals(G, apiClient, A.globals, A.namespaces);
   define(G, 'console', consoleObject, false);
 
   var main;
@@ -417,6 +420,8 @@ export function buildGuestScript(input: GuestScriptInput): string {
     code: input.code,
     treeJson: JSON.stringify(input.tree),
     globals: input.globals,
+    namespaces: input.namespaces,
+    label: input.label,
     gate: input.gate,
     outputBytes: input.outputBytes,
     ...(input.hold === undefined ? {} : { hold: input.hold }),

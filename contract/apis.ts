@@ -1,0 +1,29 @@
+// The APIs a companion knows: every profile, whether it is enabled, and how
+// its serving goes (loading, ready with its operation count, or failed with
+// the reason). `apis.enable` and `apis.disable` change it while the
+// companion runs, and are saved in the profile.
+import { z } from 'zod';
+
+export const apiStateSchema = z.enum(['loading', 'ready', 'failed', 'disabled']);
+
+export const apiViewSchema = z.object({
+  /** The profile's name. */
+  name: z.string(),
+  /** What `execute` reaches it by (`github.repos.get`). */
+  id: z.string(),
+  enabled: z.boolean(),
+  state: apiStateSchema,
+  /** The document's title and operation count, once loaded. */
+  title: z.string().optional(),
+  operations: z.number().int().optional(),
+  /** Why it could not be loaded, or why its profile cannot be read. */
+  error: z.string().optional(),
+  spec: z.string(),
+  baseUrl: z.string().optional(),
+  auth: z.string().optional(),
+  alias: z.string().optional(),
+  origin: z.enum(['preset', 'file', 'adhoc']),
+});
+export type ApiView = z.infer<typeof apiViewSchema>;
+
+export const apiNameInputSchema = z.object({ name: z.string().min(1).max(40) }).strict();

@@ -1,0 +1,78 @@
+// The client one run gets, for the APIs its session may reach: the manifest
+// the sandbox builds its globals from, and the gate its calls go through.
+// One API: the client is `api` (and the API's name and alias), as it always
+// was. Several: each API is a global of its own name (`github.repos.get`,
+// `openagenda.events.list`; an alias too when no other API has that name).
+// Either way every operation id the sandbox sees is qualified with its API
+// (`github:repos.get`), and the run's gate sends each call to its own API's
+// gate — whose key goes only to that API's origin. A call naming an API
+// outside the run's scope reaches no API's gate with its name stripped: the
+// first API's gate refuses it as an unknown operation, and audits that.
+import type { Catalogue } from '../openapi/catalogue.ts';
+import type { ClientManifest, ClientOperation } from '../sandbox/engine.ts';
+import type { EgressGate } from '../egress/egressGate.ts';
+import { joinRedactors, type Redactor } from '../log/redactor.ts';
+
+/** One API a run may call. */
+export interface RunApi {
+  /** The identifier it is reached by (`github`). */
+  id: string;
+  catalogue: Catalogue;
+  gate: EgressGate;
+  /** Globals bound to its client when it is the run's only API: `api`, its name, its alias. */
+  clientNames: string[];
+  alias?: string;
+}
+
+export interface RunClient {
+  manifest: ClientManifest;
+  /** Routes each call to its API's gate. */
+  gate: Pick<EgressGate, 'call' | 'redactor'>;
+}
+
+const SEPARATOR = ':';
+
+/** `github:repos.get` for operation `repos.get` of API `github`. */
+export function qualifiedOperationId(apiId: string, operationId: string): string {
+  return `${apiId}${SEPARATOR}${operationId}`;
+}
+
+export function runClient(apis: readonly RunApi[]): RunClient {
+  if (apis.length === 0) throw new Error('a run needs at least one API');
+  const byId = new Map(apis.map((a) => [a.id, a]));
+  const operations: ClientOperation[] = [];
+  let manifest: ClientManifest;
+  if (apis.length === 1) {
+    const only = apis[0]!;
+    for (const o of only.catalogue.operations) operations.push({ operationId: qualifiedOperationId(only.id, o.id), callPath: o.callPath });
+    manifest = { operations, globals: only.clientNames };
+  } else {
+    const namespaces: string[] = [];
+    for (const api of apis) {
+      // An alias is a second name only where it takes no other API's name.
+      const names = [api.id, ...(api.alias && api.alias !== 'api' && !byId.has(api.alias) ? [api.alias] : [])];
+      for (const name of names) {
+        if (namespaces.includes(name)) continue;
+        namespaces.push(name);
+        for (const o of api.catalogue.operations) operations.push({ operationId: qualifiedOperationId(api.id, o.id), callPath: [name, ...o.callPath] });
+      }
+    }
+    manifest = { operations, globals: [], namespaces };
+  }
+  const first = apis[0]!;
+  return {
+    manifest,
+    gate: {
+      call(request, run) {
+        const id = typeof request?.operationId === 'string' ? request.operationId : '';
+        const at = id.indexOf(SEPARATOR);
+        const api = at > 0 ? byId.get(id.slice(0, at)) : undefined;
+        if (!api) return first.gate.call(request, run);
+        return api.gate.call({ ...request, operationId: id.slice(at + 1) }, run);
+      },
+      async redactor(): Promise<Redactor> {
+        return joinRedactors(await Promise.all(apis.map((a) => a.gate.redactor())));
+      },
+    },
+  };
+}

@@ -1,0 +1,214 @@
+// The APIs a companion serves at once: every enabled profile (or, when the
+// command names one with --profile or --spec, that one), each loaded with its
+// own catalogue, search index, key and gate. APIs are enabled and disabled
+// while the companion runs; a run already going keeps the gate it was given
+// (what a disabled API opened is closed with the companion, never under a
+// run). A session's scope names the APIs it may reach; `clientFor` gives a
+// run the client for its scope once those APIs are loaded.
+import { AirlockError } from '../util/errors.ts';
+import type { Logger } from '../log/logger.ts';
+import type { Profile } from '../profiles/profile.ts';
+import { apiIdentifier, identifierClash } from '../profiles/apiIdentifier.ts';
+import type { Credentials } from '../secrets/credentials.ts';
+import type { EgressGate } from '../egress/egressGate.ts';
+import { runClient, type RunClient } from '../execute/runClient.ts';
+import type { LoadedApi } from './loadApi.ts';
+
+/** One API, opened: loaded, with its key and its gate. */
+export interface OpenedApi {
+  api: LoadedApi;
+  credentials: Credentials;
+  gate: EgressGate;
+  close(): Promise<void>;
+}
+
+export type ApiLoadState = 'loading' | 'ready' | 'failed';
+
+/** One served API as the screens and the tools see it. */
+export interface ServedApi {
+  readonly name: string;
+  /** What `execute` reaches it by. */
+  readonly id: string;
+  readonly profile: Profile;
+  readonly state: ApiLoadState;
+  /** Why it could not be loaded. */
+  readonly error?: string;
+  readonly opened?: OpenedApi;
+  /** Resolves once loaded; rejects (an AirlockError) with why it could not be. */
+  ready(): Promise<OpenedApi>;
+}
+
+export interface ServedApisOptions {
+  open(profile: Profile, options: { primary: boolean }): Promise<OpenedApi>;
+  logger: Logger;
+  /** Called after every change of the set or of an API's state. */
+  onChange?(): void;
+}
+
+interface Entry {
+  name: string;
+  id: string;
+  profile: Profile;
+  state: ApiLoadState;
+  error?: string;
+  opened?: OpenedApi;
+  loading: Promise<OpenedApi>;
+}
+
+export class ServedApis {
+  private readonly entries = new Map<string, Entry>();
+  /** What disabled APIs opened: closed with the companion, so a run still using one is never cut off. */
+  private readonly retired: OpenedApi[] = [];
+  private readonly options: ServedApisOptions;
+  /** The API the command named (--profile, --spec): it gets AIRLOCK_API_KEY, and stands for "the API" where one is meant. */
+  private primaryName: string | undefined;
+
+  constructor(options: ServedApisOptions) {
+    this.options = options;
+  }
+
+  /** Starts serving these APIs; resolves when each has loaded or failed. */
+  async start(profiles: Profile[], primary?: string): Promise<void> {
+    this.primaryName = primary;
+    for (const p of profiles) this.add(p);
+    await Promise.allSettled([...this.entries.values()].map((e) => e.loading));
+  }
+
+  /** The served APIs, in name order. */
+  list(): ServedApi[] {
+    return [...this.entries.values()].sort((a, b) => a.name.localeCompare(b.name)).map((e) => this.view(e));
+  }
+
+  /** A served API by its profile name or its identifier. */
+  get(nameOrId: string): ServedApi | undefined {
+    const e = this.entries.get(nameOrId) ?? [...this.entries.values()].find((x) => x.id === nameOrId);
+    return e ? this.view(e) : undefined;
+  }
+
+  /** The API meant where one is: the one the command named, else the first loaded. */
+  primary(): OpenedApi {
+    const named = this.primaryName ? this.entries.get(this.primaryName) : undefined;
+    if (named?.opened) return named.opened;
+    const first = this.list().find((e) => e.opened);
+    if (first?.opened) return first.opened;
+    throw new AirlockError('unavailable', 'no API is served', { hint: 'enable one: `airlock apis enable demo`, or the APIs screen' });
+  }
+
+  /** Serves one more API (or serves it again with a changed profile); resolves when it is loaded or failed. */
+  async enable(profile: Profile): Promise<ServedApi> {
+    this.retire(profile.name);
+    const entry = this.add(profile);
+    await entry.loading.catch(() => undefined);
+    return this.view(entry);
+  }
+
+  /** Stops serving an API: new calls to it are refused; runs going keep their client. False when it was not served. */
+  disable(name: string): boolean {
+    const had = this.retire(name);
+    if (had) this.changed();
+    return had;
+  }
+
+  /**
+   * The client a run gets for a scope (absent: every served API that loaded). Waits for an API still loading;
+   * a string says why there is none.
+   */
+  async clientFor(scope: readonly string[] | undefined): Promise<RunClient | string> {
+    const wanted = scope ? scope.map((n) => ({ name: n, entry: this.find(n) })) : [...this.entries.values()].map((e) => ({ name: e.name, entry: e }));
+    const missing = wanted.filter((w) => !w.entry).map((w) => w.name);
+    if (missing.length > 0)
+      return `not served: ${missing.join(', ')}. The person running Airlock can enable it (\`airlock apis enable ${missing[0]}\`, or the APIs screen).`;
+    const opened: OpenedApi[] = [];
+    const failed: string[] = [];
+    for (const w of wanted) {
+      try {
+        opened.push(await w.entry!.loading);
+      } catch (error) {
+        failed.push(`${w.name}: ${(error as AirlockError).line ?? (error as Error).message}`);
+      }
+    }
+    // A session that names its APIs needs each; one that takes every API gets those that loaded.
+    if (opened.length === 0 || (scope && failed.length > 0)) {
+      return failed.length > 0
+        ? `could not load ${failed.join('; ')}`
+        : 'no API is served: the person running Airlock can enable one (`airlock apis enable demo`).';
+    }
+    return runClient(
+      opened
+        .sort((a, b) => a.api.profile.name.localeCompare(b.api.profile.name))
+        .map((o) => ({
+          id: o.api.id,
+          catalogue: o.api.catalogue,
+          gate: o.gate,
+          clientNames: o.api.clientNames,
+          ...(o.api.profile.alias ? { alias: o.api.profile.alias } : {}),
+        })),
+    );
+  }
+
+  async close(): Promise<void> {
+    for (const e of this.entries.values()) this.retire(e.name);
+    const closing = this.retired.splice(0);
+    await Promise.allSettled(closing.map((o) => o.close()));
+  }
+
+  private find(nameOrId: string): Entry | undefined {
+    return this.entries.get(nameOrId) ?? [...this.entries.values()].find((x) => x.id === nameOrId);
+  }
+
+  private add(profile: Profile): Entry {
+    const taken = new Map<string, string>();
+    for (const e of this.entries.values()) {
+      taken.set(e.id, e.name);
+      if (e.profile.alias) taken.set(e.profile.alias, e.name);
+    }
+    const clash = identifierClash(profile.name, profile.alias, taken);
+    const entry: Entry = { name: profile.name, id: apiIdentifier(profile.name), profile, state: 'loading', loading: Promise.resolve(undefined as never) };
+    entry.loading = clash ? Promise.reject(new AirlockError('config', clash)) : this.options.open(profile, { primary: profile.name === this.primaryName });
+    entry.loading.then(
+      (opened) => {
+        if (this.entries.get(entry.name) !== entry) {
+          // Disabled while it loaded: what it opened is closed with the companion.
+          this.retired.push(opened);
+          return;
+        }
+        entry.opened = opened;
+        entry.state = 'ready';
+        this.changed();
+      },
+      (error: unknown) => {
+        entry.state = 'failed';
+        entry.error = (error as AirlockError).line ?? (error as Error).message;
+        if (this.entries.get(entry.name) === entry) this.options.logger.error(`API ${entry.name} could not be loaded: ${entry.error}`);
+        this.changed();
+      },
+    );
+    this.entries.set(profile.name, entry);
+    this.changed();
+    return entry;
+  }
+
+  private retire(name: string): boolean {
+    const e = this.entries.get(name);
+    if (!e) return false;
+    this.entries.delete(name);
+    if (e.opened) this.retired.push(e.opened);
+    return true;
+  }
+
+  private changed(): void {
+    this.options.onChange?.();
+  }
+
+  private view(e: Entry): ServedApi {
+    return {
+      name: e.name,
+      id: e.id,
+      profile: e.profile,
+      state: e.state,
+      ...(e.error !== undefined ? { error: e.error } : {}),
+      ...(e.opened ? { opened: e.opened } : {}),
+      ready: () => e.loading,
+    };
+  }
+}

@@ -1,0 +1,183 @@
+// The parts of serving several APIs at once that need no process: the name
+// each API is reached by in execute, the run's client (its manifest and the
+// routing of each call to its own API's gate), and the served set (loading,
+// failing, enabling and disabling while runs hold their client).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { apiIdentifier, identifierClash, isUsableIdentifier } from '../../main/core/profiles/apiIdentifier.ts';
+import { runClient, type RunApi } from '../../main/core/execute/runClient.ts';
+import { ServedApis, type OpenedApi } from '../../main/core/runtime/servedApis.ts';
+import { buildCatalogue } from '../../main/core/openapi/catalogue.ts';
+import { silentLogger } from '../../main/core/log/logger.ts';
+import { createRedactor } from '../../main/core/log/redactor.ts';
+import type { EgressGate } from '../../main/core/egress/egressGate.ts';
+import type { ApiCallRequest } from '../../main/core/sandbox/engine.ts';
+import type { Profile } from '../../main/core/profiles/profile.ts';
+
+const T = { timeout: 10_000 };
+
+test('an API is reached by its profile name, or a documented derived identifier that never collides', T, () => {
+  assert.equal(apiIdentifier('github'), 'github');
+  assert.equal(apiIdentifier('my-api'), 'my_api');
+  assert.equal(apiIdentifier('1password'), '_1password');
+  for (const reserved of ['api', 'console', 'delete', 'new', 'default', 'eval']) assert.equal(apiIdentifier(reserved), `${reserved}_`);
+  for (const name of ['github', 'my-api', '1password', 'delete', 'a-b-c']) assert.ok(isUsableIdentifier(apiIdentifier(name)), name);
+  const taken = new Map([['my_api', 'my_api']]);
+  assert.match(identifierClash('my-api', undefined, taken)!, /profile 'my-api' would be reached in execute as `my_api`, which profile 'my_api' already uses/);
+  assert.equal(identifierClash('other', undefined, taken), undefined);
+  assert.match(identifierClash('other', 'my_api', taken)!, /or change the alias/);
+});
+
+function catalogue(title: string, ids: string[]) {
+  return buildCatalogue({
+    openapi: '3.1.0',
+    info: { title, version: '1' },
+    servers: [{ url: 'https://x.test' }],
+    paths: Object.fromEntries(ids.map((id, i) => [`/p${i}`, { get: { operationId: id, responses: { 200: { description: 'ok' } } } }])),
+  } as never);
+}
+
+/** A gate that records the operation ids it was asked for, and whose redactor knows one key. */
+function recordingGate(key: string, seen: string[]): EgressGate {
+  return {
+    call: async (request: ApiCallRequest) => {
+      seen.push(request.operationId);
+      return { data: null, error: null, status: 200 };
+    },
+    isMutation: () => false,
+    redactor: async () => createRedactor([key]),
+  };
+}
+
+test("one API: the client is `api` as before; several: each under its name; every call reaches its own API's gate only", T, async () => {
+  const alphaSeen: string[] = [];
+  const betaSeen: string[] = [];
+  const alpha: RunApi = {
+    id: 'alpha',
+    catalogue: catalogue('Alpha', ['items.list']),
+    gate: recordingGate('KEY-ALPHA-123456', alphaSeen),
+    clientNames: ['api', 'alpha'],
+  };
+  const beta: RunApi = {
+    id: 'beta',
+    catalogue: catalogue('Beta', ['items.list', 'repos.get']),
+    gate: recordingGate('KEY-BETA-1234567', betaSeen),
+    clientNames: ['api', 'beta', 'b'],
+    alias: 'b',
+  };
+
+  const single = runClient([alpha]);
+  assert.deepEqual(single.manifest, { operations: [{ operationId: 'alpha:items.list', callPath: ['items', 'list'] }], globals: ['api', 'alpha'] });
+
+  const both = runClient([alpha, beta]);
+  assert.deepEqual(both.manifest.globals, []);
+  assert.deepEqual(both.manifest.namespaces, ['alpha', 'beta', 'b']);
+  assert.deepEqual(
+    both.manifest.operations.map((o) => `${o.callPath.join('.')} -> ${o.operationId}`),
+    [
+      'alpha.items.list -> alpha:items.list',
+      'beta.items.list -> beta:items.list',
+      'beta.repos.get -> beta:repos.get',
+      'b.items.list -> beta:items.list',
+      'b.repos.get -> beta:repos.get',
+    ],
+  );
+  const run = {} as never;
+  await both.gate.call({ operationId: 'beta:repos.get' }, run);
+  await both.gate.call({ operationId: 'alpha:items.list' }, run);
+  assert.deepEqual(betaSeen, ['repos.get']);
+  assert.deepEqual(alphaSeen, ['items.list']);
+
+  // A forged id naming an API outside the run's reach is never stripped into another API's operation: the first
+  // API's gate gets it whole, and refuses it as an unknown operation (audited there).
+  await single.gate.call({ operationId: 'beta:repos.get' }, run);
+  await single.gate.call({ operationId: 'repos.get' }, run);
+  assert.deepEqual(alphaSeen, ['items.list', 'beta:repos.get', 'repos.get']);
+  assert.deepEqual(betaSeen, ['repos.get'], 'beta was reached only by the run that had it');
+
+  const redact = await both.gate.redactor();
+  assert.equal(redact('a KEY-ALPHA-123456 b KEY-BETA-1234567'), 'a [REDACTED] b [REDACTED]');
+  assert.equal(redact.leaks('KEY-BETA-1234567'), true);
+});
+
+const profile = (name: string, extra: Partial<Profile> = {}): Profile => ({
+  name,
+  spec: `${name}.json`,
+  policy: 'ask',
+  readOnly: false,
+  allowPrivateNetwork: false,
+  mutations: [],
+  origin: 'file',
+  ...extra,
+});
+
+function opened(name: string, closed: string[]): OpenedApi {
+  const cat = catalogue(name, ['things.list']);
+  return {
+    api: {
+      profile: profile(name),
+      id: apiIdentifier(name),
+      baseUrl: 'https://x.test',
+      auth: { type: 'none' },
+      catalogue: cat,
+      search: undefined as never,
+      origin: { kind: 'url', location: 'x' },
+      readyMs: 1,
+      cache: 'off',
+      clientNames: ['api', apiIdentifier(name)],
+    },
+    credentials: { invalidate: () => undefined } as never,
+    gate: recordingGate(`KEY-${name}-000000000`, []),
+    close: async () => void closed.push(name),
+  };
+}
+
+test('served APIs: each loads on its own; one that fails says why and does not stop the others; a scope gets exactly its APIs', T, async () => {
+  const closed: string[] = [];
+  let changes = 0;
+  const apis = new ServedApis({
+    open: async (p) => {
+      if (p.name === 'broken') throw new Error('spec: unexpected end of the document at line 3, column 1');
+      return opened(p.name, closed);
+    },
+    logger: silentLogger,
+    onChange: () => void changes++,
+  });
+  await apis.start([profile('alpha'), profile('beta'), profile('broken')]);
+  assert.deepEqual(
+    apis.list().map((a) => `${a.name}:${a.state}`),
+    ['alpha:ready', 'beta:ready', 'broken:failed'],
+  );
+  assert.match(apis.get('broken')!.error!, /line 3, column 1/);
+  assert.ok(changes >= 3);
+
+  const every = await apis.clientFor(undefined);
+  assert.equal(typeof every, 'object', 'an unscoped run gets the APIs that loaded');
+  assert.deepEqual((every as Exclude<typeof every, string>).manifest.namespaces, ['alpha', 'beta']);
+  assert.deepEqual(
+    (await apis.clientFor(['beta'])) instanceof Object && ((await apis.clientFor(['beta'])) as { manifest: { globals: string[] } }).manifest.globals,
+    ['api', 'beta'],
+  );
+  assert.match((await apis.clientFor(['broken'])) as string, /could not load broken: spec: unexpected end/);
+  assert.match((await apis.clientFor(['gamma'])) as string, /not served: gamma\. The person running Airlock can enable it/);
+
+  // Disabled while a run holds its client: the run keeps it; what it opened is closed with the companion.
+  const held = await apis.clientFor(['alpha']);
+  assert.equal(apis.disable('alpha'), true);
+  assert.match((await apis.clientFor(['alpha'])) as string, /not served: alpha/);
+  assert.equal(typeof held, 'object');
+  assert.deepEqual(closed, [], 'nothing is closed under a run');
+  await apis.close();
+  assert.deepEqual(closed.sort(), ['alpha', 'beta']);
+});
+
+test('two profiles that would share a name in execute: the second is refused with both names, the first keeps serving', T, async () => {
+  const apis = new ServedApis({ open: async (p) => opened(p.name, []), logger: silentLogger });
+  await apis.start([profile('my_api'), profile('my-api')]);
+  assert.deepEqual(
+    apis.list().map((a) => `${a.name}:${a.state}`),
+    ['my_api:ready', 'my-api:failed'],
+  );
+  assert.match(apis.get('my-api')!.error!, /would be reached in execute as `my_api`, which profile 'my_api' already uses/);
+  await apis.close();
+});
