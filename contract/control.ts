@@ -33,9 +33,9 @@ export const controlContract = {
     output: z.array(operationViewSchema),
   },
 
-  /** The active profile's policy for one operation (null: back to the profile's); applies to the next call, saved with the profile. */
+  /** A served API's policy for one operation (null: back to the profile's; no profile: the primary API); applies to the next call, saved with the profile. */
   'profiles.setOperationPolicy': {
-    input: z.object({ operationId: z.string().min(1).max(300), policy: policySchema.nullable() }).strict(),
+    input: z.object({ operationId: z.string().min(1).max(300), policy: policySchema.nullable(), profile: profileName.optional() }).strict(),
     output: z.object({ operation: operationViewSchema, saved: z.boolean() }),
   },
 

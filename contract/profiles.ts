@@ -42,6 +42,8 @@ export const profileSaveSchema = z
     mutations: z.array(z.string().max(300)).max(10_000).optional(),
     operationPolicies: z.record(z.string().max(300), policySchema).optional(),
     allowExternalRefs: z.array(z.string().max(2000)).max(20).optional(),
+    /** Serve it at once (the default), or save it disabled. */
+    enabled: z.boolean().optional(),
     /** Replace the profile of that name (a saved one, or override a built-in one). Without it, an existing name is refused (code conflict). */
     replace: z.boolean().optional(),
   })
@@ -75,3 +77,4 @@ export const documentSummarySchema = z.object({
 });
 
 export const keyViewSchema = z.object({ profile: z.string(), fingerprint: z.string(), source: z.enum(['keychain', 'file']) });
+export type DocumentSummary = z.infer<typeof documentSummarySchema>;

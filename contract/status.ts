@@ -37,16 +37,30 @@ export const statusSchema = z.object({
   uptimeSeconds: z.number(),
   dataDir: z.string(),
   memory: z.object({ rssBytes: z.number(), heapUsedBytes: z.number() }),
-  profile: z.string(),
-  api: z.object({
-    title: z.string(),
-    version: z.string(),
-    operations: z.number(),
-    baseUrl: z.string(),
-    spec: z.string(),
-    /** How the key is sent (`header:x-api-key`, `bearer`…); `none`: this API sends no key. */
-    auth: z.string(),
-  }),
+  /** The API meant where one is: the one the command named, else the first served (absent: none is served). */
+  profile: z.string().optional(),
+  api: z
+    .object({
+      title: z.string(),
+      version: z.string(),
+      operations: z.number(),
+      baseUrl: z.string(),
+      spec: z.string(),
+      /** How the key is sent (`header:x-api-key`, `bearer`…); `none`: this API sends no key. */
+      auth: z.string(),
+    })
+    .optional(),
+  /** Every API served, with how its loading went (the Overview lists them). */
+  apis: z.array(
+    z.object({
+      name: z.string(),
+      id: z.string(),
+      state: z.enum(['loading', 'ready', 'failed']),
+      title: z.string().optional(),
+      operations: z.number().optional(),
+      error: z.string().optional(),
+    }),
+  ),
   endpoints: z.object({
     /** MCP Streamable HTTP, when the companion serves it. */
     http: z.string().optional(),

@@ -5,15 +5,18 @@
 // a companion it starts); every other one belongs to the companion every
 // client shares, so it is honoured only when the companion already runs with
 // that value, and otherwise refused at start with one line saying why and
-// what to do.
+// what to do. `--profile NAME` is honoured as the session's scope when the
+// companion serves that API (as `--api NAME`); the other API settings
+// (`--spec`, `--base-url`, `--auth`) describe an API, which is added once for
+// every client (`airlock apis add`), so a joining client is told that line.
 import { settingByKey, type ResolvedSettings, type Settings } from '../core/config/settings.ts';
 import { formatAuthScheme } from '../core/config/auth.ts';
 
 /** Settings the joining process honours itself: which data dir (so which companion), its own log, a background start's idle time. */
 export const JOINING_PROCESS_SETTINGS: ReadonlySet<string> = new Set(['dataDir', 'logLevel', 'exitWhenIdle']);
 
-/** Settings that say which API the companion serves (one at a time). */
-const API_SETTINGS = new Set(['profile', 'spec', 'baseUrl', 'auth', 'refreshSpec']);
+/** Settings that describe an API: added once for every client, never brought by a joining one. */
+const API_SETTINGS = new Set(['spec', 'baseUrl', 'auth', 'refreshSpec']);
 
 /** One setting the joining process was given, and how. */
 export interface GivenSetting {
@@ -22,11 +25,19 @@ export interface GivenSetting {
   source: 'flag' | 'env';
 }
 
-/** What the running companion uses: its settings in effect (as settings.get shows them) and the profile it serves. */
+/** What the running companion uses: its settings in effect (as settings.get shows them) and the APIs it serves. */
 export interface RunningCompanion {
   pid: number;
-  profile: string;
+  /** The names of the APIs it serves. */
+  apis: string[];
   values: Record<string, unknown>;
+}
+
+/** What a joining stdio does with what it was given: the lines refusing what cannot be honoured, and the scope --profile asks for. */
+export interface JoinedVerdict {
+  refused: string[];
+  /** `--profile NAME` (or AIRLOCK_PROFILE) of an API the companion serves: the session reaches that API. */
+  scope?: string[];
 }
 
 /** The settings given as flags or environment variables that the joining process does not honour itself. */
@@ -47,31 +58,44 @@ function shown(key: string, value: unknown): string {
 
 /**
  * One line for each given setting the running companion does not already use: which flag (or variable),
- * what the companion uses instead, and what to do. Empty when every one is honoured.
+ * what the companion uses instead, and what to do; and the scope `--profile` asks for. Nothing refused: every
+ * given setting is honoured.
  */
-export function unhonouredSettings(given: readonly GivenSetting[], running: RunningCompanion): string[] {
-  const lines: string[] = [];
+export function joinedVerdict(given: readonly GivenSetting[], running: RunningCompanion): JoinedVerdict {
+  const refused: string[] = [];
+  let scope: string[] | undefined;
+  const companion = `the running companion (pid ${running.pid})`;
   for (const g of given) {
     const def = settingByKey(g.key);
     if (!def) continue;
     const name = g.source === 'flag' ? def.flag : def.env;
-    const current = g.key === 'profile' ? running.profile : running.values[g.key];
-    if (shown(g.key, g.value) === shown(g.key, current)) continue;
     const asked = `${name} ${shown(g.key, g.value)}`;
-    const companion = `the running companion (pid ${running.pid})`;
+    if (g.key === 'profile') {
+      const profile = String(g.value);
+      if (running.apis.includes(profile)) scope = [profile];
+      else
+        refused.push(
+          `${asked}: ${companion} does not serve the API '${profile}' (it serves ${running.apis.join(', ') || 'none'}). Enable it for every client (\`airlock apis enable ${profile}\`, or the APIs screen), or run this client with --in-process for a private companion.`,
+        );
+      continue;
+    }
+    const current = running.values[g.key];
+    if (shown(g.key, g.value) === shown(g.key, current)) continue;
     if (API_SETTINGS.has(g.key)) {
-      lines.push(
-        `${asked}: ${companion} serves profile '${running.profile}' to every client, one API at a time. Start it with this API instead (stop it, then \`airlock serve ${def.flag} …\`), or run this client with --in-process for a private companion.`,
+      refused.push(
+        g.key === 'spec'
+          ? `${asked}: a joining client does not bring its own API to ${companion}. Add it once for every client (\`airlock apis add <name> --spec ${shown(g.key, g.value)}\`), then give this client \`--api <name>\`; or run it with --in-process for a private companion.`
+          : `${asked}: an API's ${g.key === 'refreshSpec' ? 'document is reloaded' : 'settings are changed'} once for every client of ${companion}: on its APIs screen, or with \`airlock apis add\`; or run this client with --in-process for a private companion.`,
       );
     } else if (g.key === 'engine' || g.key === 'egress' || g.key === 'allowUnrestrictedEgress') {
-      lines.push(
+      refused.push(
         `${asked}: ${companion} runs ${g.key === 'allowUnrestrictedEgress' ? 'without that acknowledgement' : `${shown(g.key, current)}`} for every client. Change it on its Engine screen, or run this client with --in-process for a private companion.`,
       );
     } else {
-      lines.push(
+      refused.push(
         `${asked}: ${companion} uses ${shown(g.key, current)} for every client. Change it in its Settings (\`airlock open\`, or settings.json in the data dir), or run this client with --in-process for a private companion.`,
       );
     }
   }
-  return lines;
+  return { refused, ...(scope ? { scope } : {}) };
 }

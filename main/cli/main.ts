@@ -175,20 +175,62 @@ export function buildProgram(): Command {
       });
     });
 
+  // Only where the data lives and how much is logged: an API's own fields are arguments of `apis add`.
+  const apiOptions = (c: Command) => addSettingOptions(c, [], ['dataDir', 'logLevel']);
   const apis = sub(program, 'apis', 'the APIs the companion serves at once: list them, enable or disable one (no restart)');
-  addSettingOptions(sub(apis, 'list', 'every API: served (with its operation count), loading, failed (why) or disabled'), ['common'])
+  apiOptions(sub(apis, 'list', 'every API: served (with its operation count), loading, failed (why) or disabled'))
     .option('--json', 'machine-readable output')
     .action(async function (this: Command) {
       await (await apisCommands()).apisList(cliContext(this), { json: this.opts().json === true });
     });
+  addSettingOptions(
+    sub(apis, 'show', 'one API: its state, document, base URL, auth scheme, alias and mutation policy').argument(
+      '<name>',
+      'the API (profile) name',
+      profileArg,
+    ),
+    ['common'],
+  )
+    .option('--json', 'machine-readable output')
+    .action(async function (this: Command, name: string) {
+      process.exitCode = await (await apisCommands()).apisShow(cliContext(this), name, { json: this.opts().json === true });
+    });
+  apiOptions(
+    sub(apis, 'add', 'add an API from its OpenAPI document (read and checked first, as the APIs screen does); served at once unless --disabled').argument(
+      '<name>',
+      'its name (lowercase letters, digits, - and _)',
+      profileArg,
+    ),
+  )
+    .requiredOption('--spec <file|url>', 'the OpenAPI 3.x document: a file path or an http(s) URL')
+    .option('--base-url <url>', "where calls go, when the document's servers do not say")
+    .option('--auth <scheme>', 'how the key is sent: bearer, basic, header:<Name>, query:<name>, cookie:<name> or none (default: what the document declares)')
+    .option('--disabled', 'save it without serving it')
+    .action(async function (this: Command, name: string) {
+      const o = this.opts();
+      process.exitCode = await (
+        await apisCommands()
+      ).apisAdd(cliContext(this), name, {
+        spec: o.spec as string,
+        ...(o.baseUrl ? { baseUrl: o.baseUrl as string } : {}),
+        ...(o.auth ? { auth: o.auth as string } : {}),
+        ...(o.disabled ? { disabled: true } : {}),
+      });
+    });
+  apiOptions(
+    sub(apis, 'remove', 'remove a saved API: no longer served, its profile deleted (its key stays in the keychain)').argument(
+      '<name>',
+      'the API name',
+      profileArg,
+    ),
+  ).action(async function (this: Command, name: string) {
+    process.exitCode = await (await apisCommands()).apisRemove(cliContext(this), name);
+  });
   for (const [verb, enabled, what] of [
     ['enable', true, 'serve this API from now on (a running companion loads it at once); saved in its profile'],
     ['disable', false, 'stop serving this API: new calls to it are refused, runs going finish; saved in its profile'],
   ] as const) {
-    addSettingOptions(sub(apis, verb, what).argument('<name>', 'the API (profile) name', profileArg), ['common']).action(async function (
-      this: Command,
-      name: string,
-    ) {
+    apiOptions(sub(apis, verb, what).argument('<name>', 'the API (profile) name', profileArg)).action(async function (this: Command, name: string) {
       process.exitCode = await (await apisCommands()).apisEnable(cliContext(this), name, enabled);
     });
   }

@@ -27,6 +27,7 @@ import type { SandboxEngine } from '../../main/core/sandbox/engine.ts';
 import type { ExecuteService } from '../../main/core/execute/executeService.ts';
 import { ExecutionCaps } from '../../main/core/execute/caps.ts';
 import type { LoadedApi } from '../../main/core/runtime/loadApi.ts';
+import { ServedApis } from '../../main/core/runtime/servedApis.ts';
 import type { CompanionInfo, Engines, EngineState, Keys, LiveSettings, Logs, Runs } from '../../main/core/runtime/services.ts';
 import { AirlockError, type ErrorKind } from '../../main/core/util/errors.ts';
 
@@ -158,6 +159,22 @@ export function fakeKeys(store: SecretStore, credentials: TestCredentials = fake
       credentials.invalidate();
     },
   };
+}
+
+/**
+ * The served set of a handler test: `api` (with a fake gate and credentials) served as the primary API; any other
+ * profile enabled later fails to load (no network in handler tests), with that reason.
+ */
+export async function servedApisOf(api: LoadedApi): Promise<ServedApis> {
+  const apis = new ServedApis({
+    open: async (profile) => {
+      if (profile.name !== api.profile.name) throw new Error('no network in handler tests');
+      return { api, credentials: fakeCredentials(), gate: fakeGate(api), close: async () => undefined };
+    },
+    logger: testLogs().logger,
+  });
+  await apis.start([api.profile], api.profile);
+  return apis;
 }
 
 export interface TestEngines extends Engines {

@@ -10,11 +10,13 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { serve, type Served } from '../helpers/processes.ts';
+import { serve, runCliToEnd, type Served } from '../helpers/processes.ts';
 import { httpClient, execute } from '../helpers/mcpClients.ts';
 import { controlClient, waitForEvent } from '../helpers/control.ts';
 import { startEchoApi, writeEchoSpec, type EchoApi } from '../helpers/echoApi.ts';
-import { tempDir } from '../helpers/paths.ts';
+import { CLI, NODE, ROOT, tempDir } from '../helpers/paths.ts';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { ControlClient } from '../../main/core/control/controlClient.ts';
 
 const KEY_A = 'sk_alpha_0123456789abcdefALPHA';
@@ -36,7 +38,7 @@ function echoProfile(dir: string, name: string, url: string, extra: Record<strin
   mkdirSync(specDir, { recursive: true });
   mkdirSync(join(dir, 'profiles'), { recursive: true });
   const spec = writeEchoSpec(specDir, url);
-  writeFileSync(join(dir, 'profiles', `${name}.json`), JSON.stringify({ spec, auth: 'bearer', policy: 'ask', ...extra }, null, 2));
+  writeFileSync(join(dir, 'profiles', `${name}.json`), JSON.stringify({ spec, auth: 'bearer', policy: 'ask', enabled: true, ...extra }, null, 2));
 }
 
 async function start(t: { after(fn: () => unknown): void }): Promise<Fixture> {
@@ -230,5 +232,87 @@ test('an API enabled while a client is connected is searched and called at its n
       ['alpha', true, 'ready'],
       ['beta', false, 'disabled'],
     ],
+  );
+});
+
+/** A client that spawns `airlock stdio` with these arguments, as a registration would. */
+async function stdioClient(t: { after(fn: () => unknown): void }, args: string[]): Promise<McpClient> {
+  const client = new McpClient({ name: 'stdio-scoped', version: '1.0.0' });
+  const transport = new StdioClientTransport({
+    command: NODE,
+    args: [CLI, 'stdio', ...args],
+    cwd: ROOT,
+    stderr: 'pipe',
+    env: process.env as Record<string, string>,
+  });
+  await client.connect(transport);
+  t.after(() => client.close());
+  return client;
+}
+
+test('stdio --api scopes its session, joined to the companion or in process; --profile of a served API does the same', { timeout: 120_000 }, async (t) => {
+  const fx = await start(t);
+  const joined = await stdioClient(t, ['--data-dir', fx.dir, '--api', 'alpha']);
+  const { tools } = await joined.listTools();
+  assert.match(tools.find((x) => x.name === 'search_docs')!.description!, /Echo API documentation \(19 operations\)/);
+  assert.deepEqual(JSON.parse((await execute(joined, 'return [typeof demo, typeof beta, (await api.items.list()).status];')).text), [
+    'undefined',
+    'undefined',
+    200,
+  ]);
+  assert.equal(fx.alpha.received.at(-1)!.headers.authorization, `Bearer ${KEY_A}`);
+
+  const byProfile = await stdioClient(t, ['--data-dir', fx.dir, '--profile', 'beta']);
+  assert.deepEqual(JSON.parse((await execute(byProfile, 'return [typeof alpha, (await api.items.list()).status];')).text), ['undefined', 200]);
+  assert.equal(fx.beta.received.at(-1)!.headers.authorization, `Bearer ${KEY_B}`);
+
+  const inProcess = await stdioClient(t, ['--data-dir', fx.dir, '--in-process', '--secret-store', 'file', '--api', 'beta']);
+  assert.deepEqual(JSON.parse((await execute(inProcess, 'return [typeof alpha, typeof demo, (await beta.items.list()).status];')).text), [
+    'undefined',
+    'undefined',
+    200,
+  ]);
+});
+
+test('airlock apis add reads the document first and serves it at once; show, disable and remove follow', { timeout: 120_000 }, async (t) => {
+  const fx = await start(t);
+  const all = await fx.connect(undefined, 'already-connected');
+  const gamma = await startEchoApi();
+  t.after(() => gamma.close());
+  const specDir = join(fx.dir, 'gamma-spec');
+  mkdirSync(specDir, { recursive: true });
+  const spec = writeEchoSpec(specDir, gamma.url);
+  const broken = join(specDir, 'broken.yaml');
+  writeFileSync(broken, 'openapi: 3.1.0\ninfo:\n  title: Broken\n  version: "1"\npaths:\n  /x: [unclosed\n');
+
+  const bad = await runCliToEnd(['apis', 'add', 'broken', '--spec', broken, '--data-dir', fx.dir], { timeoutMs: 30_000 });
+  assert.notEqual(bad.code, 0);
+  assert.match(bad.stderr, /line \d+, column \d+|:\d+:\d+/, bad.stderr);
+  assert.equal(
+    (await fx.control.call('apis.list', {})).some((a) => a.name === 'broken'),
+    false,
+    'nothing saved',
+  );
+
+  const added = await runCliToEnd(['apis', 'add', 'gamma-api', '--spec', spec, '--auth', 'none', '--data-dir', fx.dir], { timeoutMs: 30_000 });
+  assert.equal(added.code, 0, added.stderr);
+  assert.match(added.stdout, /^gamma-api: Echo 1, 19 operations; served: 19 operations/m);
+  // The client connected before it sees it at its next call, under its derived name.
+  assert.equal((await searchText(all, 'list items', 'gamma-api')).results[0]!.call, 'gamma_api.items.list');
+  assert.deepEqual(JSON.parse((await execute(all, 'return (await gamma_api.items.list()).status;')).text), 200);
+
+  const shown = await runCliToEnd(['apis', 'show', 'gamma-api', '--data-dir', fx.dir], { timeoutMs: 30_000 });
+  assert.match(shown.stdout, /in execute +gamma_api/);
+  assert.match(shown.stdout, /state +served: 19 operations/);
+
+  const off = await runCliToEnd(['apis', 'disable', 'gamma-api', '--data-dir', fx.dir], { timeoutMs: 30_000 });
+  assert.equal(off.code, 0, off.stderr);
+  assert.match((await execute(all, 'return typeof gamma_api;')).text, /undefined/);
+  const removed = await runCliToEnd(['apis', 'remove', 'gamma-api', '--data-dir', fx.dir], { timeoutMs: 30_000 });
+  assert.equal(removed.code, 0, removed.stderr);
+  const listed = await runCliToEnd(['apis', 'list', '--json', '--data-dir', fx.dir], { timeoutMs: 30_000 });
+  assert.deepEqual(
+    (JSON.parse(listed.stdout) as { name: string }[]).map((a) => a.name),
+    ['alpha', 'beta', 'demo', 'openagenda'],
   );
 });

@@ -32,7 +32,12 @@ test('a joining stdio refuses the companion settings it cannot honour, and honou
     refused.stderr,
   );
   assert.ok(
-    lines.some((l) => l.includes('--profile openagenda: the running companion') && l.includes("serves profile 'demo'")),
+    lines.some(
+      (l) =>
+        l.includes('--profile openagenda: the running companion') &&
+        l.includes("does not serve the API 'openagenda' (it serves demo)") &&
+        l.includes('airlock apis enable openagenda'),
+    ),
     refused.stderr,
   );
   assert.ok(
@@ -45,7 +50,15 @@ test('a joining stdio refuses the companion settings it cannot honour, and honou
   );
   assert.equal(refused.stdout, '', 'nothing reached the client as protocol');
 
-  // Its own log level, and the companion's own engine and profile: honoured, and the client works.
+  // An API of its own (--spec): refused with the line that adds it for every client.
+  const spec = await runCliToEnd(['stdio', '--data-dir', dir, '--spec', '/srv/other.yaml'], { timeoutMs: 30_000 });
+  assert.equal(spec.code, 2, spec.stderr);
+  assert.match(
+    spec.stderr,
+    /airlock: --spec \/srv\/other\.yaml: a joining client does not bring its own API .*`airlock apis add <name> --spec \/srv\/other\.yaml`/,
+  );
+
+  // Its own log level, and the companion's own engine and a profile it serves: honoured, and the client works.
   const client = new Client({ name: 'flagged', version: '1.0.0' });
   const transport = new StdioClientTransport({
     command: NODE,

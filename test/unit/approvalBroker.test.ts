@@ -75,6 +75,12 @@ test('"rest of this run" approves the run\'s later mutations, and ends with the 
   await first;
   const later = await b.request(req({ operationId: 'events.create', method: 'POST' }));
   assert.equal(later.approved && later.scope, 'run');
+  // The grant is for this run's calls to this API: the same run's call to another API still asks.
+  const otherApi = nextRequested(b);
+  const p0 = b.request(req({ profile: 'github', operationId: 'repos.delete' }));
+  assert.equal(b.list().length, 1, 'a call to another API in the same run asks');
+  b.decide(await otherApi, { approve: false }, 'ui');
+  assert.equal((await p0).approved, false);
   const otherRun = nextRequested(b);
   const p = b.request(req({ runId: 'run-2' }));
   assert.equal(b.list().length, 1); // another run still asks

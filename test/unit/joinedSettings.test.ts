@@ -2,18 +2,22 @@
 // it was given: its own (data dir, log level, a background start's idle time)
 // it honours; the shared companion's it honours only when the companion
 // already uses that value, and otherwise refuses with one line naming the
-// flag or variable, what the companion uses, and what to do.
+// flag or variable, what the companion uses, and what to do. --profile of a
+// served API is the session's scope; --spec is refused with the
+// `airlock apis add` line.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { givenCompanionSettings, unhonouredSettings, type RunningCompanion } from '../../main/cli/joinedSettings.ts';
+import { givenCompanionSettings, joinedVerdict, type RunningCompanion } from '../../main/cli/joinedSettings.ts';
 import { resolveSettings } from '../../main/core/config/settings.ts';
 
 const resolved = (flags: Record<string, unknown>, env: Record<string, string> = {}) =>
   resolveSettings({ flags: { dataDir: '/tmp/d', ...flags }, env, file: { timeoutMs: 1234 }, defaultDataDir: '/tmp/d' });
 
+const refusedLines = (...a: Parameters<typeof joinedVerdict>) => joinedVerdict(...a).refused;
+
 const running: RunningCompanion = {
   pid: 4242,
-  profile: 'demo',
+  apis: ['demo', 'github'],
   values: { engine: 'quickjs', egress: 'executor', timeoutMs: 30000, auth: 'bearer', spec: undefined, logLevel: 'info' },
 };
 
@@ -32,7 +36,7 @@ test('a given setting the running companion already uses is honoured; a differen
       ['timeoutMs', 'flag'],
     ],
   );
-  const lines = unhonouredSettings(given, running);
+  const lines = refusedLines(given, running);
   assert.equal(lines.length, 2, lines.join('\n'));
   assert.match(
     lines[0]!,
@@ -41,25 +45,28 @@ test('a given setting the running companion already uses is honoured; a differen
   assert.match(lines[1]!, /^--timeout-ms 5000: the running companion \(pid 4242\) uses 30000 for every client\. Change it in its Settings/);
 });
 
-test('another API is refused with the way to serve it; the API the companion serves is honoured', () => {
-  const other = unhonouredSettings(givenCompanionSettings(resolved({ profile: 'openagenda' })), running);
+test("--profile of an API the companion serves is the session's scope; another is refused with how to enable it; --spec with the apis add line", () => {
+  assert.deepEqual(joinedVerdict(givenCompanionSettings(resolved({ profile: 'github' })), running), { refused: [], scope: ['github'] });
+  const other = refusedLines(givenCompanionSettings(resolved({ profile: 'openagenda' })), running);
   assert.equal(other.length, 1);
   assert.match(
     other[0]!,
-    /^--profile openagenda: the running companion \(pid 4242\) serves profile 'demo' to every client, one API at a time\. Start it with this API instead .*--in-process/,
+    /^--profile openagenda: the running companion \(pid 4242\) does not serve the API 'openagenda' \(it serves demo, github\)\. Enable it for every client \(`airlock apis enable openagenda`, or the APIs screen\), or run this client with --in-process/,
   );
-  assert.deepEqual(unhonouredSettings(givenCompanionSettings(resolved({ profile: 'demo' })), running), []);
-  const spec = unhonouredSettings(givenCompanionSettings(resolved({ spec: '/srv/openapi.yaml' })), running);
-  assert.match(spec[0]!, /^--spec \/srv\/openapi\.yaml: .* serves profile 'demo'/);
+  const spec = refusedLines(givenCompanionSettings(resolved({ spec: '/srv/openapi.yaml' })), running);
+  assert.match(
+    spec[0]!,
+    /^--spec \/srv\/openapi\.yaml: a joining client does not bring its own API .*`airlock apis add <name> --spec \/srv\/openapi\.yaml`.*`--api <name>`/,
+  );
 });
 
 test('an auth scheme is compared in its written form', () => {
-  assert.deepEqual(unhonouredSettings([{ key: 'auth', value: { type: 'bearer' }, source: 'flag' }], running), []);
-  const header = unhonouredSettings([{ key: 'auth', value: { type: 'header', name: 'X-Api-Key' }, source: 'flag' }], running);
+  assert.deepEqual(refusedLines([{ key: 'auth', value: { type: 'bearer' }, source: 'flag' }], running), []);
+  const header = refusedLines([{ key: 'auth', value: { type: 'header', name: 'X-Api-Key' }, source: 'flag' }], running);
   assert.match(header[0]!, /^--auth header:X-Api-Key: /);
 });
 
-test('a setting given through its environment twin is named by the variable, and the way to serve that API by its flag', () => {
-  const [line] = unhonouredSettings(givenCompanionSettings(resolved({}, { AIRLOCK_SPEC: '/srv/other.yaml' })), running);
-  assert.match(line!, /^AIRLOCK_SPEC \/srv\/other\.yaml: .*`airlock serve --spec …`/);
+test('a setting given through its environment twin is named by the variable', () => {
+  const [line] = refusedLines(givenCompanionSettings(resolved({}, { AIRLOCK_SPEC: '/srv/other.yaml' })), running);
+  assert.match(line!, /^AIRLOCK_SPEC \/srv\/other\.yaml: .*`airlock apis add <name> --spec \/srv\/other\.yaml`/);
 });

@@ -181,3 +181,48 @@ test('two profiles that would share a name in execute: the second is refused wit
   assert.match(apis.get('my-api')!.error!, /would be reached in execute as `my_api`, which profile 'my_api' already uses/);
   await apis.close();
 });
+
+test('a profile file from before APIs were served at once stays off, except the demo: an upgrade starts sending no key anywhere new', T, async () => {
+  const { isEnabled, profileToFile } = await import('../../main/core/profiles/profile.ts');
+  assert.equal(isEnabled({ name: 'github' }), false);
+  assert.equal(isEnabled({ name: 'demo' }), true);
+  assert.equal(isEnabled({ name: 'github', enabled: true }), true);
+  assert.equal(isEnabled({ name: 'demo', enabled: false }), false);
+  assert.equal(profileToFile(profile('github')).enabled, false, 'written explicitly from now on');
+});
+
+test("a session's scope: only the `api` parameter, and any other is refused so a typo never widens it", T, async () => {
+  const { readScope, withScope } = await import('../../main/core/mcp/sessionScope.ts');
+  assert.deepEqual(readScope('/mcp'), { ok: true, scope: undefined });
+  assert.deepEqual(readScope('/mcp?api=github&api=openagenda,demo'), { ok: true, scope: ['github', 'openagenda', 'demo'] });
+  assert.deepEqual(readScope('/mcp?api='), { ok: true, scope: [''] }, 'an empty name reaches nothing');
+  for (const typo of ['/mcp?API=github', '/mcp?apis=github', '/mcp?api[]=github', '/mcp?api=github&x=1']) {
+    const read = readScope(typo);
+    assert.equal(read.ok, false, typo);
+    if (!read.ok) assert.match(read.error, /unknown parameter .* the only one is "api"/);
+  }
+  assert.equal(withScope('http://127.0.0.1:7339/mcp', ['github', 'demo']), 'http://127.0.0.1:7339/mcp?api=github&api=demo');
+  assert.equal(withScope('http://127.0.0.1:7339/mcp', undefined), 'http://127.0.0.1:7339/mcp');
+});
+
+test('an API disabled while it loads is not given to a run waiting for it; one opened after the companion closed is closed at once', T, async () => {
+  const closed: string[] = [];
+  let finish: (() => void) | undefined;
+  const apis = new ServedApis({
+    open: (p) =>
+      p.name === 'slow' ? new Promise<OpenedApi>((resolve) => (finish = () => resolve(opened('slow', closed)))) : Promise.resolve(opened(p.name, closed)),
+    logger: silentLogger,
+  });
+  await apis.start([profile('fast')]);
+  const loading = apis.enable(profile('slow'));
+  const waiting = apis.clientFor(['slow']);
+  apis.disable('slow');
+  finish!();
+  await loading;
+  assert.match((await waiting) as string, /not served: slow/);
+
+  const late = apis.enable(profile('late'));
+  await apis.close();
+  await late.catch(() => undefined);
+  assert.deepEqual(closed.sort(), ['fast', 'late', 'slow'], 'everything opened is closed, also what opened after the close');
+});

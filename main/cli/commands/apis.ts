@@ -1,9 +1,17 @@
-// `airlock apis list | enable NAME | disable NAME`: the APIs the companion
-// serves at once. With a companion running, a change applies at once (no
-// restart) through its control API; with none, it is saved in the profile
-// and the next start serves it.
+// `airlock apis list | show | add | enable | disable | remove`: the APIs the
+// companion serves at once. With a companion running, a change applies at
+// once (no restart) through its control API; with none, it is saved in the
+// profile and the next start serves it. `add` reads the document first,
+// exactly as the APIs screen's "Add an API" does (download caps, external
+// $refs, a broken document named with its line and column).
+import { isAbsolute, resolve } from 'node:path';
 import { ProfileStore } from '../../core/profiles/profileStore.ts';
-import { isEnabled } from '../../core/profiles/profile.ts';
+import { isEnabled, PROFILE_NAME } from '../../core/profiles/profile.ts';
+import { PRESETS } from '../../core/profiles/presets.ts';
+import { isUrl } from '../../core/openapi/loadDocument.ts';
+import { parseAuthScheme, formatAuthScheme } from '../../core/config/auth.ts';
+import { AirlockError } from '../../core/util/errors.ts';
+import { inspectDocument } from '../../core/runtime/inspectDocument.ts';
 import { apiIdentifier } from '../../core/profiles/apiIdentifier.ts';
 import { dataPaths } from '../../core/config/dataDir.ts';
 import type { ApiView } from '../../../contract/apis.ts';
@@ -61,6 +69,108 @@ export async function apisEnable(ctx: CliContext, name: string, enabled: boolean
   const store = new ProfileStore(dataPaths(ctx.settings.dataDir).profiles);
   const profile = store.get(name);
   await store.save({ ...profile, enabled });
-  process.stdout.write(`${name}: ${enabled ? 'enabled' : 'disabled'} (no companion runs: the next start ${enabled ? 'serves' : 'leaves out'} it)\n`);
+  process.stdout.write(`${name}: ${enabled ? 'enabled' : 'disabled'} (no companion runs: the next start ${enabled ? 'serves it' : 'leaves it out'})\n`);
+  return 0;
+}
+
+export interface AddOptions {
+  spec: string;
+  baseUrl?: string;
+  auth?: string;
+  disabled?: boolean;
+}
+
+/** Reads the document as the APIs screen would, then saves the profile: served at once unless --disabled. */
+export async function apisAdd(ctx: CliContext, name: string, options: AddOptions): Promise<number> {
+  const spec = isUrl(options.spec) || isAbsolute(options.spec) ? options.spec : resolve(options.spec);
+  if (options.auth !== undefined) {
+    const auth = parseAuthScheme(options.auth);
+    if (typeof auth === 'string') throw new AirlockError('usage', `--auth: ${auth}`);
+  }
+  if (options.baseUrl !== undefined && !/^https?:\/\/[^/]/i.test(options.baseUrl)) {
+    throw new AirlockError('usage', `--base-url: '${options.baseUrl}' is not an http(s) URL`);
+  }
+  const store = new ProfileStore(dataPaths(ctx.settings.dataDir).profiles);
+  const control = await running(ctx);
+  process.stderr.write(`Reading ${spec}…\n`);
+  const summary = control
+    ? await control.call('profiles.inspect', { spec })
+    : await inspectDocument(spec, { cacheDir: dataPaths(ctx.settings.dataDir).specCache, logger: ctx.logger });
+  for (const warning of summary.warnings) process.stderr.write(`warning: ${warning}\n`);
+  const fields = {
+    name,
+    spec,
+    ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+    ...(options.auth ? { auth: options.auth } : {}),
+    ...(options.disabled ? { enabled: false } : {}),
+  };
+  if (control) {
+    await control.call('profiles.save', fields);
+    const view = (await control.call('apis.list', {})).find((a) => a.name === name);
+    process.stdout.write(`${name}: ${summary.title} ${summary.version}, ${summary.operations} operations; ${view ? stateOf(view, true) : 'saved'}\n`);
+    return view?.state === 'failed' ? 1 : 0;
+  }
+  if (store.names().includes(name)) {
+    throw new AirlockError('conflict', `an API is already named '${name}'${PRESETS[name] ? ' (built in)' : ''}`, {
+      hint: 'choose another name, or remove it first (`airlock apis remove`)',
+    });
+  }
+  const auth = options.auth !== undefined ? parseAuthScheme(options.auth) : undefined;
+  await store.save({
+    name,
+    spec,
+    ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+    ...(auth && typeof auth !== 'string' ? { auth } : {}),
+    enabled: options.disabled !== true,
+    policy: 'ask',
+    readOnly: false,
+    allowPrivateNetwork: false,
+    mutations: [],
+    origin: 'file',
+  });
+  process.stdout.write(
+    `${name}: ${summary.title} ${summary.version}, ${summary.operations} operations; saved ${options.disabled ? 'disabled' : 'enabled (no companion runs: the next start serves it)'}\n`,
+  );
+  return 0;
+}
+
+/** One API in full: its profile, its state, and how to reach it. */
+export async function apisShow(ctx: CliContext, name: string, options: { json?: boolean }): Promise<number> {
+  const control = await running(ctx);
+  const views = control ? await control.call('apis.list', {}) : offline(ctx);
+  const view = views.find((v) => v.name === name);
+  if (!view) throw new AirlockError('not_found', `no API named '${name}'`, { hint: `known: ${views.map((v) => v.name).join(', ')}` });
+  const profile = view.origin === 'adhoc' ? undefined : new ProfileStore(dataPaths(ctx.settings.dataDir).profiles).get(name);
+  if (options.json) {
+    process.stdout.write(JSON.stringify({ ...view, ...(profile ? { policy: profile.policy, readOnly: profile.readOnly } : {}) }, null, 2) + '\n');
+    return 0;
+  }
+  const rows: [string, string | undefined][] = [
+    ['name', view.name],
+    ['in execute', view.id],
+    ['state', stateOf(view, control !== undefined)],
+    ['title', view.title],
+    ['spec', view.spec],
+    ['base URL', view.baseUrl ?? profile?.baseUrl],
+    ['auth', view.auth ?? (profile?.auth ? formatAuthScheme(profile.auth) : undefined)],
+    ['alias', view.alias],
+    ['mutations', profile ? (profile.readOnly ? 'refused (read-only)' : `policy ${profile.policy}`) : undefined],
+    ['origin', view.origin],
+  ];
+  for (const [label, value] of rows) if (value !== undefined && value !== '') process.stdout.write(`${label.padEnd(11)} ${value}\n`);
+  return 0;
+}
+
+/** Removes a saved API: no longer served, its profile file deleted (a built-in one can only be disabled). */
+export async function apisRemove(ctx: CliContext, name: string): Promise<number> {
+  if (!PROFILE_NAME.test(name)) throw new AirlockError('usage', `'${name}' is not an API name`);
+  const store = new ProfileStore(dataPaths(ctx.settings.dataDir).profiles);
+  const control = await running(ctx);
+  const removed = control ? (await control.call('profiles.remove', { name })).removed : store.remove(name);
+  if (!removed) {
+    if (PRESETS[name]) throw new AirlockError('usage', `'${name}' is built in and cannot be removed`, { hint: `disable it: \`airlock apis disable ${name}\`` });
+    throw new AirlockError('not_found', `no saved API named '${name}'`, { hint: 'see `airlock apis list`' });
+  }
+  process.stdout.write(`${name}: removed${control ? ' (no longer served)' : ''}\n`);
   return 0;
 }

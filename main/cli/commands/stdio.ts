@@ -11,7 +11,7 @@
 import { CLI_ENTRY } from '../../core/util/installPaths.ts';
 import type { CliContext } from '../context.ts';
 import { onShutdown, shutdown } from '../shutdown.ts';
-import { givenCompanionSettings, unhonouredSettings, type GivenSetting } from '../joinedSettings.ts';
+import { givenCompanionSettings, joinedVerdict, type GivenSetting, type JoinedVerdict } from '../joinedSettings.ts';
 
 /** Keeps stdout for the protocol: console.log/info/debug go to stderr. */
 export function protectStdout(): void {
@@ -33,11 +33,14 @@ export async function stdioCommand(ctx: CliContext, options: { inProcess?: boole
   // and again once it answers (one started now in the background may be the desktop app, which takes no flags).
   const given = givenCompanionSettings(ctx);
   let checked = given.length === 0;
+  // --api, and --profile of an API the companion serves: what this session reaches.
+  let scope = options.scope;
   const refuseUnhonoured = async () => {
-    const lines = await checkJoined(dataDir, given);
-    checked = lines !== undefined;
-    if (!lines?.length) return;
-    for (const line of lines) process.stderr.write(`airlock: ${line}\n`);
+    const verdict = await checkJoined(dataDir, given);
+    checked = verdict !== undefined;
+    if (verdict?.scope) scope = [...new Set([...(scope ?? []), ...verdict.scope])];
+    if (!verdict?.refused.length) return;
+    for (const line of verdict.refused) process.stderr.write(`airlock: ${line}\n`);
     await shutdown(2);
   };
   if (!checked) await refuseUnhonoured();
@@ -55,30 +58,32 @@ export async function stdioCommand(ctx: CliContext, options: { inProcess?: boole
         log: (at, m) => log[at](m),
       });
       if (!checked) await refuseUnhonoured();
-      return { ...address, mcpUrl: withScope(address.mcpUrl, options.scope) };
+      return { ...address, mcpUrl: withScope(address.mcpUrl, scope) };
     },
   });
   await shutdown(0);
 }
 
 /**
- * The lines refusing each given setting the running companion does not use; undefined when no companion runs
- * yet (one started in the background with these flags honours them). A companion that cannot be asked is a
- * refusal too: nothing is ignored in silence.
+ * The lines refusing each given setting the running companion does not use, and the scope --profile asks for;
+ * undefined when no companion runs yet (one started in the background with these flags honours them). A
+ * companion that cannot be asked is a refusal too: nothing is ignored in silence.
  */
-async function checkJoined(dataDir: string, given: GivenSetting[]): Promise<string[] | undefined> {
+async function checkJoined(dataDir: string, given: GivenSetting[]): Promise<JoinedVerdict | undefined> {
   const { readServerInfo, isAlive, connectToRunningServer } = await import('../runningServer.ts');
   const info = readServerInfo(dataDir);
   if (!info || !isAlive(info.pid)) return undefined;
   try {
     const control = connectToRunningServer(dataDir);
     const [status, settings] = await Promise.all([control.call('status', {}), control.call('settings.get', {})]);
-    return unhonouredSettings(given, { pid: status.pid, profile: status.profile, values: settings.values });
+    return joinedVerdict(given, { pid: status.pid, apis: status.apis.map((a) => a.name), values: settings.values });
   } catch (error) {
     const names = given.map((g) => g.key).join(', ');
-    return [
-      `could not ask the running companion (pid ${info.pid}) whether it uses the settings given here (${names}): ${(error as Error).message}. Remove them, or run this client with --in-process.`,
-    ];
+    return {
+      refused: [
+        `could not ask the running companion (pid ${info.pid}) whether it uses the settings given here (${names}): ${(error as Error).message}. Remove them, or run this client with --in-process.`,
+      ],
+    };
   }
 }
 

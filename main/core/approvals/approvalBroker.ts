@@ -78,6 +78,7 @@ export class ApprovalBroker implements ApprovalHook {
   private readonly options: BrokerOptions;
   private readonly waiting = new Map<string, Waiting>();
   private readonly finished = new Map<string, ApprovalDecision>();
+  /** "The rest of this run" grants, each for one run and one API (`runId` NUL `profile`): an allow for one API never covers another. */
   private readonly runGrants = new Set<string>();
   private readonly listeners = new Set<(e: BrokerEvent) => void>();
   private readonly now: () => Date;
@@ -94,7 +95,7 @@ export class ApprovalBroker implements ApprovalHook {
   async request(req: ApprovalRequest, options: { signal?: AbortSignal; elicit?: Elicit } = {}): Promise<ApprovalDecision> {
     const at = () => this.now().toISOString();
     if (options.signal?.aborted) return this.withdrawnDecision(at());
-    if (this.runGrants.has(req.runId)) return { approved: true, by: RUN_GRANT_BY, scope: 'run', at: at() };
+    if (this.runGrants.has(runGrantKey(req.runId, req.profile))) return { approved: true, by: RUN_GRANT_BY, scope: 'run', at: at() };
     // A grant is for the operation as the document describes it: a call that overrides its method is never covered.
     const grant = req.override
       ? undefined
@@ -176,7 +177,7 @@ export class ApprovalBroker implements ApprovalHook {
 
   /** Whether request() would wait for a person in Airlock (not a grant, nor elicitation, nor "no approver"): evidence is read only then. */
   asksPerson(q: { runId: string; profile: string; operationId: string; callerKey: string; clientName?: string; overridden?: boolean }): boolean {
-    if (this.runGrants.has(q.runId) || !this.options.approversAvailable()) return false;
+    if (this.runGrants.has(runGrantKey(q.runId, q.profile)) || !this.options.approversAvailable()) return false;
     if (q.overridden) return true;
     return !this.grants.list().some((g) => g.profile === q.profile && g.operationId === q.operationId && grantCovers(g, q));
   }
@@ -236,7 +237,7 @@ export class ApprovalBroker implements ApprovalHook {
       const withheld = scopeWithheld(req, decision.scope);
       if (withheld) throw new AirlockError('usage', withheld);
       let grantId: string | undefined;
-      if (decision.scope === 'run') this.runGrants.add(req.runId);
+      if (decision.scope === 'run') this.runGrants.add(runGrantKey(req.runId, req.profile));
       const scope = decision.scope;
       if (isGrantScope(scope)) {
         grantId = this.grants.add({
@@ -267,7 +268,7 @@ export class ApprovalBroker implements ApprovalHook {
 
   /** Forgets a run's "rest of run" grant once the run is over. */
   endRun(runId: string): void {
-    this.runGrants.delete(runId);
+    for (const key of this.runGrants) if (key.startsWith(`${runId}\u0000`)) this.runGrants.delete(key);
   }
 
   subscribe(listener: (e: BrokerEvent) => void): () => void {
@@ -297,4 +298,8 @@ export class ApprovalBroker implements ApprovalHook {
       }
     }
   }
+}
+
+function runGrantKey(runId: string, profile: string): string {
+  return `${runId}\u0000${profile}`;
 }

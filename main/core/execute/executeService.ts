@@ -46,7 +46,7 @@ export interface ExecuteServiceOptions {
    * The client a run gets for the APIs its session may reach (none given: every API served), once they are
    * loaded; a string says why there is none (an API not served, or one that failed to load).
    */
-  client(scope: readonly string[] | undefined): Promise<RunClient | string>;
+  client(scope: readonly string[] | undefined, options: { defaultApi?: string }): Promise<RunClient | string>;
   caps: ExecutionCaps;
   /** Read at each run, so a change applies to the next one. */
   limits: () => RunLimits;
@@ -85,6 +85,8 @@ export interface RunOptions {
   onWaiting?: (what: string) => () => void;
   /** The APIs the session may reach (absent: every API served). */
   scope?: readonly string[];
+  /** The API the session began with when it reached only that one: `api` keeps naming it (see runClient). */
+  defaultApi?: string;
 }
 
 export function createExecuteService(options: ExecuteServiceOptions): ExecuteService {
@@ -118,7 +120,7 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
     if (options.killSwitch()) {
       return fail('killed', 'execute is switched off by the person running Airlock (kill switch). search_docs still works; ask them to turn execute back on.');
     }
-    const client = await options.client(runOptions.scope);
+    const client = await options.client(runOptions.scope, runOptions.defaultApi ? { defaultApi: runOptions.defaultApi } : {});
     if (typeof client === 'string') return fail('invalid', client);
     const { manifest, gate } = client;
     let release: () => void;

@@ -37,7 +37,11 @@ export function qualifiedOperationId(apiId: string, operationId: string): string
   return `${apiId}${SEPARATOR}${operationId}`;
 }
 
-export function runClient(apis: readonly RunApi[]): RunClient {
+/**
+ * `defaultApi`: the API a session began with when it reached only that one. Its scripts were told the client is
+ * `api`; when more APIs come into reach later, `api` still names that one (beside every API's own name).
+ */
+export function runClient(apis: readonly RunApi[], options: { defaultApi?: string } = {}): RunClient {
   if (apis.length === 0) throw new Error('a run needs at least one API');
   const byId = new Map(apis.map((a) => [a.id, a]));
   const operations: ClientOperation[] = [];
@@ -50,7 +54,11 @@ export function runClient(apis: readonly RunApi[]): RunClient {
     const namespaces: string[] = [];
     for (const api of apis) {
       // An alias is a second name only where it takes no other API's name.
-      const names = [api.id, ...(api.alias && api.alias !== 'api' && !byId.has(api.alias) ? [api.alias] : [])];
+      const names = [
+        api.id,
+        ...(api.alias && api.alias !== 'api' && !byId.has(api.alias) ? [api.alias] : []),
+        ...(api.id === options.defaultApi ? ['api'] : []),
+      ];
       for (const name of names) {
         if (namespaces.includes(name)) continue;
         namespaces.push(name);

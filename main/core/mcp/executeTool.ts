@@ -111,9 +111,12 @@ export function registerExecute(tools: AuditedTools, ctx: ExecuteToolContext): v
       const elicit = ctx.elicitation === false ? undefined : elicitThrough(server);
       const onWaiting = progress ? (what: string) => keepTelling(progress, what, ctx.progressEveryMs ?? PROGRESS_EVERY_MS) : undefined;
       // A task is polled: it answers when the run is over, never "held".
+      // A session that began with one API keeps `api` for it when more come into reach (its scripts were told so).
+      const only = ctx.apis.length === 1 ? ctx.apis[0]!.id : undefined;
       const options = {
         signal,
         ...(ctx.scope ? { scope: ctx.scope } : {}),
+        ...(only ? { defaultApi: only } : {}),
         ...(elicit ? { elicit } : {}),
         ...(onWaiting ? { onWaiting } : {}),
         ...(task ? { replyAfterMs: 0 } : {}),

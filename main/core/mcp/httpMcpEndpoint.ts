@@ -4,7 +4,7 @@
 // is reached the oldest idle session is evicted to make room. A client that
 // drops the connection of a POST before its answer is treated as cancelling
 // the requests in it, so a call waiting for a person is withdrawn.
-import { scopeFromUrl } from './sessionScope.ts';
+import { readScope } from './sessionScope.ts';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -139,7 +139,9 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     }
     if (req.method === 'POST' && isInitializeRequest(body)) {
       if (!makeRoom()) return sendJson(res, 503, { jsonrpc: '2.0', error: { code: -32000, message: `all ${max} sessions are busy; retry shortly` }, id: null });
-      const server = options.createServer(scopeFromUrl(req.url));
+      const read = readScope(req.url);
+      if (!read.ok) return sendJson(res, 400, { jsonrpc: '2.0', error: { code: -32602, message: read.error }, id: null });
+      const server = options.createServer(read.scope);
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (sid) => {

@@ -10,7 +10,7 @@
 // stdin closed, crash, SIGKILL — the OS closes its socket, the server closes,
 // its in-flight calls are aborted (pending approvals withdrawn) and its
 // session grants end. No timeout has to notice.
-import { scopeFromUrl } from './sessionScope.ts';
+import { readScope } from './sessionScope.ts';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -57,23 +57,31 @@ export function createPipeEndpoint(options: PipeEndpointOptions): PipeEndpoint {
 
   const max = options.maxSessions ?? 64;
 
+  /** Answers the upgrade with an error and closes: the shim reports it. */
+  const refuse = (socket: Duplex, status: string, error: string) => {
+    const body = JSON.stringify({ error });
+    socket.end(`HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`, () =>
+      socket.destroy(),
+    );
+    setTimeout(() => socket.destroy(), 2000).unref();
+  };
+
   function handle(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     if (live.size >= max) {
       log.warn(`refused a joined stdio session: all ${max} are open`);
-      const body = JSON.stringify({ error: `all ${max} joined sessions are open; close a client and retry` });
-      socket.end(
-        `HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-        () => socket.destroy(),
-      );
-      setTimeout(() => socket.destroy(), 2000).unref();
-      return;
+      return refuse(socket, '503 Service Unavailable', `all ${max} joined sessions are open; close a client and retry`);
+    }
+    const read = readScope(req.url);
+    if (!read.ok) {
+      log.warn(`refused a joined stdio session: ${read.error}`);
+      return refuse(socket, '400 Bad Request', read.error);
     }
     (socket as Socket).setNoDelay?.(true);
     // Beyond loopback (--dangerously-allow-non-loopback), a peer that vanished without a FIN is found out.
     (socket as Socket).setKeepAlive?.(true, 30_000);
     socket.write(`HTTP/1.1 101 Switching Protocols\r\nupgrade: ${PIPE_PROTOCOL}\r\nconnection: Upgrade\r\n\r\n`);
     if (head.length > 0) socket.unshift(head);
-    const server = options.createServer(scopeFromUrl(req.url));
+    const server = options.createServer(read.scope);
     live.set(socket, server);
     const transport = new PipeTransport(socket, socket, { log: (m) => log.warn(m) });
     // The shim ends its side when its client is done; the OS closes it when the shim dies.

@@ -66,7 +66,7 @@ export interface Profile {
   baseUrl?: string;
   auth?: AuthScheme;
   alias?: string;
-  /** Whether the companion serves it; absent means yes (a preset says so itself). */
+  /** Whether the companion serves it. Files written since APIs are served at once say so; see isEnabled for the others. */
   enabled?: boolean;
   policy: MutationPolicy;
   readOnly: boolean;
@@ -81,9 +81,16 @@ export interface Profile {
   file?: string;
 }
 
-/** Whether the companion serves this profile's API. */
-export function isEnabled(p: Pick<Profile, 'enabled'>): boolean {
-  return p.enabled !== false;
+/** The profile served before several APIs could be, when none was chosen. */
+const DEFAULT_PROFILE = 'demo';
+
+/**
+ * Whether the companion serves this profile's API. A profile file from before APIs were served at once has no
+ * `enabled`: only the default one (the demo) is served, as it was; the others stay off until a person enables them,
+ * so an upgrade never starts sending keys to APIs that used to sit unused.
+ */
+export function isEnabled(p: Pick<Profile, 'enabled' | 'name'>): boolean {
+  return p.enabled ?? p.name === DEFAULT_PROFILE;
 }
 
 /** A profile's fields as its JSON file holds them (the control API shows the same). */
@@ -94,7 +101,7 @@ export function profileToFile(p: Profile) {
     ...(p.baseUrl ? { baseUrl: p.baseUrl } : {}),
     ...(p.auth ? { auth: formatAuthScheme(p.auth) } : {}),
     ...(p.alias ? { alias: p.alias } : {}),
-    ...(p.enabled === false ? { enabled: false } : {}),
+    enabled: isEnabled(p),
     policy: p.policy,
     readOnly: p.readOnly,
     allowPrivateNetwork: p.allowPrivateNetwork,

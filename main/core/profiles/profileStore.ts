@@ -39,7 +39,7 @@ export function readProfileFile(file: string, name: string): Profile {
     ...(p.baseUrl !== undefined ? { baseUrl: p.baseUrl.replace(/\/$/, '') } : {}),
     ...(p.auth !== undefined ? { auth: p.auth } : {}),
     ...(p.alias !== undefined ? { alias: p.alias } : {}),
-    ...(p.enabled === false ? { enabled: false } : {}),
+    ...(p.enabled !== undefined ? { enabled: p.enabled } : {}),
     policy: p.policy,
     readOnly: p.readOnly,
     allowPrivateNetwork: p.allowPrivateNetwork,

@@ -103,6 +103,8 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     // 2. Keys: the keychain, or the explicitly opted-in file store; never a silent fallback.
     const store = options.secretStore ?? (values.secretStore === 'file' ? createFileStore({ path: info.paths.secretsFile }) : createKeychainStore());
     if (store.kind === 'file') logger.warn(fileStoreBanner(info.paths.secretsFile));
+    // The store as the screens describe it when no API is served (each API's own key is resolved by its credentials).
+    const storeOnly = await createCredentials({ store, profile: '', auth: { type: 'none' }, env: {}, logger, onSecret: () => undefined });
 
     // 3. The audit, and the approval broker with its grants.
     const audit = openAudit({ file: info.paths.audit, retentionDays: values.auditRetentionDays, redact: redaction.redact, hub, logger });
@@ -172,7 +174,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     const caps = new ExecutionCaps(capsOf(values));
     const execute = createExecuteService({
       engine: engines.engine,
-      client: (scope) => apis.clientFor(scope),
+      client: (scope, o) => apis.clientFor(scope, o),
       caps,
       limits: () => ({ timeoutMs: values.timeoutMs, memoryBytes: values.memoryMb * 1024 * 1024, outputBytes: values.outputKb * 1024 }),
       killSwitch: () => values.killSwitch,
@@ -202,7 +204,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       keys: {
         store,
         get credentials() {
-          return apis.primary().credentials;
+          return apis.primaryOrNone()?.credentials ?? storeOnly;
         },
         invalidate: (profile) => apis.get(profile)?.opened?.credentials.invalidate(),
       },
@@ -249,10 +251,10 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
  * alone, as before many APIs were served at once; else every enabled profile. A profile file that cannot be
  * read is said in the log and left out.
  */
-function profilesToServe(values: Settings, store: ProfileStore, logger: Logger): { profiles: Profile[]; primary?: string } {
+function profilesToServe(values: Settings, store: ProfileStore, logger: Logger): { profiles: Profile[]; primary?: Profile } {
   if (values.profile !== undefined || values.spec !== undefined) {
     const profile = selectProfile(values, store);
-    return { profiles: [profile], primary: profile.name };
+    return { profiles: [profile], primary: profile };
   }
   const profiles: Profile[] = [];
   for (const listed of store.list()) {

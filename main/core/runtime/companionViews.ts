@@ -8,7 +8,7 @@ import { shellQuote, stdioCommand } from '../clients/stdioLaunch.ts';
 import type { Services } from './services.ts';
 
 /** What the views read: the companion's parts, never its composition. */
-export type ViewSource = Pick<Services, 'info' | 'settings' | 'api' | 'engines' | 'runs' | 'broker' | 'sessions' | 'keys' | 'host'>;
+export type ViewSource = Pick<Services, 'info' | 'settings' | 'apis' | 'engines' | 'runs' | 'broker' | 'sessions' | 'keys' | 'host'>;
 
 /**
  * The command that starts a headless companion again, as it was started (its argv holds no secret:
@@ -32,9 +32,11 @@ export function startCommandOf(args: readonly string[], httpUrl: string | undefi
   return ['airlock', ...out].map(shellQuote).join(' ');
 }
 
-/** The API being served, as status and get_config show it (the key's scheme, never the key). */
-function apiSummary(c: Pick<ViewSource, 'api'>) {
-  const { catalogue, baseUrl, origin, auth } = c.api;
+/** The primary API, as status and get_config show it (the key's scheme, never the key); undefined when none is served. */
+function apiSummary(c: Pick<ViewSource, 'apis'>) {
+  const primary = c.apis.primaryOrNone();
+  if (!primary) return undefined;
+  const { catalogue, baseUrl, origin, auth } = primary.api;
   return {
     title: catalogue.title,
     version: catalogue.version,
@@ -57,8 +59,17 @@ export function statusOf(c: ViewSource): Status {
     uptimeSeconds: Math.round((Date.now() - c.info.startedAt.getTime()) / 1000),
     dataDir: c.info.paths.root,
     memory: { rssBytes: mem.rss, heapUsedBytes: mem.heapUsed },
-    profile: c.api.profile.name,
-    api: apiSummary(c),
+    ...(() => {
+      const primary = c.apis.primaryOrNone();
+      return primary ? { profile: primary.api.profile.name, api: apiSummary(c)! } : {};
+    })(),
+    apis: c.apis.list().map((a) => ({
+      name: a.name,
+      id: a.id,
+      state: a.state,
+      ...(a.opened ? { title: a.opened.api.catalogue.title, operations: a.opened.api.catalogue.operations.length } : {}),
+      ...(a.error ? { error: a.error } : {}),
+    })),
     endpoints: {
       ...(mcpUrl ? { http: mcpUrl, tokenFile: c.info.paths.mcpToken } : {}),
       stdio: stdioCommand(c.info.paths.root, defaultDataDir()),
@@ -102,25 +113,28 @@ export function healthOf(c: ViewSource): Record<string, unknown> {
     pendingApprovals: c.broker.list().length,
     engine: engine.engine,
     egress: engine.network,
-    profile: c.api.profile.name,
+    profile: c.apis.primaryOrNone()?.api.profile.name ?? null,
+    apis: c.apis.list().map((a) => `${a.name}: ${a.state}`),
     killSwitch: c.settings.values.killSwitch,
   };
 }
 
 export function configOf(c: ViewSource): Record<string, unknown> {
-  const { profile } = c.api;
+  const profile = c.apis.primaryOrNone()?.api.profile;
   const s = c.settings.values;
   const engine = c.engines.state();
   return {
-    profile: {
-      name: profile.name,
-      origin: profile.origin,
-      policy: profile.policy,
-      readOnly: profile.readOnly,
-      allowPrivateNetwork: profile.allowPrivateNetwork,
-      alias: profile.alias ?? null,
-    },
-    api: apiSummary(c),
+    profile: profile
+      ? {
+          name: profile.name,
+          origin: profile.origin,
+          policy: profile.policy,
+          readOnly: profile.readOnly,
+          allowPrivateNetwork: profile.allowPrivateNetwork,
+          alias: profile.alias ?? null,
+        }
+      : null,
+    api: apiSummary(c) ?? null,
     credential: c.keys.credentials.state,
     engine: engine.engine,
     egress: engine.network,

@@ -85,7 +85,8 @@ export function createMcpServerFactory(s: McpServerServices): (transport: 'stdio
           ...(scope ? { scope } : {}),
           boundary: boundaryFor(s, scope),
         }),
-      ...(s.settings.values.diagnosticsTools
+      // The diagnostics speak of the whole companion (its log, every API's configuration): for unscoped sessions only.
+      ...(s.settings.values.diagnosticsTools && !scope
         ? [
             (registry: Parameters<ToolRegistrar>[0]) =>
               registerDiagnostics(registry, { logBuffer: s.logs.buffer, redact: s.logs.redact, health: () => healthOf(s), config: () => configOf(s) }),

@@ -1,29 +1,49 @@
-// The APIs screen's profile methods: list, save, remove, inspect a document,
-// the active profile's operations and their policies (a policy change is a
-// rule change: the Rules and APIs screens in every window re-read).
+// The APIs screen's profile methods: list, save (a saved profile is served
+// at once, no restart), remove (no longer served), inspect a document, a
+// served API's operations and their policies (a policy change is a rule
+// change: the Rules and APIs screens in every window re-read).
 import type { Services } from './services.ts';
 import type { ControlHandlers } from '../control/dispatch.ts';
 import { AirlockError } from '../util/errors.ts';
-import { buildCatalogue, type ApiOperation } from '../openapi/catalogue.ts';
-import { isUrl, loadApiDocument } from '../openapi/loadDocument.ts';
-import { checkAllowEntry } from '../openapi/externalRefs.ts';
-import { isAbsolute } from 'node:path';
-import { formatAuthScheme, inferAuthScheme, parseAuthScheme } from '../config/auth.ts';
+import type { ApiOperation } from '../openapi/catalogue.ts';
+import { parseAuthScheme } from '../config/auth.ts';
 import { PROFILE_NAME, ProfileStore } from '../profiles/profileStore.ts';
 import { profileToFile, type MutationPolicy, type Profile } from '../profiles/profile.ts';
 import { PRESETS } from '../profiles/presets.ts';
 import { existsSync } from 'node:fs';
+import type { OpenedApi } from './servedApis.ts';
+import { inspectDocument } from './inspectDocument.ts';
 
-export type ProfileHandlerServices = Pick<Services, 'info' | 'api' | 'gate' | 'logs' | 'hub'>;
+/** The profile as its file now reads (a relative spec resolved, defaults applied), keeping what only memory holds. */
+function readBack(store: ProfileStore, saved: Profile): Profile {
+  try {
+    return store.get(saved.name);
+  } catch {
+    return saved;
+  }
+}
+
+export type ProfileHandlerServices = Pick<Services, 'info' | 'api' | 'apis' | 'logs' | 'hub'>;
 
 export function createProfileHandlers(
   c: ProfileHandlerServices,
 ): Pick<ControlHandlers, 'profiles.list' | 'profiles.save' | 'profiles.remove' | 'profiles.operations' | 'profiles.inspect' | 'profiles.setOperationPolicy'> {
   const profiles = new ProfileStore(c.info.paths.profiles);
-  const activeProfile = c.api.profile.name;
-  const operationView = (op: ApiOperation) => {
-    const own = c.api.profile.operationPolicies?.[op.id];
-    const mutation = c.gate.isMutation(op);
+  /** A served API by profile name (none given: the primary one); its operations are listed once it is loaded. */
+  const servedApi = (name: string | undefined): OpenedApi => {
+    if (name === undefined) return c.apis.primary();
+    const served = c.apis.get(name);
+    if (!served)
+      throw new AirlockError('usage', `API '${name}' is not served; its operations are listed once it is`, {
+        hint: `enable it: \`airlock apis enable ${name}\``,
+      });
+    if (!served.opened)
+      throw new AirlockError('unavailable', `API '${name}' is ${served.state === 'failed' ? `not loaded: ${served.error}` : 'still loading'}`);
+    return served.opened;
+  };
+  const operationView = (served: OpenedApi, op: ApiOperation) => {
+    const own = served.api.profile.operationPolicies?.[op.id];
+    const mutation = served.gate.isMutation(op);
     return {
       operationId: op.id,
       call: op.call,
@@ -32,7 +52,7 @@ export function createProfileHandlers(
       ...(op.summary ? { summary: op.summary } : {}),
       mutation,
       deprecated: op.deprecated,
-      policy: own ?? (mutation ? c.api.profile.policy : 'allow'),
+      policy: own ?? (mutation ? served.api.profile.policy : 'allow'),
       policySource: own ? ('operation' as const) : mutation ? ('profile' as const) : ('read' as const),
     };
   };
@@ -42,7 +62,7 @@ export function createProfileHandlers(
     ...profileToFile(p),
     operationPolicies: p.operationPolicies ?? {},
     origin: p.origin,
-    active: p.name === activeProfile,
+    active: c.apis.get(p.name)?.state === 'ready',
     ...(error ? { error } : {}),
   });
 
@@ -51,7 +71,7 @@ export function createProfileHandlers(
     if (!PROFILE_NAME.test(name)) return undefined;
     if (existsSync(profiles.fileOf(name))) return 'saved';
     if (PRESETS[name]) return 'built-in';
-    return name === activeProfile ? 'running' : undefined;
+    return c.apis.get(name)?.profile.origin === 'adhoc' ? 'running' : undefined;
   };
 
   return {
@@ -63,9 +83,9 @@ export function createProfileHandlers(
             ? profileView(l.profile)
             : profileView({ name: l.name, spec: '', policy: 'ask', readOnly: false, allowPrivateNetwork: false, mutations: [], origin: 'file' }, l.error),
         );
-      // The active profile is always listed, also when it came from the command line (--spec) and has no file.
-      const active = c.api.profile;
-      return listed.some((p) => p.name === active.name) ? listed : [profileView(active), ...listed];
+      // A served profile is always listed, also when it came from the command line (--spec) and has no file.
+      const adhoc = c.apis.list().filter((a) => !listed.some((p) => p.name === a.name));
+      return [...adhoc.map((a) => profileView(a.profile)), ...listed];
     },
 
     'profiles.save': async (input, caller) => {
@@ -77,7 +97,7 @@ export function createProfileHandlers(
         });
       const auth = input.auth === undefined ? undefined : parseAuthScheme(input.auth);
       if (typeof auth === 'string') throw new AirlockError('usage', `auth: ${auth}`);
-      const file = await profiles.save({
+      const saved: Profile = {
         name: input.name,
         spec: input.spec,
         ...(input.description ? { description: input.description } : {}),
@@ -90,52 +110,46 @@ export function createProfileHandlers(
         mutations: input.mutations ?? [],
         ...(input.operationPolicies ? { operationPolicies: input.operationPolicies } : {}),
         ...(input.allowExternalRefs ? { allowExternalRefs: input.allowExternalRefs } : {}),
+        enabled: input.enabled !== false,
         origin: 'file',
-      });
+      };
+      const file = await profiles.save(saved);
       if (taken) log.info(`profile ${input.name} replaced (${taken}) by ${caller.by}`);
-      return { file, restartRequired: input.name === activeProfile };
+      if (input.enabled === false) {
+        if (c.apis.disable(input.name)) log.info(`API ${input.name} saved disabled by ${caller.by}: no longer served`);
+        return { file, restartRequired: false };
+      }
+      // Served at once, as saved: a new API is searched and called at the next call of every client in reach of it.
+      const served = await c.apis.enable({ ...readBack(profiles, saved), origin: 'file' });
+      log.info(
+        `API ${input.name} ${taken ? 'served again as saved' : 'added'} by ${caller.by}: ${served.state === 'failed' ? `it could not be loaded: ${served.error}` : 'served'}`,
+      );
+      return { file, restartRequired: false };
     },
 
-    'profiles.remove': ({ name }) => ({ removed: profiles.remove(name) }),
+    'profiles.remove': ({ name }, caller) => {
+      const removed = profiles.remove(name);
+      // A removed profile is no longer served (a built-in one with the same name is served again only once enabled).
+      if (removed && c.apis.disable(name)) log.info(`API ${name} removed by ${caller.by}: new calls to it are refused`);
+      return { removed };
+    },
 
     'profiles.operations': ({ name, query }) => {
-      if (name && name !== activeProfile) throw new AirlockError('usage', `profile '${name}' is not the active one; its operations are listed once it is`);
+      const served = servedApi(name);
       const needle = query?.trim().toLowerCase();
-      return c.api.catalogue.operations
+      return served.api.catalogue.operations
         .filter((op) => !needle || `${op.id} ${op.call} ${op.method} ${op.path} ${op.summary ?? ''}`.toLowerCase().includes(needle))
-        .map(operationView);
+        .map((op) => operationView(served, op));
     },
 
-    'profiles.inspect': async ({ spec, allowExternalRefs }) => {
-      for (const entry of allowExternalRefs ?? []) {
-        const problem = checkAllowEntry(entry);
-        if (problem) throw new AirlockError('usage', `allowExternalRefs: ${JSON.stringify(entry)} ${problem}`);
-      }
-      if (!isUrl(spec) && !isAbsolute(spec)) throw new AirlockError('usage', `"${spec}" is neither an http(s) URL nor an absolute file path`);
-      const loaded = await loadApiDocument(spec, {
-        cacheDir: c.info.paths.specCache,
-        refresh: true,
-        logger: log.child('spec'),
-        ...(allowExternalRefs ? { allowExternalRefs } : {}),
-      });
-      const catalogue = buildCatalogue(loaded.document, loaded.refNames);
-      return {
-        title: catalogue.title,
-        version: catalogue.version,
-        operations: catalogue.operations.length,
-        mutations: catalogue.operations.filter((op) => op.mutation).length,
-        servers: catalogue.servers,
-        auth: formatAuthScheme(inferAuthScheme(catalogue.securitySchemes, loaded.document.security)),
-        warnings: catalogue.warnings,
-        fromCache: loaded.origin.fromCache === true,
-        loadMs: Math.round(loaded.loadMs),
-      };
-    },
+    'profiles.inspect': ({ spec, allowExternalRefs }) =>
+      inspectDocument(spec, { cacheDir: c.info.paths.specCache, logger: log, ...(allowExternalRefs ? { allowExternalRefs } : {}) }),
 
-    'profiles.setOperationPolicy': async ({ operationId, policy }, caller) => {
-      const op = c.api.catalogue.operations.find((o) => o.id === operationId);
-      if (!op) throw new AirlockError('not_found', `no operation '${operationId}' in ${c.api.catalogue.title}`, { hint: 'see profiles.operations' });
-      const profile = c.api.profile;
+    'profiles.setOperationPolicy': async ({ operationId, policy, profile: name }, caller) => {
+      const served = servedApi(name);
+      const op = served.api.catalogue.operations.find((o) => o.id === operationId);
+      if (!op) throw new AirlockError('not_found', `no operation '${operationId}' in ${served.api.catalogue.title}`, { hint: 'see profiles.operations' });
+      const profile = served.api.profile;
       const change = (policies: Record<string, MutationPolicy>) => {
         if (policy === null) delete policies[operationId];
         else policies[operationId] = policy;
@@ -150,7 +164,7 @@ export function createProfileHandlers(
         `operation ${operationId}: policy ${policy ?? `the profile's (${profile.policy})`} (${caller.by})${saved ? '' : ', not saved (ad hoc profile)'}`,
       );
       c.hub.publish({ type: 'rules-changed' });
-      return { operation: operationView(op), saved };
+      return { operation: operationView(served, op), saved };
     },
   };
 }

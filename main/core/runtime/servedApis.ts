@@ -60,16 +60,20 @@ export class ServedApis {
   /** What disabled APIs opened: closed with the companion, so a run still using one is never cut off. */
   private readonly retired: OpenedApi[] = [];
   private readonly options: ServedApisOptions;
-  /** The API the command named (--profile, --spec): it gets AIRLOCK_API_KEY, and stands for "the API" where one is meant. */
-  private primaryName: string | undefined;
+  /**
+   * The API the command named (--profile, --spec), as the command named it: that very profile — not a later one of
+   * the same name, which may send elsewhere — gets AIRLOCK_API_KEY, and stands for "the API" where one is meant.
+   */
+  private primaryProfile: Profile | undefined;
+  private closed = false;
 
   constructor(options: ServedApisOptions) {
     this.options = options;
   }
 
   /** Starts serving these APIs; resolves when each has loaded or failed. */
-  async start(profiles: Profile[], primary?: string): Promise<void> {
-    this.primaryName = primary;
+  async start(profiles: Profile[], primary?: Profile): Promise<void> {
+    this.primaryProfile = primary;
     for (const p of profiles) this.add(p);
     await Promise.allSettled([...this.entries.values()].map((e) => e.loading));
   }
@@ -85,17 +89,23 @@ export class ServedApis {
     return e ? this.view(e) : undefined;
   }
 
-  /** The API meant where one is: the one the command named, else the first loaded. */
+  /** The API meant where one is: the one the command named, else the first loaded; undefined when none is. */
+  primaryOrNone(): OpenedApi | undefined {
+    const named = this.primaryProfile ? this.entries.get(this.primaryProfile.name) : undefined;
+    if (named?.opened && named.profile === this.primaryProfile) return named.opened;
+    return this.list().find((e) => e.opened)?.opened;
+  }
+
+  /** As primaryOrNone, for what needs one: refused (unavailable) when no API is served. */
   primary(): OpenedApi {
-    const named = this.primaryName ? this.entries.get(this.primaryName) : undefined;
-    if (named?.opened) return named.opened;
-    const first = this.list().find((e) => e.opened);
-    if (first?.opened) return first.opened;
+    const found = this.primaryOrNone();
+    if (found) return found;
     throw new AirlockError('unavailable', 'no API is served', { hint: 'enable one: `airlock apis enable demo`, or the APIs screen' });
   }
 
   /** Serves one more API (or serves it again with a changed profile); resolves when it is loaded or failed. */
   async enable(profile: Profile): Promise<ServedApi> {
+    if (this.closed) throw new AirlockError('unavailable', 'the companion is closing');
     this.retire(profile.name);
     const entry = this.add(profile);
     await entry.loading.catch(() => undefined);
@@ -113,7 +123,7 @@ export class ServedApis {
    * The client a run gets for a scope (absent: every served API that loaded). Waits for an API still loading;
    * a string says why there is none.
    */
-  async clientFor(scope: readonly string[] | undefined): Promise<RunClient | string> {
+  async clientFor(scope: readonly string[] | undefined, options: { defaultApi?: string } = {}): Promise<RunClient | string> {
     const wanted = scope ? scope.map((n) => ({ name: n, entry: this.find(n) })) : [...this.entries.values()].map((e) => ({ name: e.name, entry: e }));
     const missing = wanted.filter((w) => !w.entry).map((w) => w.name);
     if (missing.length > 0)
@@ -122,7 +132,13 @@ export class ServedApis {
     const failed: string[] = [];
     for (const w of wanted) {
       try {
-        opened.push(await w.entry!.loading);
+        const api = await w.entry!.loading;
+        // Disabled (or served again, changed) while it loaded: the run does not get what was disabled.
+        if (this.entries.get(w.entry!.name) !== w.entry) {
+          if (scope) return `not served: ${w.name}. The person running Airlock can enable it (\`airlock apis enable ${w.name}\`, or the APIs screen).`;
+          continue;
+        }
+        opened.push(api);
       } catch (error) {
         failed.push(`${w.name}: ${(error as AirlockError).line ?? (error as Error).message}`);
       }
@@ -143,11 +159,13 @@ export class ServedApis {
           clientNames: o.api.clientNames,
           ...(o.api.profile.alias ? { alias: o.api.profile.alias } : {}),
         })),
+      options.defaultApi ? { defaultApi: options.defaultApi } : {},
     );
   }
 
   async close(): Promise<void> {
-    for (const e of this.entries.values()) this.retire(e.name);
+    this.closed = true;
+    for (const e of [...this.entries.values()]) this.retire(e.name);
     const closing = this.retired.splice(0);
     await Promise.allSettled(closing.map((o) => o.close()));
   }
@@ -164,9 +182,14 @@ export class ServedApis {
     }
     const clash = identifierClash(profile.name, profile.alias, taken);
     const entry: Entry = { name: profile.name, id: apiIdentifier(profile.name), profile, state: 'loading', loading: Promise.resolve(undefined as never) };
-    entry.loading = clash ? Promise.reject(new AirlockError('config', clash)) : this.options.open(profile, { primary: profile.name === this.primaryName });
+    entry.loading = clash ? Promise.reject(new AirlockError('config', clash)) : this.options.open(profile, { primary: profile === this.primaryProfile });
     entry.loading.then(
       (opened) => {
+        if (this.closed) {
+          // Opened after the companion closed: closed at once.
+          void opened.close().catch(() => undefined);
+          return;
+        }
         if (this.entries.get(entry.name) !== entry) {
           // Disabled while it loaded: what it opened is closed with the companion.
           this.retired.push(opened);

@@ -45,7 +45,7 @@ export interface Logs {
   redact(text: string): string;
 }
 
-/** Where API keys live, and the key of the API meant where one is (the primary). */
+/** Where API keys live, and the key of the API meant where one is (the primary; with none, the store alone). */
 export interface Keys {
   readonly store: SecretStore;
   readonly credentials: Credentials;
@@ -100,7 +100,7 @@ export interface Services {
   logs: Logs;
   /** Every API served, each with its key and gate. */
   apis: ServedApis;
-  /** The API meant where one is: the one the command named, else the first served (screens not yet per API). */
+  /** The API meant where one is: the one the command named, else the first served. Throws when none is served. */
   readonly api: LoadedApi;
   keys: Keys;
   audit: AuditStore;

@@ -1,7 +1,6 @@
 // createControlHandlers merges every group into the whole control API: one
 // handler for each method of the contract, none more, and the two it defines
 // itself (status, sessions.list) answer as the contract says.
-import { ServedApis } from '../../../main/core/runtime/servedApis.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -20,6 +19,7 @@ import {
   airlockError,
   companionInfo,
   fakeKeys,
+  servedApisOf,
   fakeEngines,
   fakeGate,
   fakeRuns,
@@ -31,7 +31,7 @@ import {
 
 const T = { timeout: 10_000 };
 
-function setup(t: { after(fn: () => void): void }) {
+async function setup(t: { after(fn: () => void): void }) {
   const { dir, cleanup } = tempDir('airlock-control-handlers-');
   const audit = openAuditStore({ file: join(dir, 'audit.sqlite'), synchronous: 'normal' });
   t.after(() => {
@@ -43,7 +43,7 @@ function setup(t: { after(fn: () => void): void }) {
     info: companionInfo(dir),
     settings: liveSettings(dir),
     logs: testLogs(),
-    apis: new ServedApis({ open: () => Promise.reject(new Error('no API is opened in handler tests')), logger: testLogs().logger }),
+    apis: await servedApisOf(api),
     api,
     keys: fakeKeys(createMemoryStore()),
     audit,
@@ -58,15 +58,15 @@ function setup(t: { after(fn: () => void): void }) {
   return { services, handlers: createControlHandlers(services) };
 }
 
-test('createControlHandlers has a handler for every method of the contract, and no other', T, (t) => {
-  const { handlers } = setup(t);
+test('createControlHandlers has a handler for every method of the contract, and no other', T, async (t) => {
+  const { handlers } = await setup(t);
   assert.deepEqual(Object.keys(handlers).sort(), [...CONTROL_METHOD_NAMES].sort());
   assert.deepEqual(Object.keys(handlers).sort(), Object.keys(controlContract).sort());
   for (const [method, handler] of Object.entries(handlers)) assert.equal(typeof handler, 'function', method);
 });
 
 test('status and sessions.list answer from the services, as the contract says', T, async (t) => {
-  const s = setup(t);
+  const s = await setup(t);
   assert.deepEqual(await invoke(s.handlers, 'sessions.list', {}), []);
   s.services.sessions.open({ key: 'stdio:7', transport: 'stdio', clientName: 'codex' });
   assert.deepEqual(
@@ -80,7 +80,7 @@ test('status and sessions.list answer from the services, as the contract says', 
 });
 
 test('the merged handlers are the groups built from the same services', T, async (t) => {
-  const s = setup(t);
+  const s = await setup(t);
   // A key set through the whole API is in the store the services hold; a host without a web UI says so.
   await invoke(s.handlers, 'keys.set', { profile: 'shop', secret: 'sk-test-0123456789' });
   assert.equal(await s.services.keys.store.get('shop'), 'sk-test-0123456789');

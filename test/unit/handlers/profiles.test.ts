@@ -14,11 +14,11 @@ import { ProfileStore } from '../../../main/core/profiles/profileStore.ts';
 import type { Profile } from '../../../main/core/profiles/profile.ts';
 import { createProfileHandlers, type ProfileHandlerServices } from '../../../main/core/runtime/profileHandlers.ts';
 import { tempDir } from '../../helpers/paths.ts';
-import { airlockError, companionInfo, fakeGate, invoke, logged, SHOP_DOCUMENT, shopApi, shopProfile, testLogs } from '../../helpers/handlerServices.ts';
+import { airlockError, companionInfo, invoke, logged, servedApisOf, SHOP_DOCUMENT, shopApi, shopProfile, testLogs } from '../../helpers/handlerServices.ts';
 
 const T = { timeout: 15_000 };
 
-function setup(t: { after(fn: () => void): void }, profile: Profile = shopProfile()) {
+async function setup(t: { after(fn: () => void): void }, profile: Profile = shopProfile()) {
   const { dir, cleanup } = tempDir('airlock-profile-handlers-');
   t.after(cleanup);
   const info = companionInfo(dir);
@@ -26,7 +26,7 @@ function setup(t: { after(fn: () => void): void }, profile: Profile = shopProfil
   const hub = new EventHub();
   const events: ControlEvent[] = [];
   hub.subscribe({ send: (batch) => void events.push(...batch) });
-  const services: ProfileHandlerServices = { info, api, gate: fakeGate(api), logs: testLogs(), hub };
+  const services: ProfileHandlerServices = { info, api, apis: await servedApisOf(api), logs: testLogs(), hub };
   const store = new ProfileStore(info.paths.profiles);
   /** The events published so far (the hub batches; this delivers them now). */
   const published = () => {
@@ -37,7 +37,7 @@ function setup(t: { after(fn: () => void): void }, profile: Profile = shopProfil
 }
 
 test("profiles.operations lists the active profile's operations with the policy that applies and where it comes from", T, async (t) => {
-  const s = setup(t, shopProfile({ operationPolicies: { 'products.list': 'deny' } }));
+  const s = await setup(t, shopProfile({ operationPolicies: { 'products.list': 'deny' } }));
   const ops = await invoke(s.handlers, 'profiles.operations', {});
   const view = Object.fromEntries(ops.map((o) => [o.operationId, [o.method, o.mutation, o.policy, o.policySource]]));
   assert.deepEqual(view, {
@@ -55,7 +55,7 @@ test("profiles.operations lists the active profile's operations with the policy 
 });
 
 test('profiles.operations filters by a query over id, method, path and summary, ignoring case', T, async (t) => {
-  const s = setup(t);
+  const s = await setup(t);
   const ids = async (query: string) => (await invoke(s.handlers, 'profiles.operations', { query })).map((o) => o.operationId);
   assert.deepEqual(await ids('ORDERS.'), ['orders.list', 'orders.create', 'orders.delete']);
   assert.deepEqual(await ids('cancel'), ['orders.delete'], 'the summary');
@@ -65,14 +65,17 @@ test('profiles.operations filters by a query over id, method, path and summary, 
   assert.deepEqual(await ids('no such thing'), []);
 });
 
-test("profiles.operations refuses another profile's name, and accepts the active one's", T, async (t) => {
-  const s = setup(t);
-  await assert.rejects(invoke(s.handlers, 'profiles.operations', { name: 'github' }), airlockError('usage', /'github' is not the active one/));
+test("profiles.operations refuses an API that is not served, and accepts a served one's name", T, async (t) => {
+  const s = await setup(t);
+  await assert.rejects(
+    invoke(s.handlers, 'profiles.operations', { name: 'github' }),
+    airlockError('usage', /API 'github' is not served; its operations are listed once it is/),
+  );
   assert.equal((await invoke(s.handlers, 'profiles.operations', { name: 'shop' })).length, 5);
 });
 
 test('setOperationPolicy applies to the next call, is saved with the profile, and tells every window the rules changed', T, async (t) => {
-  const s = setup(t);
+  const s = await setup(t);
   // The gate holds the profile's map from its start (gateContext.ts): the change must land in that very map.
   const gateReads = (s.api.profile.operationPolicies ??= {});
   const result = await invoke(s.handlers, 'profiles.setOperationPolicy', { operationId: 'orders.create', policy: 'allow' });
@@ -94,7 +97,7 @@ test('setOperationPolicy applies to the next call, is saved with the profile, an
 });
 
 test('setOperationPolicy of an unknown operation is not found, changes nothing and tells no one', T, async (t) => {
-  const s = setup(t);
+  const s = await setup(t);
   await assert.rejects(
     invoke(s.handlers, 'profiles.setOperationPolicy', { operationId: 'orders.explode', policy: 'deny' }),
     airlockError('not_found', /orders\.explode/),
@@ -105,7 +108,7 @@ test('setOperationPolicy of an unknown operation is not found, changes nothing a
 });
 
 test('an ad hoc profile (--spec) keeps the policy until the companion stops: applied and announced, not saved', T, async (t) => {
-  const s = setup(t, shopProfile({ origin: 'adhoc' }));
+  const s = await setup(t, shopProfile({ origin: 'adhoc' }));
   const result = await invoke(s.handlers, 'profiles.setOperationPolicy', { operationId: 'orders.delete', policy: 'deny' });
   assert.equal(result.saved, false);
   assert.equal(s.api.profile.operationPolicies?.['orders.delete'], 'deny');
@@ -115,7 +118,7 @@ test('an ad hoc profile (--spec) keeps the policy until the companion stops: app
 });
 
 test('a policy that cannot be saved is refused, and is not left in effect', T, async (t) => {
-  const s = setup(t);
+  const s = await setup(t);
   // The profiles directory cannot be created: a file is in its place.
   writeFileSync(s.info.paths.profiles, 'not a directory');
   await assert.rejects(invoke(s.handlers, 'profiles.setOperationPolicy', { operationId: 'orders.delete', policy: 'allow' }));
@@ -124,7 +127,7 @@ test('a policy that cannot be saved is refused, and is not left in effect', T, a
 });
 
 test('profiles.save refuses a name already taken — saved, built-in or running — unless it is to replace it', T, async (t) => {
-  const s = setup(t, shopProfile({ name: 'adhoc-shop', origin: 'adhoc' }));
+  const s = await setup(t, shopProfile({ name: 'adhoc-shop', origin: 'adhoc' }));
   const spec = 'https://api.example.test/openapi.json';
   const first = await invoke(s.handlers, 'profiles.save', { name: 'billing', spec });
   assert.equal(first.file, s.store.fileOf('billing'));
@@ -150,13 +153,18 @@ test('profiles.save refuses a name already taken — saved, built-in or running 
   assert.equal(replaced.restartRequired, false);
   assert.equal(s.store.get('billing').spec, 'https://other.example.test/openapi.json');
   assert.equal(s.store.get('billing').policy, 'deny');
-  assert.match(logged(s.services.logs, 'info').at(-1)!, /profile billing replaced \(saved\) by alice via test/);
-  // Replacing the running profile takes a restart to use.
-  assert.equal((await invoke(s.handlers, 'profiles.save', { name: 'adhoc-shop', spec, replace: true })).restartRequired, true);
+  assert.ok(logged(s.services.logs, 'info').some((line) => /profile billing replaced \(saved\) by alice via test/.test(line)));
+  assert.match(
+    logged(s.services.logs, 'info').at(-1)!,
+    /API billing served again as saved by alice via test: it could not be loaded: no network in handler tests/,
+  );
+  // Replacing the running profile serves it again as saved: no restart.
+  assert.equal((await invoke(s.handlers, 'profiles.save', { name: 'adhoc-shop', spec, replace: true })).restartRequired, false);
+  assert.equal(s.services.apis.get('adhoc-shop')?.profile.origin, 'file', 'served as saved');
 });
 
 test('profiles.save writes the fields given, with the defaults for the rest, and refuses a bad auth scheme', T, async (t) => {
-  const s = setup(t);
+  const s = await setup(t);
   await invoke(s.handlers, 'profiles.save', {
     name: 'crm',
     spec: 'https://crm.example.test/openapi.yaml',
@@ -170,6 +178,7 @@ test('profiles.save writes the fields given, with the defaults for the rest, and
     spec: 'https://crm.example.test/openapi.yaml',
     auth: 'header:X-Api-Key',
     alias: 'crm',
+    enabled: true,
     policy: 'ask',
     readOnly: false,
     allowPrivateNetwork: false,
@@ -184,7 +193,7 @@ test('profiles.save writes the fields given, with the defaults for the rest, and
 });
 
 test('profiles.list shows the built-in and saved profiles, the active one always, and a broken file with its error', T, async (t) => {
-  const s = setup(t, shopProfile({ origin: 'adhoc' }));
+  const s = await setup(t, shopProfile({ origin: 'adhoc' }));
   await invoke(s.handlers, 'profiles.save', { name: 'billing', spec: 'https://api.example.test/openapi.json' });
   mkdirSync(s.info.paths.profiles, { recursive: true });
   writeFileSync(join(s.info.paths.profiles, 'broken.json'), '{ nope');
@@ -200,7 +209,7 @@ test('profiles.list shows the built-in and saved profiles, the active one always
 });
 
 test('profiles.remove removes a saved profile once', T, async (t) => {
-  const s = setup(t);
+  const s = await setup(t);
   await invoke(s.handlers, 'profiles.save', { name: 'billing', spec: 'https://api.example.test/openapi.json' });
   assert.deepEqual(await invoke(s.handlers, 'profiles.remove', { name: 'billing' }), { removed: true });
   assert.equal(existsSync(s.store.fileOf('billing')), false);
@@ -209,7 +218,7 @@ test('profiles.remove removes a saved profile once', T, async (t) => {
 });
 
 test('profiles.inspect says what a document holds, and refuses a relative path or a bad allowExternalRefs entry', T, async (t) => {
-  const s = setup(t);
+  const s = await setup(t);
   const file = join(s.dir, 'shop.json');
   writeFileSync(file, JSON.stringify(SHOP_DOCUMENT));
   const summary = await invoke(s.handlers, 'profiles.inspect', { spec: file });

@@ -12,19 +12,33 @@ import { SessionRegistry } from '../../../main/core/mcp/sessionRegistry.ts';
 import { createMemoryStore } from '../../../main/core/secrets/memoryStore.ts';
 import { statusSchema } from '../../../contract/status.ts';
 import { tempDir } from '../../helpers/paths.ts';
-import { companionInfo, fakeCredentials, fakeEngines, fakeKeys, fakeRuns, liveSettings, mutationRequest, shopApi } from '../../helpers/handlerServices.ts';
+import {
+  companionInfo,
+  fakeCredentials,
+  fakeEngines,
+  fakeKeys,
+  servedApisOf,
+  fakeRuns,
+  liveSettings,
+  mutationRequest,
+  shopApi,
+} from '../../helpers/handlerServices.ts';
 
 const T = { timeout: 10_000 };
 const MCP_URL = 'http://127.0.0.1:43121/mcp';
 
-function setup(t: { after(fn: () => void): void }, host: Host = {}, engine: Parameters<typeof fakeEngines>[0] = { engine: 'quickjs', network: 'executor' }) {
+async function setup(
+  t: { after(fn: () => void): void },
+  host: Host = {},
+  engine: Parameters<typeof fakeEngines>[0] = { engine: 'quickjs', network: 'executor' },
+) {
   const { dir, cleanup } = tempDir('airlock-status-');
   t.after(cleanup);
   const broker = new ApprovalBroker({ timeoutMs: 600_000, approversAvailable: () => true, noApproverMessage: 'no one to ask', grants: new GrantStore() });
   const source: ViewSource = {
     info: companionInfo(dir, new Date(Date.now() - 90_000)),
     settings: liveSettings(dir),
-    api: shopApi(),
+    apis: await servedApisOf(shopApi()),
     engines: fakeEngines(engine),
     runs: fakeRuns(6),
     broker,
@@ -52,43 +66,43 @@ function withArgs<T>(args: string[], fn: () => T): T {
   }
 }
 
-test('status reports the engine state in effect: engine, egress, boundary, and the banner only when there is one', T, (t) => {
-  const bounded = setup(t).status();
+test('status reports the engine state in effect: engine, egress, boundary, and the banner only when there is one', T, async (t) => {
+  const bounded = (await setup(t)).status();
   assert.equal(bounded.engine, 'quickjs');
   assert.equal(bounded.egress, 'executor');
   assert.equal(bounded.boundary, 'quickjs with egress executor (test)');
   assert.ok(!('banner' in bounded));
 
-  const s = setup(t, {}, { engine: 'node', network: 'none', banner: 'WARNING: unbounded' });
+  const s = await setup(t, {}, { engine: 'node', network: 'none', banner: 'WARNING: unbounded' });
   const status = s.status();
   assert.deepEqual([status.engine, status.egress, status.banner], ['node', 'none', 'WARNING: unbounded']);
 });
 
 test('status reads the engine when asked: a switch shows at the next status', T, async (t) => {
-  const s = setup(t);
+  const s = await setup(t);
   await s.source.engines.switchTo({ engine: 'deno', network: 'wrapper' });
   assert.deepEqual([s.status().engine, s.status().egress], ['deno', 'wrapper']);
 });
 
-test('endpoints.http and its token file only when the host serves MCP over HTTP', T, (t) => {
-  const none = setup(t).status();
+test('endpoints.http and its token file only when the host serves MCP over HTTP', T, async (t) => {
+  const none = (await setup(t)).status();
   assert.deepEqual(Object.keys(none.endpoints), ['stdio']);
-  const notYet = setup(t, { mcpUrl: () => undefined }).status();
+  const notYet = (await setup(t, { mcpUrl: () => undefined })).status();
   assert.deepEqual(Object.keys(notYet.endpoints), ['stdio']);
-  const s = setup(t, { mcpUrl: () => MCP_URL });
+  const s = await setup(t, { mcpUrl: () => MCP_URL });
   const served = s.status();
   assert.equal(served.endpoints.http, MCP_URL);
   assert.equal(served.endpoints.tokenFile, s.source.info.paths.mcpToken);
   assert.match(served.endpoints.stdio, /stdio/);
 });
 
-test('desktop only in the desktop app, and the start command only outside it', T, (t) => {
-  const headless = setup(t, { mcpUrl: () => MCP_URL });
+test('desktop only in the desktop app, and the start command only outside it', T, async (t) => {
+  const headless = await setup(t, { mcpUrl: () => MCP_URL });
   const status = withArgs(['serve', '--port', '0', '--ui'], () => headless.status());
   assert.equal(status.desktop, undefined);
   assert.equal(status.startCommand, 'airlock serve --ui --port 43121', 'the same flags, pinned to the port it got');
 
-  const desktop = setup(t, { mcpUrl: () => MCP_URL, desktop: () => ({ notifications: 'unsupported', detail: 'no notification daemon' }) });
+  const desktop = await setup(t, { mcpUrl: () => MCP_URL, desktop: () => ({ notifications: 'unsupported', detail: 'no notification daemon' }) });
   const app = withArgs(['serve', '--port', '0'], () => desktop.status());
   assert.deepEqual(app.desktop, { notifications: 'unsupported', detail: 'no notification daemon' });
   assert.ok(!('startCommand' in app));
@@ -98,7 +112,7 @@ test('desktop only in the desktop app, and the start command only outside it', T
 });
 
 test('status counts what is waiting and running, and shows the profile, the API and the key without the key', T, async (t) => {
-  const s = setup(t);
+  const s = await setup(t);
   s.source.settings.values.killSwitch = true;
   s.source.sessions.open({ key: 'http:s1', transport: 'http', sessionId: 's1', clientName: 'claude-code' });
   const release = await s.source.runs.caps.acquire('http:s1');
