@@ -64,7 +64,7 @@ export const controlContract = {
   'approvals.answered': { input: z.object({ limit: z.number().int().min(1).max(200).optional() }).strict(), output: z.array(answeredSchema) },
 
   /** The active profile's operations with their policy, the grants covering each, what is in effect, and hit counts from the audit. */
-  'rules.list': { input: empty, output: rulesViewSchema },
+  'rules.list': { input: z.object({ profile: profileName.optional() }).strict(), output: rulesViewSchema },
 
   'grants.list': { input: empty, output: z.array(grantSchema) },
   'grants.revoke': { input: z.object({ id: z.string().max(100) }).strict(), output: z.object({ revoked: z.boolean() }) },

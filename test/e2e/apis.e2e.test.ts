@@ -1,8 +1,11 @@
 // The APIs screen as a person uses it: a broken document is reported with
-// where it breaks; a good one is read (title, operations) and saved as a
-// profile; a name that is taken is never silently overwritten (the form asks,
-// the core refuses without the confirmation); an operation's policy set here
-// applies to the next call.
+// where it breaks; a good one is read (title, operations), saved as a profile
+// and served at once (no restart); a name that is taken is never silently
+// overwritten (the form asks, the core refuses without the confirmation); an
+// API is switched off and on with the keyboard, and a client sees it at once
+// (the screen follows a change made elsewhere too); an operation's policy set
+// here applies to the next call. Once the saved API is served, the session
+// (unscoped) sees several APIs: each is reached by its own name.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -10,6 +13,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { AxeBuilder } from '@axe-core/playwright';
 import { execute } from '../helpers/mcpClients.ts';
+import { controlClient } from '../helpers/control.ts';
 import { startUiFixture, type UiFixture, signedInPage, nav, chromiumMissing } from '../helpers/browser.ts';
 import { directorySpec } from '../helpers/paths.ts';
 
@@ -19,7 +23,9 @@ let page: Page;
 
 before(async () => {
   if (skip) return;
-  fx = await startUiFixture([], 'e2e-apis');
+  // Keys in a file, not the machine's keychain: nothing here is about where keys live, and a machine without a
+  // keychain must not change what these tests see (do-local, served once saved, sends a bearer key).
+  fx = await startUiFixture(['--secret-store', 'file'], 'e2e-apis');
   page = await signedInPage(fx.browser, fx.dataDir);
   await nav(page, 'APIs').click();
   await page.getByRole('heading', { name: 'APIs', level: 1 }).waitFor();
@@ -28,6 +34,24 @@ before(async () => {
 after(async () => {
   await fx?.close();
 });
+
+/** One API's card on the screen, found by its name. */
+const card = (name: string) => page.getByRole('region', { name, exact: true });
+const serveSwitch = (name: string) => card(name).getByRole('switch', { name: `Serve ${name}` });
+/** Waits (with a deadline) until the API's switch says on or off. */
+const switchedTo = (name: string, on: boolean) => card(name).locator(`[role="switch"][aria-checked="${on}"]`).waitFor({ timeout: 15_000 });
+
+/** Serious or critical axe violations, in light and then dark. */
+async function axeProblems(): Promise<string[]> {
+  const problems: string[] = [];
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const results = await new AxeBuilder({ page }).analyze();
+    problems.push(...results.violations.map((v) => `${scheme}: ${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`));
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  return problems;
+}
 
 test('a broken document says where it breaks; a good one is read and saved as a profile', { skip, timeout: 60_000 }, async () => {
   const form = page.getByRole('form', { name: 'Add an API' });
@@ -49,11 +73,19 @@ test('a broken document says where it breaks; a good one is read and saved as a 
   assert.equal(await form.getByLabel('Auth scheme').inputValue(), 'bearer');
   await form.getByLabel('Profile name').fill('do-local');
   await form.getByRole('button', { name: 'Save profile' }).click();
-  await page
-    .getByRole('status')
-    .filter({ hasText: /Profile do-local saved: .*do-local\.json/ })
-    .waitFor({ timeout: 10_000 });
+  const saved = page.getByRole('status').filter({ hasText: /Profile do-local saved: .*do-local\.json/ });
+  await saved.waitFor({ timeout: 10_000 });
+  // Served at once: no restart, no --profile.
+  assert.match(await saved.innerText(), /It is switched on/);
+  assert.doesNotMatch(await saved.innerText(), /restart|--profile/i);
   await page.getByRole('heading', { name: 'do-local', level: 2 }).waitFor();
+  assert.equal(await serveSwitch('do-local').getAttribute('aria-checked'), 'true');
+  await card('do-local')
+    .getByText(/^Served: \d+ operations \(DigitalOcean API\)$/)
+    .waitFor({ timeout: 20_000 });
+  // Not a name a script can use: the one it is reached by is said.
+  assert.match(await card('do-local').locator('dt:text-is("In scripts") + dd').innerText(), /^do_local \(do-local is not a name a script can use\)/);
+  assert.equal(await card('demo').locator('dt:text-is("In scripts")').count(), 0, 'demo is reached by its name');
 });
 
 test('a name that is taken is refused or confirmed, never silently overwritten', { skip, timeout: 60_000 }, async () => {
@@ -83,9 +115,9 @@ test('a name that is taken is refused or confirmed, never silently overwritten',
   await warning.waitFor();
   assert.match((await name.getAttribute('aria-describedby')) ?? '', /add-name-taken/);
   assert.equal(await form.getByRole('button', { name: 'Save profile' }).isDisabled(), true, 'not without a confirmation');
-  // A built-in name and the running one say so too.
+  // A built-in name says so too.
   await name.fill('demo');
-  await form.getByText(/demo is a built-in profile|demo is the profile Airlock is running with/).waitFor();
+  await form.getByText(/demo is a built-in profile/).waitFor();
   // A name that is not allowed is said next to the field.
   await name.fill('Bad Name');
   await form.getByText('Use lowercase letters, digits, - and _ (at most 40), starting with a letter or digit.').waitFor();
@@ -112,19 +144,71 @@ test('a name that is taken is refused or confirmed, never silently overwritten',
   assert.equal((JSON.parse(readFileSync(file, 'utf8')) as { policy: string }).policy, 'deny');
 });
 
-test("an operation's policy set on the screen applies to the next call", { skip, timeout: 60_000 }, async () => {
-  const list = 'const r = await api.events.list({ query: { limit: 1 } }); return r.error ? "refused" : r.status;';
+test(
+  'an API is switched off and on with the keyboard; a client sees it at once, and the screen follows a change made elsewhere',
+  { skip, timeout: 90_000 },
+  async () => {
+    // The session sees every API served (demo and do-local): each by its own name.
+    const list = 'const r = await demo.events.list({ query: { limit: 1 } }); return r.error ? "refused" : r.status;';
+    assert.equal((await execute(fx.client, list)).text, '200');
+    const demo = serveSwitch('demo');
+    assert.equal(await demo.getAttribute('aria-checked'), 'true');
+
+    // Off, with the keyboard: focus the switch and press Space.
+    await demo.focus();
+    await page.keyboard.press('Space');
+    await switchedTo('demo', false);
+    await page.getByRole('status').filter({ hasText: 'demo is off: new calls to it are refused' }).waitFor({ timeout: 15_000 });
+    await card('demo').getByText('Off: not served').waitFor();
+    assert.equal(await demo.evaluate((el) => el === el.ownerDocument.activeElement), true, 'the focus stays on the switch');
+    assert.equal(await card('demo').getByRole('table').count(), 0, 'no operations table for an API that is off');
+    const off = await execute(fx.client, list);
+    assert.notEqual(off.text, '200', 'a call to demo is refused once it is off');
+    assert.match(off.text, /demo/);
+    // Saved in its profile: the companion says it is off.
+    const control = controlClient(fx.dataDir, fx.server.url);
+    assert.equal((await control.call('apis.list', {})).find((a) => a.name === 'demo')?.enabled, false);
+
+    // On again, with Enter.
+    await page.keyboard.press('Enter');
+    await switchedTo('demo', true);
+    await card('demo')
+      .getByText(/^Served: \d+ operations/)
+      .waitFor({ timeout: 15_000 });
+    await page
+      .getByRole('status')
+      .filter({ hasText: /demo is served \(\d+ operations\): scripts reach it as demo/ })
+      .waitFor();
+    assert.equal((await execute(fx.client, list)).text, '200');
+
+    // Switched off elsewhere (the CLI, another window): the screen follows, with no reload.
+    await control.call('apis.disable', { name: 'do-local' });
+    await switchedTo('do-local', false);
+    await card('do-local').getByText('Off: not served').waitFor();
+    await control.call('apis.enable', { name: 'do-local' });
+    await switchedTo('do-local', true);
+    await card('do-local')
+      .getByText(/^Served: \d+ operations/)
+      .waitFor({ timeout: 20_000 });
+    assert.deepEqual(await axeProblems(), []);
+  },
+);
+
+test("an operation's policy set on the screen applies to the next call, for the API it belongs to", { skip, timeout: 60_000 }, async () => {
+  // Several APIs are served (demo and do-local): the script names the one it calls.
+  const list = 'const r = await demo.events.list({ query: { limit: 1 } }); return r.error ? "refused" : r.status;';
   assert.equal((await execute(fx.client, list)).text, '200');
-  await page.getByLabel('Search operations').fill('events.list');
-  const select = page.getByLabel('Policy for events.list');
+  const demo = card('demo');
+  await demo.getByLabel('Search operations').fill('events.list');
+  const select = demo.getByLabel('Policy for events.list');
   await select.selectOption('deny');
-  await page
+  await demo
     .getByRole('status')
-    .filter({ hasText: /events\.list: deny, from the next call/ })
+    .filter({ hasText: /In demo, events\.list: deny, from the next call/ })
     .waitFor({ timeout: 10_000 });
   assert.equal((await execute(fx.client, list)).text, 'refused');
   await select.selectOption('');
-  await page
+  await demo
     .getByRole('status')
     .filter({ hasText: /events\.list: the profile's/ })
     .waitFor({ timeout: 10_000 });

@@ -2,15 +2,21 @@
 // checklist ticks each step as it is done (a client connects, the key is
 // stored, a first call runs); the HTTP URL is copied with how to pass the
 // token (never the token); an API that sends no key says so even with a key
-// stored; a missing keychain and a plaintext key file are said in plain
-// words; the kill switch is in the shell on every screen; and a banner says
-// the companion is not answering, on every screen, and goes by itself.
+// stored; the APIs served are listed, each with its state (still loading,
+// failed and why, ready), and none served is said with the way to the APIs
+// screen; the key step names the APIs that need a key and have none; a
+// missing keychain and a plaintext key file are said in plain words; the
+// kill switch is in the shell on every screen; and a banner says the
+// companion is not answering, on every screen, and goes by itself.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { AxeBuilder } from '@axe-core/playwright';
-import { startEchoApi, writeEchoSpec } from '../helpers/echoApi.ts';
+import { echoDocument, startEchoApi, writeEchoSpec } from '../helpers/echoApi.ts';
 import { runCli, serve, type Running } from '../helpers/processes.ts';
 import { httpClient, execute } from '../helpers/mcpClients.ts';
 import { controlClient } from '../helpers/control.ts';
@@ -128,6 +134,82 @@ test('an API that sends no key says so, even with a key stored for its profile',
   await page.getByText(/not sent: this API sends no key/).waitFor();
   assert.equal(await page.getByLabel('New API key for custom').count(), 0, 'no field for a key that would not be sent');
 });
+
+test(
+  'the APIs served are listed with their state: still loading, failed and why, ready; none served is said, with the way to APIs',
+  { skip, timeout: 120_000 },
+  async (t) => {
+    const { dir, echo, server, browser } = await setup(t, ['--auth', 'none', '--secret-store', 'file']);
+    const control = controlClient(dir, server.url);
+    // A document server that holds its answer until released: the API it serves stays loading meanwhile.
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const docs = createServer((_req, res) => {
+      void released.then(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(echoDocument(echo.url))));
+    });
+    await new Promise<void>((r) => docs.listen(0, '127.0.0.1', r));
+    t.after(() => {
+      release();
+      docs.closeAllConnections();
+      docs.close();
+    });
+    const page = await signedInPage(browser, dir);
+    const region = page.getByRole('region', { name: 'APIs served' });
+    const item = (text: RegExp) => region.getByRole('listitem').filter({ hasText: text });
+    await item(/^custom: Echo, \d+ operations at http:\/\/127\.0\.0\.1:\d+\/v1\.$/).waitFor({ timeout: 15_000 });
+    assert.match(await step(page, 'Add the API key').innerText(), /Not needed: this API sends no key/);
+
+    // A second API, whose document takes its time: said to be loading, on the screen already open.
+    const saving = control.call('profiles.save', {
+      name: 'slow',
+      spec: `http://127.0.0.1:${(docs.address() as AddressInfo).port}/openapi.json`,
+      auth: 'header:x-api-key',
+    });
+    await item(/^slow: still loading: calls to it wait until it is ready\.$/).waitFor({ timeout: 15_000 });
+    await region.getByText('slow is still loading.').waitFor();
+    assert.deepEqual(await axeProblems(page, 'Overview, an API loading'), []);
+    release();
+    await saving;
+    await item(/^slow: Echo, \d+ operations/).waitFor({ timeout: 15_000 });
+    await region.getByText('slow is still loading.').waitFor({ state: 'detached' });
+    // The key step names the API that needs a key and has none (custom sends none).
+    await stepState(page, 'Add the API key', 'To do');
+    assert.match(await step(page, 'Add the API key').innerText(), /slow needs a key \(in the x-api-key header\)\. Add it on the APIs screen/);
+    assert.match(await fact(page, 'API keys').innerText(), /custom: sends no key\s+slow: no key yet/);
+
+    // A broken document: failed, with the reason, where the person looks first.
+    const broken = join(dir, 'broken.yaml');
+    writeFileSync(broken, 'openapi: 3.1.0\ninfo:\n  title: Broken\n   version: 1\npaths: {}\n');
+    await control.call('profiles.save', { name: 'broken', spec: broken });
+    await item(/^broken: failed to load: .*line 3, column 10.*\. Calls to it are refused\.$/).waitFor({ timeout: 15_000 });
+    await region.getByText('broken could not be loaded: see why, and fix it, on the APIs screen.').waitFor();
+    assert.deepEqual(await axeProblems(page, 'Overview, an API failed'), []);
+
+    // The key, on APIs; back on the Overview the step is done.
+    await step(page, 'Add the API key').getByRole('link', { name: 'Go to APIs' }).click();
+    await page.getByLabel('New API key for slow').fill(KEY);
+    await page.getByRole('button', { name: 'Store key for slow' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /Key for slow stored/ })
+      .waitFor();
+    await nav(page, 'Overview').click();
+    await stepState(page, 'Add the API key', 'Done');
+    assert.match(await step(page, 'Add the API key').innerText(), /Every API that sends a key has one: slow \(sha256:[0-9a-f]{12}\)/);
+
+    // Every API switched off: said plainly, with the way to the APIs screen; the rest of the Overview stays.
+    for (const name of ['broken', 'custom', 'slow']) await control.call('apis.disable', { name });
+    await region.getByText('No API is served: clients can connect, but have nothing to call.', { exact: false }).waitFor({ timeout: 15_000 });
+    assert.equal(await region.getByRole('link', { name: 'Go to APIs' }).getAttribute('href'), '#/apis');
+    assert.match(await step(page, 'Add the API key').innerText(), /No API is served yet/);
+    await fact(page, 'MCP over stdio').waitFor();
+    assert.deepEqual(await axeProblems(page, 'Overview, no API served'), []);
+    // On again: listed again.
+    await control.call('apis.enable', { name: 'slow' });
+    await item(/^slow: Echo, \d+ operations/).waitFor({ timeout: 15_000 });
+    assert.ok(!(await page.content()).includes(KEY));
+  },
+);
 
 // The keychain is made missing by taking away the D-Bus session, which only Linux's Secret Service needs (CI runs Linux).
 const linuxOnly = process.platform === 'linux' ? skip : 'the keychain is made missing by taking away the D-Bus session (Linux)';

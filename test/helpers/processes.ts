@@ -107,10 +107,14 @@ export interface Served extends Running {
   token: string;
 }
 
-/** `airlock serve --port 0` in a data dir; resolves once it says where it serves. */
+/**
+ * `airlock serve --port 0` in a data dir; resolves once it says where it serves and that its APIs are loaded
+ * (they load in the background: a test that acts on the data dir must not race the demo API creating its files).
+ */
 export async function serve(dataDir: string, args: string[] = [], env: Record<string, string | undefined> = {}): Promise<Served> {
   const running = runCli(['serve', '--port', '0', '--data-dir', dataDir, ...args], { env });
   const m = await running.waitFor(/serving .* on (http:\/\/[^\s]+)\/mcp/);
+  await running.waitFor(/APIs loaded: /);
   const token = readFileSync(join(dataDir, 'token'), 'utf8').trim();
   return { ...running, url: m[1]!, mcpUrl: `${m[1]}/mcp`, token };
 }

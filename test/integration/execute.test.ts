@@ -103,5 +103,5 @@ test('health and get_config describe the running server without secrets', async 
   const c = JSON.parse((config.content as { text: string }[])[0]!.text);
   assert.equal(c.limits.timeoutMs, 2000);
   const log = await client.callTool({ name: 'server_log', arguments: { grep: 'serving', limit: 5 } });
-  assert.match((log.content as { text: string }[])[0]!.text, /serving Airlock Demo Events API/);
+  assert.match((log.content as { text: string }[])[0]!.text, /serving the demo API on/);
 });

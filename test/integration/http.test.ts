@@ -144,7 +144,7 @@ test('server.json says where the server is; the MCP token file is private', () =
   assert.equal(info.pid, server.child.pid);
   assert.equal(info.url, server.url);
   assert.equal(info.mcpUrl, server.mcpUrl);
-  assert.equal(info.profile, 'demo');
+  assert.equal(info.profile, undefined, 'no API named by the command: it serves every enabled API');
   if (process.platform !== 'win32') assert.equal(statSync(join(dataDir, 'token')).mode & 0o777, 0o600);
 });
 

@@ -17,6 +17,17 @@ import { startEchoApi, writeEchoSpec, type EchoApi } from '../helpers/echoApi.ts
 import { CLI, NODE, ROOT, tempDir } from '../helpers/paths.ts';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+
+/** The promise, or a failure naming what did not come within the deadline. */
+async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no ${what} within ${ms} ms`)), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 import type { ControlClient } from '../../main/core/control/controlClient.ts';
 
 const KEY_A = 'sk_alpha_0123456789abcdefALPHA';
@@ -215,8 +226,13 @@ test('an API enabled while a client is connected is searched and called at its n
   assert.equal(refused.isError, true);
   assert.match(refused.text, /not served: beta\. The person running Airlock can enable it \(`airlock apis enable beta`/);
 
+  const described = (await all.listTools()).tools.find((x) => x.name === 'execute')!.description!;
+  assert.doesNotMatch(described, /`beta`/);
+  const told = new Promise<void>((resolve) => all.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
   const enabled = await fx.control.call('apis.enable', { name: 'beta' });
   assert.equal(enabled.state, 'ready');
+  await within(told, 20_000, 'notifications/tools/list_changed after an API was enabled');
+  assert.match((await all.listTools()).tools.find((x) => x.name === 'execute')!.description!, /`beta` \(Echo, 19 operations\)/);
   assert.equal((await searchText(all, 'list items', 'beta')).results[0]!.api, 'beta');
   assert.deepEqual(JSON.parse((await execute(onlyBeta, 'return (await api.items.list()).status;')).text), 200);
   assert.deepEqual(JSON.parse((await execute(all, 'return (await beta.items.list()).status;')).text), 200);

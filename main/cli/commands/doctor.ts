@@ -228,7 +228,7 @@ async function serverCheck(file: string, port: number): Promise<Check> {
   return {
     name: 'server',
     status: health === 'ok' ? 'ok' : 'fail',
-    detail: `running: pid ${info.pid}, ${info.mcpUrl}, profile ${info.profile}, /health ${health}`,
+    detail: `running: pid ${info.pid}, ${info.mcpUrl}, ${info.profile ? `profile ${info.profile}, ` : ''}/health ${health}`,
     data: { running: true, ...info, health },
   };
 }

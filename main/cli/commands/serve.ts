@@ -10,8 +10,10 @@ export async function serveCommand(ctx: CliContext): Promise<void> {
     await served.close();
   });
   // Announced only once a signal would shut it down cleanly.
-  const { info, api } = served.companion.services;
-  ctx.logger.info(`Airlock ${info.version} serving ${api.catalogue.title} on ${served.info.mcpUrl} (MCP token in ${info.paths.mcpToken})`);
+  const { info, apis } = served.companion.services;
+  const names = apis.list().map((a) => a.name);
+  const what = names.length === 0 ? 'no API yet' : names.length === 1 ? `the ${names[0]} API` : `${names.length} APIs (${names.join(', ')})`;
+  ctx.logger.info(`Airlock ${info.version} serving ${what} on ${served.info.mcpUrl} (MCP token in ${info.paths.mcpToken})`);
   void served.orphaned.then((why) => {
     ctx.logger.error(`${why}: no client can find this companion any more, so it exits`);
     void shutdown(1);

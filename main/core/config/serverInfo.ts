@@ -11,7 +11,8 @@ export interface ServerInfo {
   url: string;
   mcpUrl: string;
   version: string;
-  profile: string;
+  /** The API the command named, when it named one (the companion may serve several). */
+  profile?: string;
   startedAt: string;
 }
 

@@ -15,6 +15,7 @@ const NAMED = 12;
 
 /** "the client is `api` (or `demo`)" for one API; "each API is a client of its own name: `demo` (…, 7 operations), …" for several. */
 export function clientPhrase(apis: readonly ApiInReach[]): string {
+  if (apis.length === 0) return 'each API is a client of its own name (none is served to this session yet: the person running Airlock can enable one)';
   if (apis.length === 1) {
     const [first, ...others] = apis[0]!.clientNames;
     return `the client is \`${first ?? 'api'}\`${others.length > 0 ? ` (or ${others.map((n) => `\`${n}\``).join(', ')})` : ''}`;

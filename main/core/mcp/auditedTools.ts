@@ -59,9 +59,14 @@ export interface AuditedTools {
     name: string,
     config: ToolConfig<Shape>,
     handler: (args: ShapeOutput<Shape>, ctx: ToolContext) => Promise<ToolOutcome>,
-  ): void;
+  ): RegisteredToolText;
   /** The tools registered with `tasks`, for serveToolTasks once every tool is registered. */
   readonly taskTools: Map<string, TaskTool>;
+}
+
+/** A registered tool's title and description, changeable while its server lives (clients are told: tools/list_changed). */
+export interface RegisteredToolText {
+  describe(text: { title: string; description: string }): void;
 }
 
 export interface AuditedToolsOptions {
@@ -153,7 +158,7 @@ export function auditedTools(server: McpServer, options: AuditedToolsOptions): A
         }
         return result;
       };
-      server.registerTool(
+      const registered = server.registerTool(
         name,
         {
           title: config.title,
@@ -171,6 +176,12 @@ export function auditedTools(server: McpServer, options: AuditedToolsOptions): A
             wrapped(args, { ...(extra as unknown as ToolCallExtra), signal: task.signal, _meta: {} }, { id: task.taskId, status: task.status }),
         });
       }
+      return {
+        describe({ title, description }) {
+          if (registered.title === title && registered.description === description) return;
+          registered.update({ title, description, annotations: { ...config.annotations, title } });
+        },
+      };
     },
   };
 }

@@ -14,11 +14,25 @@ import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/
 import { serveToolTasks } from './toolTasks.ts';
 import type { CallerInfo } from '../approvals/types.ts';
 
-export type ToolRegistrar = (tools: AuditedTools) => void;
+/** Registers a tool; may return how to write its description again when what it describes changed. */
+export type ToolRegistrar = (tools: AuditedTools) => void | (() => void);
+
+/** Each live server's way to write its tools' descriptions again (and forget the cached tools/list). */
+const refreshers = new WeakMap<McpServer, () => void>();
+
+/**
+ * The APIs a server's tools describe changed (one enabled, disabled, loaded): its descriptions are written
+ * again, and a connected client whose tools changed is told (notifications/tools/list_changed).
+ */
+export function refreshTools(server: McpServer): void {
+  refreshers.get(server)?.();
+}
 
 export interface McpServerOptions {
-  /** The APIs the session reaches that are loaded, in name order (read at each search; the descriptions at the start). */
+  /** The APIs the session reaches that are loaded, in name order (what the descriptions name). */
   apis(): ApiInReach[];
+  /** The same once those still loading have loaded or failed (what a search searches). */
+  ready(): Promise<ApiInReach[]>;
   logger: Logger;
   transport: 'stdio' | 'http';
   /** Further tools (execute, diagnostics) registered after search_docs. */
@@ -49,7 +63,11 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     { name: 'airlock', title: 'Airlock', version: AIRLOCK_VERSION },
     {
       // With execute: task-augmented calls (MCP tasks), each session's tasks in its own store.
-      capabilities: { tools: {}, logging: {}, ...(options.hasExecute ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}) },
+      capabilities: {
+        tools: { listChanged: true },
+        logging: {},
+        ...(options.hasExecute ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
+      },
       ...(taskStore ? { taskStore } : {}),
       jsonSchemaValidator: sharedValidator,
       instructions: serverInstructions({ apis: atStart, hasExecute: options.hasExecute ?? false }),
@@ -61,14 +79,21 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     report: options.onToolCall,
     ...(options.onToolStart ? { onStart: options.onToolStart } : {}),
   });
-  registerSearchDocs(tools, {
-    apis: options.apis,
-    onSearch: (query, count, ms) => {
-      options.warmUp?.();
-      log.debug(`search_docs "${query.slice(0, 80)}" → ${count} results in ${ms.toFixed(1)} ms`);
-    },
-  });
-  for (const register of options.tools ?? []) register(tools);
+  const refresh: (() => void)[] = [];
+  refresh.push(
+    registerSearchDocs(tools, {
+      apis: options.apis,
+      ready: options.ready,
+      onSearch: (query, count, ms) => {
+        options.warmUp?.();
+        log.debug(`search_docs "${query.slice(0, 80)}" → ${count} results in ${ms.toFixed(1)} ms`);
+      },
+    }),
+  );
+  for (const register of options.tools ?? []) {
+    const again = register(tools);
+    if (again) refresh.push(again);
+  }
   serveToolTasks(server, tools.taskTools);
   // A session's tasks end with it (their expiry timers too).
   if (taskStore) {
@@ -78,23 +103,33 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       closed?.();
     };
   }
-  cacheToolList(server);
+  // tools/list waits for the APIs in reach still loading (initialize does not): the tools then describe them all.
+  const forgetToolList = cacheToolList(server, async () => {
+    await options.ready();
+    for (const again of refresh) again();
+  });
+  refreshers.set(server, () => {
+    forgetToolList();
+    for (const again of refresh) again();
+  });
   return server;
 }
 
 /**
  * The SDK rebuilds every tool's JSON schema from zod on each tools/list
  * (~1.5 ms here, against ~0.25 ms for a one-tool server). Airlock's tools
- * never change while a server lives, so the answer is built once. If a
+ * change only when the APIs in reach do (refreshTools forgets the answer),
+ * so the answer is built once per change. If a
  * future SDK hides its handler table, the SDK's own handler stays.
  */
-function cacheToolList(server: McpServer): void {
+function cacheToolList(server: McpServer, before: () => Promise<void>): () => void {
   type Handler = (request: unknown, extra: unknown) => Promise<unknown>;
   const handlers = (server.server as unknown as { _requestHandlers?: Map<string, Handler> })._requestHandlers;
   const original = handlers?.get('tools/list');
-  if (!handlers || !original) return;
+  if (!handlers || !original) return () => undefined;
   let cached: Promise<unknown> | undefined;
-  handlers.set('tools/list', (request, extra) => {
+  handlers.set('tools/list', async (request, extra) => {
+    await before();
     const params = (request as { params?: { cursor?: unknown } }).params;
     if (params?.cursor !== undefined) return original(request, extra);
     cached ??= original(request, extra).catch((error: unknown) => {
@@ -103,4 +138,7 @@ function cacheToolList(server: McpServer): void {
     });
     return cached;
   });
+  return () => {
+    cached = undefined;
+  };
 }

@@ -62,24 +62,25 @@ export function executeInputText(args: unknown): string {
 
 export interface ExecuteToolContext {
   service: ExecuteService;
-  /** The APIs the session reaches, as loaded when the session began. */
-  apis: readonly ApiInReach[];
+  /** The APIs the session reaches that are loaded (read when the description is written). */
+  apis(): readonly ApiInReach[];
   /** The session's scope, passed to each run (absent: every API served). */
   scope?: readonly string[];
-  /** Sentences about the engine, the network boundary and the caps, from the running configuration. */
-  boundary: string;
+  /** Sentences about the engine, the network boundary and the caps, from the running configuration (read when the description is written). */
+  boundary(): string;
   /** Ask the person through the client's elicitation when no approver is attached (default: when the client supports it). */
   elicitation?: boolean;
   /** How often a call waiting for a person tells its client so (default PROGRESS_EVERY_MS). */
   progressEveryMs?: number;
 }
 
-export function executeDescription(ctx: ExecuteToolContext): string {
-  const against = ctx.apis.length === 1 ? `the ${apiName(ctx.apis[0]!.catalogue.title)}` : ctx.apis.length === 0 ? 'web APIs' : `${ctx.apis.length} APIs`;
-  const receiver = exampleReceiver(ctx.apis);
+export function executeDescription(ctx: Pick<ExecuteToolContext, 'apis' | 'boundary'>): string {
+  const apis = ctx.apis();
+  const against = apis.length === 1 ? `the ${apiName(apis[0]!.catalogue.title)}` : apis.length === 0 ? 'web APIs' : `${apis.length} APIs`;
+  const receiver = exampleReceiver(apis);
   return [
-    `Run JavaScript against ${against}. The code is the body of an async function; ${clientPhrase(ctx.apis)}, with one async method per operation (find them with search_docs): \`await ${receiver}.ns.op({ path, query, body, headers })\` resolves to { data, error, status, headers } and never throws on HTTP errors. \`console.log\` output is returned beside the result. Return a JSON-serialisable value (strings are returned as is).`,
-    ctx.boundary,
+    `Run JavaScript against ${against}. The code is the body of an async function; ${clientPhrase(apis)}, with one async method per operation (find them with search_docs): \`await ${receiver}.ns.op({ path, query, body, headers })\` resolves to { data, error, status, headers } and never throws on HTTP errors. \`console.log\` output is returned beside the result. Return a JSON-serialisable value (strings are returned as is).`,
+    ctx.boundary(),
     'Calls that change data may wait for a person to approve them; a refusal comes back as the call\'s `error`. If the person takes long, the answer is "held" (nothing sent yet, `structuredContent.held.id`): call execute again with `{ "resume": id }` to wait for the run\'s final result; do not run the code again.',
   ].join('\n\n');
 }
@@ -96,9 +97,17 @@ export function keepTelling(progress: (message: string) => void, message: string
   return () => clearInterval(timer);
 }
 
-export function registerExecute(tools: AuditedTools, ctx: ExecuteToolContext): void {
-  const title = ctx.apis.length === 1 ? `Run code against ${ctx.apis[0]!.catalogue.title}` : 'Run code against APIs';
-  tools.register(
+function executeTitle(apis: readonly ApiInReach[]): string {
+  return apis.length === 1 ? `Run code against ${apis[0]!.catalogue.title}` : 'Run code against APIs';
+}
+
+/** Registers execute; the function it returns writes its description again for the APIs in reach now. */
+export function registerExecute(tools: AuditedTools, ctx: ExecuteToolContext): () => void {
+  const atStart = ctx.apis();
+  const title = executeTitle(atStart);
+  // A session that began with one API keeps `api` for it when more come into reach (its scripts were told so).
+  const only = atStart.length === 1 ? atStart[0]!.id : undefined;
+  const tool = tools.register(
     'execute',
     {
       title,
@@ -111,8 +120,6 @@ export function registerExecute(tools: AuditedTools, ctx: ExecuteToolContext): v
       const elicit = ctx.elicitation === false ? undefined : elicitThrough(server);
       const onWaiting = progress ? (what: string) => keepTelling(progress, what, ctx.progressEveryMs ?? PROGRESS_EVERY_MS) : undefined;
       // A task is polled: it answers when the run is over, never "held".
-      // A session that began with one API keeps `api` for it when more come into reach (its scripts were told so).
-      const only = ctx.apis.length === 1 ? ctx.apis[0]!.id : undefined;
       const options = {
         signal,
         ...(ctx.scope ? { scope: ctx.scope } : {}),
@@ -141,4 +148,5 @@ export function registerExecute(tools: AuditedTools, ctx: ExecuteToolContext): v
       };
     },
   );
+  return () => tool.describe({ title: executeTitle(ctx.apis()), description: executeDescription(ctx) });
 }

@@ -54,8 +54,10 @@ export interface SearchableApi {
 }
 
 export interface SearchDocsContext {
-  /** The APIs in the session's reach that are loaded, in name order. */
+  /** The APIs in the session's reach that are loaded, in name order (what the description names). */
   apis(): SearchableApi[];
+  /** The same once those still loading are loaded (or failed): what a search searches. */
+  ready(): Promise<SearchableApi[]>;
   /** Called after each search (audit, logs). */
   onSearch?(query: string, resultCount: number, ms: number): void;
 }
@@ -87,9 +89,10 @@ function toolTitle(apis: SearchableApi[]): string {
   return apis.length === 1 ? `Search ${apis[0]!.catalogue.title} docs` : 'Search API docs';
 }
 
-export function registerSearchDocs(tools: AuditedTools, ctx: SearchDocsContext): void {
+/** Registers search_docs; the function it returns writes its description again for the APIs in reach now. */
+export function registerSearchDocs(tools: AuditedTools, ctx: SearchDocsContext): () => void {
   const atStart = ctx.apis();
-  tools.register(
+  const tool = tools.register(
     'search_docs',
     {
       title: toolTitle(atStart),
@@ -105,7 +108,7 @@ export function registerSearchDocs(tools: AuditedTools, ctx: SearchDocsContext):
       const started = performance.now();
       const fail = (text: string) => ({ result: { content: [{ type: 'text' as const, text }], isError: true } });
       if (!query && !related) return fail('Give a query (what you want to do), or related: an operationId.');
-      const inReach = ctx.apis();
+      const inReach = await ctx.ready();
       if (inReach.length === 0) return fail('No API is served to this session yet: the person running Airlock can enable one (`airlock apis enable <name>`).');
       const chosen = api === undefined ? inReach : inReach.filter((a) => a.name === api || a.id === api);
       if (chosen.length === 0) return fail(`No API '${api}' in reach of this session. In reach: ${inReach.map((a) => a.name).join(', ')}.`);
@@ -161,4 +164,8 @@ export function registerSearchDocs(tools: AuditedTools, ctx: SearchDocsContext):
       };
     },
   );
+  return () => {
+    const now = ctx.apis();
+    tool.describe({ title: toolTitle(now), description: searchDocsDescription(now) });
+  };
 }

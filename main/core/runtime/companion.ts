@@ -157,8 +157,17 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     });
     closers.push(() => apis.close());
     const serving = profilesToServe(values, new ProfileStore(info.paths.profiles), logger);
-    await apis.start(serving.profiles, serving.primary);
-    await refuseWhenNoneLoaded(apis);
+    const loading = apis.start(serving.profiles, serving.primary);
+    if (serving.primary) {
+      // The API the command named is served before the companion answers, and its failure stops the start, as always.
+      await loading;
+      await refuseWhenNoneLoaded(apis);
+      logger.info(`APIs loaded: ${describeServed(apis)}`);
+    } else {
+      // Every enabled API loads in the background: the companion answers at once; a call to one still loading waits
+      // for it (and is told if it failed); each one's progress is in the log and on the Overview.
+      void loading.then(() => logger.info(`APIs loaded: ${describeServed(apis)}`));
+    }
     startup.mark('api');
 
     // 6. The sandbox engine, and the runs of execute under their caps.
@@ -278,7 +287,7 @@ function describeServed(apis: ServedApis): string {
   const list = apis.list();
   if (list.length === 0) return 'none';
   return list
-    .map((a) => `${a.name} (${a.state === 'failed' ? 'failed' : `mutations: ${a.profile.readOnly ? 'read-only profile' : a.profile.policy}`})`)
+    .map((a) => `${a.name} (${a.state === 'ready' ? `mutations: ${a.profile.readOnly ? 'read-only profile' : a.profile.policy}` : a.state})`)
     .join(', ');
 }
 

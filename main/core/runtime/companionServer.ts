@@ -143,7 +143,7 @@ export async function startServing(ctx: StartContext, options: ServingOptions = 
     url: listening.url,
     mcpUrl: `${listening.url}/mcp`,
     version: services.info.version,
-    profile: services.api.profile.name,
+    ...(services.settings.values.profile !== undefined || services.settings.values.spec !== undefined ? { profile: services.apis.list()[0]?.name } : {}),
     startedAt: services.info.startedAt.toISOString(),
   };
   writeFileSync(paths.serverInfo, JSON.stringify(info, null, 2) + '\n', { mode: 0o600 });

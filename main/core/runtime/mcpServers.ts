@@ -3,7 +3,7 @@
 // every call recorded in the audit, the session known to the registry from
 // its first call or its `initialized` notification until it closes.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { createMcpServer, type ToolRegistrar } from '../mcp/createMcpServer.ts';
+import { createMcpServer, refreshTools, type ToolRegistrar } from '../mcp/createMcpServer.ts';
 import { executeInputText, registerExecute } from '../mcp/executeTool.ts';
 import { registerDiagnostics } from '../mcp/diagnosticsTools.ts';
 import { callerOf, type ToolCallReport } from '../mcp/auditedTools.ts';
@@ -14,7 +14,7 @@ import type { Services } from './services.ts';
 
 export type McpServerServices = Pick<
   Services,
-  'info' | 'settings' | 'logs' | 'api' | 'apis' | 'keys' | 'audit' | 'broker' | 'engines' | 'runs' | 'sessions' | 'host'
+  'info' | 'settings' | 'logs' | 'api' | 'apis' | 'keys' | 'audit' | 'broker' | 'engines' | 'runs' | 'sessions' | 'host' | 'hub'
 >;
 
 /** The audit record of one tool call. */
@@ -57,6 +57,13 @@ function boundaryFor(s: McpServerServices, scope: readonly string[] | undefined)
   return boundaryText({ settings: s.settings.values, network: state.network, engineBoundary: state.engineBoundary, apis });
 }
 
+/** As apisInReach, once the APIs in the scope still loading have loaded or failed. */
+async function apisInReachReady(s: Pick<Services, 'apis'>, scope: readonly string[] | undefined): Promise<ApiInReach[]> {
+  const pending = s.apis.list().filter((a) => a.state === 'loading' && (!scope || scope.includes(a.name) || scope.includes(a.id)));
+  await Promise.allSettled(pending.map((a) => a.ready()));
+  return apisInReach(s, scope);
+}
+
 /** The loaded APIs a scope reaches, in name order (absent scope: every API served). */
 export function apisInReach(s: Pick<Services, 'apis'>, scope: readonly string[] | undefined): ApiInReach[] {
   return s.apis
@@ -75,15 +82,23 @@ export function apisInReach(s: Pick<Services, 'apis'>, scope: readonly string[] 
 
 export function createMcpServerFactory(s: McpServerServices): (transport: 'stdio' | 'http', session?: SessionOptions) => McpServer {
   const { sessions } = s;
+  // When the APIs served change (or a live setting the descriptions quote), every open session's tools are
+  // described again, and its client told: an API enabled now is searched and called at the client's next call.
+  const live = new Set<McpServer>();
+  s.hub.subscribe({
+    send: (batch) => {
+      if (batch.some((e) => e.type === 'apis-changed' || e.type === 'settings-applied')) for (const server of live) refreshTools(server);
+    },
+  });
   return (transport, session = {}) => {
     const { scope } = session;
     const tools: ToolRegistrar[] = [
       (registry) =>
         registerExecute(registry, {
           service: s.runs.execute,
-          apis: apisInReach(s, scope),
+          apis: () => apisInReach(s, scope),
           ...(scope ? { scope } : {}),
-          boundary: boundaryFor(s, scope),
+          boundary: () => boundaryFor(s, scope),
         }),
       // The diagnostics speak of the whole companion (its log, every API's configuration): for unscoped sessions only.
       ...(s.settings.values.diagnosticsTools && !scope
@@ -96,6 +111,7 @@ export function createMcpServerFactory(s: McpServerServices): (transport: 'stdio
     let key: string | undefined;
     const server = createMcpServer({
       apis: () => apisInReach(s, scope),
+      ready: () => apisInReachReady(s, scope),
       logger: s.logs.logger,
       transport,
       hasExecute: true,
@@ -116,9 +132,11 @@ export function createMcpServerFactory(s: McpServerServices): (transport: 'stdio
       key = caller.key;
       sessions.open(caller);
     };
+    live.add(server);
     const closed = server.server.onclose;
     server.server.onclose = () => {
       closed?.();
+      live.delete(server);
       if (key) sessions.close(key);
     };
     return server;

@@ -1,4 +1,5 @@
-// The Rules view's methods: every operation of the active profile with its
+// The Rules view's methods: every operation of a served API (the primary one
+// unless another is named) with its
 // policy, the grants that cover it, what is in effect for its next call and
 // the hit counts (from the audit); and the Answered list — held calls that
 // were answered — read from the audit, so it survives a reload.
@@ -9,6 +10,7 @@ import type { Answered, RuleOperation } from '../../../contract/rules.ts';
 import { GRANT_SCOPE_INFO, passedWithoutAsking, type Grant } from '../../../contract/approvals.ts';
 import { classifyRequest } from '../egress/classify.ts';
 import { RuleHitCounter } from '../approvals/ruleHits.ts';
+import { AirlockError } from '../util/errors.ts';
 
 /** Pages read per decision when collecting the Answered list. */
 const ANSWERED_PAGES = 4;
@@ -46,12 +48,20 @@ export function effectiveOf(kind: 'read' | 'allow' | 'ask' | 'deny' | 'read-only
   }
 }
 
-export type RuleHandlerServices = Pick<Services, 'api' | 'audit' | 'broker' | 'gate' | 'sessions'>;
+export type RuleHandlerServices = Pick<Services, 'apis' | 'audit' | 'broker' | 'sessions'>;
 
 export function createRuleHandlers(c: RuleHandlerServices): Pick<ControlHandlers, 'rules.list' | 'approvals.answered'> {
-  const activeOrigin = originOf(c.api.baseUrl);
-  const active = c.api.profile.name;
-  const counter = new RuleHitCounter(c.audit, (r) => (r.profile !== undefined ? r.profile === active : originOf(r.url) === activeOrigin));
+  /** One hit counter per API: its records name it (older ones, from before records named their API: its origin). */
+  const counters = new Map<string, RuleHitCounter>();
+  const counterOf = (name: string, baseUrl: string) => {
+    let counter = counters.get(name);
+    if (!counter) {
+      const origin = originOf(baseUrl);
+      counter = new RuleHitCounter(c.audit, (r) => (r.profile !== undefined ? r.profile === name : originOf(r.url) === origin));
+      counters.set(name, counter);
+    }
+    return counter;
+  };
   /** Run id → the client that ran it (from the run's tool record, once it is written). */
   const clients = new Map<string, string>();
 
@@ -70,14 +80,18 @@ export function createRuleHandlers(c: RuleHandlerServices): Pick<ControlHandlers
   };
 
   return {
-    'rules.list': () => {
+    'rules.list': ({ profile: name }) => {
+      const served = name === undefined ? c.apis.primary() : c.apis.get(name)?.opened;
+      if (!served) throw new AirlockError('not_found', `API '${name}' is not served (or not loaded yet)`, { hint: 'see `airlock apis list`' });
+      const { api, gate } = served;
+      const counter = counterOf(api.profile.name, api.baseUrl);
       counter.catchUp();
-      const profile = c.api.profile;
+      const profile = api.profile;
       const grants = c.broker.grants.list();
       const policyProfile = { ...profile, operationPolicies: profile.operationPolicies ?? {} };
-      const operations = c.api.catalogue.operations.map((op): RuleOperation => {
+      const operations = api.catalogue.operations.map((op): RuleOperation => {
         const own = profile.operationPolicies?.[op.id];
-        const mutation = c.gate.isMutation(op);
+        const mutation = gate.isMutation(op);
         const verdict = classifyRequest({ op, method: op.method, profile: policyProfile });
         const covering = grants.filter((g) => g.profile === profile.name && g.operationId === op.id);
         return {

@@ -15,13 +15,13 @@ import { RUN_GRANT_BY } from '../../../contract/approvals.ts';
 import type { Profile } from '../../../main/core/profiles/profile.ts';
 import { createRuleHandlers, type RuleHandlerServices } from '../../../main/core/runtime/ruleHandlers.ts';
 import { tempDir } from '../../helpers/paths.ts';
-import { fakeGate, invoke, shopApi, shopProfile } from '../../helpers/handlerServices.ts';
+import { invoke, servedApisOf, shopApi, shopProfile } from '../../helpers/handlerServices.ts';
 
 const T = { timeout: 20_000 };
 const T0 = Date.parse('2030-06-01T12:00:00Z');
 const at = (minutes: number) => new Date(T0 + minutes * 60_000).toISOString();
 
-function setup(t: { after(fn: () => void): void }, profile: Profile = shopProfile()) {
+async function setup(t: { after(fn: () => void): void }, profile: Profile = shopProfile()) {
   const { dir, cleanup } = tempDir('airlock-rule-handlers-');
   const audit = openAuditStore({ file: join(dir, 'audit.sqlite'), synchronous: 'normal', now: () => new Date(T0) });
   t.after(() => {
@@ -31,7 +31,7 @@ function setup(t: { after(fn: () => void): void }, profile: Profile = shopProfil
   const api = shopApi(profile);
   const broker = new ApprovalBroker({ timeoutMs: 600_000, approversAvailable: () => true, noApproverMessage: 'no one to ask', grants: new GrantStore() });
   const sessions = new SessionRegistry(() => new Date(T0));
-  const services: RuleHandlerServices = { api, audit, broker, gate: fakeGate(api), sessions };
+  const services: RuleHandlerServices = { apis: await servedApisOf(api), audit, broker, sessions };
   const grant = (g: Partial<NewGrant> & Pick<NewGrant, 'scope' | 'operationId'>) =>
     broker.grants.add({ profile: 'shop', method: 'POST', pathTemplate: '/orders', grantedBy: 'alice via desktop', ...g });
   return { api, audit, broker, sessions, grant, handlers: createRuleHandlers(services) };
@@ -61,7 +61,7 @@ function noProfile(record: ApiCallRecord): ApiCallRecord {
 }
 
 test('rules.list says what the next call of each operation meets, grants of this profile included', T, async (t) => {
-  const s = setup(t, shopProfile({ operationPolicies: { 'products.list': 'deny' } }));
+  const s = await setup(t, shopProfile({ operationPolicies: { 'products.list': 'deny' } }));
   const always = s.grant({ scope: 'always', operationId: 'orders.create' });
   const session = s.grant({
     scope: 'session',
@@ -103,7 +103,7 @@ test('rules.list says what the next call of each operation meets, grants of this
 });
 
 test('a read-only profile refuses every mutation, whatever its grants', T, async (t) => {
-  const s = setup(t, shopProfile({ readOnly: true }));
+  const s = await setup(t, shopProfile({ readOnly: true }));
   s.grant({ scope: 'always', operationId: 'orders.create' });
   const view = await invoke(s.handlers, 'rules.list', {});
   for (const id of ['orders.create', 'orders.delete', 'reports.refresh']) {
@@ -113,7 +113,7 @@ test('a read-only profile refuses every mutation, whatever its grants', T, async
 });
 
 test("hit counts come from the audit: this profile's calls only, by what happened, with the latest and the oldest counted", T, async (t) => {
-  const s = setup(t);
+  const s = await setup(t);
   await s.audit.recordApiCall(apiCall('run-1', 1));
   await s.audit.recordApiCall(apiCall('run-2', 2, { decision: 'approved', approval: { by: 'alice', at: at(2), scope: 'once' } }));
   await s.audit.recordApiCall(apiCall('run-3', 3, { decision: 'approved', approval: { by: 'grant grt_1 (every client)', at: at(3), grantId: 'grt_1' } }));
@@ -139,7 +139,7 @@ test("hit counts come from the audit: this profile's calls only, by what happene
 });
 
 test('approvals.answered lists the held calls that were answered, newest first, with who answered and the client', T, async (t) => {
-  const s = setup(t);
+  const s = await setup(t);
   // run-1: answered by a person; its client is named by the run's tool record.
   await s.audit.recordToolCall({
     time: at(0),
