@@ -23,9 +23,7 @@ let page: Page;
 
 before(async () => {
   if (skip) return;
-  // Keys in a file, not the machine's keychain: nothing here is about where keys live, and a machine without a
-  // keychain must not change what these tests see (do-local, served once saved, sends a bearer key).
-  fx = await startUiFixture(['--secret-store', 'file'], 'e2e-apis');
+  fx = await startUiFixture([], 'e2e-apis');
   page = await signedInPage(fx.browser, fx.dataDir);
   await nav(page, 'APIs').click();
   await page.getByRole('heading', { name: 'APIs', level: 1 }).waitFor();

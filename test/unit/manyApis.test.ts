@@ -226,3 +226,15 @@ test('an API disabled while it loads is not given to a run waiting for it; one o
   await late.catch(() => undefined);
   assert.deepEqual(closed.sort(), ['fast', 'late', 'slow'], 'everything opened is closed, also what opened after the close');
 });
+
+test("a run reaching several APIs is answered even when one API's key cannot be read (that API's calls are refused by its gate)", T, async () => {
+  const ok: RunApi = { id: 'alpha', catalogue: catalogue('Alpha', ['a.list']), gate: recordingGate('KEY-ALPHA-123456', []), clientNames: ['api'] };
+  const down: RunApi = {
+    id: 'beta',
+    catalogue: catalogue('Beta', ['b.list']),
+    gate: { ...recordingGate('x', []), redactor: () => Promise.reject(new Error('keychain unavailable')) },
+    clientNames: ['api'],
+  };
+  const redact = await runClient([ok, down]).gate.redactor();
+  assert.equal(redact('KEY-ALPHA-123456'), '[REDACTED]');
+});

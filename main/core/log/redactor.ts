@@ -339,6 +339,7 @@ const KEYS_OF = new WeakMap<Redactor, readonly string[]>();
 export function joinRedactors(redactors: readonly Redactor[]): Redactor {
   const unique = [...new Set(redactors)];
   if (unique.length === 1) return unique[0]!;
+  if (unique.length === 0) return createRedactor([]);
   return createRedactor(
     unique.flatMap((r) => {
       const keys = KEYS_OF.get(r);

@@ -47,7 +47,7 @@ export function App() {
   useTheme();
   useEffect(() => bridge()?.onNavigate?.((id) => go(screenFromHash(`#/${id}`))), [go]);
   const approvals = useApprovals();
-  const status = useCall('status', {}, { intervalMs: 2000, refreshOn: ['approval-requested', 'approval-decided'] });
+  const status = useCall('status', {}, { intervalMs: 2000, refreshOn: ['approval-requested', 'approval-decided', 'apis-changed'] });
   const connection = useConnection();
   const stale = connection.state !== 'ok';
   const [killFocus, setKillFocus] = useState<KillFocus>();

@@ -1,9 +1,10 @@
 // Add an API: a document by URL or file path, read first (progress while it
 // loads; a broken document is reported with where it breaks), then saved as
-// a profile with its base URL, auth scheme and mutation policy. A name that
-// is already taken (a saved profile, a built-in one, the running one) is
-// never silently overwritten: the form says so next to the name, and saving
-// needs an explicit "replace" (the core refuses it otherwise).
+// a profile with its base URL, auth scheme and mutation policy, and served at
+// once (no restart) unless the person leaves it off. A name that is already
+// taken (a saved profile, a built-in one, one served from the command line)
+// is never silently overwritten: the form says so next to the name, and
+// saving needs an explicit "replace" (the core refuses it otherwise).
 import { useState } from 'react';
 import type { ControlOutput } from '../../../../contract/control.ts';
 import { PROFILE_NAME_PATTERN } from '../../../../contract/profiles.ts';
@@ -21,6 +22,7 @@ export function AddProfile({ onSaved }: { onSaved(message: string): void }) {
   const [baseUrl, setBaseUrl] = useState('');
   const [auth, setAuth] = useState('');
   const [policy, setPolicy] = useState<'ask' | 'allow' | 'deny'>('ask');
+  const [serveNow, setServeNow] = useState(true);
   const profiles = useCall('profiles.list', {});
   /** The person confirmed that saving replaces the profile of this name. */
   const [replacing, setReplacing] = useState<string>();
@@ -43,7 +45,15 @@ export function AddProfile({ onSaved }: { onSaved(message: string): void }) {
   };
   const wanted = name.trim();
   const listed = profiles.data?.find((p) => p.name === wanted);
-  const taken = listed ? (listed.active ? 'running' : listed.origin === 'preset' ? 'built-in' : 'saved') : takenHere === wanted ? 'saved' : undefined;
+  const taken = listed
+    ? listed.origin === 'adhoc'
+      ? 'running'
+      : listed.origin === 'preset'
+        ? 'built-in'
+        : 'saved'
+    : takenHere === wanted
+      ? 'saved'
+      : undefined;
   const nameProblem =
     wanted && !PROFILE_NAME_PATTERN.test(wanted) ? 'Use lowercase letters, digits, - and _ (at most 40), starting with a letter or digit.' : undefined;
   const confirmed = taken !== undefined && replacing === wanted;
@@ -58,10 +68,11 @@ export function AddProfile({ onSaved }: { onSaved(message: string): void }) {
         ...(baseUrl.trim() ? { baseUrl: baseUrl.trim() } : {}),
         ...(auth.trim() ? { auth: auth.trim() } : {}),
         ...(confirmed ? { replace: true } : {}),
+        ...(serveNow ? {} : { enabled: false }),
       });
       onSaved(
         `Profile ${wanted} ${confirmed ? 'replaced' : 'saved'}: ${r.file}. ${
-          r.restartRequired ? 'It is the running profile: restart Airlock to use the new version.' : `Start the companion with --profile ${wanted} to use it.`
+          serveNow ? 'It is switched on: every client can use it once it is loaded (its state is below).' : 'It is off: switch it on below to serve it.'
         }`,
       );
       profiles.reload();
@@ -70,6 +81,7 @@ export function AddProfile({ onSaved }: { onSaved(message: string): void }) {
       setBaseUrl('');
       setAuth('');
       setReplacing(undefined);
+      setServeNow(true);
       setState({ phase: 'idle' });
     } catch (error) {
       if (error instanceof ControlError && error.code === 'conflict') {
@@ -156,7 +168,7 @@ export function AddProfile({ onSaved }: { onSaved(message: string): void }) {
                     {taken === 'built-in'
                       ? `${wanted} is a built-in profile: saving puts yours in its place (the built-in one comes back if you remove yours).`
                       : taken === 'running'
-                        ? `${wanted} is the profile Airlock is running with: saving replaces it, from the next restart.`
+                        ? `${wanted} is served from the command line (--spec): saving replaces it with yours, at once.`
                         : `A profile named ${wanted} already exists: saving replaces it.`}{' '}
                     Choose another name, or confirm.
                   </p>
@@ -190,6 +202,11 @@ export function AddProfile({ onSaved }: { onSaved(message: string): void }) {
                 <option value="allow">allow</option>
                 <option value="deny">deny</option>
               </select>
+            </div>
+            <div className="field">
+              <label className="inline-check">
+                <input type="checkbox" checked={serveNow} onChange={(e) => setServeNow(e.target.checked)} /> Serve it now, to every client (no restart)
+              </label>
             </div>
             {state.error ? (
               <p role="alert">

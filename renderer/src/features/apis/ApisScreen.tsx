@@ -1,16 +1,30 @@
-// APIs: the profiles, and the API key of each — entered once, write-only,
-// kept in the OS keychain (or, loudly, a plaintext file the person opted in
-// to), shown afterwards only as its fingerprint. When the keychain cannot be
-// used, the key field says why and what to do instead of failing on Store.
-import { useState } from 'react';
+// APIs: every API the companion knows, each with a switch that serves it or
+// stops serving it at once (no restart; saved in its profile), how its
+// serving goes (loading, its operation count, or why it failed), the name
+// scripts reach it by when that is not its name, its API key — entered once,
+// write-only, kept in the OS keychain (or, loudly, a plaintext file the
+// person opted in to), shown afterwards only as its fingerprint — and the
+// policy of each of its operations. When the keychain cannot be used, the
+// key field says why and what to do instead of failing on Store. The demo
+// API is one API among the others: it can be switched off too.
+import { useRef, useState } from 'react';
+import { Switch } from 'radix-ui';
 import { useCall } from '../../api/hooks.ts';
 import { useControl } from '../../api/ControlProvider.tsx';
 import { ControlError } from '../../../../contract/controlApi.ts';
+import type { ApiView } from '../../../../contract/apis.ts';
+import type { ProfileView } from '../../../../contract/profiles.ts';
 import type { SecretStoreView } from '../../../../contract/status.ts';
 import { SecretStoreNotice, Words } from '../overview/SecretStoreFacts.tsx';
 import { OperationPolicies } from './OperationPolicies.tsx';
 import { AddProfile } from './AddProfile.tsx';
+import { keyStateOf } from './keyState.ts';
 import { InlineText } from '../../components/InlineText.tsx';
+import { Message, type ScreenMessage } from '../../components/Message.tsx';
+import './apis.css';
+
+/** APIs this small show their operations at once; larger ones behind a click (and are only then read). */
+const OPEN_UP_TO = 50;
 
 /** A store failure in plain words (the status's), not the library's message. */
 function keyError(error: unknown, store: SecretStoreView | undefined): string {
@@ -64,25 +78,139 @@ function KeyForm({ profile, onDone, store, sendsKey }: { profile: string; onDone
   );
 }
 
+/** How an API's serving goes, in words; `wanted` is a switch still on its way. */
+function stateWords(a: ApiView, wanted: boolean | undefined): { text: string; kind: 'off' | 'loading' | 'ready' | 'failed' } {
+  if (wanted === true && a.state === 'disabled') return { text: 'Starting…', kind: 'loading' };
+  if (wanted === false) return { text: 'Stopping…', kind: 'loading' };
+  switch (a.state) {
+    case 'loading':
+      return { text: 'Loading…', kind: 'loading' };
+    case 'ready':
+      return { text: `Served: ${a.operations ?? 0} operations${a.title ? ` (${a.title})` : ''}`, kind: 'ready' };
+    case 'failed':
+      return { text: `Failed to load: ${a.error ?? 'no reason given'}`, kind: 'failed' };
+    default:
+      // On in its profile, yet not served: this companion was started for one API.
+      return a.enabled
+        ? { text: 'Off here: this companion was started for one API (`--spec` or `--profile`); switch it on to serve it too', kind: 'off' }
+        : { text: 'Off: not served', kind: 'off' };
+  }
+}
+
+function ServeSwitch({ a, wanted, onChange }: { a: ApiView; wanted: boolean | undefined; onChange(on: boolean): void }) {
+  const id = `serve-${a.name}`;
+  const checked = wanted ?? a.state !== 'disabled';
+  return (
+    <span className="serve">
+      <Switch.Root
+        id={id}
+        className="serve-switch"
+        checked={checked}
+        aria-describedby={`state-${a.name}`}
+        {...(wanted !== undefined ? { 'aria-busy': true } : {})}
+        onCheckedChange={(next) => {
+          if (wanted === undefined) onChange(next);
+        }}
+      >
+        <Switch.Thumb className="serve-thumb" />
+      </Switch.Root>
+      <label htmlFor={id}>
+        Serve<span className="visually-hidden"> {a.name}</span>
+      </label>
+    </span>
+  );
+}
+
+/** No key stored: a warning where calls go out without one; plain words where that is not (yet) so. */
+function MissingKey({ a }: { a: ApiView }) {
+  if (a.auth === undefined) return <>none stored (its document says whether it needs one, once it is loaded)</>;
+  if (a.state === 'ready' || a.state === 'loading') return <span className="warning-text">missing: calls to it go out without a key</span>;
+  return <>missing</>;
+}
+
+/** How scripts reach it (`do_local`, or an alias), said only where it is not simply its name. */
+function ReachedAs({ a }: { a: ApiView }) {
+  const alias = a.alias && a.alias !== a.id ? a.alias : undefined;
+  if (a.id === a.name && !alias) return null;
+  return (
+    <>
+      <dt>In scripts</dt>
+      <dd>
+        <code>{a.id}</code>
+        {a.id !== a.name ? ` (${a.name} is not a name a script can use)` : ''}
+        {alias ? (
+          <>
+            {' '}
+            or its alias <code>{alias}</code>
+          </>
+        ) : null}
+      </dd>
+    </>
+  );
+}
+
 export function ApisScreen() {
   const { api } = useControl();
-  const profiles = useCall('profiles.list', {});
+  const apis = useCall('apis.list', {}, { refreshOn: ['apis-changed'] });
+  const profiles = useCall('profiles.list', {}, { refreshOn: ['apis-changed', 'rules-changed'] });
   const keys = useCall('keys.list', {});
-  const status = useCall('status', {});
-  const [message, setMessage] = useState<string>();
+  const status = useCall('status', {}, { refreshOn: ['apis-changed'] });
+  const [message, setMessage] = useState<ScreenMessage>();
+  /** Switches on their way: the state each was turned to. */
+  const [wanted, setWanted] = useState<Record<string, boolean>>({});
+  /**
+   * What apis.enable / apis.disable answered, shown until the list is read again (`basis`: the list it stands in
+   * for), so a switch never flips back to the old state while the list is on its way.
+   */
+  const [fresh, setFresh] = useState<{ basis: ApiView[] | undefined; views: Record<string, ApiView> }>({ basis: undefined, views: {} });
+  const listed = useRef(apis.data);
+  listed.current = apis.data;
+  /** Operations tables opened or closed by the person (the rest follow OPEN_UP_TO). */
+  const [opened, setOpened] = useState<Record<string, boolean>>({});
   const done = (m: string) => {
-    setMessage(m);
+    setMessage({ kind: 'status', text: m });
     keys.reload();
     status.reload();
   };
+  const serve = async (a: ApiView, on: boolean) => {
+    setWanted((w) => ({ ...w, [a.name]: on }));
+    setMessage({ kind: 'status', text: on ? `Starting ${a.name}…` : `Stopping ${a.name}…` });
+    try {
+      const v = await api.call(on ? 'apis.enable' : 'apis.disable', { name: a.name });
+      const basis = listed.current;
+      setFresh((f) => ({ basis, views: { ...(f.basis === basis ? f.views : {}), [a.name]: v } }));
+      setMessage({
+        kind: v.state === 'failed' ? 'alert' : 'status',
+        text: !on
+          ? `${a.name} is off: new calls to it are refused (runs going are not disturbed).`
+          : v.state === 'failed'
+            ? `${a.name} could not be loaded: ${v.error ?? 'no reason given'}`
+            : `${a.name} is served${v.operations !== undefined ? ` (${v.operations} operations)` : ''}: scripts reach it as ${v.id}.`,
+      });
+    } catch (error) {
+      setMessage({ kind: 'alert', text: `${a.name}: ${(error as Error).message}` });
+    } finally {
+      setWanted((w) => {
+        const { [a.name]: _, ...rest } = w;
+        return rest;
+      });
+      apis.reload();
+      profiles.reload();
+      status.reload();
+    }
+  };
+  const store = status.data?.secretStore;
+  const list = (apis.data ?? []).map((a) => (fresh.basis === apis.data ? fresh.views[a.name] : undefined) ?? a);
+  const served = list.filter((a) => a.state !== 'disabled').length;
   return (
-    <div className="screen">
+    <div className="screen apis">
       <h1>APIs</h1>
-      {message ? (
-        <p role="status">
-          <InlineText text={message} />
-        </p>
-      ) : null}
+      <Message message={message} />
+      <p>
+        Every API switched on is served to every client at once, with no restart: a script reaches each by its name, as in <code>demo.events.list()</code> (or
+        as <code>api</code> when a client sees only one). Switched off, new calls to it are refused.
+        {apis.data ? ` ${served} of ${list.length} served.` : ''}
+      </p>
       {status.data ? (
         <p>
           API keys are kept in {status.data.secretStore.osKeychain ? `the OS keychain: ${status.data.secretStore.where}` : status.data.secretStore.where}. A key
@@ -90,67 +218,95 @@ export function ApisScreen() {
         </p>
       ) : null}
       {status.data ? <SecretStoreNotice store={status.data.secretStore} /> : null}
-      {(profiles.data ?? []).map((p) => {
-        const key = keys.data?.find((k) => k.profile === p.name);
-        const sendsKey = (p.active && status.data ? status.data.api.auth : p.auth) !== 'none';
-        const storeDown = status.data !== undefined && !status.data.secretStore.available;
+      {apis.error ? (
+        <p role="alert">
+          <InlineText text={apis.error.message} />
+        </p>
+      ) : null}
+      {list.map((a) => {
+        const p: ProfileView | undefined = profiles.data?.find((x) => x.name === a.name);
+        const key = keyStateOf(a, keys.data, status.data);
+        const state = stateWords(a, wanted[a.name]);
+        const open = opened[a.name] ?? (a.operations ?? 0) <= OPEN_UP_TO;
         return (
-          <section key={p.name} aria-labelledby={`profile-${p.name}`} className="card">
-            <h2 id={`profile-${p.name}`}>
-              {p.name} {p.active ? <span className="tag">active</span> : null}
-            </h2>
-            {p.error ? (
-              <p className="error">
-                <InlineText text={p.error} />
-              </p>
-            ) : null}
+          <section key={a.name} aria-labelledby={`profile-${a.name}`} className={`card api-card ${state.kind}`}>
+            <div className="api-head">
+              <h2 id={`profile-${a.name}`}>{a.name}</h2>
+              <ServeSwitch a={a} wanted={wanted[a.name]} onChange={(on) => void serve(a, on)} />
+            </div>
+            <p id={`state-${a.name}`} className={`api-state ${state.kind}`}>
+              <span className="api-dot" aria-hidden="true" />
+              <InlineText text={state.text} />
+            </p>
+            {p?.description ? <p className="muted">{p.description}</p> : null}
             <dl className="facts">
+              <ReachedAs a={a} />
               <dt>Document</dt>
               <dd>
-                <code>{p.spec}</code>
+                <code>{a.spec || '—'}</code>
               </dd>
               <dt>Base URL</dt>
-              <dd>{p.baseUrl ?? "the document's"}</dd>
+              <dd>{a.baseUrl ?? "the document's"}</dd>
               <dt>Auth</dt>
-              <dd>{p.auth ?? "the document's"}</dd>
+              <dd>{a.auth ?? "the document's"}</dd>
               <dt>Mutations</dt>
-              <dd>{p.readOnly ? 'refused (read-only)' : p.policy}</dd>
+              <dd>{p ? (p.readOnly ? 'refused (read-only)' : p.policy) : '—'}</dd>
               <dt>Key</dt>
               <dd>
-                {key ? (
+                {key.kind === 'set' || (key.kind === 'not-needed' && key.stored) ? (
                   <>
-                    {key.fingerprint} (in {key.source === 'file' ? 'the plaintext key file' : 'the OS keychain'})
-                    {!sendsKey ? ', not sent: this API sends no key' : ''}{' '}
-                    <button
-                      type="button"
-                      className="small"
-                      onClick={() =>
-                        void api.call('keys.remove', { profile: p.name }).then(
-                          () => done(`Key for ${p.name} removed.`),
-                          (e: Error) => done(e.message),
-                        )
-                      }
-                    >
-                      Remove key<span className="visually-hidden"> for {p.name}</span>
-                    </button>
+                    {key.kind === 'set'
+                      ? `set: ${key.fingerprint} (in ${key.from})`
+                      : `${key.stored!.fingerprint} (in ${key.stored!.source === 'file' ? 'the plaintext key file' : 'the OS keychain'}), not sent: this API sends no key`}{' '}
+                    {keys.data?.some((k) => k.profile === a.name) ? (
+                      <button
+                        type="button"
+                        className="small"
+                        onClick={() =>
+                          void api.call('keys.remove', { profile: a.name }).then(
+                            () => done(`Key for ${a.name} removed.`),
+                            (e: Error) => done(e.message),
+                          )
+                        }
+                      >
+                        Remove key<span className="visually-hidden"> for {a.name}</span>
+                      </button>
+                    ) : null}
                   </>
-                ) : !sendsKey ? (
-                  'none needed: this API sends no key'
-                ) : storeDown ? (
+                ) : key.kind === 'not-needed' ? (
+                  'not needed: this API sends no key'
+                ) : key.kind === 'unknown' ? (
                   'unknown: the keychain cannot be read here'
                 ) : (
-                  'none'
+                  <MissingKey a={a} />
                 )}
               </dd>
             </dl>
-            <KeyForm profile={p.name} onDone={done} sendsKey={sendsKey} {...(status.data ? { store: status.data.secretStore } : {})} />
-            {p.active ? <OperationPolicies profile={p} /> : null}
+            <KeyForm profile={a.name} onDone={done} sendsKey={a.auth !== 'none'} {...(store ? { store } : {})} />
+            {a.state === 'ready' && p ? (
+              <details
+                className="api-ops"
+                open={open}
+                onToggle={(e) => {
+                  const now = e.currentTarget.open;
+                  if (now !== open) setOpened((o) => ({ ...o, [a.name]: now }));
+                }}
+              >
+                <summary>
+                  Operations and their policy <span className="muted">({a.operations ?? 0})</span>
+                </summary>
+                {open ? <OperationPolicies profile={p} /> : null}
+              </details>
+            ) : a.state === 'loading' ? (
+              <p className="hint">Its operations and their policies are listed once it is loaded.</p>
+            ) : null}
           </section>
         );
       })}
       <AddProfile
         onSaved={(m) => {
           done(m);
+          apis.reload();
           profiles.reload();
         }}
       />

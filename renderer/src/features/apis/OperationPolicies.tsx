@@ -1,8 +1,9 @@
-// The active profile's operations with the policy each gets: allow, ask or
-// deny per operation, or the profile's own (mutations) / allowed (reads).
-// A change applies to the next call and is saved with the profile. Beside
-// it, what is in effect for the next call, grants included — the same words
-// as the Rules screen (a grant that lets it through says so).
+// One served API's operations with the policy each gets: allow, ask or deny
+// per operation, or the profile's own (mutations) / allowed (reads). A
+// change applies to the next call and is saved with that API's profile.
+// Beside it, what is in effect for the next call, grants included — the same
+// words as the Rules screen (a grant that lets it through says so); the Rules
+// view covers the primary API, so the column is there for that one only.
 import { useDeferredValue, useState } from 'react';
 import type { ProfileView } from '../../../../contract/profiles.ts';
 import { useCall } from '../../api/hooks.ts';
@@ -23,14 +24,20 @@ export function OperationPolicies({ profile }: { profile: ProfileView }) {
     { refreshOn: ['rules-changed'] },
   );
   const rules = useRules();
-  const effective = new Map((rules.data?.operations ?? []).map((o) => [o.operationId, o.effective]));
+  /** The Rules view speaks of one API (the primary): its "in effect" is shown for that one only. */
+  const covered = rules.data?.profile.name === profile.name;
+  const effective = new Map((covered ? rules.data!.operations : []).map((o) => [o.operationId, o.effective]));
   const [message, setMessage] = useState<ScreenMessage>();
   const set = async (operationId: string, value: string) => {
     try {
-      const r = await api.call('profiles.setOperationPolicy', { operationId, policy: value === '' ? null : (value as 'allow' | 'ask' | 'deny') });
+      const r = await api.call('profiles.setOperationPolicy', {
+        operationId,
+        policy: value === '' ? null : (value as 'allow' | 'ask' | 'deny'),
+        profile: profile.name,
+      });
       setMessage({
         kind: 'status',
-        text: `${operationId}: ${r.operation.policySource === 'operation' ? r.operation.policy : `the profile's (${r.operation.policy})`}, from the next call${r.saved ? '' : ' (not saved: this profile came from --spec)'}.`,
+        text: `In ${profile.name}, ${operationId}: ${r.operation.policySource === 'operation' ? r.operation.policy : `the profile's (${r.operation.policy})`}, from the next call${r.saved ? '' : ' (not saved: this profile came from --spec)'}.`,
       });
       operations.reload();
       rules.reload();
@@ -41,13 +48,25 @@ export function OperationPolicies({ profile }: { profile: ProfileView }) {
   const list = operations.data ?? [];
   const searchId = `ops-search-${profile.name}`;
   return (
-    <section aria-labelledby={`ops-${profile.name}`}>
-      <h3 id={`ops-${profile.name}`}>Operations and their policy</h3>
+    <section aria-label={`Operations of ${profile.name}`}>
       <p className="hint">
         Reads are allowed unless you say otherwise; mutations follow the profile ({profile.readOnly ? 'read-only' : profile.policy}) unless you set their own.
-        “In effect” counts the grants too: the <a href="#/rules">Rules</a> screen lists them, with the calls each rule let through, held or refused.
+        {covered ? (
+          <>
+            {' '}
+            “In effect” counts the grants too: the <a href="#/rules">Rules</a> screen lists them, with the calls each rule let through, held or refused.
+          </>
+        ) : (
+          <>
+            {' '}
+            Grants given on approval add to these: the <a href="#/rules">Rules</a> screen lists them.
+          </>
+        )}
       </p>
-      <label htmlFor={searchId}>Search operations</label> <input id={searchId} type="search" value={query} onChange={(e) => setQuery(e.target.value)} />
+      <label htmlFor={searchId}>
+        Search operations<span className="visually-hidden"> of {profile.name}</span>
+      </label>{' '}
+      <input id={searchId} type="search" value={query} onChange={(e) => setQuery(e.target.value)} />
       <Message message={message} />
       {operations.error ? <p role="alert">{operations.error.message}</p> : null}
       <table className="grid operations">
@@ -58,7 +77,7 @@ export function OperationPolicies({ profile }: { profile: ProfileView }) {
             <th scope="col">Path</th>
             <th scope="col">Operation</th>
             <th scope="col">Policy</th>
-            <th scope="col">In effect</th>
+            {covered ? <th scope="col">In effect</th> : null}
           </tr>
         </thead>
         <tbody>
@@ -77,7 +96,7 @@ export function OperationPolicies({ profile }: { profile: ProfileView }) {
               </td>
               <td>
                 <select
-                  aria-label={`Policy for ${op.operationId}`}
+                  aria-label={`Policy for ${op.operationId} (${profile.name})`}
                   value={op.policySource === 'operation' ? op.policy : ''}
                   onChange={(e) => void set(op.operationId, e.target.value)}
                 >
@@ -87,7 +106,7 @@ export function OperationPolicies({ profile }: { profile: ProfileView }) {
                   <option value="deny">deny</option>
                 </select>
               </td>
-              <td>{effective.get(op.operationId) ? <EffectiveBadge effective={effective.get(op.operationId)!} /> : null}</td>
+              {covered ? <td>{effective.get(op.operationId) ? <EffectiveBadge effective={effective.get(op.operationId)!} /> : null}</td> : null}
             </tr>
           ))}
         </tbody>

@@ -22,19 +22,27 @@ export function authWords(auth: string): string {
   }
 }
 
+/** Where the key in use came from: "the OS keychain", "the plaintext key file"… */
+export function credentialFrom(s: Status): string {
+  return s.credential.source === 'env'
+    ? 'the AIRLOCK_API_KEY environment variable'
+    : s.credential.source === 'file'
+      ? 'the plaintext key file'
+      : s.credential.source === 'keychain'
+        ? s.secretStore.osKeychain
+          ? 'the OS keychain'
+          : s.secretStore.where
+        : 'nowhere';
+}
+
 /** "Key sk…1a2b from the OS keychain". */
 export function credentialWords(s: Status): string {
-  const from =
-    s.credential.source === 'env'
-      ? 'the AIRLOCK_API_KEY environment variable'
-      : s.credential.source === 'file'
-        ? 'the plaintext key file'
-        : s.credential.source === 'keychain'
-          ? s.secretStore.osKeychain
-            ? 'the OS keychain'
-            : s.secretStore.where
-          : 'nowhere';
-  return `Key ${s.credential.fingerprint ?? ''} from ${from}`.replace('Key  ', 'Key ');
+  return keyWords(s.credential.fingerprint, credentialFrom(s));
+}
+
+/** "Key sha256:… from the plaintext key file". */
+export function keyWords(fingerprint: string | undefined, from: string): string {
+  return `Key ${fingerprint ?? ''} from ${from}`.replace('Key  ', 'Key ');
 }
 
 const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
