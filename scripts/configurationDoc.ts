@@ -24,7 +24,7 @@ export const NOTES: Record<string, string> = {
   dataDir:
     "The directory Electron's `userData` is for an app named Airlock, so the desktop app and `airlock serve` share it; on Linux `$XDG_CONFIG_HOME/Airlock` when that is set. What it holds: [using.md](using.md#the-data-directory).",
   profile:
-    'Built in: `demo` and `openagenda`; your own are files in `<data dir>/profiles` ([apis.md](apis.md)). With `--spec` alone the profile is `custom`. Switching the active profile of a running companion needs a restart.',
+    'Built in: `demo` and `openagenda`; your own are files in `<data dir>/profiles` ([apis.md](apis.md)). With `--spec` alone the profile is `custom`. Given, the companion serves that API alone; without it, every enabled API at once ([apis.md](apis.md#several-apis-at-once)), enabled and disabled while it runs.',
   spec: 'Given without `--profile`, it serves the profile `custom`.',
   auth: "`basic` takes the key as `username:password` and sends it as HTTP Basic. A document whose required security Airlock cannot send (HTTP Digest, mutual TLS) is refused at start unless `--auth` (or the profile's `auth`) says what to send; `--auth none` calls it without a credential.",
   refreshSpec: 'Offline, Airlock falls back to the cached copy with a warning.',

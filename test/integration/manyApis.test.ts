@@ -150,6 +150,18 @@ test("an unscoped session reaches every API under its name; search covers them a
   const found = await searchText(all, 'list events');
   assert.equal(found.results[0]!.call, 'demo.events.list', 'the strong match in the small API comes first');
   assert.equal(found.results[0]!.api, 'demo');
+  // The outline: an API's groups with their counts, then one group's operations with their exact calls.
+  const outline = await all.callTool({ name: 'search_docs', arguments: { api: 'demo' } });
+  const outlineText = (outline.content as { text: string }[])[0]!.text;
+  assert.match(outlineText, /^Airlock Demo Events API: 7 operations in \d+ groups\./);
+  const firstGroup = /^- ([^ ]+) \((\d+)\): /m.exec(outlineText)!;
+  const group = await all.callTool({ name: 'search_docs', arguments: { api: 'demo', group: firstGroup[1] } });
+  const listed = (group.structuredContent as { results: { call: string }[] }).results;
+  assert.equal(listed.length, Number(firstGroup[2]));
+  assert.ok(
+    listed.every((r) => r.call.startsWith('demo.')),
+    JSON.stringify(listed),
+  );
   const onlyBeta = await searchText(all, 'list items', 'beta');
   assert.ok(
     onlyBeta.results.every((r) => r.api === 'beta' && r.call.startsWith('beta.')),

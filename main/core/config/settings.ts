@@ -155,7 +155,7 @@ export const SETTINGS = [
     persist: true,
     live: false,
     defaultText: 'demo (or custom when --spec is given)',
-    description: 'API profile to serve: demo, openagenda, or one saved in the data dir',
+    description: 'serve this API profile alone (demo, openagenda, or one saved in the data dir); without it, every enabled API',
   }),
   def({
     key: 'spec',

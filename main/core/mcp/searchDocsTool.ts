@@ -8,6 +8,7 @@ import type { Catalogue } from '../openapi/catalogue.ts';
 import type { OperationSearch } from '../search/operationSearch.ts';
 import { callOf, renderScopedResults, renderSearchResults, type PlacedHit } from '../search/renderResults.ts';
 import { relatedOperations } from '../search/relatedOperations.ts';
+import { outlineOf, renderGroup, renderOutline } from '../search/outline.ts';
 
 export const searchDocsInput = {
   query: z
@@ -80,6 +81,7 @@ export function searchDocsDescription(apis: SearchableApi[]): string {
     'Describe the task in plain words; the best matches come back with method, path, parameters (types, enums, defaults), request body and response shapes and a runnable example, the rest one line each.',
     ...(apis.length > 1 ? ['One query searches every API; give `api: "<name>"` to search one.'] : []),
     'Give `related: "<operationId>"` instead of a query for the operations that go with one (where the ids it takes come from, the same resource\'s other verbs).',
+    "Give `api` and no query for that API's outline (its groups, each with its operation count), then `group` to list one group's operations.",
     'Always search before writing code that calls the API.',
   ].join(' ');
 }
@@ -99,15 +101,16 @@ export function registerSearchDocs(tools: AuditedTools, ctx: SearchDocsContext):
       description: searchDocsDescription(atStart),
       inputSchema: {
         ...searchDocsInput,
-        api: z.string().trim().min(1).max(100).optional().describe('Search only this API (its name), when several are in reach'),
+        api: z.string().trim().min(1).max(100).optional().describe("Search only this API (its name); alone, without a query: the API's outline"),
+        group: z.string().trim().min(1).max(200).optional().describe('With `api`: one group of the outline, whose operations are listed'),
       },
       outputSchema: searchDocsOutput,
       annotations: { title: toolTitle(atStart), readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
-    async ({ query, related, limit, api }) => {
+    async ({ query, related, limit, api, group }) => {
       const started = performance.now();
       const fail = (text: string) => ({ result: { content: [{ type: 'text' as const, text }], isError: true } });
-      if (!query && !related) return fail('Give a query (what you want to do), or related: an operationId.');
+      if (!query && !related && !api) return fail('Give a query (what you want to do), related: an operationId, or api: an API for its outline.');
       const inReach = await ctx.ready();
       if (inReach.length === 0) return fail('No API is served to this session yet: the person running Airlock can enable one (`airlock apis enable <name>`).');
       const chosen = api === undefined ? inReach : inReach.filter((a) => a.name === api || a.id === api);
@@ -115,6 +118,36 @@ export function registerSearchDocs(tools: AuditedTools, ctx: SearchDocsContext):
       // One API in reach: calls are written `api.…`, as they always were. Several: each with its API's name.
       const single = inReach.length === 1;
       const clientOf = (a: SearchableApi) => (single ? 'api' : a.id);
+      if (!query && !related) {
+        // The outline of one API, or one group of it: a way into an API whose words cannot be guessed.
+        const a = chosen[0]!;
+        const groups = outlineOf(a.catalogue, (tag) => a.search.tagText(tag));
+        let text: string;
+        let listed: SearchableApi['catalogue']['operations'] = [];
+        if (group) {
+          const found = groups.find((g) => g.name === group) ?? groups.find((g) => g.name.toLowerCase() === group.toLowerCase());
+          if (!found)
+            return fail(
+              `No group '${group}' in ${a.catalogue.title}. Its groups: ${groups
+                .map((g) => g.name)
+                .join(', ')
+                .slice(0, 1500)}.`,
+            );
+          text = renderGroup(a.catalogue.title, clientOf(a), found);
+          listed = found.operations;
+        } else {
+          text = renderOutline(a.catalogue.title, groups);
+        }
+        ctx.onSearch?.(group ? `outline ${a.name} ${group}` : `outline ${a.name}`, listed.length, performance.now() - started);
+        return {
+          result: {
+            content: [{ type: 'text', text }],
+            structuredContent: {
+              results: listed.map((op) => ({ api: a.name, operationId: op.id, method: op.method, path: op.path, call: callOf(op, clientOf(a)), score: 0 })),
+            },
+          },
+        };
+      }
       let hits: PlacedHit[] = [];
       let heading: string;
       if (related) {

@@ -113,6 +113,11 @@ export class OperationSearch {
     return this.operations.length;
   }
 
+  /** A tag's words as the document gives them (its display name and description), when it has any. */
+  tagText(tag: string): string | undefined {
+    return Object.hasOwn(this.tags, tag) ? this.tags[tag] : undefined;
+  }
+
   /** Words the document's prose taught this search, each with the name words it stands for. */
   learnedVocabulary(): LearnedVocabulary {
     return this.learned;
