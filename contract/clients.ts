@@ -17,6 +17,14 @@ export const CLIENT_IDS = [
 ] as const;
 export const clientIdSchema = z.enum(CLIENT_IDS);
 
+/** An API's name in a registration's scope (`airlock stdio --api NAME`, `/mcp?api=NAME`). */
+export const API_NAME = /^[A-Za-z0-9_$-]{1,40}$/;
+/**
+ * A registration's scope: the APIs the client's session reaches. Absent (or empty): every API the companion serves,
+ * including ones added later.
+ */
+export const clientScopeSchema = z.array(z.string().regex(API_NAME, 'an API name is 1 to 40 letters, digits, _, $ or -')).max(100);
+
 export const clientStatusSchema = z.object({
   id: clientIdSchema,
   label: z.string(),
@@ -29,6 +37,8 @@ export const clientStatusSchema = z.object({
   installLink: z.string().optional(),
   /** When Airlock last changed this client's file: undo restores it as it was before. Absent when there is nothing to undo. */
   lastChangeAt: z.string().optional(),
+  /** The registration's scope (registered only): the APIs it reaches. Absent: every API served. */
+  apis: clientScopeSchema.optional(),
 });
 export type ClientStatusView = z.infer<typeof clientStatusSchema>;
 
@@ -49,7 +59,17 @@ export const clientChangeSchema = z.object({
   backup: z.string().optional(),
   afterwards: z.string(),
   handshake: handshakeSchema.optional(),
+  /** The scope an add writes (or would write). Absent: every API served. */
+  apis: clientScopeSchema.optional(),
 });
 
-export const clientChangeInputSchema = z.object({ id: clientIdSchema, action: z.enum(['add', 'remove']), dryRun: z.boolean().optional() }).strict();
+export const clientChangeInputSchema = z
+  .object({
+    id: clientIdSchema,
+    action: z.enum(['add', 'remove']),
+    dryRun: z.boolean().optional(),
+    /** add: the APIs the client reaches (its scope). Absent or empty: every API served. */
+    apis: clientScopeSchema.optional(),
+  })
+  .strict();
 export const clientUndoResultSchema = z.object({ id: clientIdSchema, file: z.string(), backup: z.string(), restored: z.enum(['previous', 'removed']) });

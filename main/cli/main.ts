@@ -264,16 +264,17 @@ export function buildProgram(): Command {
     ['add', 'register Airlock (stdio, no secret in the file): shows the diff, backs the file up, then checks the command answers'],
     ['remove', 'take Airlock out of the client, every other entry kept'],
   ] as const) {
-    addSettingOptions(sub(clients, action, description).argument('<name>', clientArg), ['common'])
+    const change = addSettingOptions(sub(clients, action, description).argument('<name>', clientArg), ['common'])
       .option('--dry-run', 'show the change, write nothing')
       .option('--json', 'machine-readable output')
-      .option('--no-verify', 'skip the MCP handshake with the registered command (add)')
-      .action(async function (this: Command, name: string) {
-        const o = this.opts();
-        process.exitCode = await (
-          await clientsCommands()
-        ).clientsChange(cliContext(this), action, name, { dryRun: o.dryRun === true, json: o.json === true, verify: o.verify !== false });
-      });
+      .option('--no-verify', 'skip the MCP handshake with the registered command (add)');
+    if (action === 'add') change.option('--api <name>', 'the client reaches only this API (repeat for several); without it, every API served', collectApi, []);
+    change.action(async function (this: Command, name: string) {
+      const o = this.opts();
+      process.exitCode = await (
+        await clientsCommands()
+      ).clientsChange(cliContext(this), action, name, { dryRun: o.dryRun === true, json: o.json === true, verify: o.verify !== false, apis: o.api });
+    });
   }
   addSettingOptions(sub(clients, 'undo', "restore the client's file as it was before the last add or remove").argument('<name>', clientArg), ['common'])
     .option('--json', 'machine-readable output')

@@ -28,15 +28,19 @@ import { defaultDataDir } from '../core/config/dataDir.ts';
 const { app, protocol, dialog } = electron;
 
 /** `Airlock --stdio`: a client's MCP server, joined to the companion (this app, started in the background if needed). No window, no tray. */
-async function stdioMode(dataDir: string): Promise<void> {
+async function stdioMode(dataDir: string, apis: string[] | undefined): Promise<void> {
   app.dock?.hide();
   const { locateCompanion, startDesktopApp } = await import('../core/mcp/companionLocator.ts');
   const { runForwarder } = await import('../core/mcp/stdioForwarder.ts');
+  const { withScope } = await import('../core/mcp/sessionScope.ts');
   await runForwarder({
     stdin: process.stdin,
     stdout: process.stdout,
     log: (m) => process.stderr.write(`airlock warn  [stdio] ${m}\n`),
-    connect: async () => locateCompanion(dataDir) ?? startDesktopApp(process.execPath, dataDir),
+    connect: async () => {
+      const address = locateCompanion(dataDir) ?? (await startDesktopApp(process.execPath, dataDir));
+      return { ...address, mcpUrl: withScope(address.mcpUrl, apis) };
+    },
   });
   app.exit(0);
 }
@@ -44,9 +48,9 @@ async function stdioMode(dataDir: string): Promise<void> {
 export async function startDesktop(): Promise<void> {
   const mode = launchMode(process.argv);
   const dataDir = mode.dataDir ?? app.getPath('userData');
-  if (mode.kind === 'stdio') return stdioMode(dataDir);
+  if (mode.kind === 'stdio') return stdioMode(dataDir, mode.apis);
   // Clients this app registers run the app itself with --stdio (packaged: no Node on the machine needed).
-  if (app.isPackaged) useStdioLauncher((dir) => appStdioLaunch(process.execPath, dir, defaultDataDir()));
+  if (app.isPackaged) useStdioLauncher((dir) => appStdioLaunch(process.execPath, dir, defaultDataDir()), { scope: true });
   const state: { win?: electron.BrowserWindow; served?: ServingCompanion } = {};
   let quitting = false;
   const show = () => {

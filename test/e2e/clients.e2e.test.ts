@@ -3,6 +3,10 @@
 // (added lines coloured, in light and dark), writes it with a backup,
 // verifies the command with a handshake; the other server in the file is
 // kept; undo restores it and is disabled again. axe in light and dark.
+// Then the APIs it reaches, with the keyboard alone: "Every API served" is
+// the default (no scope); unchecking it and checking demo writes
+// `--api demo` (the diff follows each choice); the registration then shows
+// its scope, and changing it back to every API shows the diff that drops it.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -94,4 +98,75 @@ test('add Airlock to Cursor from the Clients screen: diff first, then written, v
   await cursor.getByText('Nothing to undo').waitFor();
   assert.equal(await undo.isDisabled(), true, 'nothing left to undo');
   assert.ok(await cursor.getByRole('button', { name: 'Copy the install link for Cursor' }).isVisible());
+
+  // The APIs Cursor reaches, keyboard only: the picker opens on "Every API served" (the default: no scope).
+  await cursor.getByRole('button', { name: 'Add Airlock to Cursor…' }).focus();
+  await page.keyboard.press('Enter');
+  const picker = cursor.getByRole('group', { name: 'The APIs Cursor reaches' });
+  await picker.waitFor();
+  const every = picker.getByRole('checkbox', { name: 'Every API served' });
+  const demo = picker.getByRole('checkbox', { name: 'demo', exact: true });
+  const openagenda = picker.getByRole('checkbox', { name: 'openagenda', exact: true });
+  // A locator, not waitForFunction: the page's CSP (script-src 'self') refuses the string a polled predicate is evaluated from.
+  await page.locator('input[type="checkbox"]:focus').waitFor({ timeout: 10_000 });
+  assert.equal(await every.evaluate((el) => el === el.ownerDocument.activeElement), true, 'the keyboard lands on the choice');
+  assert.deepEqual([await every.isChecked(), await demo.isChecked(), await openagenda.isChecked()], [true, true, true]);
+  assert.match((await openagenda.getAttribute('aria-describedby')) ?? '', /\S/);
+  assert.match(await picker.innerText(), /openagenda\s+disabled/);
+  const write = diff.getByRole('button', { name: 'Write it' });
+  await diff.getByLabel(/^Diff: /).waitFor();
+  assert.doesNotMatch(await diff.getByLabel(/^Diff: /).innerText(), /--api/, 'every API: no scope in the entry');
+
+  await page.keyboard.press('Space'); // Every API served: off, nothing picked yet
+  await diff.getByRole('status').filter({ hasText: 'Check at least one API' }).waitFor();
+  assert.equal(await write.isDisabled(), true, 'nothing to write without an API');
+  await page.keyboard.press('Tab');
+  assert.equal(await demo.evaluate((el) => el === el.ownerDocument.activeElement), true);
+  await page.keyboard.press('Space'); // demo alone
+  const scoped = diff.getByLabel(/^Diff: /);
+  await scoped.filter({ hasText: /"--api",\s+\+?\s*"demo"/ }).waitFor({ timeout: 15_000 });
+  assert.deepEqual([await every.isChecked(), await demo.isChecked(), await openagenda.isChecked()], [false, true, false]);
+  await write.waitFor({ state: 'visible' });
+  await diff.locator('button:enabled', { hasText: 'Write it' }).waitFor({ timeout: 15_000 });
+  assert.deepEqual(await axe(page), [], 'the picker is axe clean, light and dark');
+  await page.screenshot({ path: '/tmp/clients-picker.png', fullPage: true });
+  // On to Write it with Tab alone (past openagenda and the diff).
+  for (let i = 0; i < 6 && !(await write.evaluate((el) => el === el.ownerDocument.activeElement)); i++) await page.keyboard.press('Tab');
+  assert.equal(await write.evaluate((el) => el === el.ownerDocument.activeElement), true, 'Write it is reached with Tab');
+  await page.keyboard.press('Enter');
+  await cursor
+    .getByRole('status')
+    .filter({ hasText: /Cursor reaches only demo\./ })
+    .waitFor({ timeout: 60_000 });
+  await cursor
+    .getByRole('status')
+    .filter({ hasText: /✔ The command answers/ })
+    .waitFor();
+  const scopedEntry = (JSON.parse(readFileSync(file, 'utf8')) as { mcpServers: Record<string, { args: string[] }> }).mcpServers.airlock!;
+  assert.deepEqual(scopedEntry.args.slice(-5), ['stdio', '--data-dir', fx.dataDir, '--api', 'demo']);
+  await cursor
+    .getByRole('heading')
+    .filter({ hasText: /✔ Registered/ })
+    .waitFor();
+  assert.match(await cursor.locator('dl').innerText(), /APIs\s+only demo/);
+
+  // A registered client: its scope can be changed; back to every API drops `--api` (the diff says so).
+  await cursor.getByRole('button', { name: 'Change the APIs Cursor reaches…' }).click();
+  await picker.waitFor();
+  assert.deepEqual([await every.isChecked(), await demo.isChecked()], [false, true], 'the picker starts from the registration');
+  await diff.getByRole('status').filter({ hasText: 'No change: Cursor already reaches only demo.' }).waitFor();
+  assert.equal(await write.isDisabled(), true);
+  await every.focus();
+  await page.keyboard.press('Space');
+  await diff
+    .getByLabel(/^Diff: /)
+    .filter({ hasText: /-\s+"--api"/ })
+    .waitFor({ timeout: 15_000 });
+  await diff.getByRole('button', { name: 'Cancel' }).click();
+  await picker.waitFor({ state: 'detached' });
+  assert.deepEqual(
+    (JSON.parse(readFileSync(file, 'utf8')) as { mcpServers: Record<string, { args: string[] }> }).mcpServers.airlock!.args.slice(-2),
+    ['--api', 'demo'],
+    'cancelled: nothing written',
+  );
 });

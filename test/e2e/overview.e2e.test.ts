@@ -309,7 +309,8 @@ test('a banner on every screen while the companion is not answering; it goes by 
   // A new link opened in this tab signs it in; the banner goes and the screen is current again.
   await page.goto(await loginLink(dir));
   await signedOut.waitFor({ state: 'detached', timeout: 15_000 });
-  await page.waitForFunction("!document.querySelector('main')?.classList.contains('stale')", undefined, { timeout: 15_000 });
+  // A locator, not waitForFunction: the page's CSP (script-src 'self') refuses the string a polled predicate is evaluated from.
+  await page.locator('main:not(.stale)').waitFor({ timeout: 15_000 });
   await nav(page, 'Overview').click();
   await page.getByRole('heading', { name: 'Get started', level: 2 }).waitFor();
 });

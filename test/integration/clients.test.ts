@@ -1,13 +1,19 @@
 // `airlock clients` end to end with the real Claude Code CLI (HOME in a
 // temporary directory, offline): add registers through `claude mcp add`,
 // then `claude mcp list` connects to the command written and reports it
-// connected; list shows it registered; remove and undo leave no trace.
+// connected; list shows it registered; remove and undo leave no trace. With
+// `--api`, the registration carries the scope and the command it runs
+// reaches only those APIs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
-import { runCliToEnd } from '../helpers/processes.ts';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { runCliToEnd, serve } from '../helpers/processes.ts';
+import { execute } from '../helpers/mcpClients.ts';
+import { writeEchoSpec } from '../helpers/echoApi.ts';
 import { ROOT, tempDir } from '../helpers/paths.ts';
 import { CLAUDE_CLI, requireTools } from '../helpers/systemTools.ts';
 
@@ -66,4 +72,55 @@ test('a broken client file is named with its line and column, and left as it was
   assert.doesNotMatch(r.stderr, /unexpected error|\n\s+at /, 'one line, no stack');
   assert.match(r.stderr, /\.cursor\/mcp\.json does not parse \(line 3, column \d+: .*\); it was left untouched/);
   assert.equal(readFileSync(join(home, '.cursor', 'mcp.json'), 'utf8'), '{\n  "mcpServers": {\n    "x": { "command": "y" },,\n  }\n}\n');
+});
+
+test('cursor --api demo: the registration carries the scope, and the command it runs reaches demo alone', { timeout: 180_000 }, async (t) => {
+  const { dir, cleanup } = tempDir();
+  const home = join(dir, 'home');
+  mkdirSync(join(home, '.cursor'), { recursive: true });
+  // A second API beside the demo, so the scope has something to leave out.
+  const dataDir = join(dir, 'data');
+  mkdirSync(join(dataDir, 'profiles'), { recursive: true });
+  const spec = writeEchoSpec(dir, 'http://127.0.0.1:9/v1');
+  writeFileSync(join(dataDir, 'profiles', 'alpha.json'), JSON.stringify({ spec, enabled: true }));
+  const env = { HOME: home, XDG_CONFIG_HOME: join(home, '.config') };
+  const server = await serve(dataDir, [], env);
+  const client = new McpClient({ name: 'cursor-scoped', version: '1.0.0' });
+  t.after(async () => {
+    await client.close();
+    await server.stop();
+    cleanup();
+  });
+
+  const bad = await runCliToEnd(['clients', 'add', 'cursor', '--api', 'not an api', '--data-dir', dataDir], { env });
+  assert.equal(bad.code, 2, bad.stdout);
+  assert.match(bad.stderr, /--api .*'not an api' is not an API name/);
+
+  const add = await runCliToEnd(['clients', 'add', 'cursor', '--api', 'demo', '--data-dir', dataDir], { env, timeoutMs: 120_000 });
+  assert.equal(add.code, 0, add.stderr + add.stdout);
+  assert.match(add.stdout, /\+\s+"--api",\n\+\s+"demo"/);
+  assert.match(add.stdout, /cursor reaches only demo\./);
+  assert.match(add.stdout, /✔ the registered command answers: search_docs, execute/);
+  const file = join(home, '.cursor', 'mcp.json');
+  const entry = (JSON.parse(readFileSync(file, 'utf8')) as { mcpServers: Record<string, { command: string; args: string[] }> }).mcpServers.airlock!;
+  assert.deepEqual(entry.args.slice(-2), ['--api', 'demo']);
+  const listed = await runCliToEnd(['clients', 'list', '--json', '--data-dir', dataDir], { env });
+  const cursor = (JSON.parse(listed.stdout) as { id: string; state: string; apis?: string[] }[]).find((c) => c.id === 'cursor')!;
+  assert.deepEqual([cursor.state, cursor.apis], ['registered', ['demo']]);
+  assert.match((await runCliToEnd(['clients', 'list', '--data-dir', dataDir], { env })).stdout, /cursor .*registered.*\n\s+reaches only: demo/);
+
+  // Exactly what Cursor would run: its session sees the demo, not alpha.
+  await client.connect(new StdioClientTransport({ command: entry.command, args: entry.args, env: { ...(process.env as Record<string, string>), ...env } }));
+  const search = (await client.listTools()).tools.find((x) => x.name === 'search_docs')!.description!;
+  assert.match(search, /Demo Events API/);
+  assert.doesNotMatch(search, /Echo API/);
+  const reach = await execute(client, 'return [typeof api, typeof demo, typeof alpha];');
+  assert.deepEqual(JSON.parse(reach.text), ['object', 'object', 'undefined']);
+
+  // Another scope updates the registration, with its diff; the same one again changes nothing.
+  const wider = await runCliToEnd(['clients', 'add', 'cursor', '--api', 'demo', '--api', 'alpha', '--data-dir', dataDir, '--no-verify'], { env });
+  assert.equal(wider.code, 0, wider.stderr);
+  assert.match(wider.stdout, /\+\s+"alpha"/);
+  const again = await runCliToEnd(['clients', 'add', 'cursor', '--api', 'alpha,demo', '--data-dir', dataDir, '--no-verify'], { env });
+  assert.match(again.stdout, /nothing to do \(already registered, reaching only alpha, demo,/);
 });

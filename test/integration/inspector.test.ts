@@ -47,5 +47,5 @@ test('search_docs related: an outside client gets the operations that go with on
   assert.equal(ids[0], 'events.list');
   assert.ok(ids.includes('events.get'));
   const neither = await inspector([...server, '--method', 'tools/call', '--tool-name', 'search_docs']);
-  assert.match(neither.stdout + neither.stderr, /Give a query \(what you want to do\), or related: an operationId/);
+  assert.match(neither.stdout + neither.stderr, /Give a query \(what you want to do\), related: an operationId, or api: an API for its outline/);
 });

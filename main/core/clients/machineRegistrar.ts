@@ -4,13 +4,15 @@
 import { spawn } from 'node:child_process';
 import { homedir } from 'node:os';
 import { dataPaths, defaultDataDir } from '../config/dataDir.ts';
-import { stdioLaunch } from './stdioLaunch.ts';
+import { stdioLaunch, stdioLaunchTakesScope } from './stdioLaunch.ts';
 import { which } from '../sandbox/subprocess/hostTools.ts';
 import { createRegistrar, type Registrar } from './registrar.ts';
 import type { LaunchCommand } from './clientCatalog.ts';
+import { scopedLaunch } from './registrationScope.ts';
 
-export function launchFor(dataDir: string): LaunchCommand {
-  return stdioLaunch(dataDir, defaultDataDir());
+/** The command a registration for this data dir runs; with a scope, `--api NAME` for each API it reaches. */
+export function launchFor(dataDir: string, apis?: readonly string[]): LaunchCommand {
+  return scopedLaunch(stdioLaunch(dataDir, defaultDataDir()), apis);
 }
 
 export function machineRegistrar(dataDir: string): Registrar {
@@ -18,6 +20,7 @@ export function machineRegistrar(dataDir: string): Registrar {
     env: { home: homedir(), platform: process.platform, env: process.env },
     backupDir: dataPaths(dataDir).clientBackups,
     launch: launchFor(dataDir),
+    scopable: stdioLaunchTakesScope(),
     which: (bin) => which(bin, process.env.PATH ?? ''),
     runCli: (path, args) =>
       new Promise((resolve) => {

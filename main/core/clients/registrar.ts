@@ -1,8 +1,10 @@
 // Registering Airlock in a client: detect it (installed, where its file is,
-// registered, outdated), show the change as a diff before making it, make it
-// — with the client's own CLI when it is on PATH, else a minimal edit of its
-// file — atomically and with a timestamped backup, and undo the last change.
-// A file that does not parse is never written.
+// registered — with the scope it carries — or outdated), show the change as a
+// diff before making it, make it — with the client's own CLI when it is on
+// PATH, else a minimal edit of its file — atomically and with a timestamped
+// backup, and undo the last change. A file that does not parse is never
+// written. A registration may carry a scope (the APIs its session reaches:
+// `--api NAME` after `stdio`); adding again with another scope updates it.
 import { existsSync, statSync } from 'node:fs';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -12,6 +14,7 @@ import { writeFileAtomic } from '../util/atomicWrite.ts';
 import { AirlockError } from '../util/errors.ts';
 import { type ClientDescriptor, type ClientEnv, type ClientId, type LaunchCommand, CLIENTS, clientById } from './clientCatalog.ts';
 import { BrokenConfigError, editConfig, readConfig, readEntry } from './configText.ts';
+import { checkScope, sameScope, scopeOfEntry, scopedLaunch } from './registrationScope.ts';
 
 export type ClientState = 'not-installed' | 'not-registered' | 'registered' | 'outdated' | 'broken';
 
@@ -31,6 +34,8 @@ export interface ClientStatus {
   lastChangeAt?: string;
   /** A deep link the client opens to add the server itself (Cursor, VS Code, LM Studio). */
   installLink?: string;
+  /** The scope of the registration (registered only): the APIs its session reaches. Absent: every API served. */
+  apis?: string[];
 }
 
 export interface ChangeResult {
@@ -45,6 +50,14 @@ export interface ChangeResult {
   command?: string[];
   backup?: string;
   afterwards: string;
+  /** The scope an add writes (or would write). Absent: every API served. */
+  apis?: string[];
+}
+
+export interface ChangeOptions {
+  dryRun?: boolean;
+  /** add: the APIs the client reaches (`--api` after `stdio`). Absent or empty: every API served. */
+  apis?: readonly string[];
 }
 
 export interface RegistrarOptions {
@@ -52,6 +65,8 @@ export interface RegistrarOptions {
   /** Where backups of changed files go (<data dir>/client-backups). */
   backupDir: string;
   launch: LaunchCommand;
+  /** Whether `launch` honours `--api NAME` (default true); when not, an add with a scope is refused. */
+  scopable?: boolean;
   /** The entry's name in the client (default `airlock`). */
   name?: string;
   /** A client CLI's absolute path, when it is on PATH. */
@@ -117,13 +132,20 @@ export function createRegistrar(options: RegistrarOptions) {
       throw error;
     }
     if (entry === undefined) return { ...base, state: 'not-registered', file };
-    const wanted = d.entry(options.launch);
     const command = (entry as { command?: unknown }).command;
     if (typeof command === 'string' && !existsSync(command)) return { ...base, state: 'outdated', file, reason: `it runs ${command}, which does not exist` };
-    if (!isDeepStrictEqual(pick(entry, Object.keys(wanted)), wanted)) {
+    // What this install would write with the scope the entry carries: a registration with a scope is registered too.
+    const apis = scopeOfEntry(entry);
+    let wanted: Record<string, unknown> | undefined;
+    try {
+      wanted = d.entry(scopedLaunch(options.launch, apis));
+    } catch {
+      wanted = undefined; // a name that is not an API name: rewrite it
+    }
+    if (!wanted || !isDeepStrictEqual(pick(entry, Object.keys(wanted)), wanted)) {
       return { ...base, state: 'outdated', file, reason: `it runs ${[command, ...((entry as { args?: unknown[] }).args ?? [])].join(' ')}` };
     }
-    return { ...base, state: 'registered', file };
+    return { ...base, state: 'registered', file, ...(apis ? { apis } : {}) };
   }
 
   async function list(): Promise<ClientStatus[]> {
@@ -166,20 +188,30 @@ export function createRegistrar(options: RegistrarOptions) {
     await writeFileAtomic(file, text, { mode });
   }
 
-  async function change(id: string, action: 'add' | 'remove', opts: { dryRun?: boolean } = {}): Promise<ChangeResult> {
+  async function change(id: string, action: 'add' | 'remove', opts: ChangeOptions = {}): Promise<ChangeResult> {
     const d = descriptor(id);
+    const scope = action === 'add' ? checkScope(opts.apis) : undefined;
+    if (scope && options.scopable === false) {
+      throw new AirlockError('unavailable', `this command (${options.launch.command}) does not take --api yet, so it cannot limit a client to some APIs`, {
+        hint: 'register without a scope, or with `airlock clients add NAME --api API` from a terminal',
+      });
+    }
+    const launch = scopedLaunch(options.launch, scope);
     const file = fileOf(d);
     if (!file) throw new AirlockError('unavailable', status(d, undefined, undefined).reason!);
     const before = await readText(file);
-    const entry = action === 'add' ? d.entry(options.launch) : undefined;
+    const entry = action === 'add' ? d.entry(launch) : undefined;
     const current = status(d, before, file);
     if (current.state === 'not-installed')
       throw new AirlockError('unavailable', `${d.label} does not seem to be installed: ${current.reason}`, { hint: 'install it first' });
     // Throws (and writes nothing) when the file does not parse.
     const planned = editConfig(before ?? '', d.format, file, d.root, name, entry);
-    const unchanged = action === 'add' ? current.state === 'registered' : current.state === 'not-registered';
+    // Registered with another scope: the entry is replaced, as an outdated one is.
+    const registered = current.state === 'registered' && sameScope(current.apis, scope);
+    const replaced = current.state === 'outdated' || (current.state === 'registered' && !registered);
+    const unchanged = action === 'add' ? registered : current.state === 'not-registered';
     const cli = cliPath(d);
-    const cliArgs = d.cli ? (action === 'add' ? d.cli.add(name, options.launch) : d.cli.remove?.(name)) : undefined;
+    const cliArgs = d.cli ? (action === 'add' ? d.cli.add(name, launch) : d.cli.remove?.(name)) : undefined;
     const command = cli && cliArgs ? [cli, ...cliArgs] : undefined;
     const result = {
       id: d.id,
@@ -189,13 +221,14 @@ export function createRegistrar(options: RegistrarOptions) {
       via: command ? ('cli' as const) : ('file' as const),
       ...(command ? { command } : {}),
       afterwards: d.afterwards,
+      ...(scope ? { apis: scope } : {}),
     };
     if (unchanged) return { ...result, changed: false, diff: '' };
     if (opts.dryRun) return { ...result, changed: true, diff: patch(file, before ?? '', planned) };
     const backup = await saveBackup(d, file, before);
     if (command && d.cli) {
-      // The client's own CLI: an outdated entry goes first (`add` refuses to overwrite one) — by the CLI, or from the file.
-      if (action === 'add' && current.state === 'outdated') {
+      // The client's own CLI: an outdated entry (or one with another scope) goes first (`add` refuses to overwrite one) — by the CLI, or from the file.
+      if (action === 'add' && replaced) {
         if (d.cli.remove) await options.runCli(command[0]!, d.cli.remove(name));
         else await write(file, editConfig(before ?? '', d.format, file, d.root, name, undefined));
       }
@@ -233,7 +266,7 @@ export function createRegistrar(options: RegistrarOptions) {
 
   return {
     list,
-    add: (id: string, o?: { dryRun?: boolean }) => change(id, 'add', o),
+    add: (id: string, o?: ChangeOptions) => change(id, 'add', o),
     remove: (id: string, o?: { dryRun?: boolean }) => change(id, 'remove', o),
     undo,
   };

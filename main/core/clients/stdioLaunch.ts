@@ -4,10 +4,21 @@ import { CLI_ENTRY } from '../util/installPaths.ts';
 
 type StdioLauncher = (dataDir: string, defaultDataDir?: string) => { command: string; args: string[] };
 let launcher: StdioLauncher | undefined;
+let launcherTakesScope = true;
 
-/** The desktop app registers clients with its own executable (`--stdio`): no Node needed, a path that stays put. */
-export function useStdioLauncher(fn: StdioLauncher): void {
+/**
+ * The desktop app registers clients with its own executable (`--stdio`): no Node needed, a path that stays put.
+ * `scope`: whether that command honours `--api NAME` (a session's scope); until it says so, a registration with a
+ * scope is refused rather than written to a command that would ignore it.
+ */
+export function useStdioLauncher(fn: StdioLauncher, options: { scope?: boolean } = {}): void {
   launcher = fn;
+  launcherTakesScope = options.scope === true;
+}
+
+/** Whether the command registrations run takes `--api NAME` (`airlock stdio` does). */
+export function stdioLaunchTakesScope(): boolean {
+  return !launcher || launcherTakesScope;
 }
 
 /** What a client config runs to reach this companion over stdio: absolute paths, no secret. */

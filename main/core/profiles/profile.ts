@@ -81,6 +81,11 @@ export interface Profile {
   file?: string;
 }
 
+/** What stands for a profile whose file cannot be read, in lists that show it with its error. */
+export function unreadableProfile(name: string): Profile {
+  return { name, spec: '', policy: 'ask', readOnly: false, allowPrivateNetwork: false, mutations: [], origin: 'file' };
+}
+
 /** The profile served before several APIs could be, when none was chosen. */
 const DEFAULT_PROFILE = 'demo';
 

@@ -5,7 +5,7 @@
 import type { ControlHandlers } from '../control/dispatch.ts';
 import { AirlockError } from '../util/errors.ts';
 import { ProfileStore } from '../profiles/profileStore.ts';
-import { isEnabled, type Profile } from '../profiles/profile.ts';
+import { isEnabled, unreadableProfile, type Profile } from '../profiles/profile.ts';
 import { apiIdentifier } from '../profiles/apiIdentifier.ts';
 import { formatAuthScheme } from '../config/auth.ts';
 import type { ApiView } from '../../../contract/apis.ts';
@@ -49,13 +49,7 @@ export function createApiHandlers(c: ApiHandlerServices): Pick<ControlHandlers, 
 
   return {
     'apis.list': () => {
-      const views = store
-        .list()
-        .map((l) =>
-          l.profile
-            ? view(l.profile)
-            : view({ name: l.name, spec: '', policy: 'ask', readOnly: false, allowPrivateNetwork: false, mutations: [], origin: 'file' }, l.error),
-        );
+      const views = store.list().map((l) => (l.profile ? view(l.profile) : view(unreadableProfile(l.name), l.error)));
       // An API served from the command line (--spec) has no file: it is listed too.
       for (const served of c.apis.list()) if (!views.some((v) => v.name === served.name)) views.push(view(served.profile));
       return views.sort((a, b) => a.name.localeCompare(b.name));

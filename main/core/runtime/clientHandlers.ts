@@ -13,12 +13,12 @@ export function createClientHandlers(c: ClientHandlerServices): Pick<ControlHand
   const log = c.logs.logger;
   return {
     'clients.list': async () => (await registrar()).list(),
-    'clients.change': async ({ id, action, dryRun }, caller) => {
-      const result = await (await registrar())[action](id, { dryRun: dryRun === true });
+    'clients.change': async ({ id, action, dryRun, apis }, caller) => {
+      const result = await (await registrar())[action](id, { dryRun: dryRun === true, ...(apis ? { apis } : {}) });
       if (result.changed && !result.dryRun) log.info(`${action === 'add' ? 'registered in' : 'removed from'} ${id} (${result.file}) by ${caller.by}`);
       const handshake =
         action === 'add' && !result.dryRun
-          ? await (await import('../clients/verifyLaunch.ts')).verifyLaunch((await clients()).launchFor(c.info.paths.root))
+          ? await (await import('../clients/verifyLaunch.ts')).verifyLaunch((await clients()).launchFor(c.info.paths.root, result.apis))
           : undefined;
       return { ...result, ...(handshake ? { handshake } : {}) };
     },

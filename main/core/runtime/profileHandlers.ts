@@ -8,7 +8,7 @@ import { AirlockError } from '../util/errors.ts';
 import type { ApiOperation } from '../openapi/catalogue.ts';
 import { parseAuthScheme } from '../config/auth.ts';
 import { PROFILE_NAME, ProfileStore } from '../profiles/profileStore.ts';
-import { profileToFile, type MutationPolicy, type Profile } from '../profiles/profile.ts';
+import { profileToFile, unreadableProfile, type MutationPolicy, type Profile } from '../profiles/profile.ts';
 import { PRESETS } from '../profiles/presets.ts';
 import { existsSync } from 'node:fs';
 import type { OpenedApi } from './servedApis.ts';
@@ -76,13 +76,7 @@ export function createProfileHandlers(
 
   return {
     'profiles.list': () => {
-      const listed = profiles
-        .list()
-        .map((l) =>
-          l.profile
-            ? profileView(l.profile)
-            : profileView({ name: l.name, spec: '', policy: 'ask', readOnly: false, allowPrivateNetwork: false, mutations: [], origin: 'file' }, l.error),
-        );
+      const listed = profiles.list().map((l) => (l.profile ? profileView(l.profile) : profileView(unreadableProfile(l.name), l.error)));
       // A served profile is always listed, also when it came from the command line (--spec) and has no file.
       const adhoc = c.apis.list().filter((a) => !listed.some((p) => p.name === a.name));
       return [...adhoc.map((a) => profileView(a.profile)), ...listed];

@@ -104,7 +104,7 @@ function ServeSwitch({ a, wanted, onChange }: { a: ApiView; wanted: boolean | un
     <span className="serve">
       <Switch.Root
         id={id}
-        className="serve-switch"
+        className="switch serve-switch"
         checked={checked}
         aria-describedby={`state-${a.name}`}
         {...(wanted !== undefined ? { 'aria-busy': true } : {})}
@@ -112,7 +112,7 @@ function ServeSwitch({ a, wanted, onChange }: { a: ApiView; wanted: boolean | un
           if (wanted === undefined) onChange(next);
         }}
       >
-        <Switch.Thumb className="serve-thumb" />
+        <Switch.Thumb className="switch-thumb" />
       </Switch.Root>
       <label htmlFor={id}>
         Serve<span className="visually-hidden"> {a.name}</span>
