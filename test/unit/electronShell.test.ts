@@ -394,7 +394,10 @@ test('launch modes: a client spawns the app with --stdio, airlock stdio starts i
   assert.deepEqual(launchMode(['airlock', '--background', '--data-dir', '/d']), { kind: 'app', background: true, dataDir: '/d' });
   assert.deepEqual(launchMode(['airlock', '--stdio']), { kind: 'stdio' });
   // A registration's scope: the session reaches only those APIs, as `airlock stdio --api` does.
-  assert.deepEqual(launchMode(['airlock', '--stdio', '--api', 'github', '--api', 'demo,openagenda']), { kind: 'stdio', apis: ['github', 'demo', 'openagenda'] });
+  assert.deepEqual(launchMode(['airlock', '--stdio', '--api', 'github', '--api', 'demo,openagenda']), {
+    kind: 'stdio',
+    apis: ['github', 'demo', 'openagenda'],
+  });
   assert.deepEqual(launchMode(['airlock', '--stdio', '--data-dir', '/d']), { kind: 'stdio', dataDir: '/d' });
   assert.deepEqual(launchMode(['airlock', '--data-dir', '--stdio']), { kind: 'stdio' }, 'a flag is not a data dir');
   assert.deepEqual(appStdioLaunch('/opt/Airlock/airlock', '/home/me/.config/Airlock', '/home/me/.config/Airlock'), {
