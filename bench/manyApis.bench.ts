@@ -104,6 +104,7 @@ function start(dataDir: string, measureRss = false): Promise<Start> {
 }
 
 function rssOf(pid: number): number | undefined {
+  if (!existsSync(`/proc/${pid}/status`)) return undefined; // not Linux, or the process is gone
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : undefined;
 }
@@ -124,7 +125,7 @@ try {
     `  later starts (API cache), ${RUNS} runs: initialize ${fmt(later.map((s) => s.initializeMs))}; every API loaded ${fmt(later.map((s) => s.loadedMs))}`,
   );
   const idle = await start(dir, true);
-  console.log(`  idle RSS, every API loaded: ${idle.rssMb?.toFixed(0)} MB`);
+  console.log(`  idle RSS, every API loaded: ${idle.rssMb === undefined ? 'not measured (no /proc, or the process was gone)' : `${idle.rssMb.toFixed(0)} MB`}`);
 
   const client = await startRawClient({
     command: process.execPath,
