@@ -100,7 +100,7 @@ async function inProcess(ctx: CliContext, scope: string[] | undefined): Promise<
   process.stdin.on('end', () => void shutdown(0));
   const mcpLog = logger.child('mcp');
   await server.connect(new LineLimitedStdioTransport(process.stdin, process.stdout, { log: (m) => mcpLog.warn(m) }));
-  const served = companion.services.apis.list().filter((a) => !scope || scope.includes(a.name) || scope.includes(a.id));
+  const served = companion.services.apis.inScope(scope);
   logger.info(
     `Airlock ${companion.services.info.version} on stdio: ${served.map((a) => `${a.name} (${a.opened ? `${a.opened.api.catalogue.operations.length} operations` : a.state})`).join(', ') || 'no API'}`,
   );

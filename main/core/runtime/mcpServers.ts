@@ -59,7 +59,7 @@ function boundaryFor(s: McpServerServices, scope: readonly string[] | undefined)
 
 /** As apisInReach, once the APIs in the scope still loading have loaded or failed. */
 async function apisInReachReady(s: Pick<Services, 'apis'>, scope: readonly string[] | undefined): Promise<ApiInReach[]> {
-  const pending = s.apis.list().filter((a) => a.state === 'loading' && (!scope || scope.includes(a.name) || scope.includes(a.id)));
+  const pending = s.apis.inScope(scope).filter((a) => a.state === 'loading');
   await Promise.allSettled(pending.map((a) => a.ready()));
   return apisInReach(s, scope);
 }
@@ -67,8 +67,7 @@ async function apisInReachReady(s: Pick<Services, 'apis'>, scope: readonly strin
 /** The loaded APIs a scope reaches, in name order (absent scope: every API served). */
 export function apisInReach(s: Pick<Services, 'apis'>, scope: readonly string[] | undefined): ApiInReach[] {
   return s.apis
-    .list()
-    .filter((a) => !scope || scope.includes(a.name) || scope.includes(a.id))
+    .inScope(scope)
     .flatMap((a) => (a.opened ? [a.opened.api] : []))
     .map((api) => ({
       name: api.profile.name,

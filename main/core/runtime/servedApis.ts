@@ -85,8 +85,13 @@ export class ServedApis {
 
   /** A served API by its profile name or its identifier. */
   get(nameOrId: string): ServedApi | undefined {
-    const e = this.entries.get(nameOrId) ?? [...this.entries.values()].find((x) => x.id === nameOrId);
+    const e = this.find(nameOrId);
     return e ? this.view(e) : undefined;
+  }
+
+  /** The served APIs a session's scope reaches, in name order (no scope: every one). A scope names an API by its name or identifier. */
+  inScope(scope: readonly string[] | undefined): ServedApi[] {
+    return this.list().filter((a) => !scope || scope.includes(a.name) || scope.includes(a.id));
   }
 
   /** The API meant where one is: the one the command named, else the first loaded; undefined when none is. */
