@@ -2,10 +2,11 @@
 // entry its client reads (key names and shapes differ), keeps the rest of
 // the file, backs it up, undoes exactly, refuses a broken file, and tells
 // registered, outdated and not-installed apart.
+import { clientFiles } from '../helpers/clientFiles.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { createRegistrar } from '../../main/core/clients/registrar.ts';
 import { CLIENTS, type ClientEnv } from '../../main/core/clients/clientCatalog.ts';
 import { readConfig, readEntry } from '../../main/core/clients/configText.ts';
@@ -34,13 +35,7 @@ function setup(t: { after(fn: () => void): void }, platform: NodeJS.Platform = '
       return () => new Date(Date.UTC(2026, 10, 24, 10, 0, n++));
     })(),
   });
-  const fileOf = (id: string) => CLIENTS.find((c) => c.id === id)!.paths(env)[0]!;
-  const install = (id: string, text?: string) => {
-    const file = fileOf(id);
-    mkdirSync(dirname(file), { recursive: true });
-    if (text !== undefined) writeFileSync(file, text);
-    return file;
-  };
+  const { fileOf, install } = clientFiles(env);
   /** A registrar that finds `bin` on PATH (as /usr/bin/<bin>) and records what it runs instead of running it. */
   const withCli = (bin: string) => {
     const calls: string[][] = [];

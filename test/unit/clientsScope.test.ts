@@ -4,10 +4,11 @@
 // scoped registration is registered, with its APIs); adding again with
 // another scope updates the entry (a diff; through a client's CLI, the old
 // entry goes first); names are checked, naming the flag and the value.
+import { clientFiles } from '../helpers/clientFiles.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createRegistrar } from '../../main/core/clients/registrar.ts';
 import { CLIENTS, type ClientEnv } from '../../main/core/clients/clientCatalog.ts';
 import { readConfig, readEntry } from '../../main/core/clients/configText.ts';
@@ -36,13 +37,7 @@ function setup(t: { after(fn: () => void): void }, options: { bin?: string; scop
       return { code: 0, stdout: '', stderr: '' };
     },
   });
-  const fileOf = (id: string) => CLIENTS.find((c) => c.id === id)!.paths(env)[0]!;
-  const install = (id: string, text?: string) => {
-    const file = fileOf(id);
-    mkdirSync(dirname(file), { recursive: true });
-    if (text !== undefined) writeFileSync(file, text);
-    return file;
-  };
+  const { fileOf, install } = clientFiles(env);
   const stateOf = async (id: string) => (await registrar.list()).find((s) => s.id === id)!;
   return { registrar, install, fileOf, stateOf, calls };
 }
