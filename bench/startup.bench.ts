@@ -15,11 +15,10 @@
 // Target: ≤ 150 ms to initialize on the demo API; ≤ 100 ms for GitHub's
 // catalogue and index to load on a later start (the `restored … in N ms` line
 // the companion logs); idle RSS ≤ 100 MB.
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { percentile } from './rawMcpClient.ts';
+import { FLOOR_ARGV, fmt, runs, serveToInitialize, timeToInitialize, type Start } from './spawnTiming.ts';
 
 const args = process.argv.slice(2);
 const RUNS = Number(args[args.indexOf('--runs') + 1]) || 15;
@@ -27,99 +26,11 @@ const root = resolve(import.meta.dirname, '..');
 const checkoutCli = join(root, 'main', 'cli', 'airlock.js');
 const builtCli = join(root, 'dist', 'cli', 'airlock.js');
 const github = join(root, 'node_modules', '@octokit', 'openapi', 'generated', 'api.github.com.json');
-const INIT = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
-});
-const fmt = (v: number[]) =>
-  `p50 ${percentile(v, 50).toFixed(0).padStart(4)} ms, p95 ${percentile(v, 95).toFixed(0).padStart(4)} ms, min ${Math.min(...v).toFixed(0)} ms`;
-
-interface Start {
-  ms: number;
-  stderr: string;
-  rssMb?: number;
-}
-
-/** Spawn → the first line on stdout (the answer to initialize). */
-function timeToInitialize(argv: string[], options: { idleRss?: boolean } = {}): Promise<Start> {
-  return new Promise((done, fail) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, argv, { stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    let stderr = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      fail(new Error(`no answer to initialize within 60 s: ${argv.join(' ')}\n${stderr}`));
-    }, 60_000);
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      if (!out.includes('\n') || timer.hasRef() === false) return;
-      const ms = performance.now() - started;
-      clearTimeout(timer);
-      timer.unref();
-      const finish = (rssMb?: number) => {
-        child.once('exit', () => done({ ms, stderr, ...(rssMb !== undefined ? { rssMb } : {}) }));
-        child.stdin.end();
-        child.kill();
-      };
-      if (!options.idleRss) return finish();
-      setTimeout(() => finish(rssOf(child.pid!)), 1000);
-    });
-    child.stdin.write(INIT + '\n');
-  });
-}
-
-function rssOf(pid: number): number | undefined {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : undefined;
-}
-
-/** Spawn `serve` → its "serving" line → an HTTP initialize answered. */
-async function serveToInitialize(cli: string, dataDir: string): Promise<number> {
-  const started = performance.now();
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'info'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  try {
-    const url = await new Promise<string>((done, fail) => {
-      let stderr = '';
-      const timer = setTimeout(() => fail(new Error(`serve did not start within 60 s:\n${stderr}`)), 60_000);
-      child.stderr.setEncoding('utf8').on('data', (d: string) => {
-        stderr += d;
-        const m = /serving .* on (http:\/\/[^\s]+)\/mcp/.exec(stderr);
-        if (m) {
-          clearTimeout(timer);
-          done(`${m[1]}/mcp`);
-        }
-      });
-    });
-    const token = readFileSync(join(dataDir, 'token'), 'utf8').trim();
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: INIT,
-    });
-    await response.text();
-    if (!response.ok) throw new Error(`initialize over HTTP: ${response.status}`);
-    return performance.now() - started;
-  } finally {
-    const gone = new Promise((r) => child.once('exit', r));
-    child.kill();
-    await gone;
-  }
-}
-
-async function runs(n: number, fn: () => Promise<Start>): Promise<Start[]> {
-  const all: Start[] = [];
-  for (let i = 0; i < n; i++) all.push(await fn());
-  return all;
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'airlock-startup-'));
 try {
   console.log(`spawn → answer to initialize, ${RUNS} runs each (Node ${process.versions.node})`);
-  const floor = await runs(RUNS, () => timeToInitialize(['-e', 'process.stdin.once("data", () => process.stdout.write("{}\\n"))']));
+  const floor = await runs(RUNS, () => timeToInitialize(FLOOR_ARGV));
   console.log(`  node itself (the floor)                        ${fmt(floor.map((s) => s.ms))}`);
   const sdk = await runs(RUNS, () => timeToInitialize([join(root, 'bench', 'floorServer.ts')]));
   console.log(`  a minimal MCP SDK server (TypeScript)          ${fmt(sdk.map((s) => s.ms))}`);

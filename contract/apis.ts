@@ -23,6 +23,8 @@ export const apiViewSchema = z.object({
   auth: z.string().optional(),
   alias: z.string().optional(),
   origin: z.enum(['preset', 'file', 'adhoc']),
+  /** When a run last called it (ISO time), as the audit log keeps it; absent when it never was, or the records were pruned. */
+  lastUsed: z.string().optional(),
 });
 export type ApiView = z.infer<typeof apiViewSchema>;
 

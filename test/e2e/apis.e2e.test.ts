@@ -149,6 +149,9 @@ test(
     // The session sees every API served (demo and do-local): each by its own name.
     const list = 'const r = await demo.events.list({ query: { limit: 1 } }); return r.error ? "refused" : r.status;';
     assert.equal((await execute(fx.client, list)).text, '200');
+    // The call just made is the demo's last use, shown live; do-local was never called.
+    await card('demo').locator('dd time').waitFor({ timeout: 10_000 });
+    await card('do-local').getByText('never (no call to it in the audit log)').waitFor({ timeout: 10_000 });
     const demo = serveSwitch('demo');
     assert.equal(await demo.getAttribute('aria-checked'), 'true');
 
@@ -211,4 +214,39 @@ test("an operation's policy set on the screen applies to the next call, for the 
     .filter({ hasText: /events\.list: the profile's/ })
     .waitFor({ timeout: 10_000 });
   assert.equal((await execute(fx.client, list)).text, '200');
+});
+
+test('with several APIs served, the Rules screen shows the one picked, and a policy set there applies to that API', { skip, timeout: 60_000 }, async () => {
+  await nav(page, 'Rules').click();
+  await page.getByRole('heading', { name: 'Rules', level: 1 }).waitFor();
+  const picker = page.getByLabel('API', { exact: true });
+  await picker.selectOption('do-local');
+  await page.getByText(/^Profile\s+do-local:/).waitFor({ timeout: 10_000 });
+  await page.getByLabel('Every operation (reads too)').check();
+  const first = page.locator('tr[data-operation]').first();
+  await first.waitFor({ timeout: 10_000 });
+  assert.equal(await page.getByLabel('Policy for events.list', { exact: true }).count(), 0, "the demo's operations are not in do-local's table");
+
+  // A policy set here is do-local's, not the demo's.
+  const opId = (await first.getAttribute('data-operation'))!;
+  await page.getByLabel(`Policy for ${opId}`, { exact: true }).selectOption('deny');
+  await page
+    .getByRole('status')
+    .filter({ hasText: `${opId}: deny, from the next call` })
+    .waitFor({ timeout: 10_000 });
+  const control = controlClient(fx.dataDir, fx.server.url);
+  const rule = (await control.call('rules.list', { profile: 'do-local' })).operations.find((o) => o.operationId === opId);
+  assert.deepEqual([rule?.policy, rule?.policySource], ['deny', 'operation']);
+  await page.getByLabel(`Policy for ${opId}`, { exact: true }).selectOption('');
+  await page
+    .getByRole('status')
+    .filter({ hasText: `${opId}: the profile's` })
+    .waitFor({ timeout: 10_000 });
+
+  await picker.selectOption('demo');
+  await page.getByText(/^Profile\s+demo:/).waitFor({ timeout: 10_000 });
+  await page.getByLabel('Policy for events.list', { exact: true }).waitFor({ timeout: 10_000 });
+  assert.deepEqual(await axeProblems(), []);
+  await nav(page, 'APIs').click();
+  await page.getByRole('heading', { name: 'APIs', level: 1 }).waitFor();
 });

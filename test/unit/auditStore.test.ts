@@ -592,3 +592,21 @@ test('a canary key given to every field is nowhere in the database bytes (main, 
     cleanup();
   }
 });
+
+test(
+  "an API's last call is read from the file after a restart",
+  withStore(async (store, file) => {
+    await store.recordApiCall(apiCall({ profile: 'shop', startedAt: '2030-05-01T08:00:00.000Z' }));
+    await store.recordApiCall(apiCall({ profile: 'shop', startedAt: '2030-05-31T09:00:00.000Z' }));
+    await store.recordApiCall(apiCall({ profile: 'other', startedAt: '2030-05-31T10:00:00.000Z' }));
+    store.close();
+    const reopened = openAuditStore({ file, now: () => new Date(T0) });
+    try {
+      assert.equal(reopened.lastUsed('shop')?.toISOString(), '2030-05-31T09:00:00.000Z');
+      assert.equal(reopened.lastUsed('other')?.toISOString(), '2030-05-31T10:00:00.000Z');
+      assert.equal(reopened.lastUsed('never'), undefined);
+    } finally {
+      reopened.close();
+    }
+  }),
+);

@@ -156,6 +156,7 @@ export async function apisShow(ctx: CliContext, name: string, options: { json?: 
     ['alias', view.alias],
     ['mutations', profile ? (profile.readOnly ? 'refused (read-only)' : `policy ${profile.policy}`) : undefined],
     ['origin', view.origin],
+    ['last used', view.lastUsed ?? (control ? 'never (no call to it in the audit log)' : undefined)],
   ];
   for (const [label, value] of rows) if (value !== undefined && value !== '') process.stdout.write(`${label.padEnd(11)} ${value}\n`);
   return 0;

@@ -1,5 +1,6 @@
 // Reading the audit log: pages of records by filter and cursor, counts, one
-// record by seq, and a run's API calls; statements are prepared once per SQL.
+// record by seq, a run's API calls, and an API's last call; statements are
+// prepared once per SQL.
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { ApiCallEntry, AuditEntry, AuditFilter, AuditPage, AuditQuery } from './types.ts';
 import type { RecordRow } from './auditRows.ts';
@@ -13,11 +14,15 @@ export interface AuditQueries {
   get(seq: number): AuditEntry | undefined;
   /** The API calls a run made, oldest first. */
   apiCallsForRun(runId: string): ApiCallEntry[];
+  /** When the last API call through this profile was recorded (ms since the epoch); undefined when none is kept. */
+  lastApiCallMs(profile: string): number | undefined;
 }
 
 export function createAuditQueries(db: DatabaseSync): AuditQueries {
   const selectOne = db.prepare('SELECT seq, body, prev_hash, hash FROM records WHERE seq = ?');
   const selectRun = db.prepare("SELECT seq, body, prev_hash, hash FROM records WHERE kind = 'api' AND run_id = ? ORDER BY seq");
+  // Newest first along the (kind, seq) index: an API in use is found at once.
+  const selectLastCall = db.prepare("SELECT at_ms FROM records WHERE kind = 'api' AND json_extract(body, '$.profile') = ? ORDER BY seq DESC LIMIT 1");
   const statements = new Map<string, StatementSync>();
   const prepared = (sql: string): StatementSync => {
     let s = statements.get(sql);
@@ -65,5 +70,9 @@ export function createAuditQueries(db: DatabaseSync): AuditQueries {
     return (selectRun.all(runId) as unknown as RecordRow[]).map(toEntry) as ApiCallEntry[];
   }
 
-  return { query, count: countRecords, get, apiCallsForRun };
+  function lastApiCallMs(profile: string): number | undefined {
+    return (selectLastCall.get(profile) as { at_ms: number } | undefined)?.at_ms;
+  }
+
+  return { query, count: countRecords, get, apiCallsForRun, lastApiCallMs };
 }

@@ -9,6 +9,7 @@ import type { OperationSearch } from '../search/operationSearch.ts';
 import { callOf, renderScopedResults, renderSearchResults, type PlacedHit } from '../search/renderResults.ts';
 import { relatedOperations } from '../search/relatedOperations.ts';
 import { outlineOf, renderGroup, renderOutline } from '../search/outline.ts';
+import { searchAcross } from '../search/searchAcross.ts';
 
 export const searchDocsInput = {
   query: z
@@ -164,10 +165,11 @@ export function registerSearchDocs(tools: AuditedTools, ctx: SearchDocsContext):
           );
         heading = `operations related to ${related}`;
       } else {
-        hits = chosen
-          .flatMap((a) => a.search.search(query!, limit ?? 8).map((h) => ({ ...h, catalogue: a.catalogue, client: clientOf(a) })))
-          .sort((x, y) => y.score - x.score)
-          .slice(0, limit ?? 8);
+        hits = searchAcross(
+          chosen.map((a) => ({ ...a, names: [a.name, a.id, ...(a.alias ? [a.alias] : [])] })),
+          query!,
+          limit ?? 8,
+        ).map(({ from, ...h }) => ({ ...h, catalogue: from.catalogue, client: clientOf(from) }));
         heading = query!;
       }
       const only = chosen.length === 1 ? chosen[0]! : undefined;

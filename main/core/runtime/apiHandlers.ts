@@ -1,7 +1,7 @@
 // The APIs screen's and `airlock apis`' methods: every profile with whether
-// it is served and how (loading, ready, failed), and turning one on or off
-// while the companion runs. The choice is saved in the profile, so the next
-// start serves the same APIs.
+// it is served and how (loading, ready, failed), when it was last called,
+// and turning one on or off while the companion runs. The choice is saved in
+// the profile, so the next start serves the same APIs.
 import type { ControlHandlers } from '../control/dispatch.ts';
 import { AirlockError } from '../util/errors.ts';
 import { ProfileStore } from '../profiles/profileStore.ts';
@@ -11,7 +11,7 @@ import { formatAuthScheme } from '../config/auth.ts';
 import type { ApiView } from '../../../contract/apis.ts';
 import type { Services } from './services.ts';
 
-export type ApiHandlerServices = Pick<Services, 'info' | 'apis' | 'logs'>;
+export type ApiHandlerServices = Pick<Services, 'info' | 'apis' | 'logs' | 'audit'>;
 
 export function createApiHandlers(c: ApiHandlerServices): Pick<ControlHandlers, 'apis.list' | 'apis.enable' | 'apis.disable'> {
   const store = new ProfileStore(c.info.paths.profiles);
@@ -20,6 +20,7 @@ export function createApiHandlers(c: ApiHandlerServices): Pick<ControlHandlers, 
   const view = (profile: Profile, error?: string): ApiView => {
     const served = c.apis.get(profile.name);
     const loaded = served?.opened?.api;
+    const lastUsed = c.audit.lastUsed(profile.name);
     return {
       name: profile.name,
       id: served?.id ?? apiIdentifier(profile.name),
@@ -32,6 +33,7 @@ export function createApiHandlers(c: ApiHandlerServices): Pick<ControlHandlers, 
       ...(profile.auth ? { auth: formatAuthScheme(profile.auth) } : loaded ? { auth: formatAuthScheme(loaded.auth) } : {}),
       ...(profile.alias ? { alias: profile.alias } : {}),
       origin: profile.origin,
+      ...(lastUsed ? { lastUsed: lastUsed.toISOString() } : {}),
     };
   };
 

@@ -113,6 +113,13 @@ export class OperationSearch {
     return this.operations.length;
   }
 
+  /** The share of the query's words this API's operations are named with, or its prose taught (0 to 1): how much of the request is in this API's words. */
+  familiarity(query: string): number {
+    const asked = [...new Set(terms(query))];
+    if (asked.length === 0) return 0;
+    return asked.filter((t) => this.vocabulary.has(t) || Object.hasOwn(this.learned, t)).length / asked.length;
+  }
+
   /** A tag's words as the document gives them (its display name and description), when it has any. */
   tagText(tag: string): string | undefined {
     return Object.hasOwn(this.tags, tag) ? this.tags[tag] : undefined;
@@ -134,7 +141,7 @@ export class OperationSearch {
     const trimmed = query.trim();
     if (!trimmed) return [];
     const read = readQuery(trimmed, { vocabulary: this.vocabulary, learned: this.learned });
-    const recalled = recall(this.index, trimmed, read);
+    const recalled = recall(this.index, trimmed, read, (t) => this.vocabulary.has(t));
     if (recalled.length === 0) return [];
     const top = recalled[0]!.score;
     const scored = recalled.map((r) => {

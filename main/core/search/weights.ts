@@ -121,3 +121,16 @@ export const NICHE_PENALTIES = {
   /** An admin or enterprise operation (its id, path or tags say so). */
   niche: 0.15,
 } as const;
+
+/**
+ * One query over several APIs (searchAcross.ts): each hit's score gains
+ * these, so the API a request is about comes first when other APIs have
+ * operations of the same name. Chosen on `npm run bench:search-across`'s
+ * scope of demo, OpenAgenda, GitHub and Stripe (the tuned and dev sets).
+ */
+export const ACROSS_WEIGHTS = {
+  /** Times the share of the query's words the API is written in (its names, parameters, learnt prose). */
+  familiarity: 0.6,
+  /** The query names the API (its name, identifier or alias): "get my Stripe account details". */
+  named: 1,
+} as const;

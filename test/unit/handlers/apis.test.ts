@@ -1,11 +1,14 @@
-// The APIs' on/off methods, built from info, apis and logs only: every
-// profile listed with whether it is served and how; enabling serves an API
-// at once and saves the choice; disabling stops serving it and saves that;
-// an API that fails to load says why.
+// The APIs' on/off methods, built from info, apis, logs and the audit only:
+// every profile listed with whether it is served and how, and when it was
+// last called; enabling serves an API at once and saves the choice;
+// disabling stops serving it and saves that; an API that fails to load says
+// why.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ProfileStore } from '../../../main/core/profiles/profileStore.ts';
 import { createApiHandlers } from '../../../main/core/runtime/apiHandlers.ts';
+import { join } from 'node:path';
+import { openAuditStore } from '../../../main/core/audit/auditStore.ts';
 import { tempDir } from '../../helpers/paths.ts';
 import { companionInfo, invoke, logged, servedApisOf, shopApi, shopProfile, testLogs } from '../../helpers/handlerServices.ts';
 
@@ -18,7 +21,9 @@ async function setup(t: { after(fn: () => void): void }) {
   const store = new ProfileStore(info.paths.profiles);
   await store.save(shopProfile());
   const apis = await servedApisOf(shopApi(store.get('shop')));
-  const services = { info, apis, logs: testLogs() };
+  const audit = openAuditStore({ file: join(dir, 'audit.sqlite'), synchronous: 'normal' });
+  t.after(() => audit.close());
+  const services = { info, apis, logs: testLogs(), audit };
   return { store, services, handlers: createApiHandlers(services) };
 }
 
@@ -48,4 +53,28 @@ test('an API that cannot be loaded is enabled but failed, with the reason; an un
   assert.deepEqual([demo.enabled, demo.state, demo.error], [true, 'failed', 'no network in handler tests']);
   assert.match(logged(s.services.logs, 'info').at(-1)!, /API demo enabled by alice via test: it could not be loaded: no network in handler tests/);
   await assert.rejects(invoke(s.handlers, 'apis.enable', { name: 'nope' }), /unknown profile 'nope'/);
+});
+
+test('apis.list says when each API was last called, from the audit log, and a call just made moves it', T, async (t) => {
+  const s = await setup(t);
+  const lastUsed = async () => Object.fromEntries((await invoke(s.handlers, 'apis.list', {})).map((a) => [a.name, a.lastUsed]));
+  assert.deepEqual(await lastUsed(), { demo: undefined, openagenda: undefined, shop: undefined }, 'never called');
+  const call = (startedAt: string, profile = 'shop') => ({
+    runId: 'r1',
+    callerKey: 'http:s1',
+    profile,
+    operationId: 'orders.list',
+    method: 'GET',
+    url: 'https://shop.example.test/v1/orders',
+    status: 200,
+    durationMs: 30,
+    bytes: 120,
+    decision: 'read' as const,
+    startedAt,
+  });
+  await s.services.audit.recordApiCall(call('2026-11-20T10:00:00.000Z'));
+  await s.services.audit.recordApiCall(call('2026-11-21T09:30:00.000Z', 'demo'));
+  assert.deepEqual(await lastUsed(), { demo: '2026-11-21T09:30:00.000Z', openagenda: undefined, shop: '2026-11-20T10:00:00.000Z' });
+  await s.services.audit.recordApiCall(call('2026-11-22T08:00:00.000Z'));
+  assert.equal((await lastUsed()).shop, '2026-11-22T08:00:00.000Z', 'the newest call, once recorded');
 });

@@ -9,7 +9,7 @@
 // API is one API among the others: it can be switched off too.
 import { useRef, useState } from 'react';
 import { Switch } from 'radix-ui';
-import { useCall } from '../../api/hooks.ts';
+import { useCall, useControlEvents } from '../../api/hooks.ts';
 import { useControl } from '../../api/ControlProvider.tsx';
 import { ControlError } from '../../../../contract/controlApi.ts';
 import type { ApiView } from '../../../../contract/apis.ts';
@@ -149,6 +149,17 @@ function ReachedAs({ a }: { a: ApiView }) {
   );
 }
 
+/** The later of two ISO times (either may be absent). */
+function latest(a: string | undefined, b: string | undefined): string | undefined {
+  if (!a || !b) return a ?? b;
+  return Date.parse(a) >= Date.parse(b) ? a : b;
+}
+
+function LastUsed({ at }: { at: string | undefined }) {
+  if (!at) return <span className="muted">never (no call to it in the audit log)</span>;
+  return <time dateTime={at}>{new Date(at).toLocaleString()}</time>;
+}
+
 export function ApisScreen() {
   const { api } = useControl();
   const apis = useCall('apis.list', {}, { refreshOn: ['apis-changed'] });
@@ -165,6 +176,13 @@ export function ApisScreen() {
   const [fresh, setFresh] = useState<{ basis: ApiView[] | undefined; views: Record<string, ApiView> }>({ basis: undefined, views: {} });
   const listed = useRef(apis.data);
   listed.current = apis.data;
+  /** API calls seen on the event stream since the list was read: each API's newest. */
+  const [calledAt, setCalledAt] = useState<Record<string, string>>({});
+  useControlEvents((events) => {
+    const newest: Record<string, string> = {};
+    for (const e of events) if (e.type === 'audit' && e.record.kind === 'api' && e.record.profile) newest[e.record.profile] = e.record.time;
+    if (Object.keys(newest).length > 0) setCalledAt((was) => ({ ...was, ...newest }));
+  });
   /** Operations tables opened or closed by the person (the rest follow OPEN_UP_TO). */
   const [opened, setOpened] = useState<Record<string, boolean>>({});
   const done = (m: string) => {
@@ -249,6 +267,10 @@ export function ApisScreen() {
               <dd>{a.baseUrl ?? "the document's"}</dd>
               <dt>Auth</dt>
               <dd>{a.auth ?? "the document's"}</dd>
+              <dt>Last used</dt>
+              <dd>
+                <LastUsed at={latest(a.lastUsed, calledAt[a.name])} />
+              </dd>
               <dt>Mutations</dt>
               <dd>{p ? (p.readOnly ? 'refused (read-only)' : p.policy) : '—'}</dd>
               <dt>Key</dt>

@@ -1,5 +1,5 @@
-// Rules: one place for what Airlock does with each call of the active
-// profile. One table, one row per operation: its policy (allow, ask, deny,
+// Rules: one place for what Airlock does with each call of one served API
+// (picked at the top when several are served). One table, one row per operation: its policy (allow, ask, deny,
 // or the profile's — changeable here), the grants people gave for it with
 // their scope in words (this client or every client × this session or until
 // revoked), what is in effect for its next call, and how many calls the rule
@@ -10,6 +10,7 @@ import { useDeferredValue, useState } from 'react';
 import type { Grant } from '../../../../contract/approvals.ts';
 import type { RuleOperation } from '../../../../contract/rules.ts';
 import { useControl } from '../../api/ControlProvider.tsx';
+import { useCall } from '../../api/hooks.ts';
 import { grantScopeText } from '../approvals/GrantsList.tsx';
 import { useRules } from './useRules.ts';
 import { EffectiveBadge, Hits, when } from './ruleParts.tsx';
@@ -42,7 +43,12 @@ function GrantLine({ grant, onRevoke }: { grant: Grant; onRevoke(g: Grant): void
 
 export function RulesScreen() {
   const { api } = useControl();
-  const rules = useRules();
+  const served = useCall('apis.list', {}, { refreshOn: ['apis-changed'] });
+  const ready = (served.data ?? []).filter((a) => a.state === 'ready');
+  /** The API picked; undefined until the person picks one (the companion's primary API is shown). */
+  const [picked, setPicked] = useState<string>();
+  const chosen = picked && ready.some((a) => a.name === picked) ? picked : undefined;
+  const rules = useRules(chosen);
   const [query, setQuery] = useState('');
   const [everything, setEverything] = useState(false);
   const [message, setMessage] = useState<ScreenMessage>();
@@ -67,6 +73,7 @@ export function RulesScreen() {
   const setPolicy = (op: RuleOperation, value: string) =>
     act(async () => {
       const r = await api.call('profiles.setOperationPolicy', {
+        profile: view!.profile.name,
         operationId: op.operationId,
         policy: value === '' ? null : (value as 'allow' | 'ask' | 'deny'),
       });
@@ -88,6 +95,19 @@ export function RulesScreen() {
   return (
     <div className="screen rules-screen">
       <h1 id="rules-title">Rules</h1>
+      {ready.length > 1 ? (
+        <p className="rules-api">
+          <label htmlFor="rules-api">API</label>{' '}
+          <select id="rules-api" value={view?.profile.name ?? chosen ?? ''} onChange={(e) => setPicked(e.target.value)}>
+            {ready.map((a) => (
+              <option key={a.name} value={a.name}>
+                {a.name}
+                {a.operations !== undefined ? ` (${a.operations} operations)` : ''}
+              </option>
+            ))}
+          </select>
+        </p>
+      ) : null}
       {view ? (
         <p className="hint">
           Profile <strong>{view.profile.name}</strong>:{' '}
@@ -187,7 +207,7 @@ export function RulesScreen() {
           {rows.length === 0 ? <p>No operation matches.</p> : null}
           {elsewhere.length > 0 ? (
             <section aria-labelledby="rules-elsewhere">
-              <h2 id="rules-elsewhere">Grants for other profiles</h2>
+              <h2 id="rules-elsewhere">Grants for other APIs</h2>
               <ul className="grant-lines">
                 {elsewhere.map((g) => (
                   <li key={g.id}>

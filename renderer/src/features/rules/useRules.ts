@@ -1,6 +1,7 @@
-// The Rules view's data (rules.list), kept current: re-read when a grant or
-// a policy changes (a grant's use included), and when calls reach the audit
-// (hit counts) — at most once a second, however busy the scripts are.
+// The Rules view's data (rules.list) for one API (absent: the companion's
+// primary one), kept current: re-read when a grant or a policy changes (a
+// grant's use included), and when calls reach the audit (hit counts) — at
+// most once a second, however busy the scripts are.
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { RulesView } from '../../../../contract/rules.ts';
 import { ControlError } from '../../../../contract/controlApi.ts';
@@ -9,7 +10,7 @@ import { useControlEvents } from '../../api/hooks.ts';
 
 const AT_MOST_EVERY_MS = 1000;
 
-export function useRules(): { data: RulesView | undefined; error: ControlError | undefined; reload(): void } {
+export function useRules(profile?: string): { data: RulesView | undefined; error: ControlError | undefined; reload(): void } {
   const { api } = useControl();
   const [data, setData] = useState<RulesView>();
   const [error, setError] = useState<ControlError>();
@@ -19,7 +20,7 @@ export function useRules(): { data: RulesView | undefined; error: ControlError |
   const load = useCallback(() => {
     const mine = ++generation.current;
     last.current = Date.now();
-    api.call('rules.list', {}).then(
+    api.call('rules.list', profile ? { profile } : {}).then(
       (view) => {
         if (mine !== generation.current) return;
         setData(view);
@@ -27,7 +28,7 @@ export function useRules(): { data: RulesView | undefined; error: ControlError |
       },
       (e: unknown) => mine === generation.current && setError(e instanceof ControlError ? e : new ControlError('internal', String(e))),
     );
-  }, [api]);
+  }, [api, profile]);
   useEffect(() => {
     load();
     return () => clearTimeout(timer.current);
