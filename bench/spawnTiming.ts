@@ -2,8 +2,8 @@
 // `initialize` (on stdio, or over HTTP for `serve`), read a process's RSS,
 // and print a series.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { percentile } from './rawMcpClient.ts';
 
 export const INIT = JSON.stringify({
@@ -15,6 +15,29 @@ export const INIT = JSON.stringify({
 
 /** Node itself answering a line: the floor of any spawn-to-answer figure on this machine. */
 export const FLOOR_ARGV = ['-e', 'process.stdin.once("data", () => process.stdout.write("{}\\n"))'];
+
+/**
+ * The floor of an MCP server on this machine: bench/floorServer.ts (the official SDK, one tool) bundled the way
+ * the CLI is (rolldown, dependencies inside) into `dir`, run with a compile cache there as the CLI is. Returns the
+ * argv to spawn it.
+ */
+export async function bundledSdkFloor(dir: string): Promise<string[]> {
+  const { build } = await import('rolldown');
+  await build({
+    input: resolve(import.meta.dirname, 'floorServer.ts'),
+    platform: 'node',
+    resolve: { mainFields: ['module', 'main'] },
+    external: [/^node:/],
+    output: { file: join(dir, 'floor.mjs'), format: 'esm', codeSplitting: false },
+    logLevel: 'warn',
+  });
+  const entry = join(dir, 'run.mjs');
+  writeFileSync(
+    entry,
+    `import m from 'node:module';\nm.enableCompileCache(${JSON.stringify(join(dir, 'cache'))});\nawait import('./floor.mjs');\nm.flushCompileCache();\n`,
+  );
+  return [entry];
+}
 
 export const fmt = (v: number[]) =>
   `p50 ${percentile(v, 50).toFixed(0).padStart(4)} ms, p95 ${percentile(v, 95).toFixed(0).padStart(4)} ms, min ${Math.min(...v).toFixed(0)} ms`;

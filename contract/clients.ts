@@ -18,7 +18,9 @@ export const CLIENT_IDS = [
 export const clientIdSchema = z.enum(CLIENT_IDS);
 
 /** An API's name in a registration's scope (`airlock stdio --api NAME`, `/mcp?api=NAME`). */
-export const API_NAME = /^[A-Za-z0-9_$-]{1,40}$/;
+import { API_NAME } from './names.ts';
+
+export { API_NAME };
 /**
  * A registration's scope: the APIs the client's session reaches. Absent (or empty): every API the companion serves,
  * including ones added later.

@@ -3,9 +3,9 @@
 // valid only once the person acknowledges an unbounded network), the policy
 // it derives, and the request that applies one to the running companion.
 import { z } from 'zod';
+import { ENGINES, NETWORK_MODES } from './names.ts';
 
-export const ENGINES = ['quickjs', 'deno', 'node'] as const;
-export const NETWORK_MODES = ['executor', 'wrapper', 'none'] as const;
+export { ENGINES, NETWORK_MODES };
 export const engineNameSchema = z.enum(ENGINES);
 export const networkModeSchema = z.enum(NETWORK_MODES);
 

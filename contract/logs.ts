@@ -1,8 +1,9 @@
 // Live log lines as they cross a process boundary (control API, event
 // stream, IPC, the UI), and the query every surface filters them with.
 import { z } from 'zod';
+import { LOG_LEVELS } from './names.ts';
 
-export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export { LOG_LEVELS };
 export const logLevelSchema = z.enum(LOG_LEVELS);
 export type LogLevel = z.infer<typeof logLevelSchema>;
 

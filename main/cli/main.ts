@@ -8,6 +8,7 @@ import { AIRLOCK_VERSION } from '../core/util/version.ts';
 import { addSettingOptions } from './options.ts';
 import { cliContext } from './context.ts';
 import { PROFILE_NAME } from '../core/profiles/profile.ts';
+import { API_NAME } from '../../contract/names.ts';
 
 // Each command's module loads when that command runs, so one command's
 // start-up never pays for another's dependencies (the control client and its
@@ -48,7 +49,7 @@ const profileArg = (raw: string): string => {
 const collectApi = (raw: string, previous: string[]): string[] => {
   const names = raw.split(',').map((n) => n.trim());
   for (const name of names) {
-    if (!/^[A-Za-z0-9_$-]{1,40}$/.test(name)) throw new InvalidArgumentError(`'${name}' is not an API name (see \`airlock apis list\`)`);
+    if (!API_NAME.test(name)) throw new InvalidArgumentError(`'${name}' is not an API name (see \`airlock apis list\`)`);
   }
   return [...previous, ...names];
 };

@@ -295,6 +295,8 @@ test('stdio --api scopes its session, joined to the companion or in process; --p
   assert.equal(fx.beta.received.at(-1)!.headers.authorization, `Bearer ${KEY_B}`);
 
   const inProcess = await stdioClient(t, ['--data-dir', fx.dir, '--in-process', '--secret-store', 'file', '--api', 'beta']);
+  // Initialize is answered while the APIs load: the instructions name the API in reach all the same.
+  assert.match(inProcess.getInstructions() ?? '', /the (beta API \(loading\)|Echo API \(19 operations\))/);
   assert.deepEqual(JSON.parse((await execute(inProcess, 'return [typeof alpha, typeof demo, (await beta.items.list()).status];')).text), [
     'undefined',
     'undefined',

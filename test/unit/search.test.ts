@@ -181,7 +181,9 @@ test('an API whose title already ends in "API" is not named "… API API"', asyn
   assert.equal(apiName('GitHub v3 REST API'), 'GitHub v3 REST API');
   const catalogue = { title: 'OpenAgenda API', operations: [] } as never;
   const apis = [{ name: 'openagenda', id: 'openagenda', catalogue, search: undefined as never, clientNames: ['api'] }];
-  const texts = [serverInstructions({ apis, hasExecute: true }), executeDescription({ apis: () => apis, boundary: () => '' })];
+  const { namedOf } = await import('../../main/core/mcp/apisInReach.ts');
+  const texts = [serverInstructions({ apis: apis.map(namedOf), hasExecute: true }), executeDescription({ apis: () => apis, boundary: () => '' })];
+  assert.match(texts[0]!, /the OpenAgenda API \(0 operations\)/);
   for (const text of texts) assert.doesNotMatch(text, /API API/);
 });
 
@@ -292,4 +294,17 @@ test('deprecated and admin operations make way for the everyday ones unless the 
   assert.equal(s.search('list users as an admin')[0]!.op.id, 'admin.users.list');
   assert.equal(s.search('list users, the deprecated way')[0]!.op.id, 'users.listOld');
   assert.match(renderSearchResults('list users', s.search('list users'), cat), /users\.listOld — GET \/users\/list \(deprecated\)/);
+});
+
+test('the instructions a client reads at initialize name the APIs in reach still loading, not "none is served"', async () => {
+  const { serverInstructions } = await import('../../main/core/mcp/instructions.ts');
+  const loading = (id: string) => ({ id, clientNames: ['api', id] });
+  const several = serverInstructions({ apis: [loading('demo'), { ...loading('github'), title: 'GitHub v3 REST API', operations: 1223 }], hasExecute: true });
+  assert.match(several, /2 APIs \(demo, github\)/);
+  assert.match(several, /`demo` \(loading\), `github` \(GitHub v3 REST API, 1223 operations\)/);
+  assert.doesNotMatch(several, /none is served/);
+  const one = serverInstructions({ apis: [loading('demo')], hasExecute: true });
+  assert.match(one, /the demo API \(loading\)/);
+  assert.match(one, /the client is `api` \(or `demo`\)/);
+  assert.match(serverInstructions({ apis: [], hasExecute: true }), /none is served to this session yet/);
 });

@@ -5,12 +5,10 @@
 // scope: the registration is as before, and its session sees every API the
 // companion serves. Names are checked here, so a registration never carries
 // a name the session would refuse.
-import { API_NAME } from '../../../contract/clients.ts';
+import { API_NAME } from '../../../contract/names.ts';
+import { SCOPE_PARAM, withScope } from '../../../contract/scopeUrl.ts';
 import { AirlockError } from '../util/errors.ts';
 import type { LaunchCommand } from './clientCatalog.ts';
-
-/** The query parameter of the MCP URL (mcp/sessionScope.ts's SCOPE_PARAM). */
-const SCOPE_PARAM = 'api';
 
 /**
  * The scope to write: each name checked (`flag` names where it came from in the error), duplicates dropped, the
@@ -36,12 +34,7 @@ export function scopedLaunch(launch: LaunchCommand, scope: readonly string[] | u
 
 /** The MCP URL with the scope in its query (`?api=github&api=openagenda`); no scope: the URL as is. */
 export function scopedUrl(url: string, scope: readonly string[] | undefined): string {
-  const apis = checkScope(scope);
-  if (!apis) return url;
-  const u = new URL(url);
-  u.searchParams.delete(SCOPE_PARAM);
-  for (const name of apis) u.searchParams.append(SCOPE_PARAM, name);
-  return u.toString();
+  return withScope(url, checkScope(scope));
 }
 
 /**

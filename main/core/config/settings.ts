@@ -19,7 +19,7 @@ import {
 import { type AuthScheme, AUTH_FORMS, parseAuthScheme } from './auth.ts';
 
 export type { SettingGroup } from '../../../contract/settings.ts';
-import { ENGINES, NETWORK_MODES } from '../../../contract/engine.ts';
+import { ENGINES, NETWORK_MODES } from '../../../contract/names.ts';
 
 /** The sandbox engines a run can use, and the sandbox's network boundary (the setting named `egress`): one list, in the contract. */
 export { ENGINES, NETWORK_MODES };

@@ -2,7 +2,8 @@
 // Producers never block and memory never grows past `capacity` entries;
 // a subscriber that attaches late can replay what the ring still holds.
 
-import { LOG_LEVELS, type LogLevel } from '../../../contract/logs.ts';
+import { LOG_LEVELS } from '../../../contract/names.ts';
+import type { LogLevel } from '../../../contract/logs.ts';
 
 export { LOG_LEVELS, type LogLevel };
 

@@ -8,7 +8,7 @@ import type { Logger } from '../log/logger.ts';
 import { AIRLOCK_VERSION } from '../util/version.ts';
 import { registerSearchDocs } from './searchDocsTool.ts';
 import { serverInstructions } from './instructions.ts';
-import type { ApiInReach } from './apisInReach.ts';
+import { namedOf, type ApiInReach, type NamedApi } from './apisInReach.ts';
 import { auditedTools, type AuditedTools, type ToolCallReport } from './auditedTools.ts';
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import { serveToolTasks } from './toolTasks.ts';
@@ -33,6 +33,8 @@ export interface McpServerOptions {
   apis(): ApiInReach[];
   /** The same once those still loading have loaded or failed (what a search searches). */
   ready(): Promise<ApiInReach[]>;
+  /** The APIs the session reaches, loaded or still loading (what the instructions name); default: apis(). */
+  named?(): NamedApi[];
   logger: Logger;
   transport: 'stdio' | 'http';
   /** Further tools (execute, diagnostics) registered after search_docs. */
@@ -70,7 +72,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       },
       ...(taskStore ? { taskStore } : {}),
       jsonSchemaValidator: sharedValidator,
-      instructions: serverInstructions({ apis: atStart, hasExecute: options.hasExecute ?? false }),
+      instructions: serverInstructions({ apis: options.named?.() ?? atStart.map(namedOf), hasExecute: options.hasExecute ?? false }),
     },
   );
   const log = options.logger.child('mcp');

@@ -2,7 +2,7 @@
 // the configured sandbox. Not read-only, open-world, destructive. Its
 // description states the deployment's real boundary and caps, so a model
 // never reads a promise the deployment does not keep.
-import { clientPhrase, exampleReceiver, type ApiInReach } from './apisInReach.ts';
+import { clientPhrase, exampleReceiver, namedOf, type ApiInReach } from './apisInReach.ts';
 import { apiName } from './apiName.ts';
 import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -75,8 +75,8 @@ export interface ExecuteToolContext {
 }
 
 export function executeDescription(ctx: Pick<ExecuteToolContext, 'apis' | 'boundary'>): string {
-  const apis = ctx.apis();
-  const against = apis.length === 1 ? `the ${apiName(apis[0]!.catalogue.title)}` : apis.length === 0 ? 'web APIs' : `${apis.length} APIs`;
+  const apis = ctx.apis().map(namedOf);
+  const against = apis.length === 1 ? `the ${apiName(apis[0]!.title!)}` : apis.length === 0 ? 'web APIs' : `${apis.length} APIs`;
   const receiver = exampleReceiver(apis);
   return [
     `Run JavaScript against ${against}. The code is the body of an async function; ${clientPhrase(apis)}, with one async method per operation (find them with search_docs): \`await ${receiver}.ns.op({ path, query, body, headers })\` resolves to { data, error, status, headers } and never throws on HTTP errors. \`console.log\` output is returned beside the result. Return a JSON-serialisable value (strings are returned as is).`,

@@ -1,11 +1,13 @@
 // The MCP server's `instructions`: how a model should use Airlock (search,
 // then execute), stated for the APIs in the session's reach and the tools
-// actually configured.
+// actually configured. A client reads them once, at initialize, which may
+// come before the APIs finish loading: those still loading are named too.
 import { apiName } from './apiName.ts';
-import { clientPhrase, exampleReceiver, type ApiInReach } from './apisInReach.ts';
+import { clientPhrase, exampleReceiver, type NamedApi } from './apisInReach.ts';
 
 export interface InstructionsInput {
-  apis: readonly ApiInReach[];
+  /** The APIs in reach, loaded or still loading. */
+  apis: readonly NamedApi[];
   hasExecute: boolean;
 }
 
@@ -14,7 +16,9 @@ export function serverInstructions(i: InstructionsInput): string {
     i.apis.length === 0
       ? 'web APIs (none is served to this session yet: the person running Airlock can enable one)'
       : i.apis.length === 1
-        ? `the ${apiName(i.apis[0]!.catalogue.title)} (${i.apis[0]!.catalogue.operations.length} operations)`
+        ? i.apis[0]!.title === undefined
+          ? `the ${i.apis[0]!.id} API (loading)`
+          : `the ${apiName(i.apis[0]!.title)} (${i.apis[0]!.operations ?? 0} operations)`
         : `${i.apis.length} APIs (${i.apis.map((a) => a.id).join(', ')})`;
   const lines = [
     `Airlock gives you ${what} in code mode, with a person in control.`,

@@ -5,7 +5,9 @@
 // reaches nothing, and any other parameter (`API=`, `apis=`, a typo) is
 // refused: a scope never widens by mistake.
 
-export const SCOPE_PARAM = 'api';
+import { SCOPE_PARAM } from '../../../contract/scopeUrl.ts';
+
+export { SCOPE_PARAM, withScope } from '../../../contract/scopeUrl.ts';
 
 export type ScopeRead = { ok: true; scope: string[] | undefined } | { ok: false; error: string };
 
@@ -28,13 +30,4 @@ export function readScope(target: string | undefined): ScopeRead {
   const values = url.searchParams.getAll(SCOPE_PARAM);
   if (values.length === 0) return { ok: true, scope: undefined };
   return { ok: true, scope: [...new Set(values.flatMap((v) => v.split(',')).map((v) => v.trim()))] };
-}
-
-/** The URL with a scope in its query (none given: the URL as is). */
-export function withScope(url: string, scope: readonly string[] | undefined): string {
-  if (!scope || scope.length === 0) return url;
-  const u = new URL(url);
-  u.searchParams.delete(SCOPE_PARAM);
-  for (const name of scope) u.searchParams.append(SCOPE_PARAM, name);
-  return u.toString();
 }

@@ -25,6 +25,11 @@ export function apiIdentifier(profileName: string): string {
   return IDENTIFIER.test(id) ? id : `_${id}`;
 }
 
+/** The globals a script may reach the API by when it is the session's only one: `api`, its identifier, its alias. */
+export function clientNamesOf(profile: { name: string; alias?: string | undefined }): string[] {
+  return [...new Set(['api', apiIdentifier(profile.name), ...(profile.alias ? [profile.alias] : [])])];
+}
+
 /** Whether a script may use this name for an API (an alias, say): an identifier that is not reserved. */
 export function isUsableIdentifier(name: string): boolean {
   return IDENTIFIER.test(name) && !RESERVED.has(name);

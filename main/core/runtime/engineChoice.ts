@@ -5,7 +5,7 @@
 // policies apart at a glance.
 import { createHash } from 'node:crypto';
 import type { DerivedPolicy, EngineCell, EngineMatrix } from '../../../contract/engine.ts';
-import { NETWORK_MODES, ENGINES } from '../../../contract/engine.ts';
+import { NETWORK_MODES, ENGINES } from '../../../contract/names.ts';
 import type { NetworkMode } from '../config/settings.ts';
 import type { EngineName } from '../sandbox/engine.ts';
 import { checkEngineNetwork } from '../sandbox/engineMatrix.ts';

@@ -11,8 +11,8 @@ import { type SpecOrigin, isUrl } from '../openapi/loadDocument.ts';
 import type { Catalogue } from '../openapi/catalogue.ts';
 import type { OperationSearch } from '../search/operationSearch.ts';
 import { prepareApi } from '../search/preparedApi.ts';
-import { apiIdentifier } from '../profiles/apiIdentifier.ts';
-import { startDemoServer, demoSpecPath, type DemoServer } from '../demo/demoServer.ts';
+import { apiIdentifier, clientNamesOf } from '../profiles/apiIdentifier.ts';
+import type { DemoServer } from '../demo/demoServer.ts';
 
 export interface LoadedApi {
   profile: Profile;
@@ -53,6 +53,8 @@ export async function loadApi(options: ApiLoadOptions): Promise<ServedApi> {
   let spec = profile.spec;
   let baseUrl = profile.baseUrl;
   if (spec === DEMO_SPEC) {
+    // Loaded when the demo is served (its SQLite store and HTTP server are no part of any other start).
+    const { startDemoServer, demoSpecPath } = await import('../demo/demoServer.ts');
     demo = await startDemoServer({ dataDir: paths.demo, logger: logger.child('demo') });
     spec = demoSpecPath();
     baseUrl ??= demo.url;
@@ -97,7 +99,7 @@ export async function loadApi(options: ApiLoadOptions): Promise<ServedApi> {
       origin: prepared.origin,
       readyMs,
       cache: prepared.cache,
-      clientNames: [...new Set(['api', apiIdentifier(profile.name), ...(profile.alias ? [profile.alias] : [])])],
+      clientNames: clientNamesOf(profile),
     };
     return {
       api,

@@ -7,7 +7,8 @@ import { createMcpServer, refreshTools, type ToolRegistrar } from '../mcp/create
 import { executeInputText, registerExecute } from '../mcp/executeTool.ts';
 import { registerDiagnostics } from '../mcp/diagnosticsTools.ts';
 import { callerOf, type ToolCallReport } from '../mcp/auditedTools.ts';
-import type { ApiInReach } from '../mcp/apisInReach.ts';
+import type { ApiInReach, NamedApi } from '../mcp/apisInReach.ts';
+import { clientNamesOf } from '../profiles/apiIdentifier.ts';
 import { configOf, healthOf } from './companionViews.ts';
 import { boundaryText } from './boundaryText.ts';
 import type { Services } from './services.ts';
@@ -79,6 +80,19 @@ export function apisInReach(s: Pick<Services, 'apis'>, scope: readonly string[] 
     }));
 }
 
+/** The APIs a scope reaches that are loaded or still loading, as the instructions name them. */
+function namedInReach(s: Pick<Services, 'apis'>, scope: readonly string[] | undefined): NamedApi[] {
+  return s.apis
+    .inScope(scope)
+    .filter((a) => a.state !== 'failed')
+    .map((a) => {
+      const api = a.opened?.api;
+      return api
+        ? { id: api.id, clientNames: api.clientNames, title: api.catalogue.title, operations: api.catalogue.operations.length }
+        : { id: a.id, clientNames: clientNamesOf(a.profile) };
+    });
+}
+
 export function createMcpServerFactory(s: McpServerServices): (transport: 'stdio' | 'http', session?: SessionOptions) => McpServer {
   const { sessions } = s;
   // When the APIs served change (or a live setting the descriptions quote), every open session's tools are
@@ -110,6 +124,7 @@ export function createMcpServerFactory(s: McpServerServices): (transport: 'stdio
     let key: string | undefined;
     const server = createMcpServer({
       apis: () => apisInReach(s, scope),
+      named: () => namedInReach(s, scope),
       ready: () => apisInReachReady(s, scope),
       logger: s.logs.logger,
       transport,
