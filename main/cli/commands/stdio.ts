@@ -87,7 +87,42 @@ async function checkJoined(dataDir: string, given: GivenSetting[]): Promise<Join
   }
 }
 
+/**
+ * Answers the client's initialize while the companion is built (mcp/earlyInitialize.ts), naming the enabled APIs
+ * in the session's scope as the server's instructions will. Not when the command names its API (--profile,
+ * --spec): that API is loaded before anything is answered, as always.
+ */
+async function answerEarly(ctx: CliContext, scope: string[] | undefined) {
+  if (ctx.settings.profile !== undefined || ctx.settings.spec !== undefined) return undefined;
+  const [{ answerInitializeEarly }, { serverInstructions }, { ProfileStore }, { isEnabled }, { apiIdentifier, clientNamesOf }, { dataPaths }] =
+    await Promise.all([
+      import('../../core/mcp/earlyInitialize.ts'),
+      import('../../core/mcp/instructions.ts'),
+      import('../../core/profiles/profileStore.ts'),
+      import('../../core/profiles/profile.ts'),
+      import('../../core/profiles/apiIdentifier.ts'),
+      import('../../core/config/dataDir.ts'),
+    ]);
+  const named = new ProfileStore(dataPaths(ctx.settings.dataDir).profiles)
+    .list()
+    .flatMap((l) => (l.profile && isEnabled(l.profile) ? [l.profile] : []))
+    .filter((p) => !scope || scope.includes(p.name) || scope.includes(apiIdentifier(p.name)))
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .map((p) => ({ id: apiIdentifier(p.name), clientNames: clientNamesOf(p) }));
+  const early = answerInitializeEarly({
+    stdin: process.stdin,
+    stdout: process.stdout,
+    instructions: serverInstructions({ apis: named, hasExecute: true }),
+    hasExecute: true,
+  });
+  // One turn of the event loop, so what the client has sent already is read and answered now: loading the rest
+  // gives the loop no turn until it is done.
+  await new Promise((resolve) => setImmediate(resolve));
+  return early;
+}
+
 async function inProcess(ctx: CliContext, scope: string[] | undefined): Promise<void> {
+  const early = await answerEarly(ctx, scope);
   const { LineLimitedStdioTransport } = await import('../../core/mcp/stdioTransport.ts');
   const { createCompanion } = await import('../../core/runtime/companion.ts');
   const { logger } = ctx;
@@ -97,9 +132,11 @@ async function inProcess(ctx: CliContext, scope: string[] | undefined): Promise<
     await server.close();
     await companion.close();
   });
+  const read = early?.take();
   process.stdin.on('end', () => void shutdown(0));
   const mcpLog = logger.child('mcp');
-  await server.connect(new LineLimitedStdioTransport(process.stdin, process.stdout, { log: (m) => mcpLog.warn(m) }));
+  await server.connect(new LineLimitedStdioTransport(process.stdin, process.stdout, { log: (m) => mcpLog.warn(m), ...(read ? { early: read } : {}) }));
+  if (read?.ended) void shutdown(0);
   const served = companion.services.apis.inScope(scope);
   logger.info(
     `Airlock ${companion.services.info.version} on stdio: ${served.map((a) => `${a.name} (${a.opened ? `${a.opened.api.catalogue.operations.length} operations` : a.state})`).join(', ') || 'no API'}`,

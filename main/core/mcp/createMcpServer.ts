@@ -5,7 +5,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import type { Logger } from '../log/logger.ts';
-import { AIRLOCK_VERSION } from '../util/version.ts';
+import { SERVER_INFO, serverCapabilities } from './serverIdentity.ts';
 import { registerSearchDocs } from './searchDocsTool.ts';
 import { serverInstructions } from './instructions.ts';
 import { namedOf, type ApiInReach, type NamedApi } from './apisInReach.ts';
@@ -62,14 +62,10 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   const atStart = options.apis();
   const taskStore = options.hasExecute ? new InMemoryTaskStore() : undefined;
   const server = new McpServer(
-    { name: 'airlock', title: 'Airlock', version: AIRLOCK_VERSION },
+    { ...SERVER_INFO },
     {
       // With execute: task-augmented calls (MCP tasks), each session's tasks in its own store.
-      capabilities: {
-        tools: { listChanged: true },
-        logging: {},
-        ...(options.hasExecute ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
-      },
+      capabilities: serverCapabilities(options.hasExecute ?? false),
       ...(taskStore ? { taskStore } : {}),
       jsonSchemaValidator: sharedValidator,
       instructions: serverInstructions({ apis: options.named?.() ?? atStart.map(namedOf), hasExecute: options.hasExecute ?? false }),

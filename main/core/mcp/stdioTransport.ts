@@ -4,10 +4,13 @@
 // error naming its size — without ever buffering it: its bytes are dropped
 // as they stream in (jsonLines.ts) — logs it, and reads on. A line that is
 // not JSON, or not JSON-RPC, gets its error too. stdout carries protocol only.
+// Given what an early reader took in (earlyInitialize.ts), it reads that
+// first and does not send again the answer to an `initialize` answered there.
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { JsonLineReader, jsonLineWriter } from './jsonLines.ts';
+import type { EarlyRead } from './earlyInitialize.ts';
 
 export { DEFAULT_MAX_LINE_BYTES } from './jsonLines.ts';
 
@@ -20,6 +23,8 @@ export interface StdioTransportOptions {
   maxUnreadBytes?: number;
   /** Where refused lines are reported (never stdout). */
   log?: (message: string) => void;
+  /** Read before stdin, and the `initialize` already answered (earlyInitialize.ts): the server's answer to it is not sent. */
+  early?: EarlyRead;
 }
 
 export class LineLimitedStdioTransport implements Transport {
@@ -33,6 +38,7 @@ export class LineLimitedStdioTransport implements Transport {
   private readonly reader: JsonLineReader;
   private readonly writeLine: (value: unknown) => Promise<void>;
   private started = false;
+  private early: EarlyRead | undefined;
 
   constructor(stdin: Readable, stdout: Writable, options: StdioTransportOptions = {}) {
     this.stdin = stdin;
@@ -40,6 +46,7 @@ export class LineLimitedStdioTransport implements Transport {
     this.log = options.log ?? (() => undefined);
     this.writeLine = jsonLineWriter(stdout);
     this.maxUnread = options.maxUnreadBytes ?? MAX_UNREAD_BYTES;
+    this.early = options.early;
     this.reader = new JsonLineReader(
       {
         value: (raw) => this.handleValue(raw),
@@ -59,8 +66,11 @@ export class LineLimitedStdioTransport implements Transport {
   async start(): Promise<void> {
     if (this.started) throw new Error('LineLimitedStdioTransport already started');
     this.started = true;
+    // What was read before this transport existed comes first, in order.
+    for (const chunk of this.early?.buffered ?? []) this.reader.push(chunk);
     this.stdin.on('data', this.reader.push);
     this.stdin.on('error', this.onError);
+    if (this.early) this.stdin.resume();
   }
 
   private readonly onError = (error: Error) => this.onerror?.(error);
@@ -82,6 +92,12 @@ export class LineLimitedStdioTransport implements Transport {
    * no more requests are read until the output drains.
    */
   send(message: JSONRPCMessage): Promise<void> {
+    const answered = this.early?.answered;
+    if (answered !== undefined && ('result' in message || 'error' in message) && message.id === answered) {
+      // The client has had this answer already (earlyInitialize.ts): once.
+      this.early = undefined;
+      return Promise.resolve();
+    }
     const written = this.writeLine(message);
     if (!this.holding && this.stdout.writableLength > this.maxUnread) {
       this.holding = true;

@@ -1,0 +1,141 @@
+// `stdio --in-process` answers initialize before the companion is built: the
+// early answer is the one the session's server gives (same protocol version
+// agreed, capabilities, server info, instructions), only a well-formed
+// initialize on the first line is answered, everything read meanwhile reaches
+// the server in order, and the server's own answer is not sent twice.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
+import { LATEST_PROTOCOL_VERSION as SDK_LATEST, SUPPORTED_PROTOCOL_VERSIONS as SDK_SUPPORTED } from '@modelcontextprotocol/sdk/types.js';
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../../main/core/mcp/serverIdentity.ts';
+import { answerInitializeEarly, initializeRequest, initializeResult } from '../../main/core/mcp/earlyInitialize.ts';
+import { createMcpServer } from '../../main/core/mcp/createMcpServer.ts';
+import { LineLimitedStdioTransport } from '../../main/core/mcp/stdioTransport.ts';
+import { serverInstructions } from '../../main/core/mcp/instructions.ts';
+import { createLogger } from '../../main/core/log/logger.ts';
+
+const T = { timeout: 10_000 };
+const named = [
+  { id: 'demo', clientNames: ['api', 'demo'] },
+  { id: 'github', clientNames: ['api', 'github'] },
+];
+const initialize = (id: number | string, protocolVersion = '2025-06-18') =>
+  JSON.stringify({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'test', version: '1' } } });
+
+/** Lines written to a stream, parsed, as they come. */
+function linesOf(stream: PassThrough): unknown[] {
+  const out: unknown[] = [];
+  let rest = '';
+  stream.setEncoding('utf8').on('data', (d: string) => {
+    rest += d;
+    let i: number;
+    while ((i = rest.indexOf('\n')) >= 0) {
+      out.push(JSON.parse(rest.slice(0, i)));
+      rest = rest.slice(i + 1);
+    }
+  });
+  return out;
+}
+
+/** Waits (with a deadline) until `check` holds. */
+async function until(check: () => boolean, what: string, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`no ${what} within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+function server() {
+  return createMcpServer({
+    apis: () => [],
+    ready: async () => [],
+    named: () => named,
+    logger: createLogger({ level: 'error', sink: () => undefined }),
+    transport: 'stdio',
+    hasExecute: true,
+    onToolCall: () => undefined,
+  });
+}
+
+test("the protocol versions Airlock agrees to are the SDK's", () => {
+  assert.equal(LATEST_PROTOCOL_VERSION, SDK_LATEST);
+  assert.deepEqual([...SUPPORTED_PROTOCOL_VERSIONS], [...SDK_SUPPORTED]);
+});
+
+test("the early answer is the server's answer, for a supported version and for one it does not know", T, async () => {
+  for (const version of ['2025-06-18', '2024-11-05', '1999-01-01']) {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const got = linesOf(stdout);
+    const s = server();
+    await s.connect(new LineLimitedStdioTransport(stdin, stdout));
+    stdin.write(initialize(7, version) + '\n');
+    await until(() => got.length === 1, 'answer');
+    const instructions = serverInstructions({ apis: named, hasExecute: true });
+    assert.deepEqual((got[0] as { result: unknown }).result, initializeResult(version, instructions, true), version);
+    await s.close();
+  }
+});
+
+test('only a well-formed initialize on the first line is answered early', () => {
+  assert.deepEqual(initializeRequest(initialize(1)), { id: 1, protocolVersion: '2025-06-18' });
+  assert.deepEqual(initializeRequest(initialize('a')), { id: 'a', protocolVersion: '2025-06-18' });
+  for (const line of [
+    '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+    '{"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"x","capabilities":{},"clientInfo":{"name":"a","version":"1"}}}',
+    '{"jsonrpc":"2.0","id":1.5,"method":"initialize","params":{"protocolVersion":"x","capabilities":{},"clientInfo":{"name":"a","version":"1"}}}',
+    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"x","capabilities":{}}}',
+    '{"id":1,"method":"initialize","params":{"protocolVersion":"x","capabilities":{},"clientInfo":{"name":"a","version":"1"}}}',
+    'not json',
+    '[1,2]',
+  ])
+    assert.equal(initializeRequest(line), undefined, line);
+});
+
+test('answered early: what was read reaches the server in order, and its own answer to initialize is not sent again', T, async () => {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const got = linesOf(stdout);
+  const early = answerInitializeEarly({ stdin, stdout, instructions: 'early', hasExecute: true });
+  // The client sends its initialize in two pieces, then the rest before the server exists.
+  const first = initialize(1);
+  stdin.write(first.slice(0, 20));
+  stdin.write(first.slice(20) + '\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
+  await until(() => got.length === 1, 'early answer');
+  assert.deepEqual(got[0], { jsonrpc: '2.0', id: 1, result: initializeResult('2025-06-18', 'early', true) });
+
+  const read = early.take();
+  assert.equal(read.answered, 1);
+  const s = server();
+  let initialized = false;
+  s.server.oninitialized = () => (initialized = true);
+  await s.connect(new LineLimitedStdioTransport(stdin, stdout, { early: read }));
+  stdin.write('{"jsonrpc":"2.0","id":3,"method":"ping"}\n');
+  await until(() => got.length === 3, 'answers to both pings');
+  assert.deepEqual(
+    got.map((m) => (m as { id: unknown }).id),
+    [1, 2, 3],
+    'one answer to initialize (the early one), then the pings in order',
+  );
+  assert.equal(initialized, true, 'the server saw the client initialized');
+  assert.deepEqual(s.server.getClientVersion(), { name: 'test', version: '1' }, 'and who it is, from the initialize it read');
+  await s.close();
+});
+
+test('a first line that is not initialize is left to the server, which answers it', T, async () => {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const got = linesOf(stdout);
+  const early = answerInitializeEarly({ stdin, stdout, instructions: 'early', hasExecute: true });
+  stdin.write('{"jsonrpc":"2.0","id":9,"method":"ping"}\n');
+  await new Promise((r) => setImmediate(r));
+  assert.equal(got.length, 0, 'nothing answered early');
+  const read = early.take();
+  assert.equal(read.answered, undefined);
+  const s = server();
+  await s.connect(new LineLimitedStdioTransport(stdin, stdout, { early: read }));
+  await until(() => got.length === 1, 'the server answering the ping');
+  assert.equal((got[0] as { id: unknown }).id, 9);
+  await s.close();
+});
