@@ -594,7 +594,7 @@ test('a canary key given to every field is nowhere in the database bytes (main, 
 });
 
 test(
-  "an API's last call is read from the file after a restart",
+  "an API's last call is what the file says: after a restart, another process's calls, and a prune",
   withStore(async (store, file) => {
     await store.recordApiCall(apiCall({ profile: 'shop', startedAt: '2030-05-01T08:00:00.000Z' }));
     await store.recordApiCall(apiCall({ profile: 'shop', startedAt: '2030-05-31T09:00:00.000Z' }));
@@ -605,8 +605,28 @@ test(
       assert.equal(reopened.lastUsed('shop')?.toISOString(), '2030-05-31T09:00:00.000Z');
       assert.equal(reopened.lastUsed('other')?.toISOString(), '2030-05-31T10:00:00.000Z');
       assert.equal(reopened.lastUsed('never'), undefined);
+      // Another process writing the same file (an `airlock stdio --in-process` beside the app): seen at once.
+      await store2Call(file, '2030-05-31T11:00:00.000Z');
+      assert.equal(reopened.lastUsed('shop')?.toISOString(), '2030-05-31T11:00:00.000Z');
+      // The newest call by its time, whatever order the records were written in.
+      await reopened.recordApiCall(apiCall({ profile: 'shop', startedAt: '2030-05-31T10:30:00.000Z' }));
+      assert.equal(reopened.lastUsed('shop')?.toISOString(), '2030-05-31T11:00:00.000Z');
+      // Pruned away: forgotten (T0 is 2030-06-01T12:00Z; keep one day).
+      reopened.prune({ olderThanDays: 0.5 });
+      assert.equal(reopened.lastUsed('shop'), undefined);
+      assert.equal(reopened.lastUsed('other'), undefined);
     } finally {
       reopened.close();
     }
   }),
 );
+
+/** One API call recorded by a second store on the same file, as another process would. */
+async function store2Call(file: string, startedAt: string): Promise<void> {
+  const other = openAuditStore({ file, now: () => new Date(T0) });
+  try {
+    await other.recordApiCall(apiCall({ profile: 'shop', startedAt }));
+  } finally {
+    other.close();
+  }
+}

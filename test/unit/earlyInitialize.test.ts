@@ -89,6 +89,10 @@ test('only a well-formed initialize on the first line is answered early', () => 
     '{"id":1,"method":"initialize","params":{"protocolVersion":"x","capabilities":{},"clientInfo":{"name":"a","version":"1"}}}',
     'not json',
     '[1,2]',
+    // What the SDK's server would refuse: a member a request does not have, capabilities that are not objects.
+    '{"jsonrpc":"2.0","id":1,"method":"initialize","foo":1,"params":{"protocolVersion":"x","capabilities":{},"clientInfo":{"name":"a","version":"1"}}}',
+    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"x","capabilities":[],"clientInfo":{"name":"a","version":"1"}}}',
+    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"x","capabilities":{"sampling":true},"clientInfo":{"name":"a","version":"1"}}}',
   ])
     assert.equal(initializeRequest(line), undefined, line);
 });
@@ -138,4 +142,55 @@ test('a first line that is not initialize is left to the server, which answers i
   await until(() => got.length === 1, 'the server answering the ping');
   assert.equal((got[0] as { id: unknown }).id, 9);
   await s.close();
+});
+
+test("a request reusing the initialize's id is answered, the pipe keeps flowing, and only the initialize's second answer is held back", T, async () => {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const got = linesOf(stdout);
+  const early = answerInitializeEarly({ stdin, stdout, instructions: 'early', hasExecute: true });
+  stdin.write(initialize(1) + '\n{"jsonrpc":"2.0","id":1,"method":"no/such/method"}\n');
+  await until(() => got.length === 1, 'early answer');
+  const s = server();
+  await s.connect(new LineLimitedStdioTransport(stdin, stdout, { early: early.take() }));
+  stdin.write('{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
+  await until(() => got.length === 3, 'the unknown method refused and the ping answered');
+  const [first, second, third] = got as { id: unknown; result?: unknown; error?: { code: number } }[];
+  assert.ok(first!.result, 'the early answer');
+  assert.deepEqual([second!.id, second!.error?.code], [1, -32601], 'the unknown method, refused under its id');
+  assert.deepEqual([third!.id, third!.result], [2, {}]);
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(got.length, 3, 'no second answer to the initialize');
+  await s.close();
+});
+
+test('if the server refuses an initialize answered early, the client is told under its id and it is logged', T, async () => {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const got = linesOf(stdout);
+  const early = answerInitializeEarly({ stdin, stdout, instructions: 'early', hasExecute: true });
+  stdin.write(initialize('init') + '\n');
+  await until(() => got.length === 1, 'early answer');
+  const logged: string[] = [];
+  const transport = new LineLimitedStdioTransport(stdin, stdout, { early: early.take(), log: (m) => logged.push(m) });
+  // A server that refuses every initialize.
+  transport.onmessage = (m) => void transport.send({ jsonrpc: '2.0', id: (m as { id: string }).id, error: { code: -32602, message: 'no' } });
+  await transport.start();
+  await until(() => got.length === 2, 'the refusal');
+  assert.deepEqual((got[1] as { id: unknown; error: { code: number } }).id, 'init');
+  assert.match(logged.join('\n'), /the initialize answered early was refused by the server/);
+  await transport.close();
+});
+
+test('only the first line is read early: the rest waits in the pipe for the transport and its limits', T, async () => {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  linesOf(stdout);
+  const early = answerInitializeEarly({ stdin, stdout, instructions: 'early', hasExecute: true });
+  stdin.write(initialize(1) + '\n');
+  await new Promise((r) => setImmediate(r));
+  stdin.write('x'.repeat(1024 * 1024));
+  await new Promise((r) => setImmediate(r));
+  const read = early.take();
+  assert.ok(read.buffered.reduce((n, b) => n + b.length, 0) < 1024, 'the megabyte after the first line was not read early');
 });

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { buildCatalogue } from '../../main/core/openapi/catalogue.ts';
 import { OperationSearch } from '../../main/core/search/operationSearch.ts';
 import { searchAcross } from '../../main/core/search/searchAcross.ts';
+import { terms } from '../../main/core/search/textProcessing.ts';
 
 type Op = Record<string, unknown>;
 const op = (operationId: string, summary: string): Op => ({ operationId, summary, responses: { 200: { description: 'ok' } } });
@@ -72,9 +73,26 @@ test('the merged list is best first and holds at most the limit', () => {
   for (let i = 1; i < hits.length; i++) assert.ok(hits[i - 1]!.score >= hits[i]!.score);
 });
 
-test("familiarity: the share of a request's words an API is written in", () => {
-  assert.equal(agenda.search.familiarity('delete an event'), 1);
-  assert.equal(agenda.search.familiarity('delete a repository'), 0.5);
-  assert.equal(agenda.search.familiarity('refund a charge'), 0);
-  assert.equal(agenda.search.familiarity('the a an'), 0);
+test("an API knows the words of its operations' names and parameters, not others", () => {
+  const term = (word: string) => terms(word)[0]!;
+  assert.equal(agenda.search.knows(term('events')), true);
+  assert.equal(agenda.search.knows(term('delete')), true);
+  assert.equal(agenda.search.knows(term('repository')), false);
+  assert.equal(forge.search.knows(term('repository')), true);
+});
+
+test('a word every API in reach knows does not favour any; one only an API knows favours it', () => {
+  // "thing" is only forge's word, "event" only agenda's: each request goes to the API that speaks it.
+  assert.equal(searchAcross([agenda, forge], 'list the things', 3)[0]?.from, forge);
+  assert.equal(searchAcross([agenda, forge], 'list the events', 3)[0]?.from, agenda);
+});
+
+test("a name that is also another API's word is no name: a profile called 'events' is not favoured for every request about events", () => {
+  const events = source('events', { '/events': { get: op('events.list', 'List events') } });
+  const other = source('calendar', { '/events': { get: op('events.list', 'List events') } });
+  // The same operation in both: the request names neither ("events" is calendar's word too), so neither gains.
+  const hits = searchAcross([other, events], 'list events', 2);
+  assert.equal(hits[0]!.score, hits[1]!.score);
+  // A name no other API uses as a word is a name.
+  assert.equal(searchAcross([other, events], 'list calendar events', 2)[0]?.from, other);
 });

@@ -39,6 +39,7 @@ CREATE INDEX IF NOT EXISTS records_run ON records (run_id);
 CREATE INDEX IF NOT EXISTS records_client ON records (client_name, seq);
 CREATE INDEX IF NOT EXISTS records_tool ON records (tool, seq);
 CREATE INDEX IF NOT EXISTS records_outcome ON records (outcome, seq);
+CREATE INDEX IF NOT EXISTS records_api_profile ON records (json_extract(body, '$.profile'), at_ms) WHERE kind = 'api';
 `;
 
 /** Opens (creating when new) the audit database, or throws an AirlockError that says what to do. */

@@ -21,8 +21,8 @@ export interface AuditQueries {
 export function createAuditQueries(db: DatabaseSync): AuditQueries {
   const selectOne = db.prepare('SELECT seq, body, prev_hash, hash FROM records WHERE seq = ?');
   const selectRun = db.prepare("SELECT seq, body, prev_hash, hash FROM records WHERE kind = 'api' AND run_id = ? ORDER BY seq");
-  // Newest first along the (kind, seq) index: an API in use is found at once.
-  const selectLastCall = db.prepare("SELECT at_ms FROM records WHERE kind = 'api' AND json_extract(body, '$.profile') = ? ORDER BY seq DESC LIMIT 1");
+  // The records_api_profile index answers it in one lookup, whatever the log's size.
+  const selectLastCall = db.prepare("SELECT MAX(at_ms) AS at_ms FROM records WHERE kind = 'api' AND json_extract(body, '$.profile') = ?");
   const statements = new Map<string, StatementSync>();
   const prepared = (sql: string): StatementSync => {
     let s = statements.get(sql);
@@ -71,7 +71,7 @@ export function createAuditQueries(db: DatabaseSync): AuditQueries {
   }
 
   function lastApiCallMs(profile: string): number | undefined {
-    return (selectLastCall.get(profile) as { at_ms: number } | undefined)?.at_ms;
+    return (selectLastCall.get(profile) as { at_ms: number | null } | undefined)?.at_ms ?? undefined;
   }
 
   return { query, count: countRecords, get, apiCallsForRun, lastApiCallMs };

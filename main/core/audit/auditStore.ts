@@ -110,7 +110,7 @@ export interface AuditStore {
   get(seq: number): AuditEntry | undefined;
   /** The API calls a run made, oldest first. */
   apiCallsForRun(runId: string): ApiCallEntry[];
-  /** When an API (by profile) was last called, as the audit keeps it: read once, then kept as calls are recorded. */
+  /** When an API (by profile) was last called, as the audit log keeps it (another process's calls and a prune included). */
   lastUsed(profile: string): Date | undefined;
   /** Streams matching records (oldest first by default) to `write`, awaiting it between batches. */
   export(
@@ -140,13 +140,6 @@ export function openAuditStore(options: AuditStoreOptions): AuditStore {
   const chainRow = (): ChainRow => readChain.get() as unknown as ChainRow;
   const writer = createAuditWriter({ db, file, synchronous, syncWal: options.syncWal ?? wal.sync, now, log, redact, chainRow, hooks: options });
   const queries = createAuditQueries(db);
-  // Each API's last call: read from the file on first asking, then kept up to date by the calls recorded here.
-  const lastCall = new Map<string, number | undefined>();
-  const recordApiCall: AuditStore['recordApiCall'] = async (record) => {
-    const entry = await writer.recordApiCall(record);
-    if (record.profile) lastCall.set(record.profile, Date.parse(entry.time));
-    return entry;
-  };
 
   const selectMisfiled = db.prepare(
     `WITH owner AS (SELECT run_id, client_name, tool, MIN(seq) FROM records WHERE kind = 'tool' AND run_id IS NOT NULL GROUP BY run_id)
@@ -185,7 +178,6 @@ export function openAuditStore(options: AuditStoreOptions): AuditStore {
       db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
       log.info(`pruned ${result!.pruned} audit records (through seq ${result!.throughSeq}, older than ${days} days)`);
       writer.notify(result!.record);
-      lastCall.clear(); // an API's last call may be among the pruned: read again
     }
     return result!;
   }
@@ -208,14 +200,13 @@ export function openAuditStore(options: AuditStoreOptions): AuditStore {
   return {
     file,
     recordToolCall: writer.recordToolCall,
-    recordApiCall,
+    recordApiCall: writer.recordApiCall,
     query: queries.query,
     count: queries.count,
     get: queries.get,
     apiCallsForRun: queries.apiCallsForRun,
     lastUsed(profile) {
-      if (!lastCall.has(profile)) lastCall.set(profile, queries.lastApiCallMs(profile));
-      const ms = lastCall.get(profile);
+      const ms = queries.lastApiCallMs(profile);
       return ms === undefined ? undefined : new Date(ms);
     },
     export: (format, filter, write, exportOptions) => exportRecords(queries.query, format, filter, write, exportOptions),

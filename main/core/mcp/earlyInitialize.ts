@@ -6,7 +6,8 @@
 // the server learns the client's capabilities as usual); the server's own
 // answer to that `initialize` is then not sent again (stdioTransport.ts).
 // Only a well-formed `initialize` as the first line is answered early; any
-// other first line is left to the server. No SDK and no zod here.
+// other first line is left to the server. Only the first line is read
+// early: the rest waits in the pipe. No SDK and no zod here.
 import type { Readable, Writable } from 'node:stream';
 import { SERVER_INFO, agreedProtocolVersion, serverCapabilities } from './serverIdentity.ts';
 
@@ -25,6 +26,10 @@ export interface EarlyRead {
   answered?: string | number;
   /** stdin ended meanwhile: the client is gone once what it sent is read. */
   ended: boolean;
+  /** stdin failed meanwhile. */
+  error?: Error;
+  /** Set by the transport once it has handed the answered `initialize` to the server. */
+  handed?: boolean;
 }
 
 export interface EarlyInitialize {
@@ -32,21 +37,28 @@ export interface EarlyInitialize {
   take(): EarlyRead;
 }
 
-/** The first line's `initialize` request, when it is one a server would answer; undefined otherwise. */
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The first line's `initialize` request, when it is one the SDK's server accepts as it is (no member a JSON-RPC
+ * request does not have; capabilities and each of them objects; the client's name and version); undefined
+ * otherwise, and the server answers it itself. Should the server refuse one answered here all the same, the
+ * transport says so (stdioTransport.ts).
+ */
 export function initializeRequest(line: string): { id: string | number; protocolVersion: string } | undefined {
-  let message: unknown;
+  let m: unknown;
   try {
-    message = JSON.parse(line);
+    m = JSON.parse(line);
   } catch {
     return undefined;
   }
-  if (!message || typeof message !== 'object') return undefined;
-  const m = message as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
+  if (!isObject(m) || Object.keys(m).some((k) => !['jsonrpc', 'id', 'method', 'params'].includes(k))) return undefined;
   if (m.jsonrpc !== '2.0' || m.method !== 'initialize') return undefined;
   if (typeof m.id !== 'string' && (typeof m.id !== 'number' || !Number.isInteger(m.id))) return undefined;
-  const p = m.params as { protocolVersion?: unknown; capabilities?: unknown; clientInfo?: { name?: unknown; version?: unknown } } | undefined;
-  if (!p || typeof p.protocolVersion !== 'string' || !p.capabilities || typeof p.capabilities !== 'object') return undefined;
-  if (!p.clientInfo || typeof p.clientInfo.name !== 'string' || typeof p.clientInfo.version !== 'string') return undefined;
+  const p = m.params;
+  if (!isObject(p) || typeof p.protocolVersion !== 'string') return undefined;
+  if (!isObject(p.capabilities) || !Object.values(p.capabilities).every(isObject)) return undefined;
+  if (!isObject(p.clientInfo) || typeof p.clientInfo.name !== 'string' || typeof p.clientInfo.version !== 'string') return undefined;
   return { id: m.id, protocolVersion: p.protocolVersion };
 }
 
@@ -66,6 +78,13 @@ export function answerInitializeEarly(options: EarlyInitializeOptions): EarlyIni
   const buffered: Buffer[] = [];
   let firstLine: Buffer[] | undefined = [];
   let answered: string | number | undefined;
+  // Once the first line is read (or is too long to be an initialize), reading stops: the rest waits in the pipe
+  // for the server's transport, which reads it with its limits.
+  const settled = () => {
+    firstLine = undefined;
+    stdin.off('data', onData);
+    stdin.pause();
+  };
   const onData = (chunk: Buffer | string) => {
     const data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     buffered.push(data);
@@ -74,11 +93,11 @@ export function answerInitializeEarly(options: EarlyInitializeOptions): EarlyIni
     if (newline < 0) {
       firstLine.push(data);
       // A first line this long is no initialize: the server reads (and refuses or answers) it.
-      if (firstLine.reduce((n, b) => n + b.length, 0) > 64 * 1024) firstLine = undefined;
+      if (firstLine.reduce((n, b) => n + b.length, 0) > 64 * 1024) settled();
       return;
     }
     const line = Buffer.concat([...firstLine, data.subarray(0, newline)]).toString('utf8');
-    firstLine = undefined;
+    settled();
     const request = initializeRequest(line);
     if (!request) return;
     answered = request.id;
@@ -87,16 +106,18 @@ export function answerInitializeEarly(options: EarlyInitializeOptions): EarlyIni
     );
   };
   let ended = false;
+  let failed: Error | undefined;
   const onEnd = () => (ended = true);
+  const onError = (error: Error) => (failed = error);
   stdin.on('data', onData);
   stdin.once('end', onEnd);
+  stdin.on('error', onError);
   return {
     take() {
-      stdin.off('data', onData);
+      settled();
       stdin.off('end', onEnd);
-      stdin.pause();
-      firstLine = undefined;
-      return { buffered, ended, ...(answered !== undefined ? { answered } : {}) };
+      stdin.off('error', onError);
+      return { buffered, ended, ...(answered !== undefined ? { answered } : {}), ...(failed ? { error: failed } : {}) };
     },
   };
 }

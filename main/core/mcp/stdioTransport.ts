@@ -27,6 +27,11 @@ export interface StdioTransportOptions {
   early?: EarlyRead;
 }
 
+/** Whether a message read is the client's `initialize` with this id. */
+function isInitialize(raw: unknown, id: string | number): boolean {
+  return typeof raw === 'object' && raw !== null && (raw as { method?: unknown }).method === 'initialize' && (raw as { id?: unknown }).id === id;
+}
+
 export class LineLimitedStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -39,6 +44,8 @@ export class LineLimitedStdioTransport implements Transport {
   private readonly writeLine: (value: unknown) => Promise<void>;
   private started = false;
   private early: EarlyRead | undefined;
+  /** The id the early-answered initialize is handed to the server under, so its answer is known for what it is. */
+  private static readonly EARLY_ID = 'airlock:early-initialize';
 
   constructor(stdin: Readable, stdout: Writable, options: StdioTransportOptions = {}) {
     this.stdin = stdin;
@@ -66,16 +73,27 @@ export class LineLimitedStdioTransport implements Transport {
   async start(): Promise<void> {
     if (this.started) throw new Error('LineLimitedStdioTransport already started');
     this.started = true;
-    // What was read before this transport existed comes first, in order.
-    for (const chunk of this.early?.buffered ?? []) this.reader.push(chunk);
+    const early = this.early;
     this.stdin.on('data', this.reader.push);
     this.stdin.on('error', this.onError);
-    if (this.early) this.stdin.resume();
+    if (!early) return;
+    // What was read before this transport existed comes first, in order; then the pipe, which waited.
+    const buffered = early.buffered;
+    early.buffered = [];
+    for (const chunk of buffered) this.reader.push(chunk);
+    this.stdin.resume();
+    if (early.error) setImmediate(() => this.onerror?.(early.error!));
   }
 
   private readonly onError = (error: Error) => this.onerror?.(error);
 
   private handleValue(raw: unknown): void {
+    const early = this.early;
+    if (early?.answered !== undefined && !early.handed && isInitialize(raw, early.answered)) {
+      // The initialize answered early: the server reads it under an id of its own, and its answer stays here.
+      early.handed = true;
+      raw = { ...(raw as object), id: LineLimitedStdioTransport.EARLY_ID };
+    }
     const parsed = JSONRPCMessageSchema.safeParse(raw);
     if (!parsed.success) {
       const id = raw && typeof raw === 'object' && 'id' in raw && (typeof raw.id === 'string' || typeof raw.id === 'number') ? raw.id : null;
@@ -92,11 +110,14 @@ export class LineLimitedStdioTransport implements Transport {
    * no more requests are read until the output drains.
    */
   send(message: JSONRPCMessage): Promise<void> {
-    const answered = this.early?.answered;
-    if (answered !== undefined && ('result' in message || 'error' in message) && message.id === answered) {
-      // The client has had this answer already (earlyInitialize.ts): once.
+    if ('id' in message && message.id === LineLimitedStdioTransport.EARLY_ID && this.early?.answered !== undefined) {
+      const answered = this.early.answered;
       this.early = undefined;
-      return Promise.resolve();
+      // The client has had this answer already (earlyInitialize.ts).
+      if ('result' in message) return Promise.resolve();
+      // The server refused what was answered early: the client is told, under its own id, and it is logged.
+      this.log(`the initialize answered early was refused by the server: ${JSON.stringify(message).slice(0, 300)}`);
+      message = { ...message, id: answered } as JSONRPCMessage;
     }
     const written = this.writeLine(message);
     if (!this.holding && this.stdout.writableLength > this.maxUnread) {

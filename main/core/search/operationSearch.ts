@@ -113,11 +113,9 @@ export class OperationSearch {
     return this.operations.length;
   }
 
-  /** The share of the query's words this API's operations are named with, or its prose taught (0 to 1): how much of the request is in this API's words. */
-  familiarity(query: string): number {
-    const asked = [...new Set(terms(query))];
-    if (asked.length === 0) return 0;
-    return asked.filter((t) => this.vocabulary.has(t) || Object.hasOwn(this.learned, t)).length / asked.length;
+  /** Whether a term (as `terms()` gives it) is one of this API's words: its operations' names and parameters, or what its prose taught. */
+  knows(term: string): boolean {
+    return this.vocabulary.has(term) || Object.hasOwn(this.learned, term);
   }
 
   /** A tag's words as the document gives them (its display name and description), when it has any. */

@@ -129,8 +129,8 @@ export const NICHE_PENALTIES = {
  * scope of demo, OpenAgenda, GitHub and Stripe (the tuned and dev sets).
  */
 export const ACROSS_WEIGHTS = {
-  /** Times the share of the query's words the API is written in (its names, parameters, learnt prose). */
-  familiarity: 0.6,
+  /** Times the share of the query's words the API is written in (its names, parameters, learnt prose), each word counted by how few APIs in reach know it. */
+  familiarity: 1,
   /** The query names the API (its name, identifier or alias): "get my Stripe account details". */
-  named: 1,
+  named: 1.5,
 } as const;

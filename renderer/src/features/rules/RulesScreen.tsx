@@ -98,7 +98,7 @@ export function RulesScreen() {
       {ready.length > 1 ? (
         <p className="rules-api">
           <label htmlFor="rules-api">API</label>{' '}
-          <select id="rules-api" value={view?.profile.name ?? chosen ?? ''} onChange={(e) => setPicked(e.target.value)}>
+          <select id="rules-api" value={chosen ?? view?.profile.name ?? ''} onChange={(e) => setPicked(e.target.value)}>
             {ready.map((a) => (
               <option key={a.name} value={a.name}>
                 {a.name}
@@ -124,7 +124,9 @@ export function RulesScreen() {
         </p>
       ) : null}
       <Message message={message} />
-      {!view && !rules.error ? <p role="status">Loading the rules…</p> : null}
+      {!rules.error && (!view || (chosen !== undefined && view.profile.name !== chosen)) ? (
+        <p role="status">Loading the rules{chosen ? ` of ${chosen}` : ''}…</p>
+      ) : null}
       {view ? (
         <>
           <div className="rules-toolbar" role="search" aria-label="Filter the rules">

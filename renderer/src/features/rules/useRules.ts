@@ -31,7 +31,10 @@ export function useRules(profile?: string): { data: RulesView | undefined; error
   }, [api, profile]);
   useEffect(() => {
     load();
-    return () => clearTimeout(timer.current);
+    return () => {
+      clearTimeout(timer.current);
+      timer.current = undefined;
+    };
   }, [load]);
   useControlEvents((events) => {
     const relevant = events.some(
