@@ -7,6 +7,7 @@
 // applied), the output checked against it — and returned as the handler gave
 // it, so a test can also see a field the contract would strip.
 import type { MutationApprovalRequest } from '../../main/core/approvals/types.ts';
+import type { ApiCallRecord } from '../../main/core/audit/types.ts';
 import assert from 'node:assert/strict';
 import type { z } from 'zod';
 import { controlContract, type ControlCaller, type ControlInput, type ControlMethod } from '../../contract/control.ts';
@@ -276,6 +277,24 @@ export function mutationRequest(overrides: Partial<MutationApprovalRequest> = {}
     earlierCalls: [],
     scriptSha256: 'b'.repeat(64),
     script: 'await api.orders.create({ body: { sku: "A-1" } })',
+    ...overrides,
+  };
+}
+
+/** An API call of the shop API as the gate records it: a read of orders.list that answered 200. */
+export function shopApiCall(overrides: Partial<ApiCallRecord> = {}): ApiCallRecord {
+  return {
+    runId: 'r1',
+    callerKey: 'http:s1',
+    profile: 'shop',
+    operationId: 'orders.list',
+    method: 'GET',
+    url: 'https://shop.example.test/v1/orders',
+    status: 200,
+    durationMs: 30,
+    bytes: 120,
+    decision: 'read',
+    startedAt: new Date().toISOString(),
     ...overrides,
   };
 }

@@ -13,6 +13,7 @@ import { createMcpServer } from '../../main/core/mcp/createMcpServer.ts';
 import { LineLimitedStdioTransport } from '../../main/core/mcp/stdioTransport.ts';
 import { serverInstructions } from '../../main/core/mcp/instructions.ts';
 import { createLogger } from '../../main/core/log/logger.ts';
+import { jsonLinesOf } from '../helpers/jsonLines.ts';
 
 const T = { timeout: 10_000 };
 const named = [
@@ -22,21 +23,6 @@ const named = [
 const initialize = (id: number | string, protocolVersion = '2025-06-18') =>
   JSON.stringify({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'test', version: '1' } } });
 
-/** Lines written to a stream, parsed, as they come. */
-function linesOf(stream: PassThrough): unknown[] {
-  const out: unknown[] = [];
-  let rest = '';
-  stream.setEncoding('utf8').on('data', (d: string) => {
-    rest += d;
-    let i: number;
-    while ((i = rest.indexOf('\n')) >= 0) {
-      out.push(JSON.parse(rest.slice(0, i)));
-      rest = rest.slice(i + 1);
-    }
-  });
-  return out;
-}
-
 /** Waits (with a deadline) until `check` holds. */
 async function until(check: () => boolean, what: string, ms = 5000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -44,6 +30,15 @@ async function until(check: () => boolean, what: string, ms = 5000): Promise<voi
     if (Date.now() > deadline) throw new Error(`no ${what} within ${ms} ms`);
     await new Promise((r) => setTimeout(r, 5));
   }
+}
+
+/** A client's pipes, what comes back on stdout, and the early reader on them. */
+function earlyPipe() {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const got = jsonLinesOf(stdout);
+  const early = answerInitializeEarly({ stdin, stdout, instructions: 'early', hasExecute: true });
+  return { stdin, stdout, got, early };
 }
 
 function server() {
@@ -67,7 +62,7 @@ test("the early answer is the server's answer, for a supported version and for o
   for (const version of ['2025-06-18', '2024-11-05', '1999-01-01']) {
     const stdin = new PassThrough();
     const stdout = new PassThrough();
-    const got = linesOf(stdout);
+    const got = jsonLinesOf(stdout);
     const s = server();
     await s.connect(new LineLimitedStdioTransport(stdin, stdout));
     stdin.write(initialize(7, version) + '\n');
@@ -98,10 +93,7 @@ test('only a well-formed initialize on the first line is answered early', () => 
 });
 
 test('answered early: what was read reaches the server in order, and its own answer to initialize is not sent again', T, async () => {
-  const stdin = new PassThrough();
-  const stdout = new PassThrough();
-  const got = linesOf(stdout);
-  const early = answerInitializeEarly({ stdin, stdout, instructions: 'early', hasExecute: true });
+  const { stdin, stdout, got, early } = earlyPipe();
   // The client sends its initialize in two pieces, then the rest before the server exists.
   const first = initialize(1);
   stdin.write(first.slice(0, 20));
@@ -128,10 +120,7 @@ test('answered early: what was read reaches the server in order, and its own ans
 });
 
 test('a first line that is not initialize is left to the server, which answers it', T, async () => {
-  const stdin = new PassThrough();
-  const stdout = new PassThrough();
-  const got = linesOf(stdout);
-  const early = answerInitializeEarly({ stdin, stdout, instructions: 'early', hasExecute: true });
+  const { stdin, stdout, got, early } = earlyPipe();
   stdin.write('{"jsonrpc":"2.0","id":9,"method":"ping"}\n');
   await new Promise((r) => setImmediate(r));
   assert.equal(got.length, 0, 'nothing answered early');
@@ -145,10 +134,7 @@ test('a first line that is not initialize is left to the server, which answers i
 });
 
 test("a request reusing the initialize's id is answered, the pipe keeps flowing, and only the initialize's second answer is held back", T, async () => {
-  const stdin = new PassThrough();
-  const stdout = new PassThrough();
-  const got = linesOf(stdout);
-  const early = answerInitializeEarly({ stdin, stdout, instructions: 'early', hasExecute: true });
+  const { stdin, stdout, got, early } = earlyPipe();
   stdin.write(initialize(1) + '\n{"jsonrpc":"2.0","id":1,"method":"no/such/method"}\n');
   await until(() => got.length === 1, 'early answer');
   const s = server();
@@ -165,10 +151,7 @@ test("a request reusing the initialize's id is answered, the pipe keeps flowing,
 });
 
 test('if the server refuses an initialize answered early, the client is told under its id and it is logged', T, async () => {
-  const stdin = new PassThrough();
-  const stdout = new PassThrough();
-  const got = linesOf(stdout);
-  const early = answerInitializeEarly({ stdin, stdout, instructions: 'early', hasExecute: true });
+  const { stdin, stdout, got, early } = earlyPipe();
   stdin.write(initialize('init') + '\n');
   await until(() => got.length === 1, 'early answer');
   const logged: string[] = [];
@@ -183,10 +166,7 @@ test('if the server refuses an initialize answered early, the client is told und
 });
 
 test('only the first line is read early: the rest waits in the pipe for the transport and its limits', T, async () => {
-  const stdin = new PassThrough();
-  const stdout = new PassThrough();
-  linesOf(stdout);
-  const early = answerInitializeEarly({ stdin, stdout, instructions: 'early', hasExecute: true });
+  const { stdin, early } = earlyPipe();
   stdin.write(initialize(1) + '\n');
   await new Promise((r) => setImmediate(r));
   stdin.write('x'.repeat(1024 * 1024));

@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
+import { jsonLinesOf } from '../helpers/jsonLines.ts';
 import { LineLimitedStdioTransport } from '../../main/core/mcp/stdioTransport.ts';
 import { jsonLineWriter } from '../../main/core/mcp/jsonLines.ts';
 
@@ -13,16 +14,7 @@ function harness(max: number) {
   const transport = new LineLimitedStdioTransport(input, output, { maxLineBytes: max, log: (m) => logs.push(m) });
   const received: unknown[] = [];
   transport.onmessage = (m) => received.push(m);
-  const replies: unknown[] = [];
-  let buffered = '';
-  output.setEncoding('utf8').on('data', (d: string) => {
-    buffered += d;
-    let i: number;
-    while ((i = buffered.indexOf('\n')) >= 0) {
-      replies.push(JSON.parse(buffered.slice(0, i)));
-      buffered = buffered.slice(i + 1);
-    }
-  });
+  const replies = jsonLinesOf(output);
   return { input, transport, received, replies, logs };
 }
 

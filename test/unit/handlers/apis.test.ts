@@ -10,7 +10,7 @@ import { createApiHandlers } from '../../../main/core/runtime/apiHandlers.ts';
 import { join } from 'node:path';
 import { openAuditStore } from '../../../main/core/audit/auditStore.ts';
 import { tempDir } from '../../helpers/paths.ts';
-import { companionInfo, invoke, logged, servedApisOf, shopApi, shopProfile, testLogs } from '../../helpers/handlerServices.ts';
+import { companionInfo, invoke, logged, servedApisOf, shopApi, shopApiCall, shopProfile, testLogs } from '../../helpers/handlerServices.ts';
 
 const T = { timeout: 15_000 };
 
@@ -59,19 +59,7 @@ test('apis.list says when each API was last called, from the audit log, and a ca
   const s = await setup(t);
   const lastUsed = async () => Object.fromEntries((await invoke(s.handlers, 'apis.list', {})).map((a) => [a.name, a.lastUsed]));
   assert.deepEqual(await lastUsed(), { demo: undefined, openagenda: undefined, shop: undefined }, 'never called');
-  const call = (startedAt: string, profile = 'shop') => ({
-    runId: 'r1',
-    callerKey: 'http:s1',
-    profile,
-    operationId: 'orders.list',
-    method: 'GET',
-    url: 'https://shop.example.test/v1/orders',
-    status: 200,
-    durationMs: 30,
-    bytes: 120,
-    decision: 'read' as const,
-    startedAt,
-  });
+  const call = (startedAt: string, profile = 'shop') => shopApiCall({ profile, startedAt });
   await s.services.audit.recordApiCall(call('2026-11-20T10:00:00.000Z'));
   await s.services.audit.recordApiCall(call('2026-11-21T09:30:00.000Z', 'demo'));
   assert.deepEqual(await lastUsed(), { demo: '2026-11-21T09:30:00.000Z', openagenda: undefined, shop: '2026-11-20T10:00:00.000Z' });

@@ -10,7 +10,7 @@ import type { ApiCallRecord, AuditQuery, ToolCallInput } from '../../../main/cor
 import { createAuditHandlers, type AuditHandlerServices } from '../../../main/core/runtime/auditHandlers.ts';
 import { auditRecordSchema } from '../../../contract/audit.ts';
 import { tempDir } from '../../helpers/paths.ts';
-import { invoke } from '../../helpers/handlerServices.ts';
+import { invoke, shopApiCall } from '../../helpers/handlerServices.ts';
 
 const T = { timeout: 20_000 };
 const T0 = Date.parse('2030-06-01T12:00:00Z');
@@ -33,20 +33,7 @@ function tool(runId: string, clientName: string, minutes: number, overrides: Par
 }
 
 function apiCall(runId: string, minutes: number, overrides: Partial<ApiCallRecord> = {}): ApiCallRecord {
-  return {
-    runId,
-    callerKey: 'http:s1',
-    profile: 'shop',
-    operationId: 'orders.list',
-    method: 'GET',
-    url: 'https://shop.example.test/v1/orders',
-    status: 200,
-    durationMs: 30,
-    bytes: 120,
-    decision: 'read',
-    startedAt: at(minutes),
-    ...overrides,
-  };
+  return shopApiCall({ runId, startedAt: at(minutes), ...overrides });
 }
 
 /** The real store, whose queries are also recorded as the handler passed them. */
