@@ -79,7 +79,7 @@ export const CORE_ROOMS = [
   ['config'], // settings, the data dir, auth schemes, server.json
   ['http'], // the loopback server, request guards, token files, web UI sessions and files
   ['openapi', 'sandbox', 'demo'], // documents and catalogues; the sandbox engines; the built-in demo API
-  ['search', 'profiles'], // the search index (and the cached, prepared API); API profiles
+  ['search', 'profiles', 'upstream'], // the search index (and the cached, prepared API); API profiles; other MCP servers' entries
   ['secrets', 'audit'], // keys in the keychain; the audit store
   ['approvals'], // the approval broker, grants
   ['egress'], // the gate every API call goes through

@@ -32,6 +32,8 @@ export function dataPaths(dataDir: string) {
     root: dataDir,
     settings: join(dataDir, 'settings.json'),
     profiles: join(dataDir, 'profiles'),
+    /** Other MCP servers Airlock connects to as a client (upstream/serverStore.ts). */
+    servers: join(dataDir, 'servers.json'),
     specCache: join(dataDir, 'spec-cache'),
     mcpToken: join(dataDir, 'token'),
     controlToken: join(dataDir, 'control-token'),

@@ -1,0 +1,75 @@
+// An MCP server Airlock stands in front of (issue 20): how to reach it — a
+// command it starts (stdio) or a URL (Streamable HTTP, or legacy SSE) — and
+// what it may be given. The child's environment is empty but for the
+// variables named here: `env` passed through from Airlock's own, `secrets`
+// read from the OS keychain at spawn (childEnvironment.ts). Header values of
+// an HTTP server come from the keychain the same way. No value of a secret
+// is ever written in this entry.
+import { posix, win32 } from 'node:path';
+import { z } from 'zod';
+
+/** A server's name: what scripts and tool names are written with (`mcp.<name>.<tool>`, `<name>__<tool>`). */
+export const SERVER_NAME = /^[a-z0-9][a-z0-9_-]{0,29}$/;
+/** An environment variable's name. */
+export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+/** An HTTP header's name (a token, RFC 9110). */
+export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
+/** A call (or a start) without an answer or a progress notification for this long fails. */
+export const DEFAULT_TIMEOUT_MS = 60_000;
+
+const envName = z.string().regex(ENV_NAME, 'is not an environment variable name (letters, digits and _; not starting with a digit)');
+
+const common = {
+  enabled: z.boolean().default(true),
+  timeoutMs: z.number().int().min(1000).max(3_600_000).default(DEFAULT_TIMEOUT_MS),
+};
+
+export const stdioServerSchema = z
+  .object({
+    transport: z.literal('stdio'),
+    command: z.string().min(1).max(4096),
+    args: z.array(z.string().max(8192)).max(200).default([]),
+    /** Variables of Airlock's own environment passed through, by name. */
+    env: z.array(envName).max(100).default([]),
+    /** Variables set from the keychain at spawn, by name. */
+    secrets: z.array(envName).max(50).default([]),
+    ...common,
+  })
+  .strict();
+
+export const httpServerSchema = z
+  .object({
+    transport: z.literal('http'),
+    url: z.url({ protocol: /^https?$/ }),
+    /** Headers sent with every request, their values from the keychain, by name. */
+    headers: z.array(z.string().regex(HEADER_NAME, 'is not an HTTP header name')).max(50).default([]),
+    /** Private and loopback addresses refused unless this is set (cloud metadata addresses always are). */
+    allowPrivateNetwork: z.boolean().default(false),
+    ...common,
+  })
+  .strict();
+
+export const serverEntrySchema = z.discriminatedUnion('transport', [stdioServerSchema, httpServerSchema]);
+export type ServerEntry = z.infer<typeof serverEntrySchema>;
+export type StdioServerEntry = z.infer<typeof stdioServerSchema>;
+export type HttpServerEntry = z.infer<typeof httpServerSchema>;
+
+/**
+ * Why a command may not be run, if it may not. A bare name is found on PATH at spawn; an absolute path is taken
+ * as it is; a relative path (whose meaning would depend on where Airlock was started) and a path that climbs
+ * with `..` are refused.
+ */
+export function commandProblem(command: string): string | undefined {
+  if (command.trim() !== command || command.length === 0) return 'is empty or starts or ends with spaces';
+  if (command.includes('\0')) return 'holds a NUL character';
+  if (command.split(/[\\/]/).includes('..')) return "climbs out of its folder with '..': give an absolute path, or a command found on PATH";
+  if (/[\\/]/.test(command) && !posix.isAbsolute(command) && !win32.isAbsolute(command)) {
+    return 'is a relative path: give an absolute path, or a command found on PATH';
+  }
+  return undefined;
+}
+
+/** The account a secret of a server is kept under in the keychain (beside API profiles' keys). */
+export function secretAccount(server: string, variable: string): string {
+  return `mcp-server:${server}:${variable}`;
+}

@@ -1,0 +1,116 @@
+// The MCP servers Airlock connects to, in `<data dir>/servers.json`:
+// `{ "version": 1, "servers": { "<name>": <entry> } }` (serverEntry.ts). Read
+// whole and written whole, atomically (0600): a crash leaves the old file or
+// the new. A file that cannot be read is refused with the line to fix, never
+// overwritten.
+import { existsSync, readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { writeFileAtomic } from '../util/atomicWrite.ts';
+import { AirlockError } from '../util/errors.ts';
+import { SERVER_NAME, commandProblem, serverEntrySchema, type ServerEntry } from './serverEntry.ts';
+
+const FILE_VERSION = 1;
+
+const fileSchema = z
+  .object({
+    version: z.literal(FILE_VERSION),
+    servers: z.record(z.string().regex(SERVER_NAME, 'is not a server name'), serverEntrySchema),
+  })
+  .strict();
+
+export interface NamedServer {
+  name: string;
+  entry: ServerEntry;
+}
+
+export class ServerStore {
+  private readonly file: string;
+
+  constructor(file: string) {
+    this.file = file;
+  }
+
+  /** Every server, in name order. */
+  list(): NamedServer[] {
+    const servers = this.read();
+    return Object.keys(servers)
+      .sort()
+      .map((name) => ({ name, entry: servers[name]! }));
+  }
+
+  get(name: string): ServerEntry | undefined {
+    const servers = this.read();
+    return Object.hasOwn(servers, name) ? servers[name] : undefined;
+  }
+
+  /** Adds a server; a name taken is refused unless `replace`. */
+  async add(name: string, entry: ServerEntry, options: { replace?: boolean } = {}): Promise<void> {
+    checkName(name);
+    const parsed = serverEntrySchema.safeParse(entry);
+    if (!parsed.success) throw new AirlockError('usage', `server ${name}: ${describe(parsed.error)}`);
+    if (parsed.data.transport === 'stdio') {
+      const problem = commandProblem(parsed.data.command);
+      if (problem) throw new AirlockError('usage', `server ${name}: the command ${JSON.stringify(parsed.data.command)} ${problem}`);
+    }
+    const servers = this.read();
+    if (Object.hasOwn(servers, name) && !options.replace) {
+      throw new AirlockError('usage', `a server named '${name}' exists already`, {
+        hint: `remove it first (airlock servers remove ${name}), or pick another name`,
+      });
+    }
+    servers[name] = parsed.data;
+    await this.write(servers);
+  }
+
+  /** Turns a server on or off; false when there is no such server. */
+  async setEnabled(name: string, enabled: boolean): Promise<boolean> {
+    const servers = this.read();
+    if (!Object.hasOwn(servers, name)) return false;
+    servers[name] = { ...servers[name]!, enabled };
+    await this.write(servers);
+    return true;
+  }
+
+  /** Removes a server; false when there was none. */
+  async remove(name: string): Promise<boolean> {
+    const servers = this.read();
+    if (!Object.hasOwn(servers, name)) return false;
+    delete servers[name];
+    await this.write(servers);
+    return true;
+  }
+
+  private read(): Record<string, ServerEntry> {
+    if (!existsSync(this.file)) return {};
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(this.file, 'utf8'));
+    } catch (error) {
+      throw new AirlockError('config', `${this.file}: not valid JSON: ${(error as Error).message}`, { hint: 'fix the file, or move it aside to start again' });
+    }
+    const parsed = fileSchema.safeParse(raw);
+    if (!parsed.success) throw new AirlockError('config', `${this.file}: ${describe(parsed.error)}`, { hint: 'fix the field, or move the file aside' });
+    return { ...parsed.data.servers };
+  }
+
+  private async write(servers: Record<string, ServerEntry>): Promise<void> {
+    const sorted = Object.fromEntries(
+      Object.keys(servers)
+        .sort()
+        .map((name) => [name, servers[name]]),
+    );
+    await writeFileAtomic(this.file, JSON.stringify({ version: FILE_VERSION, servers: sorted }, null, 2) + '\n');
+  }
+}
+
+export function checkName(name: string): void {
+  if (!SERVER_NAME.test(name)) {
+    throw new AirlockError('usage', `'${name}' is not a server name: lowercase letters, digits, - and _, at most 30, starting with a letter or digit`);
+  }
+}
+
+function describe(error: z.ZodError): string {
+  const issue = error.issues[0]!;
+  const where = issue.path.length > 0 ? `"${issue.path.join('.')}" ` : '';
+  return `${where}${issue.message}${error.issues.length > 1 ? ` (and ${error.issues.length - 1} more)` : ''}`;
+}
