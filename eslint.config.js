@@ -79,12 +79,13 @@ export const CORE_ROOMS = [
   ['config'], // settings, the data dir, auth schemes, server.json
   ['http'], // the loopback server, request guards, token files, web UI sessions and files
   ['openapi', 'sandbox', 'demo'], // documents and catalogues; the sandbox engines; the built-in demo API
-  ['search', 'profiles', 'upstream'], // the search index (and the cached, prepared API); API profiles; other MCP servers' entries
+  ['search', 'profiles'], // the search index (and the cached, prepared API); API profiles
   ['secrets', 'audit'], // keys in the keychain; the audit store
   ['approvals'], // the approval broker, grants
   ['egress'], // the gate every API call goes through
   ['execute'], // runs of execute: caps, held runs
   ['mcp', 'control', 'clients', 'diagnostics'], // MCP servers and transports; the control API; client registration; engine inventory
+  ['upstream'], // other MCP servers Airlock stands in front of: their entries, and Airlock as their client
   ['runtime'], // the composition root: services, handlers, the companion and its server
 ];
 

@@ -1,0 +1,93 @@
+// A stdio MCP server's process: started in a process group of its own
+// (POSIX), with the environment childEnvironment.ts built and nothing else;
+// its stderr kept as lines (the last ones, for the reason a server failed)
+// and handed to the log; stopped with its whole group — a server started
+// through `npx` or a shell leaves no grandchild behind.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+
+/** How many stderr lines are kept for "failed, and the last lines it wrote". */
+export const STDERR_TAIL_LINES = 20;
+/** How long a server has to exit after SIGTERM before SIGKILL. */
+export const STOP_GRACE_MS = 2000;
+
+export interface ChildOptions {
+  command: string;
+  args: readonly string[];
+  env: Record<string, string>;
+  /** Each line the server writes to stderr (never stdout: that is the protocol). */
+  onStderrLine?(line: string): void;
+}
+
+export interface ChildExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Why it could not be started (ENOENT…). */
+  error?: Error;
+}
+
+export interface StartedChild {
+  readonly process: ChildProcessWithoutNullStreams;
+  /** The last lines of stderr, oldest first. */
+  stderrTail(): string[];
+  /** Settles when the process has exited (with its code or signal), or could not be started (`error`). */
+  readonly exited: Promise<ChildExit>;
+  /** SIGTERM to the process group, SIGKILL after STOP_GRACE_MS; settles once it exited. */
+  stop(): Promise<void>;
+}
+
+export function startChild(options: ChildOptions): StartedChild {
+  const posix = process.platform !== 'win32';
+  const child = spawn(options.command, [...options.args], {
+    env: options.env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    // Its own process group, so stop() reaches what it starts in turn.
+    detached: posix,
+    windowsHide: true,
+  });
+  const tail: string[] = [];
+  let partial = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop() ?? '';
+    if (partial.length > 4096) {
+      lines.push(partial);
+      partial = '';
+    }
+    for (const raw of lines) {
+      const line = raw.replace(/\r$/, '').slice(0, 4096);
+      tail.push(line);
+      if (tail.length > STDERR_TAIL_LINES) tail.shift();
+      options.onStderrLine?.(line);
+    }
+  });
+  const exited = new Promise<ChildExit>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+    // A command that cannot be started (ENOENT) never exits: it errors.
+    child.once('error', (error) => resolve({ code: null, signal: null, error }));
+  });
+  const signalGroup = (signal: NodeJS.Signals) => {
+    try {
+      if (posix && child.pid !== undefined) process.kill(-child.pid, signal);
+      else child.kill(signal);
+    } catch {
+      // Gone already.
+    }
+  };
+  return {
+    process: child,
+    stderrTail: () => [...tail],
+    exited,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) {
+        // The leader exited: its group may still hold what it started.
+        signalGroup('SIGKILL');
+        return;
+      }
+      signalGroup('SIGTERM');
+      const timer = setTimeout(() => signalGroup('SIGKILL'), STOP_GRACE_MS);
+      await exited;
+      clearTimeout(timer);
+      signalGroup('SIGKILL');
+    },
+  };
+}

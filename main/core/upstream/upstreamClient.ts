@@ -1,0 +1,102 @@
+// Airlock as the MCP client of a stdio server: start it (childProcess.ts)
+// with the environment its entry allows, talk over bounded lines
+// (childTransport.ts), list its tools, call one within the entry's timeout
+// (reset by progress notifications), and stop its process group. A server
+// that cannot be started or does not answer `initialize` is refused with
+// why, and the last lines it wrote to stderr.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { AirlockError } from '../util/errors.ts';
+import { AIRLOCK_VERSION } from '../util/version.ts';
+import { startChild, type ChildExit, type StartedChild } from './childProcess.ts';
+import { ChildTransport } from './childTransport.ts';
+import type { StdioServerEntry } from './serverEntry.ts';
+
+export interface UpstreamConnection {
+  /** The server's tools, as it lists them (every page). */
+  tools(): Promise<Tool[]>;
+  /** Calls a tool; fails after the entry's timeout without an answer or a progress notification. */
+  call(name: string, args: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<CallToolResult>;
+  /** The last lines the server wrote to stderr. */
+  stderrTail(): string[];
+  /** Settles when the server's process has exited. */
+  readonly exited: Promise<ChildExit>;
+  /** Ends the session and stops the server's process group. */
+  close(): Promise<void>;
+}
+
+export interface ConnectOptions {
+  /** The child's whole environment (childEnvironment.ts). */
+  env: Record<string, string>;
+  /** Where the server's stderr lines and refused messages go (the live log). */
+  log(line: string): void;
+  maxMessageBytes?: number;
+}
+
+export async function connectStdio(name: string, entry: StdioServerEntry, options: ConnectOptions): Promise<UpstreamConnection> {
+  let child: StartedChild;
+  try {
+    child = startChild({ command: entry.command, args: entry.args, env: options.env, onStderrLine: (line) => options.log(`${name} stderr: ${line}`) });
+  } catch (error) {
+    throw new AirlockError('config', `MCP server ${name}: ${entry.command} could not be started: ${(error as Error).message}`);
+  }
+  const transport = new ChildTransport({
+    from: child.process.stdout,
+    to: child.process.stdin,
+    ...(options.maxMessageBytes ? { maxMessageBytes: options.maxMessageBytes } : {}),
+    onRefused: (why) => options.log(`${name}: ${why}`),
+  });
+  const client = new Client({ name: 'airlock', version: AIRLOCK_VERSION }, { capabilities: {} });
+  const failed = (why: string) => {
+    const tail = child.stderrTail().filter((l) => l.trim());
+    return new AirlockError(
+      'config',
+      `MCP server ${name} (${entry.command}) ${why}${tail.length > 0 ? `; its last lines: ${tail.slice(-5).join(' | ')}` : ''}`,
+    );
+  };
+  try {
+    await Promise.race([
+      client.connect(transport, { timeout: entry.timeoutMs }),
+      child.exited.then(({ code, signal, error }) =>
+        Promise.reject(failed(error ? `could not be started: ${error.message}` : `exited before it answered (${signal ?? `code ${code}`})`)),
+      ),
+    ]);
+  } catch (error) {
+    // Its pipes close a moment before its exit is known: a server that died says how, not "connection closed".
+    let timer: NodeJS.Timeout | undefined;
+    const exit = await Promise.race([child.exited, new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), 500)))]);
+    clearTimeout(timer);
+    await client.close().catch(() => undefined);
+    await child.stop();
+    if (error instanceof AirlockError) throw error;
+    if (exit) throw failed(exit.error ? `could not be started: ${exit.error.message}` : `exited before it answered (${exit.signal ?? `code ${exit.code}`})`);
+    throw failed(`did not answer initialize: ${(error as Error).message}`);
+  }
+  return {
+    async tools() {
+      const all: Tool[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor ? { cursor } : {}, { timeout: entry.timeoutMs });
+        all.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor);
+      return all;
+    },
+    async call(tool, args, callOptions = {}) {
+      return (await client.callTool({ name: tool, arguments: args }, undefined, {
+        timeout: entry.timeoutMs,
+        resetTimeoutOnProgress: true,
+        // A progress token is sent, so a server can say it is still working.
+        onprogress: () => undefined,
+        ...(callOptions.signal ? { signal: callOptions.signal } : {}),
+      })) as CallToolResult;
+    },
+    stderrTail: () => child.stderrTail(),
+    exited: child.exited,
+    async close() {
+      await client.close().catch(() => undefined);
+      await child.stop();
+    },
+  };
+}

@@ -1,0 +1,115 @@
+// Airlock as the MCP client of a stdio server (issue 20), against a small
+// server of our own that misbehaves on request (test/fixtures/upstream/
+// testServer.ts): its tools listed and called; its environment only what the
+// entry allows; a line over the bound drained and refused with the
+// connection still usable; a call timed out, or kept alive by progress; its
+// whole process group stopped; a server that cannot start, or dies before
+// answering, refused with why and its last stderr lines.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { connectStdio, type UpstreamConnection } from '../../main/core/upstream/upstreamClient.ts';
+import { childEnvironment } from '../../main/core/upstream/childEnvironment.ts';
+import type { StdioServerEntry } from '../../main/core/upstream/serverEntry.ts';
+import { ROOT } from '../helpers/paths.ts';
+
+const T = { timeout: 30_000 };
+const SERVER = join(ROOT, 'test', 'fixtures', 'upstream', 'testServer.ts');
+
+function entry(overrides: Partial<StdioServerEntry> = {}): StdioServerEntry {
+  return { transport: 'stdio', command: process.execPath, args: [SERVER], env: [], secrets: [], enabled: true, timeoutMs: 10_000, ...overrides };
+}
+
+async function connect(
+  t: { after(fn: () => unknown): void },
+  overrides: Partial<StdioServerEntry> = {},
+  extra: { secrets?: Record<string, string>; maxMessageBytes?: number } = {},
+) {
+  const e = entry(overrides);
+  const logged: string[] = [];
+  const parent = { PATH: process.env.PATH, HOME: '/home/test', AIRLOCK_API_KEY: 'sk_live_never_passed' };
+  const connection: UpstreamConnection = await connectStdio('misbehaving', e, {
+    env: childEnvironment({ pass: e.env, secrets: extra.secrets ?? {}, parent }),
+    log: (line) => logged.push(line),
+    ...(extra.maxMessageBytes ? { maxMessageBytes: extra.maxMessageBytes } : {}),
+  });
+  t.after(() => connection.close());
+  return { connection, logged };
+}
+
+const textOf = (r: { content: unknown }) => (r.content as { text: string }[])[0]!.text;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(check: () => boolean, what: string, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`no ${what} within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+test('its tools are listed and called', T, async (t) => {
+  const { connection } = await connect(t);
+  const names = (await connection.tools()).map((x) => x.name).sort();
+  assert.deepEqual(names, ['crash', 'echo', 'env', 'flood', 'grandchild', 'slow']);
+  assert.equal(textOf(await connection.call('echo', { text: 'hello' })), 'hello');
+});
+
+test('the server gets PATH, what its entry passes and its secrets, nothing else of Airlock’s environment', T, async (t) => {
+  const { connection } = await connect(t, { env: ['HOME'], secrets: ['GITHUB_TOKEN'] }, { secrets: { GITHUB_TOKEN: 'ghp_from_keychain' } });
+  const seen = JSON.parse(textOf(await connection.call('env', { show: 'GITHUB_TOKEN' }))) as { names: string[]; value: string };
+  // Node may add a variable or two of its own (e.g. on macOS); none of Airlock's leaks.
+  assert.deepEqual(
+    seen.names.filter((n) => !n.startsWith('__CF') && n !== 'PWD'),
+    ['GITHUB_TOKEN', 'HOME', 'PATH'],
+  );
+  assert.equal(seen.value, 'ghp_from_keychain');
+});
+
+test('a line over the bound is drained and refused, and the connection stays usable', T, async (t) => {
+  const { connection, logged } = await connect(t, {}, { maxMessageBytes: 64 * 1024 });
+  assert.equal(textOf(await connection.call('flood', {})), 'flooded');
+  assert.match(logged.join('\n'), /a line of 29\d\.\d KiB is over the 64\.0 KiB limit; it was dropped/);
+  assert.equal(textOf(await connection.call('echo', { text: 'still here' })), 'still here');
+});
+
+test('a call gets no answer within the timeout and fails; progress keeps a long call alive', T, async (t) => {
+  const { connection } = await connect(t, { timeoutMs: 1000 });
+  await assert.rejects(connection.call('slow', { ms: 3000 }), /timed out|Request timed out/i);
+  assert.equal(textOf(await connection.call('slow', { ms: 1800, progress: true })), 'done');
+});
+
+test('closing stops the whole process group: nothing the server started is left', { timeout: 30_000, skip: process.platform === 'win32' }, async (t) => {
+  const { connection } = await connect(t);
+  const grandchild = Number(textOf(await connection.call('grandchild', {})));
+  assert.ok(alive(grandchild), 'the grandchild runs');
+  await connection.close();
+  await until(() => !alive(grandchild), 'end of the grandchild');
+});
+
+test('a command that does not exist, and a server that dies before answering, are refused with why', T, async () => {
+  const log = () => undefined;
+  await assert.rejects(
+    connectStdio('nope', entry({ command: 'airlock-no-such-server-command', args: [] }), { env: { PATH: process.env.PATH ?? '' }, log }),
+    /MCP server nope \(airlock-no-such-server-command\) could not be started: .*ENOENT/,
+  );
+  await assert.rejects(
+    connectStdio('boom', entry(), { env: { PATH: process.env.PATH ?? '', BOOM: '1' }, log }),
+    (e: Error) => /exited before it answered \(code 3\)/.test(e.message) && /fatal: cannot open the database/.test(e.message),
+  );
+});
+
+test('a server that crashes during a call fails that call, at once', T, async (t) => {
+  const { connection } = await connect(t);
+  await assert.rejects(connection.call('crash', {}), /closed|Connection/i);
+  const { code } = await connection.exited;
+  assert.equal(code, 1);
+});
