@@ -4,5 +4,7 @@
 export const ENGINES = ['quickjs', 'deno', 'node'] as const;
 export const NETWORK_MODES = ['executor', 'wrapper', 'none'] as const;
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+/** An MCP server's name (issue 20): what its tools are written with (`mcp.<name>.<tool>`, `<name>__<tool>`). */
+export const SERVER_NAME = /^[a-z0-9][a-z0-9_-]{0,29}$/;
 /** What `--api` and a registration's scope may name: an API's name or identifier. */
 export const API_NAME = /^[A-Za-z0-9_$-]{1,40}$/;

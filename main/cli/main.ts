@@ -8,7 +8,7 @@ import { AIRLOCK_VERSION } from '../core/util/version.ts';
 import { addSettingOptions } from './options.ts';
 import { cliContext } from './context.ts';
 import { PROFILE_NAME } from '../core/profiles/profile.ts';
-import { API_NAME } from '../../contract/names.ts';
+import { API_NAME, SERVER_NAME } from '../../contract/names.ts';
 
 // Each command's module loads when that command runs, so one command's
 // start-up never pays for another's dependencies (the control client and its
@@ -23,6 +23,7 @@ const approvalsCommands = () => import('./commands/approvals.ts');
 const openCommands = () => import('./commands/open.ts');
 const keysCommands = () => import('./commands/keys.ts');
 const apisCommands = () => import('./commands/apis.ts');
+const serversCommands = () => import('./commands/servers.ts');
 const clientsCommands = () => import('./commands/clients.ts');
 const auditCommands = () => import('./commands/audit.ts');
 const printNetworkPolicy = async (...a: Parameters<typeof import('./commands/printNetworkPolicy.ts').printNetworkPolicy>) =>
@@ -235,6 +236,80 @@ export function buildProgram(): Command {
       process.exitCode = await (await apisCommands()).apisEnable(cliContext(this), name, enabled);
     });
   }
+
+  const servers = sub(program, 'servers', 'other MCP servers Airlock will stand in front of (being built: clients do not reach them through Airlock yet)');
+  const serverArg = (raw: string): string => {
+    if (!SERVER_NAME.test(raw)) throw new InvalidArgumentError(`'${raw}' is not a server name (lowercase letters, digits, - and _; at most 30)`);
+    return raw;
+  };
+  const collect = (raw: string, previous: string[]) => [...previous, raw];
+  apiOptions(sub(servers, 'list', 'every MCP server: enabled or not, how it is reached'))
+    .option('--json', 'machine-readable output')
+    .action(async function (this: Command) {
+      await (await serversCommands()).serversList(cliContext(this), { json: this.opts().json === true });
+    });
+  addSettingOptions(
+    sub(servers, 'add', 'add a stdio server (its command after --) or an HTTP one (--url)')
+      .argument('<name>', 'its name (lowercase letters, digits, - and _)', serverArg)
+      .argument('[command...]', 'after --: the command that starts it and its arguments'),
+    ['common'],
+    ['secretStore'],
+  )
+    .option('--url <url>', 'a Streamable HTTP (or SSE) server instead of a command')
+    .option('--env <VAR>', 'pass this variable of your environment to it (repeat); nothing else is passed', collect, [])
+    .option('--secret <VAR>', 'give it this variable from the keychain (repeat; set it with airlock servers secret)', collect, [])
+    .option('--header <NAME>', 'an HTTP server: send this header, its value from the keychain (repeat)', collect, [])
+    .option('--timeout <seconds>', 'a call without an answer or progress for this long fails (default 60)', positiveInt)
+    .option('--allow-private-network', 'an HTTP server on a private or loopback address')
+    .option('--disabled', 'save it turned off')
+    .action(async function (this: Command, name: string, command: string[]) {
+      const o = this.opts();
+      process.exitCode = await (
+        await serversCommands()
+      ).serversAdd(cliContext(this), name, {
+        command,
+        ...(o.url ? { url: o.url as string } : {}),
+        env: o.env as string[],
+        secret: o.secret as string[],
+        header: o.header as string[],
+        ...(o.timeout ? { timeout: o.timeout as number } : {}),
+        ...(o.disabled ? { disabled: true } : {}),
+        ...(o.allowPrivateNetwork ? { allowPrivateNetwork: true } : {}),
+      });
+    });
+  addSettingOptions(
+    sub(servers, 'show', 'start a server and print its tools as Airlock sees them').argument('<name>', 'the server name', serverArg),
+    ['common'],
+    ['secretStore'],
+  )
+    .option('--json', 'machine-readable output')
+    .action(async function (this: Command, name: string) {
+      process.exitCode = await (await serversCommands()).serversShow(cliContext(this), name, { json: this.opts().json === true });
+    });
+  addSettingOptions(
+    sub(servers, 'secret', "store a server's secret in the keychain, read from stdin or a hidden prompt")
+      .argument('<name>', 'the server name', serverArg)
+      .argument('<variable>', 'the variable (or header) it is given as'),
+    ['common'],
+    ['secretStore'],
+  ).action(async function (this: Command, name: string, variable: string) {
+    process.exitCode = await (await serversCommands()).serversSecret(cliContext(this), name, variable);
+  });
+  for (const [verb, enabled, what] of [
+    ['enable', true, 'turn a server on'],
+    ['disable', false, 'turn a server off'],
+  ] as const) {
+    apiOptions(sub(servers, verb, what).argument('<name>', 'the server name', serverArg)).action(async function (this: Command, name: string) {
+      process.exitCode = await (await serversCommands()).serversEnable(cliContext(this), name, enabled);
+    });
+  }
+  addSettingOptions(
+    sub(servers, 'remove', 'remove a server and its secrets').argument('<name>', 'the server name', serverArg),
+    ['common'],
+    ['secretStore'],
+  ).action(async function (this: Command, name: string) {
+    process.exitCode = await (await serversCommands()).serversRemove(cliContext(this), name);
+  });
 
   const keys = sub(program, 'keys', 'API keys in the OS keychain (never on the command line)');
   addSettingOptions(sub(keys, 'set', 'store the key for a profile, read from stdin or a hidden prompt').argument('<profile>', 'profile name', profileArg), [

@@ -8,6 +8,7 @@ import { fingerprint } from '../../core/secrets/fingerprint.ts';
 import { readSecretFromStdin } from '../../core/secrets/readSecret.ts';
 import { dataPaths } from '../../core/config/dataDir.ts';
 import type { CliContext } from '../context.ts';
+import { PROFILE_NAME } from '../../core/profiles/profile.ts';
 
 export function secretStoreFor(ctx: CliContext): SecretStore {
   if (ctx.settings.secretStore === 'file') {
@@ -34,7 +35,8 @@ export async function keysRemove(ctx: CliContext, profile: string): Promise<numb
 export async function keysList(ctx: CliContext, options: { json?: boolean }): Promise<void> {
   const store = secretStoreFor(ctx);
   const rows: { profile: string; fingerprint: string; store: string }[] = [];
-  for (const profile of await store.list()) {
+  // MCP servers' secrets (mcp-server:<name>:<VAR>) are listed by `airlock servers`, not here.
+  for (const profile of (await store.list()).filter((n) => PROFILE_NAME.test(n))) {
     const secret = await store.get(profile);
     if (secret) rows.push({ profile, fingerprint: fingerprint(secret), store: store.kind });
   }

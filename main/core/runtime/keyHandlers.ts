@@ -3,6 +3,7 @@
 // contract does not name.
 import type { ControlHandlers } from '../control/dispatch.ts';
 import { fingerprint } from '../secrets/fingerprint.ts';
+import { PROFILE_NAME } from '../profiles/profile.ts';
 import type { Services } from './services.ts';
 
 export type KeyHandlerServices = Pick<Services, 'keys' | 'logs'>;
@@ -11,7 +12,8 @@ export function createKeyHandlers(c: KeyHandlerServices): Pick<ControlHandlers, 
   const log = c.logs.logger;
   return {
     'keys.list': async () => {
-      const names = await c.keys.store.list();
+      // The store also keeps MCP servers' secrets (mcp-server:<name>:<VAR>): only profiles' keys are listed here.
+      const names = (await c.keys.store.list()).filter((n) => PROFILE_NAME.test(n));
       const out: { profile: string; fingerprint: string; source: 'keychain' | 'file' }[] = [];
       for (const profile of names) {
         const secret = await c.keys.store.get(profile);

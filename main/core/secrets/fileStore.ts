@@ -16,7 +16,7 @@
 // skipped there and the file relies on the user profile's ACLs.
 import { lstat, readFile } from 'node:fs/promises';
 import { writeFileAtomic } from '../util/atomicWrite.ts';
-import { type ProbeResult, type SecretStore, SecretStoreUnavailableError, PROFILE_ACCOUNT, assertProfileName, assertSecret } from './secretStore.ts';
+import { type ProbeResult, type SecretStore, SecretStoreUnavailableError, isAccount, assertProfileName, assertSecret } from './secretStore.ts';
 
 export interface FileStoreOptions {
   /** The key file; the person chose it when opting in. */
@@ -101,7 +101,7 @@ export function createFileStore(options: FileStoreOptions): SecretStore {
     }
     const keys: Record<string, string> = {};
     for (const [profile, secret] of Object.entries(file.keys)) {
-      if (!PROFILE_ACCOUNT.test(profile)) throw unavailable(`holds an entry whose name is not a profile name`);
+      if (!isAccount(profile)) throw unavailable(`holds an entry whose name is not a profile name`);
       if (typeof secret !== 'string' || secret.length === 0) throw unavailable(`the key of profile '${profile}' is not a non-empty string`);
       keys[profile] = secret;
     }

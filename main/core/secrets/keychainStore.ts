@@ -30,7 +30,7 @@ import {
   type ProbeResult,
   type SecretStore,
   SERVICE_NAME,
-  PROFILE_ACCOUNT,
+  isAccount,
   SecretStoreUnavailableError,
   assertProfileName,
   assertSecret,
@@ -253,7 +253,7 @@ export function createKeychainStore(options: KeychainStoreOptions = {}): SecretS
       } catch (error) {
         throw failed('cannot list the keys', error);
       }
-      return [...new Set(accounts.filter((a) => PROFILE_ACCOUNT.test(a)))].sort();
+      return [...new Set(accounts.filter((a) => isAccount(a)))].sort();
     },
   };
 }

@@ -49,12 +49,19 @@ export class SecretStoreUnavailableError extends AirlockError {
   }
 }
 
-// Keychain accounts are profile names. Accounts that do not match are never
-// profiles, which is what keeps the keychain's probe entries out of list().
+// Keychain accounts are profile names (an API's key), or an MCP server's
+// secret: `mcp-server:<server>:<VARIABLE>` (upstream/serverEntry.ts). Accounts
+// that match neither are never listed, which is what keeps the keychain's
+// probe entries out of list().
 export const PROFILE_ACCOUNT = PROFILE_NAME;
+export const SERVER_SECRET_ACCOUNT = /^mcp-server:[a-z0-9][a-z0-9_-]{0,29}:[A-Za-z0-9_-]{1,128}$/;
+
+export function isAccount(account: string): boolean {
+  return PROFILE_ACCOUNT.test(account) || SERVER_SECRET_ACCOUNT.test(account);
+}
 
 export function assertProfileName(profile: string): void {
-  if (typeof profile !== 'string' || !PROFILE_ACCOUNT.test(profile)) {
+  if (typeof profile !== 'string' || !isAccount(profile)) {
     const shown = typeof profile === 'string' && profile.length <= 40 ? `'${profile}'` : 'that';
     throw new AirlockError('usage', `${shown} is not a profile name (lowercase letters, digits, - and _, at most 40)`);
   }

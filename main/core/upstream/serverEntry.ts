@@ -7,13 +7,13 @@
 // is ever written in this entry.
 import { posix, win32 } from 'node:path';
 import { z } from 'zod';
+import { SERVER_NAME } from '../../../contract/names.ts';
 
-/** A server's name: what scripts and tool names are written with (`mcp.<name>.<tool>`, `<name>__<tool>`). */
-export const SERVER_NAME = /^[a-z0-9][a-z0-9_-]{0,29}$/;
+export { SERVER_NAME };
 /** An environment variable's name. */
 export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
-/** An HTTP header's name (a token, RFC 9110). */
-export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
+/** An HTTP header's name, as its secret is kept under it: letters, digits, - and _ (every header a server asks for in practice). */
+export const HEADER_NAME = /^[A-Za-z0-9_-]{1,100}$/;
 /** A call (or a start) without an answer or a progress notification for this long fails. */
 export const DEFAULT_TIMEOUT_MS = 60_000;
 

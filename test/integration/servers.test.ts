@@ -1,0 +1,74 @@
+// `airlock servers` (issue 20, first part), through the real command: a stdio
+// server added with the variables it may get, its secret stored in the key
+// store (never on the command line, never in servers.json), `show` starting
+// it with exactly that environment and listing its tools, bad entries refused
+// with the flag to fix, and removal taking the secret with it. API keys and
+// servers' secrets do not mix in `keys ls`.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runCliToEnd } from '../helpers/processes.ts';
+import { ROOT, tempDir } from '../helpers/paths.ts';
+
+const SERVER = join(ROOT, 'test', 'fixtures', 'upstream', 'testServer.ts');
+const T = { timeout: 120_000 };
+
+test('a stdio server is added, given its secret, shown with its tools, and removed with its secret', T, async (t) => {
+  const { dir, cleanup } = tempDir('airlock-servers-cli-');
+  t.after(cleanup);
+  const cli = (args: string[], input?: string) =>
+    runCliToEnd([...args, '--data-dir', dir, '--secret-store', 'file'], { timeoutMs: 60_000, ...(input ? { input } : {}) });
+
+  const added = await runCliToEnd(
+    ['servers', 'add', 'misbehaving', '--data-dir', dir, '--env', 'HOME', '--secret', 'GITHUB_TOKEN', '--', process.execPath, SERVER],
+    {
+      timeoutMs: 30_000,
+    },
+  );
+  assert.equal(added.code, 0, added.stderr);
+  assert.match(added.stdout, /Added MCP server misbehaving \(stdio: /);
+  assert.match(added.stdout, /airlock servers secret misbehaving GITHUB_TOKEN/);
+
+  const secret = await cli(['servers', 'secret', 'misbehaving', 'GITHUB_TOKEN'], 'ghp_0123456789abcdefSECRET\n');
+  assert.equal(secret.code, 0, secret.stderr);
+  assert.doesNotMatch(readFileSync(join(dir, 'servers.json'), 'utf8'), /ghp_/, 'never in servers.json');
+
+  const shown = await cli(['servers', 'show', 'misbehaving', '--json']);
+  assert.equal(shown.code, 0, shown.stderr);
+  const { tools } = JSON.parse(shown.stdout) as { tools: { name: string }[] };
+  assert.deepEqual(tools.map((x) => x.name).sort(), ['crash', 'echo', 'env', 'flood', 'grandchild', 'slow']);
+  assert.doesNotMatch(shown.stdout + shown.stderr, /ghp_0123456789/, 'the secret is in no output');
+
+  // API keys and servers' secrets share the store but not the listing.
+  const keys = await cli(['keys', 'ls', '--json']);
+  assert.deepEqual(JSON.parse(keys.stdout), []);
+
+  const removed = await cli(['servers', 'remove', 'misbehaving']);
+  assert.equal(removed.code, 0, removed.stderr);
+  assert.match(removed.stdout, /Removed misbehaving and its secrets/);
+  assert.doesNotMatch(readFileSync(join(dir, 'secrets.json'), 'utf8'), /mcp-server:misbehaving/);
+  assert.match((await runCliToEnd(['servers', 'list', '--data-dir', dir], { timeoutMs: 30_000 })).stdout, /No MCP server yet/);
+});
+
+test('bad entries are refused with the flag to fix and exit 2; a secret the entry does not declare is refused', T, async (t) => {
+  const { dir, cleanup } = tempDir('airlock-servers-cli-');
+  t.after(cleanup);
+  const cli = (args: readonly string[]) => runCliToEnd([...args.slice(0, 2), '--data-dir', dir, ...args.slice(2)], { timeoutMs: 30_000 });
+  for (const [args, message] of [
+    [['servers', 'add', 'x'], /no server given: airlock servers add x -- COMMAND/],
+    [['servers', 'add', 'x', '--', '../bin/sh'], /climbs out of its folder/],
+    [['servers', 'add', 'x', '--url', 'https://mcp.example.test/mcp', '--env', 'HOME'], /--env and --secret are for a stdio server/],
+    [['servers', 'add', 'x', '--header', 'Authorization', '--', 'npx', 'server'], /--header and --allow-private-network are for an HTTP server/],
+    [['servers', 'add', 'Bad', '--', 'npx'], /'Bad' is not a server name/],
+    [['servers', 'add', 'x', '--env', '1BAD', '--', 'npx'], /"env\.0" is not an environment variable name/],
+  ] as const) {
+    const r = await cli(args);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, message, args.join(' '));
+  }
+  assert.equal((await cli(['servers', 'add', 'x', '--', 'npx', 'some-server'])).code, 0);
+  const undeclared = await runCliToEnd(['servers', 'secret', 'x', 'TOKEN', '--data-dir', dir, '--secret-store', 'file'], { input: 'v\n', timeoutMs: 30_000 });
+  assert.equal(undeclared.code, 2);
+  assert.match(undeclared.stderr, /TOKEN is not a secret of x \(its secrets: none\)/);
+});
