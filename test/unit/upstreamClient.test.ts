@@ -7,6 +7,7 @@
 // answering, refused with why and its last stderr lines.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connectStdio, type UpstreamConnection } from '../../main/core/upstream/upstreamClient.ts';
 import { childEnvironment } from '../../main/core/upstream/childEnvironment.ts';
@@ -39,12 +40,17 @@ async function connect(
 
 const textOf = (r: { content: unknown }) => (r.content as { text: string }[])[0]!.text;
 
+/** Whether a process runs (a zombie waiting for a parent that does not reap it counts as gone). */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true; // no /proc: kill(0) said it runs
   }
 }
 
@@ -104,7 +110,28 @@ test('a command that does not exist, and a server that dies before answering, ar
   await assert.rejects(
     connectStdio('boom', entry(), { env: { PATH: process.env.PATH ?? '', BOOM: '1' }, log }),
     (e: Error) => /exited before it answered \(code 3\)/.test(e.message) && /fatal: cannot open the database/.test(e.message),
+    'its last line, written without a newline, is in the reason',
   );
+});
+
+test('what the server says of its secrets is scrubbed, in the log and in the reason it failed', T, async () => {
+  const token = 'ghp_0123456789abcdefLEAKED';
+  const logged: string[] = [];
+  const error = await connectStdio('leaky', entry(), {
+    env: { PATH: process.env.PATH ?? '', LEAK: '1', GITHUB_TOKEN: token },
+    log: (line) => logged.push(line),
+    redact: (text) => text.split(token).join('[redacted]'),
+  }).catch((e: Error) => e);
+  assert.ok(error instanceof Error);
+  assert.match(error.message, /auth failed for token \[redacted\]/);
+  assert.equal(`${error.message}\n${logged.join('\n')}`.includes(token), false);
+});
+
+test('a server that pages its tools forever is cut off', T, async (t) => {
+  const e = entry();
+  const connection = await connectStdio('pager', e, { env: { PATH: process.env.PATH ?? '', REPEAT_CURSOR: '1' }, log: () => undefined });
+  t.after(() => connection.close());
+  await assert.rejects(connection.tools(), /gave a tools\/list cursor it had given before/);
 });
 
 test('a server that crashes during a call fails that call, at once', T, async (t) => {

@@ -62,6 +62,8 @@ test('bad entries are refused, saying which field and why; nothing is written', 
     ['r', { ...remote, url: 'file:///etc/passwd' }, /"url"/],
     ['r', { ...remote, headers: ['Bad Header:'] }, /not an HTTP header name/],
     ['fs', { ...filesystem, surprise: true }, /surprise|Unrecognized/],
+    ['fs', { ...filesystem, env: ['AIRLOCK_API_KEY'] }, /one of Airlock's own \(AIRLOCK_\*\), never passed to a server/],
+    ['fs', { ...filesystem, secrets: ['PATH'] }, /cannot be PATH/],
   ] as const) {
     await assert.rejects(s.store.add(name, entry as unknown as ServerEntry), message, `${name}: ${JSON.stringify(entry)}`);
   }
@@ -117,11 +119,21 @@ test(
     writeFileSync(failing, '#!/bin/sh\nexit 3\n');
     chmodSync(failing, 0o755);
     assert.equal(await loginShellPath({ shell: failing }), undefined);
+    // An interactive shell ignores SIGTERM; a profile may hang, or ask a question.
     const hanging = join(dir, 'hanging-shell');
-    writeFileSync(hanging, '#!/bin/sh\nexec sleep 30\n');
+    writeFileSync(hanging, "#!/bin/sh\ntrap '' TERM\nsleep 30\n");
     chmodSync(hanging, 0o755);
     const started = Date.now();
     assert.equal(await loginShellPath({ shell: hanging, timeoutMs: 300 }), undefined);
     assert.ok(Date.now() - started < 5000, 'given up on at its deadline');
+    const asking = join(dir, 'asking-shell');
+    writeFileSync(asking, '#!/bin/sh\necho "Update now? [y/N]"\nread -r answer\nPATH=/usr/bin:/bin\nexport PATH\neval "$2"\n');
+    chmodSync(asking, 0o755);
+    assert.equal(await loginShellPath({ shell: asking, timeoutMs: 5000 }), '/usr/bin:/bin', 'its question gets end-of-input, not the terminal');
+    // A shell that does not expand "$PATH" (not POSIX) gives no PATH.
+    const literal = join(dir, 'literal-shell');
+    writeFileSync(literal, "#!/bin/sh\nprintf '\\n__AIRLOCK_PATH__$PATH__AIRLOCK_PATH__\\n'\n");
+    chmodSync(literal, 0o755);
+    assert.equal(await loginShellPath({ shell: literal }), undefined);
   },
 );

@@ -108,8 +108,10 @@ export async function serversShow(ctx: CliContext, name: string, options: { json
   }
   if (missing.length > 0)
     process.stderr.write(`airlock: ${name} has no ${missing.join(', ')} yet (airlock servers secret ${name} ${missing[0]}); started without\n`);
+  // What the server says is scrubbed of the secrets it was given, in the log and in errors alike.
+  for (const value of Object.values(secrets)) ctx.redaction.add(value);
   const env = childEnvironment({ pass: entry.env, secrets, parent: process.env, ...(await loginPathOf(loginShellPath)) });
-  const connection = await connectStdio(name, entry, { env, log: (line) => ctx.logger.debug(line) });
+  const connection = await connectStdio(name, entry, { env, log: (line) => ctx.logger.debug(line), redact: ctx.redaction.redact });
   try {
     const tools = await connection.tools();
     if (options.json) {
@@ -120,13 +122,19 @@ export async function serversShow(ctx: CliContext, name: string, options: { json
     for (const tool of tools) {
       const a = tool.annotations ?? {};
       const kind = a.readOnlyHint ? 'read-only' : a.destructiveHint === false ? 'writes' : 'may destroy';
-      const line = (tool.description ?? '').split('\n')[0]!.slice(0, 100);
-      process.stdout.write(`  ${tool.name}  (${kind})${line ? `  ${line}` : ''}\n`);
+      const line = printable((tool.description ?? '').split('\n')[0]!).slice(0, 100);
+      process.stdout.write(`  ${printable(tool.name)}  (${kind})${line ? `  ${line}` : ''}\n`);
     }
     return 0;
   } finally {
     await connection.close();
   }
+}
+
+/** A server's words as a terminal may show them: no control characters (escape sequences could rewrite the screen or the clipboard). */
+function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '\ufffd');
 }
 
 async function loginPathOf(read: () => Promise<string | undefined>): Promise<{ loginPath?: string }> {
@@ -143,9 +151,11 @@ export async function serversEnable(ctx: CliContext, name: string, enabled: bool
 export async function serversRemove(ctx: CliContext, name: string): Promise<number> {
   const store = storeOf(ctx);
   const entry = store.get(name);
-  if (!entry || !(await store.remove(name))) throw new AirlockError('not_found', `no MCP server named '${name}'`, { hint: 'airlock servers list' });
+  if (!entry) throw new AirlockError('not_found', `no MCP server named '${name}'`, { hint: 'airlock servers list' });
+  // Its secrets first: a key store that cannot be reached leaves the entry (and says why), never a secret nobody lists.
   const keys = secretStoreFor(ctx);
   for (const variable of secretNames(entry)) await keys.delete(secretAccount(name, variable));
+  await store.remove(name);
   process.stdout.write(`Removed ${name}${secretNames(entry).length > 0 ? ' and its secrets' : ''}.\n`);
   return 0;
 }

@@ -4,9 +4,20 @@
 import type { ControlHandlers } from '../control/dispatch.ts';
 import { fingerprint } from '../secrets/fingerprint.ts';
 import { PROFILE_NAME } from '../profiles/profile.ts';
+import { AirlockError } from '../util/errors.ts';
 import type { Services } from './services.ts';
 
 export type KeyHandlerServices = Pick<Services, 'keys' | 'logs'>;
+
+/**
+ * These methods are for API keys: an account that is not a profile name (an MCP server's secret,
+ * `mcp-server:<name>:<VAR>`, kept in the same store) is refused, so a control-API caller can neither set nor
+ * remove a server's secret through them.
+ */
+function apiKeyAccount(profile: string): void {
+  if (!PROFILE_NAME.test(profile))
+    throw new AirlockError('usage', `'${profile.slice(0, 60)}' is not a profile name (lowercase letters, digits, - and _, at most 40)`);
+}
 
 export function createKeyHandlers(c: KeyHandlerServices): Pick<ControlHandlers, 'keys.list' | 'keys.set' | 'keys.remove'> {
   const log = c.logs.logger;
@@ -23,6 +34,7 @@ export function createKeyHandlers(c: KeyHandlerServices): Pick<ControlHandlers, 
     },
 
     'keys.set': async ({ profile, secret }, caller) => {
+      apiKeyAccount(profile);
       await c.keys.store.set(profile, secret);
       c.keys.invalidate(profile);
       log.info(`API key for profile ${profile} set (${fingerprint(secret)}) by ${caller.by}`);
@@ -30,6 +42,7 @@ export function createKeyHandlers(c: KeyHandlerServices): Pick<ControlHandlers, 
     },
 
     'keys.remove': async ({ profile }, caller) => {
+      apiKeyAccount(profile);
       const removed = await c.keys.store.delete(profile);
       c.keys.invalidate(profile);
       if (removed) log.info(`API key for profile ${profile} removed by ${caller.by}`);

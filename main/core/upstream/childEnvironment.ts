@@ -5,7 +5,7 @@
 // from the dock (whose PATH is the system's bare one) still finds `npx` and
 // `uvx` — the failure desktop MCP hosts are best known for (`spawn npx
 // ENOENT`).
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 
 export interface ChildEnvironmentInput {
   /** Variables passed through from Airlock's environment, by name. */
@@ -32,19 +32,49 @@ export function childEnvironment(input: ChildEnvironmentInput): Record<string, s
 }
 
 /**
- * PATH as the person's login shell sets it ($SHELL -ilc), read once, within `timeoutMs`; undefined where there
- * is no such shell (Windows), it fails, or it says nothing usable. A marker line keeps what a noisy profile
- * prints out of the answer.
+ * PATH as the person's login shell sets it ($SHELL -ilc), within `timeoutMs`; undefined where there is no such
+ * shell (Windows), it fails, or it says nothing usable (every entry must be an absolute path). A marker keeps
+ * what a noisy profile prints out of the answer. The shell runs in a session of its own with no terminal and no
+ * stdin — a profile that asks a question gets end-of-input, and job control never stops Airlock — and is killed
+ * with its group at the deadline (an interactive shell ignores SIGTERM).
  */
 export function loginShellPath(options: { shell?: string; timeoutMs?: number } = {}): Promise<string | undefined> {
   const shell = options.shell ?? process.env.SHELL;
   if (process.platform === 'win32' || !shell) return Promise.resolve(undefined);
   const marker = '__AIRLOCK_PATH__';
   return new Promise((resolve) => {
-    execFile(shell, ['-ilc', `printf '\\n${marker}%s${marker}\\n' "$PATH"`], { timeout: options.timeoutMs ?? 3000, env: process.env }, (error, stdout) => {
-      if (error) return resolve(undefined);
-      const m = new RegExp(`${marker}(.*)${marker}`).exec(String(stdout));
-      resolve(m && m[1]!.length > 0 ? m[1] : undefined);
+    let out = '';
+    let done = false;
+    const finish = (value: string | undefined) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+      resolve(value);
+    };
+    const child = spawn(shell, ['-ilc', `printf '\\n${marker}%s${marker}\\n' "$PATH"`], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+      detached: true,
+      env: process.env,
     });
+    const timer = setTimeout(() => finish(undefined), options.timeoutMs ?? 3000);
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      if (out.length > 1024 * 1024) finish(undefined);
+      const m = new RegExp(`${marker}(.*)${marker}`).exec(out);
+      if (m) finish(usablePath(m[1]!));
+    });
+    child.once('error', () => finish(undefined));
+    child.once('exit', () => setImmediate(() => finish(usablePath(new RegExp(`${marker}(.*)${marker}`).exec(out)?.[1] ?? ''))));
   });
+}
+
+/** A PATH whose every entry is an absolute path; undefined otherwise (a shell that did not expand "$PATH"). */
+function usablePath(path: string): string | undefined {
+  const entries = path.split(':').filter((e) => e.length > 0);
+  return entries.length > 0 && entries.every((e) => e.startsWith('/')) ? path : undefined;
 }

@@ -35,7 +35,17 @@ export interface StartedChild {
   stop(): Promise<void>;
 }
 
+/** Every server still running: killed with their groups when Airlock exits, however it exits. */
+const live = new Set<() => void>();
+let exitHook = false;
+
 export function startChild(options: ChildOptions): StartedChild {
+  if (!exitHook) {
+    exitHook = true;
+    process.once('exit', () => {
+      for (const kill of live) kill();
+    });
+  }
   const posix = process.platform !== 'win32';
   const child = spawn(options.command, [...options.args], {
     env: options.env,
@@ -46,6 +56,12 @@ export function startChild(options: ChildOptions): StartedChild {
   });
   const tail: string[] = [];
   let partial = '';
+  const keep = (raw: string) => {
+    const line = raw.replace(/\r$/, '').slice(0, 4096);
+    tail.push(line);
+    if (tail.length > STDERR_TAIL_LINES) tail.shift();
+    options.onStderrLine?.(line);
+  };
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     const lines = (partial + chunk).split('\n');
     partial = lines.pop() ?? '';
@@ -53,19 +69,18 @@ export function startChild(options: ChildOptions): StartedChild {
       lines.push(partial);
       partial = '';
     }
-    for (const raw of lines) {
-      const line = raw.replace(/\r$/, '').slice(0, 4096);
-      tail.push(line);
-      if (tail.length > STDERR_TAIL_LINES) tail.shift();
-      options.onStderrLine?.(line);
-    }
+    for (const raw of lines) keep(raw);
   });
-  const exited = new Promise<ChildExit>((resolve) => {
-    child.once('exit', (code, signal) => resolve({ code, signal }));
-    // A command that cannot be started (ENOENT) never exits: it errors.
-    child.once('error', (error) => resolve({ code: null, signal: null, error }));
+  // A last line without a newline ("fatal: bad token" and exit) is kept too.
+  child.stderr.once('end', () => {
+    if (partial) keep(partial);
+    partial = '';
   });
+  // The group is signalled only while its number is ours: once the leader has exited, what is left of the group
+  // is killed at once, and never again (the number may be a stranger's later).
+  let groupDone = false;
   const signalGroup = (signal: NodeJS.Signals) => {
+    if (groupDone) return;
     try {
       if (posix && child.pid !== undefined) process.kill(-child.pid, signal);
       else child.kill(signal);
@@ -73,21 +88,32 @@ export function startChild(options: ChildOptions): StartedChild {
       // Gone already.
     }
   };
+  const exited = new Promise<ChildExit>((resolve) => {
+    child.once('exit', (code, signal) => {
+      signalGroup('SIGKILL');
+      groupDone = true;
+      live.delete(killNow);
+      resolve({ code, signal });
+    });
+    // A command that cannot be started (ENOENT) never exits: it errors.
+    child.once('error', (error) => {
+      groupDone = true;
+      live.delete(killNow);
+      resolve({ code: null, signal: null, error });
+    });
+  });
+  const killNow = () => signalGroup('SIGKILL');
+  live.add(killNow);
   return {
     process: child,
     stderrTail: () => [...tail],
     exited,
     async stop() {
-      if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) {
-        // The leader exited: its group may still hold what it started.
-        signalGroup('SIGKILL');
-        return;
-      }
+      if (groupDone) return;
       signalGroup('SIGTERM');
       const timer = setTimeout(() => signalGroup('SIGKILL'), STOP_GRACE_MS);
       await exited;
       clearTimeout(timer);
-      signalGroup('SIGKILL');
     },
   };
 }

@@ -29,10 +29,16 @@ export const stdioServerSchema = z
     transport: z.literal('stdio'),
     command: z.string().min(1).max(4096),
     args: z.array(z.string().max(8192)).max(200).default([]),
-    /** Variables of Airlock's own environment passed through, by name. */
-    env: z.array(envName).max(100).default([]),
-    /** Variables set from the keychain at spawn, by name. */
-    secrets: z.array(envName).max(50).default([]),
+    /** Variables of Airlock's own environment passed through, by name (never Airlock's own settings and key, AIRLOCK_*). */
+    env: z
+      .array(envName.refine((n) => !n.toUpperCase().startsWith('AIRLOCK_'), "is one of Airlock's own (AIRLOCK_*), never passed to a server"))
+      .max(100)
+      .default([]),
+    /** Variables set from the keychain at spawn, by name (not PATH, which Airlock sets). */
+    secrets: z
+      .array(envName.refine((n) => n.toUpperCase() !== 'PATH', 'cannot be PATH (Airlock sets it)'))
+      .max(50)
+      .default([]),
     ...common,
   })
   .strict();

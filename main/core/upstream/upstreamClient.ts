@@ -28,15 +28,24 @@ export interface UpstreamConnection {
 export interface ConnectOptions {
   /** The child's whole environment (childEnvironment.ts). */
   env: Record<string, string>;
-  /** Where the server's stderr lines and refused messages go (the live log). */
+  /** Where the server's stderr lines and refused messages go (the live log), already redacted. */
   log(line: string): void;
+  /** Scrubs the secrets the server was given from what it says (stderr lines, the reason it failed). */
+  redact?(text: string): string;
   maxMessageBytes?: number;
 }
 
+/** The most pages and tools a tools/list is read for: a server that never stops paging is cut off. */
+export const MAX_TOOL_PAGES = 100;
+export const MAX_TOOLS = 5000;
+/** However much progress a server reports, a call ends after this many times its timeout. */
+export const MAX_TOTAL_TIMEOUT_FACTOR = 10;
+
 export async function connectStdio(name: string, entry: StdioServerEntry, options: ConnectOptions): Promise<UpstreamConnection> {
+  const redact = options.redact ?? ((text: string) => text);
   let child: StartedChild;
   try {
-    child = startChild({ command: entry.command, args: entry.args, env: options.env, onStderrLine: (line) => options.log(`${name} stderr: ${line}`) });
+    child = startChild({ command: entry.command, args: entry.args, env: options.env, onStderrLine: (line) => options.log(redact(`${name} stderr: ${line}`)) });
   } catch (error) {
     throw new AirlockError('config', `MCP server ${name}: ${entry.command} could not be started: ${(error as Error).message}`);
   }
@@ -44,14 +53,14 @@ export async function connectStdio(name: string, entry: StdioServerEntry, option
     from: child.process.stdout,
     to: child.process.stdin,
     ...(options.maxMessageBytes ? { maxMessageBytes: options.maxMessageBytes } : {}),
-    onRefused: (why) => options.log(`${name}: ${why}`),
+    onRefused: (why) => options.log(redact(`${name}: ${why}`)),
   });
   const client = new Client({ name: 'airlock', version: AIRLOCK_VERSION }, { capabilities: {} });
   const failed = (why: string) => {
     const tail = child.stderrTail().filter((l) => l.trim());
     return new AirlockError(
       'config',
-      `MCP server ${name} (${entry.command}) ${why}${tail.length > 0 ? `; its last lines: ${tail.slice(-5).join(' | ')}` : ''}`,
+      redact(`MCP server ${name} (${entry.command}) ${why}${tail.length > 0 ? `; its last lines: ${tail.slice(-5).join(' | ')}` : ''}`),
     );
   };
   try {
@@ -75,18 +84,24 @@ export async function connectStdio(name: string, entry: StdioServerEntry, option
   return {
     async tools() {
       const all: Tool[] = [];
+      const seen = new Set<string>();
       let cursor: string | undefined;
-      do {
-        const page = await client.listTools(cursor ? { cursor } : {}, { timeout: entry.timeoutMs });
-        all.push(...page.tools);
-        cursor = page.nextCursor;
-      } while (cursor);
-      return all;
+      for (let page = 0; ; page++) {
+        if (page >= MAX_TOOL_PAGES) throw failed(`listed its tools over more than ${MAX_TOOL_PAGES} pages`);
+        const answer = await client.listTools(cursor ? { cursor } : {}, { timeout: entry.timeoutMs });
+        all.push(...answer.tools);
+        if (all.length > MAX_TOOLS) throw failed(`lists more than ${MAX_TOOLS} tools`);
+        cursor = answer.nextCursor;
+        if (!cursor) return all;
+        if (seen.has(cursor)) throw failed('gave a tools/list cursor it had given before');
+        seen.add(cursor);
+      }
     },
     async call(tool, args, callOptions = {}) {
       return (await client.callTool({ name: tool, arguments: args }, undefined, {
         timeout: entry.timeoutMs,
         resetTimeoutOnProgress: true,
+        maxTotalTimeout: entry.timeoutMs * MAX_TOTAL_TIMEOUT_FACTOR,
         // A progress token is sent, so a server can say it is still working.
         onprogress: () => undefined,
         ...(callOptions.signal ? { signal: callOptions.signal } : {}),

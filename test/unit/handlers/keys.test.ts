@@ -83,3 +83,16 @@ test('a key the store refuses is a usage error that never quotes it, and nothing
   assert.deepEqual(await s.store.list(), []);
   assert.deepEqual(logged(s.services.logs), []);
 });
+
+test("an MCP server's secret (kept in the same store) can be neither set nor removed through the API-key methods", T, async () => {
+  const store = createMemoryStore();
+  await store.set('mcp-server:github:GITHUB_TOKEN', OTHER);
+  const s = setup(store);
+  await assert.rejects(
+    invoke(s.handlers, 'keys.set', { profile: 'mcp-server:github:GITHUB_TOKEN', secret: SECRET }),
+    airlockError('usage', /not a profile name/),
+  );
+  await assert.rejects(invoke(s.handlers, 'keys.remove', { profile: 'mcp-server:github:GITHUB_TOKEN' }), airlockError('usage', /not a profile name/));
+  assert.equal(await store.get('mcp-server:github:GITHUB_TOKEN'), OTHER, 'untouched');
+  assert.deepEqual(await invoke(s.handlers, 'keys.list', {}), [], 'and not listed as an API key');
+});
