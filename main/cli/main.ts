@@ -243,18 +243,16 @@ export function buildProgram(): Command {
     return raw;
   };
   const collect = (raw: string, previous: string[]) => [...previous, raw];
+  /** A servers subcommand that may reach the key store (a server's secrets). */
+  const withSecrets = (name: string, description: string) => addSettingOptions(sub(servers, name, description), ['common'], ['secretStore']);
   apiOptions(sub(servers, 'list', 'every MCP server: enabled or not, how it is reached'))
     .option('--json', 'machine-readable output')
     .action(async function (this: Command) {
       await (await serversCommands()).serversList(cliContext(this), { json: this.opts().json === true });
     });
-  addSettingOptions(
-    sub(servers, 'add', 'add a stdio server (its command after --) or an HTTP one (--url)')
-      .argument('<name>', 'its name (lowercase letters, digits, - and _)', serverArg)
-      .argument('[command...]', 'after --: the command that starts it and its arguments'),
-    ['common'],
-    ['secretStore'],
-  )
+  withSecrets('add', 'add a stdio server (its command after --) or an HTTP one (--url)')
+    .argument('<name>', 'its name (lowercase letters, digits, - and _)', serverArg)
+    .argument('[command...]', 'after --: the command that starts it and its arguments')
     .option('--url <url>', 'a Streamable HTTP (or SSE) server instead of a command')
     .option('--env <VAR>', 'pass this variable of your environment to it (repeat); nothing else is passed', collect, [])
     .option('--secret <VAR>', 'give it this variable from the keychain (repeat; set it with airlock servers secret)', collect, [])
@@ -277,24 +275,18 @@ export function buildProgram(): Command {
         ...(o.allowPrivateNetwork ? { allowPrivateNetwork: true } : {}),
       });
     });
-  addSettingOptions(
-    sub(servers, 'show', 'start a server and print its tools as Airlock sees them').argument('<name>', 'the server name', serverArg),
-    ['common'],
-    ['secretStore'],
-  )
+  withSecrets('show', 'start a server and print its tools as Airlock sees them')
+    .argument('<name>', 'the server name', serverArg)
     .option('--json', 'machine-readable output')
     .action(async function (this: Command, name: string) {
       process.exitCode = await (await serversCommands()).serversShow(cliContext(this), name, { json: this.opts().json === true });
     });
-  addSettingOptions(
-    sub(servers, 'secret', "store a server's secret in the keychain, read from stdin or a hidden prompt")
-      .argument('<name>', 'the server name', serverArg)
-      .argument('<variable>', 'the variable (or header) it is given as'),
-    ['common'],
-    ['secretStore'],
-  ).action(async function (this: Command, name: string, variable: string) {
-    process.exitCode = await (await serversCommands()).serversSecret(cliContext(this), name, variable);
-  });
+  withSecrets('secret', "store a server's secret in the keychain, read from stdin or a hidden prompt")
+    .argument('<name>', 'the server name', serverArg)
+    .argument('<variable>', 'the variable (or header) it is given as')
+    .action(async function (this: Command, name: string, variable: string) {
+      process.exitCode = await (await serversCommands()).serversSecret(cliContext(this), name, variable);
+    });
   for (const [verb, enabled, what] of [
     ['enable', true, 'turn a server on'],
     ['disable', false, 'turn a server off'],
@@ -303,13 +295,11 @@ export function buildProgram(): Command {
       process.exitCode = await (await serversCommands()).serversEnable(cliContext(this), name, enabled);
     });
   }
-  addSettingOptions(
-    sub(servers, 'remove', 'remove a server and its secrets').argument('<name>', 'the server name', serverArg),
-    ['common'],
-    ['secretStore'],
-  ).action(async function (this: Command, name: string) {
-    process.exitCode = await (await serversCommands()).serversRemove(cliContext(this), name);
-  });
+  withSecrets('remove', 'remove a server and its secrets')
+    .argument('<name>', 'the server name', serverArg)
+    .action(async function (this: Command, name: string) {
+      process.exitCode = await (await serversCommands()).serversRemove(cliContext(this), name);
+    });
 
   const keys = sub(program, 'keys', 'API keys in the OS keychain (never on the command line)');
   addSettingOptions(sub(keys, 'set', 'store the key for a profile, read from stdin or a hidden prompt').argument('<profile>', 'profile name', profileArg), [
