@@ -103,7 +103,7 @@ export class ServerStore {
   }
 }
 
-export function checkName(name: string): void {
+function checkName(name: string): void {
   if (!SERVER_NAME.test(name)) {
     throw new AirlockError('usage', `'${name}' is not a server name: lowercase letters, digits, - and _, at most 30, starting with a letter or digit`);
   }
