@@ -94,7 +94,7 @@ async function checkJoined(dataDir: string, given: GivenSetting[]): Promise<Join
  */
 async function answerEarly(ctx: CliContext, scope: string[] | undefined) {
   if (ctx.settings.profile !== undefined || ctx.settings.spec !== undefined) return undefined;
-  const [{ answerInitializeEarly }, { serverInstructions }, { ProfileStore }, { isEnabled }, { apiIdentifier, clientNamesOf }, { dataPaths }] =
+  const [{ answerInitializeEarly }, { serverInstructions }, { ProfileStore }, { isEnabled }, { apiIdentifier, namedFromProfile }, { dataPaths }] =
     await Promise.all([
       import('../../core/mcp/earlyInitialize.ts'),
       import('../../core/mcp/instructions.ts'),
@@ -108,7 +108,7 @@ async function answerEarly(ctx: CliContext, scope: string[] | undefined) {
     .flatMap((l) => (l.profile && isEnabled(l.profile) ? [l.profile] : []))
     .filter((p) => !scope || scope.includes(p.name) || scope.includes(apiIdentifier(p.name)))
     .sort((a, b) => a.name.localeCompare(b.name))
-    .map((p) => ({ id: apiIdentifier(p.name), clientNames: clientNamesOf(p) }));
+    .map(namedFromProfile);
   const early = answerInitializeEarly({
     stdin: process.stdin,
     stdout: process.stdout,

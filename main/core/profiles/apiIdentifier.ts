@@ -30,6 +30,11 @@ export function clientNamesOf(profile: { name: string; alias?: string | undefine
   return [...new Set(['api', apiIdentifier(profile.name), ...(profile.alias ? [profile.alias] : [])])];
 }
 
+/** How an API is named before it has loaded (no title or size yet): its identifier and client names. */
+export function namedFromProfile(profile: { name: string; alias?: string | undefined }): { id: string; clientNames: string[] } {
+  return { id: apiIdentifier(profile.name), clientNames: clientNamesOf(profile) };
+}
+
 /** Whether a script may use this name for an API (an alias, say): an identifier that is not reserved. */
 export function isUsableIdentifier(name: string): boolean {
   return IDENTIFIER.test(name) && !RESERVED.has(name);

@@ -8,7 +8,7 @@ import { executeInputText, registerExecute } from '../mcp/executeTool.ts';
 import { registerDiagnostics } from '../mcp/diagnosticsTools.ts';
 import { callerOf, type ToolCallReport } from '../mcp/auditedTools.ts';
 import type { ApiInReach, NamedApi } from '../mcp/apisInReach.ts';
-import { clientNamesOf } from '../profiles/apiIdentifier.ts';
+import { namedFromProfile } from '../profiles/apiIdentifier.ts';
 import { configOf, healthOf } from './companionViews.ts';
 import { boundaryText } from './boundaryText.ts';
 import type { Services } from './services.ts';
@@ -89,7 +89,7 @@ function namedInReach(s: Pick<Services, 'apis'>, scope: readonly string[] | unde
       const api = a.opened?.api;
       return api
         ? { id: api.id, clientNames: api.clientNames, title: api.catalogue.title, operations: api.catalogue.operations.length }
-        : { id: a.id, clientNames: clientNamesOf(a.profile) };
+        : namedFromProfile(a.profile);
     });
 }
 
