@@ -57,11 +57,32 @@ export const apiMutationRequestSchema = z.object({
   script: z.string(),
   /** For a PATCH, PUT or DELETE: the resource as it is now, what changes, or why nothing could be fetched. */
   evidence: approvalEvidenceSchema.optional(),
+  /**
+   * A tool of another MCP server, called through Airlock (issue 20): then `method` is TOOL, `url` and
+   * `pathTemplate` are `mcp://<server>/<tool>`, `profile` is `mcp:<server>` and `bodyPreview` holds the arguments.
+   */
+  mcpTool: z
+    .object({
+      server: z.string(),
+      tool: z.string(),
+      /** The tool's description, as the server gives it (redacted, capped). */
+      description: z.string().optional(),
+      /** What the tool's annotations say of it (a hint from the server, not a promise). */
+      readOnly: z.boolean().optional(),
+      destructive: z.boolean().optional(),
+    })
+    .optional(),
 });
 
 export const approvalRequestSchema = z.discriminatedUnion('kind', [apiMutationRequestSchema]);
 export type ApprovalRequest = z.infer<typeof approvalRequestSchema>;
 export type MutationApprovalRequest = z.infer<typeof apiMutationRequestSchema>;
+
+/** What a request is for, in one line: `POST /items (items.create)`, or `mcp.fs.write_file (a tool of MCP server fs)`. */
+export function requestLine(req: MutationApprovalRequest, where: 'url' | 'template' = 'template'): string {
+  if (req.mcpTool) return `${req.call} (a tool of MCP server ${req.mcpTool.server})`;
+  return `${req.method} ${where === 'url' ? req.url : req.pathTemplate} (${req.operationId})`;
+}
 
 export const pendingApprovalSchema = z.object({
   id: z.string(),

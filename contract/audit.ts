@@ -71,6 +71,8 @@ export const apiCallRecordSchema = z.object({
     .optional(),
   error: z.string().optional(),
   startedAt: z.string(),
+  /** A tool of another MCP server (method TOOL): its arguments as JSON, redacted, capped. */
+  arguments: z.string().optional(),
 });
 
 export const pruneRecordSchema = z.object({

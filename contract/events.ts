@@ -19,6 +19,8 @@ export const controlEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('rules-changed') }),
   /** An API was enabled, disabled, loaded or failed to load (the APIs and Overview screens re-read apis.list). */
   z.object({ type: z.literal('apis-changed') }),
+  /** Another MCP server started, stopped, failed, or had its tools accepted (the Servers screen re-reads them). */
+  z.object({ type: z.literal('servers-changed') }),
   /** Saved settings took effect in the running companion (the theme, caps…): re-read settings.get. */
   z.object({ type: z.literal('settings-applied'), keys: z.array(z.string()) }),
   /** The subscriber was too slow: this many events were dropped (re-query what matters). */

@@ -237,7 +237,7 @@ export function buildProgram(): Command {
     });
   }
 
-  const servers = sub(program, 'servers', 'other MCP servers Airlock will stand in front of (being built: clients do not reach them through Airlock yet)');
+  const servers = sub(program, 'servers', "other MCP servers behind Airlock's gate: scripts call their tools as mcp.<server>.<tool>(args)");
   const serverArg = (raw: string): string => {
     if (!SERVER_NAME.test(raw)) throw new InvalidArgumentError(`'${raw}' is not a server name (lowercase letters, digits, - and _; at most 30)`);
     return raw;
@@ -280,6 +280,19 @@ export function buildProgram(): Command {
     .option('--json', 'machine-readable output')
     .action(async function (this: Command, name: string) {
       process.exitCode = await (await serversCommands()).serversShow(cliContext(this), name, { json: this.opts().json === true });
+    });
+  withSecrets('accept', "review a server's tools (or what changed in them) and accept them: until then nothing of it runs")
+    .argument('<name>', 'the server name', serverArg)
+    .option('--yes', 'accept without asking (read them first: airlock servers show NAME)')
+    .action(async function (this: Command, name: string) {
+      process.exitCode = await (await serversCommands()).serversAccept(cliContext(this), name, { yes: this.opts().yes === true });
+    });
+  apiOptions(sub(servers, 'policy', "what a call to a server's tools does: allow, ask or deny (default: back to the tool's own)"))
+    .argument('<name>', 'the server name', serverArg)
+    .argument('<policy>', 'allow, ask, deny or default', choice('policy', ['allow', 'ask', 'deny', 'default'] as const))
+    .option('--tool <tool>', 'only this tool (without it: the default for every tool of the server)')
+    .action(async function (this: Command, name: string, policy: 'allow' | 'ask' | 'deny' | 'default') {
+      process.exitCode = await (await serversCommands()).serversPolicy(cliContext(this), name, policy, this.opts().tool as string | undefined);
     });
   withSecrets('secret', "store a server's secret in the keychain, read from stdin or a hidden prompt")
     .argument('<name>', 'the server name', serverArg)

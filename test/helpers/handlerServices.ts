@@ -29,6 +29,8 @@ import type { ExecuteService } from '../../main/core/execute/executeService.ts';
 import { ExecutionCaps } from '../../main/core/execute/caps.ts';
 import type { LoadedApi } from '../../main/core/runtime/loadApi.ts';
 import { ServedApis } from '../../main/core/runtime/servedApis.ts';
+import { UpstreamServers } from '../../main/core/upstream/upstreamServers.ts';
+import { silentLogger } from '../../main/core/log/logger.ts';
 import type { CompanionInfo, Engines, EngineState, Keys, LiveSettings, Logs, Runs } from '../../main/core/runtime/services.ts';
 import { AirlockError, type ErrorKind } from '../../main/core/util/errors.ts';
 
@@ -181,6 +183,16 @@ export async function servedApisOf(api: LoadedApi): Promise<ServedApis> {
 export interface TestEngines extends Engines {
   /** Each switchTo call's choice, in order. */
   readonly switches: Parameters<Engines['switchTo']>[0][];
+}
+
+/** No other MCP server is configured. */
+export function noUpstream(): UpstreamServers {
+  return new UpstreamServers({
+    entries: () => [],
+    pins: { get: () => undefined, accept: () => Promise.reject(new Error('no server')) },
+    launch: () => Promise.reject(new Error('no server')),
+    logger: silentLogger,
+  });
 }
 
 /** The engine state is what the last switchTo chose; nothing runs. */

@@ -30,22 +30,34 @@ export const TWO_APIS = {
   operations: [
     { operationId: 'demo:items.list', callPath: ['demo', 'items', 'list'] },
     { operationId: 'github:repos.get', callPath: ['github', 'repos', 'get'] },
+    { operationId: 'mcp@files:write_file', callPath: ['mcp', 'files', 'write_file'] },
   ],
   globals: [],
-  namespaces: ['demo', 'github'],
+  namespaces: ['demo', 'github', 'mcp'],
 };
 
-/** What every engine must answer to TWO_APIS_CODE: each API under its name, each call tagged with its API, labels named after the API. */
+/**
+ * What every engine must answer to TWO_APIS_CODE: each API under its name, each call tagged with its API, labels
+ * named after the API; another MCP server's tool under `mcp`, sent its whole argument (not only path, query…).
+ */
 export const TWO_APIS_CODE = `
-  let label;
+  let label, toolLabel;
   try { await demo.items.list(5); } catch (e) { label = e.message; }
-  return [typeof api, (await demo.items.list()).data.echo.operationId, (await github.repos.get({ path: { owner: 'a' } })).data.echo.operationId, typeof github.repos.get, label];`;
+  try { await mcp.files.write_file([1]); } catch (e) { toolLabel = e.message; }
+  const tool = (await mcp.files.write_file({ path: 'a.txt', content: 'hi', mode: 1 })).data.echo;
+  const bare = (await mcp.files.write_file()).data.echo;
+  return [typeof api, (await demo.items.list()).data.echo.operationId, (await github.repos.get({ path: { owner: 'a' } })).data.echo.operationId, typeof github.repos.get, label,
+    tool.operationId, tool.body, bare.body, toolLabel];`;
 export const TWO_APIS_ANSWER = [
   'undefined',
   'demo:items.list',
   'github:repos.get',
   'function',
   'demo.items.list() takes one argument: an object { path, query, body, headers, cookies }',
+  'mcp@files:write_file',
+  { path: 'a.txt', content: 'hi', mode: 1 },
+  {},
+  "mcp.files.write_file() takes one argument: an object of the tool's arguments",
 ];
 
 export const LIMITS: RunLimits = { timeoutMs: 10_000, memoryBytes: 64 * 1024 * 1024, outputBytes: 256 * 1024 };

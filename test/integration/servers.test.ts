@@ -38,7 +38,19 @@ test('a stdio server is added, given its secret, shown with its tools, and remov
   assert.equal(shown.code, 0, shown.stderr);
   assert.doesNotMatch(shown.stderr, /has no GITHUB_TOKEN/, 'started with its secret');
   const { tools } = JSON.parse(shown.stdout) as { tools: { name: string }[] };
-  assert.deepEqual(tools.map((x) => x.name).sort(), ['crash', 'echo', 'env', 'flood', 'grandchild', 'slow']);
+  assert.deepEqual(tools.map((x) => x.name).sort(), [
+    'big',
+    'crash',
+    'delete_notes',
+    'echo',
+    'env',
+    'flood',
+    'grandchild',
+    'peek',
+    'rewrite',
+    'slow',
+    'write_note',
+  ]);
   assert.doesNotMatch(shown.stdout + shown.stderr, /ghp_0123456789/, 'the secret is in no output');
 
   // API keys and servers' secrets share the store but not the listing.

@@ -65,7 +65,7 @@ async function until(check: () => boolean, what: string, ms = 5000): Promise<voi
 test('its tools are listed and called', T, async (t) => {
   const { connection } = await connect(t);
   const names = (await connection.tools()).map((x) => x.name).sort();
-  assert.deepEqual(names, ['crash', 'echo', 'env', 'flood', 'grandchild', 'slow']);
+  assert.deepEqual(names, ['big', 'crash', 'delete_notes', 'echo', 'env', 'flood', 'grandchild', 'peek', 'rewrite', 'slow', 'write_note']);
   assert.equal(textOf(await connection.call('echo', { text: 'hello' })), 'hello');
 });
 

@@ -18,6 +18,7 @@ import {
   RUN_GRANT_BY,
   grantBy,
   isGrantScope,
+  requestLine,
   type ApprovalDecision,
   type ApprovalRequest,
   type ApproveScope,
@@ -62,7 +63,7 @@ const REMEMBERED = 500;
 function describe(req: ApprovalRequest): string {
   switch (req.kind) {
     case 'api-mutation':
-      return `${req.method} ${req.url} (${req.operationId})`;
+      return requestLine(req, 'url');
     default: {
       const never: never = req.kind;
       return never;

@@ -292,6 +292,7 @@ export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
           : undefined,
         error: optionalString(record.error),
         startedAt: String(record.startedAt ?? ''),
+        arguments: optionalString(record.arguments),
       }),
       durable,
     );

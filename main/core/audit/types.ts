@@ -29,6 +29,8 @@ export interface ApiCallRecord {
   approval?: { by: string; at: string; scope?: ApprovalScope; reason?: string; code?: string; grantId?: string };
   error?: string;
   startedAt: string;
+  /** A tool of another MCP server (method TOOL): its arguments as JSON, redacted, capped. */
+  arguments?: string;
 }
 
 export type AuditKind = 'tool' | 'api' | 'prune';

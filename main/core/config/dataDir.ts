@@ -34,6 +34,8 @@ export function dataPaths(dataDir: string) {
     profiles: join(dataDir, 'profiles'),
     /** Other MCP servers Airlock connects to as a client (upstream/serverStore.ts). */
     servers: join(dataDir, 'servers.json'),
+    /** The tool definitions a person accepted for each of them (upstream/toolPins.ts). */
+    serverReviews: join(dataDir, 'server-reviews.json'),
     specCache: join(dataDir, 'spec-cache'),
     mcpToken: join(dataDir, 'token'),
     controlToken: join(dataDir, 'control-token'),

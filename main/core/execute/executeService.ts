@@ -12,7 +12,7 @@ import type { Logger } from '../log/logger.ts';
 import type { LogBuffer, LogLevel } from '../log/logBuffer.ts';
 import { CapacityError, type ExecutionCaps } from './caps.ts';
 import { HeldRuns, KEEP_FINISHED_MS, type HeldApprovals } from './heldRuns.ts';
-import type { PendingApproval } from '../../../contract/approvals.ts';
+import { requestLine, type PendingApproval } from '../../../contract/approvals.ts';
 
 export const MAX_CODE_BYTES = 256 * 1024;
 
@@ -239,7 +239,7 @@ function notRun(runId: string, outcome: ExecuteOutcome['outcome'], text: string)
 /** The answer to a call whose run waits for a person: nothing has been sent; how to continue. */
 export function heldOutcome(runId: string, pending: PendingApproval): ExecuteOutcome {
   const req = pending.request;
-  const operation = `${req.method} ${req.pathTemplate} (${req.operationId})`;
+  const operation = requestLine(req);
   const until = pending.expiresAt.replace(/\.\d+Z$/, 'Z');
   const gone = pending.clientStoppedWaitingAt ? ' (the prompt says this client stopped waiting; a person can still decide)' : '';
   const text = [

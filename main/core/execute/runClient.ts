@@ -12,6 +12,30 @@ import type { Catalogue } from '../openapi/catalogue.ts';
 import type { ClientManifest, ClientOperation } from '../sandbox/engine.ts';
 import type { EgressGate } from '../egress/egressGate.ts';
 import { joinRedactors, type Redactor } from '../log/redactor.ts';
+import { TOOL_OPERATION_PREFIX } from '../sandbox/guestClient.ts';
+import type { ApiCallResult } from '../sandbox/engine.ts';
+import type { RunContext } from '../egress/types.ts';
+
+/** A call to another MCP server's tool, as the run's gate hands it on. */
+export interface RunToolCall {
+  server: string;
+  tool: string;
+  args: unknown;
+}
+
+/** The tools of other MCP servers a run may call (`mcp.<server>.<tool>(args)`), and the gate those calls go through. */
+export interface RunTools {
+  servers: readonly { name: string; tools: readonly string[] }[];
+  call(call: RunToolCall, run: RunContext): Promise<ApiCallResult>;
+}
+
+/** The operation id of a server's tool: `mcp@<server>:<tool>` (no API's name holds `@`). */
+export function toolOperationId(server: string, tool: string): string {
+  return `${TOOL_OPERATION_PREFIX}${server}${SEPARATOR}${tool}`;
+}
+
+/** The global a run reaches other MCP servers' tools under. */
+export const TOOLS_GLOBAL = 'mcp';
 
 /** One API a run may call. */
 export interface RunApi {
@@ -41,8 +65,9 @@ export function qualifiedOperationId(apiId: string, operationId: string): string
  * `defaultApi`: the API a session began with when it reached only that one. Its scripts were told the client is
  * `api`; when more APIs come into reach later, `api` still names that one (beside every API's own name).
  */
-export function runClient(apis: readonly RunApi[], options: { defaultApi?: string } = {}): RunClient {
-  if (apis.length === 0) throw new Error('a run needs at least one API');
+export function runClient(apis: readonly RunApi[], options: { defaultApi?: string; tools?: RunTools } = {}): RunClient {
+  const tools = options.tools && options.tools.servers.some((s) => s.tools.length > 0) ? options.tools : undefined;
+  if (apis.length === 0 && !tools) throw new Error('a run needs at least one API');
   const byId = new Map(apis.map((a) => [a.id, a]));
   const operations: ClientOperation[] = [];
   let manifest: ClientManifest;
@@ -67,15 +92,31 @@ export function runClient(apis: readonly RunApi[], options: { defaultApi?: strin
     }
     manifest = { operations, globals: [], namespaces };
   }
-  const first = apis[0]!;
+  // Other servers' tools under `mcp`, unless an API already answers to that name (it keeps it).
+  const toolsBound = tools !== undefined && !byId.has(TOOLS_GLOBAL) && !(manifest.namespaces ?? []).includes(TOOLS_GLOBAL) && !rootTakes(apis, TOOLS_GLOBAL);
+  if (tools && toolsBound) {
+    for (const server of tools.servers) {
+      for (const tool of server.tools) operations.push({ operationId: toolOperationId(server.name, tool), callPath: [TOOLS_GLOBAL, server.name, tool] });
+    }
+    manifest.namespaces = [...(manifest.namespaces ?? []), TOOLS_GLOBAL];
+  }
+  const first = apis[0];
   return {
     manifest,
     gate: {
       call(request, run) {
         const id = typeof request?.operationId === 'string' ? request.operationId : '';
+        if (tools && toolsBound && id.startsWith(TOOL_OPERATION_PREFIX)) {
+          const rest = id.slice(TOOL_OPERATION_PREFIX.length);
+          const at = rest.indexOf(SEPARATOR);
+          return tools.call({ server: rest.slice(0, at), tool: rest.slice(at + 1), args: request.body }, run);
+        }
         const at = id.indexOf(SEPARATOR);
         const api = at > 0 ? byId.get(id.slice(0, at)) : undefined;
-        if (!api) return first.gate.call(request, run);
+        if (!api)
+          return first
+            ? first.gate.call(request, run)
+            : Promise.resolve({ data: null, error: { code: 'airlock_unknown_operation', message: `unknown operation '${id}'` }, status: 0 });
         return api.gate.call({ ...request, operationId: id.slice(at + 1) }, run);
       },
       async redactor(): Promise<Redactor> {
@@ -85,4 +126,9 @@ export function runClient(apis: readonly RunApi[], options: { defaultApi?: strin
       },
     },
   };
+}
+
+/** Whether a run's only API has a top-level group of this name (its client is bound whole, as `api`). */
+function rootTakes(apis: readonly RunApi[], name: string): boolean {
+  return apis.length === 1 && apis[0]!.catalogue.operations.some((o) => o.callPath[0] === name);
 }

@@ -37,6 +37,7 @@ import { toAuditRecord } from './auditHandlers.ts';
 import { noApproverMessage } from './boundaryText.ts';
 import { createMcpServerFactory, type SessionOptions } from './mcpServers.ts';
 import { tuneHeapForServing } from './startContext.ts';
+import { createUpstream } from './upstream.ts';
 import type { CompanionMode, Host, LiveSettings, Services } from './services.ts';
 
 export type { CompanionMode, Host } from './services.ts';
@@ -170,6 +171,10 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     }
     startup.mark('api');
 
+    // 5. Other MCP servers behind the gate: each started on first use, its tools held until a person accepts them.
+    const upstream = createUpstream({ paths: info.paths, store, redaction, logger, hub, approvals: broker, audit });
+    closers.push(() => upstream.servers.close());
+
     // 6. The sandbox engine, and the runs of execute under their caps.
     const engines = await createEngines({
       settings: values,
@@ -183,7 +188,8 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     const caps = new ExecutionCaps(capsOf(values));
     const execute = createExecuteService({
       engine: engines.engine,
-      client: (scope, o) => apis.clientFor(scope, o),
+      // A session scoped to named APIs reaches only those; one that takes everything reaches the servers' accepted tools too.
+      client: (scope, o) => apis.clientFor(scope, scope ? o : { ...o, tools: upstream.runTools() }),
       caps,
       limits: () => ({ timeoutMs: values.timeoutMs, memoryBytes: values.memoryMb * 1024 * 1024, outputBytes: values.outputKb * 1024 }),
       killSwitch: () => values.killSwitch,
@@ -223,6 +229,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
         return apis.primary().gate;
       },
       engines,
+      upstream: upstream.servers,
       runs: { execute, caps },
       sessions,
       hub,

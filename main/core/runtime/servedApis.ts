@@ -11,7 +11,7 @@ import type { Profile } from '../profiles/profile.ts';
 import { apiIdentifier, identifierClash } from '../profiles/apiIdentifier.ts';
 import type { Credentials } from '../secrets/credentials.ts';
 import type { EgressGate } from '../egress/egressGate.ts';
-import { runClient, type RunClient } from '../execute/runClient.ts';
+import { runClient, type RunClient, type RunTools } from '../execute/runClient.ts';
 import type { LoadedApi } from './loadApi.ts';
 
 /** One API, opened: loaded, with its key and its gate. */
@@ -128,7 +128,7 @@ export class ServedApis {
    * The client a run gets for a scope (absent: every served API that loaded). Waits for an API still loading;
    * a string says why there is none.
    */
-  async clientFor(scope: readonly string[] | undefined, options: { defaultApi?: string } = {}): Promise<RunClient | string> {
+  async clientFor(scope: readonly string[] | undefined, options: { defaultApi?: string; tools?: RunTools } = {}): Promise<RunClient | string> {
     const wanted = scope ? scope.map((n) => ({ name: n, entry: this.find(n) })) : [...this.entries.values()].map((e) => ({ name: e.name, entry: e }));
     const missing = wanted.filter((w) => !w.entry).map((w) => w.name);
     if (missing.length > 0)
@@ -149,7 +149,8 @@ export class ServedApis {
       }
     }
     // A session that names its APIs needs each; one that takes every API gets those that loaded.
-    if (opened.length === 0 || (scope && failed.length > 0)) {
+    const tools = options.tools?.servers.some((s) => s.tools.length > 0) ? options.tools : undefined;
+    if ((opened.length === 0 && !(tools && failed.length === 0)) || (scope && failed.length > 0)) {
       return failed.length > 0
         ? `could not load ${failed.join('; ')}`
         : 'no API is served: the person running Airlock can enable one (`airlock apis enable demo`).';
@@ -164,7 +165,7 @@ export class ServedApis {
           clientNames: o.api.clientNames,
           ...(o.api.profile.alias ? { alias: o.api.profile.alias } : {}),
         })),
-      options.defaultApi ? { defaultApi: options.defaultApi } : {},
+      { ...(options.defaultApi ? { defaultApi: options.defaultApi } : {}), ...(tools ? { tools } : {}) },
     );
   }
 

@@ -18,6 +18,7 @@ import type { SessionRegistry } from '../mcp/sessionRegistry.ts';
 import type { EventHub } from '../control/eventHub.ts';
 import type { LoadedApi } from './loadApi.ts';
 import type { ServedApis } from './servedApis.ts';
+import type { UpstreamServers } from '../upstream/upstreamServers.ts';
 
 export type CompanionMode = 'serve' | 'stdio';
 
@@ -108,6 +109,8 @@ export interface Services {
   /** The primary API's gate. */
   readonly gate: EgressGate;
   engines: Engines;
+  /** Other MCP servers behind the gate (issue 20). */
+  upstream: UpstreamServers;
   runs: Runs;
   sessions: SessionRegistry;
   hub: EventHub;

@@ -29,6 +29,12 @@ export function clientTree(operations: readonly { operationId: string; callPath:
   return root;
 }
 
+/**
+ * Operation ids of other MCP servers' tools start with this (`mcp@<server>:<tool>`; no API's name holds `@`): such
+ * a method sends its whole argument as the tool's arguments, where an API method sends { path, query, body… }.
+ */
+export const TOOL_OPERATION_PREFIX = 'mcp@';
+
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const RESERVED_GLOBALS = new Set(['console', 'globalThis', 'undefined', 'NaN', 'Infinity', 'eval']);
 
@@ -111,8 +117,17 @@ export const GUEST_COMMON_SOURCE = String.raw`
     return text.length > room ? text.slice(0, room + 1) : text;
   }
 
-  function callJson(name, args, payload) {
-    if (args !== undefined && args !== null) {
+  function isToolOperation(operationId) {
+    return operationId.indexOf('${TOOL_OPERATION_PREFIX}') === 0;
+  }
+
+  function callJson(name, args, payload, tool) {
+    if (tool) {
+      if (args !== undefined && (args === null || typeof args !== 'object' || isArray(args))) {
+        throw new TypeErrorCtor(name + '() takes one argument: an object of the tool\'s arguments');
+      }
+      payload.body = args === undefined ? {} : args;
+    } else if (args !== undefined && args !== null) {
       if (typeof args !== 'object' || isArray(args)) {
         throw new TypeErrorCtor(name + '() takes one argument: an object { path, query, body, headers, cookies }');
       }

@@ -19,9 +19,15 @@ export const DEFAULT_TIMEOUT_MS = 60_000;
 
 const envName = z.string().regex(ENV_NAME, 'is not an environment variable name (letters, digits and _; not starting with a digit)');
 
+const policy = z.enum(['allow', 'ask', 'deny']);
+
 const common = {
   enabled: z.boolean().default(true),
   timeoutMs: z.number().int().min(1000).max(3_600_000).default(DEFAULT_TIMEOUT_MS),
+  /** The person's default for this server's tools (toolPolicy.ts); absent: by each tool's annotations. */
+  defaultPolicy: policy.optional(),
+  /** The person's policy for single tools, by the tool's name: first of all. */
+  toolPolicies: z.record(z.string().min(1).max(200), policy).optional(),
 };
 
 export const stdioServerSchema = z
@@ -77,4 +83,9 @@ export function commandProblem(command: string): string | undefined {
 /** The account a secret of a server is kept under in the keychain (beside API profiles' keys). */
 export function secretAccount(server: string, variable: string): string {
   return `mcp-server:${server}:${variable}`;
+}
+
+/** The names a server's secrets are kept under: a stdio server's variables, an HTTP server's headers. */
+export function secretNames(entry: ServerEntry): string[] {
+  return entry.transport === 'stdio' ? entry.secrets : entry.headers;
 }

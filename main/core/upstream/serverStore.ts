@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { writeFileAtomic } from '../util/atomicWrite.ts';
 import { AirlockError } from '../util/errors.ts';
 import { SERVER_NAME, commandProblem, serverEntrySchema, type ServerEntry } from './serverEntry.ts';
+import type { ToolPolicy } from './toolPolicy.ts';
 
 const FILE_VERSION = 1;
 
@@ -67,6 +68,26 @@ export class ServerStore {
     const servers = this.read();
     if (!Object.hasOwn(servers, name)) return false;
     servers[name] = { ...servers[name]!, enabled };
+    await this.write(servers);
+    return true;
+  }
+
+  /** Sets the person's policy for one tool, or (no tool) the server's default; undefined clears it. False: no such server. */
+  async setPolicy(name: string, tool: string | undefined, policy: ToolPolicy | undefined): Promise<boolean> {
+    const servers = this.read();
+    if (!Object.hasOwn(servers, name)) return false;
+    const entry = { ...servers[name]! };
+    if (tool === undefined) {
+      if (policy) entry.defaultPolicy = policy;
+      else delete entry.defaultPolicy;
+    } else {
+      const tools = { ...entry.toolPolicies };
+      if (policy) tools[tool] = policy;
+      else delete tools[tool];
+      if (Object.keys(tools).length > 0) entry.toolPolicies = tools;
+      else delete entry.toolPolicies;
+    }
+    servers[name] = entry;
     await this.write(servers);
     return true;
   }

@@ -5,7 +5,7 @@
 // that cannot be started or does not answer `initialize` is refused with
 // why, and the last lines it wrote to stderr.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AirlockError } from '../util/errors.ts';
 import { AIRLOCK_VERSION } from '../util/version.ts';
 import { startChild, type ChildExit, type StartedChild } from './childProcess.ts';
@@ -33,6 +33,8 @@ export interface ConnectOptions {
   /** Scrubs the secrets the server was given from what it says (stderr lines, the reason it failed). */
   redact?(text: string): string;
   maxMessageBytes?: number;
+  /** The server said its tools changed (`notifications/tools/list_changed`). */
+  onToolsChanged?(): void;
 }
 
 /** The most pages and tools a tools/list is read for: a server that never stops paging is cut off. */
@@ -56,6 +58,7 @@ export async function connectStdio(name: string, entry: StdioServerEntry, option
     onRefused: (why) => options.log(redact(`${name}: ${why}`)),
   });
   const client = new Client({ name: 'airlock', version: AIRLOCK_VERSION }, { capabilities: {} });
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolsChanged?.());
   const failed = (why: string) => {
     const tail = child.stderrTail().filter((l) => l.trim());
     return new AirlockError(

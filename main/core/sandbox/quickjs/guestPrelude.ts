@@ -61,7 +61,7 @@ ${GUEST_COMMON_SOURCE}
 
   function makeMethod(operationId, name) {
     var method = async function (args) {
-      return parse(await hostCall(operationId, callJson(name, args, {})));
+      return parse(await hostCall(operationId, callJson(name, args, {}, isToolOperation(operationId))));
     };
     defineProperty(method, 'name', { value: name.slice(name.lastIndexOf('.') + 1), configurable: true });
     return method;

@@ -336,7 +336,7 @@ ${GUEST_COMMON_SOURCE}
 
   function makeMethod(operationId, name) {
     return async function (args) {
-      var json = callJson(name, args, { operationId: operationId });
+      var json = callJson(name, args, { operationId: operationId }, isToolOperation(operationId));
       var reply = await host.post(json);
       if (reply.status === 200) {
         try {

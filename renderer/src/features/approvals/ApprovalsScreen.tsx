@@ -17,7 +17,7 @@
 // confirms the decision. The same prompt floats over every other screen
 // (App.tsx). Below: what was answered (from the audit) and the grants.
 import { useEffect, useRef, useState } from 'react';
-import type { ApproveScope, PendingApproval } from '../../../../contract/approvals.ts';
+import { requestLine, type ApproveScope, type PendingApproval } from '../../../../contract/approvals.ts';
 import { ControlError } from '../../../../contract/controlApi.ts';
 import { useControl } from '../../api/ControlProvider.tsx';
 import type { Settled } from '../../api/useApprovals.ts';
@@ -308,10 +308,7 @@ export function ApprovalsScreen({ approvals }: Props) {
           <ol className="queue">
             {pending.slice(1).map((p) => (
               <li key={p.id}>
-                <code>
-                  {p.request.method} {p.request.url}
-                </code>{' '}
-                <span className="muted">from {p.request.caller.clientName ?? p.request.caller.key}</span>
+                <code>{requestLine(p.request, 'url')}</code> <span className="muted">from {p.request.caller.clientName ?? p.request.caller.key}</span>
               </li>
             ))}
           </ol>

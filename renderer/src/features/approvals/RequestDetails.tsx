@@ -26,9 +26,65 @@ function UrlWithHost({ url }: { url: string }) {
   }
 }
 
+type ToolFacts = NonNullable<PendingApproval['request']['mcpTool']>;
+
+/** What the tool's annotations say of it: a hint from its server, not a promise. */
+function toolKind(t: ToolFacts): string {
+  if (t.readOnly) return 'says it only reads';
+  if (t.destructive === false) return 'says it changes data, without destroying any';
+  if (t.destructive) return 'says it may destroy data';
+  return 'says nothing of what it does: treated as one that may destroy data';
+}
+
+/** A call to another MCP server's tool: the server, the tool, its description (the server's words) and the arguments. */
+function ToolFactsList({ tool, args }: { tool: ToolFacts; args: string }) {
+  return (
+    <>
+      <dt>Server</dt>
+      <dd>
+        <code>{tool.server}</code> (another MCP server, behind Airlock)
+      </dd>
+      <dt>Tool</dt>
+      <dd>
+        <code>{tool.tool}</code>, which {toolKind(tool)}
+        {tool.description ? (
+          <pre className="tool-description" role="region" aria-label="The tool's description, as its server gives it" tabIndex={0}>
+            {tool.description}
+          </pre>
+        ) : null}
+      </dd>
+      <dt>Arguments</dt>
+      <dd>
+        <pre className="body" role="region" aria-label="The tool's arguments" tabIndex={0}>
+          {args || '{}'}
+        </pre>
+      </dd>
+    </>
+  );
+}
+
 export function RequestDetails({ approval }: { approval: PendingApproval }) {
   const r = approval.request;
   const query = Object.entries(r.query);
+  if (r.mcpTool) {
+    return (
+      <div className="request">
+        <p className="operation">
+          <span className={`reason reason-${r.reason}`}>{REASONS[r.reason]}</span> <code className="route">{r.call}</code>{' '}
+          <span className="muted">tool of MCP server {r.mcpTool.server}</span>
+        </p>
+        <dl className="facts">
+          <ToolFactsList tool={r.mcpTool} args={r.bodyPreview} />
+          <dt>Requested by</dt>
+          <dd>
+            {r.caller.clientName ?? 'an unnamed client'}
+            {r.caller.clientVersion ? ` ${r.caller.clientVersion}` : ''} over {r.caller.transport} · tool execute · call {r.callIndex} of this run
+          </dd>
+        </dl>
+        <RunDetails approval={approval} />
+      </div>
+    );
+  }
   return (
     <div className="request">
       <p className="operation">
@@ -101,28 +157,36 @@ export function RequestDetails({ approval }: { approval: PendingApproval }) {
           {r.caller.sessionId ? `, session ${r.caller.sessionId.slice(0, 8)}` : ''} · tool execute · call {r.callIndex} of this run
         </dd>
       </dl>
-      <details>
-        <summary>Details: script, earlier calls, rule</summary>
-        <h4>Rule</h4>
-        <p>{r.rule}</p>
-        <h4>Earlier calls of this run</h4>
-        {r.earlierCalls.length === 0 ? (
-          <p>None: this is the run's first call.</p>
-        ) : (
-          <ol>
-            {r.earlierCalls.map((c, i) => (
-              <li key={i}>
-                <code>
-                  {c.method} {c.url}
-                </code>{' '}
-                → {c.status || '—'} ({c.decision})
-              </li>
-            ))}
-          </ol>
-        )}
-        <h4>Script (sha256 {r.scriptSha256.slice(0, 12)}…)</h4>
-        <ScriptView code={r.script} label="The run's script" />
-      </details>
+      <RunDetails approval={approval} />
     </div>
+  );
+}
+
+/** Folded: the rule that held the call, the run's earlier calls and its whole script. */
+function RunDetails({ approval }: { approval: PendingApproval }) {
+  const r = approval.request;
+  return (
+    <details>
+      <summary>Details: script, earlier calls, rule</summary>
+      <h4>Rule</h4>
+      <p>{r.rule}</p>
+      <h4>Earlier calls of this run</h4>
+      {r.earlierCalls.length === 0 ? (
+        <p>None: this is the run's first call.</p>
+      ) : (
+        <ol>
+          {r.earlierCalls.map((c, i) => (
+            <li key={i}>
+              <code>
+                {c.method} {c.url}
+              </code>{' '}
+              → {c.status || '—'} ({c.decision})
+            </li>
+          ))}
+        </ol>
+      )}
+      <h4>Script (sha256 {r.scriptSha256.slice(0, 12)}…)</h4>
+      <ScriptView code={r.script} label="The run's script" />
+    </details>
   );
 }

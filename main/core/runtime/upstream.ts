@@ -1,0 +1,62 @@
+// Other MCP servers behind the gate, as the companion runs them (issue 20):
+// their entries and reviews in the data dir, each one started on first use
+// with its secrets from the key store (the redactor learns each before the
+// server can echo it), and the tool gate every call to one of their tools
+// goes through — the same approval queue and audit as API calls.
+import type { DataPaths } from '../config/dataDir.ts';
+import type { Logger } from '../log/logger.ts';
+import type { RedactionHolder } from '../log/redactionHolder.ts';
+import type { SecretStore } from '../secrets/secretStore.ts';
+import type { ApprovalHook } from '../approvals/types.ts';
+import type { ApiCallRecord } from '../audit/types.ts';
+import type { EventHub } from '../control/eventHub.ts';
+import type { RunTools } from '../execute/runClient.ts';
+import { ServerStore } from '../upstream/serverStore.ts';
+import { PinStore } from '../upstream/toolPins.ts';
+import { UpstreamServers } from '../upstream/upstreamServers.ts';
+import { launchServer } from '../upstream/serverLauncher.ts';
+import { createToolGate, type ToolGate } from '../upstream/toolGate.ts';
+
+export interface UpstreamParts {
+  servers: UpstreamServers;
+  gate: ToolGate;
+  /** What a run may reach of them: the accepted tools of every enabled server, through the gate. */
+  runTools(): RunTools;
+}
+
+export function createUpstream(deps: {
+  paths: DataPaths;
+  store: Pick<SecretStore, 'get'>;
+  redaction: RedactionHolder;
+  logger: Logger;
+  hub: EventHub;
+  approvals: ApprovalHook;
+  audit: { recordApiCall(record: ApiCallRecord): unknown };
+}): UpstreamParts {
+  const log = deps.logger.child('servers');
+  const entries = new ServerStore(deps.paths.servers);
+  const pins = new PinStore(deps.paths.serverReviews);
+  const servers = new UpstreamServers({
+    entries: () => entries.list(),
+    pins,
+    launch: (name, entry, onToolsChanged) =>
+      launchServer(name, entry, {
+        onToolsChanged,
+        keys: deps.store,
+        onSecret: (value) => deps.redaction.add(value),
+        log: (line) => log.info(line),
+        redact: (text) => deps.redaction.redact(text),
+        onMissingSecret: (variable) => log.warn(`MCP server ${name} has no ${variable} yet (airlock servers secret ${name} ${variable}); started without it`),
+      }),
+    logger: log,
+    onChange: () => deps.hub.publish({ type: 'servers-changed' }),
+  });
+  const gate = createToolGate({
+    servers,
+    approvals: deps.approvals,
+    redactor: () => deps.redaction.redactor,
+    onApiCall: (record) => deps.audit.recordApiCall(record) as void,
+    logger: deps.logger.child('gate'),
+  });
+  return { servers, gate, runTools: () => ({ servers: servers.acceptedTools(), call: (call, run) => gate.call(call, run) }) };
+}

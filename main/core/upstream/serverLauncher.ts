@@ -1,0 +1,62 @@
+// Starting one MCP server from its entry: its secrets read from the key
+// store by name (each one handed to the redactor before the server can echo
+// it), its environment built (childEnvironment.ts) with the login shell's
+// PATH, then Airlock connected to it as a client (upstreamClient.ts). The CLI
+// (`airlock servers show`, `accept`) and the companion's servers start a
+// server the same way, here.
+import { AirlockError } from '../util/errors.ts';
+import type { SecretStore } from '../secrets/secretStore.ts';
+import { childEnvironment, loginShellPath } from './childEnvironment.ts';
+import { connectStdio, type UpstreamConnection } from './upstreamClient.ts';
+import { secretAccount, type ServerEntry } from './serverEntry.ts';
+
+export interface LaunchOptions {
+  keys: Pick<SecretStore, 'get'>;
+  /** Each secret read, before the server starts: the redactor learns it. */
+  onSecret(value: string): void;
+  /** The server's stderr lines and refused messages, redacted. */
+  log(line: string): void;
+  redact(text: string): string;
+  /** Airlock's own environment (what `env` passes through from). */
+  parent?: Readonly<Record<string, string | undefined>>;
+  /** PATH as a login shell gives it; read once per process by default. */
+  loginPath?: () => Promise<string | undefined>;
+  /** A secret the key store does not hold: the server starts without it, and this says so. */
+  onMissingSecret?(variable: string): void;
+  /** The server said its tools changed. */
+  onToolsChanged?(): void;
+}
+
+let loginPathOnce: Promise<string | undefined> | undefined;
+
+/** PATH as the person's login shell sets it, read once per process (a shell start costs tens of milliseconds). */
+export function cachedLoginPath(): Promise<string | undefined> {
+  loginPathOnce ??= loginShellPath();
+  return loginPathOnce;
+}
+
+export async function launchServer(name: string, entry: ServerEntry, options: LaunchOptions): Promise<UpstreamConnection> {
+  if (entry.transport !== 'stdio') {
+    throw new AirlockError('config', `MCP server ${name} is reached over HTTP (${entry.url}): connecting to HTTP servers is not built yet`, {
+      hint: 'add it as a stdio server (a command), or wait for HTTP support',
+    });
+  }
+  const secrets: Record<string, string> = {};
+  for (const variable of entry.secrets) {
+    const value = await options.keys.get(secretAccount(name, variable));
+    if (value === undefined) {
+      options.onMissingSecret?.(variable);
+      continue;
+    }
+    options.onSecret(value);
+    secrets[variable] = value;
+  }
+  const loginPath = await (options.loginPath ?? cachedLoginPath)();
+  const env = childEnvironment({ pass: entry.env, secrets, parent: options.parent ?? process.env, ...(loginPath ? { loginPath } : {}) });
+  return connectStdio(name, entry, {
+    env,
+    log: options.log,
+    redact: options.redact,
+    ...(options.onToolsChanged ? { onToolsChanged: options.onToolsChanged } : {}),
+  });
+}

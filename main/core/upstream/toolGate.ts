@@ -1,0 +1,265 @@
+// The gate every call to another MCP server's tool goes through (issue 20),
+// as the egress gate is for API calls: the server's tools must have been
+// accepted by a person as they are now (toolPins.ts); the call's policy is
+// the person's for that tool, else their default for the server, else what
+// the tool's annotations say (toolPolicy.ts); under "ask" a person sees the
+// server, the tool, its description and the arguments, and an answer covers
+// exactly those arguments. The result goes back through the redactor (a
+// secret a server echoes never gets out), cut at a size cap that the result
+// itself then states, and every call is one audit record — server, tool,
+// arguments redacted, result size, outcome and decision — under the run that
+// made it. It never throws at the sandbox: failures are `{ error }`.
+import { createHash } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ApiCallResult } from '../sandbox/engine.ts';
+import type { Logger } from '../log/logger.ts';
+import { redactDeep, type Redactor } from '../log/redactor.ts';
+import type { ApiCallRecord, GateDecision } from '../audit/types.ts';
+import type { ApprovalDecision, ApprovalHook, MutationApprovalRequest } from '../approvals/types.ts';
+import type { RunContext } from '../egress/types.ts';
+import { gateError } from '../egress/gateDecision.ts';
+import { AuditWriteError, approvalField, callRecord } from '../egress/callRecords.ts';
+import type { AirlockError } from '../util/errors.ts';
+import type { ServerEntry } from './serverEntry.ts';
+import { toolPolicy } from './toolPolicy.ts';
+import type { Review } from './toolPins.ts';
+
+/** The largest tool result a script or a client gets, as JSON; the rest is cut, and the result says so. */
+export const DEFAULT_MAX_RESULT_BYTES = 512 * 1024;
+/** The most of a call's arguments a person is shown and the audit keeps. */
+const ARGUMENTS_PREVIEW_CHARS = 16_384;
+const DESCRIPTION_CHARS = 2000;
+
+/** What the gate needs of the running servers. */
+export interface ToolSource {
+  entry(server: string): ServerEntry | undefined;
+  tools(server: string): Promise<{ tools: Tool[]; review: Review }>;
+  call(server: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult>;
+}
+
+export interface ToolGateOptions {
+  servers: ToolSource;
+  approvals?: ApprovalHook;
+  /** The process-wide redactor: it knows every key and every server secret read so far. */
+  redactor(): Redactor;
+  onApiCall?(record: ApiCallRecord): void | Promise<unknown>;
+  logger: Logger;
+  maxResultBytes?: number;
+}
+
+export interface ToolCall {
+  server: string;
+  tool: string;
+  /** The tool's arguments: an object (absent: none). */
+  args: unknown;
+}
+
+export interface ToolGate {
+  call(call: ToolCall, run: RunContext): Promise<ApiCallResult>;
+}
+
+/** How a tool of a server is written in the audit and the approval: `mcp://<server>/<tool>`. */
+export function toolUrl(server: string, tool: string): string {
+  return `mcp://${server}/${encodeURIComponent(tool)}`;
+}
+
+/** The profile a server's calls and grants are kept under, beside the APIs'. */
+export function serverProfile(server: string): string {
+  return `mcp:${server}`;
+}
+
+export function createToolGate(options: ToolGateOptions): ToolGate {
+  const max = options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
+  return {
+    async call(call, run) {
+      const started = performance.now();
+      const startedAt = new Date().toISOString();
+      const redact = options.redactor();
+      const url = toolUrl(call.server, call.tool);
+      const argsJson = JSON.stringify(call.args ?? {}) ?? '{}';
+      const record = async (fields: { decision: GateDecision; status: number; bytes?: number; error?: string; approval?: ApprovalDecision }) => {
+        const full = callRecord(run, serverProfile(call.server), {
+          operationId: call.tool,
+          method: 'TOOL',
+          url,
+          status: fields.status,
+          durationMs: performance.now() - started,
+          bytes: fields.bytes ?? 0,
+          decision: fields.decision,
+          ...approvalField(fields.approval),
+          ...(fields.error ? { error: redact(fields.error) } : {}),
+          startedAt,
+          arguments: redact(argsJson).slice(0, ARGUMENTS_PREVIEW_CHARS),
+        });
+        run.calls.push({ method: full.method, url: full.url, status: full.status, decision: full.decision });
+        options.logger.info(`TOOL ${call.server}/${call.tool} → ${fields.decision}${fields.error ? `: ${redact(fields.error)}` : ''}`, { runId: run.runId });
+        try {
+          await options.onApiCall?.(full);
+        } catch (error) {
+          throw new AuditWriteError((error as Error).message);
+        }
+      };
+      const refuse = async (code: string, message: string, decision: GateDecision, approval?: ApprovalDecision) => {
+        await record({ decision, status: 0, error: message, ...(approval ? { approval } : {}) });
+        return gateError(code, redact(message));
+      };
+      try {
+        if (call.args !== undefined && (call.args === null || typeof call.args !== 'object' || Array.isArray(call.args))) {
+          return await refuse('airlock_invalid_request', `mcp.${call.server}.${call.tool}() takes one argument: an object of the tool's arguments`, 'refused');
+        }
+        const entry = options.servers.entry(call.server);
+        if (!entry) return await refuse('airlock_unknown_server', `no MCP server named '${call.server}'`, 'refused');
+        let listed: { tools: Tool[]; review: Review };
+        try {
+          listed = await options.servers.tools(call.server);
+        } catch (error) {
+          return await refuse('airlock_server_unavailable', (error as AirlockError).line ?? (error as Error).message, 'refused');
+        }
+        if (listed.review.state !== 'accepted') {
+          const what = listed.review.state === 'unreviewed' ? 'its tools have not been reviewed yet' : 'its tools changed since a person accepted them';
+          return await refuse(
+            'airlock_server_unreviewed',
+            `MCP server ${call.server} is held: ${what}. The person running Airlock can review them: airlock servers show ${call.server}, then airlock servers accept ${call.server}.`,
+            'denied',
+          );
+        }
+        const tool = listed.tools.find((t) => t.name === call.tool);
+        if (!tool) return await refuse('airlock_unknown_tool', `MCP server ${call.server} has no tool '${call.tool}'`, 'refused');
+        const policy = toolPolicy({
+          reviewed: true,
+          ...(tool.annotations ? { annotations: tool.annotations } : {}),
+          ...(entry.toolPolicies && Object.hasOwn(entry.toolPolicies, tool.name) ? { toolPolicy: entry.toolPolicies[tool.name] } : {}),
+          ...(entry.defaultPolicy ? { serverDefault: entry.defaultPolicy } : {}),
+        });
+        let decision: GateDecision = policy === 'allow' ? 'allowed' : 'approved';
+        let approval: ApprovalDecision | undefined;
+        if (policy === 'deny')
+          return await refuse('airlock_tool_denied', `${call.server}/${call.tool} is refused by policy. A person can change it in Airlock.`, 'denied');
+        if (policy === 'ask') {
+          if (!options.approvals)
+            return await refuse('airlock_approval_required', `${call.server}/${call.tool} needs a person's approval, and no approver is attached.`, 'denied');
+          const request = approvalRequest(call, tool, { url, argsJson, run, redact });
+          const approvals = options.approvals;
+          const waited = run.onWaiting?.(`Waiting for your approval in Airlock: ${call.server}/${call.tool}`);
+          approval = await run.control
+            .whilePaused(() => approvals.request(request, { ...(run.signal ? { signal: run.signal } : {}), ...(run.elicit ? { elicit: run.elicit } : {}) }))
+            .finally(() => waited?.());
+          if (!approval.approved) {
+            const code = {
+              no_approver: 'airlock_approval_required',
+              timeout: 'airlock_approval_timeout',
+              withdrawn: 'airlock_approval_withdrawn',
+              denied: 'airlock_tool_denied',
+            }[approval.code];
+            return await refuse(code, `${call.server}/${call.tool} was not approved: ${approval.reason}`, 'denied', approval);
+          }
+          decision = 'approved';
+        }
+        let result: CallToolResult;
+        try {
+          result = await options.servers.call(call.server, call.tool, (call.args ?? {}) as Record<string, unknown>, run.signal);
+        } catch (error) {
+          await record({ decision, status: 0, error: (error as AirlockError).line ?? (error as Error).message, ...(approval ? { approval } : {}) });
+          return gateError('airlock_tool_failed', redact(`${call.server}/${call.tool} failed: ${(error as Error).message}`));
+        }
+        const answer = scriptResult(result, redact, max);
+        await record({
+          decision,
+          status: answer.status,
+          bytes: answer.bytes,
+          ...(answer.error ? { error: answer.errorText } : {}),
+          ...(approval ? { approval } : {}),
+        });
+        return { data: answer.data, error: answer.error, status: answer.status };
+      } catch (error) {
+        if (error instanceof AuditWriteError)
+          return gateError('airlock_audit_failed', 'the audit log could not record this call, so its result is withheld; see the Airlock log');
+        options.logger.error(`tool gate failure: ${(error as Error).stack ?? error}`);
+        return gateError('airlock_internal_error', 'the gate failed to handle this call; see the Airlock log');
+      }
+    },
+  };
+}
+
+/** What a person is asked about one tool call: the server, the tool, its description and the arguments, redacted. */
+function approvalRequest(call: ToolCall, tool: Tool, at: { url: string; argsJson: string; run: RunContext; redact: Redactor }): MutationApprovalRequest {
+  const { run, redact } = at;
+  const a = tool.annotations ?? {};
+  // The MCP spec's defaults: a tool that does not say it is read-only may destroy, unless it says it does not.
+  const destructive = a.readOnlyHint !== true && a.destructiveHint !== false;
+  const description = tool.description ? redact(tool.description).slice(0, DESCRIPTION_CHARS) : undefined;
+  const firstLine = description?.split('\n')[0]?.trim();
+  return {
+    kind: 'api-mutation',
+    runId: run.runId,
+    caller: run.caller,
+    profile: serverProfile(call.server),
+    reason: destructive ? 'destructive' : 'mutation',
+    rule: a.readOnlyHint === true ? 'policy ask for this tool' : destructive ? 'the tool does not say it is read-only or harmless' : 'the tool changes data',
+    operationId: call.tool,
+    call: `mcp.${call.server}.${call.tool}`,
+    ...(firstLine ? { summary: firstLine.slice(0, 300) } : {}),
+    method: 'TOOL',
+    pathTemplate: at.url,
+    url: at.url,
+    query: {},
+    headers: [],
+    bodyPreview: redact(JSON.stringify(call.args ?? {}, null, 2) ?? '{}').slice(0, ARGUMENTS_PREVIEW_CHARS),
+    requestHash: createHash('sha256').update(`TOOL\n${at.url}\n`).update(at.argsJson).digest('hex'),
+    callIndex: run.calls.length + 1,
+    earlierCalls: run.calls.slice(-20).map((c) => ({ ...c, url: redact(c.url) })),
+    scriptSha256: run.scriptSha256,
+    script: redact(run.script),
+    mcpTool: {
+      server: call.server,
+      tool: call.tool,
+      ...(description ? { description } : {}),
+      ...(a.readOnlyHint !== undefined ? { readOnly: a.readOnlyHint } : {}),
+      ...(a.destructiveHint !== undefined ? { destructive: a.destructiveHint } : {}),
+    },
+  };
+}
+
+interface ScriptAnswer {
+  data: unknown;
+  error: unknown;
+  errorText?: string;
+  status: number;
+  /** The whole result's size as the server sent it (JSON bytes). */
+  bytes: number;
+}
+
+/**
+ * A tool's result as a script gets it, in the shape of an API call's: `data` is the structured content when there
+ * is some, else the text when every part is text, else the parts; a tool error is `error` (its text). Redacted,
+ * then cut to `max` bytes of JSON, the cut said in the data itself.
+ */
+export function scriptResult(result: CallToolResult, redact: Redactor, max: number): ScriptAnswer {
+  const bytes = Buffer.byteLength(JSON.stringify(result) ?? '');
+  const clean = redactDeep(result, redact) as CallToolResult;
+  const parts = Array.isArray(clean.content) ? clean.content : [];
+  const allText = parts.length > 0 && parts.every((p) => p.type === 'text');
+  const text = allText ? parts.map((p) => (p as { text: string }).text).join('\n') : undefined;
+  let data: unknown = clean.structuredContent ?? (allText ? text : parts);
+  const size = Buffer.byteLength(JSON.stringify(data) ?? '');
+  if (size > max) data = cutNotice(typeof data === 'string' ? data : JSON.stringify(data), max, size);
+  if (clean.isError) {
+    const errorText = text ?? JSON.stringify(parts).slice(0, 4000);
+    return { data: null, error: { code: 'tool_error', message: errorText.slice(0, 16_384) }, errorText: errorText.slice(0, 1000), status: 200, bytes };
+  }
+  return { data, error: null, status: 200, bytes };
+}
+
+/** The first `max` bytes of a text (whole characters), then what was cut. */
+function cutNotice(text: string, max: number, size: number): string {
+  const kept = Buffer.from(text)
+    .subarray(0, max)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
+  return `${kept}\n[Airlock cut this tool result: it was ${kb(size)}, over the ${kb(max)} cap for a tool result; ${kb(size - Buffer.byteLength(kept))} were cut]`;
+}
+
+function kb(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`;
+}

@@ -1,0 +1,156 @@
+// Tool definitions, pinned (issue 20). The first time a server's tools are
+// seen, nothing of it runs until a person has read them and accepted them;
+// what was accepted is kept in `<data dir>/server-reviews.json`. A server
+// whose tools later differ — a description or a schema changed, a tool added
+// or gone — waits in review again, with what changed shown as a diff: a
+// server that turns hostile after it was trusted (a "rug pull" that rewrites
+// a description into instructions) is held, not obeyed.
+import { existsSync, readFileSync } from 'node:fs';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { createTwoFilesPatch } from 'diff';
+import { z } from 'zod';
+import { writeFileAtomic } from '../util/atomicWrite.ts';
+import { AirlockError } from '../util/errors.ts';
+import { SERVER_NAME } from './serverEntry.ts';
+
+/** What of a tool is pinned: everything a model reads or a call depends on. */
+export interface PinnedTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: unknown;
+  outputSchema?: unknown;
+  annotations?: unknown;
+}
+
+export type ReviewState = 'unreviewed' | 'accepted' | 'changed';
+
+export interface ToolChange {
+  tool: string;
+  change: 'added' | 'removed' | 'changed';
+  /** A unified diff of the definition (as pretty JSON), accepted → now. */
+  diff: string;
+}
+
+export interface Review {
+  state: ReviewState;
+  /** What differs from what was accepted (every tool, as added, when nothing was). */
+  changes: ToolChange[];
+}
+
+export function pinOf(tool: Tool): PinnedTool {
+  return {
+    name: tool.name,
+    ...(tool.title !== undefined ? { title: tool.title } : {}),
+    ...(tool.description !== undefined ? { description: tool.description } : {}),
+    inputSchema: tool.inputSchema,
+    ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema } : {}),
+    ...(tool.annotations !== undefined ? { annotations: tool.annotations } : {}),
+  };
+}
+
+/** JSON with its keys sorted at every level: the same definition always reads (and compares) the same. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    );
+  }
+  return value;
+}
+
+/** A tool's definition as a person reads it, and as it is compared. */
+export function definitionText(pin: PinnedTool): string {
+  return JSON.stringify(canonical(pin), null, 2) + '\n';
+}
+
+/** How a server's tools compare with what a person accepted. */
+export function reviewOf(accepted: readonly PinnedTool[] | undefined, current: readonly Tool[]): Review {
+  const now = new Map(current.map((t) => [t.name, pinOf(t)]));
+  const before = new Map((accepted ?? []).map((p) => [p.name, p]));
+  const changes: ToolChange[] = [];
+  const diff = (name: string, a: string, b: string) => createTwoFilesPatch(`${name} (accepted)`, `${name} (now)`, a, b, undefined, undefined, { context: 3 });
+  for (const [name, pin] of now) {
+    const was = before.get(name);
+    if (!was) changes.push({ tool: name, change: 'added', diff: diff(name, '', definitionText(pin)) });
+    else if (definitionText(was) !== definitionText(pin))
+      changes.push({ tool: name, change: 'changed', diff: diff(name, definitionText(was), definitionText(pin)) });
+  }
+  for (const [name, was] of before) if (!now.has(name)) changes.push({ tool: name, change: 'removed', diff: diff(name, definitionText(was), '') });
+  changes.sort((a, b) => a.tool.localeCompare(b.tool));
+  if (!accepted) return { state: 'unreviewed', changes };
+  return { state: changes.length === 0 ? 'accepted' : 'changed', changes };
+}
+
+const pinSchema = z.object({
+  name: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  inputSchema: z.unknown(),
+  outputSchema: z.unknown().optional(),
+  annotations: z.unknown().optional(),
+});
+
+const fileSchema = z.object({
+  version: z.literal(1),
+  servers: z.record(z.string().regex(SERVER_NAME), z.object({ acceptedAt: z.string(), tools: z.array(pinSchema) })),
+});
+
+export interface Accepted {
+  acceptedAt: string;
+  tools: PinnedTool[];
+}
+
+/** What a person accepted, per server, in `server-reviews.json` (written whole, atomically). */
+export class PinStore {
+  private readonly file: string;
+
+  constructor(file: string) {
+    this.file = file;
+  }
+
+  get(server: string): Accepted | undefined {
+    const all = this.read();
+    return Object.hasOwn(all, server) ? all[server] : undefined;
+  }
+
+  /** Accepts these definitions for a server: calls to it may run (under their policies) while its tools stay the same. */
+  async accept(server: string, tools: readonly Tool[], at = new Date()): Promise<Accepted> {
+    const all = this.read();
+    const accepted = { acceptedAt: at.toISOString(), tools: tools.map(pinOf) };
+    all[server] = accepted;
+    await this.write(all);
+    return accepted;
+  }
+
+  /** Forgets a server's review (it is removed): added again, it waits for review again. */
+  async forget(server: string): Promise<void> {
+    const all = this.read();
+    if (!Object.hasOwn(all, server)) return;
+    delete all[server];
+    await this.write(all);
+  }
+
+  private read(): Record<string, Accepted> {
+    if (!existsSync(this.file)) return {};
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(this.file, 'utf8'));
+    } catch (error) {
+      throw new AirlockError('config', `${this.file}: not valid JSON: ${(error as Error).message}`, {
+        hint: 'move it aside: every server then waits for review again',
+      });
+    }
+    const parsed = fileSchema.safeParse(raw);
+    if (!parsed.success)
+      throw new AirlockError('config', `${this.file}: ${parsed.error.issues[0]!.message}`, { hint: 'move it aside: every server then waits for review again' });
+    return { ...(parsed.data.servers as Record<string, Accepted>) };
+  }
+
+  private async write(all: Record<string, Accepted>): Promise<void> {
+    await writeFileAtomic(this.file, JSON.stringify({ version: 1, servers: all }, null, 2) + '\n', { mode: 0o600 });
+  }
+}

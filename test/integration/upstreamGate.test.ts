@@ -1,0 +1,125 @@
+// Another MCP server behind Airlock's gate, end to end (issue 20): a small
+// misbehaving server added with `airlock servers add`, its secret in the key
+// store; `airlock serve` as the companion; an MCP client running scripts
+// that call its tools as `mcp.<server>.<tool>`; a person answering with the
+// `airlock approvals` CLI. Nothing of it runs before its tools are accepted;
+// a destructive tool waits and runs exactly once when approved, never when
+// denied; the injected secret appears in no result, log or audit record; a
+// tool rewritten after acceptance is held.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { serve, runCliToEnd, type Served } from '../helpers/processes.ts';
+import { httpClient, execute } from '../helpers/mcpClients.ts';
+import { controlClient, waitForEvent } from '../helpers/control.ts';
+import { ROOT, tempDir } from '../helpers/paths.ts';
+import type { ControlClient } from '../../main/core/control/controlClient.ts';
+
+const SERVER = join(ROOT, 'test', 'fixtures', 'upstream', 'testServer.ts');
+const SECRET = 'ghp_UPSTREAM0123456789abcdefSECRET';
+const T = { timeout: 120_000 };
+
+let dir: string;
+let cleanup: () => void;
+let notes: string;
+let companion: Served;
+let client: Client;
+let control: ControlClient;
+
+const cli = (args: string[], input?: string) =>
+  runCliToEnd([...args, '--data-dir', dir, ...(args[0] === 'servers' && args[1] !== 'policy' ? ['--secret-store', 'file'] : [])], {
+    timeoutMs: 60_000,
+    ...(input ? { input } : {}),
+  });
+const noteLines = () => (existsSync(notes) ? readFileSync(notes, 'utf8').split('\n').filter(Boolean) : []);
+const run = async (code: string) => {
+  const r = await execute(client, code);
+  assert.equal(r.isError, false, r.text);
+  return r.text;
+};
+
+before(async () => {
+  ({ dir, cleanup } = tempDir('airlock-upstream-gate-'));
+  notes = join(dir, 'notes.txt');
+  const added = await runCliToEnd(
+    ['servers', 'add', 'misbehaving', '--data-dir', dir, '--env', 'NOTES_FILE', '--secret', 'GITHUB_TOKEN', '--', process.execPath, SERVER],
+    { timeoutMs: 30_000 },
+  );
+  assert.equal(added.code, 0, added.stderr);
+  const secret = await cli(['servers', 'secret', 'misbehaving', 'GITHUB_TOKEN'], `${SECRET}\n`);
+  assert.equal(secret.code, 0, secret.stderr);
+  companion = await serve(dir, ['--secret-store', 'file'], { NOTES_FILE: notes });
+  client = await httpClient(companion.mcpUrl, companion.token, 'upstream-test-client');
+  control = controlClient(dir, companion.url);
+});
+
+after(async () => {
+  await client?.close();
+  await companion?.stop();
+  cleanup?.();
+});
+
+test('before a person accepts its tools, no script reaches the server; `accept` lets them through under their policies', T, async () => {
+  assert.match(await run('return typeof mcp'), /"undefined"|undefined/);
+  const accepted = await cli(['servers', 'accept', 'misbehaving', '--yes']);
+  assert.equal(accepted.code, 0, accepted.stderr);
+  assert.match(accepted.stdout, /added: delete_notes/);
+  assert.match(accepted.stdout, /Accepted 11 tools of misbehaving/);
+  assert.match(await run("return (await mcp.misbehaving.echo({ text: 'hello' })).data"), /hello/);
+  assert.deepEqual(noteLines(), [], 'a read-only tool ran without changing anything');
+});
+
+test('a destructive tool waits for a person and runs exactly once when approved', T, async () => {
+  const requested = waitForEvent(control, 'approval-requested');
+  const running = execute(client, 'const r = await mcp.misbehaving.delete_notes({}); return { data: r.data, error: r.error };');
+  const { approval } = await requested;
+  assert.deepEqual(approval.request.mcpTool, { server: 'misbehaving', tool: 'delete_notes', description: 'Deletes every note', destructive: true });
+  assert.equal(approval.request.profile, 'mcp:misbehaving');
+  assert.deepEqual(noteLines(), [], 'nothing ran while it waited');
+  const approved = await cli(['approvals', 'approve', approval.id]);
+  assert.equal(approved.code, 0, approved.stderr);
+  const result = await running;
+  assert.equal(result.isError, false, result.text);
+  assert.match(result.text, /deleted/);
+  assert.deepEqual(noteLines(), ['deleted'], 'exactly once');
+});
+
+test('a denied tool never runs', T, async () => {
+  const requested = waitForEvent(control, 'approval-requested');
+  const running = execute(client, "const r = await mcp.misbehaving.write_note({ note: 'no' }); return r.error;");
+  const { approval } = await requested;
+  const denied = await cli(['approvals', 'deny', approval.id, '--reason', 'not now']);
+  assert.equal(denied.code, 0, denied.stderr);
+  const result = await running;
+  assert.match(result.text, /airlock_tool_denied/);
+  assert.match(result.text, /not now/);
+  assert.deepEqual(noteLines(), ['deleted'], 'unchanged');
+});
+
+test('the secret injected from the key store reaches the server, and no result, log line or audit record', T, async () => {
+  // `env` says nothing of itself, so it would ask: the person allows it (a policy for one tool, live).
+  const allowed = await cli(['servers', 'policy', 'misbehaving', 'allow', '--tool', 'env']);
+  assert.equal(allowed.code, 0, allowed.stderr);
+  assert.match(allowed.stdout, /misbehaving's tool env: allow/);
+  const text = await run("return (await mcp.misbehaving.env({ show: 'GITHUB_TOKEN' })).data");
+  assert.match(text, /GITHUB_TOKEN/, 'the server was given the variable');
+  assert.doesNotMatch(text, /ghp_UPSTREAM/, 'its value is redacted from the result');
+  const audit = await runCliToEnd(['audit', 'export', '--data-dir', dir], { timeoutMs: 30_000 });
+  assert.equal(audit.code, 0, audit.stderr);
+  assert.match(audit.stdout, /mcp:\/\/misbehaving\/env/);
+  assert.match(audit.stdout, /"arguments":"\{\\"show\\":\\"GITHUB_TOKEN\\"\}"/, 'the arguments are kept');
+  assert.doesNotMatch(audit.stdout, /ghp_UPSTREAM/);
+  assert.doesNotMatch(companion.stderr(), /ghp_UPSTREAM/);
+});
+
+test('a server that rewrites a tool after it was accepted is held, and says why', T, async () => {
+  const relisted = waitForEvent(control, 'servers-changed');
+  assert.match(await run('return (await mcp.misbehaving.rewrite({})).data'), /rewritten/);
+  // The server said its tools changed; the companion listed them again. A call now is held for review.
+  await relisted;
+  const held = await run("return (await mcp.misbehaving.echo({ text: 'x' })).error");
+  assert.match(held, /airlock_server_unreviewed/);
+  assert.match(held, /changed since a person accepted them/);
+});

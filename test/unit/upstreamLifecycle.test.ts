@@ -1,0 +1,148 @@
+// The servers behind Airlock while the companion runs (issue 20), with fake
+// connections: a server starts on first use, not before; its state is what
+// the screens show (configured, starting, connected with its tool count,
+// failed with why, stopped after a crash loop); a crash starts it again after
+// the backoff, a loop stops it until a person restarts it; a disabled server
+// is refused with how to enable it; a changed entry stops the old process.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { UpstreamServers } from '../../main/core/upstream/upstreamServers.ts';
+import type { ServerEntry } from '../../main/core/upstream/serverEntry.ts';
+import type { ChildExit } from '../../main/core/upstream/childProcess.ts';
+import type { UpstreamConnection } from '../../main/core/upstream/upstreamClient.ts';
+import type { Accepted } from '../../main/core/upstream/toolPins.ts';
+import { silentLogger } from '../../main/core/log/logger.ts';
+
+const T = { timeout: 10_000 };
+const TOOLS: Tool[] = [{ name: 'echo', inputSchema: { type: 'object' } }];
+
+function entry(extra: Partial<ServerEntry> = {}): ServerEntry {
+  return { transport: 'stdio', command: 'srv', args: [], env: [], secrets: [], enabled: true, timeoutMs: 60_000, ...extra } as ServerEntry;
+}
+
+/** A fake process per launch: `crash()` ends the latest one as a crash would. */
+function harness(options: { failLaunch?: () => boolean } = {}) {
+  let entries: { name: string; entry: ServerEntry }[] = [{ name: 'fs', entry: entry() }];
+  const launched: { closed: boolean; exit: (e: ChildExit) => void }[] = [];
+  const accepted = new Map<string, Accepted>();
+  const changes: string[] = [];
+  const servers = new UpstreamServers({
+    entries: () => entries,
+    pins: {
+      get: (n) => accepted.get(n),
+      accept: async (n, tools) => (
+        accepted.set(n, { acceptedAt: 'now', tools: tools.map((t) => ({ name: t.name, inputSchema: t.inputSchema })) }),
+        accepted.get(n)!
+      ),
+    },
+    launch: async () => {
+      if (options.failLaunch?.()) throw new Error('spawn srv ENOENT');
+      let exit!: (e: ChildExit) => void;
+      const exited = new Promise<ChildExit>((r) => (exit = r));
+      const proc = { closed: false, exit };
+      launched.push(proc);
+      const connection: UpstreamConnection = {
+        tools: async () => TOOLS,
+        call: async (tool) => ({ content: [{ type: 'text', text: `ran ${tool}` }] }),
+        stderrTail: () => ['panic: out of cheese'],
+        exited,
+        close: async () => {
+          proc.closed = true;
+          exit({ code: 0, signal: null });
+        },
+      };
+      return connection;
+    },
+    logger: silentLogger,
+    restart: { baseDelayMs: 30, maxCrashes: 3, windowMs: 60_000 },
+    onChange: () => changes.push(servers.status()[0]?.state ?? 'none'),
+  });
+  /** Waits, within the test's deadline, for the first server to reach a state. */
+  const reach = async (state: string) => {
+    while (servers.status()[0]?.state !== state) await new Promise((r) => setTimeout(r, 1));
+  };
+  /** Waits for the n-th process to have been started and its server connected. */
+  const started = async (n: number) => {
+    while (launched.length < n) await new Promise((r) => setTimeout(r, 1));
+    await reach('connected');
+  };
+  /** Waits for a process to be stopped. */
+  const closed = async (i: number) => {
+    while (!launched[i]!.closed) await new Promise((r) => setTimeout(r, 1));
+  };
+  return { servers, launched, changes, reach, started, closed, setEntries: (e: typeof entries) => (entries = e) };
+}
+
+test('a server starts on first use, not before, and then shows its tool count and review', T, async () => {
+  const h = harness();
+  assert.deepEqual(h.servers.status(), [{ name: 'fs', transport: 'stdio', enabled: true, state: 'configured', review: 'unreviewed', stderr: [] }]);
+  assert.equal(h.launched.length, 0, 'listing starts nothing');
+  const { tools, review } = await h.servers.tools('fs');
+  assert.equal(tools.length, 1);
+  assert.equal(review.state, 'unreviewed');
+  await h.reach('connected');
+  assert.equal(h.launched.length, 1);
+  assert.deepEqual(h.changes.slice(0, 2), ['starting', 'connected']);
+  const status = h.servers.status()[0]!;
+  assert.equal(status.toolCount, 1);
+  assert.equal(status.review, 'unreviewed');
+  await h.servers.accept('fs');
+  assert.equal(h.servers.status()[0]!.review, 'accepted');
+  assert.deepEqual(h.servers.acceptedTools(), [{ name: 'fs', tools: ['echo'] }]);
+  await h.servers.tools('fs');
+  assert.equal(h.launched.length, 1, 'one process, reused');
+  await h.servers.close();
+  assert.equal(h.launched[0]!.closed, true, 'stopped with the companion');
+});
+
+test('a crash starts it again after the backoff; a crash loop stops it, with the reason, until a person restarts it', T, async () => {
+  const h = harness();
+  await h.servers.tools('fs');
+  await h.reach('connected');
+  h.launched[0]!.exit({ code: 1, signal: null });
+  await h.reach('failed');
+  assert.match(h.servers.status()[0]!.reason!, /exited \(code 1\): panic: out of cheese/);
+  assert.deepEqual(h.servers.status()[0]!.stderr, ['panic: out of cheese'], 'its last stderr lines');
+  await h.started(2);
+  assert.equal(h.launched.length, 2, 'started again by itself');
+  h.launched[1]!.exit({ code: 1, signal: null });
+  await h.started(3);
+  h.launched[2]!.exit({ code: null, signal: 'SIGSEGV' });
+  await h.reach('stopped');
+  assert.match(h.servers.status()[0]!.reason!, /crashed 3 times in 1 min \(last: exited \(SIGSEGV\)/);
+  await assert.rejects(h.servers.tools('fs'), /crashed 3 times/);
+  assert.equal(h.launched.length, 3, 'a stopped server is not started by a call');
+  await h.servers.restart('fs');
+  await h.reach('connected');
+  assert.equal(h.launched.length, 4, 'a person starts it again');
+  await h.servers.close();
+});
+
+test('a server that cannot start fails with why, and is retried with the backoff', T, async () => {
+  let fail = true;
+  const h = harness({ failLaunch: () => fail });
+  await assert.rejects(h.servers.tools('fs'), /ENOENT/);
+  await h.reach('failed');
+  assert.match(h.servers.status()[0]!.reason!, /spawn srv ENOENT/);
+  fail = false;
+  await h.reach('connected');
+  await h.servers.close();
+});
+
+test('disabled, removed or changed: refused with how to enable it, or stopped and started anew', T, async () => {
+  const h = harness();
+  await h.servers.tools('fs');
+  h.setEntries([{ name: 'fs', entry: entry({ args: ['--other'] }) }]);
+  await h.servers.tools('fs');
+  assert.equal(h.launched.length, 2);
+  await h.closed(0);
+  h.setEntries([{ name: 'fs', entry: entry({ args: ['--other'], enabled: false }) }]);
+  assert.equal(h.servers.status()[0]!.state, 'disabled');
+  await h.closed(1);
+  assert.deepEqual(h.servers.acceptedTools(), []);
+  await assert.rejects(h.servers.tools('fs'), /MCP server fs is disabled/);
+  h.setEntries([]);
+  await assert.rejects(h.servers.tools('fs'), /no MCP server named 'fs'/);
+  await h.servers.close();
+});
