@@ -13,6 +13,14 @@ import { auditQuerySchema, auditPageSchema, verifyResultSchema } from './audit.t
 import { logEntrySchema, logQuerySchema, uiLogLineSchema } from './logs.ts';
 import { engineApplyResultSchema, engineApplySchema, engineMatrixSchema } from './engine.ts';
 import { apiNameInputSchema, apiViewSchema } from './apis.ts';
+import {
+  serverAcceptInputSchema,
+  serverEnableInputSchema,
+  serverNameInputSchema,
+  serverPolicyInputSchema,
+  serverReviewSchema,
+  serverViewSchema,
+} from './servers.ts';
 import { clientChangeInputSchema, clientChangeSchema, clientIdSchema, clientStatusSchema, clientUndoResultSchema } from './clients.ts';
 
 const empty = z.object({}).strict();
@@ -51,6 +59,19 @@ export const controlContract = {
   'apis.enable': { input: apiNameInputSchema, output: apiViewSchema },
   /** Stops serving an API: new calls to it are refused; runs already going finish. Saved as disabled in its profile. */
   'apis.disable': { input: apiNameInputSchema, output: apiViewSchema },
+
+  /** Other MCP servers behind Airlock, with their state; none is started by listing. */
+  'servers.list': { input: empty, output: z.array(serverViewSchema) },
+  /** Starts a server if needed and shows its tools and what changed since a person accepted them. */
+  'servers.review': { input: serverNameInputSchema, output: serverReviewSchema },
+  /** Accepts a server's tools as shown (the review's digest); refused when they changed since. */
+  'servers.accept': { input: serverAcceptInputSchema, output: serverReviewSchema },
+  /** Turns a server on or off (off: its process stops); saved in servers.json. */
+  'servers.setEnabled': { input: serverEnableInputSchema, output: serverViewSchema },
+  /** Stops and starts a server again; a crash loop's stop ends. */
+  'servers.restart': { input: serverNameInputSchema, output: serverViewSchema },
+  /** The person's policy for one tool, or (no tool) the server's default; null clears it. Applies to the next call. */
+  'servers.setPolicy': { input: serverPolicyInputSchema, output: serverReviewSchema },
 
   'keys.list': { input: empty, output: z.array(keyViewSchema) },
   'keys.set': { input: z.object({ profile: profileName, secret: z.string().min(1).max(16_384) }).strict(), output: z.object({ fingerprint: z.string() }) },

@@ -11,6 +11,7 @@ export * from './profiles.ts';
 export * from './engine.ts';
 export * from './clients.ts';
 export * from './methods.ts';
+export * from './servers.ts';
 export * from './control.ts';
 export * from './events.ts';
 export * from './controlApi.ts';

@@ -38,6 +38,12 @@ export const CONTROL_METHOD_NAMES = [
   'apis.list',
   'apis.enable',
   'apis.disable',
+  'servers.list',
+  'servers.review',
+  'servers.accept',
+  'servers.setEnabled',
+  'servers.restart',
+  'servers.setPolicy',
 ] as const;
 
 export type ControlMethodName = (typeof CONTROL_METHOD_NAMES)[number];

@@ -308,6 +308,11 @@ export function buildProgram(): Command {
       process.exitCode = await (await serversCommands()).serversEnable(cliContext(this), name, enabled);
     });
   }
+  apiOptions(sub(servers, 'restart', 'start a server again in the running companion (after a crash loop stopped it)'))
+    .argument('<name>', 'the server name', serverArg)
+    .action(async function (this: Command, name: string) {
+      process.exitCode = await (await serversCommands()).serversRestart(cliContext(this), name);
+    });
   withSecrets('remove', 'remove a server and its secrets')
     .argument('<name>', 'the server name', serverArg)
     .action(async function (this: Command, name: string) {

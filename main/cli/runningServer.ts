@@ -26,3 +26,9 @@ export function connectToRunningServer(dataDir: string): ControlClient {
   }
   return createControlClient(info.url, token);
 }
+
+/** The running companion's control client, or undefined when none runs for this data dir. */
+export function runningCompanion(dataDir: string): ControlClient | undefined {
+  const info = readServerInfo(dataDir);
+  return info && isAlive(info.pid) ? connectToRunningServer(dataDir) : undefined;
+}

@@ -126,7 +126,11 @@ test('a server that cannot start fails with why, and is retried with the backoff
   await h.reach('failed');
   assert.match(h.servers.status()[0]!.reason!, /spawn srv ENOENT/);
   fail = false;
+  // A call during the backoff waits for the one restart: it does not start a second process.
+  const { tools } = await h.servers.tools('fs');
+  assert.equal(tools.length, 1);
   await h.reach('connected');
+  assert.equal(h.launched.length, 1);
   await h.servers.close();
 });
 

@@ -19,9 +19,7 @@ import type { CliContext } from '../context.ts';
 
 /** The running companion's control client, or undefined when none runs for this data dir. */
 async function running(ctx: CliContext) {
-  const { readServerInfo, isAlive, connectToRunningServer } = await import('../runningServer.ts');
-  const info = readServerInfo(ctx.settings.dataDir);
-  return info && isAlive(info.pid) ? connectToRunningServer(ctx.settings.dataDir) : undefined;
+  return (await import('../runningServer.ts')).runningCompanion(ctx.settings.dataDir);
 }
 
 /** What the profiles say when no companion runs: enabled or not, nothing loaded. */

@@ -7,38 +7,68 @@
 // with what changed since they were accepted; `accept` is the person's
 // review, after which scripts reach the tools as `mcp.<server>.<tool>`.
 import { ServerStore } from '../../core/upstream/serverStore.ts';
-import { secretAccount, secretNames, DEFAULT_TIMEOUT_MS, type ServerEntry } from '../../core/upstream/serverEntry.ts';
+import { secretAccount, secretNames, serverTarget, DEFAULT_TIMEOUT_MS, type ServerEntry } from '../../core/upstream/serverEntry.ts';
 import { AirlockError } from '../../core/util/errors.ts';
 import { dataPaths } from '../../core/config/dataDir.ts';
 import { fingerprint } from '../../core/secrets/fingerprint.ts';
 import { readSecretFromStdin } from '../../core/secrets/readSecret.ts';
 import { secretStoreFor } from './keys.ts';
 import type { CliContext } from '../context.ts';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { PinStore, reviewOf, type Review } from '../../core/upstream/toolPins.ts';
-import { toolPolicy, type ToolPolicy } from '../../core/upstream/toolPolicy.ts';
+import { PinStore } from '../../core/upstream/toolPins.ts';
+import type { ToolPolicy } from '../../core/upstream/toolPolicy.ts';
+import { serverReview } from '../../core/upstream/serverReview.ts';
+import type { ServerReview, ServerView } from '../../../contract/servers.ts';
 
 const storeOf = (ctx: CliContext) => new ServerStore(dataPaths(ctx.settings.dataDir).servers);
 const pinsOf = (ctx: CliContext) => new PinStore(dataPaths(ctx.settings.dataDir).serverReviews);
 
-function describe(entry: ServerEntry): string {
-  return entry.transport === 'stdio' ? [entry.command, ...entry.args].map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ') : entry.url;
+/** The running companion's control client, or undefined when none runs for this data dir. */
+async function running(ctx: CliContext) {
+  return (await import('../runningServer.ts')).runningCompanion(ctx.settings.dataDir);
 }
 
+const STATE_WORDS: Record<ServerView['state'], string> = {
+  disabled: 'disabled',
+  configured: 'not started yet (starts on first use)',
+  starting: 'starting',
+  connected: 'connected',
+  failed: 'failed',
+  stopped: 'stopped',
+};
+
 export async function serversList(ctx: CliContext, options: { json?: boolean }): Promise<void> {
+  const control = await running(ctx);
+  if (control) {
+    const views = await control.call('servers.list', {});
+    if (options.json) {
+      process.stdout.write(JSON.stringify(views, null, 2) + '\n');
+      return;
+    }
+    if (views.length === 0) return noServerYet();
+    const width = Math.max(...views.map((v) => v.name.length));
+    for (const v of views) {
+      const tools = v.toolCount !== undefined ? `, ${v.toolCount} tools` : '';
+      const review = v.review && v.review !== 'accepted' ? `, ${REVIEW_WORDS[v.review]}` : '';
+      const reason = v.reason ? `: ${v.reason}` : '';
+      process.stdout.write(`${v.name.padEnd(width)}  ${STATE_WORDS[v.state]}${tools}${review}${reason}  ${v.transport}  ${v.target}\n`);
+    }
+    return;
+  }
   const servers = storeOf(ctx).list();
   if (options.json) {
     process.stdout.write(JSON.stringify(servers, null, 2) + '\n');
     return;
   }
-  if (servers.length === 0) {
-    process.stdout.write('No MCP server yet. Add one: airlock servers add NAME -- COMMAND [ARGS…], or airlock servers add NAME --url URL\n');
-    return;
-  }
+  if (servers.length === 0) return noServerYet();
+  process.stdout.write('No companion runs for this data dir: what servers.json says.\n');
   const width = Math.max(...servers.map((s) => s.name.length));
   for (const { name, entry } of servers) {
-    process.stdout.write(`${name.padEnd(width)}  ${entry.enabled ? 'enabled ' : 'disabled'}  ${entry.transport}  ${describe(entry)}\n`);
+    process.stdout.write(`${name.padEnd(width)}  ${entry.enabled ? 'enabled ' : 'disabled'}  ${entry.transport}  ${serverTarget(entry)}\n`);
   }
+}
+
+function noServerYet(): void {
+  process.stdout.write('No MCP server yet. Add one: airlock servers add NAME -- COMMAND [ARGS…], or airlock servers add NAME --url URL\n');
 }
 
 export interface AddOptions {
@@ -66,7 +96,7 @@ export async function serversAdd(ctx: CliContext, name: string, o: AddOptions): 
     ? { transport: 'http', url: o.url, headers: o.header, allowPrivateNetwork: o.allowPrivateNetwork === true, ...common }
     : { transport: 'stdio', command: o.command[0]!, args: o.command.slice(1), env: o.env, secrets: o.secret, ...common };
   await storeOf(ctx).add(name, entry);
-  process.stdout.write(`Added MCP server ${name} (${entry.transport}: ${describe(entry)})${entry.enabled ? '' : ', disabled'}.\n`);
+  process.stdout.write(`Added MCP server ${name} (${entry.transport}: ${serverTarget(entry)})${entry.enabled ? '' : ', disabled'}.\n`);
   for (const secret of secretNames(entry)) process.stdout.write(`  its ${secret}: airlock servers secret ${name} ${secret}\n`);
   process.stdout.write(`See its tools: airlock servers show ${name}; then accept them: airlock servers accept ${name}.\n`);
   return 0;
@@ -87,10 +117,21 @@ export async function serversSecret(ctx: CliContext, name: string, variable: str
   return 0;
 }
 
-/** Starts a server as the companion would (its secrets from the key store) and lists its tools; stopped after `use`. */
-async function withServer<T>(ctx: CliContext, name: string, use: (tools: Tool[], entry: ServerEntry) => Promise<T>): Promise<T> {
+/**
+ * A server's review: from the running companion (the process its calls go to), or, when none runs, from the
+ * server started here as the companion would start it (its secrets from the key store), stopped after.
+ */
+async function reviewOf(ctx: CliContext, name: string): Promise<{ review: ServerReview; entry: ServerEntry; accept(digest: string): Promise<void> }> {
   const entry = storeOf(ctx).get(name);
   if (!entry) throw new AirlockError('not_found', `no MCP server named '${name}'`, { hint: 'airlock servers list' });
+  const control = await running(ctx);
+  if (control) {
+    return {
+      review: await control.call('servers.review', { name }),
+      entry,
+      accept: async (digest) => void (await control.call('servers.accept', { name, digest })),
+    };
+  }
   const { launchServer } = await import('../../core/upstream/serverLauncher.ts');
   const connection = await launchServer(name, entry, {
     keys: secretStoreFor(ctx),
@@ -102,70 +143,70 @@ async function withServer<T>(ctx: CliContext, name: string, use: (tools: Tool[],
       process.stderr.write(`airlock: ${name} has no ${variable} yet (airlock servers secret ${name} ${variable}); started without\n`),
   });
   try {
-    return await use(await connection.tools(), entry);
+    const tools = await connection.tools();
+    const pins = pinsOf(ctx);
+    const review = serverReview(name, entry, tools, pins.get(name)?.tools, ctx.redaction.redact);
+    return { review, entry, accept: async () => void (await pins.accept(name, tools)) };
   } finally {
     await connection.close();
   }
 }
 
 export async function serversShow(ctx: CliContext, name: string, options: { json?: boolean }): Promise<number> {
-  const pins = pinsOf(ctx);
-  return withServer(ctx, name, async (tools, entry) => {
-    const review = reviewOf(pins.get(name)?.tools, tools);
-    if (options.json) {
-      process.stdout.write(JSON.stringify({ name, entry, review, tools }, null, 2) + '\n');
-      return 0;
-    }
-    process.stdout.write(`${name}: ${describe(entry)} — ${tools.length} tool${tools.length === 1 ? '' : 's'}, ${REVIEW_WORDS[review.state]}\n`);
-    for (const tool of tools) {
-      const line = printable((tool.description ?? '').split('\n')[0]!).slice(0, 100);
-      process.stdout.write(`  ${printable(tool.name)}  (${kindOf(tool)}, ${policyOf(entry, tool)})${line ? `  ${line}` : ''}\n`);
-    }
-    if (review.state === 'changed') {
-      process.stdout.write('\nWhat changed since you accepted it:\n');
-      for (const change of review.changes) process.stdout.write(printableLines(change.diff) + '\n');
-    }
-    if (review.state !== 'accepted') process.stdout.write(`\nNothing of ${name} runs until you accept its tools: airlock servers accept ${name}\n`);
+  const { review, entry } = await reviewOf(ctx, name);
+  if (options.json) {
+    process.stdout.write(JSON.stringify({ name, entry, review }, null, 2) + '\n');
     return 0;
-  });
+  }
+  const n = review.tools.length;
+  process.stdout.write(`${name}: ${serverTarget(entry)} — ${n} tool${n === 1 ? '' : 's'}, ${REVIEW_WORDS[review.state]}\n`);
+  for (const tool of review.tools) {
+    const line = printable((tool.description ?? '').split('\n')[0]!).slice(0, 100);
+    process.stdout.write(`  ${printable(tool.name)}  (${KIND_WORDS[tool.kind]}, ${POLICY_WORDS[tool.effective]})${line ? `  ${line}` : ''}\n`);
+  }
+  if (review.state === 'changed') {
+    process.stdout.write('\nWhat changed since you accepted it:\n');
+    for (const change of review.changes) process.stdout.write(printableLines(change.diff) + '\n');
+  }
+  if (review.state !== 'accepted') process.stdout.write(`\nNothing of ${name} runs until you accept its tools: airlock servers accept ${name}\n`);
+  return 0;
 }
 
 export async function serversAccept(ctx: CliContext, name: string, options: { yes?: boolean }): Promise<number> {
-  const pins = pinsOf(ctx);
-  return withServer(ctx, name, async (tools) => {
-    const review = reviewOf(pins.get(name)?.tools, tools);
-    if (review.state === 'accepted') {
-      process.stdout.write(`${name}'s ${tools.length} tools are accepted as they are; nothing to do.\n`);
-      return 0;
-    }
-    // What is accepted is exactly what is shown here: the definitions, or what changed in them.
-    for (const change of review.changes) process.stdout.write(`${change.change}: ${printable(change.tool)}\n${printableLines(change.diff)}\n`);
-    if (!options.yes) {
-      if (!process.stdin.isTTY) {
-        throw new AirlockError(
-          'usage',
-          `accepting ${name}'s tools needs a yes: run it in a terminal, or add --yes once you have read them (airlock servers show ${name})`,
-        );
-      }
-      const { createInterface } = await import('node:readline/promises');
-      const rl = createInterface({ input: process.stdin, output: process.stderr });
-      const answer = await rl.question(`Accept these ${tools.length} tool definitions of ${name}? [y/N] `).finally(() => rl.close());
-      if (!/^y(es)?$/i.test(answer.trim())) {
-        process.stdout.write('Not accepted: its tools stay held.\n');
-        return 1;
-      }
-    }
-    await pins.accept(name, tools);
-    process.stdout.write(
-      `Accepted ${tools.length} tool${tools.length === 1 ? '' : 's'} of ${name}. Scripts reach them as mcp.${name}.<tool>(args); a change to them is held for review again.\n`,
-    );
+  const { review, accept } = await reviewOf(ctx, name);
+  const n = review.tools.length;
+  if (review.state === 'accepted') {
+    process.stdout.write(`${name}'s ${n} tools are accepted as they are; nothing to do.\n`);
     return 0;
-  });
+  }
+  // What is accepted is exactly what is shown here (its digest): the definitions, or what changed in them.
+  for (const change of review.changes) process.stdout.write(`${change.change}: ${printable(change.tool)}\n${printableLines(change.diff)}\n`);
+  if (!options.yes) {
+    if (!process.stdin.isTTY) {
+      throw new AirlockError(
+        'usage',
+        `accepting ${name}'s tools needs a yes: run it in a terminal, or add --yes once you have read them (airlock servers show ${name})`,
+      );
+    }
+    const { createInterface } = await import('node:readline/promises');
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    const answer = await rl.question(`Accept these ${n} tool definitions of ${name}? [y/N] `).finally(() => rl.close());
+    if (!/^y(es)?$/i.test(answer.trim())) {
+      process.stdout.write('Not accepted: its tools stay held.\n');
+      return 1;
+    }
+  }
+  await accept(review.digest);
+  process.stdout.write(
+    `Accepted ${n} tool${n === 1 ? '' : 's'} of ${name}. Scripts reach them as mcp.${name}.<tool>(args); a change to them is held for review again.\n`,
+  );
+  return 0;
 }
 
 export async function serversPolicy(ctx: CliContext, name: string, policy: ToolPolicy | 'default', tool: string | undefined): Promise<number> {
-  const store = storeOf(ctx);
-  if (!(await store.setPolicy(name, tool, policy === 'default' ? undefined : policy))) {
+  const control = await running(ctx);
+  if (control) await control.call('servers.setPolicy', { name, ...(tool ? { tool } : {}), policy: policy === 'default' ? null : policy });
+  else if (!(await storeOf(ctx).setPolicy(name, tool, policy === 'default' ? undefined : policy))) {
     throw new AirlockError('not_found', `no MCP server named '${name}'`, { hint: 'airlock servers list' });
   }
   const what = tool ? `${name}'s tool ${tool}` : `${name}'s tools`;
@@ -173,28 +214,14 @@ export async function serversPolicy(ctx: CliContext, name: string, policy: ToolP
   return 0;
 }
 
-const REVIEW_WORDS: Record<Review['state'], string> = {
+const REVIEW_WORDS: Record<ServerReview['state'], string> = {
   unreviewed: 'not reviewed yet (held)',
   accepted: 'accepted',
   changed: 'changed since you accepted it (held)',
 };
 
-/** What a tool says of itself, in its annotations. */
-function kindOf(tool: Tool): string {
-  const a = tool.annotations ?? {};
-  return a.readOnlyHint ? 'read-only' : a.destructiveHint === false ? 'writes' : 'may destroy';
-}
-
-/** What a call to it does once the server is accepted. */
-function policyOf(entry: ServerEntry, tool: Tool): string {
-  const policy = toolPolicy({
-    reviewed: true,
-    ...(tool.annotations ? { annotations: tool.annotations } : {}),
-    ...(entry.toolPolicies && Object.hasOwn(entry.toolPolicies, tool.name) ? { toolPolicy: entry.toolPolicies[tool.name] } : {}),
-    ...(entry.defaultPolicy ? { serverDefault: entry.defaultPolicy } : {}),
-  });
-  return { allow: 'runs', ask: 'asks you', deny: 'refused' }[policy];
-}
+const KIND_WORDS: Record<ServerReview['tools'][number]['kind'], string> = { 'read-only': 'read-only', writes: 'writes', 'may-destroy': 'may destroy' };
+const POLICY_WORDS: Record<ToolPolicy, string> = { allow: 'runs', ask: 'asks you', deny: 'refused' };
 
 /** A server's words as a terminal may show them: no control characters (escape sequences could rewrite the screen or the clipboard). */
 function printable(text: string): string {
@@ -208,7 +235,10 @@ function printableLines(text: string): string {
 }
 
 export async function serversEnable(ctx: CliContext, name: string, enabled: boolean): Promise<number> {
-  if (!(await storeOf(ctx).setEnabled(name, enabled))) throw new AirlockError('not_found', `no MCP server named '${name}'`, { hint: 'airlock servers list' });
+  const control = await running(ctx);
+  if (control) await control.call('servers.setEnabled', { name, enabled });
+  else if (!(await storeOf(ctx).setEnabled(name, enabled)))
+    throw new AirlockError('not_found', `no MCP server named '${name}'`, { hint: 'airlock servers list' });
   process.stdout.write(`${name} ${enabled ? 'enabled' : 'disabled'}.\n`);
   return 0;
 }
@@ -223,6 +253,22 @@ export async function serversRemove(ctx: CliContext, name: string): Promise<numb
   await store.remove(name);
   // Added again later, it waits for a review again.
   await pinsOf(ctx).forget(name);
+  // A running companion stops its process now (it notices a removed server whenever it lists them).
+  await (await running(ctx).catch(() => undefined))?.call('servers.list', {}).catch(() => undefined);
   process.stdout.write(`Removed ${name}${secretNames(entry).length > 0 ? ' and its secrets' : ''}.\n`);
   return 0;
+}
+
+export async function serversRestart(ctx: CliContext, name: string): Promise<number> {
+  const control = await running(ctx);
+  if (!control) {
+    throw new AirlockError('usage', 'no companion runs for this data dir: a server starts when a script first calls it', {
+      hint: 'start the companion (airlock serve, or the app)',
+    });
+  }
+  const view = await control.call('servers.restart', { name });
+  process.stdout.write(
+    `${name}: ${STATE_WORDS[view.state]}${view.toolCount !== undefined ? `, ${view.toolCount} tools` : ''}${view.reason ? `: ${view.reason}` : ''}\n`,
+  );
+  return view.state === 'connected' ? 0 : 1;
 }

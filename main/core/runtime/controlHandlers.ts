@@ -17,6 +17,7 @@ import { createApprovalHandlers } from './approvalHandlers.ts';
 import { createAuditHandlers } from './auditHandlers.ts';
 import { createLogHandlers } from './logHandlers.ts';
 import { createApiHandlers } from './apiHandlers.ts';
+import { createServerHandlers } from './serverHandlers.ts';
 
 export type HostHandlerServices = Pick<Services, 'host' | 'logs'>;
 
@@ -45,6 +46,7 @@ export function createControlHandlers(s: Services): ControlHandlers {
     ...createEngineHandlers(s),
     ...createProfileHandlers(s),
     ...createApiHandlers(s),
+    ...createServerHandlers(s),
     ...createKeyHandlers(s),
     ...createClientHandlers(s),
     ...createRuleHandlers(s),

@@ -89,3 +89,8 @@ export function secretAccount(server: string, variable: string): string {
 export function secretNames(entry: ServerEntry): string[] {
   return entry.transport === 'stdio' ? entry.secrets : entry.headers;
 }
+
+/** A server as a person reads it: the command line, or the URL. */
+export function serverTarget(entry: ServerEntry): string {
+  return entry.transport === 'stdio' ? [entry.command, ...entry.args].map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ') : entry.url;
+}

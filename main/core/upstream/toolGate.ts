@@ -22,7 +22,7 @@ import { gateError } from '../egress/gateDecision.ts';
 import { AuditWriteError, approvalField, callRecord } from '../egress/callRecords.ts';
 import type { AirlockError } from '../util/errors.ts';
 import type { ServerEntry } from './serverEntry.ts';
-import { toolPolicy } from './toolPolicy.ts';
+import { policyFor } from './toolPolicy.ts';
 import type { Review } from './toolPins.ts';
 
 /** The largest tool result a script or a client gets, as JSON; the rest is cut, and the result says so. */
@@ -126,12 +126,7 @@ export function createToolGate(options: ToolGateOptions): ToolGate {
         }
         const tool = listed.tools.find((t) => t.name === call.tool);
         if (!tool) return await refuse('airlock_unknown_tool', `MCP server ${call.server} has no tool '${call.tool}'`, 'refused');
-        const policy = toolPolicy({
-          reviewed: true,
-          ...(tool.annotations ? { annotations: tool.annotations } : {}),
-          ...(entry.toolPolicies && Object.hasOwn(entry.toolPolicies, tool.name) ? { toolPolicy: entry.toolPolicies[tool.name] } : {}),
-          ...(entry.defaultPolicy ? { serverDefault: entry.defaultPolicy } : {}),
-        });
+        const policy = policyFor(entry, tool);
         let decision: GateDecision = policy === 'allow' ? 'allowed' : 'approved';
         let approval: ApprovalDecision | undefined;
         if (policy === 'deny')

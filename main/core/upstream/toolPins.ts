@@ -5,6 +5,7 @@
 // or gone — waits in review again, with what changed shown as a diff: a
 // server that turns hostile after it was trusted (a "rug pull" that rewrites
 // a description into instructions) is held, not obeyed.
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { createTwoFilesPatch } from 'diff';
@@ -65,6 +66,13 @@ function canonical(value: unknown): unknown {
 /** A tool's definition as a person reads it, and as it is compared. */
 export function definitionText(pin: PinnedTool): string {
   return JSON.stringify(canonical(pin), null, 2) + '\n';
+}
+
+/** One digest of a whole list of tool definitions: what a person was shown, so a yes accepts only that. */
+export function toolsDigest(tools: readonly Tool[]): string {
+  const hash = createHash('sha256');
+  for (const pin of tools.map(pinOf).sort((a, b) => a.name.localeCompare(b.name))) hash.update(definitionText(pin)).update('\0');
+  return `sha256:${hash.digest('hex')}`;
 }
 
 /** How a server's tools compare with what a person accepted. */

@@ -27,3 +27,27 @@ export function toolPolicy(input: PolicyInput): ToolPolicy {
   if (input.serverDefault) return input.serverDefault;
   return input.annotations?.readOnlyHint === true ? 'allow' : 'ask';
 }
+
+export type ToolKind = 'read-only' | 'writes' | 'may-destroy';
+
+/** What a tool's annotations say it does: read-only, writes without destroying, or may destroy (which saying nothing means). */
+export function toolKind(annotations: ToolAnnotations | undefined): ToolKind {
+  if (annotations?.readOnlyHint === true) return 'read-only';
+  return annotations?.destructiveHint === false ? 'writes' : 'may-destroy';
+}
+
+/** The person's policies as a server's entry keeps them. */
+export interface EntryPolicies {
+  defaultPolicy?: ToolPolicy | undefined;
+  toolPolicies?: Record<string, ToolPolicy> | undefined;
+}
+
+/** The policy of a call to one tool of a reviewed server: the entry's policies, then the tool's annotations. */
+export function policyFor(entry: EntryPolicies, tool: { name: string; annotations?: ToolAnnotations | undefined }): ToolPolicy {
+  return toolPolicy({
+    reviewed: true,
+    ...(tool.annotations ? { annotations: tool.annotations } : {}),
+    ...(entry.toolPolicies && Object.hasOwn(entry.toolPolicies, tool.name) ? { toolPolicy: entry.toolPolicies[tool.name] } : {}),
+    ...(entry.defaultPolicy ? { serverDefault: entry.defaultPolicy } : {}),
+  });
+}

@@ -13,7 +13,7 @@ import { AirlockError } from '../util/errors.ts';
 import { RestartPolicy, type RestartPolicyOptions } from './restartPolicy.ts';
 import type { ServerEntry } from './serverEntry.ts';
 import type { NamedServer } from './serverStore.ts';
-import { reviewOf, type PinStore, type Review } from './toolPins.ts';
+import { reviewOf, toolsDigest, type PinStore, type PinnedTool, type Review } from './toolPins.ts';
 import type { UpstreamConnection } from './upstreamClient.ts';
 
 export type ServerState = 'disabled' | 'configured' | 'starting' | 'connected' | 'failed' | 'stopped';
@@ -53,7 +53,7 @@ interface Live {
 }
 
 interface Slot {
-  /** The entry this slot was started from, as JSON: a different one stops it. */
+  /** How this slot was started (launchKey): a server started another way stops it. */
   entryJson: string;
   entry: ServerEntry;
   state: ServerState;
@@ -63,6 +63,8 @@ interface Slot {
   up?: Live;
   policy: RestartPolicy;
   restartTimer?: NodeJS.Timeout;
+  /** Ends the wait for a restart (the server was stopped meanwhile). */
+  cancelRestart?: () => void;
   stderr: string[];
   /** Set when Airlock itself stops it: its exit is not a crash. */
   stopping?: boolean;
@@ -83,7 +85,7 @@ export class UpstreamServers {
     this.forgetGone(entries);
     return entries.map(({ name, entry }) => {
       const slot = this.slots.get(name);
-      const state: ServerState = !entry.enabled ? 'disabled' : slot && slot.entryJson === JSON.stringify(entry) ? slot.state : 'configured';
+      const state: ServerState = !entry.enabled ? 'disabled' : slot && slot.entryJson === launchKey(entry) ? slot.state : 'configured';
       const up = slot?.state === 'connected' ? slot.up : undefined;
       const accepted = this.options.pins.get(name);
       return {
@@ -125,9 +127,17 @@ export class UpstreamServers {
     return live.connection.call(tool, args, signal ? { signal } : {});
   }
 
-  /** A person accepts the server's tools as they are now. */
-  async accept(name: string): Promise<Review> {
+  /** The tool definitions a person accepted for a server, if any. */
+  accepted(name: string): PinnedTool[] | undefined {
+    return this.options.pins.get(name)?.tools;
+  }
+
+  /** A person accepts the server's tools as they are now — when `digest` is given, only if they are still what was shown. */
+  async accept(name: string, digest?: string): Promise<Review> {
     const live = await this.connect(name);
+    if (digest !== undefined && toolsDigest(live.tools) !== digest) {
+      throw new AirlockError('conflict', `MCP server ${name}'s tools changed since they were shown: nothing was accepted`, { hint: 'review them again' });
+    }
     await this.options.pins.accept(name, live.tools);
     this.options.onChange?.();
     return reviewOf(this.options.pins.get(name)?.tools, live.tools);
@@ -160,7 +170,7 @@ export class UpstreamServers {
   private connect(name: string): Promise<Live> {
     if (this.closed) return Promise.reject(new AirlockError('unavailable', 'Airlock is stopping'));
     const entry = this.entryOf(name);
-    const json = JSON.stringify(entry);
+    const json = launchKey(entry);
     let slot = this.slots.get(name);
     if (slot && slot.entryJson !== json) {
       // Changed while it ran: the old one stops, the new one starts.
@@ -249,14 +259,19 @@ export class UpstreamServers {
       slot.state = 'failed';
       slot.reason = why;
       log.warn(`MCP server ${name} ${why}; starting it again in ${Math.round(decision.afterMs / 1000)} s`);
-      slot.restartTimer = setTimeout(() => {
+      // Started again after the delay; a call meanwhile waits for that start (the backoff holds for calls too).
+      const delayed = new Promise<void>((resolve, reject) => {
+        slot.cancelRestart = () => reject(new AirlockError('unavailable', `MCP server ${name} was stopped before it started again`));
+        slot.restartTimer = setTimeout(resolve, decision.afterMs);
+        slot.restartTimer.unref();
+      });
+      slot.live = delayed.then(() => {
         delete slot.restartTimer;
-        if (this.closed || this.slots.get(name) !== slot || slot.live) return;
-        slot.live = this.start(name, slot);
-        // A failed restart is handled (and logged) by start itself.
-        slot.live.catch(() => undefined);
-      }, decision.afterMs);
-      slot.restartTimer.unref();
+        delete slot.cancelRestart;
+        return this.start(name, slot);
+      });
+      // A failed restart is handled (and logged) by start itself.
+      slot.live.catch(() => undefined);
     }
     this.options.onChange?.();
   }
@@ -264,6 +279,7 @@ export class UpstreamServers {
   private async stop(name: string, slot: Slot): Promise<void> {
     slot.stopping = true;
     if (slot.restartTimer) clearTimeout(slot.restartTimer);
+    slot.cancelRestart?.();
     const live = slot.live;
     delete slot.live;
     delete slot.up;
@@ -281,7 +297,13 @@ export class UpstreamServers {
   private forgetGone(entries: readonly NamedServer[]): void {
     for (const [name, slot] of this.slots) {
       const now = entries.find((e) => e.name === name);
-      if (!now || !now.entry.enabled || JSON.stringify(now.entry) !== slot.entryJson) void this.stop(name, slot);
+      if (!now || !now.entry.enabled || launchKey(now.entry) !== slot.entryJson) void this.stop(name, slot);
     }
   }
+}
+
+/** What of an entry decides how the server is started: a change to its policies (or nothing) keeps it running. */
+function launchKey(entry: ServerEntry): string {
+  const { enabled: _enabled, defaultPolicy: _default, toolPolicies: _tools, ...launch } = entry;
+  return JSON.stringify(launch);
 }

@@ -1,0 +1,64 @@
+// Other MCP servers behind Airlock (issue 20), as the Servers screen and
+// `airlock servers` see them: each one's state while the companion runs, its
+// tools with the policy a call to each gets, and the review — what a person
+// accepted against what the server says now, as a diff. `servers.accept`
+// names the digest of what the person was shown, so a server that changes
+// its tools between the look and the yes is not accepted.
+import { z } from 'zod';
+import { SERVER_NAME } from './names.ts';
+
+export const serverStateSchema = z.enum(['disabled', 'configured', 'starting', 'connected', 'failed', 'stopped']);
+export const toolPolicySchema = z.enum(['allow', 'ask', 'deny']);
+export const reviewStateSchema = z.enum(['unreviewed', 'accepted', 'changed']);
+
+export const serverViewSchema = z.object({
+  name: z.string(),
+  transport: z.enum(['stdio', 'http']),
+  /** The command line (stdio) or the URL (http). */
+  target: z.string(),
+  enabled: z.boolean(),
+  state: serverStateSchema,
+  /** Connected: how many tools it lists. */
+  toolCount: z.number().int().optional(),
+  /** Failed or stopped: why. */
+  reason: z.string().optional(),
+  /** Its last stderr lines, redacted. */
+  stderr: z.array(z.string()),
+  /** How its tools compare with what a person accepted; absent until they were listed once (and nothing was accepted). */
+  review: reviewStateSchema.optional(),
+  defaultPolicy: toolPolicySchema.optional(),
+  /** The names of the variables it is given from the key store, and whether each is set. */
+  secrets: z.array(z.object({ name: z.string(), set: z.boolean() })),
+});
+export type ServerView = z.infer<typeof serverViewSchema>;
+
+export const serverToolSchema = z.object({
+  name: z.string(),
+  description: z.string().optional(),
+  /** What its annotations say (a hint from the server). */
+  kind: z.enum(['read-only', 'writes', 'may-destroy']),
+  /** What a call does now: the person's policy for it, else the server's default, else by its kind. */
+  effective: toolPolicySchema,
+  /** The person's policy for this tool, if set. */
+  policy: toolPolicySchema.optional(),
+  inputSchema: z.unknown(),
+});
+
+export const serverReviewSchema = z.object({
+  name: z.string(),
+  tools: z.array(serverToolSchema),
+  state: reviewStateSchema,
+  /** What differs from what was accepted (every tool, as added, when nothing was). */
+  changes: z.array(z.object({ tool: z.string(), change: z.enum(['added', 'removed', 'changed']), diff: z.string() })),
+  /** Of the tool definitions shown: `servers.accept` accepts only these. */
+  digest: z.string(),
+});
+export type ServerReview = z.infer<typeof serverReviewSchema>;
+
+const serverName = z.string().regex(SERVER_NAME);
+export const serverNameInputSchema = z.object({ name: serverName }).strict();
+export const serverAcceptInputSchema = z.object({ name: serverName, digest: z.string().max(100) }).strict();
+export const serverEnableInputSchema = z.object({ name: serverName, enabled: z.boolean() }).strict();
+export const serverPolicyInputSchema = z
+  .object({ name: serverName, tool: z.string().min(1).max(200).optional(), policy: toolPolicySchema.nullable() })
+  .strict();
