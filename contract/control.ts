@@ -15,6 +15,7 @@ import { engineApplyResultSchema, engineApplySchema, engineMatrixSchema } from '
 import { apiNameInputSchema, apiViewSchema } from './apis.ts';
 import {
   serverAcceptInputSchema,
+  serverDirectInputSchema,
   serverEnableInputSchema,
   serverNameInputSchema,
   serverPolicyInputSchema,
@@ -68,6 +69,8 @@ export const controlContract = {
   'servers.accept': { input: serverAcceptInputSchema, output: serverReviewSchema },
   /** Turns a server on or off (off: its process stops); saved in servers.json. */
   'servers.setEnabled': { input: serverEnableInputSchema, output: serverViewSchema },
+  /** Offers a server's accepted tools to clients directly (`<server>__<tool>`, at most 40 in all), or stops offering them. */
+  'servers.setDirect': { input: serverDirectInputSchema, output: serverViewSchema },
   /** Stops and starts a server again; a crash loop's stop ends. */
   'servers.restart': { input: serverNameInputSchema, output: serverViewSchema },
   /** The person's policy for one tool, or (no tool) the server's default; null clears it. Applies to the next call. */

@@ -42,6 +42,7 @@ export const CONTROL_METHOD_NAMES = [
   'servers.review',
   'servers.accept',
   'servers.setEnabled',
+  'servers.setDirect',
   'servers.restart',
   'servers.setPolicy',
 ] as const;

@@ -27,6 +27,8 @@ export const serverViewSchema = z.object({
   /** How its tools compare with what a person accepted; absent until they were listed once (and nothing was accepted). */
   review: reviewStateSchema.optional(),
   defaultPolicy: toolPolicySchema.optional(),
+  /** Its accepted tools are offered to clients directly too (`<server>__<tool>`). */
+  direct: z.boolean().optional(),
   /** The names of the variables it is given from the key store, and whether each is set. */
   secrets: z.array(z.object({ name: z.string(), set: z.boolean() })),
 });
@@ -59,6 +61,7 @@ const serverName = z.string().regex(SERVER_NAME);
 export const serverNameInputSchema = z.object({ name: serverName }).strict();
 export const serverAcceptInputSchema = z.object({ name: serverName, digest: z.string().max(100) }).strict();
 export const serverEnableInputSchema = z.object({ name: serverName, enabled: z.boolean() }).strict();
+export const serverDirectInputSchema = z.object({ name: serverName, direct: z.boolean() }).strict();
 export const serverPolicyInputSchema = z
   .object({ name: serverName, tool: z.string().min(1).max(200).optional(), policy: toolPolicySchema.nullable() })
   .strict();

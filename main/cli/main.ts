@@ -62,7 +62,8 @@ const auditFilterOptions = (c: Command) =>
     .option('--client <name>', 'tool calls of this MCP client (and their API calls)')
     .option('--tool <name>', 'tool calls of this tool (and their API calls)')
     .option('--outcome <outcome>', 'exact outcome: ok, denied, timeout, …')
-    .option('--text <substring>', 'substring of the input, error, URL or operation');
+    .option('--text <substring>', 'substring of the input, error, URL or operation')
+    .option('--api <name>', "calls of this API (its runs' tool calls too), or of an MCP server as mcp:<server>");
 
 export function buildProgram(): Command {
   const program = new Command('airlock')
@@ -308,6 +309,12 @@ export function buildProgram(): Command {
       process.exitCode = await (await serversCommands()).serversEnable(cliContext(this), name, enabled);
     });
   }
+  apiOptions(sub(servers, 'direct', "offer a server's accepted tools to clients directly as NAME__TOOL (on), or only in scripts (off)"))
+    .argument('<name>', 'the server name', serverArg)
+    .argument('<on|off>', 'on or off', choice('on|off', ['on', 'off'] as const))
+    .action(async function (this: Command, name: string, onOff: 'on' | 'off') {
+      process.exitCode = await (await serversCommands()).serversDirect(cliContext(this), name, onOff === 'on');
+    });
   apiOptions(sub(servers, 'restart', 'start a server again in the running companion (after a crash loop stopped it)'))
     .argument('<name>', 'the server name', serverArg)
     .action(async function (this: Command, name: string) {

@@ -30,6 +30,7 @@ import { ExecutionCaps } from '../../main/core/execute/caps.ts';
 import type { LoadedApi } from '../../main/core/runtime/loadApi.ts';
 import { ServedApis } from '../../main/core/runtime/servedApis.ts';
 import { UpstreamServers } from '../../main/core/upstream/upstreamServers.ts';
+import type { ToolGate } from '../../main/core/upstream/toolGate.ts';
 import { silentLogger } from '../../main/core/log/logger.ts';
 import type { CompanionInfo, Engines, EngineState, Keys, LiveSettings, Logs, Runs } from '../../main/core/runtime/services.ts';
 import { AirlockError, type ErrorKind } from '../../main/core/util/errors.ts';
@@ -193,6 +194,12 @@ export function noUpstream(): UpstreamServers {
     launch: () => Promise.reject(new Error('no server')),
     logger: silentLogger,
   });
+}
+
+/** A tool gate with no server behind it: every call is refused. */
+export function noToolGate(): ToolGate {
+  const refusal = { data: null, error: { code: 'airlock_unknown_server', message: 'no MCP server' }, status: 0 };
+  return { call: async () => refusal, callDirect: async () => ({ isError: true, content: [{ type: 'text', text: 'no MCP server' }] }) };
 }
 
 /** The engine state is what the last switchTo chose; nothing runs. */

@@ -37,7 +37,9 @@ test('a stdio server is added, given its secret, shown with its tools, and remov
   const shown = await cli(['servers', 'show', 'misbehaving', '--json']);
   assert.equal(shown.code, 0, shown.stderr);
   assert.doesNotMatch(shown.stderr, /has no GITHUB_TOKEN/, 'started with its secret');
-  const { tools } = JSON.parse(shown.stdout) as { tools: { name: string }[] };
+  const { review } = JSON.parse(shown.stdout) as { review: { state: string; tools: { name: string }[] } };
+  const { tools } = review;
+  assert.equal(review.state, 'unreviewed', 'nothing of it runs yet');
   assert.deepEqual(tools.map((x) => x.name).sort(), [
     'big',
     'crash',

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { serve, runCliToEnd, type Served } from '../helpers/processes.ts';
 import { httpClient, execute } from '../helpers/mcpClients.ts';
 import { controlClient, waitForEvent } from '../helpers/control.ts';
@@ -156,4 +157,54 @@ test('a crashed server is started again with backoff, and says why it stopped', 
   assert.match(await run("return (await mcp.misbehaving.echo({ text: 'alive' })).error"), /changed since a person accepted them/);
   assert.equal((await cli(['servers', 'accept', 'misbehaving', '--yes'])).code, 0);
   assert.match(await run("return (await mcp.misbehaving.echo({ text: 'alive' })).data"), /alive/);
+});
+
+test('offered directly: the client is told its tools changed, sees <server>__<tool> with the accepted schema, and calls go through the gate', T, async () => {
+  const changed = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
+  const direct = await cli(['servers', 'direct', 'misbehaving', 'on']);
+  assert.equal(direct.code, 0, direct.stderr);
+  await changed;
+  const { tools } = await client.listTools();
+  const echo = tools.find((t) => t.name === 'misbehaving__echo');
+  assert.ok(echo, tools.map((t) => t.name).join(', '));
+  assert.deepEqual(Object.keys((echo.inputSchema as { properties: object }).properties), ['text'], "the server's own schema");
+  assert.match(echo.description!, /^\[misbehaving, through Airlock/);
+  assert.equal(echo.annotations?.readOnlyHint, true);
+
+  const answered = await client.callTool({ name: 'misbehaving__echo', arguments: { text: 'direct hello' } });
+  assert.deepEqual(answered.content, [{ type: 'text', text: 'direct hello' }]);
+
+  // A destructive tool called directly waits for a person, like one called from a script.
+  const before = noteLines().length;
+  const requested = waitForEvent(control, 'approval-requested');
+  const calling = client.callTool({ name: 'misbehaving__delete_notes', arguments: {} }, undefined, { timeout: 60_000 });
+  const { approval } = await requested;
+  assert.equal(approval.request.mcpTool?.tool, 'delete_notes');
+  assert.equal(noteLines().length, before);
+  assert.equal((await cli(['approvals', 'approve', approval.id])).code, 0);
+  const result = await calling;
+  assert.equal(result.isError, undefined, JSON.stringify(result));
+  assert.equal(noteLines().length, before + 1, 'exactly once');
+
+  // The client's tool call and the server call it made are linked in the audit by their run.
+  const audit = await runCliToEnd(['audit', 'tail', '--json', '-n', '50', '--data-dir', dir, '--api', 'mcp:misbehaving'], { timeoutMs: 30_000 });
+  const records = audit.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { kind: string; url?: string; runId?: string; tool?: string });
+  assert.ok(
+    records.every((r) => r.kind !== 'api' || r.url!.startsWith('mcp://misbehaving/')),
+    '--api mcp:<server> keeps that server’s calls',
+  );
+  const call = records.find((r) => r.url === 'mcp://misbehaving/delete_notes' && r.runId && records.some((t) => t.kind === 'tool' && t.runId === r.runId));
+  assert.ok(call, 'the direct call is linked to the tool record of the client’s call');
+
+  const off = await cli(['servers', 'direct', 'misbehaving', 'off']);
+  assert.equal(off.code, 0, off.stderr);
+  for (const deadline = Date.now() + 10_000; ;) {
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    if (!names.some((n) => n.startsWith('misbehaving__'))) break;
+    if (Date.now() > deadline) assert.fail(`still offered: ${names.join(', ')}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 });

@@ -119,7 +119,7 @@ test('a read-only tool of an accepted server runs at once; its result is redacte
   assert.equal(r.profile, 'mcp:fs');
   assert.equal(r.method, 'TOOL');
   assert.equal(r.url, 'mcp://fs/read_file');
-  assert.equal(r.decision, 'allowed');
+  assert.equal(r.decision, 'read', 'a read-only tool run unasked is recorded as a read');
   assert.equal(r.callerKey, 'caller-1');
   assert.ok(r.bytes > SECRET.length);
   assert.match(r.arguments!, /"path"/);

@@ -16,6 +16,8 @@ export interface AuditFilterOptions {
   tool?: string;
   outcome?: string;
   text?: string;
+  /** An API's profile name, or `mcp:<server>`. */
+  api?: string;
 }
 
 function openStore(ctx: CliContext): AuditStore {
@@ -33,6 +35,7 @@ export function filterOf(o: AuditFilterOptions): AuditFilter {
     ...(o.tool ? { tool: o.tool } : {}),
     ...(o.outcome ? { outcome: o.outcome } : {}),
     ...(o.text ? { text: o.text } : {}),
+    ...(o.api ? { profile: o.api } : {}),
   };
 }
 

@@ -96,6 +96,13 @@ export async function serversAdd(ctx: CliContext, name: string, o: AddOptions): 
     ? { transport: 'http', url: o.url, headers: o.header, allowPrivateNetwork: o.allowPrivateNetwork === true, ...common }
     : { transport: 'stdio', command: o.command[0]!, args: o.command.slice(1), env: o.env, secrets: o.secret, ...common };
   await storeOf(ctx).add(name, entry);
+  // After `--` everything is the server's: an Airlock option there was most likely meant for Airlock.
+  const mine = o.command.slice(1).filter((a) => /^--(data-dir|secret-store|env|secret|timeout|disabled|log-level)(=|$)/.test(a));
+  if (mine.length > 0) {
+    process.stderr.write(
+      `airlock: warning: ${mine.join(', ')} came after --, so it is part of the server's command line, not an option of Airlock's. If it was meant for Airlock, remove the server and add it again with the option before --.\n`,
+    );
+  }
   process.stdout.write(`Added MCP server ${name} (${entry.transport}: ${serverTarget(entry)})${entry.enabled ? '' : ', disabled'}.\n`);
   for (const secret of secretNames(entry)) process.stdout.write(`  its ${secret}: airlock servers secret ${name} ${secret}\n`);
   process.stdout.write(`See its tools: airlock servers show ${name}; then accept them: airlock servers accept ${name}.\n`);
@@ -271,4 +278,16 @@ export async function serversRestart(ctx: CliContext, name: string): Promise<num
     `${name}: ${STATE_WORDS[view.state]}${view.toolCount !== undefined ? `, ${view.toolCount} tools` : ''}${view.reason ? `: ${view.reason}` : ''}\n`,
   );
   return view.state === 'connected' ? 0 : 1;
+}
+
+export async function serversDirect(ctx: CliContext, name: string, on: boolean): Promise<number> {
+  const control = await running(ctx);
+  if (control) await control.call('servers.setDirect', { name, direct: on });
+  else if (!(await storeOf(ctx).setDirect(name, on))) throw new AirlockError('not_found', `no MCP server named '${name}'`, { hint: 'airlock servers list' });
+  process.stdout.write(
+    on
+      ? `${name}'s accepted tools are offered to clients directly, as ${name}__<tool> (at most 40 tools in all; execute reaches every one).\n`
+      : `${name}'s tools are no longer offered directly (scripts still reach them as mcp.${name}.<tool>).\n`,
+  );
+  return 0;
 }

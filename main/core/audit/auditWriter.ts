@@ -261,7 +261,9 @@ export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
   function recordApiCall(record: ApiCallRecord): Promise<ApiCallEntry> {
     // A call that may have changed something waits for the disk; a read's record rides on the run's own tool record,
     // whose flush comes before the client hears back.
-    const durable = record.decision !== 'read' || !READS.has(String(record.method ?? '').toUpperCase());
+    // So does a tool call of another MCP server recorded as a read (its tool says it only reads, and ran unasked).
+    const method = String(record.method ?? '').toUpperCase();
+    const durable = record.decision !== 'read' || !(READS.has(method) || method === 'TOOL');
     return append<ApiCallEntry>(
       (seq, recordedAt) => ({
         kind: 'api',

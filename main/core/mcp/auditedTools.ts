@@ -6,7 +6,8 @@
 // hand its result back.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import type { ZodRawShapeCompat, ShapeOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import type { AnySchema, ZodRawShapeCompat, ShapeOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import { z } from 'zod';
 import type { CallerInfo } from '../approvals/types.ts';
 import type { TaskTool } from './toolTasks.ts';
 
@@ -29,6 +30,8 @@ export interface ToolOutcome {
   outcome?: string;
   runId?: string;
   error?: string;
+  /** What the call reached, when it is not the session's APIs (another MCP server: `mcp:<server>`). */
+  profile?: string;
 }
 
 /** One finished tool call, for the audit store (recorded before the result goes back). */
@@ -42,9 +45,10 @@ export interface ToolCallReport {
   bytesOut: number;
   runId?: string;
   error?: string;
+  profile?: string;
 }
 
-export interface ToolConfig<Shape extends ZodRawShapeCompat> {
+export interface ToolConfig<Shape extends ZodRawShapeCompat | AnySchema> {
   title: string;
   description: string;
   inputSchema: Shape;
@@ -60,6 +64,12 @@ export interface AuditedTools {
     config: ToolConfig<Shape>,
     handler: (args: ShapeOutput<Shape>, ctx: ToolContext) => Promise<ToolOutcome>,
   ): RegisteredToolText;
+  /** A tool whose arguments are another server's (any object, checked by that server): listed with `jsonSchema` (see listedSchemas). */
+  registerLoose(
+    name: string,
+    config: Omit<ToolConfig<AnySchema>, 'inputSchema' | 'tasks'>,
+    handler: (args: Record<string, unknown>, ctx: ToolContext) => Promise<ToolOutcome>,
+  ): RegisteredToolText;
   /** The tools registered with `tasks`, for serveToolTasks once every tool is registered. */
   readonly taskTools: Map<string, TaskTool>;
 }
@@ -67,6 +77,8 @@ export interface AuditedTools {
 /** A registered tool's title and description, changeable while its server lives (clients are told: tools/list_changed). */
 export interface RegisteredToolText {
   describe(text: { title: string; description: string }): void;
+  /** Takes the tool away (clients are told). */
+  remove(): void;
 }
 
 export interface AuditedToolsOptions {
@@ -113,8 +125,11 @@ function progressOf(extra: ToolCallExtra): { progress?: (message: string) => voi
 
 export function auditedTools(server: McpServer, options: AuditedToolsOptions): AuditedTools {
   const taskTools = new Map<string, TaskTool>();
-  return {
+  const tools: AuditedTools = {
     taskTools,
+    registerLoose(name, config, handler) {
+      return tools.register(name, { ...config, inputSchema: z.looseObject({}) as never }, handler as never);
+    },
     register(name, config, handler) {
       const wrapped = async (args: unknown, extra: ToolCallExtra, task?: { id: string; status(message: string): void }): Promise<CallToolResult> => {
         const started = performance.now();
@@ -144,6 +159,7 @@ export function auditedTools(server: McpServer, options: AuditedToolsOptions): A
             bytesOut: Buffer.byteLength(JSON.stringify(result.content ?? [])),
             ...(outcome.runId ? { runId: outcome.runId } : {}),
             ...(outcome.error ? { error: outcome.error } : {}),
+            ...(outcome.profile ? { profile: outcome.profile } : {}),
           });
         } catch (error) {
           return {
@@ -181,7 +197,9 @@ export function auditedTools(server: McpServer, options: AuditedToolsOptions): A
           if (registered.title === title && registered.description === description) return;
           registered.update({ title, description, annotations: { ...config.annotations, title } });
         },
+        remove: () => registered.remove(),
       };
     },
   };
+  return tools;
 }

@@ -46,6 +46,8 @@ export interface McpServerOptions {
   onToolStart?(caller: CallerInfo): void;
   /** Called when each tool call finishes; its result is returned once this settles, and withheld if it throws. */
   onToolCall(report: ToolCallReport): void | Promise<unknown>;
+  /** The JSON schemas loose tools (registerLoose: another server's tools) are listed with, by tool name. */
+  listedSchemas?(): ReadonlyMap<string, unknown>;
 }
 
 /**
@@ -102,10 +104,14 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     };
   }
   // tools/list waits for the APIs in reach still loading (initialize does not): the tools then describe them all.
-  const forgetToolList = cacheToolList(server, async () => {
-    await options.ready();
-    for (const again of refresh) again();
-  });
+  const forgetToolList = cacheToolList(
+    server,
+    async () => {
+      await options.ready();
+      for (const again of refresh) again();
+    },
+    options.listedSchemas,
+  );
   refreshers.set(server, () => {
     forgetToolList();
     for (const again of refresh) again();
@@ -120,7 +126,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
  * so the answer is built once per change. If a
  * future SDK hides its handler table, the SDK's own handler stays.
  */
-function cacheToolList(server: McpServer, before: () => Promise<void>): () => void {
+function cacheToolList(server: McpServer, before: () => Promise<void>, schemas?: () => ReadonlyMap<string, unknown>): () => void {
   type Handler = (request: unknown, extra: unknown) => Promise<unknown>;
   const handlers = (server.server as unknown as { _requestHandlers?: Map<string, Handler> })._requestHandlers;
   const original = handlers?.get('tools/list');
@@ -130,13 +136,22 @@ function cacheToolList(server: McpServer, before: () => Promise<void>): () => vo
     await before();
     const params = (request as { params?: { cursor?: unknown } }).params;
     if (params?.cursor !== undefined) return original(request, extra);
-    cached ??= original(request, extra).catch((error: unknown) => {
-      cached = undefined;
-      throw error;
-    });
+    cached ??= original(request, extra)
+      .then((answer) => withSchemas(answer, schemas?.()))
+      .catch((error: unknown) => {
+        cached = undefined;
+        throw error;
+      });
     return cached;
   });
   return () => {
     cached = undefined;
   };
+}
+
+/** A tools/list answer with each loose tool's input schema put back as its server gives it. */
+function withSchemas(answer: unknown, schemas: ReadonlyMap<string, unknown> | undefined): unknown {
+  if (!schemas || schemas.size === 0) return answer;
+  const list = answer as { tools: { name: string; inputSchema: unknown }[] };
+  return { ...list, tools: list.tools.map((t) => (schemas.has(t.name) ? { ...t, inputSchema: schemas.get(t.name) } : t)) };
 }

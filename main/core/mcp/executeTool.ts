@@ -72,14 +72,33 @@ export interface ExecuteToolContext {
   elicitation?: boolean;
   /** How often a call waiting for a person tells its client so (default PROGRESS_EVERY_MS). */
   progressEveryMs?: number;
+  /** Other MCP servers' tools the session's runs reach (`mcp.<server>.<tool>`), read when the description is written. */
+  tools?(): readonly { name: string; tools: readonly string[] }[];
 }
 
-export function executeDescription(ctx: Pick<ExecuteToolContext, 'apis' | 'boundary'>): string {
+/** How many servers, and tools of each, the description names (it stays short however many there are). */
+const SERVERS_NAMED = 6;
+const TOOLS_NAMED = 8;
+
+/** What the description says of other MCP servers' tools, if the session reaches any. */
+function toolsSentence(servers: readonly { name: string; tools: readonly string[] }[]): string | undefined {
+  const reached = servers.filter((s) => s.tools.length > 0);
+  if (reached.length === 0) return undefined;
+  const named = reached.slice(0, SERVERS_NAMED).map((s) => {
+    const some = s.tools.slice(0, TOOLS_NAMED).map((t) => t.slice(0, 40));
+    return `mcp.${s.name} (${s.tools.length} tool${s.tools.length === 1 ? '' : 's'}: ${some.join(', ')}${s.tools.length > some.length ? ', …' : ''})`;
+  });
+  const more = reached.length > SERVERS_NAMED ? `, and ${reached.length - SERVERS_NAMED} more servers` : '';
+  return `Other MCP servers' tools are reachable too, behind the same approvals: \`await mcp.<server>.<tool>(args)\` (args: the tool's arguments as an object; a name with a dash: \`mcp.server['tool-name'](args)\`) resolves to { data, error, status }, data being the tool's structured content or its text. In reach: ${named.join('; ')}${more}.`;
+}
+
+export function executeDescription(ctx: Pick<ExecuteToolContext, 'apis' | 'boundary' | 'tools'>): string {
   const apis = ctx.apis().map(namedOf);
   const against = apis.length === 1 ? `the ${apiName(apis[0]!.title!)}` : apis.length === 0 ? 'web APIs' : `${apis.length} APIs`;
   const receiver = exampleReceiver(apis);
   return [
     `Run JavaScript against ${against}. The code is the body of an async function; ${clientPhrase(apis)}, with one async method per operation (find them with search_docs): \`await ${receiver}.ns.op({ path, query, body, headers })\` resolves to { data, error, status, headers } and never throws on HTTP errors. \`console.log\` output is returned beside the result. Return a JSON-serialisable value (strings are returned as is).`,
+    ...[toolsSentence(ctx.tools?.() ?? [])].filter((t): t is string => t !== undefined),
     ctx.boundary(),
     'Calls that change data may wait for a person to approve them; a refusal comes back as the call\'s `error`. If the person takes long, the answer is "held" (nothing sent yet, `structuredContent.held.id`): call execute again with `{ "resume": id }` to wait for the run\'s final result; do not run the code again.',
   ].join('\n\n');

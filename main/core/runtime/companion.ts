@@ -230,6 +230,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       },
       engines,
       upstream: upstream.servers,
+      toolGate: upstream.gate,
       runs: { execute, caps },
       sessions,
       hub,

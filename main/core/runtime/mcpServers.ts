@@ -6,22 +6,27 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createMcpServer, refreshTools, type ToolRegistrar } from '../mcp/createMcpServer.ts';
 import { executeInputText, registerExecute } from '../mcp/executeTool.ts';
 import { registerDiagnostics } from '../mcp/diagnosticsTools.ts';
-import { callerOf, type ToolCallReport } from '../mcp/auditedTools.ts';
+import { callerOf, type ToolCallReport, type ToolContext } from '../mcp/auditedTools.ts';
 import type { ApiInReach, NamedApi } from '../mcp/apisInReach.ts';
 import { namedFromProfile } from '../profiles/apiIdentifier.ts';
 import { configOf, healthOf } from './companionViews.ts';
 import { boundaryText } from './boundaryText.ts';
 import type { Services } from './services.ts';
+import { registerDirectTools, type DirectTool } from '../mcp/directTools.ts';
+import { keepTelling, PROGRESS_EVERY_MS } from '../mcp/executeTool.ts';
+import { DIRECT_TOOLS_MAX, directToolNames } from '../upstream/toolNames.ts';
+import { serverProfile } from '../upstream/toolGate.ts';
+import { createHash, randomUUID } from 'node:crypto';
 
 export type McpServerServices = Pick<
   Services,
-  'info' | 'settings' | 'logs' | 'api' | 'apis' | 'keys' | 'audit' | 'broker' | 'engines' | 'runs' | 'sessions' | 'host' | 'hub'
+  'info' | 'settings' | 'logs' | 'api' | 'apis' | 'keys' | 'audit' | 'broker' | 'engines' | 'runs' | 'sessions' | 'host' | 'hub' | 'upstream' | 'toolGate'
 >;
 
 /** The audit record of one tool call. */
 function toolRecord(s: McpServerServices, transport: 'stdio' | 'http', call: ToolCallReport, scope: readonly string[] | undefined) {
   // A tool call names the API it reached when the session reaches one; each API call names its own.
-  const reached = apisInReach(s, scope);
+  const reached = call.profile ? [] : apisInReach(s, scope);
   const one = reached.length === 1 ? s.apis.get(reached[0]!.name)?.opened : undefined;
   const fingerprint = one?.credentials.state.fingerprint;
   return {
@@ -37,7 +42,7 @@ function toolRecord(s: McpServerServices, transport: 'stdio' | 'http', call: Too
     bytesOut: call.bytesOut,
     ...(call.error ? { error: call.error } : {}),
     ...(fingerprint ? { credentialFingerprint: fingerprint } : {}),
-    profile: reached.length === 1 ? reached[0]!.name : reached.map((a) => a.name).join(','),
+    profile: call.profile ?? (reached.length === 1 ? reached[0]!.name : reached.map((a) => a.name).join(',')),
     ...(call.tool === 'execute' ? { engine: s.engines.engine.name } : {}),
     ...(call.runId ? { runId: call.runId } : {}),
   };
@@ -100,11 +105,13 @@ export function createMcpServerFactory(s: McpServerServices): (transport: 'stdio
   const live = new Set<McpServer>();
   s.hub.subscribe({
     send: (batch) => {
-      if (batch.some((e) => e.type === 'apis-changed' || e.type === 'settings-applied')) for (const server of live) refreshTools(server);
+      if (batch.some((e) => e.type === 'apis-changed' || e.type === 'servers-changed' || e.type === 'settings-applied'))
+        for (const server of live) refreshTools(server);
     },
   });
   return (transport, session = {}) => {
     const { scope } = session;
+    const schemas = new Map<string, unknown>();
     const tools: ToolRegistrar[] = [
       (registry) =>
         registerExecute(registry, {
@@ -112,7 +119,16 @@ export function createMcpServerFactory(s: McpServerServices): (transport: 'stdio
           apis: () => apisInReach(s, scope),
           ...(scope ? { scope } : {}),
           boundary: () => boundaryFor(s, scope),
+          // A session scoped to named APIs reaches no other server (its runs get no `mcp`).
+          ...(scope ? {} : { tools: () => s.upstream.acceptedTools() }),
         }),
+      // Other servers' tools offered directly, where a person opted in (unscoped sessions, as for `mcp` in scripts).
+      ...(scope
+        ? []
+        : [
+            (registry: Parameters<ToolRegistrar>[0]) =>
+              registerDirectTools(registry, { list: () => directList(s), call: (tool, args, ctx) => callDirect(s, tool, args, ctx), schemas }),
+          ]),
       // The diagnostics speak of the whole companion (its log, every API's configuration): for unscoped sessions only.
       ...(s.settings.values.diagnosticsTools && !scope
         ? [
@@ -129,6 +145,7 @@ export function createMcpServerFactory(s: McpServerServices): (transport: 'stdio
       logger: s.logs.logger,
       transport,
       hasExecute: true,
+      listedSchemas: () => schemas,
       warmUp: () => s.engines.engine.warmUp?.(),
       onToolStart: (caller) => {
         // A client may call before it says it is initialized: the session is known from its first call.
@@ -155,4 +172,48 @@ export function createMcpServerFactory(s: McpServerServices): (transport: 'stdio
     };
     return server;
   };
+}
+
+/** The tools offered directly now: every accepted tool of the servers a person opted in, named, at most DIRECT_TOOLS_MAX. */
+function directList(s: Pick<Services, 'upstream' | 'logs'>): DirectTool[] {
+  const offered = s.upstream.directTools();
+  const { names, collisions } = directToolNames(offered.map((o) => ({ server: o.server, tool: o.tool.name })));
+  for (const line of collisions) s.logs.logger.warn(line);
+  const all = offered.flatMap(({ server, tool }) => {
+    const name = names.get(`${server}\0${tool.name}`);
+    if (!name) return [];
+    const a = (tool.annotations ?? {}) as Record<string, unknown>;
+    const hints = Object.fromEntries(
+      ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'].flatMap((k) => (typeof a[k] === 'boolean' ? [[k, a[k]]] : [])),
+    );
+    return [
+      { name, server, tool: tool.name, profile: serverProfile(server), description: tool.description ?? '', inputSchema: tool.inputSchema, annotations: hints },
+    ];
+  });
+  if (all.length > DIRECT_TOOLS_MAX) {
+    s.logs.logger.warn(
+      `${all.length} tools are offered directly; clients get the first ${DIRECT_TOOLS_MAX} (execute reaches every one as mcp.<server>.<tool>)`,
+    );
+  }
+  return all.slice(0, DIRECT_TOOLS_MAX);
+}
+
+/** A client's direct call: one run of its own (its id links the client's tool record to the call's), through the tool gate. */
+async function callDirect(s: Pick<Services, 'toolGate'>, tool: DirectTool, args: Record<string, unknown>, ctx: ToolContext) {
+  const runId = randomUUID();
+  const script = `${tool.name}(${JSON.stringify(args)})`;
+  const result = await s.toolGate.callDirect(
+    { server: tool.server, tool: tool.tool, args },
+    {
+      runId,
+      caller: ctx.caller,
+      scriptSha256: createHash('sha256').update(script).digest('hex'),
+      script,
+      control: { whilePaused: (wait) => wait() },
+      signal: ctx.signal,
+      calls: [],
+      ...(ctx.progress ? { onWaiting: (what: string) => keepTelling(ctx.progress!, what, PROGRESS_EVERY_MS) } : {}),
+    },
+  );
+  return { result, runId };
 }

@@ -14,7 +14,8 @@ import type { Services } from './services.ts';
 
 export type ServerHandlerServices = Pick<Services, 'info' | 'upstream' | 'keys' | 'logs' | 'hub'>;
 
-type ServerMethods = 'servers.list' | 'servers.review' | 'servers.accept' | 'servers.setEnabled' | 'servers.restart' | 'servers.setPolicy';
+type ServerMethods =
+  'servers.list' | 'servers.review' | 'servers.accept' | 'servers.setEnabled' | 'servers.setDirect' | 'servers.restart' | 'servers.setPolicy';
 
 export function createServerHandlers(c: ServerHandlerServices): Pick<ControlHandlers, ServerMethods> {
   const store = new ServerStore(c.info.paths.servers);
@@ -43,6 +44,7 @@ export function createServerHandlers(c: ServerHandlerServices): Pick<ControlHand
         stderr: s.stderr.map(redact),
         ...(s.review ? { review: s.review } : {}),
         ...(entry.defaultPolicy ? { defaultPolicy: entry.defaultPolicy } : {}),
+        ...(entry.direct ? { direct: true } : {}),
         secrets: secretNames(entry).map((n) => ({ name: n, set: held.has(secretAccount(s.name, n)) })),
       };
     });
@@ -70,6 +72,13 @@ export function createServerHandlers(c: ServerHandlerServices): Pick<ControlHand
       entryOf(name);
       await store.setEnabled(name, enabled);
       log.info(`MCP server ${name} ${enabled ? 'enabled' : 'disabled'} by ${caller.by}`);
+      changed();
+      return viewOf(name);
+    },
+    'servers.setDirect': async ({ name, direct }, caller) => {
+      entryOf(name);
+      await store.setDirect(name, direct);
+      log.info(`MCP server ${name}: ${direct ? 'its accepted tools offered to clients directly' : 'no longer offered directly'}, by ${caller.by}`);
       changed();
       return viewOf(name);
     },

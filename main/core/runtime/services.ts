@@ -19,6 +19,7 @@ import type { EventHub } from '../control/eventHub.ts';
 import type { LoadedApi } from './loadApi.ts';
 import type { ServedApis } from './servedApis.ts';
 import type { UpstreamServers } from '../upstream/upstreamServers.ts';
+import type { ToolGate } from '../upstream/toolGate.ts';
 
 export type CompanionMode = 'serve' | 'stdio';
 
@@ -111,6 +112,8 @@ export interface Services {
   engines: Engines;
   /** Other MCP servers behind the gate (issue 20). */
   upstream: UpstreamServers;
+  /** The gate every call to one of their tools goes through (scripts' and clients' direct calls alike). */
+  toolGate: ToolGate;
   runs: Runs;
   sessions: SessionRegistry;
   hub: EventHub;

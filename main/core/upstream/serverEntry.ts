@@ -28,6 +28,8 @@ const common = {
   defaultPolicy: policy.optional(),
   /** The person's policy for single tools, by the tool's name: first of all. */
   toolPolicies: z.record(z.string().min(1).max(200), policy).optional(),
+  /** Its accepted tools are also offered to clients directly, as `<server>__<tool>` (the person opts in per server). */
+  direct: z.boolean().optional(),
 };
 
 export const stdioServerSchema = z

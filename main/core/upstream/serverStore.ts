@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { writeFileAtomic } from '../util/atomicWrite.ts';
+import { FileCache } from '../util/fileCache.ts';
 import { AirlockError } from '../util/errors.ts';
 import { SERVER_NAME, commandProblem, serverEntrySchema, type ServerEntry } from './serverEntry.ts';
 import type { ToolPolicy } from './toolPolicy.ts';
@@ -26,9 +27,11 @@ export interface NamedServer {
 
 export class ServerStore {
   private readonly file: string;
+  private readonly cache: FileCache<Record<string, ServerEntry>>;
 
   constructor(file: string) {
     this.file = file;
+    this.cache = new FileCache(file, () => this.parseFile());
   }
 
   /** Every server, in name order. */
@@ -61,6 +64,18 @@ export class ServerStore {
     }
     servers[name] = parsed.data;
     await this.write(servers);
+  }
+
+  /** Offers a server's tools to clients directly, or stops; false when there is no such server. */
+  async setDirect(name: string, direct: boolean): Promise<boolean> {
+    const servers = this.read();
+    if (!Object.hasOwn(servers, name)) return false;
+    const entry = { ...servers[name]! };
+    if (direct) entry.direct = true;
+    else delete entry.direct;
+    servers[name] = entry;
+    await this.write(servers);
+    return true;
   }
 
   /** Turns a server on or off; false when there is no such server. */
@@ -101,7 +116,12 @@ export class ServerStore {
     return true;
   }
 
+  /** A copy of the file's record (parsed again only when the file changed), for the caller to change and write. */
   private read(): Record<string, ServerEntry> {
+    return { ...this.cache.get() };
+  }
+
+  private parseFile(): Record<string, ServerEntry> {
     if (!existsSync(this.file)) return {};
     let raw: unknown;
     try {

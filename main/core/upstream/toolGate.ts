@@ -22,7 +22,7 @@ import { gateError } from '../egress/gateDecision.ts';
 import { AuditWriteError, approvalField, callRecord } from '../egress/callRecords.ts';
 import type { AirlockError } from '../util/errors.ts';
 import type { ServerEntry } from './serverEntry.ts';
-import { policyFor } from './toolPolicy.ts';
+import { policyFor, toolKind } from './toolPolicy.ts';
 import type { Review } from './toolPins.ts';
 
 /** The largest tool result a script or a client gets, as JSON; the rest is cut, and the result says so. */
@@ -56,8 +56,14 @@ export interface ToolCall {
 }
 
 export interface ToolGate {
+  /** A script's call: the result as `{ data, error, status }`, like an API call's. */
   call(call: ToolCall, run: RunContext): Promise<ApiCallResult>;
+  /** A client's direct call (`<server>__<tool>`): the tool's own result, redacted and capped; a refusal as an error result. */
+  callDirect(call: ToolCall, run: RunContext): Promise<CallToolResult>;
 }
+
+/** What one gated call came to: the server's answer (recorded already), or what Airlock answers instead. */
+type Handled = { ok: true; raw: CallToolResult; redact: Redactor } | { ok: false; refusal: ApiCallResult };
 
 /** How a tool of a server is written in the audit and the approval: `mcp://<server>/<tool>`. */
 export function toolUrl(server: string, tool: string): string {
@@ -71,108 +77,129 @@ export function serverProfile(server: string): string {
 
 export function createToolGate(options: ToolGateOptions): ToolGate {
   const max = options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
-  return {
-    async call(call, run) {
-      const started = performance.now();
-      const startedAt = new Date().toISOString();
-      const redact = options.redactor();
-      const url = toolUrl(call.server, call.tool);
-      const argsJson = JSON.stringify(call.args ?? {}) ?? '{}';
-      const record = async (fields: { decision: GateDecision; status: number; bytes?: number; error?: string; approval?: ApprovalDecision }) => {
-        const full = callRecord(run, serverProfile(call.server), {
-          operationId: call.tool,
-          method: 'TOOL',
-          url,
-          status: fields.status,
-          durationMs: performance.now() - started,
-          bytes: fields.bytes ?? 0,
-          decision: fields.decision,
-          ...approvalField(fields.approval),
-          ...(fields.error ? { error: redact(fields.error) } : {}),
-          startedAt,
-          arguments: redact(argsJson).slice(0, ARGUMENTS_PREVIEW_CHARS),
-        });
-        run.calls.push({ method: full.method, url: full.url, status: full.status, decision: full.decision });
-        options.logger.info(`TOOL ${call.server}/${call.tool} → ${fields.decision}${fields.error ? `: ${redact(fields.error)}` : ''}`, { runId: run.runId });
-        try {
-          await options.onApiCall?.(full);
-        } catch (error) {
-          throw new AuditWriteError((error as Error).message);
-        }
-      };
-      const refuse = async (code: string, message: string, decision: GateDecision, approval?: ApprovalDecision) => {
-        await record({ decision, status: 0, error: message, ...(approval ? { approval } : {}) });
-        return gateError(code, redact(message));
-      };
+  const handle = async (call: ToolCall, run: RunContext): Promise<Handled> => {
+    const refused = (refusal: ApiCallResult): Handled => ({ ok: false, refusal });
+    const started = performance.now();
+    const startedAt = new Date().toISOString();
+    const redact = options.redactor();
+    const url = toolUrl(call.server, call.tool);
+    const argsJson = JSON.stringify(call.args ?? {}) ?? '{}';
+    const record = async (fields: { decision: GateDecision; status: number; bytes?: number; error?: string; approval?: ApprovalDecision }) => {
+      const full = callRecord(run, serverProfile(call.server), {
+        operationId: call.tool,
+        method: 'TOOL',
+        url,
+        status: fields.status,
+        durationMs: performance.now() - started,
+        bytes: fields.bytes ?? 0,
+        decision: fields.decision,
+        ...approvalField(fields.approval),
+        ...(fields.error ? { error: redact(fields.error) } : {}),
+        startedAt,
+        arguments: redact(argsJson).slice(0, ARGUMENTS_PREVIEW_CHARS),
+      });
+      run.calls.push({ method: full.method, url: full.url, status: full.status, decision: full.decision });
+      options.logger.info(`TOOL ${call.server}/${call.tool} → ${fields.decision}${fields.error ? `: ${redact(fields.error)}` : ''}`, { runId: run.runId });
       try {
-        if (call.args !== undefined && (call.args === null || typeof call.args !== 'object' || Array.isArray(call.args))) {
-          return await refuse('airlock_invalid_request', `mcp.${call.server}.${call.tool}() takes one argument: an object of the tool's arguments`, 'refused');
-        }
-        const entry = options.servers.entry(call.server);
-        if (!entry) return await refuse('airlock_unknown_server', `no MCP server named '${call.server}'`, 'refused');
-        let listed: { tools: Tool[]; review: Review };
-        try {
-          listed = await options.servers.tools(call.server);
-        } catch (error) {
-          return await refuse('airlock_server_unavailable', (error as AirlockError).line ?? (error as Error).message, 'refused');
-        }
-        if (listed.review.state !== 'accepted') {
-          const what = listed.review.state === 'unreviewed' ? 'its tools have not been reviewed yet' : 'its tools changed since a person accepted them';
-          return await refuse(
+        await options.onApiCall?.(full);
+      } catch (error) {
+        throw new AuditWriteError((error as Error).message);
+      }
+    };
+    const refuse = async (code: string, message: string, decision: GateDecision, approval?: ApprovalDecision) => {
+      await record({ decision, status: 0, error: message, ...(approval ? { approval } : {}) });
+      return gateError(code, redact(message));
+    };
+    try {
+      if (call.args !== undefined && (call.args === null || typeof call.args !== 'object' || Array.isArray(call.args))) {
+        return refused(
+          await refuse('airlock_invalid_request', `mcp.${call.server}.${call.tool}() takes one argument: an object of the tool's arguments`, 'refused'),
+        );
+      }
+      const entry = options.servers.entry(call.server);
+      if (!entry) return refused(await refuse('airlock_unknown_server', `no MCP server named '${call.server}'`, 'refused'));
+      let listed: { tools: Tool[]; review: Review };
+      try {
+        listed = await options.servers.tools(call.server);
+      } catch (error) {
+        return refused(await refuse('airlock_server_unavailable', (error as AirlockError).line ?? (error as Error).message, 'refused'));
+      }
+      if (listed.review.state !== 'accepted') {
+        const what = listed.review.state === 'unreviewed' ? 'its tools have not been reviewed yet' : 'its tools changed since a person accepted them';
+        return refused(
+          await refuse(
             'airlock_server_unreviewed',
             `MCP server ${call.server} is held: ${what}. The person running Airlock can review them: airlock servers show ${call.server}, then airlock servers accept ${call.server}.`,
             'denied',
-          );
-        }
-        const tool = listed.tools.find((t) => t.name === call.tool);
-        if (!tool) return await refuse('airlock_unknown_tool', `MCP server ${call.server} has no tool '${call.tool}'`, 'refused');
-        const policy = policyFor(entry, tool);
-        let decision: GateDecision = policy === 'allow' ? 'allowed' : 'approved';
-        let approval: ApprovalDecision | undefined;
-        if (policy === 'deny')
-          return await refuse('airlock_tool_denied', `${call.server}/${call.tool} is refused by policy. A person can change it in Airlock.`, 'denied');
-        if (policy === 'ask') {
-          if (!options.approvals)
-            return await refuse('airlock_approval_required', `${call.server}/${call.tool} needs a person's approval, and no approver is attached.`, 'denied');
-          const request = approvalRequest(call, tool, { url, argsJson, run, redact });
-          const approvals = options.approvals;
-          const waited = run.onWaiting?.(`Waiting for your approval in Airlock: ${call.server}/${call.tool}`);
-          approval = await run.control
-            .whilePaused(() => approvals.request(request, { ...(run.signal ? { signal: run.signal } : {}), ...(run.elicit ? { elicit: run.elicit } : {}) }))
-            .finally(() => waited?.());
-          if (!approval.approved) {
-            const code = {
-              no_approver: 'airlock_approval_required',
-              timeout: 'airlock_approval_timeout',
-              withdrawn: 'airlock_approval_withdrawn',
-              denied: 'airlock_tool_denied',
-            }[approval.code];
-            return await refuse(code, `${call.server}/${call.tool} was not approved: ${approval.reason}`, 'denied', approval);
-          }
-          decision = 'approved';
-        }
-        let result: CallToolResult;
-        try {
-          result = await options.servers.call(call.server, call.tool, (call.args ?? {}) as Record<string, unknown>, run.signal);
-        } catch (error) {
-          await record({ decision, status: 0, error: (error as AirlockError).line ?? (error as Error).message, ...(approval ? { approval } : {}) });
-          return gateError('airlock_tool_failed', redact(`${call.server}/${call.tool} failed: ${(error as Error).message}`));
-        }
-        const answer = scriptResult(result, redact, max);
-        await record({
-          decision,
-          status: answer.status,
-          bytes: answer.bytes,
-          ...(answer.error ? { error: answer.errorText } : {}),
-          ...(approval ? { approval } : {}),
-        });
-        return { data: answer.data, error: answer.error, status: answer.status };
-      } catch (error) {
-        if (error instanceof AuditWriteError)
-          return gateError('airlock_audit_failed', 'the audit log could not record this call, so its result is withheld; see the Airlock log');
-        options.logger.error(`tool gate failure: ${(error as Error).stack ?? error}`);
-        return gateError('airlock_internal_error', 'the gate failed to handle this call; see the Airlock log');
+          ),
+        );
       }
+      const tool = listed.tools.find((t) => t.name === call.tool);
+      if (!tool) return refused(await refuse('airlock_unknown_tool', `MCP server ${call.server} has no tool '${call.tool}'`, 'refused'));
+      const policy = policyFor(entry, tool);
+      // A tool that says it only reads, run unasked, is recorded as a read (its record is flushed with its run's).
+      let decision: GateDecision = policy !== 'allow' ? 'approved' : toolKind(tool.annotations) === 'read-only' ? 'read' : 'allowed';
+      let approval: ApprovalDecision | undefined;
+      if (policy === 'deny')
+        return refused(await refuse('airlock_tool_denied', `${call.server}/${call.tool} is refused by policy. A person can change it in Airlock.`, 'denied'));
+      if (policy === 'ask') {
+        if (!options.approvals)
+          return refused(
+            await refuse('airlock_approval_required', `${call.server}/${call.tool} needs a person's approval, and no approver is attached.`, 'denied'),
+          );
+        const request = approvalRequest(call, tool, { url, argsJson, run, redact });
+        const approvals = options.approvals;
+        const waited = run.onWaiting?.(`Waiting for your approval in Airlock: ${call.server}/${call.tool}`);
+        approval = await run.control
+          .whilePaused(() => approvals.request(request, { ...(run.signal ? { signal: run.signal } : {}), ...(run.elicit ? { elicit: run.elicit } : {}) }))
+          .finally(() => waited?.());
+        if (!approval.approved) {
+          const code = {
+            no_approver: 'airlock_approval_required',
+            timeout: 'airlock_approval_timeout',
+            withdrawn: 'airlock_approval_withdrawn',
+            denied: 'airlock_tool_denied',
+          }[approval.code];
+          return refused(await refuse(code, `${call.server}/${call.tool} was not approved: ${approval.reason}`, 'denied', approval));
+        }
+        decision = 'approved';
+      }
+      let result: CallToolResult;
+      try {
+        result = await options.servers.call(call.server, call.tool, (call.args ?? {}) as Record<string, unknown>, run.signal);
+      } catch (error) {
+        await record({ decision, status: 0, error: (error as AirlockError).line ?? (error as Error).message, ...(approval ? { approval } : {}) });
+        return refused(gateError('airlock_tool_failed', redact(`${call.server}/${call.tool} failed: ${(error as Error).message}`)));
+      }
+      await record({
+        decision,
+        status: 200,
+        bytes: Buffer.byteLength(JSON.stringify(result) ?? ''),
+        ...(result.isError ? { error: errorText(result).slice(0, 1000) } : {}),
+        ...(approval ? { approval } : {}),
+      });
+      return { ok: true, raw: result, redact };
+    } catch (error) {
+      if (error instanceof AuditWriteError)
+        return refused(gateError('airlock_audit_failed', 'the audit log could not record this call, so its result is withheld; see the Airlock log'));
+      options.logger.error(`tool gate failure: ${(error as Error).stack ?? error}`);
+      return refused(gateError('airlock_internal_error', 'the gate failed to handle this call; see the Airlock log'));
+    }
+  };
+  return {
+    async call(call, run) {
+      const handled = await handle(call, run);
+      if (!handled.ok) return handled.refusal;
+      const answer = scriptResult(handled.raw, handled.redact, max);
+      return { data: answer.data, error: answer.error, status: answer.status };
+    },
+    async callDirect(call, run) {
+      const handled = await handle(call, run);
+      if (!handled.ok) {
+        const { code, message } = handled.refusal.error as { code: string; message: string };
+        return { isError: true, content: [{ type: 'text', text: `${code}: ${message}` }] };
+      }
+      return clientResult(handled.raw, handled.redact, max);
     },
   };
 }
@@ -219,10 +246,15 @@ function approvalRequest(call: ToolCall, tool: Tool, at: { url: string; argsJson
 interface ScriptAnswer {
   data: unknown;
   error: unknown;
-  errorText?: string;
   status: number;
-  /** The whole result's size as the server sent it (JSON bytes). */
-  bytes: number;
+}
+
+/** A tool error's words: its text parts, else its parts as JSON. */
+function errorText(result: CallToolResult): string {
+  const parts = Array.isArray(result.content) ? result.content : [];
+  return parts.length > 0 && parts.every((p) => p.type === 'text')
+    ? parts.map((p) => (p as { text: string }).text).join('\n')
+    : JSON.stringify(parts).slice(0, 4000);
 }
 
 /**
@@ -231,19 +263,23 @@ interface ScriptAnswer {
  * then cut to `max` bytes of JSON, the cut said in the data itself.
  */
 export function scriptResult(result: CallToolResult, redact: Redactor, max: number): ScriptAnswer {
-  const bytes = Buffer.byteLength(JSON.stringify(result) ?? '');
   const clean = redactDeep(result, redact) as CallToolResult;
+  if (clean.isError) return { data: null, error: { code: 'tool_error', message: errorText(clean).slice(0, 16_384) }, status: 200 };
   const parts = Array.isArray(clean.content) ? clean.content : [];
   const allText = parts.length > 0 && parts.every((p) => p.type === 'text');
-  const text = allText ? parts.map((p) => (p as { text: string }).text).join('\n') : undefined;
-  let data: unknown = clean.structuredContent ?? (allText ? text : parts);
+  let data: unknown = clean.structuredContent ?? (allText ? parts.map((p) => (p as { text: string }).text).join('\n') : parts);
   const size = Buffer.byteLength(JSON.stringify(data) ?? '');
   if (size > max) data = cutNotice(typeof data === 'string' ? data : JSON.stringify(data), max, size);
-  if (clean.isError) {
-    const errorText = text ?? JSON.stringify(parts).slice(0, 4000);
-    return { data: null, error: { code: 'tool_error', message: errorText.slice(0, 16_384) }, errorText: errorText.slice(0, 1000), status: 200, bytes };
-  }
-  return { data, error: null, status: 200, bytes };
+  return { data, error: null, status: 200 };
+}
+
+/** A tool's result as a client calling it directly gets it: as the server gave it, redacted; over `max`, one text part, cut, saying so. */
+export function clientResult(result: CallToolResult, redact: Redactor, max: number): CallToolResult {
+  const clean = redactDeep(result, redact) as CallToolResult;
+  const size = Buffer.byteLength(JSON.stringify(clean) ?? '');
+  if (size <= max) return clean;
+  const text = Array.isArray(clean.content) && clean.content.every((p) => p.type === 'text') ? errorText(clean) : JSON.stringify(clean.content);
+  return { ...(clean.isError ? { isError: true } : {}), content: [{ type: 'text', text: cutNotice(text, max, size) }] };
 }
 
 /** The first `max` bytes of a text (whole characters), then what was cut. */

@@ -11,6 +11,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { createTwoFilesPatch } from 'diff';
 import { z } from 'zod';
 import { writeFileAtomic } from '../util/atomicWrite.ts';
+import { FileCache } from '../util/fileCache.ts';
 import { AirlockError } from '../util/errors.ts';
 import { SERVER_NAME } from './serverEntry.ts';
 
@@ -115,9 +116,11 @@ export interface Accepted {
 /** What a person accepted, per server, in `server-reviews.json` (written whole, atomically). */
 export class PinStore {
   private readonly file: string;
+  private readonly cache: FileCache<Record<string, Accepted>>;
 
   constructor(file: string) {
     this.file = file;
+    this.cache = new FileCache(file, () => this.parseFile());
   }
 
   get(server: string): Accepted | undefined {
@@ -142,7 +145,12 @@ export class PinStore {
     await this.write(all);
   }
 
+  /** A copy of the file's record (parsed again only when the file changed), for the caller to change and write. */
   private read(): Record<string, Accepted> {
+    return { ...this.cache.get() };
+  }
+
+  private parseFile(): Record<string, Accepted> {
     if (!existsSync(this.file)) return {};
     let raw: unknown;
     try {

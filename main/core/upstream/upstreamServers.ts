@@ -50,6 +50,15 @@ export interface UpstreamServersOptions {
 interface Live {
   connection: UpstreamConnection;
   tools: Tool[];
+  /** The last review worked out, for these tools against that acceptance (both compared by identity). */
+  reviewed?: { tools: Tool[]; accepted: PinnedTool[] | undefined; review: Review };
+}
+
+/** How a running server's tools compare with what was accepted, worked out again only when either changed. */
+function reviewedOf(live: Live, accepted: PinnedTool[] | undefined): Review {
+  if (live.reviewed?.tools !== live.tools || live.reviewed.accepted !== accepted)
+    live.reviewed = { tools: live.tools, accepted, review: reviewOf(accepted, live.tools) };
+  return live.reviewed.review;
 }
 
 interface Slot {
@@ -93,7 +102,7 @@ export class UpstreamServers {
         transport: entry.transport,
         enabled: entry.enabled,
         state,
-        ...(up ? { toolCount: up.tools.length, review: reviewOf(accepted?.tools, up.tools).state } : accepted ? {} : { review: 'unreviewed' as const }),
+        ...(up ? { toolCount: up.tools.length, review: reviewedOf(up, accepted?.tools).state } : accepted ? {} : { review: 'unreviewed' as const }),
         ...(slot?.reason && (state === 'failed' || state === 'stopped') ? { reason: slot.reason } : {}),
         stderr: slot ? (slot.up?.connection.stderrTail() ?? slot.stderr) : [],
       };
@@ -118,13 +127,21 @@ export class UpstreamServers {
   /** A server's tools and how they compare with what was accepted, starting it first when it is not running. */
   async tools(name: string): Promise<{ tools: Tool[]; review: Review }> {
     const live = await this.connect(name);
-    return { tools: live.tools, review: reviewOf(this.options.pins.get(name)?.tools, live.tools) };
+    return { tools: live.tools, review: reviewedOf(live, this.options.pins.get(name)?.tools) };
   }
 
   /** Calls one tool of a running (or started now) server. The caller has checked the review and the policy. */
   async call(name: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
     const live = await this.connect(name);
     return live.connection.call(tool, args, signal ? { signal } : {});
+  }
+
+  /** The accepted tools of every enabled server a person offers directly to clients, with their accepted definitions. */
+  directTools(): { server: string; tool: PinnedTool }[] {
+    return this.options.entries().flatMap(({ name, entry }) => {
+      const accepted = entry.enabled && entry.direct ? this.options.pins.get(name) : undefined;
+      return accepted ? accepted.tools.map((tool) => ({ server: name, tool })) : [];
+    });
   }
 
   /** The tool definitions a person accepted for a server, if any. */
@@ -302,8 +319,8 @@ export class UpstreamServers {
   }
 }
 
-/** What of an entry decides how the server is started: a change to its policies (or nothing) keeps it running. */
+/** What of an entry decides how the server is started: a change to its policies, or to whether it is offered directly, keeps it running. */
 function launchKey(entry: ServerEntry): string {
-  const { enabled: _enabled, defaultPolicy: _default, toolPolicies: _tools, ...launch } = entry;
+  const { enabled: _enabled, defaultPolicy: _default, toolPolicies: _tools, direct: _direct, ...launch } = entry;
   return JSON.stringify(launch);
 }

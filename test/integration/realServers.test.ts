@@ -1,0 +1,123 @@
+// Real MCP servers from npm behind Airlock (issue 20): the official
+// filesystem server (the worked example of docs/servers.md: a write held for
+// a person, made exactly once when allowed, never when denied; reads run at
+// once) and the "everything" server (structured content, progress, the
+// environment a server is given). Both are dev dependencies, started the way
+// a person's entry starts them.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { serve, runCliToEnd, type Served } from '../helpers/processes.ts';
+import { httpClient, execute } from '../helpers/mcpClients.ts';
+import { controlClient, waitForEvent } from '../helpers/control.ts';
+import { ROOT, tempDir } from '../helpers/paths.ts';
+import type { ControlClient } from '../../main/core/control/controlClient.ts';
+
+const T = { timeout: 120_000 };
+const FILESYSTEM = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
+const EVERYTHING = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+
+let dir: string;
+let files: string;
+let cleanup: () => void;
+let companion: Served;
+let client: Client;
+let control: ControlClient;
+
+/** `--data-dir` goes before a `--`: after it, everything is the server's command line. */
+const cli = (args: string[]) => {
+  const at = args.indexOf('--');
+  const own = at === -1 ? args : args.slice(0, at);
+  return runCliToEnd([...own, '--data-dir', dir, ...(at === -1 ? [] : args.slice(at))], { timeoutMs: 60_000 });
+};
+const run = async (code: string) => {
+  const r = await execute(client, code);
+  assert.equal(r.isError, false, r.text);
+  return r.text;
+};
+
+before(async () => {
+  ({ dir, cleanup } = tempDir('airlock-real-servers-'));
+  files = join(dir, 'files');
+  mkdirSync(files);
+  writeFileSync(join(files, 'todo.txt'), 'buy milk\n');
+  for (const args of [
+    ['servers', 'add', 'fs', '--', process.execPath, FILESYSTEM, files],
+    ['servers', 'add', 'everything', '--', process.execPath, EVERYTHING, 'stdio'],
+  ]) {
+    const added = await cli(args);
+    assert.equal(added.code, 0, added.stderr);
+  }
+  companion = await serve(dir, [], { AIRLOCK_SOMETHING_PRIVATE: 'not for servers' });
+  client = await httpClient(companion.mcpUrl, companion.token, 'real-servers-client');
+  control = controlClient(dir, companion.url);
+  for (const name of ['fs', 'everything']) {
+    const accepted = await cli(['servers', 'accept', name, '--yes']);
+    assert.equal(accepted.code, 0, accepted.stderr);
+  }
+});
+
+after(async () => {
+  await client?.close();
+  await companion?.stop();
+  cleanup?.();
+});
+
+test('the execute tool names the servers in reach, with their tools', T, async () => {
+  const { tools } = await client.listTools();
+  const description = tools.find((t) => t.name === 'execute')!.description!;
+  assert.match(description, /mcp\.fs \(14 tools: read_file, read_text_file/);
+  assert.match(description, /mcp\.everything \(13 tools: echo/);
+  assert.ok(description.length < 4000, `${description.length} characters`);
+});
+
+test('filesystem: reads run at once; a write waits for a person and is made exactly once when allowed', T, async () => {
+  const listing = await run(`return (await mcp.fs.list_directory({ path: ${JSON.stringify(files)} })).data`);
+  assert.match(listing, /\[FILE\] todo\.txt/);
+  const target = join(files, 'note.md');
+  const requested = waitForEvent(control, 'approval-requested');
+  const writing = execute(
+    client,
+    `const r = await mcp.fs.write_file({ path: ${JSON.stringify(target)}, content: '# Hello\\n' }); return { data: r.data, error: r.error };`,
+  );
+  const { approval } = await requested;
+  assert.equal(approval.request.call, 'mcp.fs.write_file');
+  assert.match(approval.request.mcpTool!.description!, /Create a new file or completely overwrite/);
+  assert.match(approval.request.bodyPreview, /"content": "# Hello\\n"/);
+  assert.equal(existsSync(target), false, 'nothing written while it waits');
+  const approved = await cli(['approvals', 'approve', approval.id]);
+  assert.equal(approved.code, 0, approved.stderr);
+  const result = await writing;
+  assert.equal(result.isError, false, result.text);
+  assert.match(result.text, /Successfully wrote/);
+  assert.equal(readFileSync(target, 'utf8'), '# Hello\n');
+});
+
+test('filesystem: a denied write is never made', T, async () => {
+  const target = join(files, 'denied.md');
+  const requested = waitForEvent(control, 'approval-requested');
+  const writing = execute(client, `return (await mcp.fs.write_file({ path: ${JSON.stringify(target)}, content: 'x' })).error`);
+  const { approval } = await requested;
+  assert.equal((await cli(['approvals', 'deny', approval.id, '--reason', 'no new files'])).code, 0);
+  assert.match((await writing).text, /no new files/);
+  assert.equal(existsSync(target), false);
+});
+
+test('everything: structured content comes back as data; a long operation with progress finishes', T, async () => {
+  const sum = await run("return (await mcp.everything['get-sum']({ a: 2, b: 40 })).data");
+  assert.match(sum, /42/);
+  const structured = JSON.parse(await run("return (await mcp.everything['get-structured-content']({ location: 'New York' })).data")) as Record<string, unknown>;
+  assert.equal(typeof structured.temperature, 'number');
+  const long = await run("return (await mcp.everything['trigger-long-running-operation']({ duration: 1, steps: 3 })).data");
+  assert.match(long, /completed/i);
+});
+
+test("everything: a server's environment holds only what its entry passes (no Airlock setting, no key)", T, async () => {
+  const env = await run("return (await mcp.everything['get-env']({})).data");
+  assert.match(env, /"PATH"/);
+  assert.doesNotMatch(env, /AIRLOCK_/);
+  assert.doesNotMatch(env, /not for servers/);
+  assert.doesNotMatch(env, /"HOME"/);
+});
