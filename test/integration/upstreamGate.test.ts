@@ -208,3 +208,37 @@ test('offered directly: the client is told its tools changed, sees <server>__<to
     await new Promise((r) => setTimeout(r, 50));
   }
 });
+
+test('diagnostics: list_mcp_servers shows the servers; toggle_mcp_server changes nothing without a yes', T, async () => {
+  // A session opened now, with a server configured, gets the two tools.
+  const fresh = await httpClient(companion.mcpUrl, companion.token, 'diagnostics-client');
+  try {
+    const listed = await fresh.callTool({ name: 'list_mcp_servers', arguments: {} });
+    const servers = JSON.parse((listed.content as { text: string }[])[0]!.text) as { name: string; state: string; enabled: boolean; toolCount?: number }[];
+    assert.deepEqual(
+      servers.map((v) => [v.name, v.enabled]),
+      [['misbehaving', true]],
+    );
+    let requested = waitForEvent(control, 'approval-requested');
+    let toggling = fresh.callTool({ name: 'toggle_mcp_server', arguments: { name: 'misbehaving', enabled: false } }, undefined, { timeout: 60_000 });
+    let { approval } = await requested;
+    assert.equal(approval.request.summary, 'Turn the MCP server misbehaving off');
+    assert.equal((await cli(['approvals', 'deny', approval.id, '--reason', 'keep it'])).code, 0);
+    const refused = await toggling;
+    assert.equal(refused.isError, true);
+    assert.match((refused.content as { text: string }[])[0]!.text, /Not changed: keep it/);
+    assert.match((await cli(['servers', 'list'])).stdout, /misbehaving\s+(connected|configured)/, 'still on');
+
+    requested = waitForEvent(control, 'approval-requested');
+    toggling = fresh.callTool({ name: 'toggle_mcp_server', arguments: { name: 'misbehaving', enabled: false } }, undefined, { timeout: 60_000 });
+    ({ approval } = await requested);
+    assert.equal((await cli(['approvals', 'approve', approval.id])).code, 0);
+    assert.match(((await toggling).content as { text: string }[])[0]!.text, /misbehaving is off/);
+    assert.match((await cli(['servers', 'list'])).stdout, /misbehaving\s+disabled/);
+    // Off: no script reaches it any more (the only server, so there is no `mcp` at all).
+    assert.match((await execute(client, "return (await mcp.misbehaving.echo({ text: 'x' })).error")).text, /'mcp' is not defined/);
+  } finally {
+    await fresh.close();
+    await cli(['servers', 'enable', 'misbehaving']);
+  }
+});

@@ -1,18 +1,26 @@
 // Read-only diagnostics for the model and the person debugging with it:
 // server_log (Airlock's live log), web_log (the desktop/web UI's console,
 // errors and uncaught exceptions), health (uptime, memory, runs, queue,
-// clients, engine, egress, profile) and get_config (the running
-// configuration, secrets redacted). On by default; a setting turns them off.
+// clients, engine, egress, profile), get_config (the running
+// configuration, secrets redacted), and for other MCP servers behind Airlock
+// list_mcp_servers and toggle_mcp_server (which a person must approve). On
+// by default; a setting turns them off.
 import { z } from 'zod';
 import { LOG_LEVELS } from '../../../contract/logs.ts';
 import type { LogBuffer } from '../log/logBuffer.ts';
-import type { AuditedTools } from './auditedTools.ts';
+import type { AuditedTools, ToolContext } from './auditedTools.ts';
 
 export interface DiagnosticsContext {
   logBuffer: LogBuffer;
   health(): Record<string, unknown>;
   config(): Record<string, unknown>;
   redact(text: string): string;
+  /** Other MCP servers behind Airlock: listed, and turned on or off once a person approves. */
+  servers?: {
+    list(): { name: string; transport: string; enabled: boolean; state: string; toolCount?: number; reason?: string }[];
+    /** Asks the person; resolves with what happened, in words. */
+    toggle(name: string, enabled: boolean, ctx: ToolContext): Promise<{ text: string; isError?: boolean }>;
+  };
 }
 
 const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -65,5 +73,37 @@ export function registerDiagnostics(tools: AuditedTools, ctx: DiagnosticsContext
       annotations: { title: 'Airlock configuration', ...readOnly },
     },
     async () => ({ result: { content: [{ type: 'text', text: ctx.redact(JSON.stringify(ctx.config(), null, 2)) }] } }),
+  );
+  const servers = ctx.servers;
+  if (!servers) return;
+  tools.register(
+    'list_mcp_servers',
+    {
+      title: 'MCP servers behind Airlock',
+      description:
+        "The other MCP servers behind Airlock: each one's name, transport, whether it is enabled, its state (configured, starting, connected, failed, stopped) and its tool count. Scripts reach their tools as mcp.<server>.<tool>(args).",
+      inputSchema: {},
+      annotations: { title: 'MCP servers behind Airlock', ...readOnly },
+    },
+    async () => ({ result: { content: [{ type: 'text', text: ctx.redact(JSON.stringify(servers.list(), null, 2)) }] } }),
+  );
+  tools.register(
+    'toggle_mcp_server',
+    {
+      title: 'Turn an MCP server on or off',
+      description: 'Turns one of the MCP servers behind Airlock on or off. The person running Airlock is asked first; nothing changes without their yes.',
+      inputSchema: {
+        name: z.string().min(1).max(30).describe('the server, as list_mcp_servers names it'),
+        enabled: z.boolean().describe('true: on; false: off'),
+      },
+      annotations: { title: 'Turn an MCP server on or off', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    async ({ name, enabled }, toolCtx) => {
+      const { text, isError } = await servers.toggle(name, enabled, toolCtx);
+      return {
+        result: { content: [{ type: 'text', text: ctx.redact(text) }], ...(isError ? { isError: true } : {}) },
+        ...(isError ? { outcome: 'denied' } : {}),
+      };
+    },
   );
 }

@@ -5,7 +5,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createMcpServer, refreshTools, type ToolRegistrar } from '../mcp/createMcpServer.ts';
 import { executeInputText, registerExecute } from '../mcp/executeTool.ts';
-import { registerDiagnostics } from '../mcp/diagnosticsTools.ts';
+import { registerDiagnostics, type DiagnosticsContext } from '../mcp/diagnosticsTools.ts';
+import { ServerStore } from '../upstream/serverStore.ts';
 import { callerOf, type ToolCallReport, type ToolContext } from '../mcp/auditedTools.ts';
 import type { ApiInReach, NamedApi } from '../mcp/apisInReach.ts';
 import { namedFromProfile } from '../profiles/apiIdentifier.ts';
@@ -133,7 +134,14 @@ export function createMcpServerFactory(s: McpServerServices): (transport: 'stdio
       ...(s.settings.values.diagnosticsTools && !scope
         ? [
             (registry: Parameters<ToolRegistrar>[0]) =>
-              registerDiagnostics(registry, { logBuffer: s.logs.buffer, redact: s.logs.redact, health: () => healthOf(s), config: () => configOf(s) }),
+              registerDiagnostics(registry, {
+                logBuffer: s.logs.buffer,
+                redact: s.logs.redact,
+                health: () => healthOf(s),
+                config: () => configOf(s),
+                // Only where a person has other servers: a session that opens with none is not shown two idle tools.
+                ...(s.upstream.status().length > 0 ? { servers: serverDiagnostics(s) } : {}),
+              }),
           ]
         : []),
     ];
@@ -216,4 +224,57 @@ async function callDirect(s: Pick<Services, 'toolGate'>, tool: DirectTool, args:
     },
   );
   return { result, runId };
+}
+
+/** list_mcp_servers and toggle_mcp_server: the servers' states, and a switch that waits for a person's yes. */
+function serverDiagnostics(s: Pick<Services, 'upstream' | 'broker' | 'info' | 'hub' | 'logs'>): NonNullable<DiagnosticsContext['servers']> {
+  const store = new ServerStore(s.info.paths.servers);
+  return {
+    list: () =>
+      s.upstream.status().map((v) => ({
+        name: v.name,
+        transport: v.transport,
+        enabled: v.enabled,
+        state: v.state,
+        ...(v.toolCount !== undefined ? { toolCount: v.toolCount } : {}),
+        ...(v.reason ? { reason: v.reason } : {}),
+      })),
+    async toggle(name, enabled, ctx) {
+      const entry = store.get(name);
+      if (!entry) return { text: `No MCP server is named '${name}' (list_mcp_servers lists them).`, isError: true };
+      if (entry.enabled === enabled) return { text: `MCP server ${name} is ${enabled ? 'on' : 'off'} already.` };
+      const url = `airlock://servers/${name}`;
+      const body = JSON.stringify({ name, enabled }, null, 2);
+      const decision = await s.broker.request(
+        {
+          kind: 'api-mutation',
+          runId: randomUUID(),
+          caller: ctx.caller,
+          profile: 'airlock',
+          reason: 'mutation',
+          rule: 'a client may turn an MCP server on or off only with your yes',
+          operationId: 'toggle_mcp_server',
+          call: 'toggle_mcp_server',
+          summary: `Turn the MCP server ${name} ${enabled ? 'on' : 'off'}`,
+          method: 'TOGGLE',
+          pathTemplate: 'airlock://servers/{name}',
+          url,
+          query: {},
+          headers: [],
+          bodyPreview: body,
+          requestHash: createHash('sha256').update(`TOGGLE\n${url}\n${body}`).digest('hex'),
+          callIndex: 1,
+          earlierCalls: [],
+          scriptSha256: '',
+          script: `toggle_mcp_server(${JSON.stringify({ name, enabled })})`,
+        },
+        { signal: ctx.signal },
+      );
+      if (!decision.approved) return { text: `Not changed: ${decision.reason}`, isError: true };
+      await store.setEnabled(name, enabled);
+      s.logs.logger.info(`MCP server ${name} turned ${enabled ? 'on' : 'off'} by a client (toggle_mcp_server), approved by ${decision.by}`);
+      s.hub.publish({ type: 'servers-changed' });
+      return { text: `MCP server ${name} is ${enabled ? 'on' : 'off'} (approved by ${decision.by}).` };
+    },
+  };
 }
