@@ -121,3 +121,32 @@ test("everything: a server's environment holds only what its entry passes (no Ai
   assert.doesNotMatch(env, /not for servers/);
   assert.doesNotMatch(env, /"HOME"/);
 });
+
+test('search_docs finds the servers’ tools beside the API operations, as exact calls', T, async () => {
+  type Results = { results: { api: string; operationId: string; method: string; call: string }[] };
+  const search = async (args: Record<string, unknown>) => {
+    const r = await client.callTool({ name: 'search_docs', arguments: args });
+    assert.equal(r.isError, undefined, JSON.stringify(r.content));
+    return { text: (r.content as { text: string }[])[0]!.text, ...(r.structuredContent as Results) };
+  };
+  const write = await search({ query: 'write a new file with some content', limit: 5 });
+  assert.ok(
+    write.results.slice(0, 3).some((h) => h.call === 'mcp.fs.write_file'),
+    write.results.map((h) => h.call).join(', '),
+  );
+  assert.match(write.text, /await mcp\.fs\.write_file\(\{ path: …, content: … \}\)/);
+  assert.match(write.text, /may destroy data: a call may wait for a person/);
+  const sum = await search({ query: 'add two numbers', limit: 3 });
+  assert.equal(sum.results[0]!.call, 'mcp.everything["get-sum"]');
+  assert.equal(sum.results[0]!.method, 'TOOL');
+  assert.equal(sum.results[0]!.api, 'mcp:everything');
+  // The demo API's own requests still find its operations first.
+  const events = await search({ query: 'list upcoming events', limit: 3 });
+  assert.equal(events.results[0]!.api, 'demo');
+  // One server alone, and its "outline": its tools.
+  const only = await search({ query: 'directory', api: 'mcp:fs', limit: 5 });
+  assert.ok(only.results.every((h) => h.api === 'mcp:fs'));
+  const outline = await search({ api: 'mcp:everything' });
+  assert.equal(outline.results.length, 13);
+  assert.match(outline.text, /^13 tools of MCP server everything/);
+});

@@ -550,7 +550,8 @@ export const SETTINGS = [
     persist: true,
     live: false,
     defaultValue: true,
-    description: 'offer the read-only MCP tools server_log, health and get_config (and, where a person has other MCP servers, list_mcp_servers and toggle_mcp_server, whose switch waits for a yes)',
+    description:
+      'offer the read-only MCP tools server_log, health and get_config (and, where a person has other MCP servers, list_mcp_servers and toggle_mcp_server, whose switch waits for a yes)',
   }),
 ] as const satisfies readonly SettingDef<any>[];
 

@@ -6,7 +6,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import type { Logger } from '../log/logger.ts';
 import { SERVER_INFO, serverCapabilities } from './serverIdentity.ts';
-import { registerSearchDocs } from './searchDocsTool.ts';
+import { registerSearchDocs, type SearchableTools } from './searchDocsTool.ts';
 import { serverInstructions } from './instructions.ts';
 import { namedOf, type ApiInReach, type NamedApi } from './apisInReach.ts';
 import { auditedTools, type AuditedTools, type ToolCallReport } from './auditedTools.ts';
@@ -46,6 +46,8 @@ export interface McpServerOptions {
   onToolStart?(caller: CallerInfo): void;
   /** Called when each tool call finishes; its result is returned once this settles, and withheld if it throws. */
   onToolCall(report: ToolCallReport): void | Promise<unknown>;
+  /** Other MCP servers' accepted tools search_docs finds beside the APIs. */
+  searchTools?(): SearchableTools[];
   /** The JSON schemas loose tools (registerLoose: another server's tools) are listed with, by tool name. */
   listedSchemas?(): ReadonlyMap<string, unknown>;
 }
@@ -84,6 +86,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     registerSearchDocs(tools, {
       apis: options.apis,
       ready: options.ready,
+      ...(options.searchTools ? { tools: options.searchTools } : {}),
       onSearch: (query, count, ms) => {
         options.warmUp?.();
         log.debug(`search_docs "${query.slice(0, 80)}" → ${count} results in ${ms.toFixed(1)} ms`);

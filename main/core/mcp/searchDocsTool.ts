@@ -4,7 +4,7 @@
 import { apiName } from './apiName.ts';
 import { z } from 'zod';
 import type { AuditedTools } from './auditedTools.ts';
-import type { Catalogue } from '../openapi/catalogue.ts';
+import type { ApiOperation, Catalogue } from '../openapi/catalogue.ts';
 import type { OperationSearch } from '../search/operationSearch.ts';
 import { callOf, renderScopedResults, renderSearchResults, type PlacedHit } from '../search/renderResults.ts';
 import { relatedOperations } from '../search/relatedOperations.ts';
@@ -55,7 +55,23 @@ export interface SearchableApi {
   alias?: string;
 }
 
+/** Another MCP server's accepted tools, searched beside the APIs (issue 20). */
+export interface SearchableTools {
+  /** How search_docs' `api` argument and its results name it: `mcp:<server>`. */
+  name: string;
+  server: string;
+  catalogue: Catalogue;
+  search: OperationSearch;
+  /** The tool behind an operation of the catalogue, and how its hit is shown. */
+  toolName(op: ApiOperation): string;
+  call(op: ApiOperation): string;
+  card(op: ApiOperation, rank: number): string;
+  line(op: ApiOperation): string;
+}
+
 export interface SearchDocsContext {
+  /** Other MCP servers' accepted tools in the session's reach. */
+  tools?(): SearchableTools[];
   /** The APIs in the session's reach that are loaded, in name order (what the description names). */
   apis(): SearchableApi[];
   /** The same once those still loading are loaded (or failed): what a search searches. */
@@ -113,9 +129,32 @@ export function registerSearchDocs(tools: AuditedTools, ctx: SearchDocsContext):
       const fail = (text: string) => ({ result: { content: [{ type: 'text' as const, text }], isError: true } });
       if (!query && !related && !api) return fail('Give a query (what you want to do), related: an operationId, or api: an API for its outline.');
       const inReach = await ctx.ready();
-      if (inReach.length === 0) return fail('No API is served to this session yet: the person running Airlock can enable one (`airlock apis enable <name>`).');
+      const toolsInReach = ctx.tools?.() ?? [];
+      if (inReach.length === 0 && toolsInReach.length === 0)
+        return fail('No API is served to this session yet: the person running Airlock can enable one (`airlock apis enable <name>`).');
+      const isServer = (t: SearchableTools) =>
+        api === t.name || api === `mcp.${t.server}` || (api === t.server && !inReach.some((a) => a.name === api || a.id === api));
+      const chosenTools = api === undefined ? toolsInReach : toolsInReach.filter(isServer);
       const chosen = api === undefined ? inReach : inReach.filter((a) => a.name === api || a.id === api);
-      if (chosen.length === 0) return fail(`No API '${api}' in reach of this session. In reach: ${inReach.map((a) => a.name).join(', ')}.`);
+      if (chosen.length === 0 && chosenTools.length === 0)
+        return fail(`No API '${api}' in reach of this session. In reach: ${[...inReach.map((a) => a.name), ...toolsInReach.map((t) => t.name)].join(', ')}.`);
+      if (chosen.length === 0 && (!query || related)) {
+        // A server's "outline": its tools, one line each.
+        const t = chosenTools[0]!;
+        const ops = t.catalogue.operations;
+        ctx.onSearch?.(`outline ${t.name}`, ops.length, performance.now() - started);
+        return {
+          result: {
+            content: [
+              {
+                type: 'text',
+                text: `${ops.length} tools of MCP server ${t.server} (search with a query for their arguments):\n${ops.map((op) => t.line(op)).join('\n')}\n`,
+              },
+            ],
+            structuredContent: { results: ops.map((op) => toolResult(t, op, 0)) },
+          },
+        };
+      }
       // One API in reach: calls are written `api.…`, as they always were. Several: each with its API's name.
       const single = inReach.length === 1;
       const clientOf = (a: SearchableApi) => (single ? 'api' : a.id);
@@ -165,35 +204,41 @@ export function registerSearchDocs(tools: AuditedTools, ctx: SearchDocsContext):
           );
         heading = `operations related to ${related}`;
       } else {
-        hits = searchAcross(
-          chosen.map((a) => ({ ...a, names: [a.name, a.id, ...(a.alias ? [a.alias] : [])] })),
-          query!,
-          limit ?? 8,
-        ).map(({ from, ...h }) => ({ ...h, catalogue: from.catalogue, client: clientOf(from) }));
+        const sources: { search: OperationSearch; catalogue: Catalogue; names: string[]; api?: SearchableApi; tools?: SearchableTools }[] = [
+          ...chosen.map((a) => ({ search: a.search, catalogue: a.catalogue, names: [a.name, a.id, ...(a.alias ? [a.alias] : [])], api: a })),
+          ...chosenTools.map((t) => ({ search: t.search, catalogue: t.catalogue, names: [t.server], tools: t })),
+        ];
+        hits = searchAcross(sources, query!, limit ?? 8).map(({ from, ...h }) => {
+          const t = from.tools;
+          if (t) return { ...h, catalogue: t.catalogue, client: 'mcp', render: { card: (rank: number) => t.card(h.op, rank), line: () => t.line(h.op) } };
+          return { ...h, catalogue: from.catalogue, client: clientOf(from.api!) };
+        });
         heading = query!;
       }
-      const only = chosen.length === 1 ? chosen[0]! : undefined;
+      const toolsBy = new Map(chosenTools.map((t) => [t.catalogue, t]));
+      const only = chosen.length === 1 && chosenTools.length === 0 ? chosen[0]! : undefined;
       const text = only
         ? renderSearchResults(heading, hits, only.catalogue, { client: clientOf(only), ...(only.alias && single ? { alias: only.alias } : {}) })
-        : renderScopedResults(
-            heading,
-            hits,
-            chosen.map((a) => a.catalogue.title),
-          );
+        : renderScopedResults(heading, hits, [...chosen.map((a) => a.catalogue.title), ...chosenTools.map((t) => t.catalogue.title)]);
       ctx.onSearch?.(heading, hits.length, performance.now() - started);
       const nameOf = new Map(chosen.map((a) => [a.catalogue, a.name]));
       return {
         result: {
           content: [{ type: 'text', text }],
           structuredContent: {
-            results: hits.map((h) => ({
-              api: nameOf.get(h.catalogue) ?? '',
-              operationId: h.op.id,
-              method: h.op.method,
-              path: h.op.path,
-              call: callOf(h.op, h.client),
-              score: h.score,
-            })),
+            results: hits.map((h) => {
+              const t = toolsBy.get(h.catalogue);
+              return t
+                ? toolResult(t, h.op, h.score)
+                : {
+                    api: nameOf.get(h.catalogue) ?? '',
+                    operationId: h.op.id,
+                    method: h.op.method,
+                    path: h.op.path,
+                    call: callOf(h.op, h.client),
+                    score: h.score,
+                  };
+            }),
           },
         },
       };
@@ -203,4 +248,10 @@ export function registerSearchDocs(tools: AuditedTools, ctx: SearchDocsContext):
     const now = ctx.apis();
     tool.describe({ title: toolTitle(now), description: searchDocsDescription(now) });
   };
+}
+
+/** A tool hit as search_docs' structured results give it. */
+function toolResult(t: SearchableTools, op: ApiOperation, score: number) {
+  const tool = t.toolName(op);
+  return { api: t.name, operationId: tool, method: 'TOOL', path: `mcp://${t.server}/${encodeURIComponent(tool)}`, call: t.call(op), score };
 }

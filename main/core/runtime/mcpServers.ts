@@ -17,6 +17,9 @@ import { registerDirectTools, type DirectTool } from '../mcp/directTools.ts';
 import { keepTelling, PROGRESS_EVERY_MS } from '../mcp/executeTool.ts';
 import { DIRECT_TOOLS_MAX, directToolNames } from '../upstream/toolNames.ts';
 import { serverProfile } from '../upstream/toolGate.ts';
+import { renderToolCard, toolCall, toolLine, toolOf, toolSearchSource } from '../upstream/toolSearch.ts';
+import type { SearchableTools } from '../mcp/searchDocsTool.ts';
+import type { ApiOperation } from '../openapi/catalogue.ts';
 import { createHash, randomUUID } from 'node:crypto';
 
 export type McpServerServices = Pick<
@@ -154,6 +157,7 @@ export function createMcpServerFactory(s: McpServerServices): (transport: 'stdio
       transport,
       hasExecute: true,
       listedSchemas: () => schemas,
+      ...(scope ? {} : { searchTools: () => searchableTools(s) }),
       warmUp: () => s.engines.engine.warmUp?.(),
       onToolStart: (caller) => {
         // A client may call before it says it is initialized: the session is known from its first call.
@@ -277,4 +281,26 @@ function serverDiagnostics(s: Pick<Services, 'upstream' | 'broker' | 'info' | 'h
       return { text: `MCP server ${name} is ${enabled ? 'on' : 'off'} (approved by ${decision.by}).` };
     },
   };
+}
+
+/** The accepted tools of every enabled server, as search_docs searches them (each index built once per acceptance). */
+function searchableTools(s: Pick<Services, 'upstream'>): SearchableTools[] {
+  return s.upstream.acceptedTools().flatMap(({ name }) => {
+    const accepted = s.upstream.accepted(name);
+    if (!accepted || accepted.length === 0) return [];
+    const source = toolSearchSource(name, accepted);
+    const toolOfOp = (op: ApiOperation) => toolOf(source, op)!;
+    return [
+      {
+        name: serverProfile(name),
+        server: name,
+        catalogue: source.catalogue,
+        search: source.search,
+        toolName: (op) => toolOfOp(op).name,
+        call: (op) => toolCall(name, toolOfOp(op).name),
+        card: (op, rank) => renderToolCard(name, toolOfOp(op), rank),
+        line: (op) => toolLine(name, toolOfOp(op)),
+      },
+    ];
+  });
 }

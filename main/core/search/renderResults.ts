@@ -23,6 +23,8 @@ export interface RenderOptions {
 export interface PlacedHit extends SearchHit {
   catalogue: Catalogue;
   client: string;
+  /** How a hit that is not an API operation (another MCP server's tool) is shown: its card, its one line. */
+  render?: { card(rank: number): string; line(): string };
 }
 
 /** The exact call of an operation, written with the session's name for its API. */
@@ -59,7 +61,14 @@ function renderPlaced(query: string, hits: PlacedHit[], what: string, options: R
   let used = bytes(head);
   const tail: string[] = [];
   hits.forEach((hit, rank) => {
-    if (rank < full) {
+    if (rank < full && hit.render) {
+      const card = fitCard(hit.render.card(rank), CARD_BUDGETS[rank] ?? 1500);
+      if (used + bytes(card) + 1 <= budget) {
+        out.push(card);
+        used += bytes(card) + 1;
+        return;
+      }
+    } else if (rank < full) {
       const max = CARD_BUDGETS[rank] ?? 1500;
       const cardOptions = { ...options, client: hit.client };
       const whole = renderCard(hit.op, rank, hit.catalogue, queryTerms, cardOptions);
@@ -71,7 +80,7 @@ function renderPlaced(query: string, hits: PlacedHit[], what: string, options: R
         return;
       }
     }
-    tail.push(oneLine(hit.op, hit.client));
+    tail.push(hit.render ? hit.render.line() : oneLine(hit.op, hit.client));
   });
   if (tail.length > 0) {
     let section = '\nAlso relevant:\n';
