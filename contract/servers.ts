@@ -29,8 +29,10 @@ export const serverViewSchema = z.object({
   defaultPolicy: toolPolicySchema.optional(),
   /** Its accepted tools are offered to clients directly too (`<server>__<tool>`). */
   direct: z.boolean().optional(),
-  /** The names of the variables it is given from the key store, and whether each is set. */
-  secrets: z.array(z.object({ name: z.string(), set: z.boolean() })),
+  /** The names of the variables it is given from the key store, and whether each is set (absent: the key store could not be read). */
+  secrets: z.array(z.object({ name: z.string(), set: z.boolean().optional() })),
+  /** Why the key store could not be read, when it could not (the secrets' state is unknown). */
+  secretsUnknown: z.string().optional(),
 });
 export type ServerView = z.infer<typeof serverViewSchema>;
 
@@ -39,7 +41,7 @@ export const serverToolSchema = z.object({
   description: z.string().optional(),
   /** What its annotations say (a hint from the server). */
   kind: z.enum(['read-only', 'writes', 'may-destroy']),
-  /** What a call does now: the person's policy for it, else the server's default, else by its kind. */
+  /** What a call does once the server's tools are accepted (while they are held, every call is refused): the person's policy for it, else the server's default, else by its kind. */
   effective: toolPolicySchema,
   /** The person's policy for this tool, if set. */
   policy: toolPolicySchema.optional(),

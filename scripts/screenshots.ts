@@ -1,19 +1,40 @@
 // Renders every screen of the web UI, light and dark, on the demo API with
 // one call waiting for approval (a PATCH, so the prompt shows what it would
 // change), into docs/screenshots/ (the README shows them), and the desktop
-// app's small prompt window (#/prompt) at its size. Needs `npm run build` and
-// Chromium. `node scripts/screenshots.ts`
-import { mkdirSync } from 'node:fs';
+// app's small prompt window (#/prompt) at its size. Servers shows two MCP
+// servers (the test server; a copy that cannot start, with a secret missing),
+// then the first one's tools under review (servers-review-*.png). Needs
+// `npm run build` and Chromium. `node scripts/screenshots.ts`
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startUiFixture, signedInPage, nav, approvalDialog } from '../test/helpers/browser.ts';
+import type { Page } from 'playwright-core';
+import { startUiFixture, signedInPage, approvalDialog } from '../test/helpers/browser.ts';
 import { execute } from '../test/helpers/mcpClients.ts';
+import { controlClient } from '../test/helpers/control.ts';
+import { ROOT } from '../test/helpers/paths.ts';
 
-const SCREENS = ['Overview', 'Approvals', 'Rules', 'Activity', 'Logs', 'Engine', 'APIs', 'Clients', 'Settings'] as const;
+const SCREENS = ['Overview', 'Approvals', 'Rules', 'Activity', 'Logs', 'Engine', 'APIs', 'Servers', 'Clients', 'Settings'] as const;
 const out = join(import.meta.dirname, '..', 'docs', 'screenshots');
 mkdirSync(out, { recursive: true });
 
-const fx = await startUiFixture(['--approval-timeout-ms', '600000'], 'Claude Code');
+const nav = (page: Page, name: (typeof SCREENS)[number]) => page.getByRole('navigation', { name: 'Airlock' }).getByRole('link', { name, exact: false });
+
+// BOOM is passed through to one server only (its entry names it): that one writes to stderr and exits at start.
+const fx = await startUiFixture(['--approval-timeout-ms', '600000'], 'Claude Code', { BOOM: '1' });
 try {
+  // Three MCP servers, read by the companion on their next use (as `airlock servers add` leaves them): the test
+  // server; a copy that fails at start (BOOM, passed through to it alone); one that is disabled and misses a secret.
+  const testServer = { transport: 'stdio', command: process.execPath, args: [join(ROOT, 'test', 'fixtures', 'upstream', 'testServer.ts')], enabled: true };
+  const servers = {
+    github: { ...testServer, env: [], secrets: ['GITHUB_TOKEN'], enabled: false },
+    misbehaving: { ...testServer, env: [], secrets: [] },
+    'notes-db': { ...testServer, env: ['BOOM'], secrets: [] },
+  };
+  writeFileSync(join(fx.dataDir, 'servers.json'), JSON.stringify({ version: 1, servers }, null, 2) + '\n', { mode: 0o600 });
+  // notes-db is started once, and fails (it is started again after a delay, and fails again).
+  await controlClient(fx.dataDir, fx.server.url)
+    .call('servers.review', { name: 'notes-db' })
+    .catch(() => undefined);
   // Some history for Activity and Logs, then one held call for Approvals.
   await execute(
     fx.client,
@@ -46,6 +67,10 @@ return await api.events.update({ path: { eventId: event.id }, body: { title: eve
         await first.click();
       }
       const file = join(out, `${name.toLowerCase()}-${scheme}.png`);
+      if (name === 'Servers') {
+        await serverShots(page, file, join(out, `servers-review-${scheme}.png`));
+        continue;
+      }
       // The prompt once its guard time is over, so its buttons show as they are to be used.
       await approvalDialog(page).and(page.locator('[data-armed="true"]')).waitFor();
       await page.screenshot({ path: file });
@@ -61,4 +86,28 @@ return await api.events.update({ path: { eventId: event.id }, body: { title: eve
 } finally {
   // Closing the client leaves the held call marked for the person; stopping the companion ends it.
   await fx.close().catch(() => undefined);
+}
+
+/**
+ * The Servers screen with the held call folded to one line (the cards are the point), then the test server's tools
+ * under review (it is started for it): held, as nothing was accepted. The drawer is unfolded again after.
+ */
+async function serverShots(page: Page, listFile: string, reviewFile: string): Promise<void> {
+  await page
+    .getByRole('region', { name: 'notes-db' })
+    .getByText(/^(Failed|Stopped): /)
+    .waitFor({ timeout: 30_000 });
+  await page.getByRole('button', { name: 'Fold to one line' }).click();
+  await page.getByRole('button', { name: 'Show the request' }).waitFor();
+  await page.screenshot({ path: listFile });
+  process.stderr.write(`${listFile}\n`);
+  const card = page.getByRole('region', { name: 'misbehaving' });
+  await card.getByRole('button', { name: 'Review tools of misbehaving' }).click();
+  await card.getByRole('table', { name: 'Tools of misbehaving' }).waitFor({ timeout: 30_000 });
+  await card.getByRole('heading', { name: 'Its tools (11): not reviewed yet (held)' }).evaluate((h) => h.scrollIntoView({ block: 'start' }));
+  await page.screenshot({ path: reviewFile });
+  process.stderr.write(`${reviewFile}\n`);
+  await card.getByRole('button', { name: 'Hide tools of misbehaving' }).click();
+  await page.getByRole('button', { name: 'Show the request' }).click();
+  await approvalDialog(page).waitFor();
 }

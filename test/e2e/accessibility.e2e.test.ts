@@ -10,7 +10,7 @@ import { execute } from '../helpers/mcpClients.ts';
 import { startUiFixture, type UiFixture, signedInPage, nav, approvalDialog, chromiumMissing } from '../helpers/browser.ts';
 
 const skip = chromiumMissing();
-const SCREENS = ['Overview', 'Approvals', 'Rules', 'Activity', 'Logs', 'Engine', 'APIs', 'Clients', 'Settings'] as const;
+const SCREENS = ['Overview', 'Approvals', 'Rules', 'Activity', 'Logs', 'Engine', 'APIs', 'Servers', 'Clients', 'Settings'] as const;
 let browser: Browser;
 let client: Client;
 let dataDir: string;

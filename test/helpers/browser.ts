@@ -79,7 +79,7 @@ export async function signedInPage(browser: Browser, dataDir: string, options: {
   return page;
 }
 
-export function nav(page: Page, name: 'Overview' | 'Approvals' | 'Rules' | 'Activity' | 'Logs' | 'Engine' | 'APIs' | 'Clients' | 'Settings') {
+export function nav(page: Page, name: 'Overview' | 'Approvals' | 'Rules' | 'Activity' | 'Logs' | 'Engine' | 'APIs' | 'Servers' | 'Clients' | 'Settings') {
   return page.getByRole('navigation', { name: 'Airlock' }).getByRole('link', { name, exact: false });
 }
 

@@ -29,7 +29,14 @@ export function createServerHandlers(c: ServerHandlerServices): Pick<ControlHand
   };
 
   const views = async (): Promise<ServerView[]> => {
-    const held = new Set(await c.keys.store.list().catch(() => [] as string[]));
+    // A key store that cannot be read leaves each secret's state unknown: never "missing" when it may be set.
+    let held: Set<string> | undefined;
+    let unknown: string | undefined;
+    try {
+      held = new Set(await c.keys.store.list());
+    } catch (error) {
+      unknown = redact((error as AirlockError).line ?? (error as Error).message);
+    }
     const entries = new Map(store.list().map((s) => [s.name, s.entry]));
     return c.upstream.status().map((s) => {
       const entry = entries.get(s.name)!;
@@ -45,7 +52,8 @@ export function createServerHandlers(c: ServerHandlerServices): Pick<ControlHand
         ...(s.review ? { review: s.review } : {}),
         ...(entry.defaultPolicy ? { defaultPolicy: entry.defaultPolicy } : {}),
         ...(entry.direct ? { direct: true } : {}),
-        secrets: secretNames(entry).map((n) => ({ name: n, set: held.has(secretAccount(s.name, n)) })),
+        secrets: secretNames(entry).map((n) => ({ name: n, ...(held ? { set: held.has(secretAccount(s.name, n)) } : {}) })),
+        ...(unknown && secretNames(entry).length > 0 ? { secretsUnknown: unknown } : {}),
       };
     });
   };

@@ -2,12 +2,15 @@
 // answer from in-memory state, and `emit` pushes events as the core would.
 // `fakeApis` answers the APIs methods (apis.list, apis.enable, apis.disable,
 // and the status with its `apis`) from a list of APIs it keeps, emitting
-// `apis-changed` as the core does; `fakeStatus` is a status to start from.
+// `apis-changed` as the core does; `fakeServers` answers the servers methods
+// (servers.list|review|accept|setEnabled|restart|setPolicy) the same way,
+// emitting `servers-changed`; `fakeStatus` is a status to start from.
 import type { ControlMethod, ControlInput, ControlOutput } from '../../../contract/control.ts';
 import { ControlError, type ControlApi } from '../../../contract/controlApi.ts';
 import type { ControlEvent } from '../../../contract/events.ts';
 import type { ApiView } from '../../../contract/apis.ts';
 import type { Status } from '../../../contract/status.ts';
+import type { ServerReview, ServerView } from '../../../contract/servers.ts';
 
 export type FakeHandlers = { [M in ControlMethod]?: (input: ControlInput<M>) => ControlOutput<M> | Promise<ControlOutput<M>> };
 
@@ -131,6 +134,159 @@ export function fakeApis(
         return { ...next };
       },
       status,
+    },
+  };
+}
+
+type FakeTool = Omit<ServerReview['tools'][number], 'effective' | 'policy'>;
+type Policy = ServerReview['tools'][number]['effective'];
+
+/** A tool's definition as the fake pins it and diffs it (pretty JSON). */
+const definitionText = (t: FakeTool) => JSON.stringify({ name: t.name, description: t.description, kind: t.kind, inputSchema: t.inputSchema }, null, 2) + '\n';
+
+/** A unified diff of two texts, every old line removed and every new one added (enough for a screen to show). */
+function wholeDiff(tool: string, before: string, after: string): string {
+  const lines = (text: string, sign: string) =>
+    text
+      ? text
+          .replace(/\n$/, '')
+          .split('\n')
+          .map((l) => sign + l)
+      : [];
+  const old = lines(before, '-');
+  const now = lines(after, '+');
+  return [
+    `--- ${tool} (accepted)`,
+    `+++ ${tool} (now)`,
+    `@@ -${old.length ? 1 : 0},${old.length} +${now.length ? 1 : 0},${now.length} @@`,
+    ...old,
+    ...now,
+    '',
+  ].join('\n');
+}
+
+/** A short stable digest of a text (not cryptographic: the fake only compares what it gave out). */
+function digestOf(text: string): string {
+  let h = 5381;
+  for (let i = 0; i < text.length; i++) h = (Math.imul(h, 33) ^ text.charCodeAt(i)) >>> 0;
+  return `fake-${h.toString(16)}-${text.length}`;
+}
+
+/**
+ * The servers methods over servers the fake keeps, as the core answers them: a review starts a server (connected
+ * at once, or failed with `fail`'s reason), accepting names the digest of what was shown (a different one is a
+ * conflict), a policy is the tool's, else the server's default, else by the tool's kind; each change emits
+ * `servers-changed`. `tools` are each server's tools as it lists them now, `accepted` what a person accepted.
+ */
+export function fakeServers(
+  fake: FakeControlApi,
+  initial: ServerView[],
+  tools: Record<string, FakeTool[]>,
+  options: { accepted?: Record<string, FakeTool[]>; policies?: Record<string, Record<string, Policy>>; fail?: Record<string, string> } = {},
+): { handlers: FakeHandlers; servers: ServerView[]; tools: Record<string, FakeTool[]>; set(name: string, change: Partial<ServerView>): void } {
+  const servers = initial.map((s) => ({ ...s }));
+  const accepted: Record<string, FakeTool[]> = { ...options.accepted };
+  const policies: Record<string, Record<string, Policy>> = { ...options.policies };
+  const find = (name: string) => {
+    const s = servers.find((x) => x.name === name);
+    if (!s) throw new ControlError('not_found', `no MCP server named '${name}'`);
+    return s;
+  };
+  const changed = () => fake.emit([{ type: 'servers-changed' }]);
+  const set = (name: string, change: Partial<ServerView>) => {
+    Object.assign(find(name), change);
+    changed();
+  };
+  const now = (name: string) => tools[name] ?? [];
+  const digest = (name: string) => digestOf(now(name).map(definitionText).join(''));
+  const reviewOf = (name: string): ServerReview => {
+    const s = find(name);
+    const before = new Map((accepted[name] ?? []).map((t) => [t.name, definitionText(t)]));
+    const after = new Map(now(name).map((t) => [t.name, definitionText(t)]));
+    const changes: ServerReview['changes'] = [];
+    for (const [tool, text] of after) {
+      const was = before.get(tool);
+      if (was === undefined) changes.push({ tool, change: 'added', diff: wholeDiff(tool, '', text) });
+      else if (was !== text) changes.push({ tool, change: 'changed', diff: wholeDiff(tool, was, text) });
+    }
+    for (const [tool, was] of before) if (!after.has(tool)) changes.push({ tool, change: 'removed', diff: wholeDiff(tool, was, '') });
+    changes.sort((a, b) => a.tool.localeCompare(b.tool));
+    const own = policies[name] ?? {};
+    return {
+      name,
+      tools: now(name).map((t) => ({
+        ...t,
+        effective: own[t.name] ?? s.defaultPolicy ?? (t.kind === 'read-only' ? 'allow' : 'ask'),
+        ...(own[t.name] ? { policy: own[t.name] } : {}),
+      })),
+      state: !accepted[name] ? 'unreviewed' : changes.length === 0 ? 'accepted' : 'changed',
+      changes,
+      digest: digest(name),
+    };
+  };
+  /** Started (or failed to start), as a review or a restart does. */
+  const start = (name: string) => {
+    const s = find(name);
+    if (!s.enabled) throw new ControlError('bad_input', `MCP server ${name} is disabled`);
+    const reason = options.fail?.[name];
+    const { reason: _reason, toolCount: _count, ...rest } = s;
+    const next: ServerView = reason
+      ? { ...rest, state: 'failed', reason }
+      : { ...rest, state: 'connected', toolCount: now(name).length, review: reviewOf(name).state };
+    servers.splice(servers.indexOf(s), 1, next);
+    changed();
+    if (reason) throw new ControlError('unavailable', `MCP server ${name} ${reason}`);
+    return next;
+  };
+  /** Its view with the review as the core says it: compared while it runs, absent when accepted and not running. */
+  const view = (name: string): ServerView => {
+    const { review: _review, ...s } = find(name);
+    return { ...s, ...(s.state === 'connected' ? { review: reviewOf(name).state } : accepted[name] ? {} : { review: 'unreviewed' as const }) };
+  };
+  return {
+    servers,
+    tools,
+    set,
+    handlers: {
+      'servers.list': () => servers.map((s) => view(s.name)),
+      'servers.review': ({ name }) => {
+        if (find(name).state !== 'connected') start(name);
+        return reviewOf(name);
+      },
+      'servers.accept': ({ name, digest: shown }) => {
+        if (find(name).state !== 'connected') start(name);
+        if (shown !== digest(name)) throw new ControlError('conflict', `MCP server ${name}'s tools changed since they were shown: nothing was accepted`);
+        accepted[name] = now(name).map((t) => ({ ...t }));
+        changed();
+        return reviewOf(name);
+      },
+      'servers.setEnabled': ({ name, enabled }) => {
+        const s = find(name);
+        const { reason: _reason, toolCount: _count, ...rest } = s;
+        servers.splice(servers.indexOf(s), 1, { ...rest, enabled, state: enabled ? 'configured' : 'disabled', stderr: [] });
+        changed();
+        return view(name);
+      },
+      'servers.restart': ({ name }) => {
+        try {
+          start(name);
+        } catch {
+          // Its view says why.
+        }
+        return view(name);
+      },
+      'servers.setPolicy': ({ name, tool, policy }) => {
+        const s = find(name);
+        if (tool === undefined) {
+          const { defaultPolicy: _default, ...rest } = s;
+          servers.splice(servers.indexOf(s), 1, policy ? { ...rest, defaultPolicy: policy } : rest);
+        } else {
+          const { [tool]: _old, ...others } = policies[name] ?? {};
+          policies[name] = policy ? { ...others, [tool]: policy } : others;
+        }
+        changed();
+        return reviewOf(name);
+      },
     },
   };
 }

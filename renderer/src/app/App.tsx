@@ -22,6 +22,7 @@ import { OverviewScreen } from '../features/overview/OverviewScreen.tsx';
 import { SettingsScreen } from '../features/settings/SettingsScreen.tsx';
 import { EngineScreen } from '../features/engine/EngineScreen.tsx';
 import { ApisScreen } from '../features/apis/ApisScreen.tsx';
+import { ServersScreen } from '../features/servers/ServersScreen.tsx';
 import { ClientsScreen } from '../features/clients/ClientsScreen.tsx';
 import { RulesScreen } from '../features/rules/RulesScreen.tsx';
 
@@ -107,6 +108,7 @@ export function App() {
               {screen === 'logs' && <LogsScreen />}
               {screen === 'engine' && <EngineScreen />}
               {screen === 'apis' && <ApisScreen />}
+              {screen === 'servers' && <ServersScreen />}
               {screen === 'clients' && <ClientsScreen />}
               {screen === 'settings' && <SettingsScreen />}
             </Suspense>

@@ -7,6 +7,7 @@ export const SCREENS = [
   { id: 'logs', label: 'Logs' },
   { id: 'engine', label: 'Engine' },
   { id: 'apis', label: 'APIs' },
+  { id: 'servers', label: 'Servers' },
   { id: 'clients', label: 'Clients' },
   { id: 'settings', label: 'Settings' },
 ] as const;

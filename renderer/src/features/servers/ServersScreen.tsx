@@ -1,0 +1,255 @@
+// Servers: the other MCP servers Airlock stands in front of (issue 20), in
+// the words of `airlock servers list|show`. Each with its command line or
+// URL, a switch that enables or disables it (off: its process stops, calls
+// to its tools are refused), how it runs (not started yet — it starts on
+// first use —, starting, connected with its tool count, failed or stopped
+// with why, and "Start again"), whether its tools are accepted or held, its
+// secrets (set or missing, with the line that sets one: a secret is never
+// typed here) and its last stderr lines. "Review tools" opens its review
+// (ToolReview.tsx). The list is read again on `servers-changed`.
+import { useEffect, useRef, useState } from 'react';
+import { Switch } from 'radix-ui';
+import { useCall } from '../../api/hooks.ts';
+import { useControl } from '../../api/ControlProvider.tsx';
+import type { ServerView } from '../../../../contract/servers.ts';
+import { InlineText } from '../../components/InlineText.tsx';
+import { CopyButton } from '../../components/CopyButton.tsx';
+import { Message, type ScreenMessage } from '../../components/Message.tsx';
+import { ToolReview } from './ToolReview.tsx';
+import { ADD_COMMAND, ADD_URL_COMMAND, printable, reviewWords, secretCommand, stateWords } from './serverWords.ts';
+import './servers.css';
+
+function EnabledSwitch({ v, wanted, onChange }: { v: ServerView; wanted: boolean | undefined; onChange(on: boolean): void }) {
+  const id = `enabled-${v.name}`;
+  return (
+    <span className="server-enabled">
+      <Switch.Root
+        id={id}
+        className="switch server-switch"
+        checked={wanted ?? v.enabled}
+        aria-describedby={`server-state-${v.name}`}
+        {...(wanted !== undefined ? { 'aria-busy': true } : {})}
+        onCheckedChange={(next) => {
+          if (wanted === undefined) onChange(next);
+        }}
+      >
+        <Switch.Thumb className="switch-thumb" />
+      </Switch.Root>
+      <label htmlFor={id}>
+        Enabled<span className="visually-hidden"> {v.name}</span>
+      </label>
+    </span>
+  );
+}
+
+function Secrets({ v }: { v: ServerView }) {
+  if (v.secrets.length === 0) return <>none</>;
+  return (
+    <ul className="server-secrets">
+      {v.secrets.map((s) => (
+        <li key={s.name}>
+          <code>{s.name}</code>:{' '}
+          {s.set === undefined ? (
+            <span className="warning-text">unknown: the key store could not be read{v.secretsUnknown ? ` (${printable(v.secretsUnknown)})` : ''}</span>
+          ) : s.set ? (
+            'set (in the key store)'
+          ) : (
+            <>
+              <span className="warning-text">missing: it starts without it</span>
+              <span className="secret-set">
+                Set it in a terminal: <code>{secretCommand(v.name, s.name)}</code>{' '}
+                <CopyButton text={secretCommand(v.name, s.name)} label={`Copy the line that sets ${s.name}`} />
+              </span>
+            </>
+          )}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function Stderr({ v }: { v: ServerView }) {
+  if (v.stderr.length === 0) return null;
+  return (
+    <details className="server-stderr">
+      <summary>
+        Its last stderr lines <span className="muted">({v.stderr.length})</span>
+      </summary>
+      <pre tabIndex={0} aria-label={`The last stderr lines of ${v.name}`}>
+        {printable(v.stderr.join('\n'))}
+      </pre>
+    </details>
+  );
+}
+
+function NoServerYet() {
+  return (
+    <section className="card server-empty" aria-labelledby="no-server">
+      <h2 id="no-server">No MCP server yet</h2>
+      <p>Add one in a terminal; it shows here at once, and starts on first use:</p>
+      <p className="command-line">
+        <code>{ADD_COMMAND}</code> <CopyButton text={ADD_COMMAND} label="Copy the line that adds a server" />
+      </p>
+      <p className="hint">
+        Or an HTTP one: <code>{ADD_URL_COMMAND}</code>. Then review its tools here and accept them: until then, nothing of it runs.
+      </p>
+    </section>
+  );
+}
+
+export function ServersScreen() {
+  const { api } = useControl();
+  const servers = useCall('servers.list', {}, { refreshOn: ['servers-changed'] });
+  const [message, setMessage] = useState<ScreenMessage>();
+  /** Switches on their way: the state each was turned to. */
+  const [wanted, setWanted] = useState<Record<string, boolean>>({});
+  /** What servers.setEnabled / servers.restart answered, shown until the list is read again (`basis`: the list it stands in for). */
+  const [fresh, setFresh] = useState<{ basis: ServerView[] | undefined; views: Record<string, ServerView> }>({ basis: undefined, views: {} });
+  const listed = useRef(servers.data);
+  listed.current = servers.data;
+  /** Reviews opened by the person. */
+  const [open, setOpen] = useState<Record<string, boolean>>({});
+  const [restarting, setRestarting] = useState<Record<string, boolean>>({});
+  // A review closes with its server disabled (here or elsewhere): enabled again, it is not started until asked.
+  useEffect(() => {
+    const off = (servers.data ?? []).filter((v) => !v.enabled).map((v) => v.name);
+    if (off.length > 0) setOpen((o) => (off.some((n) => o[n]) ? { ...o, ...Object.fromEntries(off.map((n) => [n, false])) } : o));
+  }, [servers.data]);
+  const answered = (v: ServerView) => {
+    const basis = listed.current;
+    setFresh((f) => ({ basis, views: { ...(f.basis === basis ? f.views : {}), [v.name]: v } }));
+  };
+
+  const enable = async (v: ServerView, on: boolean) => {
+    setWanted((w) => ({ ...w, [v.name]: on }));
+    if (!on) setOpen((o) => ({ ...o, [v.name]: false }));
+    try {
+      answered(await api.call('servers.setEnabled', { name: v.name, enabled: on }));
+      setMessage({
+        kind: 'status',
+        text: on ? `${v.name} enabled: it starts on first use.` : `${v.name} disabled: its process is stopped, and calls to its tools are refused.`,
+      });
+    } catch (error) {
+      setMessage({ kind: 'alert', text: `${v.name}: ${(error as Error).message}` });
+    } finally {
+      setWanted((w) => {
+        const { [v.name]: _, ...rest } = w;
+        return rest;
+      });
+      servers.reload();
+    }
+  };
+
+  const restart = async (v: ServerView) => {
+    setRestarting((r) => ({ ...r, [v.name]: true }));
+    setMessage({ kind: 'status', text: `Starting ${v.name} again…` });
+    try {
+      const next = await api.call('servers.restart', { name: v.name });
+      answered(next);
+      const state = stateWords(next, undefined);
+      setMessage({ kind: next.state === 'connected' ? 'status' : 'alert', text: `${v.name}: ${printable(state.text)}` });
+    } catch (error) {
+      setMessage({ kind: 'alert', text: `${v.name}: ${(error as Error).message}` });
+    } finally {
+      setRestarting((r) => {
+        const { [v.name]: _, ...rest } = r;
+        return rest;
+      });
+      servers.reload();
+    }
+  };
+
+  const list = (servers.data ?? []).map((v) => (fresh.basis === servers.data ? fresh.views[v.name] : undefined) ?? v);
+  const enabled = list.filter((v) => v.enabled).length;
+  const held = list.filter((v) => v.review === 'unreviewed' || v.review === 'changed').length;
+  return (
+    <div className="screen servers">
+      <h1>Servers</h1>
+      <Message message={message} />
+      <p>
+        Other MCP servers Airlock stands in front of. A script reaches a server's tools as <code>mcp.&lt;server&gt;.&lt;tool&gt;(args)</code> once you have
+        accepted them, and each call goes through the same gate as an API call: its policy, your approval when it asks, the audit log. A server starts on first
+        use.
+        {servers.data && list.length > 0 ? ` ${enabled} of ${list.length} enabled${held > 0 ? `; ${held} with tools held for your review` : ''}.` : ''}
+      </p>
+      {servers.error ? (
+        <p role="alert">
+          <InlineText text={servers.error.message} />
+        </p>
+      ) : null}
+      {servers.data === undefined && !servers.error ? <p role="status">Loading…</p> : null}
+      {servers.data && list.length === 0 ? <NoServerYet /> : null}
+      {list.map((v) => {
+        const state = stateWords(v, wanted[v.name]);
+        const review = reviewWords(v);
+        const isOpen = (open[v.name] ?? false) && v.enabled;
+        const reviewId = `review-${v.name}`;
+        return (
+          <section key={v.name} aria-labelledby={`server-${v.name}`} className={`card server-card ${state.kind}`}>
+            <div className="server-head">
+              <h2 id={`server-${v.name}`}>{v.name}</h2>
+              <EnabledSwitch v={v} wanted={wanted[v.name]} onChange={(on) => void enable(v, on)} />
+            </div>
+            <p id={`server-state-${v.name}`} className={`server-state ${state.kind}`}>
+              <span className="server-dot" aria-hidden="true" />
+              <span className="server-state-text">
+                <strong>{state.label}</strong>
+                {state.detail !== undefined ? (
+                  <>
+                    : <span className="server-reason">{printable(state.detail)}</span>
+                  </>
+                ) : null}
+              </span>
+            </p>
+            {(v.state === 'stopped' || v.state === 'failed') && wanted[v.name] === undefined ? (
+              <p className="server-restart">
+                <button type="button" className="small" disabled={restarting[v.name]} onClick={() => void restart(v)}>
+                  Start again<span className="visually-hidden"> {v.name}</span>
+                </button>{' '}
+                <span className="hint">
+                  {v.state === 'failed'
+                    ? 'Airlock starts it again after a delay that doubles; five crashes in five minutes stop it until you start it again.'
+                    : 'It stays stopped until you start it again.'}
+                </span>
+              </p>
+            ) : null}
+            <dl className="facts">
+              <dt>{v.transport === 'stdio' ? 'Command' : 'URL'}</dt>
+              <dd>
+                <code className="server-target">{v.target}</code> <span className="muted">({v.transport})</span>
+              </dd>
+              <dt>Tools</dt>
+              <dd className={review.held ? 'held-text' : undefined}>{review.text}</dd>
+              <dt>Secrets</dt>
+              <dd>
+                <Secrets v={v} />
+              </dd>
+            </dl>
+            <Stderr v={v} />
+            {v.enabled ? (
+              <p className="review-actions">
+                <button
+                  type="button"
+                  aria-expanded={isOpen}
+                  aria-controls={isOpen ? reviewId : undefined}
+                  onClick={() => setOpen((o) => ({ ...o, [v.name]: !isOpen }))}
+                >
+                  {isOpen ? 'Hide tools' : 'Review tools'}
+                  <span className="visually-hidden"> of {v.name}</span>
+                </button>{' '}
+                {!isOpen && v.state !== 'connected' ? <span className="hint">starts {v.name} if it is not running</span> : null}
+              </p>
+            ) : (
+              <p className="hint">Enable it to review its tools and set their policies.</p>
+            )}
+            {isOpen ? (
+              <div id={reviewId}>
+                <ToolReview server={v} listed={servers.data} />
+              </div>
+            ) : null}
+          </section>
+        );
+      })}
+    </div>
+  );
+}
