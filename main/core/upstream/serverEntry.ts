@@ -66,6 +66,7 @@ export const httpServerSchema = z
 export const serverEntrySchema = z.discriminatedUnion('transport', [stdioServerSchema, httpServerSchema]);
 export type ServerEntry = z.infer<typeof serverEntrySchema>;
 export type StdioServerEntry = z.infer<typeof stdioServerSchema>;
+export type HttpServerEntry = z.infer<typeof httpServerSchema>;
 
 /**
  * Why a command may not be run, if it may not. A bare name is found on PATH at spawn; an absolute path is taken

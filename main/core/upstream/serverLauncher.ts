@@ -1,14 +1,15 @@
 // Starting one MCP server from its entry: its secrets read from the key
 // store by name (each one handed to the redactor before the server can echo
-// it), its environment built (childEnvironment.ts) with the login shell's
-// PATH, then Airlock connected to it as a client (upstreamClient.ts). The CLI
+// it); a stdio server started with its environment (childEnvironment.ts) and
+// the login shell's PATH, a remote one reached over HTTP with its headers
+// (httpConnection.ts); then Airlock connected to it as a client. The CLI
 // (`airlock servers show`, `accept`) and the companion's servers start a
 // server the same way, here.
-import { AirlockError } from '../util/errors.ts';
 import type { SecretStore } from '../secrets/secretStore.ts';
 import { childEnvironment, loginShellPath } from './childEnvironment.ts';
 import { connectStdio, type UpstreamConnection } from './upstreamClient.ts';
-import { secretAccount, type ServerEntry } from './serverEntry.ts';
+import { connectHttp } from './httpConnection.ts';
+import { secretAccount, secretNames, type ServerEntry } from './serverEntry.ts';
 
 export interface LaunchOptions {
   keys: Pick<SecretStore, 'get'>;
@@ -36,27 +37,20 @@ export function cachedLoginPath(): Promise<string | undefined> {
 }
 
 export async function launchServer(name: string, entry: ServerEntry, options: LaunchOptions): Promise<UpstreamConnection> {
-  if (entry.transport !== 'stdio') {
-    throw new AirlockError('config', `MCP server ${name} is reached over HTTP (${entry.url}): connecting to HTTP servers is not built yet`, {
-      hint: 'add it as a stdio server (a command), or wait for HTTP support',
-    });
-  }
+  // Its secrets (a stdio server's variables, an HTTP server's header values), each known to the redactor before the server starts.
   const secrets: Record<string, string> = {};
-  for (const variable of entry.secrets) {
-    const value = await options.keys.get(secretAccount(name, variable));
+  for (const secret of secretNames(entry)) {
+    const value = await options.keys.get(secretAccount(name, secret));
     if (value === undefined) {
-      options.onMissingSecret?.(variable);
+      options.onMissingSecret?.(secret);
       continue;
     }
     options.onSecret(value);
-    secrets[variable] = value;
+    secrets[secret] = value;
   }
+  const common = { log: options.log, redact: options.redact, ...(options.onToolsChanged ? { onToolsChanged: options.onToolsChanged } : {}) };
+  if (entry.transport === 'http') return connectHttp(name, entry, { headers: secrets, ...common });
   const loginPath = await (options.loginPath ?? cachedLoginPath)();
   const env = childEnvironment({ pass: entry.env, secrets, parent: options.parent ?? process.env, ...(loginPath ? { loginPath } : {}) });
-  return connectStdio(name, entry, {
-    env,
-    log: options.log,
-    redact: options.redact,
-    ...(options.onToolsChanged ? { onToolsChanged: options.onToolsChanged } : {}),
-  });
+  return connectStdio(name, entry, { env, ...common });
 }

@@ -57,8 +57,7 @@ export async function connectStdio(name: string, entry: StdioServerEntry, option
     ...(options.maxMessageBytes ? { maxMessageBytes: options.maxMessageBytes } : {}),
     onRefused: (why) => options.log(redact(`${name}: ${why}`)),
   });
-  const client = new Client({ name: 'airlock', version: AIRLOCK_VERSION }, { capabilities: {} });
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolsChanged?.());
+  const client = airlockClient(options.onToolsChanged);
   const failed = (why: string) => {
     const tail = child.stderrTail().filter((l) => l.trim());
     return new AirlockError(
@@ -85,13 +84,26 @@ export async function connectStdio(name: string, entry: StdioServerEntry, option
     throw failed(`did not answer initialize: ${(error as Error).message}`);
   }
   return {
+    ...clientCalls(client, entry.timeoutMs, failed),
+    stderrTail: () => child.stderrTail(),
+    exited: child.exited,
+    async close() {
+      await client.close().catch(() => undefined);
+      await child.stop();
+    },
+  };
+}
+
+/** The calls every connection makes the same way, whatever carries them: every page of tools, one tool within the timeout. */
+export function clientCalls(client: Client, timeoutMs: number, failed: (why: string) => Error): Pick<UpstreamConnection, 'tools' | 'call'> {
+  return {
     async tools() {
       const all: Tool[] = [];
       const seen = new Set<string>();
       let cursor: string | undefined;
       for (let page = 0; ; page++) {
         if (page >= MAX_TOOL_PAGES) throw failed(`listed its tools over more than ${MAX_TOOL_PAGES} pages`);
-        const answer = await client.listTools(cursor ? { cursor } : {}, { timeout: entry.timeoutMs });
+        const answer = await client.listTools(cursor ? { cursor } : {}, { timeout: timeoutMs });
         all.push(...answer.tools);
         if (all.length > MAX_TOOLS) throw failed(`lists more than ${MAX_TOOLS} tools`);
         cursor = answer.nextCursor;
@@ -102,19 +114,20 @@ export async function connectStdio(name: string, entry: StdioServerEntry, option
     },
     async call(tool, args, callOptions = {}) {
       return (await client.callTool({ name: tool, arguments: args }, undefined, {
-        timeout: entry.timeoutMs,
+        timeout: timeoutMs,
         resetTimeoutOnProgress: true,
-        maxTotalTimeout: entry.timeoutMs * MAX_TOTAL_TIMEOUT_FACTOR,
+        maxTotalTimeout: timeoutMs * MAX_TOTAL_TIMEOUT_FACTOR,
         // A progress token is sent, so a server can say it is still working.
         onprogress: () => undefined,
         ...(callOptions.signal ? { signal: callOptions.signal } : {}),
       })) as CallToolResult;
     },
-    stderrTail: () => child.stderrTail(),
-    exited: child.exited,
-    async close() {
-      await client.close().catch(() => undefined);
-      await child.stop();
-    },
   };
+}
+
+/** Airlock as an MCP client, told when the server's tools change. */
+export function airlockClient(onToolsChanged?: () => void): Client {
+  const client = new Client({ name: 'airlock', version: AIRLOCK_VERSION }, { capabilities: {} });
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => onToolsChanged?.());
+  return client;
 }

@@ -1,0 +1,154 @@
+// Airlock as the MCP client of a remote server (issue 20): Streamable HTTP,
+// or the legacy SSE transport for a server that does not speak it. Every
+// request goes through one fetch that checks where it connects: the host is
+// resolved and each address classified, a cloud metadata address is always
+// refused and a private or loopback one unless the entry allows it, and the
+// connection is made to the address that was checked (no second DNS answer
+// can swap it). Redirects are not followed. A JSON answer larger than the
+// message cap is refused. Header values (a token) come from the key store by
+// name and are known to the redactor before the first request.
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { Readable } from 'node:stream';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { classifyAddress, systemResolver, type Resolver } from '../egress/addressPolicy.ts';
+import { AirlockError } from '../util/errors.ts';
+import type { ChildExit } from './childProcess.ts';
+import type { HttpServerEntry } from './serverEntry.ts';
+import { airlockClient, clientCalls, type UpstreamConnection } from './upstreamClient.ts';
+
+export interface HttpConnectOptions {
+  /** Header values by header name (from the key store). */
+  headers: Record<string, string>;
+  log(line: string): void;
+  redact?(text: string): string;
+  maxMessageBytes?: number;
+  onToolsChanged?(): void;
+  resolver?: Resolver;
+}
+
+const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+
+/** The address to connect to for a host: checked against the entry's rule (metadata never; private and loopback only when allowed). */
+export async function checkedAddress(
+  hostname: string,
+  allowPrivate: boolean,
+  resolver: Resolver = systemResolver,
+): Promise<{ address: string; family: 4 | 6 }> {
+  const bare = hostname.replace(/^\[|\]$/g, '');
+  const found = isIP(bare)
+    ? [{ address: bare, family: isIP(bare) }]
+    : bare.toLowerCase() === 'localhost'
+      ? [{ address: '127.0.0.1', family: 4 }]
+      : await resolver(bare);
+  if (found.length === 0) throw new AirlockError('network', `${bare} does not resolve`);
+  for (const r of found) {
+    const cls = classifyAddress(r.address);
+    if (cls === 'public') continue;
+    if (cls === 'metadata' || cls === 'unspecified' || cls === 'multicast' || !allowPrivate) {
+      throw new AirlockError(
+        'denied',
+        `${bare} is ${r.address} (${cls}): ${cls === 'metadata' ? 'a cloud metadata address is never reached' : 'a private or local address is reached only when the server entry allows it (--allow-private-network)'}`,
+      );
+    }
+  }
+  const first = found[0]!;
+  return { address: first.address, family: first.family === 6 ? 6 : 4 };
+}
+
+/** A fetch that connects only to checked addresses, follows no redirect, and refuses a JSON answer over the cap. */
+export function checkedFetch(entry: HttpServerEntry, options: { resolver?: Resolver; maxMessageBytes: number }): typeof fetch {
+  return (async (input: string | URL | Request, init: RequestInit = {}) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new AirlockError('denied', `${url.protocol} is not HTTP`);
+    if (url.origin !== new URL(entry.url).origin) throw new AirlockError('denied', `the server sent Airlock to another origin (${url.origin}): refused`);
+    const pinned = await checkedAddress(url.hostname, entry.allowPrivateNetwork, options.resolver);
+    const lookup: LookupFunction = (_host, opts, callback) => {
+      if ((opts as { all?: boolean }).all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [pinned]);
+      else callback(null, pinned.address, pinned.family);
+    };
+    const headers = new Headers(init.headers);
+    const body =
+      init.body === undefined || init.body === null
+        ? undefined
+        : typeof init.body === 'string'
+          ? init.body
+          : Buffer.from(await new Response(init.body).arrayBuffer());
+    return new Promise<Response>((resolve, reject) => {
+      const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(
+        url,
+        { method: init.method ?? 'GET', headers: Object.fromEntries(headers), lookup, ...(init.signal ? { signal: init.signal } : {}) },
+        (res: IncomingMessage) => {
+          const out = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) for (const one of Array.isArray(v) ? v : [v]) out.append(k, one);
+          const status = res.statusCode ?? 502;
+          const length = Number(res.headers['content-length'] ?? 0);
+          if (length > options.maxMessageBytes) {
+            res.destroy();
+            reject(new AirlockError('denied', `the server answered ${length} bytes, over the ${options.maxMessageBytes}-byte message cap`));
+            return;
+          }
+          if (!/event-stream/.test(String(res.headers['content-type'] ?? ''))) {
+            // A plain answer is one message: counted as it arrives, cut off over the cap.
+            let seen = 0;
+            res.on('data', (chunk: Buffer) => {
+              seen += chunk.length;
+              if (seen > options.maxMessageBytes)
+                res.destroy(new AirlockError('denied', `the server's answer is over the ${options.maxMessageBytes}-byte message cap`));
+            });
+          }
+          const noBody = status === 204 || status === 304 || init.method === 'HEAD';
+          resolve(new Response(noBody ? null : (Readable.toWeb(res) as ReadableStream), { status, statusText: res.statusMessage ?? '', headers: out }));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  }) as typeof fetch;
+}
+
+/** Connects to a remote MCP server: Streamable HTTP first, the legacy SSE transport when the server does not speak it. */
+export async function connectHttp(name: string, entry: HttpServerEntry, options: HttpConnectOptions): Promise<UpstreamConnection> {
+  const redact = options.redact ?? ((text: string) => text);
+  const fetchChecked = checkedFetch(entry, {
+    ...(options.resolver ? { resolver: options.resolver } : {}),
+    maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+  });
+  const url = new URL(entry.url);
+  const requestInit = { headers: options.headers };
+  const failed = (why: string) => new AirlockError('config', redact(`MCP server ${name} (${entry.url}) ${why}`));
+  let closedResolve!: (exit: ChildExit) => void;
+  const exited = new Promise<ChildExit>((resolve) => (closedResolve = resolve));
+  const attempt = async (transport: Transport) => {
+    const client = airlockClient(options.onToolsChanged);
+    client.onclose = () => closedResolve({ code: 0, signal: null });
+    await client.connect(transport, { timeout: entry.timeoutMs });
+    return client;
+  };
+  let client;
+  try {
+    client = await attempt(new StreamableHTTPClientTransport(url, { fetch: fetchChecked, requestInit }));
+  } catch (error) {
+    if (error instanceof AirlockError) throw failed((error as AirlockError).message);
+    // A server that does not speak Streamable HTTP (4xx to its POST) may speak the legacy SSE transport.
+    options.log(redact(`MCP server ${name}: Streamable HTTP failed (${(error as Error).message}); trying the legacy SSE transport`));
+    try {
+      client = await attempt(new SSEClientTransport(url, { fetch: fetchChecked, eventSourceInit: { fetch: fetchChecked }, requestInit }));
+    } catch (second) {
+      throw failed(`did not answer initialize: ${(second as Error).message}`);
+    }
+  }
+  const connected = client;
+  return {
+    ...clientCalls(connected, entry.timeoutMs, failed),
+    stderrTail: () => [],
+    exited,
+    async close() {
+      await connected.close().catch(() => undefined);
+      closedResolve({ code: 0, signal: null });
+    },
+  };
+}

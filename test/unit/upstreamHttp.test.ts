@@ -1,0 +1,124 @@
+// A remote MCP server behind Airlock (issue 20): Streamable HTTP, the legacy
+// SSE transport as a fallback, its header value from the key store, and the
+// address rule — a cloud metadata address never, a private or loopback one
+// only when the entry allows it, the connection made to the address that was
+// checked — and a JSON answer over the message cap refused. Servers here are
+// the SDK's own, on loopback, started by each test.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import { checkedAddress, connectHttp } from '../../main/core/upstream/httpConnection.ts';
+import type { HttpServerEntry } from '../../main/core/upstream/serverEntry.ts';
+
+const T = { timeout: 20_000 };
+
+function mcpServer(): McpServer {
+  const server = new McpServer({ name: 'remote', version: '1.0.0' });
+  server.registerTool('echo', { description: 'Echoes its input', inputSchema: { text: z.string() } }, async ({ text }) => ({
+    content: [{ type: 'text', text }],
+  }));
+  return server;
+}
+
+async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ url: string; server: Server }> {
+  const server = createServer(handler);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, server };
+}
+
+/** A stateless Streamable HTTP server that remembers the authorization headers it saw. */
+async function streamableServer() {
+  const seen: (string | undefined)[] = [];
+  const { url, server } = await listen((req, res) => {
+    seen.push(req.headers.authorization);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const mcp = mcpServer();
+    res.on('close', () => void transport.close());
+    void mcp.connect(transport).then(() => transport.handleRequest(req, res));
+  });
+  return { url, server, seen };
+}
+
+function entry(url: string, extra: Partial<HttpServerEntry> = {}): HttpServerEntry {
+  return { transport: 'http', url, headers: [], allowPrivateNetwork: false, enabled: true, timeoutMs: 10_000, ...extra };
+}
+
+const quiet = { log: () => undefined };
+
+test('a loopback server is refused unless its entry allows private addresses; allowed, it answers, with its header', T, async (t) => {
+  const { url, server, seen } = await streamableServer();
+  t.after(() => server.close());
+  await assert.rejects(connectHttp('remote', entry(url), { headers: {}, ...quiet }), /127\.0\.0\.1 \(loopback\).*--allow-private-network/);
+  assert.equal(seen.length, 0, 'nothing was sent');
+
+  const connection = await connectHttp('remote', entry(url, { allowPrivateNetwork: true, headers: ['Authorization'] }), {
+    headers: { Authorization: 'Bearer remote-token-0123456789' },
+    ...quiet,
+  });
+  try {
+    assert.deepEqual(
+      (await connection.tools()).map((tool) => tool.name),
+      ['echo'],
+    );
+    assert.deepEqual((await connection.call('echo', { text: 'over http' })).content, [{ type: 'text', text: 'over http' }]);
+    assert.ok(seen.length > 0 && seen.every((h) => h === 'Bearer remote-token-0123456789'), 'the header on every request');
+  } finally {
+    await connection.close();
+  }
+});
+
+test('a cloud metadata address is never reached, even where private addresses are allowed; a name is checked by what it resolves to', T, async () => {
+  await assert.rejects(checkedAddress('169.254.169.254', true), /cloud metadata address is never reached/);
+  const resolver = async () => [{ address: '169.254.169.254', family: 4 }];
+  await assert.rejects(checkedAddress('innocent.example', true, resolver), /innocent\.example is 169\.254\.169\.254 \(metadata\)/);
+  const privateResolver = async () => [{ address: '10.1.2.3', family: 4 }];
+  await assert.rejects(checkedAddress('intranet.example', false, privateResolver), /private/);
+  assert.deepEqual(await checkedAddress('intranet.example', true, privateResolver), { address: '10.1.2.3', family: 4 });
+  assert.deepEqual(await checkedAddress('api.example', false, async () => [{ address: '93.184.216.34', family: 4 }]), { address: '93.184.216.34', family: 4 });
+});
+
+test('a server that speaks only the legacy SSE transport is reached through it', T, async (t) => {
+  const transports = new Map<string, SSEServerTransport>();
+  const { url, server } = await listen((req, res) => {
+    const u = new URL(req.url!, 'http://x');
+    if (req.method === 'GET' && u.pathname === '/mcp') {
+      const transport = new SSEServerTransport('/messages', res);
+      transports.set(transport.sessionId, transport);
+      void mcpServer().connect(transport);
+      return;
+    }
+    if (req.method === 'POST' && u.pathname === '/messages') {
+      const transport = transports.get(u.searchParams.get('sessionId') ?? '');
+      if (transport) return void transport.handlePostMessage(req, res);
+    }
+    res.writeHead(405).end();
+  });
+  t.after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  const connection = await connectHttp('legacy', entry(url, { allowPrivateNetwork: true }), { headers: {}, ...quiet });
+  try {
+    assert.deepEqual((await connection.call('echo', { text: 'over sse' })).content, [{ type: 'text', text: 'over sse' }]);
+  } finally {
+    await connection.close();
+  }
+});
+
+test('an answer over the message cap is refused, and says so', T, async (t) => {
+  const { url, server } = await listen((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ jsonrpc: '2.0', id: 0, result: { padding: 'x'.repeat(50_000) } }));
+  });
+  t.after(() => server.close());
+  await assert.rejects(
+    connectHttp('big', entry(url, { allowPrivateNetwork: true }), { headers: {}, ...quiet, maxMessageBytes: 10_000 }),
+    /over the 10000-byte message cap/,
+  );
+});
