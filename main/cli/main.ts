@@ -295,6 +295,18 @@ export function buildProgram(): Command {
     .action(async function (this: Command, name: string, policy: 'allow' | 'ask' | 'deny' | 'default') {
       process.exitCode = await (await serversCommands()).serversPolicy(cliContext(this), name, policy, this.opts().tool as string | undefined);
     });
+  withSecrets('import', 'the servers your MCP clients run themselves; move chosen ones behind Airlock (their inline values into the key store)')
+    .argument('[client]', "the client whose servers to move (without it: list every client's)")
+    .option('--server <name>', 'a server of that client to move (repeat)', collect, [])
+    .option('--all', 'every server of that client')
+    .option('--dry-run', 'show what would change, change nothing')
+    .option('--yes', 'move without asking (read the --dry-run first)')
+    .action(async function (this: Command, client: string | undefined) {
+      const o = this.opts();
+      process.exitCode = await (
+        await serversCommands()
+      ).serversImport(cliContext(this), client, { server: o.server as string[], all: o.all === true, dryRun: o.dryRun === true, yes: o.yes === true });
+    });
   withSecrets('secret', "store a server's secret in the keychain, read from stdin or a hidden prompt")
     .argument('<name>', 'the server name', serverArg)
     .argument('<variable>', 'the variable (or header) it is given as')

@@ -291,3 +291,117 @@ export async function serversDirect(ctx: CliContext, name: string, on: boolean):
   );
   return 0;
 }
+
+export interface ImportOptions {
+  server: string[];
+  all?: boolean;
+  dryRun?: boolean;
+  yes?: boolean;
+}
+
+/**
+ * `airlock servers import [CLIENT]`: without a client, the servers each client's file holds; with one, the chosen
+ * ones moved behind Airlock — added here (their inline values into the key store), then taken out of the client's
+ * file, which keeps one entry: Airlock (previewed, backed up; `airlock clients undo CLIENT` restores it).
+ */
+export async function serversImport(ctx: CliContext, client: string | undefined, o: ImportOptions): Promise<number> {
+  const [{ machineRegistrar }, { importCandidate }, { CLIENTS }, { REDACTED_FROM_LENGTH }] = await Promise.all([
+    import('../../core/clients/machineRegistrar.ts'),
+    import('../../core/upstream/serverImport.ts'),
+    import('../../core/clients/clientCatalog.ts'),
+    import('../../core/upstream/serverLauncher.ts'),
+  ]);
+  const registrar = machineRegistrar(ctx.settings.dataDir);
+  const store = storeOf(ctx);
+  if (!client) {
+    let any = false;
+    for (const d of CLIENTS) {
+      const { label, file, entries } = await registrar.servers(d.id).catch(() => ({ label: d.label, file: undefined, entries: {} }));
+      const names = Object.keys(entries);
+      if (names.length === 0) continue;
+      any = true;
+      process.stdout.write(`${label} (${d.id}, ${file}):\n`);
+      for (const [from, raw] of Object.entries(entries)) {
+        const c = importCandidate(from, raw);
+        const secrets = Object.keys(c.secrets).length;
+        process.stdout.write(
+          c.entry
+            ? `  ${printable(from)} → ${c.name}: ${printable(serverTarget(c.entry))}${secrets > 0 ? ` (${secrets} inline value${secrets === 1 ? '' : 's'} → the key store)` : ''}\n`
+            : `  ${printable(from)}: cannot be moved: ${printable(c.problem!)}\n`,
+        );
+      }
+    }
+    process.stdout.write(
+      any
+        ? 'Move some behind Airlock: airlock servers import CLIENT --server NAME… (or --all); --dry-run shows the change first.\n'
+        : 'No client on this machine has an MCP server of its own.\n',
+    );
+    return 0;
+  }
+  const { label, entries } = await registrar.servers(client);
+  const candidates = Object.entries(entries).map(([from, raw]) => importCandidate(from, raw));
+  if (candidates.length === 0) throw new AirlockError('not_found', `${label} has no MCP server of its own to move`);
+  const unknown = o.server.filter((n) => !candidates.some((c) => c.from === n || c.name === n));
+  if (unknown.length > 0) {
+    throw new AirlockError('usage', `${label} has no server named ${unknown.join(', ')}`, { hint: `its servers: ${candidates.map((c) => c.from).join(', ')}` });
+  }
+  const picked = candidates.filter((c) => o.all || o.server.includes(c.from) || o.server.includes(c.name));
+  if (picked.length === 0)
+    throw new AirlockError('usage', `name the servers to move with --server NAME (repeat), or --all`, {
+      hint: `${label}'s servers: ${candidates.map((c) => c.from).join(', ')}`,
+    });
+  const existing = new Set(store.list().map((s) => s.name));
+  for (const c of picked) {
+    if (!c.problem && existing.has(c.name)) c.problem = `a server named '${c.name}' is behind Airlock already (airlock servers remove ${c.name} first)`;
+  }
+  const refused = picked.filter((c) => c.problem);
+  const moving = picked.filter((c) => !c.problem);
+  for (const c of refused) process.stdout.write(`${printable(c.from)}: not moved: ${printable(c.problem!)}\n`);
+  if (moving.length === 0) return 1;
+  const plan = await registrar.moveBehind(
+    client,
+    moving.map((c) => c.from),
+    { dryRun: true },
+  );
+  for (const c of moving) {
+    const secrets = Object.keys(c.secrets);
+    process.stdout.write(`${printable(c.from)} → ${c.name}: ${printable(serverTarget(c.entry!))}\n`);
+    if (secrets.length > 0) process.stdout.write(`  its ${secrets.join(', ')}: moved into the key store (never written to servers.json)\n`);
+    for (const note of c.notes) process.stdout.write(`  ${note}\n`);
+  }
+  // The diff shows the entries going: every value written inline in the file is scrubbed from it first.
+  for (const c of candidates) for (const value of Object.values(c.secrets)) if (value.length >= REDACTED_FROM_LENGTH) ctx.redaction.add(value);
+  process.stdout.write(`\n${label}'s file, afterwards (it keeps one entry: Airlock):\n${ctx.redaction.redact(plan.diff)}\n`);
+  if (o.dryRun) {
+    process.stdout.write('Nothing changed (--dry-run).\n');
+    return 0;
+  }
+  if (!o.yes) {
+    if (!process.stdin.isTTY)
+      throw new AirlockError('usage', 'moving servers needs a yes: run it in a terminal, or add --yes once you have read the preview (--dry-run)');
+    const { createInterface } = await import('node:readline/promises');
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    const answer = await rl.question(`Move ${moving.length} server${moving.length === 1 ? '' : 's'} behind Airlock? [y/N] `).finally(() => rl.close());
+    if (!/^y(es)?$/i.test(answer.trim())) {
+      process.stdout.write('Nothing moved.\n');
+      return 1;
+    }
+  }
+  // Secrets first, then the entries, then the client's file: a crash half way leaves a server in both places, never in neither.
+  const keys = secretStoreFor(ctx);
+  for (const c of moving) {
+    for (const [secret, value] of Object.entries(c.secrets)) await keys.set(secretAccount(c.name, secret), value);
+    await store.add(c.name, c.entry!);
+  }
+  const done = await registrar.moveBehind(
+    client,
+    moving.map((c) => c.from),
+  );
+  process.stdout.write(
+    `Moved ${moving.map((c) => c.name).join(', ')} behind Airlock${done.backup ? ` (the client's file was backed up: airlock clients undo ${client} restores it)` : ''}. ${label}: ${done.afterwards}.\n`,
+  );
+  process.stdout.write(
+    `Nothing of them runs until you review their tools: airlock servers accept ${moving[0]!.name}${moving.length > 1 ? ' (and the others)' : ''}.\n`,
+  );
+  return refused.length > 0 ? 1 : 0;
+}

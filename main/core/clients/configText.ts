@@ -88,7 +88,13 @@ export function editConfig(
   // The edit is made unformatted, then only the text it inserted is formatted: a sibling written on one line stays as it was.
   const options = { ...indentOf(source), eol };
   let out = source;
-  for (const edit of modify(source, [...root, name], entry, {})) {
+  for (const found of modify(source, [...root, name], entry, {})) {
+    // Removing the first of several entries, jsonc-parser also takes the line break and indent after the `{`: they stay.
+    let edit = found;
+    if (!edit.content && out[edit.offset - 1] === '{' && /^\s*"/.test(out.slice(edit.offset + edit.length))) {
+      const kept = /^\s*/.exec(out.slice(edit.offset, edit.offset + edit.length))![0].length;
+      edit = { offset: edit.offset + kept, length: edit.length - kept, content: '' };
+    }
     const lineStart = out.lastIndexOf('\n', edit.offset - 1) + 1;
     if (edit.content && out.slice(lineStart, edit.offset).trim() === '{') {
       // Into an empty object: nothing else on the line to keep, so let the library lay out the whole line.

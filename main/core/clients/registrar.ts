@@ -246,6 +246,42 @@ export function createRegistrar(options: RegistrarOptions) {
     return { ...result, changed: true, diff: patch(file, before ?? '', after), backup };
   }
 
+  /** The MCP servers a client's file holds (every entry under its root but Airlock's own), as written. */
+  async function servers(id: string): Promise<{ id: ClientId; label: string; file?: string; entries: Record<string, unknown> }> {
+    const d = descriptor(id);
+    const file = fileOf(d);
+    const text = file ? await readText(file) : undefined;
+    if (!file || text === undefined) return { id: d.id, label: d.label, entries: {} };
+    const root = readEntry(readConfig(text, d.format, file), d.root.slice(0, -1), d.root.at(-1)!);
+    const entries: Record<string, unknown> = {};
+    if (root && typeof root === 'object' && !Array.isArray(root)) {
+      for (const [key, value] of Object.entries(root)) if (key !== name) entries[key] = value;
+    }
+    return { id: d.id, label: d.label, file, entries };
+  }
+
+  /**
+   * Takes these servers out of the client's file and makes sure Airlock's entry is in it (issue 20: the client
+   * keeps one entry, Airlock): previewed with dryRun, the file backed up first, undone by `undo`. Always an edit of
+   * the file (a client's CLI adds and removes one server at a time).
+   */
+  async function moveBehind(id: string, names: readonly string[], opts: { dryRun?: boolean } = {}): Promise<ChangeResult> {
+    const d = descriptor(id);
+    const file = fileOf(d);
+    if (!file) throw new AirlockError('unavailable', status(d, undefined, undefined).reason!);
+    const before = (await readText(file)) ?? '';
+    let planned = before;
+    for (const server of names) planned = editConfig(planned, d.format, file, d.root, server, undefined);
+    const current = status(d, planned, file);
+    if (current.state !== 'registered') planned = editConfig(planned, d.format, file, d.root, name, d.entry(options.launch));
+    const result = { id: d.id, action: 'add' as const, dryRun: opts.dryRun === true, file, via: 'file' as const, afterwards: d.afterwards };
+    if (planned === before) return { ...result, changed: false, diff: '' };
+    if (opts.dryRun) return { ...result, changed: true, diff: patch(file, before, planned) };
+    const backup = await saveBackup(d, file, before);
+    await write(file, planned);
+    return { ...result, changed: true, diff: patch(file, before, planned), backup };
+  }
+
   /** Restores the file as it was before the last change made here. */
   async function undo(id: string): Promise<{ id: ClientId; file: string; backup: string; restored: 'previous' | 'removed' }> {
     const d = descriptor(id);
@@ -268,6 +304,8 @@ export function createRegistrar(options: RegistrarOptions) {
     list,
     add: (id: string, o?: ChangeOptions) => change(id, 'add', o),
     remove: (id: string, o?: { dryRun?: boolean }) => change(id, 'remove', o),
+    servers,
+    moveBehind,
     undo,
   };
 }

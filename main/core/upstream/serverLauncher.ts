@@ -28,6 +28,9 @@ export interface LaunchOptions {
   onToolsChanged?(): void;
 }
 
+/** The shortest secret value the redactor learns (an imported server's inline values are all kept as secrets, `LOG_LEVEL=info` too). */
+export const REDACTED_FROM_LENGTH = 8;
+
 let loginPathOnce: Promise<string | undefined> | undefined;
 
 /** PATH as the person's login shell sets it, read once per process (a shell start costs tens of milliseconds). */
@@ -45,7 +48,8 @@ export async function launchServer(name: string, entry: ServerEntry, options: La
       options.onMissingSecret?.(secret);
       continue;
     }
-    options.onSecret(value);
+    // A value too short to be a key (`info`, `true`, a port) would be scrubbed from every text it appears in: not learnt.
+    if (value.length >= REDACTED_FROM_LENGTH) options.onSecret(value);
     secrets[secret] = value;
   }
   const common = { log: options.log, redact: options.redact, ...(options.onToolsChanged ? { onToolsChanged: options.onToolsChanged } : {}) };
