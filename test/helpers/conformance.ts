@@ -60,10 +60,15 @@ export function conformanceCli(args: string[], timeoutMs: number): Promise<CliRu
 
 /** Every server scenario the installed suite has (`conformance list --server`), pending ones included. */
 export async function listServerScenarios(timeoutMs = 30_000): Promise<string[]> {
-  const run = await conformanceCli(['list', '--server'], timeoutMs);
-  if (run.code !== 0) throw new Error(`conformance list --server exited ${run.code}:\n${run.stderr}`);
+  return listScenarios('server', timeoutMs);
+}
+
+/** Every scenario of one side the installed suite has (`conformance list --server` or `--client`). */
+export async function listScenarios(side: 'server' | 'client', timeoutMs = 30_000): Promise<string[]> {
+  const run = await conformanceCli(['list', `--${side}`], timeoutMs);
+  if (run.code !== 0) throw new Error(`conformance list --${side} exited ${run.code}:\n${run.stderr}`);
   const names = [...run.stdout.matchAll(/^\s*-\s+([a-z0-9][\w/-]*)(?:\s+\[[^\]]*\])?\s*$/gm)].map((m) => m[1]!);
-  if (names.length === 0) throw new Error(`conformance list --server named no scenario:\n${run.stdout}`);
+  if (names.length === 0) throw new Error(`conformance list --${side} named no scenario:\n${run.stdout}`);
   return names;
 }
 
@@ -103,6 +108,19 @@ export function readResults(outputDir: string): Map<string, Check[]> {
   return results;
 }
 
+/** A client run's checks: `<scenario>-<timestamp>/checks.json`, a scenario with a slash (`auth/…`) one folder down. */
+export function readClientResults(outputDir: string, prefix = ''): Map<string, Check[]> {
+  const results = new Map<string, Check[]>();
+  for (const entry of readdirSync(outputDir, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    const m = /^(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(entry.name);
+    const file = join(outputDir, entry.name, 'checks.json');
+    if (m && existsSync(file)) results.set(`${prefix}${m[1]!}`, JSON.parse(readFileSync(file, 'utf8')) as Check[]);
+    else if (!m && !prefix) for (const [k, v] of readClientResults(join(outputDir, entry.name), `${entry.name}/`)) results.set(k, v);
+  }
+  return results;
+}
+
 export interface ExpectedFailure {
   scenario: string;
   reason: string;
@@ -116,16 +134,16 @@ export interface ExpectedFailure {
  * --expected-failures and ignores the comments); the reasons are for people
  * and for the test, which refuses an entry without one.
  */
-export function readExpectedFailures(path = EXPECTED_FAILURES): ExpectedFailure[] {
+export function readExpectedFailures(path = EXPECTED_FAILURES, side: 'server' | 'client' = 'server'): ExpectedFailure[] {
   const doc = parseDocument(readFileSync(path, 'utf8'));
   if (doc.errors.length > 0) throw new Error(`${path}: ${doc.errors.map((e) => e.message).join('; ')}`);
-  const server = doc.get('server', true);
+  const server = doc.get(side, true);
   if (server === undefined || server === null) return [];
-  if (!isSeq(server)) throw new Error(`${path}: 'server' must be a list of scenario names`);
+  if (!isSeq(server)) throw new Error(`${path}: '${side}' must be a list of scenario names`);
   const out: ExpectedFailure[] = [];
   let reason = '';
   server.items.forEach((item, i) => {
-    if (!isScalar(item) || typeof item.value !== 'string') throw new Error(`${path}: server[${i}] is not a scenario name`);
+    if (!isScalar(item) || typeof item.value !== 'string') throw new Error(`${path}: ${side}[${i}] is not a scenario name`);
     // The yaml parser gives the comment above the first item to the list itself.
     const comment = item.commentBefore ?? (i === 0 ? server.commentBefore : undefined);
     if (comment)

@@ -18,7 +18,7 @@ import { classifyAddress, systemResolver, type Resolver } from '../egress/addres
 import { AirlockError } from '../util/errors.ts';
 import type { ChildExit } from './childProcess.ts';
 import type { HttpServerEntry } from './serverEntry.ts';
-import { airlockClient, clientCalls, type UpstreamConnection } from './upstreamClient.ts';
+import { airlockClient, clientCalls, type ElicitHandler, type UpstreamConnection } from './upstreamClient.ts';
 
 export interface HttpConnectOptions {
   /** Header values by header name (from the key store). */
@@ -27,6 +27,8 @@ export interface HttpConnectOptions {
   redact?(text: string): string;
   maxMessageBytes?: number;
   onToolsChanged?(): void;
+  /** Answers a server's questions (elicitation); absent, a server cannot ask. */
+  elicit?: ElicitHandler;
   resolver?: Resolver;
 }
 
@@ -123,7 +125,7 @@ export async function connectHttp(name: string, entry: HttpServerEntry, options:
   let closedResolve!: (exit: ChildExit) => void;
   const exited = new Promise<ChildExit>((resolve) => (closedResolve = resolve));
   const attempt = async (transport: Transport) => {
-    const client = airlockClient(options.onToolsChanged);
+    const client = airlockClient(options.onToolsChanged, options.elicit);
     client.onclose = () => closedResolve({ code: 0, signal: null });
     await client.connect(transport, { timeout: entry.timeoutMs });
     return client;

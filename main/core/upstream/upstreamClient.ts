@@ -5,7 +5,7 @@
 // that cannot be started or does not answer `initialize` is refused with
 // why, and the last lines it wrote to stderr.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AirlockError } from '../util/errors.ts';
 import { AIRLOCK_VERSION } from '../util/version.ts';
 import { startChild, type ChildExit, type StartedChild } from './childProcess.ts';
@@ -125,9 +125,30 @@ export function clientCalls(client: Client, timeoutMs: number, failed: (why: str
   };
 }
 
-/** Airlock as an MCP client, told when the server's tools change. */
-export function airlockClient(onToolsChanged?: () => void): Client {
-  const client = new Client({ name: 'airlock', version: AIRLOCK_VERSION }, { capabilities: {} });
+/** A question a server asks the person (elicitation): the answer, or undefined when the person declined. */
+export type ElicitHandler = (message: string, schema: Record<string, unknown>) => Promise<Record<string, unknown> | undefined>;
+
+/**
+ * Airlock as an MCP client, told when the server's tools change. With `elicit`, it declares elicitation and
+ * answers a server's question through it, with the schema's defaults filled in for what the answer leaves out
+ * (SEP-1034); without, a server cannot ask (the capability is not declared).
+ */
+export function airlockClient(onToolsChanged?: () => void, elicit?: ElicitHandler): Client {
+  const client = new Client({ name: 'airlock', version: AIRLOCK_VERSION }, { capabilities: elicit ? { elicitation: {} } : {} });
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => onToolsChanged?.());
+  if (elicit) {
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      const params = request.params as { message: string; requestedSchema?: { properties?: Record<string, { default?: unknown }> } };
+      const schema = params.requestedSchema ?? {};
+      const answer = await elicit(params.message, schema as Record<string, unknown>);
+      if (!answer) return { action: 'decline' };
+      return { action: 'accept', content: { ...withDefaults(schema), ...answer } as Record<string, string | number | boolean | string[]> };
+    });
+  }
   return client;
+}
+
+/** The defaults an elicitation schema gives its fields. */
+export function withDefaults(schema: { properties?: Record<string, { default?: unknown }> }): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(schema.properties ?? {}).flatMap(([k, p]) => (p && p.default !== undefined ? [[k, p.default]] : [])));
 }

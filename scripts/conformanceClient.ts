@@ -1,0 +1,45 @@
+// The driver the official MCP conformance suite starts to test Airlock as an
+// MCP client (issue 20): `conformance client --command "node
+// scripts/conformanceClient.ts"` appends the scenario server's URL and sets
+// MCP_CONFORMANCE_SCENARIO. It connects with Airlock's own client for remote
+// servers (httpConnection.ts: the checked fetch, Streamable HTTP then SSE),
+// lists the tools, calls each one with arguments made from its schema, and
+// stops. The suite's servers are on localhost, so private addresses are
+// allowed here; a question a server asks (elicitation) is answered as a
+// person accepting the defaults would.
+//   node scripts/conformanceClient.ts <server URL>
+import { connectHttp } from '../main/core/upstream/httpConnection.ts';
+import type { HttpServerEntry } from '../main/core/upstream/serverEntry.ts';
+
+const url = process.argv.at(-1);
+if (!url || !/^https?:\/\//.test(url)) {
+  process.stderr.write('usage: node scripts/conformanceClient.ts <server URL> (the conformance suite appends it)\n');
+  process.exit(2);
+}
+const entry: HttpServerEntry = { transport: 'http', url, headers: [], allowPrivateNetwork: true, enabled: true, timeoutMs: 20_000 };
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+/** Arguments for a tool from its schema: each property's default, else a small value of its type. */
+function argumentsFor(schema: unknown): Record<string, unknown> {
+  const properties = ((schema ?? {}) as { properties?: Record<string, { type?: string; default?: unknown; enum?: unknown[] }> }).properties ?? {};
+  return Object.fromEntries(
+    Object.entries(properties).map(([name, p]) => {
+      if (p.default !== undefined) return [name, p.default];
+      if (p.enum?.length) return [name, p.enum[0]];
+      const sample: Record<string, unknown> = { number: 2, integer: 3, boolean: true, array: [], object: {} };
+      return [name, sample[p.type ?? ''] ?? 'conformance'];
+    }),
+  );
+}
+
+const connection = await connectHttp('conformance', entry, { headers: {}, log, elicit: async () => ({}) });
+try {
+  const tools = await connection.tools();
+  log(`scenario ${process.env.MCP_CONFORMANCE_SCENARIO ?? '?'}: ${tools.length} tools`);
+  for (const tool of tools) {
+    const result = await connection.call(tool.name, argumentsFor(tool.inputSchema));
+    log(`${tool.name}: ${JSON.stringify(result.content).slice(0, 200)}`);
+  }
+} finally {
+  await connection.close();
+}
