@@ -6,10 +6,13 @@
 // lists the tools, calls each one with arguments made from its schema, and
 // stops. The suite's servers are on localhost, so private addresses are
 // allowed here; a question a server asks (elicitation) is answered as a
-// person accepting the defaults would.
+// person accepting the defaults would, and a sign-in (OAuth) as a person
+// approving on the authorization page would.
 //   node scripts/conformanceClient.ts <server URL>
 import { connectHttp } from '../main/core/upstream/httpConnection.ts';
 import type { HttpServerEntry } from '../main/core/upstream/serverEntry.ts';
+import { oauthProvider } from '../main/core/upstream/oauthProvider.ts';
+import { createMemoryStore } from '../main/core/secrets/memoryStore.ts';
 
 const url = process.argv.at(-1);
 if (!url || !/^https?:\/\//.test(url)) {
@@ -32,7 +35,28 @@ function argumentsFor(schema: unknown): Record<string, unknown> {
   );
 }
 
-const connection = await connectHttp('conformance', entry, { headers: {}, log, elicit: async () => ({}) });
+/**
+ * A person signing in, as the suite's authorization server expects one: its authorization page is opened (no
+ * browser here: one request) and the code is read from where it sends the person back.
+ */
+async function authorize(url: URL): Promise<string> {
+  const page = await fetch(url, { redirect: 'manual' });
+  const location = page.headers.get('location');
+  const code = location ? new URL(location, url).searchParams.get('code') : null;
+  if (!code) throw new Error(`the authorization page sent no code back (HTTP ${page.status})`);
+  return code;
+}
+
+// A client registered beforehand, where the scenario gives one.
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { client_id?: string; client_secret?: string };
+const oauth = oauthProvider('conformance', {
+  keys: createMemoryStore(),
+  redirectUrl: 'http://127.0.0.1:8976/callback',
+  authorize,
+  onSecret: () => undefined,
+  ...(context.client_id ? { preRegistered: { client_id: context.client_id, ...(context.client_secret ? { client_secret: context.client_secret } : {}) } } : {}),
+});
+const connection = await connectHttp('conformance', entry, { headers: {}, log, elicit: async () => ({}), oauth });
 try {
   const tools = await connection.tools();
   log(`scenario ${process.env.MCP_CONFORMANCE_SCENARIO ?? '?'}: ${tools.length} tools`);

@@ -307,6 +307,11 @@ export function buildProgram(): Command {
         await serversCommands()
       ).serversImport(cliContext(this), client, { server: o.server as string[], all: o.all === true, dryRun: o.dryRun === true, yes: o.yes === true });
     });
+  withSecrets('login', 'sign in to a remote server behind OAuth, in your browser (its tokens go to the key store)')
+    .argument('<name>', 'the server name', serverArg)
+    .action(async function (this: Command, name: string) {
+      process.exitCode = await (await serversCommands()).serversLogin(cliContext(this), name);
+    });
   withSecrets('secret', "store a server's secret in the keychain, read from stdin or a hidden prompt")
     .argument('<name>', 'the server name', serverArg)
     .argument('<variable>', 'the variable (or header) it is given as')

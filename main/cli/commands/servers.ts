@@ -15,6 +15,7 @@ import { readSecretFromStdin } from '../../core/secrets/readSecret.ts';
 import { secretStoreFor } from './keys.ts';
 import type { CliContext } from '../context.ts';
 import { PinStore } from '../../core/upstream/toolPins.ts';
+import { OAUTH_SECRET } from '../../core/upstream/oauthProvider.ts';
 import type { ToolPolicy } from '../../core/upstream/toolPolicy.ts';
 import { serverReview } from '../../core/upstream/serverReview.ts';
 import type { ServerReview, ServerView } from '../../../contract/servers.ts';
@@ -256,7 +257,7 @@ export async function serversRemove(ctx: CliContext, name: string): Promise<numb
   if (!entry) throw new AirlockError('not_found', `no MCP server named '${name}'`, { hint: 'airlock servers list' });
   // Its secrets first: a key store that cannot be reached leaves the entry (and says why), never a secret nobody lists.
   const keys = secretStoreFor(ctx);
-  for (const variable of secretNames(entry)) await keys.delete(secretAccount(name, variable));
+  for (const variable of [...secretNames(entry), OAUTH_SECRET]) await keys.delete(secretAccount(name, variable));
   await store.remove(name);
   // Added again later, it waits for a review again.
   await pinsOf(ctx).forget(name);
@@ -404,4 +405,34 @@ export async function serversImport(ctx: CliContext, client: string | undefined,
     `Nothing of them runs until you review their tools: airlock servers accept ${moving[0]!.name}${moving.length > 1 ? ' (and the others)' : ''}.\n`,
   );
   return refused.length > 0 ? 1 : 0;
+}
+
+/** `airlock servers login NAME`: signs in to a remote server behind OAuth in the browser; the tokens go to the key store. */
+export async function serversLogin(ctx: CliContext, name: string): Promise<number> {
+  const entry = storeOf(ctx).get(name);
+  if (!entry) throw new AirlockError('not_found', `no MCP server named '${name}'`, { hint: 'airlock servers list' });
+  if (entry.transport !== 'http') throw new AirlockError('usage', `${name} is started as a command: only a remote server (--url) is signed in to`);
+  const [{ launchServer, OAUTH_CALLBACK_PORT }, { browserAuthorize }] = await Promise.all([
+    import('../../core/upstream/serverLauncher.ts'),
+    import('../../core/upstream/oauthBrowserFlow.ts'),
+  ]);
+  const connection = await launchServer(name, entry, {
+    keys: secretStoreFor(ctx),
+    onSecret: (value) => ctx.redaction.add(value),
+    log: (line) => ctx.logger.debug(line),
+    redact: ctx.redaction.redact,
+    authorize: browserAuthorize({ port: OAUTH_CALLBACK_PORT, tell: (line) => process.stderr.write(`${line}\n`) }),
+  });
+  try {
+    const tools = await connection.tools();
+    process.stdout.write(
+      `Signed in to ${name}: ${tools.length} tool${tools.length === 1 ? '' : 's'}. Its tokens are in the key store, and Airlock refreshes them.\n`,
+    );
+  } finally {
+    await connection.close();
+  }
+  // A running companion that failed to reach it starts it again, signed in.
+  const control = await running(ctx).catch(() => undefined);
+  if (control) await control.call('servers.restart', { name }).catch(() => undefined);
+  return 0;
 }

@@ -26,7 +26,7 @@ export interface UpstreamParts {
 
 export function createUpstream(deps: {
   paths: DataPaths;
-  store: Pick<SecretStore, 'get'>;
+  store: Pick<SecretStore, 'get' | 'set'>;
   redaction: RedactionHolder;
   logger: Logger;
   hub: EventHub;

@@ -4,21 +4,26 @@
 // resolved and each address classified, a cloud metadata address is always
 // refused and a private or loopback one unless the entry allows it, and the
 // connection is made to the address that was checked (no second DNS answer
-// can swap it). Redirects are not followed. A JSON answer larger than the
-// message cap is refused. Header values (a token) come from the key store by
-// name and are known to the redactor before the first request.
+// can swap it) — the authorization server's requests too. Redirects are not
+// followed. A JSON answer larger than the message cap is refused. Header
+// values (a static token) come from the key store by name and are known to
+// the redactor before the first request; a server behind OAuth is signed in
+// to through oauthProvider.ts (the SDK does the protocol), at connection and
+// again when a call asks for more (step-up).
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { classifyAddress, systemResolver, type Resolver } from '../egress/addressPolicy.ts';
 import { AirlockError } from '../util/errors.ts';
 import type { ChildExit } from './childProcess.ts';
 import type { HttpServerEntry } from './serverEntry.ts';
 import { airlockClient, clientCalls, type ElicitHandler, type UpstreamConnection } from './upstreamClient.ts';
+import type { AirlockOAuth } from './oauthProvider.ts';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 
 export interface HttpConnectOptions {
   /** Header values by header name (from the key store). */
@@ -29,6 +34,8 @@ export interface HttpConnectOptions {
   onToolsChanged?(): void;
   /** Answers a server's questions (elicitation); absent, a server cannot ask. */
   elicit?: ElicitHandler;
+  /** Signs in where the server asks for OAuth (oauthProvider.ts); absent, a server that answers 401 fails. */
+  oauth?: AirlockOAuth;
   resolver?: Resolver;
 }
 
@@ -66,7 +73,6 @@ export function checkedFetch(entry: HttpServerEntry, options: { resolver?: Resol
   return (async (input: string | URL | Request, init: RequestInit = {}) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new AirlockError('denied', `${url.protocol} is not HTTP`);
-    if (url.origin !== new URL(entry.url).origin) throw new AirlockError('denied', `the server sent Airlock to another origin (${url.origin}): refused`);
     const pinned = await checkedAddress(url.hostname, entry.allowPrivateNetwork, options.resolver);
     const lookup: LookupFunction = (_host, opts, callback) => {
       if ((opts as { all?: boolean }).all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [pinned]);
@@ -124,28 +130,59 @@ export async function connectHttp(name: string, entry: HttpServerEntry, options:
   const failed = (why: string) => new AirlockError('config', redact(`MCP server ${name} (${entry.url}) ${why}`));
   let closedResolve!: (exit: ChildExit) => void;
   const exited = new Promise<ChildExit>((resolve) => (closedResolve = resolve));
-  const attempt = async (transport: Transport) => {
-    const client = airlockClient(options.onToolsChanged, options.elicit);
-    client.onclose = () => closedResolve({ code: 0, signal: null });
-    await client.connect(transport, { timeout: entry.timeoutMs });
-    return client;
+  const oauth = options.oauth;
+  /** When the server sent the person to sign in (OAuth), the code they came back with is handed to the transport. */
+  const signedIn = async (error: unknown, transport: AuthTransport): Promise<boolean> => {
+    const code = oauth?.pendingCode();
+    if (!code) return false;
+    options.log(redact(`MCP server ${name}: signing in (${(error as Error).message})`));
+    await transport.finishAuth(await code);
+    return true;
   };
-  let client;
+  const attempt = async (make: () => AuthTransport) => {
+    for (let round = 0; ; round++) {
+      const transport = make();
+      const client = airlockClient(options.onToolsChanged, options.elicit);
+      client.onclose = () => closedResolve({ code: 0, signal: null });
+      try {
+        await client.connect(transport, { timeout: entry.timeoutMs });
+        return { client, transport };
+      } catch (error) {
+        client.onclose = undefined;
+        await client.close().catch(() => undefined);
+        if (round >= 2 || !(await signedIn(error, transport))) throw error;
+      }
+    }
+  };
+  const auth = oauth ? { authProvider: oauth } : {};
+  let connection: { client: Client; transport: AuthTransport };
   try {
-    client = await attempt(new StreamableHTTPClientTransport(url, { fetch: fetchChecked, requestInit }));
+    connection = await attempt(() => new StreamableHTTPClientTransport(url, { fetch: fetchChecked, requestInit, ...auth }));
   } catch (error) {
-    if (error instanceof AirlockError) throw failed((error as AirlockError).message);
+    if (error instanceof AirlockError) throw failed(error.line);
+    if (error instanceof UnauthorizedError) throw failed(`needs you to sign in: airlock servers login ${name} (${error.message})`);
     // A server that does not speak Streamable HTTP (4xx to its POST) may speak the legacy SSE transport.
     options.log(redact(`MCP server ${name}: Streamable HTTP failed (${(error as Error).message}); trying the legacy SSE transport`));
     try {
-      client = await attempt(new SSEClientTransport(url, { fetch: fetchChecked, eventSourceInit: { fetch: fetchChecked }, requestInit }));
+      connection = await attempt(() => new SSEClientTransport(url, { fetch: fetchChecked, eventSourceInit: { fetch: fetchChecked }, requestInit, ...auth }));
     } catch (second) {
       throw failed(`did not answer initialize: ${(second as Error).message}`);
     }
   }
-  const connected = client;
+  const { client: connected, transport } = connection;
+  const calls = clientCalls(connected, entry.timeoutMs, failed);
+  /** A call the server answers with a demand to sign in again (a larger scope: step-up) is made again once, signed in. */
+  const again = async <T>(run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (error) {
+      if (!(await signedIn(error, transport))) throw error;
+      return run();
+    }
+  };
   return {
-    ...clientCalls(connected, entry.timeoutMs, failed),
+    tools: () => again(() => calls.tools()),
+    call: (tool, args, o) => again(() => calls.call(tool, args, o)),
     stderrTail: () => [],
     exited,
     async close() {
@@ -154,3 +191,5 @@ export async function connectHttp(name: string, entry: HttpServerEntry, options:
     },
   };
 }
+
+type AuthTransport = StreamableHTTPClientTransport | SSEClientTransport;

@@ -9,10 +9,13 @@ import type { SecretStore } from '../secrets/secretStore.ts';
 import { childEnvironment, loginShellPath } from './childEnvironment.ts';
 import { connectStdio, type UpstreamConnection } from './upstreamClient.ts';
 import { connectHttp } from './httpConnection.ts';
+import { oauthProvider } from './oauthProvider.ts';
+import { AirlockError } from '../util/errors.ts';
 import { secretAccount, secretNames, type ServerEntry } from './serverEntry.ts';
 
 export interface LaunchOptions {
-  keys: Pick<SecretStore, 'get'>;
+  /** Its secrets are read here; a remote server's sign-in (OAuth tokens) is kept here too. */
+  keys: Pick<SecretStore, 'get' | 'set'>;
   /** Each secret read, before the server starts: the redactor learns it. */
   onSecret(value: string): void;
   /** The server's stderr lines and refused messages, redacted. */
@@ -26,7 +29,17 @@ export interface LaunchOptions {
   onMissingSecret?(variable: string): void;
   /** The server said its tools changed. */
   onToolsChanged?(): void;
+  /**
+   * A remote server behind OAuth: takes the person to its authorization page and resolves with the code (the
+   * browser flow of `airlock servers login`). Absent (the companion, serving scripts), a server that needs a
+   * sign-in fails with the line that signs in.
+   */
+  authorize?(url: URL): Promise<string>;
 }
+
+/** Where an authorization server sends the person back after a sign-in (the login's loopback listener). */
+export const OAUTH_CALLBACK_PORT = 33418;
+export const OAUTH_REDIRECT_URL = `http://127.0.0.1:${OAUTH_CALLBACK_PORT}/callback`;
 
 /** The shortest secret value the redactor learns (an imported server's inline values are all kept as secrets, `LOG_LEVEL=info` too). */
 export const REDACTED_FROM_LENGTH = 8;
@@ -53,7 +66,22 @@ export async function launchServer(name: string, entry: ServerEntry, options: La
     secrets[secret] = value;
   }
   const common = { log: options.log, redact: options.redact, ...(options.onToolsChanged ? { onToolsChanged: options.onToolsChanged } : {}) };
-  if (entry.transport === 'http') return connectHttp(name, entry, { headers: secrets, ...common });
+  if (entry.transport === 'http') {
+    const oauth = oauthProvider(name, {
+      keys: options.keys,
+      redirectUrl: OAUTH_REDIRECT_URL,
+      onSecret: options.onSecret,
+      authorize:
+        options.authorize ??
+        (() =>
+          Promise.reject(
+            new AirlockError('denied', `MCP server ${name} needs you to sign in`, {
+              hint: `airlock servers login ${name}, then airlock servers restart ${name}`,
+            }),
+          )),
+    });
+    return connectHttp(name, entry, { headers: secrets, oauth, ...common });
+  }
   const loginPath = await (options.loginPath ?? cachedLoginPath)();
   const env = childEnvironment({ pass: entry.env, secrets, parent: options.parent ?? process.env, ...(loginPath ? { loginPath } : {}) });
   return connectStdio(name, entry, { env, ...common });

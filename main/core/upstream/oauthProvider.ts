@@ -1,0 +1,118 @@
+// Signing in to a remote MCP server behind OAuth, as the MCP authorization
+// spec says (issue 20). The SDK does the protocol: it discovers the protected
+// resource and the authorization server, registers a client (dynamically, or
+// with a client ID metadata document, or uses a pre-registered one), sends
+// the person to the authorization page with PKCE, exchanges the code and
+// refreshes the token when it expires. This is what it keeps and asks for:
+// the client registration, the tokens and the PKCE verifier live in the key
+// store under the server's `oauth` account (never in a file of ours), and the
+// authorization itself is asked of `authorize` — the browser flow of `airlock
+// servers login`, or, where no person is at hand (the companion serving a
+// script), a refusal that says to sign in.
+import { randomBytes } from 'node:crypto';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { SecretStore } from '../secrets/secretStore.ts';
+import { secretAccount } from './serverEntry.ts';
+
+/** The key-store name the OAuth state of a server is kept under (beside its secrets). */
+export const OAUTH_SECRET = 'oauth';
+
+interface Stored {
+  client?: OAuthClientInformationMixed;
+  tokens?: OAuthTokens;
+  verifier?: string;
+}
+
+export interface OAuthOptions {
+  keys: Pick<SecretStore, 'get' | 'set'>;
+  /** Where the authorization server sends the person back. */
+  redirectUrl: string;
+  /**
+   * Takes the person to the authorization page and resolves with the code it sends back (checking the state);
+   * rejects when no person can sign in now.
+   */
+  authorize(url: URL): Promise<string>;
+  /** Learns each token as it arrives, so no log line, result or record ever shows one. */
+  onSecret(value: string): void;
+  /** A client registered beforehand (`client_id`, maybe `client_secret`), instead of registering one. */
+  preRegistered?: OAuthClientInformationMixed;
+  /** A client ID metadata document's URL, where the authorization server accepts one instead of registering. */
+  clientMetadataUrl?: string;
+  scope?: string;
+}
+
+export interface AirlockOAuth extends OAuthClientProvider {
+  /** The code `authorize` resolved with, once the SDK has sent the person to authorize (else undefined). */
+  pendingCode(): Promise<string> | undefined;
+}
+
+export function oauthProvider(server: string, options: OAuthOptions): AirlockOAuth {
+  const account = secretAccount(server, OAUTH_SECRET);
+  let cache: Stored | undefined;
+  let pending: Promise<string> | undefined;
+  const load = async (): Promise<Stored> => {
+    if (cache) return cache;
+    const raw = await options.keys.get(account);
+    try {
+      cache = raw ? (JSON.parse(raw) as Stored) : {};
+    } catch {
+      cache = {};
+    }
+    for (const value of [cache.tokens?.access_token, cache.tokens?.refresh_token]) if (value) options.onSecret(value);
+    return cache;
+  };
+  const save = async (change: Partial<Stored>) => {
+    cache = { ...(await load()), ...change };
+    await options.keys.set(account, JSON.stringify(cache));
+  };
+  const metadata: OAuthClientMetadata = {
+    client_name: 'Airlock',
+    redirect_uris: [options.redirectUrl],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+    ...(options.scope ? { scope: options.scope } : {}),
+  };
+  return {
+    get redirectUrl() {
+      return options.redirectUrl;
+    },
+    // A fresh state for each sign-in: the callback takes back only the answer to this one.
+    state: () => randomBytes(16).toString('hex'),
+    ...(options.clientMetadataUrl ? { clientMetadataUrl: options.clientMetadataUrl } : {}),
+    get clientMetadata() {
+      return metadata;
+    },
+    clientInformation: async () => options.preRegistered ?? (await load()).client,
+    saveClientInformation: async (client) => save({ client }),
+    tokens: async () => (await load()).tokens,
+    saveTokens: async (tokens) => {
+      for (const value of [tokens.access_token, tokens.refresh_token]) if (value) options.onSecret(value);
+      await save({ tokens });
+    },
+    redirectToAuthorization: (url) => {
+      pending = options.authorize(url);
+      // Handled where the code is awaited; never an unhandled rejection here.
+      pending.catch(() => undefined);
+    },
+    saveCodeVerifier: async (verifier) => save({ verifier }),
+    codeVerifier: async () => {
+      const verifier = (await load()).verifier;
+      if (!verifier) throw new Error('no PKCE verifier was saved for this sign-in');
+      return verifier;
+    },
+    invalidateCredentials: async (scope) => {
+      const now = await load();
+      if (scope === 'all') await save({ client: undefined, tokens: undefined, verifier: undefined });
+      else if (scope === 'client') await save({ ...now, client: undefined });
+      else if (scope === 'tokens') await save({ ...now, tokens: undefined });
+      else if (scope === 'verifier') await save({ ...now, verifier: undefined });
+    },
+    pendingCode: () => {
+      const code = pending;
+      pending = undefined;
+      return code;
+    },
+  };
+}
