@@ -14,8 +14,12 @@ import { logEntrySchema, logQuerySchema, uiLogLineSchema } from './logs.ts';
 import { engineApplyResultSchema, engineApplySchema, engineMatrixSchema } from './engine.ts';
 import { apiNameInputSchema, apiViewSchema } from './apis.ts';
 import {
+  importableClientSchema,
   serverAcceptInputSchema,
+  serverAddInputSchema,
   serverDirectInputSchema,
+  serverImportInputSchema,
+  serverImportResultSchema,
   serverEnableInputSchema,
   serverNameInputSchema,
   serverPolicyInputSchema,
@@ -71,6 +75,14 @@ export const controlContract = {
   'servers.setEnabled': { input: serverEnableInputSchema, output: serverViewSchema },
   /** Offers a server's accepted tools to clients directly (`<server>__<tool>`, at most 40 in all), or stops offering them. */
   'servers.setDirect': { input: serverDirectInputSchema, output: serverViewSchema },
+  /** Adds a server from a form's entry or a pasted JSON entry (inline values into the key store); it waits for review. */
+  'servers.add': { input: serverAddInputSchema, output: serverViewSchema },
+  /** Removes a server: its process stops; its secrets, sign-in and review go with it. */
+  'servers.remove': { input: serverNameInputSchema, output: z.object({ removed: z.boolean() }) },
+  /** The servers each MCP client on this machine runs itself (never their secrets' values). */
+  'servers.importable': { input: empty, output: z.array(importableClientSchema) },
+  /** Moves a client's servers behind Airlock (dryRun: only what would change): previewed, backed up, undone by clients.undo. */
+  'servers.import': { input: serverImportInputSchema, output: serverImportResultSchema },
   /** Stops and starts a server again; a crash loop's stop ends. */
   'servers.restart': { input: serverNameInputSchema, output: serverViewSchema },
   /** The person's policy for one tool, or (no tool) the server's default; null clears it. Applies to the next call. */

@@ -43,6 +43,10 @@ export const CONTROL_METHOD_NAMES = [
   'servers.accept',
   'servers.setEnabled',
   'servers.setDirect',
+  'servers.add',
+  'servers.remove',
+  'servers.importable',
+  'servers.import',
   'servers.restart',
   'servers.setPolicy',
 ] as const;

@@ -67,3 +67,50 @@ export const serverDirectInputSchema = z.object({ name: serverName, direct: z.bo
 export const serverPolicyInputSchema = z
   .object({ name: serverName, tool: z.string().min(1).max(200).optional(), policy: toolPolicySchema.nullable() })
   .strict();
+
+/** A server to add: a form's entry, or a JSON entry pasted in any client's format (its inline values go to the key store). */
+export const serverAddInputSchema = z
+  .object({
+    name: serverName,
+    /** The entry as the form builds it (see main/core/upstream/serverEntry.ts). */
+    entry: z.record(z.string(), z.unknown()).optional(),
+    /** Or one server's entry as a client writes it (`{"command": …}`, `{"url": …}`), or a whole `{"mcpServers": {…}}` holding one. */
+    json: z.string().max(200_000).optional(),
+  })
+  .strict();
+
+/** A server of a client's own, as the import shows it: never the values of its secrets. */
+export const importableServerSchema = z.object({
+  from: z.string(),
+  name: z.string(),
+  target: z.string().optional(),
+  secrets: z.array(z.string()),
+  problem: z.string().optional(),
+  notes: z.array(z.string()),
+});
+
+export const importableClientSchema = z.object({
+  client: z.string(),
+  label: z.string(),
+  file: z.string().optional(),
+  servers: z.array(importableServerSchema),
+});
+
+export const serverImportInputSchema = z
+  .object({
+    client: z.string().max(40),
+    servers: z.array(z.string().max(200)).max(200).optional(),
+    all: z.boolean().optional(),
+    dryRun: z.boolean().optional(),
+  })
+  .strict();
+
+export const serverImportResultSchema = z.object({
+  moved: z.array(z.string()),
+  refused: z.array(z.object({ from: z.string(), problem: z.string() })),
+  /** The client's file afterwards, as a diff (its inline values scrubbed). */
+  diff: z.string(),
+  dryRun: z.boolean(),
+  backup: z.string().optional(),
+  afterwards: z.string().optional(),
+});

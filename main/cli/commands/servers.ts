@@ -15,7 +15,6 @@ import { readSecretFromStdin } from '../../core/secrets/readSecret.ts';
 import { secretStoreFor } from './keys.ts';
 import type { CliContext } from '../context.ts';
 import { PinStore } from '../../core/upstream/toolPins.ts';
-import { OAUTH_SECRET } from '../../core/upstream/oauthProvider.ts';
 import type { ToolPolicy } from '../../core/upstream/toolPolicy.ts';
 import { serverReview } from '../../core/upstream/serverReview.ts';
 import type { ServerReview, ServerView } from '../../../contract/servers.ts';
@@ -252,17 +251,15 @@ export async function serversEnable(ctx: CliContext, name: string, enabled: bool
 }
 
 export async function serversRemove(ctx: CliContext, name: string): Promise<number> {
-  const store = storeOf(ctx);
-  const entry = store.get(name);
+  const entry = storeOf(ctx).get(name);
   if (!entry) throw new AirlockError('not_found', `no MCP server named '${name}'`, { hint: 'airlock servers list' });
-  // Its secrets first: a key store that cannot be reached leaves the entry (and says why), never a secret nobody lists.
-  const keys = secretStoreFor(ctx);
-  for (const variable of [...secretNames(entry), OAUTH_SECRET]) await keys.delete(secretAccount(name, variable));
-  await store.remove(name);
-  // Added again later, it waits for a review again.
-  await pinsOf(ctx).forget(name);
-  // A running companion stops its process now (it notices a removed server whenever it lists them).
-  await (await running(ctx).catch(() => undefined))?.call('servers.list', {}).catch(() => undefined);
+  const control = await running(ctx);
+  if (control) await control.call('servers.remove', { name });
+  else {
+    const { removeServer } = await import('../../core/upstream/serverAdmin.ts');
+    // Its secrets first: a key store that cannot be reached leaves the entry (and says why), never a secret nobody lists.
+    await removeServer(name, { store: storeOf(ctx), pins: pinsOf(ctx), keys: secretStoreFor(ctx) });
+  }
   process.stdout.write(`Removed ${name}${secretNames(entry).length > 0 ? ' and its secrets' : ''}.\n`);
   return 0;
 }
@@ -306,11 +303,10 @@ export interface ImportOptions {
  * file, which keeps one entry: Airlock (previewed, backed up; `airlock clients undo CLIENT` restores it).
  */
 export async function serversImport(ctx: CliContext, client: string | undefined, o: ImportOptions): Promise<number> {
-  const [{ machineRegistrar }, { importCandidate }, { CLIENTS }, { REDACTED_FROM_LENGTH }] = await Promise.all([
+  const [{ machineRegistrar }, { importCandidate, planImport, carryOut }, { CLIENTS }] = await Promise.all([
     import('../../core/clients/machineRegistrar.ts'),
     import('../../core/upstream/serverImport.ts'),
     import('../../core/clients/clientCatalog.ts'),
-    import('../../core/upstream/serverLauncher.ts'),
   ]);
   const registrar = machineRegistrar(ctx.settings.dataDir);
   const store = storeOf(ctx);
@@ -318,8 +314,7 @@ export async function serversImport(ctx: CliContext, client: string | undefined,
     let any = false;
     for (const d of CLIENTS) {
       const { label, file, entries } = await registrar.servers(d.id).catch(() => ({ label: d.label, file: undefined, entries: {} }));
-      const names = Object.keys(entries);
-      if (names.length === 0) continue;
+      if (Object.keys(entries).length === 0) continue;
       any = true;
       process.stdout.write(`${label} (${d.id}, ${file}):\n`);
       for (const [from, raw] of Object.entries(entries)) {
@@ -339,72 +334,40 @@ export async function serversImport(ctx: CliContext, client: string | undefined,
     );
     return 0;
   }
-  const { label, entries } = await registrar.servers(client);
-  const candidates = Object.entries(entries).map(([from, raw]) => importCandidate(from, raw));
-  if (candidates.length === 0) throw new AirlockError('not_found', `${label} has no MCP server of its own to move`);
-  const unknown = o.server.filter((n) => !candidates.some((c) => c.from === n || c.name === n));
-  if (unknown.length > 0) {
-    throw new AirlockError('usage', `${label} has no server named ${unknown.join(', ')}`, { hint: `its servers: ${candidates.map((c) => c.from).join(', ')}` });
-  }
-  const picked = candidates.filter((c) => o.all || o.server.includes(c.from) || o.server.includes(c.name));
-  if (picked.length === 0)
-    throw new AirlockError('usage', `name the servers to move with --server NAME (repeat), or --all`, {
-      hint: `${label}'s servers: ${candidates.map((c) => c.from).join(', ')}`,
-    });
-  const existing = new Set(store.list().map((s) => s.name));
-  for (const c of picked) {
-    if (!c.problem && existing.has(c.name)) c.problem = `a server named '${c.name}' is behind Airlock already (airlock servers remove ${c.name} first)`;
-  }
-  const refused = picked.filter((c) => c.problem);
-  const moving = picked.filter((c) => !c.problem);
-  for (const c of refused) process.stdout.write(`${printable(c.from)}: not moved: ${printable(c.problem!)}\n`);
-  if (moving.length === 0) return 1;
-  const plan = await registrar.moveBehind(
-    client,
-    moving.map((c) => c.from),
-    { dryRun: true },
-  );
-  for (const c of moving) {
+  const plan = await planImport(registrar, new Set(store.list().map((s) => s.name)), client, { all: o.all === true, servers: o.server });
+  for (const c of plan.refused) process.stdout.write(`${printable(c.from)}: not moved: ${printable(c.problem!)}\n`);
+  if (plan.moving.length === 0) return 1;
+  for (const c of plan.moving) {
     const secrets = Object.keys(c.secrets);
     process.stdout.write(`${printable(c.from)} → ${c.name}: ${printable(serverTarget(c.entry!))}\n`);
     if (secrets.length > 0) process.stdout.write(`  its ${secrets.join(', ')}: moved into the key store (never written to servers.json)\n`);
     for (const note of c.notes) process.stdout.write(`  ${note}\n`);
   }
-  // The diff shows the entries going: every value written inline in the file is scrubbed from it first.
-  for (const c of candidates) for (const value of Object.values(c.secrets)) if (value.length >= REDACTED_FROM_LENGTH) ctx.redaction.add(value);
-  process.stdout.write(`\n${label}'s file, afterwards (it keeps one entry: Airlock):\n${ctx.redaction.redact(plan.diff)}\n`);
+  process.stdout.write(`\n${plan.label}'s file, afterwards (it keeps one entry: Airlock):\n${plan.diff}\n`);
   if (o.dryRun) {
     process.stdout.write('Nothing changed (--dry-run).\n');
     return 0;
   }
+  const n = plan.moving.length;
   if (!o.yes) {
     if (!process.stdin.isTTY)
       throw new AirlockError('usage', 'moving servers needs a yes: run it in a terminal, or add --yes once you have read the preview (--dry-run)');
     const { createInterface } = await import('node:readline/promises');
     const rl = createInterface({ input: process.stdin, output: process.stderr });
-    const answer = await rl.question(`Move ${moving.length} server${moving.length === 1 ? '' : 's'} behind Airlock? [y/N] `).finally(() => rl.close());
+    const answer = await rl.question(`Move ${n} server${n === 1 ? '' : 's'} behind Airlock? [y/N] `).finally(() => rl.close());
     if (!/^y(es)?$/i.test(answer.trim())) {
       process.stdout.write('Nothing moved.\n');
       return 1;
     }
   }
-  // Secrets first, then the entries, then the client's file: a crash half way leaves a server in both places, never in neither.
-  const keys = secretStoreFor(ctx);
-  for (const c of moving) {
-    for (const [secret, value] of Object.entries(c.secrets)) await keys.set(secretAccount(c.name, secret), value);
-    await store.add(c.name, c.entry!);
-  }
-  const done = await registrar.moveBehind(
-    client,
-    moving.map((c) => c.from),
+  const done = await carryOut(plan, registrar, store, secretStoreFor(ctx));
+  process.stdout.write(
+    `Moved ${plan.moving.map((c) => c.name).join(', ')} behind Airlock${done.backup ? ` (the client's file was backed up: airlock clients undo ${client} restores it)` : ''}. ${plan.label}: ${done.afterwards}.\n`,
   );
   process.stdout.write(
-    `Moved ${moving.map((c) => c.name).join(', ')} behind Airlock${done.backup ? ` (the client's file was backed up: airlock clients undo ${client} restores it)` : ''}. ${label}: ${done.afterwards}.\n`,
+    `Nothing of them runs until you review their tools: airlock servers accept ${plan.moving[0]!.name}${n > 1 ? ' (and the others)' : ''}.\n`,
   );
-  process.stdout.write(
-    `Nothing of them runs until you review their tools: airlock servers accept ${moving[0]!.name}${moving.length > 1 ? ' (and the others)' : ''}.\n`,
-  );
-  return refused.length > 0 ? 1 : 0;
+  return plan.refused.length > 0 ? 1 : 0;
 }
 
 /** `airlock servers login NAME`: signs in to a remote server behind OAuth in the browser; the tokens go to the key store. */

@@ -9,16 +9,20 @@ import { AirlockError } from '../util/errors.ts';
 import { ServerStore } from '../upstream/serverStore.ts';
 import { secretAccount, secretNames, serverTarget, type ServerEntry } from '../upstream/serverEntry.ts';
 import { serverReview } from '../upstream/serverReview.ts';
+import { PinStore } from '../upstream/toolPins.ts';
+import { addFromJson, removeServer } from '../upstream/serverAdmin.ts';
+import { carryOut, importCandidate, planImport } from '../upstream/serverImport.ts';
 import type { ServerReview, ServerView } from '../../../contract/servers.ts';
 import type { Services } from './services.ts';
 
 export type ServerHandlerServices = Pick<Services, 'info' | 'upstream' | 'keys' | 'logs' | 'hub'>;
 
-type ServerMethods =
-  'servers.list' | 'servers.review' | 'servers.accept' | 'servers.setEnabled' | 'servers.setDirect' | 'servers.restart' | 'servers.setPolicy';
+type ServerMethods = Extract<keyof ControlHandlers, `servers.${string}`>;
 
 export function createServerHandlers(c: ServerHandlerServices): Pick<ControlHandlers, ServerMethods> {
   const store = new ServerStore(c.info.paths.servers);
+  const pins = new PinStore(c.info.paths.serverReviews);
+  const registrarOf = async () => (await import('../clients/machineRegistrar.ts')).machineRegistrar(c.info.paths.root);
   const log = c.logs.logger;
   const redact = (line: string) => c.logs.redact(line);
 
@@ -89,6 +93,60 @@ export function createServerHandlers(c: ServerHandlerServices): Pick<ControlHand
       log.info(`MCP server ${name}: ${direct ? 'its accepted tools offered to clients directly' : 'no longer offered directly'}, by ${caller.by}`);
       changed();
       return viewOf(name);
+    },
+    'servers.add': async ({ name, entry, json }, caller) => {
+      if ((entry === undefined) === (json === undefined))
+        throw new AirlockError('usage', 'give the server as an entry (the form) or as pasted JSON, one of the two');
+      if (json !== undefined) await addFromJson(name, json, { store, keys: c.keys.store });
+      else await store.add(name, entry as ServerEntry);
+      log.info(`MCP server ${name} added by ${caller.by}; its tools wait for review`);
+      changed();
+      return viewOf(name);
+    },
+    'servers.remove': async ({ name }, caller) => {
+      const removed = await removeServer(name, { store, pins, keys: c.keys.store });
+      if (removed) {
+        log.info(`MCP server ${name} removed by ${caller.by}`);
+        c.upstream.status(); // stops its process now
+        changed();
+      }
+      return { removed };
+    },
+    'servers.importable': async () => {
+      const registrar = await registrarOf();
+      const { CLIENTS } = await import('../clients/clientCatalog.ts');
+      const out = [];
+      for (const d of CLIENTS) {
+        const { label, file, entries } = await registrar.servers(d.id).catch(() => ({ label: d.label, file: undefined, entries: {} }));
+        if (Object.keys(entries).length === 0) continue;
+        out.push({
+          client: d.id,
+          label,
+          ...(file ? { file } : {}),
+          servers: Object.entries(entries).map(([from, raw]) => {
+            const cand = importCandidate(from, raw);
+            return {
+              from,
+              name: cand.name,
+              ...(cand.entry ? { target: serverTarget(cand.entry) } : {}),
+              secrets: Object.keys(cand.secrets),
+              ...(cand.problem ? { problem: cand.problem } : {}),
+              notes: cand.notes,
+            };
+          }),
+        });
+      }
+      return out;
+    },
+    'servers.import': async ({ client, servers, all, dryRun }, caller) => {
+      const registrar = await registrarOf();
+      const plan = await planImport(registrar, new Set(store.list().map((x) => x.name)), client, { ...(all ? { all } : {}), ...(servers ? { servers } : {}) });
+      const base = { moved: plan.moving.map((x) => x.name), refused: plan.refused.map((x) => ({ from: x.from, problem: x.problem! })), diff: plan.diff };
+      if (dryRun || plan.moving.length === 0) return { ...base, dryRun: dryRun === true };
+      const done = await carryOut(plan, registrar, store, c.keys.store);
+      log.info(`MCP servers ${base.moved.join(', ')} moved behind Airlock from ${plan.label} by ${caller.by}`);
+      changed();
+      return { ...base, dryRun: false, ...(done.backup ? { backup: done.backup } : {}), afterwards: done.afterwards };
     },
     'servers.restart': async ({ name }, caller) => {
       entryOf(name);

@@ -9,7 +9,9 @@
 // previewed, backed up, undoable), in that order, so a crash half way loses
 // nothing: at worst a server is in both places.
 import { isIP } from 'node:net';
-import { SERVER_NAME, commandProblem, serverEntrySchema, type ServerEntry } from './serverEntry.ts';
+import { REDACTED_FROM_LENGTH, SERVER_NAME, commandProblem, secretAccount, serverEntrySchema, type ServerEntry } from './serverEntry.ts';
+import { AirlockError } from '../util/errors.ts';
+import { createRedactor } from '../log/redactor.ts';
 import { classifyAddress } from '../egress/addressPolicy.ts';
 
 export interface ImportCandidate {
@@ -95,4 +97,85 @@ export function importCandidate(from: string, raw: unknown): ImportCandidate {
     return { ...base, problem: `${issue.path.length > 0 ? `"${issue.path.join('.')}" ` : ''}${issue.message}` };
   }
   return { ...base, entry: parsed.data };
+}
+
+/** What the import needs of the client registrar (clients/registrar.ts). */
+export interface ImportRegistrar {
+  servers(id: string): Promise<{ id: string; label: string; file?: string; entries: Record<string, unknown> }>;
+  moveBehind(id: string, names: readonly string[], opts?: { dryRun?: boolean }): Promise<{ diff: string; backup?: string; afterwards: string }>;
+}
+
+export interface ImportPlan {
+  client: string;
+  label: string;
+  /** Those that move, each with its entry and inline secrets. */
+  moving: ImportCandidate[];
+  /** Those asked for that cannot move, each with why. */
+  refused: ImportCandidate[];
+  /** The client's file afterwards, as a diff, every inline value of the file scrubbed from it. */
+  diff: string;
+}
+
+/**
+ * What importing these servers (or every one) of a client would do: which move, which cannot and why (a name
+ * already behind Airlock among them), and the client's file afterwards. Nothing is changed.
+ */
+export async function planImport(
+  registrar: ImportRegistrar,
+  taken: ReadonlySet<string>,
+  client: string,
+  pick: { all?: boolean; servers?: readonly string[] },
+): Promise<ImportPlan> {
+  const { label, entries } = await registrar.servers(client);
+  const candidates = Object.entries(entries).map(([from, raw]) => importCandidate(from, raw));
+  if (candidates.length === 0) throw new AirlockError('not_found', `${label} has no MCP server of its own to move`);
+  const named = pick.servers ?? [];
+  const unknown = named.filter((n) => !candidates.some((c) => c.from === n || c.name === n));
+  if (unknown.length > 0)
+    throw new AirlockError('usage', `${label} has no server named ${unknown.join(', ')}`, { hint: `its servers: ${candidates.map((c) => c.from).join(', ')}` });
+  const picked = candidates.filter((c) => pick.all || named.includes(c.from) || named.includes(c.name));
+  if (picked.length === 0) {
+    throw new AirlockError('usage', 'name the servers to move (--server NAME, repeated), or all of them (--all)', {
+      hint: `${label}'s servers: ${candidates.map((c) => c.from).join(', ')}`,
+    });
+  }
+  for (const c of picked)
+    if (!c.problem && taken.has(c.name)) c.problem = `a server named '${c.name}' is behind Airlock already (airlock servers remove ${c.name} first)`;
+  const moving = picked.filter((c) => !c.problem);
+  const refused = picked.filter((c) => c.problem);
+  const diff =
+    moving.length > 0
+      ? (
+          await registrar.moveBehind(
+            client,
+            moving.map((c) => c.from),
+            { dryRun: true },
+          )
+        ).diff
+      : '';
+  // The diff shows the entries going: every value written inline in the file is scrubbed from it.
+  const scrub = createRedactor(candidates.flatMap((c) => Object.values(c.secrets)).filter((v) => v.length >= REDACTED_FROM_LENGTH));
+  return { client, label, moving, refused, diff: scrub(diff) };
+}
+
+/**
+ * Carries a plan out: each server's inline values into the key store, then its entry, then the client's file
+ * without them (and with Airlock), backed up first — in that order, so a crash half way leaves a server in both
+ * places, never in neither.
+ */
+export async function carryOut(
+  plan: ImportPlan,
+  registrar: ImportRegistrar,
+  store: { add(name: string, entry: ServerEntry): Promise<void> },
+  keys: { set(account: string, secret: string): Promise<void> },
+): Promise<{ backup?: string; afterwards: string }> {
+  for (const c of plan.moving) {
+    for (const [secret, value] of Object.entries(c.secrets)) await keys.set(secretAccount(c.name, secret), value);
+    await store.add(c.name, c.entry!);
+  }
+  const done = await registrar.moveBehind(
+    plan.client,
+    plan.moving.map((c) => c.from),
+  );
+  return { ...(done.backup ? { backup: done.backup } : {}), afterwards: done.afterwards };
 }

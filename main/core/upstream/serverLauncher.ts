@@ -11,7 +11,7 @@ import { connectStdio, type UpstreamConnection } from './upstreamClient.ts';
 import { connectHttp } from './httpConnection.ts';
 import { oauthProvider } from './oauthProvider.ts';
 import { AirlockError } from '../util/errors.ts';
-import { secretAccount, secretNames, type ServerEntry } from './serverEntry.ts';
+import { REDACTED_FROM_LENGTH, secretAccount, secretNames, type ServerEntry } from './serverEntry.ts';
 
 export interface LaunchOptions {
   /** Its secrets are read here; a remote server's sign-in (OAuth tokens) is kept here too. */
@@ -40,9 +40,6 @@ export interface LaunchOptions {
 /** Where an authorization server sends the person back after a sign-in (the login's loopback listener). */
 export const OAUTH_CALLBACK_PORT = 33418;
 export const OAUTH_REDIRECT_URL = `http://127.0.0.1:${OAUTH_CALLBACK_PORT}/callback`;
-
-/** The shortest secret value the redactor learns (an imported server's inline values are all kept as secrets, `LOG_LEVEL=info` too). */
-export const REDACTED_FROM_LENGTH = 8;
 
 let loginPathOnce: Promise<string | undefined> | undefined;
 
