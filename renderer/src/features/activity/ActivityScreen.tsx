@@ -29,11 +29,11 @@ function toQuery(f: Filters): AuditFilters {
   return q as AuditFilters;
 }
 
-function TextFilter({ label, value, onChange }: { label: string; value: string; onChange(v: string): void }) {
+function TextFilter({ label, value, onChange, placeholder }: { label: string; value: string; onChange(v: string): void; placeholder?: string }) {
   return (
     <label>
       {label}
-      <input value={value} onChange={(e) => onChange(e.target.value)} />
+      <input value={value} onChange={(e) => onChange(e.target.value)} {...(placeholder ? { placeholder } : {})} />
     </label>
   );
 }
@@ -140,9 +140,10 @@ export default function ActivityScreen() {
           choices={['execute', 'search_docs', 'server_log', 'web_log', 'health', 'get_config']}
           onChange={set('tool')}
         />
-        <TextFilter label="Profile" value={filters.profile} onChange={set('profile')} />
+        {/* An API's profile, or another MCP server as mcp:<name> (its calls are kept under that name). */}
+        <TextFilter label="API or server" placeholder="demo, mcp:fs" value={filters.profile} onChange={set('profile')} />
         <TextFilter label="Operation" value={filters.operation} onChange={set('operation')} />
-        <ChoiceFilter label="Method" value={filters.method} choices={['GET', 'POST', 'PUT', 'PATCH', 'DELETE']} onChange={set('method')} />
+        <ChoiceFilter label="Method" value={filters.method} choices={['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'TOOL']} onChange={set('method')} />
         <ChoiceFilter label="Outcome" value={filters.outcome} choices={['ok', 'denied', 'refused', 'error', 'timeout', 'capacity']} onChange={set('outcome')} />
         <ChoiceFilter label="Decision" value={filters.decision} choices={GATE_DECISIONS} onChange={set('decision')} />
         <label>

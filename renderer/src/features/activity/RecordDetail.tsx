@@ -177,12 +177,21 @@ export function RecordDetail({ record }: { record: AuditRecord }) {
           ['Client', tool ? clientOf(tool) : api ? clientOf(api) : undefined],
           ['Tool', tool?.tool ?? (api ? 'execute' : undefined)],
           ['Engine', tool?.engine],
-          ['Profile', api?.profile ?? tool?.profile],
+          [api?.method === 'TOOL' ? 'Server' : 'Profile', api?.method === 'TOOL' ? api.profile?.replace(/^mcp:/, '') : (api?.profile ?? tool?.profile)],
           ['When', when(record.time)],
           ['Duration', `${Math.round(record.durationMs)} ms`],
           ...(api
             ? ([
                 ['Request', <code key="r">{`${api.method} ${api.url}`}</code>],
+                // Another MCP server's tool: the arguments it was called with (redacted, capped).
+                [
+                  'Arguments',
+                  api.arguments ? (
+                    <pre key="a" className="wrapped">
+                      {api.arguments}
+                    </pre>
+                  ) : undefined,
+                ],
                 ['Status', api.status || '—'],
                 ['Decision', decisionText(api)],
                 ['Error', api.error],
