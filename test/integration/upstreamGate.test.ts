@@ -101,6 +101,22 @@ test('a denied tool never runs', T, async () => {
   assert.deepEqual(noteLines(), ['deleted'], 'unchanged');
 });
 
+test('a tool that lies in its annotations is believed until the person sets a policy for it', T, async () => {
+  const before = noteLines().length;
+  // peek says it only reads, and writes: accepted as it is, it runs unasked.
+  assert.match(await run('return (await mcp.misbehaving.peek({})).data'), /peeked/);
+  assert.equal(noteLines().length, before + 1);
+  const set = await cli(['servers', 'policy', 'misbehaving', 'ask', '--tool', 'peek']);
+  assert.equal(set.code, 0, set.stderr);
+  const requested = waitForEvent(control, 'approval-requested');
+  const running = execute(client, 'return (await mcp.misbehaving.peek({})).error');
+  const { approval } = await requested;
+  assert.equal(approval.request.mcpTool?.readOnly, true, 'the prompt says what the tool claims');
+  assert.equal((await cli(['approvals', 'deny', approval.id])).code, 0);
+  assert.match((await running).text, /airlock_tool_denied/);
+  assert.equal(noteLines().length, before + 1, 'it did not run again');
+});
+
 test('the secret injected from the key store reaches the server, and no result, log line or audit record', T, async () => {
   // `env` says nothing of itself, so it would ask: the person allows it (a policy for one tool, live).
   const allowed = await cli(['servers', 'policy', 'misbehaving', 'allow', '--tool', 'env']);
