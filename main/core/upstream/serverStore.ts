@@ -3,10 +3,10 @@
 // whole and written whole, atomically (0600): a crash leaves the old file or
 // the new. A file that cannot be read is refused with the line to fix, never
 // overwritten.
-import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { writeFileAtomic } from '../util/atomicWrite.ts';
 import { FileCache } from '../util/fileCache.ts';
+import { firstIssue, readJsonFile } from '../util/jsonFile.ts';
 import { AirlockError } from '../util/errors.ts';
 import { SERVER_NAME, commandProblem, serverEntrySchema, type ServerEntry } from './serverEntry.ts';
 import type { ToolPolicy } from './toolPolicy.ts';
@@ -51,7 +51,7 @@ export class ServerStore {
   async add(name: string, entry: ServerEntry, options: { replace?: boolean } = {}): Promise<void> {
     checkName(name);
     const parsed = serverEntrySchema.safeParse(entry);
-    if (!parsed.success) throw new AirlockError('usage', `server ${name}: ${describe(parsed.error)}`);
+    if (!parsed.success) throw new AirlockError('usage', `server ${name}: ${firstIssue(parsed.error)}`);
     if (parsed.data.transport === 'stdio') {
       const problem = commandProblem(parsed.data.command);
       if (problem) throw new AirlockError('usage', `server ${name}: the command ${JSON.stringify(parsed.data.command)} ${problem}`);
@@ -122,16 +122,7 @@ export class ServerStore {
   }
 
   private parseFile(): Record<string, ServerEntry> {
-    if (!existsSync(this.file)) return {};
-    let raw: unknown;
-    try {
-      raw = JSON.parse(readFileSync(this.file, 'utf8'));
-    } catch (error) {
-      throw new AirlockError('config', `${this.file}: not valid JSON: ${(error as Error).message}`, { hint: 'fix the file, or move it aside to start again' });
-    }
-    const parsed = fileSchema.safeParse(raw);
-    if (!parsed.success) throw new AirlockError('config', `${this.file}: ${describe(parsed.error)}`, { hint: 'fix the field, or move the file aside' });
-    return { ...parsed.data.servers };
+    return { ...readJsonFile(this.file, fileSchema, 'fix the file, or move it aside to start again')?.servers };
   }
 
   private async write(servers: Record<string, ServerEntry>): Promise<void> {
@@ -148,10 +139,4 @@ function checkName(name: string): void {
   if (!SERVER_NAME.test(name)) {
     throw new AirlockError('usage', `'${name}' is not a server name: lowercase letters, digits, - and _, at most 30, starting with a letter or digit`);
   }
-}
-
-function describe(error: z.ZodError): string {
-  const issue = error.issues[0]!;
-  const where = issue.path.length > 0 ? `"${issue.path.join('.')}" ` : '';
-  return `${where}${issue.message}${error.issues.length > 1 ? ` (and ${error.issues.length - 1} more)` : ''}`;
 }

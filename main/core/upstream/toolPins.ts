@@ -6,13 +6,12 @@
 // server that turns hostile after it was trusted (a "rug pull" that rewrites
 // a description into instructions) is held, not obeyed.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { createTwoFilesPatch } from 'diff';
 import { z } from 'zod';
 import { writeFileAtomic } from '../util/atomicWrite.ts';
 import { FileCache } from '../util/fileCache.ts';
-import { AirlockError } from '../util/errors.ts';
+import { readJsonFile } from '../util/jsonFile.ts';
 import { SERVER_NAME } from './serverEntry.ts';
 
 /** What of a tool is pinned: everything a model reads or a call depends on. */
@@ -151,19 +150,9 @@ export class PinStore {
   }
 
   private parseFile(): Record<string, Accepted> {
-    if (!existsSync(this.file)) return {};
-    let raw: unknown;
-    try {
-      raw = JSON.parse(readFileSync(this.file, 'utf8'));
-    } catch (error) {
-      throw new AirlockError('config', `${this.file}: not valid JSON: ${(error as Error).message}`, {
-        hint: 'move it aside: every server then waits for review again',
-      });
-    }
-    const parsed = fileSchema.safeParse(raw);
-    if (!parsed.success)
-      throw new AirlockError('config', `${this.file}: ${parsed.error.issues[0]!.message}`, { hint: 'move it aside: every server then waits for review again' });
-    return { ...(parsed.data.servers as Record<string, Accepted>) };
+    return {
+      ...(readJsonFile(this.file, fileSchema, 'move it aside: every server then waits for review again')?.servers as Record<string, Accepted> | undefined),
+    };
   }
 
   private async write(all: Record<string, Accepted>): Promise<void> {
