@@ -70,6 +70,8 @@ export const apiMutationRequestSchema = z.object({
       /** What the tool's annotations say of it (a hint from the server, not a promise). */
       readOnly: z.boolean().optional(),
       destructive: z.boolean().optional(),
+      /** Called by a client directly under this name (`fs__write_file`), not from a script. */
+      direct: z.string().optional(),
     })
     .optional(),
 });

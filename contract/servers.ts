@@ -93,6 +93,8 @@ export const importableClientSchema = z.object({
   client: z.string(),
   label: z.string(),
   file: z.string().optional(),
+  /** Why its file could not be read (its servers are then unknown). */
+  error: z.string().optional(),
   servers: z.array(importableServerSchema),
 });
 
@@ -102,6 +104,8 @@ export const serverImportInputSchema = z
     servers: z.array(z.string().max(200)).max(200).optional(),
     all: z.boolean().optional(),
     dryRun: z.boolean().optional(),
+    /** The preview's digest: the move is made only if it would still do exactly what was previewed. */
+    digest: z.string().max(100).optional(),
   })
   .strict();
 
@@ -111,6 +115,8 @@ export const serverImportResultSchema = z.object({
   /** The client's file afterwards, as a diff (its inline values scrubbed). */
   diff: z.string(),
   dryRun: z.boolean(),
+  /** Of what this preview shows: pass it back to move exactly this. */
+  digest: z.string(),
   backup: z.string().optional(),
   afterwards: z.string().optional(),
 });

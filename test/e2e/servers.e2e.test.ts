@@ -6,11 +6,17 @@
 // elsewhere shows here with no reload; a tool rewritten after it was accepted
 // is held again, with its diff; the server is disabled and enabled again
 // with its switch, by keyboard; one that cannot start says why and can be
-// started again; with no server, the line that adds one. No axe violation,
-// light or dark.
+// started again. Then the rest of it: a server added with the form by
+// keyboard (listed, focused, its tools waiting), one pasted as JSON whose
+// inline value goes to the key store and never into servers.json, a bad
+// command refused by the core next to its field with everything typed kept,
+// a server removed through its confirm step (Escape cancels), and a Claude
+// Desktop server moved behind Airlock from a temporary home: previewed, then
+// moved, the file keeping only Airlock and what could not move. With no
+// server, the line that adds one. No axe violation, light or dark.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { AxeBuilder } from '@axe-core/playwright';
@@ -24,6 +30,12 @@ const skip = chromiumMissing();
 const SERVER = 'misbehaving';
 let dataDir: string;
 let cleanup: () => void;
+/** Claude Desktop's file in the companion's home: two servers of its own, one that can move and one that cannot. */
+let claudeFile: string;
+let claudeOriginal: string;
+const NOTES_VALUE = 'notes-secret-value-4242';
+const PASTED_VALUE = 'pasted-secret-value-1717';
+const TEST_SERVER = join(ROOT, 'test', 'fixtures', 'upstream', 'testServer.ts');
 let server: Served;
 let browser: Browser;
 let page: Page;
@@ -44,7 +56,25 @@ before(async () => {
   // And one that cannot start: it writes to stderr and exits.
   const broken = { ...entry, args: ['-e', "process.stderr.write('starting…\\nfatal: cannot open the database\\n'); process.exit(3)"] };
   writeFileSync(join(dataDir, 'servers.json'), JSON.stringify({ version: 1, servers: { [SERVER]: entry, broken } }, null, 2) + '\n', { mode: 0o600 });
-  server = await serve(dataDir, ['--ui']);
+  // A home of its own, where Claude Desktop runs two servers itself (one with a value written inline).
+  const home = join(dataDir, 'home');
+  claudeFile = join(home, '.config', 'Claude', 'claude_desktop_config.json');
+  mkdirSync(join(home, '.config', 'Claude'), { recursive: true });
+  claudeOriginal =
+    JSON.stringify(
+      {
+        mcpServers: {
+          notes: { command: process.execPath, args: [TEST_SERVER], env: { NOTES_TOKEN: NOTES_VALUE } },
+          'local-script': { command: './run.sh' },
+        },
+        globalShortcut: 'Ctrl+Space',
+      },
+      null,
+      2,
+    ) + '\n';
+  writeFileSync(claudeFile, claudeOriginal);
+  // Secrets in a file in the data dir (no keychain on a test machine).
+  server = await serve(dataDir, ['--ui', '--secret-store', 'file'], { HOME: home, XDG_CONFIG_HOME: join(home, '.config') });
   browser = await launchBrowser();
   page = await signedInPage(browser, dataDir);
 });
@@ -274,6 +304,251 @@ test('no axe violation, light or dark, with its review open', { skip, timeout: 9
   await tools().waitFor({ timeout: 30_000 });
   await row('write_note').locator('td.tool-now').getByText('refused', { exact: true }).waitFor();
   assert.deepEqual(await axeProblems(), []);
+});
+
+const form = () => page.getByRole('form', { name: 'Add a server' });
+const field = (label: string) => form().getByLabel(label, { exact: true });
+/** Types into a field as a person does: focus it, then keys. */
+async function typeInto(label: string, text: string): Promise<void> {
+  await field(label).focus();
+  await page.keyboard.type(text);
+}
+const isFocused = (locator: ReturnType<Page['locator']>) => locator.evaluate((el) => el === el.ownerDocument.activeElement);
+const serverCard = (name: string) => page.getByRole('region', { name, exact: true });
+const serversFile = () => readFileSync(join(dataDir, 'servers.json'), 'utf8');
+
+test('a server is added with the form, by keyboard: listed, focused, its secret named and its tools waiting', { skip, timeout: 60_000 }, async () => {
+  await form().waitFor();
+  assert.equal(
+    await form()
+      .getByRole('radio', { name: /^Command/ })
+      .isChecked(),
+    true,
+    'a command is the default',
+  );
+  await typeInto('Name', 'fixture');
+  await typeInto('Command', process.execPath);
+  await typeInto('Arguments, one a line', TEST_SERVER);
+  await typeInto('Secrets (names)', 'FIXTURE_TOKEN');
+  await page.keyboard.press('Enter');
+
+  const added = serverCard('fixture');
+  await added.waitFor({ timeout: 15_000 });
+  await page.locator('#server-fixture:focus').waitFor({ timeout: 10_000 });
+  await page.getByRole('status').filter({ hasText: 'fixture added: its tools wait for your review.' }).waitFor();
+  assert.equal(await added.locator('dt:text-is("Command") + dd').innerText(), `${process.execPath} ${TEST_SERVER} (stdio)`);
+  assert.equal(await added.locator('dt:text-is("Tools") + dd').innerText(), 'not reviewed yet (held)');
+  const note = added.locator('.server-added');
+  assert.match(await note.innerText(), /Its tools wait for your review: nothing of fixture runs until you accept them/);
+  assert.match(await note.innerText(), /set each in a terminal with airlock servers secret fixture VARIABLE/);
+  await added.getByRole('button', { name: 'Copy the line that sets FIXTURE_TOKEN' }).waitFor();
+  assert.equal(await added.getByText('airlock servers secret fixture FIXTURE_TOKEN', { exact: true }).count(), 1);
+  // The form is empty again, ready for the next one.
+  assert.deepEqual([await field('Name').inputValue(), await field('Command').inputValue()], ['', '']);
+
+  const view = (await controlClient(dataDir, server.url).call('servers.list', {})).find((v) => v.name === 'fixture');
+  assert.deepEqual([view?.state, view?.review, view?.secrets], ['configured', 'unreviewed', [{ name: 'FIXTURE_TOKEN', set: false }]]);
+});
+
+test('a server pasted as JSON: its inline value goes to the key store, never into servers.json', { skip, timeout: 60_000 }, async () => {
+  // The mode by keyboard: arrows move through the radios.
+  await form()
+    .getByRole('radio', { name: /^Command/ })
+    .focus();
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(
+    await form()
+      .getByRole('radio', { name: /^Paste JSON/ })
+      .isChecked(),
+    true,
+  );
+  const json = JSON.stringify({ mcpServers: { pasted: { command: process.execPath, args: [TEST_SERVER], env: { PASTED_TOKEN: PASTED_VALUE } } } }, null, 2);
+  await field("The server's entry, as a client's configuration holds it").focus();
+  await page.keyboard.insertText(json); // a paste
+  assert.equal(await field('Name').inputValue(), 'pasted', 'the name the pasted entry gives');
+  await form().getByRole('button', { name: 'Add server' }).focus();
+  await page.keyboard.press('Enter');
+
+  const added = serverCard('pasted');
+  await added.waitFor({ timeout: 15_000 });
+  await page.locator('#server-pasted:focus').waitFor({ timeout: 10_000 });
+  assert.match(await added.locator('.server-added').innerText(), /The value written in the pasted entry is in the key store: PASTED_TOKEN\./);
+  assert.equal(await added.locator('dt:text-is("Secrets") + dd').innerText(), 'PASTED_TOKEN: set (in the key store)');
+  const view = (await controlClient(dataDir, server.url).call('servers.list', {})).find((v) => v.name === 'pasted');
+  assert.deepEqual(view?.secrets, [{ name: 'PASTED_TOKEN', set: true }]);
+  const file = serversFile();
+  assert.match(file, /"PASTED_TOKEN"/, 'the entry keeps its name');
+  assert.doesNotMatch(file, new RegExp(PASTED_VALUE), 'servers.json never holds the value');
+});
+
+test("a bad command: the core's refusal by the command field, and everything typed kept", { skip, timeout: 60_000 }, async () => {
+  await form()
+    .getByRole('radio', { name: /^Paste JSON/ })
+    .focus();
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('ArrowLeft');
+  assert.equal(
+    await form()
+      .getByRole('radio', { name: /^Command/ })
+      .isChecked(),
+    true,
+  );
+  await typeInto('Name', 'bad');
+  await typeInto('Command', './relative.sh');
+  await field('Arguments, one a line').focus();
+  await page.keyboard.type('--one');
+  await page.keyboard.press('Enter');
+  await page.keyboard.type('two words');
+  await typeInto('Variables passed through', 'HOME LANG');
+  await page.keyboard.press('Enter');
+
+  const error = form().locator('#add-server-command-error');
+  await error.waitFor({ timeout: 15_000 });
+  assert.match(await error.innerText(), /the command "\.\/relative\.sh" is a relative path: give an absolute path, or a command found on PATH/);
+  assert.equal(await field('Command').getAttribute('aria-invalid'), 'true');
+  assert.match((await field('Command').getAttribute('aria-describedby')) ?? '', /add-server-command-error/);
+  await page.locator('#add-server-command:focus').waitFor({ timeout: 5_000 });
+  assert.deepEqual(
+    [
+      await field('Name').inputValue(),
+      await field('Command').inputValue(),
+      await field('Arguments, one a line').inputValue(),
+      await field('Variables passed through').inputValue(),
+    ],
+    ['bad', './relative.sh', '--one\ntwo words', 'HOME LANG'],
+    'nothing typed is lost',
+  );
+  assert.equal(
+    (await controlClient(dataDir, server.url).call('servers.list', {})).some((v) => v.name === 'bad'),
+    false,
+  );
+  // Switching modes and back loses nothing either.
+  await form()
+    .getByRole('radio', { name: /^Remote URL/ })
+    .check();
+  await form()
+    .getByRole('radio', { name: /^Command/ })
+    .check();
+  assert.equal(await field('Command').inputValue(), './relative.sh');
+  // Edited, the field's error goes.
+  await field('Command').focus();
+  await page.keyboard.press('End');
+  await page.keyboard.press('Backspace');
+  await error.waitFor({ state: 'detached' });
+});
+
+test('no axe violation, light or dark, with the form open and a refusal shown', { skip, timeout: 60_000 }, async () => {
+  await field('Command').fill('./relative.sh');
+  await form().getByRole('button', { name: 'Add server' }).click();
+  await form().locator('#add-server-command-error').waitFor({ timeout: 15_000 });
+  await form()
+    .getByRole('radio', { name: /^Remote URL/ })
+    .check();
+  await field('URL').waitFor();
+  assert.deepEqual(await axeProblems(), []);
+  await form()
+    .getByRole('radio', { name: /^Command/ })
+    .check();
+  assert.deepEqual(await axeProblems(), []);
+});
+
+test('a server is removed through its confirm step: Escape cancels, never one click', { skip, timeout: 60_000 }, async () => {
+  const card = serverCard('fixture');
+  const opener = card.getByRole('button', { name: 'Remove… fixture' });
+  await opener.focus();
+  await page.keyboard.press('Enter');
+  const question = card.getByRole('group', { name: /^Remove fixture and its secrets\?/ });
+  await question.waitFor();
+  assert.equal(await isFocused(question.getByRole('button', { name: 'Cancel' })), true, 'the focus goes to Cancel');
+  await page.keyboard.press('Escape');
+  await question.waitFor({ state: 'detached' });
+  await card.locator('button.server-remove:focus').waitFor({ timeout: 5_000 });
+  assert.equal(
+    (await controlClient(dataDir, server.url).call('servers.list', {})).some((v) => v.name === 'fixture'),
+    true,
+    'Escape removed nothing',
+  );
+
+  await page.keyboard.press('Enter');
+  await question.waitFor();
+  await page.keyboard.press('Tab');
+  assert.equal(await isFocused(question.getByRole('button', { name: 'Remove fixture' })), true);
+  await page.keyboard.press('Enter');
+  await card.waitFor({ state: 'detached', timeout: 15_000 });
+  await page.getByRole('status').filter({ hasText: 'fixture removed: its process is stopped; its secrets, sign-in and review are gone.' }).waitFor();
+  // The focus goes to the next server.
+  await page.locator('#server-misbehaving:focus').waitFor({ timeout: 5_000 });
+  assert.equal(
+    (await controlClient(dataDir, server.url).call('servers.list', {})).some((v) => v.name === 'fixture'),
+    false,
+  );
+  assert.doesNotMatch(serversFile(), /"fixture"/);
+});
+
+test("Claude Desktop's own servers are moved behind Airlock: previewed first, then moved", { skip, timeout: 90_000 }, async () => {
+  const claude = page.getByRole('region', { name: 'Claude Desktop', exact: true });
+  await claude.waitFor({ timeout: 15_000 });
+  const notes = claude.getByRole('checkbox', { name: /^notes/ });
+  const local = claude.getByRole('checkbox', { name: /^local-script/ });
+  assert.equal(await local.isDisabled(), true, 'a server that cannot move cannot be picked');
+  assert.match(
+    await claude.locator('li', { has: page.getByRole('checkbox', { name: /^local-script/ }) }).innerText(),
+    /Cannot move: its command "\.\/run\.sh" is a relative path/,
+  );
+  const facts = await claude.locator('li', { has: page.getByRole('checkbox', { name: /^notes/ }) }).innerText();
+  assert.match(facts, /1 value written in the file moves into the key store: NOTES_TOKEN\./);
+  assert.doesNotMatch(facts, new RegExp(NOTES_VALUE), 'never a secret value');
+  const preview = claude.getByRole('button', { name: 'Preview the move from Claude Desktop' });
+  assert.equal(await preview.isDisabled(), true, 'nothing picked, nothing to preview');
+  assert.equal(await claude.getByRole('button', { name: /^Move behind Airlock/ }).count(), 0, 'no move before a preview');
+
+  await notes.focus();
+  await page.keyboard.press('Space');
+  await preview.focus();
+  await page.keyboard.press('Enter');
+  const shown = claude.getByRole('group', { name: 'The preview of the move from Claude Desktop' });
+  await shown.waitFor({ timeout: 15_000 });
+  assert.match(await shown.innerText(), /Moving behind Airlock: notes\./);
+  const diff = shown.getByLabel(/^Claude Desktop's file afterwards: \d+ lines? added, \d+ removed$/);
+  const text = await diff.innerText();
+  assert.match(text, /^-\s+"notes": \{/m);
+  assert.match(text, /^\+\s+"airlock": \{/m);
+  assert.doesNotMatch(text, new RegExp(NOTES_VALUE), 'the diff never shows the value');
+  assert.equal(readFileSync(claudeFile, 'utf8'), claudeOriginal, 'nothing written by the preview');
+  assert.deepEqual(await axeProblems(), [], 'the preview is axe clean');
+
+  // A changed pick takes the preview away: what moves is what was shown.
+  await notes.focus();
+  await page.keyboard.press('Space');
+  await shown.waitFor({ state: 'detached' });
+  await page.keyboard.press('Space');
+  await preview.focus();
+  await page.keyboard.press('Enter');
+  await shown.waitFor({ timeout: 15_000 });
+  const move = shown.getByRole('button', { name: 'Move behind Airlock from Claude Desktop' });
+  await move.focus();
+  await page.keyboard.press('Enter');
+
+  const outcome = page.getByRole('status', { name: 'The move from Claude Desktop' });
+  await outcome.waitFor({ timeout: 30_000 });
+  const said = await outcome.innerText();
+  assert.match(said, /Moved behind Airlock from Claude Desktop: notes\./);
+  assert.match(said, /The client's file was backed up \(.+\); Undo on the Clients screen restores it/);
+  assert.match(said, /Then: quit Claude Desktop/);
+  assert.equal(await isFocused(outcome), true, 'the focus goes to what the move did');
+
+  const after = JSON.parse(readFileSync(claudeFile, 'utf8')) as { mcpServers: Record<string, unknown>; globalShortcut: string };
+  assert.deepEqual(Object.keys(after.mcpServers).sort(), ['airlock', 'local-script'], 'Airlock, and what could not move');
+  assert.equal(after.globalShortcut, 'Ctrl+Space', 'the rest of the file is kept');
+  assert.doesNotMatch(readFileSync(claudeFile, 'utf8'), new RegExp(NOTES_VALUE));
+  await serverCard('notes').waitFor({ timeout: 15_000 });
+  const view = (await controlClient(dataDir, server.url).call('servers.list', {})).find((v) => v.name === 'notes');
+  assert.deepEqual([view?.review, view?.secrets], ['unreviewed', [{ name: 'NOTES_TOKEN', set: true }]]);
+  assert.doesNotMatch(serversFile(), new RegExp(NOTES_VALUE), 'servers.json never holds the value');
+  // Only the one that cannot move is left to pick.
+  await claude.getByRole('checkbox', { name: /^notes/ }).waitFor({ state: 'detached', timeout: 15_000 });
+  assert.equal(await claude.getByRole('checkbox').count(), 1);
 });
 
 test('with no server, the screen says how to add one, with the line to copy', { skip, timeout: 60_000 }, async () => {

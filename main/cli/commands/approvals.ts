@@ -1,5 +1,6 @@
 // `airlock approvals list | approve ID | deny ID`: answer the approval queue
 // of a running `airlock serve` (or the app) through the control API.
+import { printable } from '../printable.ts';
 import type { ControlClient } from '../../core/control/controlClient.ts';
 import type { ControlOutput } from '../../../contract/control.ts';
 import { GRANT_SCOPE_INFO, isGrantScope, offeredScopes, untilRevokedWithheld, type ApproveScope } from '../../../contract/approvals.ts';
@@ -10,7 +11,10 @@ export function formatPending(p: Pending): string {
   const r = p.request;
   const client = `${r.caller.clientName ?? r.caller.key}${r.caller.clientVersion ? ` ${r.caller.clientVersion}` : ''}`;
   const lines = [
-    `${p.id}  ${r.method} ${r.url}  (${r.operationId}, profile ${r.profile})`,
+    r.mcpTool
+      ? `${p.id}  ${printable(r.call)}  (a tool of MCP server ${r.mcpTool.server}${r.mcpTool.direct ? `, called directly as ${printable(r.mcpTool.direct)}` : ''})`
+      : `${p.id}  ${r.method} ${r.url}  (${r.operationId}, profile ${r.profile})`,
+    ...(r.mcpTool?.description ? [`  what the server says of it: ${printable(r.mcpTool.description.split('\n')[0]!.slice(0, 300))}`] : []),
     `  ${r.reason}: ${r.rule}`,
     `  client ${client} (${r.caller.key}), call ${r.callIndex} of its run, ${Math.max(0, Math.round(p.secondsLeft))} s left, script sha256 ${r.scriptSha256.slice(0, 12)}…`,
   ];
@@ -22,13 +26,12 @@ export function formatPending(p: Pending): string {
   lines.push(`  scopes offered: ${offeredScopes(r).join(', ')}${withheld ? ` (${withheld})` : ''}`);
   for (const h of r.headers) lines.push(`  ${h.name}: ${h.value}`);
   if (Object.keys(r.query).length > 0) lines.push(`  query ${JSON.stringify(r.query)}`);
-  if (r.bodyPreview)
-    lines.push(
-      ...r.bodyPreview
-        .split('\n')
-        .slice(0, 20)
-        .map((l) => `  | ${l}`),
-    );
+  if (r.bodyPreview) {
+    const body = r.bodyPreview.split('\n');
+    lines.push(...body.slice(0, 20).map((l) => `  | ${printable(l)}`));
+    // Never a silent cut: what a yes would send may be longer than what is shown here.
+    if (body.length > 20) lines.push(`  | … ${body.length - 20} more lines: airlock approvals list --json shows them all`);
+  }
   return lines.join('\n');
 }
 

@@ -6,6 +6,7 @@
 // environment its entry allows and prints its tools as Airlock sees them,
 // with what changed since they were accepted; `accept` is the person's
 // review, after which scripts reach the tools as `mcp.<server>.<tool>`.
+import { printable, printableLines } from '../printable.ts';
 import { ServerStore } from '../../core/upstream/serverStore.ts';
 import { secretAccount, secretNames, serverTarget, DEFAULT_TIMEOUT_MS, type ServerEntry } from '../../core/upstream/serverEntry.ts';
 import { AirlockError } from '../../core/util/errors.ts';
@@ -49,8 +50,8 @@ export async function serversList(ctx: CliContext, options: { json?: boolean }):
     for (const v of views) {
       const tools = v.toolCount !== undefined ? `, ${v.toolCount} tools` : '';
       const review = v.review && v.review !== 'accepted' ? `, ${REVIEW_WORDS[v.review]}` : '';
-      const reason = v.reason ? `: ${v.reason}` : '';
-      process.stdout.write(`${v.name.padEnd(width)}  ${STATE_WORDS[v.state]}${tools}${review}${reason}  ${v.transport}  ${v.target}\n`);
+      const reason = v.reason ? `: ${printable(v.reason)}` : '';
+      process.stdout.write(`${v.name.padEnd(width)}  ${STATE_WORDS[v.state]}${tools}${review}${reason}  ${v.transport}  ${printable(v.target)}\n`);
     }
     return;
   }
@@ -230,17 +231,6 @@ const REVIEW_WORDS: Record<ServerReview['state'], string> = {
 const KIND_WORDS: Record<ServerReview['tools'][number]['kind'], string> = { 'read-only': 'read-only', writes: 'writes', 'may-destroy': 'may destroy' };
 const POLICY_WORDS: Record<ToolPolicy, string> = { allow: 'runs', ask: 'asks you', deny: 'refused' };
 
-/** A server's words as a terminal may show them: no control characters (escape sequences could rewrite the screen or the clipboard). */
-function printable(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '\ufffd');
-}
-
-/** Several lines of a server's words: each line printable, the line breaks kept. */
-function printableLines(text: string): string {
-  return text.split('\n').map(printable).join('\n');
-}
-
 export async function serversEnable(ctx: CliContext, name: string, enabled: boolean): Promise<number> {
   const control = await running(ctx);
   if (control) await control.call('servers.setEnabled', { name, enabled });
@@ -258,7 +248,10 @@ export async function serversRemove(ctx: CliContext, name: string): Promise<numb
   else {
     const { removeServer } = await import('../../core/upstream/serverAdmin.ts');
     // Its secrets first: a key store that cannot be reached leaves the entry (and says why), never a secret nobody lists.
-    await removeServer(name, { store: storeOf(ctx), pins: pinsOf(ctx), keys: secretStoreFor(ctx) });
+    const { GrantStore } = await import('../../core/approvals/grantStore.ts');
+    const grants = new GrantStore({ file: dataPaths(ctx.settings.dataDir).grants });
+    await removeServer(name, { store: storeOf(ctx), pins: pinsOf(ctx), keys: secretStoreFor(ctx), grants, by: 'the CLI' });
+    await grants.flush();
   }
   process.stdout.write(`Removed ${name}${secretNames(entry).length > 0 ? ' and its secrets' : ''}.\n`);
   return 0;
@@ -273,7 +266,7 @@ export async function serversRestart(ctx: CliContext, name: string): Promise<num
   }
   const view = await control.call('servers.restart', { name });
   process.stdout.write(
-    `${name}: ${STATE_WORDS[view.state]}${view.toolCount !== undefined ? `, ${view.toolCount} tools` : ''}${view.reason ? `: ${view.reason}` : ''}\n`,
+    `${name}: ${STATE_WORDS[view.state]}${view.toolCount !== undefined ? `, ${view.toolCount} tools` : ''}${view.reason ? `: ${printable(view.reason)}` : ''}\n`,
   );
   return view.state === 'connected' ? 0 : 1;
 }

@@ -19,6 +19,7 @@ import {
   grantBy,
   isGrantScope,
   requestLine,
+  untilRevoked,
   type ApprovalDecision,
   type ApprovalRequest,
   type ApproveScope,
@@ -97,8 +98,9 @@ export class ApprovalBroker implements ApprovalHook {
     const at = () => this.now().toISOString();
     if (options.signal?.aborted) return this.withdrawnDecision(at());
     if (this.runGrants.has(runGrantKey(req.runId, req.profile))) return { approved: true, by: RUN_GRANT_BY, scope: 'run', at: at() };
-    // A grant is for the operation as the document describes it: a call that overrides its method is never covered.
-    const grant = req.override
+    // A grant is for the operation as the document describes it: a call that overrides its method is never covered;
+    // and a call that may destroy is never covered by a grant "until revoked" (one given before it became so).
+    const found = req.override
       ? undefined
       : this.grants.use({
           profile: req.profile,
@@ -106,6 +108,7 @@ export class ApprovalBroker implements ApprovalHook {
           callerKey: req.caller.key,
           ...(req.caller.clientName ? { clientName: req.caller.clientName } : {}),
         });
+    const grant = found && !(req.reason === 'destructive' && untilRevoked(found.scope)) ? found : undefined;
     if (grant) {
       return {
         approved: true,

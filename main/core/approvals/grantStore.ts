@@ -172,6 +172,17 @@ export class GrantStore {
     return n;
   }
 
+  /** Every grant of one profile (an API, or another MCP server as `mcp:<name>`) revoked: it was removed, or its tools changed. */
+  revokeProfile(profile: string, by: string): number {
+    const gone = [...this.grants.values()].filter((g) => g.profile === profile);
+    for (const g of gone) this.grants.delete(g.id);
+    if (gone.length > 0) {
+      this.log.info(`${gone.length} grant${gone.length === 1 ? '' : 's'} of ${profile} revoked by ${by}`);
+      this.changed(gone.some(persisted));
+    }
+    return gone.length;
+  }
+
   /** A session ended: its grants go with it. */
   endSession(callerKey: string): void {
     let n = 0;

@@ -27,6 +27,8 @@ export interface RunToolCall {
 export interface RunTools {
   servers: readonly { name: string; tools: readonly string[] }[];
   call(call: RunToolCall, run: RunContext): Promise<ApiCallResult>;
+  /** Knows the servers' secrets (as they were read): the run's output is scrubbed of them too. */
+  redactor(): Promise<Redactor>;
 }
 
 /** The operation id of a server's tool: `mcp@<server>:<tool>` (no API's name holds `@`). */
@@ -121,7 +123,10 @@ export function runClient(apis: readonly RunApi[], options: { defaultApi?: strin
       },
       async redactor(): Promise<Redactor> {
         // A key that cannot be read (the keychain is down) was never sent: its API's gate refuses every call then.
-        const each = await Promise.all(apis.map((a) => a.gate.redactor().catch(() => undefined)));
+        const each = await Promise.all([
+          ...apis.map((a) => a.gate.redactor().catch(() => undefined)),
+          ...(tools ? [tools.redactor().catch(() => undefined)] : []),
+        ]);
         return joinRedactors(each.filter((r): r is Redactor => r !== undefined));
       },
     },

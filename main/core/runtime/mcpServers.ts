@@ -20,6 +20,7 @@ import { serverProfile } from '../upstream/toolGate.ts';
 import { renderToolCard, toolCall, toolLine, toolOf, toolSearchSource } from '../upstream/toolSearch.ts';
 import type { SearchableTools } from '../mcp/searchDocsTool.ts';
 import type { ApiOperation } from '../openapi/catalogue.ts';
+import { redactDeep } from '../log/redactor.ts';
 import { createHash, randomUUID } from 'node:crypto';
 
 export type McpServerServices = Pick<
@@ -198,8 +199,17 @@ function directList(s: Pick<Services, 'upstream' | 'logs'>): DirectTool[] {
     const hints = Object.fromEntries(
       ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'].flatMap((k) => (typeof a[k] === 'boolean' ? [[k, a[k]]] : [])),
     );
+    // The definition a person accepted, scrubbed of any secret it holds (as the review shows it).
     return [
-      { name, server, tool: tool.name, profile: serverProfile(server), description: tool.description ?? '', inputSchema: tool.inputSchema, annotations: hints },
+      {
+        name,
+        server,
+        tool: tool.name,
+        profile: serverProfile(server),
+        description: s.logs.redact(typeof tool.description === 'string' ? tool.description : ''),
+        inputSchema: redactDeep(tool.inputSchema, s.logs.redact),
+        annotations: hints,
+      },
     ];
   });
   if (all.length > DIRECT_TOOLS_MAX) {
@@ -215,7 +225,7 @@ async function callDirect(s: Pick<Services, 'toolGate'>, tool: DirectTool, args:
   const runId = randomUUID();
   const script = `${tool.name}(${JSON.stringify(args)})`;
   const result = await s.toolGate.callDirect(
-    { server: tool.server, tool: tool.tool, args },
+    { server: tool.server, tool: tool.tool, args, direct: tool.name },
     {
       runId,
       caller: ctx.caller,
@@ -276,6 +286,7 @@ function serverDiagnostics(s: Pick<Services, 'upstream' | 'broker' | 'info' | 'h
       );
       if (!decision.approved) return { text: `Not changed: ${decision.reason}`, isError: true };
       await store.setEnabled(name, enabled);
+      s.upstream.sync();
       s.logs.logger.info(`MCP server ${name} turned ${enabled ? 'on' : 'off'} by a client (toggle_mcp_server), approved by ${decision.by}`);
       s.hub.publish({ type: 'servers-changed' });
       return { text: `MCP server ${name} is ${enabled ? 'on' : 'off'} (approved by ${decision.by}).` };
@@ -284,11 +295,18 @@ function serverDiagnostics(s: Pick<Services, 'upstream' | 'broker' | 'info' | 'h
 }
 
 /** The accepted tools of every enabled server, as search_docs searches them (each index built once per acceptance). */
-function searchableTools(s: Pick<Services, 'upstream'>): SearchableTools[] {
+function searchableTools(s: Pick<Services, 'upstream' | 'logs'>): SearchableTools[] {
   return s.upstream.acceptedTools().flatMap(({ name }) => {
     const accepted = s.upstream.accepted(name);
     if (!accepted || accepted.length === 0) return [];
-    const source = toolSearchSource(name, accepted);
+    let source: ReturnType<typeof toolSearchSource>;
+    try {
+      source = toolSearchSource(name, accepted);
+    } catch (error) {
+      // One server's odd schema costs its own tools their place in search, never the others' or the APIs'.
+      s.logs.logger.warn(`MCP server ${name}: its tools cannot be indexed for search_docs: ${(error as Error).message}`);
+      return [];
+    }
     const toolOfOp = (op: ApiOperation) => toolOf(source, op)!;
     return [
       {
@@ -298,8 +316,8 @@ function searchableTools(s: Pick<Services, 'upstream'>): SearchableTools[] {
         search: source.search,
         toolName: (op) => toolOfOp(op).name,
         call: (op) => toolCall(name, toolOfOp(op).name),
-        card: (op, rank) => renderToolCard(name, toolOfOp(op), rank),
-        line: (op) => toolLine(name, toolOfOp(op)),
+        card: (op, rank) => s.logs.redact(renderToolCard(name, toolOfOp(op), rank)),
+        line: (op) => s.logs.redact(toolLine(name, toolOfOp(op))),
       },
     ];
   });

@@ -9,13 +9,14 @@ import { AirlockError } from '../util/errors.ts';
 import { ServerStore } from '../upstream/serverStore.ts';
 import { secretAccount, secretNames, serverTarget, type ServerEntry } from '../upstream/serverEntry.ts';
 import { serverReview } from '../upstream/serverReview.ts';
+import { serverProfile } from '../upstream/toolGate.ts';
 import { PinStore } from '../upstream/toolPins.ts';
 import { addFromJson, removeServer } from '../upstream/serverAdmin.ts';
 import { carryOut, importCandidate, planImport } from '../upstream/serverImport.ts';
 import type { ServerReview, ServerView } from '../../../contract/servers.ts';
 import type { Services } from './services.ts';
 
-export type ServerHandlerServices = Pick<Services, 'info' | 'upstream' | 'keys' | 'logs' | 'hub'>;
+export type ServerHandlerServices = Pick<Services, 'info' | 'upstream' | 'keys' | 'logs' | 'hub' | 'broker'>;
 
 type ServerMethods = Extract<keyof ControlHandlers, `servers.${string}`>;
 
@@ -75,7 +76,10 @@ export function createServerHandlers(c: ServerHandlerServices): Pick<ControlHand
     'servers.review': ({ name }) => review(name),
     'servers.accept': async ({ name, digest }, caller) => {
       entryOf(name);
+      const was = (await c.upstream.tools(name)).review.state;
       await c.upstream.accept(name, digest);
+      // Tools that changed are new tools: a grant given for what they were does not carry over.
+      if (was === 'changed') c.broker.grants.revokeProfile(serverProfile(name), `${caller.by} (its tools changed)`);
       log.info(`MCP server ${name}: its tools were accepted by ${caller.by}`);
       changed();
       return review(name);
@@ -83,6 +87,7 @@ export function createServerHandlers(c: ServerHandlerServices): Pick<ControlHand
     'servers.setEnabled': async ({ name, enabled }, caller) => {
       entryOf(name);
       await store.setEnabled(name, enabled);
+      c.upstream.sync(); // off: its process stops now
       log.info(`MCP server ${name} ${enabled ? 'enabled' : 'disabled'} by ${caller.by}`);
       changed();
       return viewOf(name);
@@ -104,10 +109,10 @@ export function createServerHandlers(c: ServerHandlerServices): Pick<ControlHand
       return viewOf(name);
     },
     'servers.remove': async ({ name }, caller) => {
-      const removed = await removeServer(name, { store, pins, keys: c.keys.store });
+      const removed = await removeServer(name, { store, pins, keys: c.keys.store, grants: c.broker.grants, by: caller.by });
       if (removed) {
         log.info(`MCP server ${name} removed by ${caller.by}`);
-        c.upstream.status(); // stops its process now
+        c.upstream.sync(); // stops its process now
         changed();
       }
       return { removed };
@@ -117,7 +122,15 @@ export function createServerHandlers(c: ServerHandlerServices): Pick<ControlHand
       const { CLIENTS } = await import('../clients/clientCatalog.ts');
       const out = [];
       for (const d of CLIENTS) {
-        const { label, file, entries } = await registrar.servers(d.id).catch(() => ({ label: d.label, file: undefined, entries: {} }));
+        let found: Awaited<ReturnType<typeof registrar.servers>>;
+        try {
+          found = await registrar.servers(d.id);
+        } catch (error) {
+          // A file that cannot be read is said, never shown as a client with no server.
+          out.push({ client: d.id, label: d.label, error: (error as AirlockError).line ?? (error as Error).message, servers: [] });
+          continue;
+        }
+        const { label, file, entries } = found;
         if (Object.keys(entries).length === 0) continue;
         out.push({
           client: d.id,
@@ -138,10 +151,18 @@ export function createServerHandlers(c: ServerHandlerServices): Pick<ControlHand
       }
       return out;
     },
-    'servers.import': async ({ client, servers, all, dryRun }, caller) => {
+    'servers.import': async ({ client, servers, all, dryRun, digest }, caller) => {
       const registrar = await registrarOf();
       const plan = await planImport(registrar, new Set(store.list().map((x) => x.name)), client, { ...(all ? { all } : {}), ...(servers ? { servers } : {}) });
-      const base = { moved: plan.moving.map((x) => x.name), refused: plan.refused.map((x) => ({ from: x.from, problem: x.problem! })), diff: plan.diff };
+      const base = {
+        moved: plan.moving.map((x) => x.name),
+        refused: plan.refused.map((x) => ({ from: x.from, problem: x.problem! })),
+        diff: plan.diff,
+        digest: plan.digest,
+      };
+      if (!dryRun && digest !== undefined && digest !== plan.digest) {
+        throw new AirlockError('conflict', `${plan.label}'s servers or file changed since the preview: nothing was moved`, { hint: 'preview again' });
+      }
       if (dryRun || plan.moving.length === 0) return { ...base, dryRun: dryRun === true };
       const done = await carryOut(plan, registrar, store, c.keys.store);
       log.info(`MCP servers ${base.moved.join(', ')} moved behind Airlock from ${plan.label} by ${caller.by}`);

@@ -32,6 +32,7 @@ export function createUpstream(deps: {
   hub: EventHub;
   approvals: ApprovalHook;
   audit: { recordApiCall(record: ApiCallRecord): unknown };
+  killSwitch(): boolean;
 }): UpstreamParts {
   const log = deps.logger.child('servers');
   const entries = new ServerStore(deps.paths.servers);
@@ -57,6 +58,11 @@ export function createUpstream(deps: {
     redactor: () => deps.redaction.redactor,
     onApiCall: (record) => deps.audit.recordApiCall(record) as void,
     logger: deps.logger.child('gate'),
+    killSwitch: deps.killSwitch,
   });
-  return { servers, gate, runTools: () => ({ servers: servers.acceptedTools(), call: (call, run) => gate.call(call, run) }) };
+  return {
+    servers,
+    gate,
+    runTools: () => ({ servers: servers.acceptedTools(), call: (call, run) => gate.call(call, run), redactor: async () => deps.redaction.redactor }),
+  };
 }

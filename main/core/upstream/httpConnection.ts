@@ -143,12 +143,12 @@ export async function connectHttp(name: string, entry: HttpServerEntry, options:
     for (let round = 0; ; round++) {
       const transport = make();
       const client = airlockClient(options.onToolsChanged, options.elicit);
-      client.onclose = () => closedResolve({ code: 0, signal: null });
       try {
         await client.connect(transport, { timeout: entry.timeoutMs });
+        // Only the client that connected says when the connection ends (a failed attempt closes itself).
+        client.onclose = () => closedResolve({ code: 0, signal: null });
         return { client, transport };
       } catch (error) {
-        client.onclose = undefined;
         await client.close().catch(() => undefined);
         if (round >= 2 || !(await signedIn(error, transport))) throw error;
       }

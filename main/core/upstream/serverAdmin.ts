@@ -3,7 +3,7 @@
 // inline values go to the key store (the entry keeps their names) before the
 // entry is saved; removed, its secrets and sign-in go first (a key store that
 // cannot be reached leaves the entry, and says why, never a secret nobody
-// lists), then its review, then the entry.
+// lists), then its review and its grants, then the entry.
 import { AirlockError } from '../util/errors.ts';
 import type { SecretStore } from '../secrets/secretStore.ts';
 import { secretAccount, secretNames, type ServerEntry } from './serverEntry.ts';
@@ -11,6 +11,8 @@ import type { ServerStore } from './serverStore.ts';
 import type { PinStore } from './toolPins.ts';
 import { OAUTH_SECRET } from './oauthProvider.ts';
 import { importCandidate } from './serverImport.ts';
+import { serverProfile } from './toolGate.ts';
+import type { GrantStore } from '../approvals/grantStore.ts';
 
 /** Where clients keep their map of servers, for a pasted config that holds one. */
 const ROOTS = ['mcpServers', 'servers', 'context_servers', 'mcp_servers'];
@@ -42,16 +44,27 @@ export async function addFromJson(name: string, json: string, deps: { store: Ser
   const { raw } = pastedEntry(json);
   const candidate = importCandidate(name, raw);
   if (!candidate.entry) throw new AirlockError('usage', `the pasted entry cannot be added: ${candidate.problem}`);
+  // The name first: a taken one must not have its secrets overwritten before the entry is refused.
+  if (deps.store.get(name)) {
+    throw new AirlockError('usage', `a server named '${name}' exists already`, {
+      hint: `remove it first (airlock servers remove ${name}), or pick another name`,
+    });
+  }
   for (const [secret, value] of Object.entries(candidate.secrets)) await deps.keys.set(secretAccount(name, secret), value);
   await deps.store.add(name, candidate.entry);
   return candidate.entry;
 }
 
 /** Removes a server with its secrets, its sign-in and its review; false when there was none. */
-export async function removeServer(name: string, deps: { store: ServerStore; pins: PinStore; keys: Pick<SecretStore, 'delete'> }): Promise<boolean> {
+export async function removeServer(
+  name: string,
+  deps: { store: ServerStore; pins: PinStore; keys: Pick<SecretStore, 'delete'>; grants: Pick<GrantStore, 'revokeProfile'>; by: string },
+): Promise<boolean> {
   const entry = deps.store.get(name);
   if (!entry) return false;
   for (const secret of [...secretNames(entry), OAUTH_SECRET]) await deps.keys.delete(secretAccount(name, secret));
   await deps.pins.forget(name);
+  // A server added later under this name starts with no grant of this one's.
+  deps.grants.revokeProfile(serverProfile(name), deps.by);
   return deps.store.remove(name);
 }

@@ -8,6 +8,7 @@
 // the secrets, then takes them out of the client's file (registrar.moveBehind:
 // previewed, backed up, undoable), in that order, so a crash half way loses
 // nothing: at worst a server is in both places.
+import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { REDACTED_FROM_LENGTH, SERVER_NAME, commandProblem, secretAccount, serverEntrySchema, type ServerEntry } from './serverEntry.ts';
 import { AirlockError } from '../util/errors.ts';
@@ -114,6 +115,8 @@ export interface ImportPlan {
   refused: ImportCandidate[];
   /** The client's file afterwards, as a diff, every inline value of the file scrubbed from it. */
   diff: string;
+  /** Of what moves and the change to the client's file: a move names it, so it moves only what was previewed. */
+  digest: string;
 }
 
 /**
@@ -155,7 +158,12 @@ export async function planImport(
       : '';
   // The diff shows the entries going: every value written inline in the file is scrubbed from it.
   const scrub = createRedactor(candidates.flatMap((c) => Object.values(c.secrets)).filter((v) => v.length >= REDACTED_FROM_LENGTH));
-  return { client, label, moving, refused, diff: scrub(diff) };
+  const digest = `sha256:${createHash('sha256')
+    .update(JSON.stringify(moving.map((c) => [c.from, c.name, c.entry, Object.keys(c.secrets).sort()])))
+    .update('\0')
+    .update(diff)
+    .digest('hex')}`;
+  return { client, label, moving, refused, diff: scrub(diff), digest };
 }
 
 /**

@@ -7,7 +7,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerReview } from '../../../contract/servers.ts';
 import type { ServerEntry } from './serverEntry.ts';
 import { policyFor, toolKind } from './toolPolicy.ts';
-import { reviewOf, toolsDigest, type PinnedTool } from './toolPins.ts';
+import { changeDiff, reviewOf, toolsDigest, type PinnedTool } from './toolPins.ts';
 
 export function serverReview(
   name: string,
@@ -28,7 +28,7 @@ export function serverReview(
       inputSchema: t.inputSchema,
     })),
     state: review.state,
-    changes: review.changes.map((ch) => ({ ...ch, diff: redact(ch.diff) })),
+    changes: review.changes.map((ch) => ({ tool: ch.tool, change: ch.change, diff: redact(changeDiff(ch)) })),
     digest: toolsDigest(tools),
   };
 }

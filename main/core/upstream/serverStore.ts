@@ -89,6 +89,12 @@ export class ServerStore {
 
   /** Sets the person's policy for one tool, or (no tool) the server's default; undefined clears it. False: no such server. */
   async setPolicy(name: string, tool: string | undefined, policy: ToolPolicy | undefined): Promise<boolean> {
+    if (tool !== undefined && (tool === '__proto__' || tool.length === 0 || tool.length > 200)) {
+      throw new AirlockError(
+        'usage',
+        `a policy cannot be set for a tool named ${JSON.stringify(tool.slice(0, 60))}: a tool name is 1 to 200 characters, and not __proto__`,
+      );
+    }
     const servers = this.read();
     if (!Object.hasOwn(servers, name)) return false;
     const entry = { ...servers[name]! };

@@ -46,6 +46,8 @@ export interface ToolGateOptions {
   onApiCall?(record: ApiCallRecord): void | Promise<unknown>;
   logger: Logger;
   maxResultBytes?: number;
+  /** The kill switch: when on, no call goes out (a client's direct calls included). */
+  killSwitch?(): boolean;
 }
 
 export interface ToolCall {
@@ -53,6 +55,8 @@ export interface ToolCall {
   tool: string;
   /** The tool's arguments: an object (absent: none). */
   args: unknown;
+  /** A client's direct call, under this name (`fs__write_file`); absent: from a script. */
+  direct?: string;
 }
 
 export interface ToolGate {
@@ -81,7 +85,12 @@ export function createToolGate(options: ToolGateOptions): ToolGate {
     const refused = (refusal: ApiCallResult): Handled => ({ ok: false, refusal });
     const started = performance.now();
     const startedAt = new Date().toISOString();
-    const redact = options.redactor();
+    // Read at each use: starting the server (below) teaches the shared redactor its secrets, and a redactor taken
+    // before that would not know them.
+    const redact: Redactor = Object.assign((text: string) => options.redactor()(text), {
+      leaks: (text: string) => options.redactor().leaks(text),
+      redactBytes: (bytes: Buffer) => options.redactor().redactBytes(bytes),
+    });
     const url = toolUrl(call.server, call.tool);
     const argsJson = JSON.stringify(call.args ?? {}) ?? '{}';
     const record = async (fields: { decision: GateDecision; status: number; bytes?: number; error?: string; approval?: ApprovalDecision }) => {
@@ -115,6 +124,9 @@ export function createToolGate(options: ToolGateOptions): ToolGate {
         return refused(
           await refuse('airlock_invalid_request', `mcp.${call.server}.${call.tool}() takes one argument: an object of the tool's arguments`, 'refused'),
         );
+      }
+      if (options.killSwitch?.()) {
+        return refused(await refuse('airlock_kill_switch', 'the kill switch is on in Airlock: no call goes out until a person turns it off', 'refused'));
       }
       const entry = options.servers.entry(call.server);
       if (!entry) return refused(await refuse('airlock_unknown_server', `no MCP server named '${call.server}'`, 'refused'));
@@ -163,6 +175,23 @@ export function createToolGate(options: ToolGateOptions): ToolGate {
           return refused(await refuse(code, `${call.server}/${call.tool} was not approved: ${approval.reason}`, 'denied', approval));
         }
         decision = 'approved';
+        // While the person decided, the server may have said its tools changed: the yes was for what was reviewed.
+        const after = await options.servers.tools(call.server).catch(() => undefined);
+        if (after?.review.state !== 'accepted') {
+          return refused(
+            await refuse(
+              'airlock_server_unreviewed',
+              `MCP server ${call.server}'s tools changed while the call waited: nothing was sent. A person can review them again.`,
+              'refused',
+              approval,
+            ),
+          );
+        }
+      }
+      if (options.killSwitch?.()) {
+        return refused(
+          await refuse('airlock_kill_switch', 'the kill switch is on in Airlock: no call goes out until a person turns it off', 'refused', approval),
+        );
       }
       let result: CallToolResult;
       try {
@@ -204,6 +233,12 @@ export function createToolGate(options: ToolGateOptions): ToolGate {
   };
 }
 
+/** The arguments as a person reads them: whole, or cut with what was cut said (the whole is what a yes sends). */
+function preview(text: string): string {
+  if (text.length <= ARGUMENTS_PREVIEW_CHARS) return text;
+  return `${text.slice(0, ARGUMENTS_PREVIEW_CHARS)}\n… and ${text.length - ARGUMENTS_PREVIEW_CHARS} more characters not shown here. A yes sends all of them: if you cannot tell what they are, say no.`;
+}
+
 /** What a person is asked about one tool call: the server, the tool, its description and the arguments, redacted. */
 function approvalRequest(call: ToolCall, tool: Tool, at: { url: string; argsJson: string; run: RunContext; redact: Redactor }): MutationApprovalRequest {
   const { run, redact } = at;
@@ -227,7 +262,7 @@ function approvalRequest(call: ToolCall, tool: Tool, at: { url: string; argsJson
     url: at.url,
     query: {},
     headers: [],
-    bodyPreview: redact(JSON.stringify(call.args ?? {}, null, 2) ?? '{}').slice(0, ARGUMENTS_PREVIEW_CHARS),
+    bodyPreview: preview(redact(JSON.stringify(call.args ?? {}, null, 2) ?? '{}')),
     requestHash: createHash('sha256').update(`TOOL\n${at.url}\n`).update(at.argsJson).digest('hex'),
     callIndex: run.calls.length + 1,
     earlierCalls: run.calls.slice(-20).map((c) => ({ ...c, url: redact(c.url) })),
@@ -239,6 +274,7 @@ function approvalRequest(call: ToolCall, tool: Tool, at: { url: string; argsJson
       ...(description ? { description } : {}),
       ...(a.readOnlyHint !== undefined ? { readOnly: a.readOnlyHint } : {}),
       ...(a.destructiveHint !== undefined ? { destructive: a.destructiveHint } : {}),
+      ...(call.direct ? { direct: call.direct } : {}),
     },
   };
 }

@@ -29,14 +29,31 @@ export type ReviewState = 'unreviewed' | 'accepted' | 'changed';
 export interface ToolChange {
   tool: string;
   change: 'added' | 'removed' | 'changed';
-  /** A unified diff of the definition (as pretty JSON), accepted → now. */
-  diff: string;
+  /** The definition as accepted (absent: added) and as it is now (absent: removed), as pretty JSON. */
+  before?: string;
+  after?: string;
 }
 
 export interface Review {
   state: ReviewState;
   /** What differs from what was accepted (every tool, as added, when nothing was). */
   changes: ToolChange[];
+}
+
+/** The longest definition shown as a diff; a longer one is shown as its size (a diff of two huge texts costs too much). */
+export const DIFF_MAX_CHARS = 64 * 1024;
+
+/** A change as a unified diff, accepted → now: bounded in size and in the work it takes. */
+export function changeDiff(change: ToolChange): string {
+  const a = change.before ?? '';
+  const b = change.after ?? '';
+  if (a.length > DIFF_MAX_CHARS || b.length > DIFF_MAX_CHARS) {
+    return `${change.tool}: ${change.change}; its definition is too large to show as a diff (${Math.ceil(a.length / 1024)} KB → ${Math.ceil(b.length / 1024)} KB): read it with airlock servers show --json\n`;
+  }
+  return (
+    createTwoFilesPatch(`${change.tool} (accepted)`, `${change.tool} (now)`, a, b, undefined, undefined, { context: 3, maxEditLength: 5000 }) ??
+    `${change.tool}: ${change.change}; too different to show as a diff\n`
+  );
 }
 
 export function pinOf(tool: Tool): PinnedTool {
@@ -75,19 +92,19 @@ export function toolsDigest(tools: readonly Tool[]): string {
   return `sha256:${hash.digest('hex')}`;
 }
 
-/** How a server's tools compare with what a person accepted. */
+/** How a server's tools compare with what a person accepted: by their texts (linear in their size; no diff is made here). */
 export function reviewOf(accepted: readonly PinnedTool[] | undefined, current: readonly Tool[]): Review {
-  const now = new Map(current.map((t) => [t.name, pinOf(t)]));
-  const before = new Map((accepted ?? []).map((p) => [p.name, p]));
+  const now = new Map(current.map((t) => [t.name, definitionText(pinOf(t))]));
+  const before = new Map((accepted ?? []).map((p) => [p.name, definitionText(p)]));
   const changes: ToolChange[] = [];
-  const diff = (name: string, a: string, b: string) => createTwoFilesPatch(`${name} (accepted)`, `${name} (now)`, a, b, undefined, undefined, { context: 3 });
-  for (const [name, pin] of now) {
+  for (const [name, after] of now) {
     const was = before.get(name);
-    if (!was) changes.push({ tool: name, change: 'added', diff: diff(name, '', definitionText(pin)) });
-    else if (definitionText(was) !== definitionText(pin))
-      changes.push({ tool: name, change: 'changed', diff: diff(name, definitionText(was), definitionText(pin)) });
+    if (was === undefined) changes.push({ tool: name, change: 'added', after });
+    else if (was !== after) changes.push({ tool: name, change: 'changed', before: was, after });
   }
-  for (const [name, was] of before) if (!now.has(name)) changes.push({ tool: name, change: 'removed', diff: diff(name, definitionText(was), '') });
+  for (const [name, was] of before) if (!now.has(name)) changes.push({ tool: name, change: 'removed', before: was });
+  // Two definitions under one name (a list that slipped past the client's check) never pass as accepted.
+  if (now.size !== current.length) changes.push({ tool: '(several tools share a name)', change: 'changed' });
   changes.sort((a, b) => a.tool.localeCompare(b.tool));
   if (!accepted) return { state: 'unreviewed', changes };
   return { state: changes.length === 0 ? 'accepted' : 'changed', changes };

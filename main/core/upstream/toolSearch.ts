@@ -73,8 +73,8 @@ const KIND = {
 /** A hit as search_docs shows it: the exact call with its arguments, what the tool says it does, and its description. */
 export function renderToolCard(server: string, tool: PinnedTool, rank: number): string {
   const schema = (tool.inputSchema ?? {}) as { properties?: Record<string, { type?: unknown; description?: string }>; required?: string[] };
-  const props = Object.entries(schema.properties ?? {});
-  const required = new Set(schema.required ?? []);
+  const props = Object.entries(schema.properties && typeof schema.properties === 'object' ? schema.properties : {});
+  const required = new Set(Array.isArray(schema.required) ? schema.required : []);
   const call = toolCall(server, tool.name);
   const args = props.map(([name]) => `${/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : JSON.stringify(name)}: …`).join(', ');
   const lines = [
@@ -82,12 +82,14 @@ export function renderToolCard(server: string, tool: PinnedTool, rank: number): 
     '',
     `    await ${call}({ ${args} })  // → { data, error, status }`,
   ];
-  if (tool.description) lines.push('', (tool.description.length > 600 ? `${tool.description.slice(0, 600)}…` : tool.description).trim());
+  const description = typeof tool.description === 'string' ? tool.description : '';
+  if (description) lines.push('', (description.length > 600 ? `${description.slice(0, 600)}…` : description).trim());
   if (props.length > 0) {
     lines.push('', 'Arguments:');
     for (const [name, p] of props.slice(0, 15)) {
       const type = typeof p?.type === 'string' ? p.type : Array.isArray(p?.type) ? p.type.join('|') : 'any';
-      lines.push(`- ${name} (${type}${required.has(name) ? ', required' : ''})${p?.description ? `: ${p.description.split('\n')[0]!.slice(0, 160)}` : ''}`);
+      const about = typeof p?.description === 'string' ? p.description.split('\n')[0]!.slice(0, 160) : '';
+      lines.push(`- ${name} (${type}${required.has(name) ? ', required' : ''})${about ? `: ${about}` : ''}`);
     }
     if (props.length > 15) lines.push(`- … and ${props.length - 15} more`);
   }
@@ -96,7 +98,7 @@ export function renderToolCard(server: string, tool: PinnedTool, rank: number): 
 
 /** A hit in the "also relevant" list: one line. */
 export function toolLine(server: string, tool: PinnedTool): string {
-  const first = (tool.description ?? '').split('\n')[0]!.slice(0, 90);
+  const first = (typeof tool.description === 'string' ? tool.description : '').split('\n')[0]!.slice(0, 90);
   return `- ${toolCall(server, tool.name)} — a tool of MCP server ${server}${first ? ` — ${first}` : ''}`;
 }
 

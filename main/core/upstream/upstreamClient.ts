@@ -107,7 +107,7 @@ export function clientCalls(client: Client, timeoutMs: number, failed: (why: str
         all.push(...answer.tools);
         if (all.length > MAX_TOOLS) throw failed(`lists more than ${MAX_TOOLS} tools`);
         cursor = answer.nextCursor;
-        if (!cursor) return all;
+        if (!cursor) return checkedTools(all, failed);
         if (seen.has(cursor)) throw failed('gave a tools/list cursor it had given before');
         seen.add(cursor);
       }
@@ -151,4 +151,18 @@ export function airlockClient(onToolsChanged?: () => void, elicit?: ElicitHandle
 /** The defaults an elicitation schema gives its fields. */
 export function withDefaults(schema: { properties?: Record<string, { default?: unknown }> }): Record<string, unknown> {
   return Object.fromEntries(Object.entries(schema.properties ?? {}).flatMap(([k, p]) => (p && p.default !== undefined ? [[k, p.default]] : [])));
+}
+
+/**
+ * A tool list Airlock can pin: one definition per name (two would let a review see one and a call run the other),
+ * and no name an object would treat as its prototype.
+ */
+function checkedTools(tools: Tool[], failed: (why: string) => Error): Tool[] {
+  const seen = new Set<string>();
+  for (const tool of tools) {
+    if (tool.name === '__proto__') throw failed('lists a tool named __proto__, which Airlock refuses');
+    if (seen.has(tool.name)) throw failed(`lists two tools named ${JSON.stringify(tool.name.slice(0, 100))}`);
+    seen.add(tool.name);
+  }
+  return tools;
 }

@@ -74,6 +74,9 @@ interface Slot {
   restartTimer?: NodeJS.Timeout;
   /** Ends the wait for a restart (the server was stopped meanwhile). */
   cancelRestart?: () => void;
+  /** The listing of its tools going on after it said they changed, and whether another was asked for meanwhile. */
+  relisting?: Promise<void>;
+  relistAgain?: boolean;
   stderr: string[];
   /** Set when Airlock itself stops it: its exit is not a crash. */
   stopping?: boolean;
@@ -107,6 +110,11 @@ export class UpstreamServers {
         stderr: slot ? (slot.up?.connection.stderrTail() ?? slot.stderr) : [],
       };
     });
+  }
+
+  /** Stops at once what was disabled, removed or changed since it started (a change made through the store). */
+  sync(): void {
+    this.forgetGone(this.options.entries());
   }
 
   entry(name: string): ServerEntry | undefined {
@@ -246,25 +254,42 @@ export class UpstreamServers {
    * The server says its tools changed: they are listed again and compared with what was accepted — a change is
    * held for review at the next call — and the screens and clients hear of it.
    */
-  private async relist(name: string, slot: Slot): Promise<void> {
-    const up = slot.up;
-    if (!up || this.slots.get(name) !== slot) return;
-    try {
-      up.tools = await up.connection.tools();
-      const review = reviewOf(this.options.pins.get(name)?.tools, up.tools);
-      this.options.logger.info(
-        `MCP server ${name}: its tools changed (${up.tools.length} now${review.state === 'changed' ? '; held until a person accepts them again' : ''})`,
-      );
-    } catch (error) {
-      this.options.logger.warn(`MCP server ${name}: its tools changed, and listing them again failed: ${(error as Error).message}`);
+  private relist(name: string, slot: Slot): Promise<void> {
+    // One listing at a time: a notification during one asks for one more after it, never a race of lists.
+    if (slot.relisting) {
+      slot.relistAgain = true;
+      return slot.relisting;
     }
-    this.options.onChange?.();
-    this.options.onToolsChanged?.(name);
+    slot.relisting = (async () => {
+      do {
+        slot.relistAgain = false;
+        const up = slot.up;
+        if (!up || this.slots.get(name) !== slot) return;
+        try {
+          up.tools = await up.connection.tools();
+        } catch (error) {
+          // Its tools are unknown now: it is not left running on the list it had (started again, and listed, later).
+          this.crashed(name, slot, `its tools changed, and listing them again failed: ${(error as Error).message}`, up.connection);
+          return;
+        }
+        const review = reviewOf(this.options.pins.get(name)?.tools, up.tools);
+        this.options.logger.info(
+          `MCP server ${name}: its tools changed (${up.tools.length} now${review.state === 'changed' ? '; held until a person accepts them again' : ''})`,
+        );
+        this.options.onChange?.();
+        this.options.onToolsChanged?.(name);
+      } while (slot.relistAgain);
+    })().finally(() => {
+      delete slot.relisting;
+    });
+    return slot.relisting;
   }
 
   /** It stopped without being asked to, or could not start: started again after the policy's delay, or stopped for good. */
-  private crashed(name: string, slot: Slot, why: string): void {
+  private crashed(name: string, slot: Slot, why: string, connection?: UpstreamConnection): void {
     const log = this.options.logger;
+    // What is left of it (an HTTP session, a process that lingers) is closed: nothing leaks across restarts.
+    void (connection ?? slot.up?.connection)?.close().catch(() => undefined);
     delete slot.live;
     delete slot.up;
     const decision = slot.policy.crashed(why);
@@ -285,6 +310,12 @@ export class UpstreamServers {
       slot.live = delayed.then(() => {
         delete slot.restartTimer;
         delete slot.cancelRestart;
+        // Disabled, removed or changed while it waited: it is not started again.
+        const now = this.options.entries().find((e) => e.name === name);
+        if (!now || !now.entry.enabled || launchKey(now.entry) !== slot.entryJson) {
+          void this.stop(name, slot);
+          throw new AirlockError('unavailable', `MCP server ${name} is disabled or changed`);
+        }
         return this.start(name, slot);
       });
       // A failed restart is handled (and logged) by start itself.

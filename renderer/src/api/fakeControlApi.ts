@@ -3,14 +3,16 @@
 // `fakeApis` answers the APIs methods (apis.list, apis.enable, apis.disable,
 // and the status with its `apis`) from a list of APIs it keeps, emitting
 // `apis-changed` as the core does; `fakeServers` answers the servers methods
-// (servers.list|review|accept|setEnabled|restart|setPolicy) the same way,
-// emitting `servers-changed`; `fakeStatus` is a status to start from.
+// (servers.list|review|accept|setEnabled|restart|setPolicy|add|remove|
+// importable|import) the same way, emitting `servers-changed`; `fakeStatus`
+// is a status to start from.
 import type { ControlMethod, ControlInput, ControlOutput } from '../../../contract/control.ts';
 import { ControlError, type ControlApi } from '../../../contract/controlApi.ts';
 import type { ControlEvent } from '../../../contract/events.ts';
 import type { ApiView } from '../../../contract/apis.ts';
 import type { Status } from '../../../contract/status.ts';
 import type { ServerReview, ServerView } from '../../../contract/servers.ts';
+import { SERVER_NAME } from '../../../contract/names.ts';
 
 export type FakeHandlers = { [M in ControlMethod]?: (input: ControlInput<M>) => ControlOutput<M> | Promise<ControlOutput<M>> };
 
@@ -139,6 +141,10 @@ export function fakeApis(
 }
 
 type FakeTool = Omit<ServerReview['tools'][number], 'effective' | 'policy'>;
+type ImportableClient = ControlOutput<'servers.importable'>[number];
+/** A client's server as the fake's import sees it: its entry in the client's file (values written inline included). */
+export type FakeClientServer = ImportableClient['servers'][number] & { raw: Record<string, unknown> };
+export type FakeClient = Omit<ImportableClient, 'servers'> & { servers: FakeClientServer[]; afterwards?: string };
 type Policy = ServerReview['tools'][number]['effective'];
 
 /** A tool's definition as the fake pins it and diffs it (pretty JSON). */
@@ -182,9 +188,22 @@ export function fakeServers(
   fake: FakeControlApi,
   initial: ServerView[],
   tools: Record<string, FakeTool[]>,
-  options: { accepted?: Record<string, FakeTool[]>; policies?: Record<string, Record<string, Policy>>; fail?: Record<string, string> } = {},
-): { handlers: FakeHandlers; servers: ServerView[]; tools: Record<string, FakeTool[]>; set(name: string, change: Partial<ServerView>): void } {
+  options: {
+    accepted?: Record<string, FakeTool[]>;
+    policies?: Record<string, Record<string, Policy>>;
+    fail?: Record<string, string>;
+    /** The servers each client runs itself, for servers.importable and servers.import. */
+    clients?: FakeClient[];
+  } = {},
+): {
+  handlers: FakeHandlers;
+  servers: ServerView[];
+  tools: Record<string, FakeTool[]>;
+  clients: FakeClient[];
+  set(name: string, change: Partial<ServerView>): void;
+} {
   const servers = initial.map((s) => ({ ...s }));
+  const clients = (options.clients ?? []).map((c) => ({ ...c, servers: c.servers.map((s) => ({ ...s })) }));
   const accepted: Record<string, FakeTool[]> = { ...options.accepted };
   const policies: Record<string, Record<string, Policy>> = { ...options.policies };
   const find = (name: string) => {
@@ -243,11 +262,128 @@ export function fakeServers(
     const { review: _review, ...s } = find(name);
     return { ...s, ...(s.state === 'connected' ? { review: reviewOf(name).state } : accepted[name] ? {} : { review: 'unreviewed' as const }) };
   };
+  /** Added as the core adds it: configured, its tools not reviewed; `stored`: its secrets came with it (pasted values). */
+  const add = (name: string, transport: ServerView['transport'], target: string, secrets: string[], stored: boolean): ServerView => {
+    if (!SERVER_NAME.test(name)) throw new ControlError('bad_input', `'${name}' is not a server name: lowercase letters, digits, - and _, at most 30`);
+    if (servers.some((x) => x.name === name))
+      throw new ControlError('conflict', `a server named '${name}' exists already`, `remove it first (airlock servers remove ${name}), or pick another name`);
+    const view: ServerView = {
+      name,
+      transport,
+      target,
+      enabled: true,
+      state: 'configured',
+      stderr: [],
+      review: 'unreviewed',
+      secrets: secrets.map((n) => ({ name: n, set: stored })),
+    };
+    servers.push(view);
+    servers.sort((a, b) => a.name.localeCompare(b.name));
+    tools[name] ??= [];
+    changed();
+    return { ...view };
+  };
+  /** A client entry as a server: a command (its `env` values are secrets) or a URL (its `headers`). */
+  const fromRaw = (name: string, raw: Record<string, unknown>): ServerView => {
+    const values = (v: unknown) => Object.keys(typeof v === 'object' && v !== null ? v : {});
+    if (typeof raw.command === 'string') {
+      if (/[\\/]/.test(raw.command) && !raw.command.startsWith('/'))
+        throw new ControlError(
+          'bad_input',
+          `the pasted entry cannot be added: its command ${JSON.stringify(raw.command)} is a relative path: give an absolute path, or a command found on PATH`,
+        );
+      const args = Array.isArray(raw.args) ? raw.args.map(String) : [];
+      return add(name, 'stdio', [raw.command, ...args].join(' '), values(raw.env), true);
+    }
+    if (typeof raw.url === 'string') return add(name, 'http', raw.url, values(raw.headers), true);
+    throw new ControlError('bad_input', 'the pasted entry cannot be added: it has neither a command nor a URL');
+  };
+  /** The client's file as a diff: the entries going out, Airlock's coming in. */
+  const fileDiff = (client: FakeClient, going: FakeClientServer[]) =>
+    [
+      `--- ${client.file ?? client.label}`,
+      `+++ ${client.file ?? client.label}`,
+      '@@ -1,4 +1,4 @@',
+      ' {',
+      '   "mcpServers": {',
+      ...going.map((s) => `-    ${JSON.stringify(s.from)}: ${JSON.stringify({ ...s.raw, ...(s.secrets.length > 0 ? { env: '…' } : {}) })},`),
+      '+    "airlock": { "command": "/usr/local/bin/airlock", "args": ["stdio"] }',
+      '   }',
+      ' }',
+      '',
+    ].join('\n');
   return {
     servers,
     tools,
+    clients,
     set,
     handlers: {
+      'servers.add': ({ name, entry, json }) => {
+        if ((entry === undefined) === (json === undefined))
+          throw new ControlError('bad_input', 'give the server as an entry (the form) or as pasted JSON, one of the two');
+        if (json !== undefined) {
+          let value: unknown;
+          try {
+            value = JSON.parse(json);
+          } catch (error) {
+            throw new ControlError('bad_input', `the pasted text is not JSON: ${(error as Error).message}`);
+          }
+          if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ControlError('bad_input', 'the pasted JSON is not an object');
+          const record = value as Record<string, unknown>;
+          const map = (record.mcpServers as Record<string, unknown> | undefined) ?? record;
+          const one = 'command' in record || 'url' in record ? record : Object.keys(map).length === 1 ? Object.values(map)[0] : undefined;
+          if (typeof one !== 'object' || one === null)
+            throw new ControlError('bad_input', `the pasted JSON holds ${Object.keys(map).length} servers: paste one`);
+          return fromRaw(name, one as Record<string, unknown>);
+        }
+        const e = entry as { transport?: string; command?: string; args?: string[]; secrets?: string[]; url?: string; headers?: string[] };
+        if (e.transport === 'stdio') {
+          const command = e.command ?? '';
+          if (/[\\/]/.test(command) && !command.startsWith('/'))
+            throw new ControlError(
+              'bad_input',
+              `server ${name}: the command ${JSON.stringify(command)} is a relative path: give an absolute path, or a command found on PATH`,
+            );
+          return add(name, 'stdio', [command, ...(e.args ?? [])].join(' '), e.secrets ?? [], false);
+        }
+        if (!/^https?:\/\//.test(e.url ?? '')) throw new ControlError('bad_input', `server ${name}: "url" Invalid URL`);
+        return add(name, 'http', e.url!, e.headers ?? [], false);
+      },
+      'servers.remove': ({ name }) => {
+        const at = servers.findIndex((x) => x.name === name);
+        if (at < 0) return { removed: false };
+        servers.splice(at, 1);
+        delete accepted[name];
+        delete policies[name];
+        changed();
+        return { removed: true };
+      },
+      'servers.importable': () =>
+        clients
+          .filter((c) => c.servers.length > 0)
+          .map(({ servers: own, afterwards: _afterwards, ...c }) => ({ ...c, servers: own.map(({ raw: _raw, ...s }) => s) })),
+      'servers.import': ({ client: id, servers: names = [], all, dryRun }) => {
+        const client = clients.find((c) => c.client === id);
+        if (!client || client.servers.length === 0) throw new ControlError('not_found', `${id} has no MCP server of its own to move`);
+        const picked = client.servers.filter((s) => all || names.includes(s.from) || names.includes(s.name));
+        if (picked.length === 0) throw new ControlError('bad_input', 'name the servers to move, or all of them');
+        const refused = picked.flatMap((s) => {
+          const problem =
+            s.problem ??
+            (servers.some((x) => x.name === s.name)
+              ? `a server named '${s.name}' is behind Airlock already (airlock servers remove ${s.name} first)`
+              : undefined);
+          return problem ? [{ from: s.from, problem }] : [];
+        });
+        const going = picked.filter((s) => !refused.some((r) => r.from === s.from));
+        const diff = going.length > 0 ? fileDiff(client, going) : '';
+        const base = { moved: going.map((s) => s.name), refused, diff, digest: `sha256:fake-${going.map((s) => s.name).join(',')}-${diff.length}` };
+        if (dryRun || going.length === 0) return { ...base, dryRun: dryRun === true };
+        for (const s of going) fromRaw(s.name, s.raw);
+        client.servers = client.servers.filter((s) => !going.includes(s));
+        changed();
+        return { ...base, dryRun: false, backup: `/fake/client-backups/${id}.json`, afterwards: client.afterwards ?? `restart ${client.label}` };
+      },
       'servers.list': () => servers.map((s) => view(s.name)),
       'servers.review': ({ name }) => {
         if (find(name).state !== 'connected') start(name);

@@ -14,6 +14,8 @@ import { createMemoryStore } from '../../../main/core/secrets/memoryStore.ts';
 import { EventHub } from '../../../main/core/control/eventHub.ts';
 import { silentLogger } from '../../../main/core/log/logger.ts';
 import { pastedEntry } from '../../../main/core/upstream/serverAdmin.ts';
+import { ApprovalBroker } from '../../../main/core/approvals/approvalBroker.ts';
+import { GrantStore } from '../../../main/core/approvals/grantStore.ts';
 import { tempDir } from '../../helpers/paths.ts';
 import { airlockError, companionInfo, fakeKeys, invoke, testLogs } from '../../helpers/handlerServices.ts';
 
@@ -37,7 +39,8 @@ function setup(t: { after(fn: () => void): void }) {
     launch: () => Promise.reject(new Error('not started in this test')),
     logger: silentLogger,
   });
-  const handlers = createServerHandlers({ info, upstream, keys: fakeKeys(keyStore), logs: testLogs(), hub });
+  const broker = new ApprovalBroker({ timeoutMs: 60_000, approversAvailable: () => true, noApproverMessage: 'nobody', grants: new GrantStore() });
+  const handlers = createServerHandlers({ info, upstream, keys: fakeKeys(keyStore), logs: testLogs(), hub, broker });
   return { info, store, keyStore, handlers, changed };
 }
 

@@ -78,7 +78,8 @@ export function RequestDetails({ approval }: { approval: PendingApproval }) {
           <dt>Requested by</dt>
           <dd>
             {r.caller.clientName ?? 'an unnamed client'}
-            {r.caller.clientVersion ? ` ${r.caller.clientVersion}` : ''} over {r.caller.transport} · tool execute · call {r.callIndex} of this run
+            {r.caller.clientVersion ? ` ${r.caller.clientVersion}` : ''} over {r.caller.transport} ·{' '}
+            {r.mcpTool.direct ? `called directly as ${r.mcpTool.direct}` : `tool execute · call ${r.callIndex} of this run`}
           </dd>
         </dl>
         <RunDetails approval={approval} />

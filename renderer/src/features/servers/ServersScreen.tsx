@@ -6,7 +6,12 @@
 // with why, and "Start again"), whether its tools are accepted or held, its
 // secrets (set or missing, with the line that sets one: a secret is never
 // typed here) and its last stderr lines. "Review tools" opens its review
-// (ToolReview.tsx). The list is read again on `servers-changed`.
+// (ToolReview.tsx); "Remove…" asks first (RemoveServer.tsx). Below the
+// list: a form that adds one (AddServer.tsx), and the servers each MCP
+// client runs itself, to move behind Airlock (ImportServers.tsx). The list
+// is read again on `servers-changed`; a server just added takes the focus,
+// and a removed one gives it to its neighbour. Names and everything a server
+// or a client's file says are shown as plain text.
 import { useEffect, useRef, useState } from 'react';
 import { Switch } from 'radix-ui';
 import { useCall } from '../../api/hooks.ts';
@@ -16,6 +21,10 @@ import { InlineText } from '../../components/InlineText.tsx';
 import { CopyButton } from '../../components/CopyButton.tsx';
 import { Message, type ScreenMessage } from '../../components/Message.tsx';
 import { ToolReview } from './ToolReview.tsx';
+import { AddServer } from './AddServer.tsx';
+import { ImportServers } from './ImportServers.tsx';
+import { RemoveServer } from './RemoveServer.tsx';
+import type { AddMode } from './serverForm.ts';
 import { ADD_COMMAND, ADD_URL_COMMAND, printable, reviewWords, secretCommand, stateWords } from './serverWords.ts';
 import './servers.css';
 
@@ -82,11 +91,45 @@ function Stderr({ v }: { v: ServerView }) {
   );
 }
 
+/** Said on a server's card once it was added here: what waits, and where its secrets are set. */
+function JustAdded({ v, mode }: { v: ServerView; mode: AddMode }) {
+  const missing = v.secrets.filter((s) => s.set === false).map((s) => s.name);
+  const stored = v.secrets.filter((s) => s.set === true).map((s) => s.name);
+  return (
+    <div className="server-added">
+      <p>
+        <strong>Added.</strong> Its tools wait for your review: nothing of {v.name} runs until you accept them (Review tools, below).
+      </p>
+      {mode === 'json' && stored.length > 0 ? (
+        <p>
+          The {stored.length === 1 ? 'value' : 'values'} written in the pasted entry {stored.length === 1 ? 'is' : 'are'} in the key store:{' '}
+          {stored.map((n, i) => (
+            <span key={n}>
+              {i > 0 ? ', ' : ''}
+              <code>{n}</code>
+            </span>
+          ))}
+          .
+        </p>
+      ) : null}
+      {missing.length > 0 ? (
+        <p>
+          {missing.length === 1 ? 'Its secret is' : 'Its secrets are'} not set yet: set each in a terminal with <code>{secretCommand(v.name, 'VARIABLE')}</code>{' '}
+          (the lines to copy are under Secrets). It starts without {missing.length === 1 ? 'it' : 'them'} until then.
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
 function NoServerYet() {
   return (
     <section className="card server-empty" aria-labelledby="no-server">
       <h2 id="no-server">No MCP server yet</h2>
-      <p>Add one in a terminal; it shows here at once, and starts on first use:</p>
+      <p>
+        Add one with the form below, or move your clients&apos; own servers behind Airlock (further below). Or in a terminal; it shows here at once, and starts
+        on first use:
+      </p>
       <p className="command-line">
         <code>{ADD_COMMAND}</code> <CopyButton text={ADD_COMMAND} label="Copy the line that adds a server" />
       </p>
@@ -110,6 +153,18 @@ export function ServersScreen() {
   /** Reviews opened by the person. */
   const [open, setOpen] = useState<Record<string, boolean>>({});
   const [restarting, setRestarting] = useState<Record<string, boolean>>({});
+  /** The server added here last, and how (its card says what waits). */
+  const [added, setAdded] = useState<{ name: string; mode: AddMode }>();
+  /** The id of what takes the focus once it is drawn: a server just added, or the neighbour of one removed. */
+  const [focusOn, setFocusOn] = useState<string>();
+  // Tried again with each list read: a server just added is drawn once the list holds it.
+  useEffect(() => {
+    if (focusOn === undefined) return;
+    const target = document.getElementById(focusOn);
+    if (!target) return;
+    target.focus();
+    setFocusOn(undefined);
+  }, [focusOn, servers.data]);
   // A review closes with its server disabled (here or elsewhere): enabled again, it is not started until asked.
   useEffect(() => {
     const off = (servers.data ?? []).filter((v) => !v.enabled).map((v) => v.name);
@@ -160,6 +215,20 @@ export function ServersScreen() {
   };
 
   const list = (servers.data ?? []).map((v) => (fresh.basis === servers.data ? fresh.views[v.name] : undefined) ?? v);
+  const remove = async (v: ServerView) => {
+    const names = list.map((x) => x.name);
+    const at = names.indexOf(v.name);
+    const neighbour = names[at + 1] ?? names[at - 1];
+    const { removed } = await api.call('servers.remove', { name: v.name });
+    setMessage({
+      kind: 'status',
+      text: removed ? `${v.name} removed: its process is stopped; its secrets, sign-in and review are gone.` : `${v.name} was already removed (elsewhere).`,
+    });
+    if (added?.name === v.name) setAdded(undefined);
+    setOpen((o) => ({ ...o, [v.name]: false }));
+    setFocusOn(neighbour !== undefined ? `server-${neighbour}` : 'add-server');
+    servers.reload();
+  };
   const enabled = list.filter((v) => v.enabled).length;
   const held = list.filter((v) => v.review === 'unreviewed' || v.review === 'changed').length;
   return (
@@ -169,7 +238,7 @@ export function ServersScreen() {
       <p>
         Other MCP servers Airlock stands in front of. A script reaches a server's tools as <code>mcp.&lt;server&gt;.&lt;tool&gt;(args)</code> once you have
         accepted them, and each call goes through the same gate as an API call: its policy, your approval when it asks, the audit log. A server starts on first
-        use.
+        use. Add one below, or move the servers your clients run themselves behind Airlock.
         {servers.data && list.length > 0 ? ` ${enabled} of ${list.length} enabled${held > 0 ? `; ${held} with tools held for your review` : ''}.` : ''}
       </p>
       {servers.error ? (
@@ -187,7 +256,9 @@ export function ServersScreen() {
         return (
           <section key={v.name} aria-labelledby={`server-${v.name}`} className={`card server-card ${state.kind}`}>
             <div className="server-head">
-              <h2 id={`server-${v.name}`}>{v.name}</h2>
+              <h2 id={`server-${v.name}`} tabIndex={-1}>
+                {printable(v.name)}
+              </h2>
               <EnabledSwitch v={v} wanted={wanted[v.name]} onChange={(on) => void enable(v, on)} />
             </div>
             <p id={`server-state-${v.name}`} className={`server-state ${state.kind}`}>
@@ -216,7 +287,7 @@ export function ServersScreen() {
             <dl className="facts">
               <dt>{v.transport === 'stdio' ? 'Command' : 'URL'}</dt>
               <dd>
-                <code className="server-target">{v.target}</code> <span className="muted">({v.transport})</span>
+                <code className="server-target">{printable(v.target)}</code> <span className="muted">({v.transport})</span>
               </dd>
               <dt>Tools</dt>
               <dd className={review.held ? 'held-text' : undefined}>{review.text}</dd>
@@ -226,22 +297,28 @@ export function ServersScreen() {
               </dd>
             </dl>
             <Stderr v={v} />
-            {v.enabled ? (
-              <p className="review-actions">
-                <button
-                  type="button"
-                  aria-expanded={isOpen}
-                  aria-controls={isOpen ? reviewId : undefined}
-                  onClick={() => setOpen((o) => ({ ...o, [v.name]: !isOpen }))}
-                >
-                  {isOpen ? 'Hide tools' : 'Review tools'}
-                  <span className="visually-hidden"> of {v.name}</span>
-                </button>{' '}
-                {!isOpen && v.state !== 'connected' ? <span className="hint">starts {v.name} if it is not running</span> : null}
-              </p>
-            ) : (
-              <p className="hint">Enable it to review its tools and set their policies.</p>
-            )}
+            {added?.name === v.name ? <JustAdded v={v} mode={added.mode} /> : null}
+            <div className="server-actions">
+              {v.enabled ? (
+                <p className="review-actions">
+                  <button
+                    type="button"
+                    aria-expanded={isOpen}
+                    aria-controls={isOpen ? reviewId : undefined}
+                    onClick={() => setOpen((o) => ({ ...o, [v.name]: !isOpen }))}
+                  >
+                    {isOpen ? 'Hide tools' : 'Review tools'}
+                    <span className="visually-hidden"> of {v.name}</span>
+                  </button>{' '}
+                  {!isOpen && v.state !== 'connected' ? <span className="hint">starts {v.name} if it is not running</span> : null}
+                </p>
+              ) : (
+                <p className="hint review-actions">Enable it to review its tools and set their policies.</p>
+              )}
+              <div className="server-remove-slot">
+                <RemoveServer name={v.name} secrets={v.secrets.length} onRemove={() => remove(v)} />
+              </div>
+            </div>
             {isOpen ? (
               <div id={reviewId}>
                 <ToolReview server={v} listed={servers.data} />
@@ -250,6 +327,16 @@ export function ServersScreen() {
           </section>
         );
       })}
+      <AddServer
+        taken={list.map((v) => v.name)}
+        onAdded={(v, mode) => {
+          setAdded({ name: v.name, mode });
+          setMessage({ kind: 'status', text: `${v.name} added: its tools wait for your review.` });
+          setFocusOn(`server-${v.name}`);
+          servers.reload();
+        }}
+      />
+      <ImportServers taken={list.map((v) => v.name)} />
     </div>
   );
 }
