@@ -290,3 +290,31 @@ test('attack: a method override cannot launder a DELETE into an "until revoked" 
   b.decide(id, { approve: false }, 'cli');
   assert.equal((await decision).approved, false);
 });
+
+test('a grant "until revoked" never covers a call that may destroy (given before the operation became one); a profile\'s grants go together', async () => {
+  const grants = new GrantStore();
+  const b = broker({ grants });
+  grants.add({ scope: 'always', profile: 'mcp:fs', operationId: 'write_file', method: 'TOOL', pathTemplate: 'mcp://fs/write_file', grantedBy: 'tester' });
+  const writes = await b.request(req({ profile: 'mcp:fs', operationId: 'write_file', method: 'TOOL', reason: 'mutation' }));
+  assert.equal(writes.approved, true, 'covered while the tool said it does not destroy');
+  // Now the tool says it may destroy: the old grant is not enough, a person is asked.
+  const asked = nextRequested(b);
+  const deciding = b.request(req({ profile: 'mcp:fs', operationId: 'write_file', method: 'TOOL', reason: 'destructive' }));
+  const id = await asked;
+  b.decide(id, { approve: false }, 'tester');
+  assert.equal((await deciding).approved, false);
+  grants.add({
+    scope: 'everyone-session',
+    profile: 'mcp:fs',
+    operationId: 'read_file',
+    method: 'TOOL',
+    pathTemplate: 'mcp://fs/read_file',
+    grantedBy: 'tester',
+  });
+  grants.add({ scope: 'always', profile: 'demo', operationId: 'events.create', method: 'POST', pathTemplate: '/events', grantedBy: 'tester' });
+  assert.equal(grants.revokeProfile('mcp:fs', 'tester'), 2);
+  assert.deepEqual(
+    grants.list().map((g) => g.profile),
+    ['demo'],
+  );
+});

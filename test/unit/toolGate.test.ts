@@ -334,3 +334,50 @@ test('a tool list with two definitions under one name is never accepted; a __pro
   await store.add('fs', entry());
   await assert.rejects(store.setPolicy('fs', '__proto__', 'deny'), /not __proto__/);
 });
+
+test('the kill switch stops a call, even one a person just approved; tools that changed while a call waited are not called', T, async () => {
+  let killed = false;
+  const server = fakeServer({ accepted: 'same' });
+  const broker = new ApprovalBroker({ timeoutMs: 60_000, approversAvailable: () => true, noApproverMessage: 'nobody', grants: new GrantStore() });
+  const gate = createToolGate({
+    servers: server.source,
+    approvals: broker,
+    redactor: () => createRedactor([]),
+    logger: silentLogger,
+    killSwitch: () => killed,
+  });
+  const calling = gate.call({ server: 'fs', tool: 'delete_file', args: {} }, run());
+  const pending = await held(broker);
+  killed = true;
+  broker.decide(pending.id, { approve: true, scope: 'once' }, 'tester');
+  assert.equal(((await calling).error as { code: string }).code, 'airlock_kill_switch');
+  assert.equal(server.ran.length, 0);
+  assert.equal(((await gate.call({ server: 'fs', tool: 'read_file', args: {} }, run())).error as { code: string }).code, 'airlock_kill_switch');
+
+  // The review is read again after the person's answer: a change meanwhile sends nothing.
+  let review: 'same' | 'changed' = 'same';
+  const changing: ToolSource = {
+    ...server.source,
+    tools: async (name) => {
+      const listed = await server.source.tools(name);
+      return review === 'same' ? listed : { ...listed, review: { state: 'changed', changes: [{ tool: 'delete_file', change: 'changed' }] } };
+    },
+  };
+  const gate2 = createToolGate({ servers: changing, approvals: broker, redactor: () => createRedactor([]), logger: silentLogger });
+  const waiting = gate2.call({ server: 'fs', tool: 'delete_file', args: {} }, run({ runId: 'run-9' }));
+  const asked = await held(broker);
+  review = 'changed';
+  broker.decide(asked.id, { approve: true, scope: 'once' }, 'tester');
+  assert.match(((await waiting).error as { message: string }).message, /changed while the call waited: nothing was sent/);
+  assert.equal(server.ran.length, 0);
+});
+
+test('arguments longer than the prompt shows are said to be cut', T, async () => {
+  const server = fakeServer({ accepted: 'same' });
+  const { gate, broker } = setup(server);
+  const calling = gate.call({ server: 'fs', tool: 'write_file', args: { padding: 'x'.repeat(20_000), path: '/etc/passwd' } }, run());
+  const pending = await held(broker);
+  assert.match(pending.request.bodyPreview, /more characters not shown here\. A yes sends all of them/);
+  broker.decide(pending.id, { approve: false }, 'tester');
+  await calling;
+});

@@ -22,7 +22,9 @@ function entry(extra: Partial<ServerEntry> = {}): ServerEntry {
 }
 
 /** A fake process per launch: `crash()` ends the latest one as a crash would. */
-function harness(options: { failLaunch?: () => boolean } = {}) {
+function harness(options: { failLaunch?: () => boolean; failTools?: () => boolean } = {}) {
+  const toolsChanged: (() => void)[] = [];
+  const lines: string[] = [];
   let entries: { name: string; entry: ServerEntry }[] = [{ name: 'fs', entry: entry() }];
   const launched: { closed: boolean; exit: (e: ChildExit) => void }[] = [];
   const accepted = new Map<string, Accepted>();
@@ -36,14 +38,18 @@ function harness(options: { failLaunch?: () => boolean } = {}) {
         accepted.get(n)!
       ),
     },
-    launch: async () => {
+    launch: async (_name, _entry, onToolsChanged) => {
       if (options.failLaunch?.()) throw new Error('spawn srv ENOENT');
+      toolsChanged.push(onToolsChanged);
       let exit!: (e: ChildExit) => void;
       const exited = new Promise<ChildExit>((r) => (exit = r));
       const proc = { closed: false, exit };
       launched.push(proc);
       const connection: UpstreamConnection = {
-        tools: async () => TOOLS,
+        tools: async () => {
+          if (options.failTools?.()) throw new Error('tools/list timed out');
+          return TOOLS;
+        },
         call: async (tool) => ({ content: [{ type: 'text', text: `ran ${tool}` }] }),
         stderrTail: () => ['panic: out of cheese'],
         exited,
@@ -54,7 +60,7 @@ function harness(options: { failLaunch?: () => boolean } = {}) {
       };
       return connection;
     },
-    logger: silentLogger,
+    logger: { ...silentLogger, info: (line: string) => void lines.push(line), child: () => silentLogger } as typeof silentLogger,
     restart: { baseDelayMs: 30, maxCrashes: 3, windowMs: 60_000 },
     onChange: () => changes.push(servers.status()[0]?.state ?? 'none'),
   });
@@ -71,7 +77,11 @@ function harness(options: { failLaunch?: () => boolean } = {}) {
   const closed = async (i: number) => {
     while (!launched[i]!.closed) await new Promise((r) => setTimeout(r, 1));
   };
-  return { servers, launched, changes, reach, started, closed, setEntries: (e: typeof entries) => (entries = e) };
+  /** Waits for a line of the log. */
+  const logged = async (line: RegExp) => {
+    while (!lines.some((l) => line.test(l))) await new Promise((r) => setTimeout(r, 1));
+  };
+  return { servers, launched, changes, reach, started, closed, toolsChanged, logged, setEntries: (e: typeof entries) => (entries = e) };
 }
 
 test('a server starts on first use, not before, and then shows its tool count and review', T, async () => {
@@ -150,3 +160,26 @@ test('disabled, removed or changed: refused with how to enable it, or stopped an
   await assert.rejects(h.servers.tools('fs'), /no MCP server named 'fs'/);
   await h.servers.close();
 });
+
+test(
+  'tools that cannot be listed again after a change stop the server (never left on the old list); a server disabled during its backoff is not started again',
+  T,
+  async () => {
+    let failTools = false;
+    const h = harness({ failTools: () => failTools });
+    await h.servers.tools('fs');
+    await h.reach('connected');
+    failTools = true;
+    h.toolsChanged[0]!();
+    await h.reach('failed');
+    assert.match(h.servers.status()[0]!.reason!, /listing them again failed: tools\/list timed out/);
+    await h.closed(0);
+    // Disabled while it waits to start again: the timer does not start it.
+    failTools = false;
+    h.setEntries([{ name: 'fs', entry: entry({ enabled: false }) }]);
+    await new Promise((r) => setTimeout(r, 100)); // past the 30 ms backoff (a bound, not a wait for a result)
+    assert.equal(h.launched.length, 1, 'not started again');
+    assert.equal(h.servers.status()[0]!.state, 'disabled');
+    await h.servers.close();
+  },
+);

@@ -236,7 +236,8 @@ export class UpstreamServers {
         log.info(`MCP server ${name}: connected, ${up.tools.length} tool${up.tools.length === 1 ? '' : 's'}`);
         this.options.onChange?.();
         void up.connection.exited.then((exit) => {
-          if (slot.stopping || this.slots.get(name) !== slot) return;
+          // Stopped by Airlock, or already given up on (a crash closes what is left of it): not a crash of its own.
+          if (slot.stopping || this.slots.get(name) !== slot || slot.up !== up) return;
           slot.stderr = up.connection.stderrTail();
           const last = slot.stderr.filter((l) => l.trim()).at(-1);
           this.crashed(name, slot, `exited (${exit.signal ?? `code ${exit.code}`})${last ? `: ${last}` : ''}`);
@@ -313,6 +314,7 @@ export class UpstreamServers {
         // Disabled, removed or changed while it waited: it is not started again.
         const now = this.options.entries().find((e) => e.name === name);
         if (!now || !now.entry.enabled || launchKey(now.entry) !== slot.entryJson) {
+          log.info(`MCP server ${name} was disabled or changed while it waited to start again: not started`);
           void this.stop(name, slot);
           throw new AirlockError('unavailable', `MCP server ${name} is disabled or changed`);
         }
