@@ -218,6 +218,7 @@ export function buildProgram(): Command {
         ...(o.baseUrl ? { baseUrl: o.baseUrl as string } : {}),
         ...(o.auth ? { auth: o.auth as string } : {}),
         ...(o.disabled ? { disabled: true } : {}),
+        ...(o.autostart ? { autostart: true } : {}),
       });
     });
   apiOptions(
@@ -261,6 +262,7 @@ export function buildProgram(): Command {
     .option('--timeout <seconds>', 'a call without an answer or progress for this long fails (default 60)', positiveInt)
     .option('--allow-private-network', 'an HTTP server on a private or loopback address')
     .option('--disabled', 'save it turned off')
+    .option('--autostart', 'start it when the companion starts (default: on first use)')
     .action(async function (this: Command, name: string, command: string[]) {
       const o = this.opts();
       process.exitCode = await (
@@ -273,6 +275,7 @@ export function buildProgram(): Command {
         header: o.header as string[],
         ...(o.timeout ? { timeout: o.timeout as number } : {}),
         ...(o.disabled ? { disabled: true } : {}),
+        ...(o.autostart ? { autostart: true } : {}),
         ...(o.allowPrivateNetwork ? { allowPrivateNetwork: true } : {}),
       });
     });

@@ -183,3 +183,21 @@ test(
     await h.servers.close();
   },
 );
+
+test('a server whose entry says so starts with the companion; the others wait for their first use', T, async () => {
+  const h = harness();
+  h.setEntries([
+    { name: 'fs', entry: entry({ autostart: true }) },
+    { name: 'lazy', entry: entry({ args: ['lazy'] }) },
+  ]);
+  h.servers.startAutostart();
+  await h.started(1);
+  assert.deepEqual(
+    h.servers.status().map((v) => [v.name, v.state]),
+    [
+      ['fs', 'connected'],
+      ['lazy', 'configured'],
+    ],
+  );
+  await h.servers.close();
+});

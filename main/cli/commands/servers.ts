@@ -80,6 +80,7 @@ export interface AddOptions {
   header: string[];
   timeout?: number;
   disabled?: boolean;
+  autostart?: boolean;
   allowPrivateNetwork?: boolean;
 }
 
@@ -92,7 +93,11 @@ export async function serversAdd(ctx: CliContext, name: string, o: AddOptions): 
     throw new AirlockError('usage', '--env and --secret are for a stdio server (a command); an HTTP server takes --header');
   if (!o.url && (o.header.length > 0 || o.allowPrivateNetwork))
     throw new AirlockError('usage', '--header and --allow-private-network are for an HTTP server (--url)');
-  const common = { enabled: !o.disabled, timeoutMs: o.timeout !== undefined ? o.timeout * 1000 : DEFAULT_TIMEOUT_MS };
+  const common = {
+    enabled: !o.disabled,
+    timeoutMs: o.timeout !== undefined ? o.timeout * 1000 : DEFAULT_TIMEOUT_MS,
+    ...(o.autostart ? { autostart: true } : {}),
+  };
   const entry: ServerEntry = o.url
     ? { transport: 'http', url: o.url, headers: o.header, allowPrivateNetwork: o.allowPrivateNetwork === true, ...common }
     : { transport: 'stdio', command: o.command[0]!, args: o.command.slice(1), env: o.env, secrets: o.secret, ...common };

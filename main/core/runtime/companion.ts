@@ -174,6 +174,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     // 5. Other MCP servers behind the gate: each started on first use, its tools held until a person accepts them.
     const upstream = createUpstream({ paths: info.paths, store, redaction, logger, hub, approvals: broker, audit, killSwitch: () => values.killSwitch });
     closers.push(() => upstream.servers.close());
+    upstream.servers.startAutostart();
 
     // 6. The sandbox engine, and the runs of execute under their caps.
     const engines = await createEngines({

@@ -32,6 +32,8 @@ const common = {
   toolPolicies: z.record(z.string().min(1).max(200), policy).optional(),
   /** Its accepted tools are also offered to clients directly, as `<server>__<tool>` (the person opts in per server). */
   direct: z.boolean().optional(),
+  /** Started when the companion starts, not on first use (a server slow to start, or one whose state a person watches). */
+  autostart: z.boolean().optional(),
 };
 
 export const stdioServerSchema = z

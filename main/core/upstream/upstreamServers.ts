@@ -112,6 +112,13 @@ export class UpstreamServers {
     });
   }
 
+  /** Starts, in the background, every enabled server whose entry says to start with the companion; a failure is its state. */
+  startAutostart(): void {
+    for (const { name, entry } of this.options.entries()) {
+      if (entry.enabled && entry.autostart) this.connect(name).catch(() => undefined);
+    }
+  }
+
   /** Stops at once what was disabled, removed or changed since it started (a change made through the store). */
   sync(): void {
     this.forgetGone(this.options.entries());
@@ -354,6 +361,6 @@ export class UpstreamServers {
 
 /** What of an entry decides how the server is started: a change to its policies, or to whether it is offered directly, keeps it running. */
 function launchKey(entry: ServerEntry): string {
-  const { enabled: _enabled, defaultPolicy: _default, toolPolicies: _tools, direct: _direct, ...launch } = entry;
+  const { enabled: _enabled, defaultPolicy: _default, toolPolicies: _tools, direct: _direct, autostart: _autostart, ...launch } = entry;
   return JSON.stringify(launch);
 }
