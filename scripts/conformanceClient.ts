@@ -10,7 +10,9 @@
 // approving on the authorization page would.
 //   node scripts/conformanceClient.ts <server URL>
 import { connectHttp } from '../main/core/upstream/httpConnection.ts';
-import type { HttpServerEntry } from '../main/core/upstream/serverEntry.ts';
+import { CLIENT_SECRET, secretAccount, type HttpServerEntry } from '../main/core/upstream/serverEntry.ts';
+import { launchServer } from '../main/core/upstream/serverLauncher.ts';
+import type { UpstreamConnection } from '../main/core/upstream/upstreamClient.ts';
 import { oauthProvider } from '../main/core/upstream/oauthProvider.ts';
 import { createMemoryStore } from '../main/core/secrets/memoryStore.ts';
 
@@ -47,19 +49,46 @@ async function authorize(url: URL): Promise<string> {
   return code;
 }
 
-// A client registered beforehand, where the scenario gives one.
-const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { client_id?: string; client_secret?: string };
-const oauth = oauthProvider('conformance', {
-  keys: createMemoryStore(),
-  redirectUrl: 'http://127.0.0.1:8976/callback',
-  authorize,
-  onSecret: () => undefined,
-  ...(context.client_id ? { preRegistered: { client_id: context.client_id, ...(context.client_secret ? { client_secret: context.client_secret } : {}) } } : {}),
-});
-const connection = await connectHttp('conformance', entry, { headers: {}, log, elicit: async () => ({}), oauth });
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as {
+  client_id?: string;
+  client_secret?: string;
+  private_key_pem?: string;
+  signing_algorithm?: string;
+};
+
+async function connect(): Promise<UpstreamConnection> {
+  if (scenario.startsWith('auth/client-credentials') && context.client_id) {
+    // A machine-to-machine server, as a person would add one: its client secret (or private key) in the key store.
+    const keys = createMemoryStore();
+    const jwt = context.private_key_pem !== undefined;
+    // The key store holds one line: a PEM key is kept with its line breaks taken out (the launcher puts them back).
+    await keys.set(secretAccount('conformance', CLIENT_SECRET), jwt ? context.private_key_pem!.replace(/\r?\n/g, ' ').trim() : (context.client_secret ?? ''));
+    const m2m: HttpServerEntry = {
+      ...entry,
+      clientCredentials: jwt
+        ? { clientId: context.client_id, auth: 'private-key-jwt', ...(context.signing_algorithm ? { algorithm: context.signing_algorithm } : {}) }
+        : { clientId: context.client_id, auth: 'client-secret' },
+    };
+    return launchServer('conformance', m2m, { keys, onSecret: () => undefined, log, redact: (t) => t });
+  }
+  // A person's sign-in; a client registered beforehand where the scenario gives one.
+  const oauth = oauthProvider('conformance', {
+    keys: createMemoryStore(),
+    redirectUrl: 'http://127.0.0.1:8976/callback',
+    authorize,
+    onSecret: () => undefined,
+    ...(context.client_id
+      ? { preRegistered: { client_id: context.client_id, ...(context.client_secret ? { client_secret: context.client_secret } : {}) } }
+      : {}),
+  });
+  return connectHttp('conformance', entry, { headers: {}, log, elicit: async () => ({}), oauth });
+}
+
+const connection = await connect();
 try {
   const tools = await connection.tools();
-  log(`scenario ${process.env.MCP_CONFORMANCE_SCENARIO ?? '?'}: ${tools.length} tools`);
+  log(`scenario ${scenario || '?'}: ${tools.length} tools`);
   for (const tool of tools) {
     const result = await connection.call(tool.name, argumentsFor(tool.inputSchema));
     log(`${tool.name}: ${JSON.stringify(result.content).slice(0, 200)}`);

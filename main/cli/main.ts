@@ -219,6 +219,10 @@ export function buildProgram(): Command {
         ...(o.auth ? { auth: o.auth as string } : {}),
         ...(o.disabled ? { disabled: true } : {}),
         ...(o.autostart ? { autostart: true } : {}),
+        ...(o.clientId ? { clientId: o.clientId as string } : {}),
+        ...(o.clientAuth ? { clientAuth: o.clientAuth as 'client-secret' | 'private-key-jwt' } : {}),
+        ...(o.clientAlg ? { clientAlg: o.clientAlg as string } : {}),
+        ...(o.scope ? { scope: o.scope as string } : {}),
       });
     });
   apiOptions(
@@ -263,6 +267,14 @@ export function buildProgram(): Command {
     .option('--allow-private-network', 'an HTTP server on a private or loopback address')
     .option('--disabled', 'save it turned off')
     .option('--autostart', 'start it when the companion starts (default: on first use)')
+    .option('--client-id <id>', 'a remote server for machines: sign in as this OAuth client (its secret: airlock servers secret NAME oauth-client)')
+    .addOption(
+      new Option('--client-auth <how>', 'with --client-id: client-secret or private-key-jwt').argParser(
+        choice('--client-auth', ['client-secret', 'private-key-jwt'] as const),
+      ),
+    )
+    .option('--client-alg <alg>', 'with --client-auth private-key-jwt: the signing algorithm (default RS256)')
+    .option('--scope <scope>', 'with --client-id: the scope to ask for')
     .action(async function (this: Command, name: string, command: string[]) {
       const o = this.opts();
       process.exitCode = await (
@@ -276,6 +288,10 @@ export function buildProgram(): Command {
         ...(o.timeout ? { timeout: o.timeout as number } : {}),
         ...(o.disabled ? { disabled: true } : {}),
         ...(o.autostart ? { autostart: true } : {}),
+        ...(o.clientId ? { clientId: o.clientId as string } : {}),
+        ...(o.clientAuth ? { clientAuth: o.clientAuth as 'client-secret' | 'private-key-jwt' } : {}),
+        ...(o.clientAlg ? { clientAlg: o.clientAlg as string } : {}),
+        ...(o.scope ? { scope: o.scope as string } : {}),
         ...(o.allowPrivateNetwork ? { allowPrivateNetwork: true } : {}),
       });
     });

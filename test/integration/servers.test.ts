@@ -87,3 +87,39 @@ test('bad entries are refused with the flag to fix and exit 2; a secret the entr
   assert.equal(undeclared.code, 2);
   assert.match(undeclared.stderr, /TOKEN is not a secret of x \(its secrets: none\)/);
 });
+
+test('a remote server for machines signs in as its OAuth client: the client id in the entry, its secret only in the key store', T, async (t) => {
+  const { dir, cleanup } = tempDir('airlock-servers-cli-');
+  t.after(cleanup);
+  const added = await runCliToEnd(
+    [
+      'servers',
+      'add',
+      'm2m',
+      '--url',
+      'https://mcp.example.com/mcp',
+      '--client-id',
+      'airlock-agent',
+      '--client-auth',
+      'private-key-jwt',
+      '--client-alg',
+      'ES256',
+      '--data-dir',
+      dir,
+    ],
+    { timeoutMs: 30_000 },
+  );
+  assert.equal(added.code, 0, added.stderr);
+  assert.match(added.stdout, /airlock servers secret m2m oauth-client/);
+  const entry = (JSON.parse(readFileSync(join(dir, 'servers.json'), 'utf8')) as { servers: { m2m: { clientCredentials: unknown } } }).servers.m2m;
+  assert.deepEqual(entry.clientCredentials, { clientId: 'airlock-agent', auth: 'private-key-jwt', algorithm: 'ES256' });
+  const secret = await runCliToEnd(['servers', 'secret', 'm2m', 'oauth-client', '--data-dir', dir, '--secret-store', 'file'], {
+    timeoutMs: 30_000,
+    input: '-----BEGIN PRIVATE KEY----- MIGHAgEAMBMGByqGSM49AgEGCCqGSM49 -----END PRIVATE KEY-----\n',
+  });
+  assert.equal(secret.code, 0, secret.stderr);
+  assert.doesNotMatch(readFileSync(join(dir, 'servers.json'), 'utf8'), /PRIVATE KEY/);
+  const wrong = await runCliToEnd(['servers', 'add', 'x', '--client-id', 'a', '--data-dir', dir, '--', '/bin/true'], { timeoutMs: 30_000 });
+  assert.equal(wrong.code, 2);
+  assert.match(wrong.stderr, /--client-id is for a remote server \(--url\)/);
+});

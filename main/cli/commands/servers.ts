@@ -81,6 +81,11 @@ export interface AddOptions {
   timeout?: number;
   disabled?: boolean;
   autostart?: boolean;
+  /** A machine-to-machine remote server: the OAuth client Airlock signs in as. */
+  clientId?: string;
+  clientAuth?: 'client-secret' | 'private-key-jwt';
+  clientAlg?: string;
+  scope?: string;
   allowPrivateNetwork?: boolean;
 }
 
@@ -98,8 +103,21 @@ export async function serversAdd(ctx: CliContext, name: string, o: AddOptions): 
     timeoutMs: o.timeout !== undefined ? o.timeout * 1000 : DEFAULT_TIMEOUT_MS,
     ...(o.autostart ? { autostart: true } : {}),
   };
+  if (o.clientId === undefined && (o.clientAuth || o.clientAlg || o.scope))
+    throw new AirlockError('usage', '--client-auth, --client-alg and --scope go with --client-id');
+  if (o.clientId !== undefined && !o.url) throw new AirlockError('usage', '--client-id is for a remote server (--url)');
+  const clientCredentials = o.clientId
+    ? {
+        clientCredentials: {
+          clientId: o.clientId,
+          auth: o.clientAuth ?? 'client-secret',
+          ...(o.clientAlg ? { algorithm: o.clientAlg } : {}),
+          ...(o.scope ? { scope: o.scope } : {}),
+        },
+      }
+    : {};
   const entry: ServerEntry = o.url
-    ? { transport: 'http', url: o.url, headers: o.header, allowPrivateNetwork: o.allowPrivateNetwork === true, ...common }
+    ? { transport: 'http', url: o.url, headers: o.header, allowPrivateNetwork: o.allowPrivateNetwork === true, ...clientCredentials, ...common }
     : { transport: 'stdio', command: o.command[0]!, args: o.command.slice(1), env: o.env, secrets: o.secret, ...common };
   await storeOf(ctx).add(name, entry);
   // After `--` everything is the server's: an Airlock option there was most likely meant for Airlock.

@@ -22,7 +22,7 @@ import type { ChildExit } from './childProcess.ts';
 import type { HttpServerEntry } from './serverEntry.ts';
 import { airlockClient, clientCalls, type ElicitHandler, type UpstreamConnection } from './upstreamClient.ts';
 import type { AirlockOAuth } from './oauthProvider.ts';
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 
 export interface HttpConnectOptions {
@@ -34,8 +34,11 @@ export interface HttpConnectOptions {
   onToolsChanged?(): void;
   /** Answers a server's questions (elicitation); absent, a server cannot ask. */
   elicit?: ElicitHandler;
-  /** Signs in where the server asks for OAuth (oauthProvider.ts); absent, a server that answers 401 fails. */
-  oauth?: AirlockOAuth;
+  /**
+   * Signs in where the server asks for OAuth: a person's sign-in (oauthProvider.ts, which hands back the code), or a
+   * machine-to-machine client (the SDK's client credentials providers, no code); absent, a server that answers 401 fails.
+   */
+  oauth?: OAuthClientProvider & Partial<Pick<AirlockOAuth, 'pendingCode'>>;
   resolver?: Resolver;
 }
 
@@ -133,7 +136,7 @@ export async function connectHttp(name: string, entry: HttpServerEntry, options:
   const oauth = options.oauth;
   /** When the server sent the person to sign in (OAuth), the code they came back with is handed to the transport. */
   const signedIn = async (error: unknown, transport: AuthTransport): Promise<boolean> => {
-    const code = oauth?.pendingCode();
+    const code = oauth?.pendingCode?.();
     if (!code) return false;
     options.log(redact(`MCP server ${name}: signing in (${(error as Error).message})`));
     await transport.finishAuth(await code);

@@ -63,6 +63,21 @@ export const httpServerSchema = z
     headers: z.array(z.string().regex(HEADER_NAME, 'is not an HTTP header name')).max(50).default([]),
     /** Private and loopback addresses refused unless this is set (cloud metadata addresses always are). */
     allowPrivateNetwork: z.boolean().default(false),
+    /**
+     * A machine-to-machine server: Airlock signs in as this OAuth client (the client credentials grant), with a
+     * secret or a private key kept in the key store as its `oauth-client` secret, instead of a person's sign-in.
+     */
+    clientCredentials: z
+      .object({
+        clientId: z.string().min(1).max(500),
+        /** How the client proves itself: its secret (HTTP Basic), or a JWT signed with its private key. */
+        auth: z.enum(['client-secret', 'private-key-jwt']).default('client-secret'),
+        /** For private-key-jwt: the key's signing algorithm. */
+        algorithm: z.string().max(20).optional(),
+        scope: z.string().max(1000).optional(),
+      })
+      .strict()
+      .optional(),
     ...common,
   })
   .strict();
@@ -94,8 +109,12 @@ export function secretAccount(server: string, variable: string): string {
 
 /** The names a server's secrets are kept under: a stdio server's variables, an HTTP server's headers. */
 export function secretNames(entry: ServerEntry): string[] {
-  return entry.transport === 'stdio' ? entry.secrets : entry.headers;
+  if (entry.transport === 'stdio') return entry.secrets;
+  return entry.clientCredentials ? [...entry.headers, CLIENT_SECRET] : entry.headers;
 }
+
+/** The key-store name of a machine-to-machine server's client secret or private key. */
+export const CLIENT_SECRET = 'oauth-client';
 
 /** A server as a person reads it: the command line, or the URL. */
 export function serverTarget(entry: ServerEntry): string {

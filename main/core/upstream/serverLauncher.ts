@@ -11,7 +11,8 @@ import { connectStdio, type UpstreamConnection } from './upstreamClient.ts';
 import { connectHttp } from './httpConnection.ts';
 import { oauthProvider } from './oauthProvider.ts';
 import { AirlockError } from '../util/errors.ts';
-import { REDACTED_FROM_LENGTH, secretAccount, secretNames, type ServerEntry } from './serverEntry.ts';
+import { CLIENT_SECRET, REDACTED_FROM_LENGTH, secretAccount, secretNames, type ServerEntry } from './serverEntry.ts';
+import { ClientCredentialsProvider, PrivateKeyJwtProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 
 export interface LaunchOptions {
   /** Its secrets are read here; a remote server's sign-in (OAuth tokens) is kept here too. */
@@ -63,6 +64,27 @@ export async function launchServer(name: string, entry: ServerEntry, options: La
     secrets[secret] = value;
   }
   const common = { log: options.log, redact: options.redact, ...(options.onToolsChanged ? { onToolsChanged: options.onToolsChanged } : {}) };
+  if (entry.transport === 'http' && entry.clientCredentials) {
+    // A machine-to-machine server: Airlock signs in as its client; the header values are sent as well.
+    const { [CLIENT_SECRET]: credential, ...headers } = secrets;
+    if (!credential) {
+      throw new AirlockError('config', `MCP server ${name} signs in as an OAuth client, and its ${CLIENT_SECRET} secret is not set`, {
+        hint: `airlock servers secret ${name} ${CLIENT_SECRET}`,
+      });
+    }
+    options.onSecret(credential);
+    const cc = entry.clientCredentials;
+    const oauth =
+      cc.auth === 'private-key-jwt'
+        ? new PrivateKeyJwtProvider({
+            clientId: cc.clientId,
+            privateKey: credential,
+            algorithm: cc.algorithm ?? 'RS256',
+            ...(cc.scope ? { scope: cc.scope } : {}),
+          })
+        : new ClientCredentialsProvider({ clientId: cc.clientId, clientSecret: credential, ...(cc.scope ? { scope: cc.scope } : {}) });
+    return connectHttp(name, entry, { headers, oauth, ...common });
+  }
   if (entry.transport === 'http') {
     const oauth = oauthProvider(name, {
       keys: options.keys,
