@@ -83,6 +83,8 @@ export const controlContract = {
   'servers.importable': { input: empty, output: z.array(importableClientSchema) },
   /** Moves a client's servers behind Airlock (dryRun: only what would change): previewed, backed up, undone by clients.undo. */
   'servers.import': { input: serverImportInputSchema, output: serverImportResultSchema },
+  /** Signs in to a remote server behind OAuth: the companion opens the authorization page in the browser and waits (up to 5 minutes) for the person. */
+  'servers.login': { input: serverNameInputSchema, output: serverViewSchema },
   /** Stops and starts a server again; a crash loop's stop ends. */
   'servers.restart': { input: serverNameInputSchema, output: serverViewSchema },
   /** The person's policy for one tool, or (no tool) the server's default; null clears it. Applies to the next call. */

@@ -47,6 +47,7 @@ export const CONTROL_METHOD_NAMES = [
   'servers.remove',
   'servers.importable',
   'servers.import',
+  'servers.login',
   'servers.restart',
   'servers.setPolicy',
 ] as const;

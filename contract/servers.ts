@@ -29,6 +29,8 @@ export const serverViewSchema = z.object({
   defaultPolicy: toolPolicySchema.optional(),
   /** Its accepted tools are offered to clients directly too (`<server>__<tool>`). */
   direct: z.boolean().optional(),
+  /** A remote server a person signs in to (OAuth, authorization code): whether a sign-in is kept. */
+  signIn: z.enum(['not-needed', 'signed-in', 'not-signed-in']).optional(),
   /** The names of the variables it is given from the key store, and whether each is set (absent: the key store could not be read). */
   secrets: z.array(z.object({ name: z.string(), set: z.boolean().optional() })),
   /** Why the key store could not be read, when it could not (the secrets' state is unknown). */

@@ -25,6 +25,7 @@ function entry(extra: Partial<ServerEntry> = {}): ServerEntry {
 function harness(options: { failLaunch?: () => boolean; failTools?: () => boolean } = {}) {
   const toolsChanged: (() => void)[] = [];
   const lines: string[] = [];
+  const authorizers: (((url: URL) => Promise<string>) | undefined)[] = [];
   let entries: { name: string; entry: ServerEntry }[] = [{ name: 'fs', entry: entry() }];
   const launched: { closed: boolean; exit: (e: ChildExit) => void }[] = [];
   const accepted = new Map<string, Accepted>();
@@ -38,9 +39,10 @@ function harness(options: { failLaunch?: () => boolean; failTools?: () => boolea
         accepted.get(n)!
       ),
     },
-    launch: async (_name, _entry, onToolsChanged) => {
+    launch: async (_name, _entry, onToolsChanged, authorize) => {
       if (options.failLaunch?.()) throw new Error('spawn srv ENOENT');
       toolsChanged.push(onToolsChanged);
+      authorizers.push(authorize);
       let exit!: (e: ChildExit) => void;
       const exited = new Promise<ChildExit>((r) => (exit = r));
       const proc = { closed: false, exit };
@@ -81,7 +83,7 @@ function harness(options: { failLaunch?: () => boolean; failTools?: () => boolea
   const logged = async (line: RegExp) => {
     while (!lines.some((l) => line.test(l))) await new Promise((r) => setTimeout(r, 1));
   };
-  return { servers, launched, changes, reach, started, closed, toolsChanged, logged, setEntries: (e: typeof entries) => (entries = e) };
+  return { servers, launched, changes, reach, started, closed, toolsChanged, logged, authorizers, setEntries: (e: typeof entries) => (entries = e) };
 }
 
 test('a server starts on first use, not before, and then shows its tool count and review', T, async () => {
@@ -199,5 +201,16 @@ test('a server whose entry says so starts with the companion; the others wait fo
       ['lazy', 'configured'],
     ],
   );
+  await h.servers.close();
+});
+
+test('a sign-in starts the server with the person at hand, then starts it again for the companion, signed in', T, async () => {
+  const h = harness();
+  const authorize = async () => 'code';
+  await h.servers.login('fs', authorize);
+  assert.equal(h.authorizers[0], authorize, 'the sign-in launch may ask the person');
+  await h.closed(0);
+  await h.started(2);
+  assert.equal(h.authorizers[1], undefined, 'the companion never asks by itself');
   await h.servers.close();
 });

@@ -9,6 +9,9 @@ import { AirlockError } from '../util/errors.ts';
 import { ServerStore } from '../upstream/serverStore.ts';
 import { secretAccount, secretNames, serverTarget, type ServerEntry } from '../upstream/serverEntry.ts';
 import { serverReview } from '../upstream/serverReview.ts';
+import { OAUTH_CALLBACK_PORT } from '../upstream/serverLauncher.ts';
+import { OAUTH_SECRET } from '../upstream/oauthProvider.ts';
+import { browserAuthorize } from '../upstream/oauthBrowserFlow.ts';
 import { serverProfile } from '../upstream/toolGate.ts';
 import { PinStore } from '../upstream/toolPins.ts';
 import { addFromJson, removeServer } from '../upstream/serverAdmin.ts';
@@ -57,6 +60,9 @@ export function createServerHandlers(c: ServerHandlerServices): Pick<ControlHand
         ...(s.review ? { review: s.review } : {}),
         ...(entry.defaultPolicy ? { defaultPolicy: entry.defaultPolicy } : {}),
         ...(entry.direct ? { direct: true } : {}),
+        ...(entry.transport === 'http' && !entry.clientCredentials && held
+          ? { signIn: held.has(secretAccount(s.name, OAUTH_SECRET)) ? ('signed-in' as const) : ('not-signed-in' as const) }
+          : {}),
         secrets: secretNames(entry).map((n) => ({ name: n, ...(held ? { set: held.has(secretAccount(s.name, n)) } : {}) })),
         ...(unknown && secretNames(entry).length > 0 ? { secretsUnknown: unknown } : {}),
       };
@@ -168,6 +174,20 @@ export function createServerHandlers(c: ServerHandlerServices): Pick<ControlHand
       log.info(`MCP servers ${base.moved.join(', ')} moved behind Airlock from ${plan.label} by ${caller.by}`);
       changed();
       return { ...base, dryRun: false, ...(done.backup ? { backup: done.backup } : {}), afterwards: done.afterwards };
+    },
+    'servers.login': async ({ name }, caller) => {
+      const entry = entryOf(name);
+      if (entry.transport !== 'http' || entry.clientCredentials) {
+        throw new AirlockError(
+          'usage',
+          `${name} is not signed in to by a person: only a remote server behind OAuth is (a command, or a client that signs in by itself, is not)`,
+        );
+      }
+      log.info(`MCP server ${name}: sign-in started by ${caller.by}; the browser opens on this machine`);
+      await c.upstream.login(name, browserAuthorize({ port: OAUTH_CALLBACK_PORT, tell: (line) => log.info(line) }));
+      log.info(`MCP server ${name}: signed in`);
+      changed();
+      return viewOf(name);
     },
     'servers.restart': async ({ name }, caller) => {
       entryOf(name);

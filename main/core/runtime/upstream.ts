@@ -40,9 +40,10 @@ export function createUpstream(deps: {
   const servers = new UpstreamServers({
     entries: () => entries.list(),
     pins,
-    launch: (name, entry, onToolsChanged) =>
+    launch: (name, entry, onToolsChanged, authorize) =>
       launchServer(name, entry, {
         onToolsChanged,
+        ...(authorize ? { authorize } : {}),
         keys: deps.store,
         onSecret: (value) => deps.redaction.add(value),
         log: (line) => log.info(line),

@@ -37,8 +37,11 @@ export interface UpstreamServersOptions {
   /** Every server entry, as configured now (read on each use: a change made while running is picked up). */
   entries(): NamedServer[];
   pins: Pick<PinStore, 'get' | 'accept'>;
-  /** Starts a server and connects to it (serverLauncher.ts); `onToolsChanged` when it says its tools changed. */
-  launch(name: string, entry: ServerEntry, onToolsChanged: () => void): Promise<UpstreamConnection>;
+  /**
+   * Starts a server and connects to it (serverLauncher.ts); `onToolsChanged` when it says its tools changed;
+   * `authorize` only for a person's sign-in (without it, a server that needs one fails with how to sign in).
+   */
+  launch(name: string, entry: ServerEntry, onToolsChanged: () => void, authorize?: (url: URL) => Promise<string>): Promise<UpstreamConnection>;
   logger: Logger;
   restart?: RestartPolicyOptions;
   /** A state changed (the screens refresh). */
@@ -173,6 +176,17 @@ export class UpstreamServers {
     await this.options.pins.accept(name, live.tools);
     this.options.onChange?.();
     return reviewOf(this.options.pins.get(name)?.tools, live.tools);
+  }
+
+  /** A person signs in to a remote server (its tokens go to the key store), then it is started again, signed in. */
+  async login(name: string, authorize: (url: URL) => Promise<string>): Promise<void> {
+    const connection = await this.options.launch(name, this.entryOf(name), () => undefined, authorize);
+    try {
+      await connection.tools();
+    } finally {
+      await connection.close();
+    }
+    await this.restart(name).catch(() => undefined);
   }
 
   /** A person starts a server again (after a crash loop, or to pick up new tools): stopped, its crash count reset. */

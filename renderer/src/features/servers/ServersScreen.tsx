@@ -195,6 +195,25 @@ export function ServersScreen() {
     }
   };
 
+  /** A person's sign-in to a remote server: the companion opens the authorization page in the browser, on its machine. */
+  const signIn = async (v: ServerView) => {
+    setRestarting((r) => ({ ...r, [v.name]: true }));
+    setMessage({ kind: 'status', text: `Signing in to ${v.name}: finish in the browser window Airlock opened (5 minutes at most)…` });
+    try {
+      const next = await api.call('servers.login', { name: v.name });
+      answered(next);
+      setMessage({ kind: 'status', text: `Signed in to ${v.name}.` });
+    } catch (error) {
+      setMessage({ kind: 'alert', text: `${v.name}: ${(error as Error).message}` });
+    } finally {
+      setRestarting((r) => {
+        const { [v.name]: _, ...rest } = r;
+        return rest;
+      });
+      servers.reload();
+    }
+  };
+
   const restart = async (v: ServerView) => {
     setRestarting((r) => ({ ...r, [v.name]: true }));
     setMessage({ kind: 'status', text: `Starting ${v.name} again…` });
@@ -295,6 +314,20 @@ export function ServersScreen() {
               <dd>
                 <Secrets v={v} />
               </dd>
+              {v.signIn && v.signIn !== 'not-needed' ? (
+                <>
+                  <dt>Sign-in</dt>
+                  <dd>
+                    {v.signIn === 'signed-in'
+                      ? 'signed in (its tokens are in the key store; Airlock refreshes them)'
+                      : 'not signed in: needed only if the server asks for it'}{' '}
+                    <button type="button" className="small" disabled={restarting[v.name]} onClick={() => void signIn(v)}>
+                      {v.signIn === 'signed-in' ? 'Sign in again' : 'Sign in'}
+                      <span className="visually-hidden"> to {v.name}</span>
+                    </button>
+                  </dd>
+                </>
+              ) : null}
             </dl>
             <Stderr v={v} />
             {added?.name === v.name ? <JustAdded v={v} mode={added.mode} /> : null}
