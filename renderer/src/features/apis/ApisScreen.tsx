@@ -8,7 +8,6 @@
 // key field says why and what to do instead of failing on Store. The demo
 // API is one API among the others: it can be switched off too.
 import { useRef, useState } from 'react';
-import { Switch } from 'radix-ui';
 import { useCall, useControlEvents } from '../../api/hooks.ts';
 import { useControl } from '../../api/ControlProvider.tsx';
 import { ControlError } from '../../../../contract/controlApi.ts';
@@ -20,6 +19,7 @@ import { OperationPolicies } from './OperationPolicies.tsx';
 import { AddProfile } from './AddProfile.tsx';
 import { keyStateOf } from './keyState.ts';
 import { InlineText } from '../../components/InlineText.tsx';
+import { PendingSwitch } from '../../components/PendingSwitch.tsx';
 import { Message, type ScreenMessage } from '../../components/Message.tsx';
 import './apis.css';
 
@@ -98,26 +98,18 @@ function stateWords(a: ApiView, wanted: boolean | undefined): { text: string; ki
 }
 
 function ServeSwitch({ a, wanted, onChange }: { a: ApiView; wanted: boolean | undefined; onChange(on: boolean): void }) {
-  const id = `serve-${a.name}`;
-  const checked = wanted ?? a.state !== 'disabled';
   return (
-    <span className="serve">
-      <Switch.Root
-        id={id}
-        className="switch serve-switch"
-        checked={checked}
-        aria-describedby={`state-${a.name}`}
-        {...(wanted !== undefined ? { 'aria-busy': true } : {})}
-        onCheckedChange={(next) => {
-          if (wanted === undefined) onChange(next);
-        }}
-      >
-        <Switch.Thumb className="switch-thumb" />
-      </Switch.Root>
-      <label htmlFor={id}>
-        Serve<span className="visually-hidden"> {a.name}</span>
-      </label>
-    </span>
+    <PendingSwitch
+      id={`serve-${a.name}`}
+      label="Serve"
+      name={a.name}
+      on={a.state !== 'disabled'}
+      wanted={wanted}
+      describedBy={`state-${a.name}`}
+      className="serve-switch"
+      wrapperClassName="serve"
+      onChange={onChange}
+    />
   );
 }
 

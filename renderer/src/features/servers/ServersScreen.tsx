@@ -13,11 +13,11 @@
 // and a removed one gives it to its neighbour. Names and everything a server
 // or a client's file says are shown as plain text.
 import { useEffect, useRef, useState } from 'react';
-import { Switch } from 'radix-ui';
 import { useCall } from '../../api/hooks.ts';
 import { useControl } from '../../api/ControlProvider.tsx';
 import type { ServerView } from '../../../../contract/servers.ts';
 import { InlineText } from '../../components/InlineText.tsx';
+import { PendingSwitch } from '../../components/PendingSwitch.tsx';
 import { CopyButton } from '../../components/CopyButton.tsx';
 import { Message, type ScreenMessage } from '../../components/Message.tsx';
 import { ToolReview } from './ToolReview.tsx';
@@ -29,25 +29,18 @@ import { ADD_COMMAND, ADD_URL_COMMAND, printable, reviewWords, secretCommand, st
 import './servers.css';
 
 function EnabledSwitch({ v, wanted, onChange }: { v: ServerView; wanted: boolean | undefined; onChange(on: boolean): void }) {
-  const id = `enabled-${v.name}`;
   return (
-    <span className="server-enabled">
-      <Switch.Root
-        id={id}
-        className="switch server-switch"
-        checked={wanted ?? v.enabled}
-        aria-describedby={`server-state-${v.name}`}
-        {...(wanted !== undefined ? { 'aria-busy': true } : {})}
-        onCheckedChange={(next) => {
-          if (wanted === undefined) onChange(next);
-        }}
-      >
-        <Switch.Thumb className="switch-thumb" />
-      </Switch.Root>
-      <label htmlFor={id}>
-        Enabled<span className="visually-hidden"> {v.name}</span>
-      </label>
-    </span>
+    <PendingSwitch
+      id={`enabled-${v.name}`}
+      label="Enabled"
+      name={v.name}
+      on={v.enabled}
+      wanted={wanted}
+      describedBy={`server-state-${v.name}`}
+      className="server-switch"
+      wrapperClassName="server-enabled"
+      onChange={onChange}
+    />
   );
 }
 
@@ -195,14 +188,14 @@ export function ServersScreen() {
     }
   };
 
-  /** A person's sign-in to a remote server: the companion opens the authorization page in the browser, on its machine. */
-  const signIn = async (v: ServerView) => {
+  /** One action on a server that the core takes a while to answer: the card is busy meanwhile, and says what came of it. */
+  const act = async (v: ServerView, meanwhile: string, call: () => Promise<ServerView>, done: (next: ServerView) => ScreenMessage) => {
     setRestarting((r) => ({ ...r, [v.name]: true }));
-    setMessage({ kind: 'status', text: `Signing in to ${v.name}: finish in the browser window Airlock opened (5 minutes at most)…` });
+    setMessage({ kind: 'status', text: meanwhile });
     try {
-      const next = await api.call('servers.login', { name: v.name });
+      const next = await call();
       answered(next);
-      setMessage({ kind: 'status', text: `Signed in to ${v.name}.` });
+      setMessage(done(next));
     } catch (error) {
       setMessage({ kind: 'alert', text: `${v.name}: ${(error as Error).message}` });
     } finally {
@@ -214,24 +207,22 @@ export function ServersScreen() {
     }
   };
 
-  const restart = async (v: ServerView) => {
-    setRestarting((r) => ({ ...r, [v.name]: true }));
-    setMessage({ kind: 'status', text: `Starting ${v.name} again…` });
-    try {
-      const next = await api.call('servers.restart', { name: v.name });
-      answered(next);
-      const state = stateWords(next, undefined);
-      setMessage({ kind: next.state === 'connected' ? 'status' : 'alert', text: `${v.name}: ${printable(state.text)}` });
-    } catch (error) {
-      setMessage({ kind: 'alert', text: `${v.name}: ${(error as Error).message}` });
-    } finally {
-      setRestarting((r) => {
-        const { [v.name]: _, ...rest } = r;
-        return rest;
-      });
-      servers.reload();
-    }
-  };
+  /** A person's sign-in to a remote server: the companion opens the authorization page in the browser, on its machine. */
+  const signIn = (v: ServerView) =>
+    act(
+      v,
+      `Signing in to ${v.name}: finish in the browser window Airlock opened (5 minutes at most)…`,
+      () => api.call('servers.login', { name: v.name }),
+      () => ({ kind: 'status', text: `Signed in to ${v.name}.` }),
+    );
+
+  const restart = (v: ServerView) =>
+    act(
+      v,
+      `Starting ${v.name} again…`,
+      () => api.call('servers.restart', { name: v.name }),
+      (next) => ({ kind: next.state === 'connected' ? 'status' : 'alert', text: `${v.name}: ${printable(stateWords(next, undefined).text)}` }),
+    );
 
   const list = (servers.data ?? []).map((v) => (fresh.basis === servers.data ? fresh.views[v.name] : undefined) ?? v);
   const remove = async (v: ServerView) => {
