@@ -1,5 +1,6 @@
 // Control API access for integration tests, and waiting for events on its
 // stream (a condition with a deadline, not a sleep).
+import type { ServerView } from '../../contract/servers.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createControlClient, type ControlClient } from '../../main/core/control/controlClient.ts';
@@ -45,5 +46,37 @@ export async function waitForStoppedWaiting(client: ControlClient, id: string, t
     if (found?.clientStoppedWaitingAt) return found;
     if (Date.now() > deadline) throw new Error(`approval ${id} was not marked "client stopped waiting" within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * Resolves with a server's view once `until` holds for it: checked at once, then each time the companion says its
+ * servers changed (no polling), within a deadline.
+ */
+export async function waitForServer(client: ControlClient, name: string, until: (view: ServerView) => boolean, timeoutMs = 20_000): Promise<ServerView> {
+  const current = async () => (await client.call('servers.list', {})).find((v) => v.name === name);
+  let close: (() => void) | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await new Promise<ServerView>((resolve, reject) => {
+      let last: ServerView | undefined;
+      const check = () =>
+        void current().then((view) => {
+          last = view;
+          if (view && until(view)) resolve(view);
+        }, reject);
+      timer = setTimeout(() => reject(new Error(`server ${name} never got there within ${timeoutMs} ms: ${JSON.stringify(last)}`)), timeoutMs);
+      client
+        .openEvents((batch) => {
+          if (batch.some((e) => e.type === 'servers-changed')) check();
+        })
+        .then((c) => {
+          close = c;
+          check();
+        }, reject);
+    });
+  } finally {
+    clearTimeout(timer);
+    close?.();
   }
 }

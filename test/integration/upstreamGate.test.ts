@@ -14,7 +14,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { serve, runCliToEnd, type Served } from '../helpers/processes.ts';
 import { httpClient, execute } from '../helpers/mcpClients.ts';
-import { controlClient, waitForEvent } from '../helpers/control.ts';
+import { controlClient, waitForEvent, waitForServer } from '../helpers/control.ts';
 import { ROOT, tempDir } from '../helpers/paths.ts';
 import type { ControlClient } from '../../main/core/control/controlClient.ts';
 
@@ -161,14 +161,10 @@ test('a crashed server is started again with backoff, and says why it stopped', 
   assert.equal((await cli(['servers', 'policy', 'misbehaving', 'allow', '--tool', 'crash'])).code, 0);
   const crashed = await execute(client, 'return (await mcp.misbehaving.crash({})).error');
   assert.match(crashed.text, /airlock_tool_failed/);
-  // The restart comes after a delay (1 s for a first crash); a call in the meantime waits for it.
-  for (const deadline = Date.now() + 20_000; ;) {
-    const [view] = await control.call('servers.list', {});
-    if (view!.state === 'connected') break;
-    if (view!.state === 'failed') assert.match(view!.reason!, /exited \(code 1\)/);
-    if (Date.now() > deadline) assert.fail(`never came back: ${JSON.stringify(view)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  // The restart comes after a delay (1 s for a first crash): failed with why, then connected again.
+  const failed = await waitForServer(control, 'misbehaving', (v) => v.state === 'failed');
+  assert.match(failed.reason!, /exited \(code 1\)/);
+  await waitForServer(control, 'misbehaving', (v) => v.state === 'connected');
   // A new process: its echo is the original again, which is not what was accepted last, so it is held until accepted.
   assert.match(await run("return (await mcp.misbehaving.echo({ text: 'alive' })).error"), /changed since a person accepted them/);
   assert.equal((await cli(['servers', 'accept', 'misbehaving', '--yes'])).code, 0);

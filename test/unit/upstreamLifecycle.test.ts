@@ -179,7 +179,7 @@ test(
     // Disabled while it waits to start again: the timer does not start it.
     failTools = false;
     h.setEntries([{ name: 'fs', entry: entry({ enabled: false }) }]);
-    await new Promise((r) => setTimeout(r, 100)); // past the 30 ms backoff (a bound, not a wait for a result)
+    await h.logged(/was disabled or changed while it waited to start again: not started/);
     assert.equal(h.launched.length, 1, 'not started again');
     assert.equal(h.servers.status()[0]!.state, 'disabled');
     await h.servers.close();
