@@ -218,11 +218,6 @@ export function buildProgram(): Command {
         ...(o.baseUrl ? { baseUrl: o.baseUrl as string } : {}),
         ...(o.auth ? { auth: o.auth as string } : {}),
         ...(o.disabled ? { disabled: true } : {}),
-        ...(o.autostart ? { autostart: true } : {}),
-        ...(o.clientId ? { clientId: o.clientId as string } : {}),
-        ...(o.clientAuth ? { clientAuth: o.clientAuth as 'client-secret' | 'private-key-jwt' } : {}),
-        ...(o.clientAlg ? { clientAlg: o.clientAlg as string } : {}),
-        ...(o.scope ? { scope: o.scope as string } : {}),
       });
     });
   apiOptions(
