@@ -3,6 +3,7 @@
 // (so a quick double press never sends two), and its label names what it
 // switches for a screen reader ("Serve demo", "Enabled github").
 import { Switch } from 'radix-ui';
+import './PendingSwitch.css';
 
 export interface PendingSwitchProps {
   id: string;
@@ -15,17 +16,15 @@ export interface PendingSwitchProps {
   wanted: boolean | undefined;
   /** The element that says what the state means. */
   describedBy: string;
-  className: string;
-  wrapperClassName: string;
   onChange(on: boolean): void;
 }
 
 export function PendingSwitch(p: PendingSwitchProps) {
   return (
-    <span className={p.wrapperClassName}>
+    <span className="pending-switch">
       <Switch.Root
         id={p.id}
-        className={`switch ${p.className}`}
+        className="switch pending-switch-control"
         checked={p.wanted ?? p.on}
         aria-describedby={p.describedBy}
         {...(p.wanted !== undefined ? { 'aria-busy': true } : {})}

@@ -106,8 +106,6 @@ function ServeSwitch({ a, wanted, onChange }: { a: ApiView; wanted: boolean | un
       on={a.state !== 'disabled'}
       wanted={wanted}
       describedBy={`state-${a.name}`}
-      className="serve-switch"
-      wrapperClassName="serve"
       onChange={onChange}
     />
   );

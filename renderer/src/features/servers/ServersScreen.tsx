@@ -37,8 +37,6 @@ function EnabledSwitch({ v, wanted, onChange }: { v: ServerView; wanted: boolean
       on={v.enabled}
       wanted={wanted}
       describedBy={`server-state-${v.name}`}
-      className="server-switch"
-      wrapperClassName="server-enabled"
       onChange={onChange}
     />
   );
