@@ -115,7 +115,8 @@ export async function serveToInitialize(cli: string, dataDir: string, extra: str
       const timer = setTimeout(() => fail(new Error(`serve did not start within 60 s:\n${stderr}`)), 60_000);
       child.stderr.setEncoding('utf8').on('data', (d: string) => {
         stderr += d;
-        const m = /serving .* on (http:\/\/[^\s]+)\/mcp/.exec(stderr);
+        // The port is bound (and initialize answered) before the companion is built: its first line names the URL.
+        const m = /(?:listening|serving .*) on (http:\/\/[^\s;]+)\/mcp/.exec(stderr);
         if (m) {
           clearTimeout(timer);
           done(`${m[1]}/mcp`);

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { serve, runCliToEnd, type Served } from '../helpers/processes.ts';
+import { serve, runCli, runCliToEnd, type Served } from '../helpers/processes.ts';
 import { DEMO_SPEC, tempDir } from '../helpers/paths.ts';
 
 let server: Served;
@@ -173,4 +173,25 @@ test('a port in use is a clear error', async (t) => {
   const r = await runCliToEnd(['serve', '--port', port, '--data-dir', dir, '--spec', DEMO_SPEC]);
   assert.equal(r.code, 1);
   assert.match(r.stderr, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use`));
+});
+
+test('a client that connects the moment the port is bound gets a working session while the companion starts', { timeout: 60_000 }, async () => {
+  const { dir, cleanup: done } = tempDir();
+  const starting = runCli(['serve', '--port', '0', '--data-dir', dir]);
+  const client = new Client({ name: 'eager-client', version: '1' });
+  try {
+    // The first line names the URL: the port is bound and /mcp answers initialize before the core is loaded.
+    const [, url] = await starting.waitFor(/listening on (http:\/\/[^\s;]+)\/mcp; the companion is starting/);
+    const token = readFileSync(join(dir, 'token'), 'utf8').trim();
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    assert.match(client.getInstructions() ?? '', /^Airlock gives you the .*demo/i);
+    assert.deepEqual((await client.listTools()).tools.map((t) => t.name).slice(0, 2), ['search_docs', 'execute']);
+    const found = await client.callTool({ name: 'search_docs', arguments: { query: 'list events' } });
+    assert.match((found.content as { text: string }[])[0]!.text, /events\.list/);
+    await starting.waitFor(/serving the demo API on/);
+  } finally {
+    await client.close();
+    await starting.stop();
+    done();
+  }
 });

@@ -211,6 +211,19 @@ test('offered directly: the client is told its tools changed, sees <server>__<to
   const call = records.find((r) => r.url === 'mcp://misbehaving/delete_notes' && r.runId && records.some((t) => t.kind === 'tool' && t.runId === r.runId));
   assert.ok(call, 'the direct call is linked to the tool record of the client’s call');
 
+  // How many tools are offered directly is a live setting: lowered, the client is told and sees that many.
+  const directNames = async () => (await client.listTools()).tools.map((t) => t.name).filter((n) => n.startsWith('misbehaving__'));
+  const offered = await directNames();
+  assert.ok(offered.length > 2, offered.join(', '));
+  const capped = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
+  assert.deepEqual((await control.call('settings.update', { values: { directToolsMax: 2 } })).applied, ['directToolsMax']);
+  await capped;
+  const kept = await directNames();
+  assert.equal(kept.length, 2, kept.join(', '));
+  assert.ok(kept.every((n) => offered.includes(n)));
+  assert.match(companion.stderr(), /tools are offered directly; clients get the first 2 \(the directToolsMax setting/);
+  assert.deepEqual((await control.call('settings.update', { values: { directToolsMax: 40 } })).applied, ['directToolsMax']);
+
   const off = await cli(['servers', 'direct', 'misbehaving', 'off']);
   assert.equal(off.code, 0, off.stderr);
   for (const deadline = Date.now() + 10_000; ;) {

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
-import { checkedAddress, connectHttp } from '../../main/core/upstream/httpConnection.ts';
+import { checkedAddress, checkedFetch, connectHttp, sseEventSize } from '../../main/core/upstream/httpConnection.ts';
 import type { HttpServerEntry } from '../../main/core/upstream/serverEntry.ts';
 
 const T = { timeout: 20_000 };
@@ -121,4 +121,29 @@ test('an answer over the message cap is refused, and says so', T, async (t) => {
     connectHttp('big', entry(url, { allowPrivateNetwork: true }), { headers: {}, ...quiet, maxMessageBytes: 10_000 }),
     /over the 10000-byte message cap/,
   );
+});
+
+test('an event on a server-sent stream is measured up to the blank line that ends it, across chunks and line endings', () => {
+  const size = sseEventSize();
+  assert.equal(size(Buffer.from('data: {"a"')), 10);
+  assert.equal(size(Buffer.from(':1}\n')), 14);
+  assert.equal(size(Buffer.from('\nevent: m')), 14, 'the event that ended here was 14 bytes');
+  assert.equal(size(Buffer.from('essage\r\n\r')), 17);
+  assert.equal(size(Buffer.from('\ndata: x\r\r')), 17, 'CRLF blank lines end events; the next one was 8 bytes');
+  assert.equal(size(Buffer.from('data: y')), 7, 'CR-only blank lines end events too');
+  assert.equal(size(Buffer.from(`data: ${'z'.repeat(100)}\n\ndata: w\n\n`)), 113, 'the largest whole event in one chunk counts');
+});
+
+test('one event over the message cap ends the stream with why; events under it pass', T, async (t) => {
+  const { url, server } = await listen((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(`data: ${'s'.repeat(5_000)}\n\n`);
+    res.write(`data: ${'s'.repeat(5_000)}\n\n`);
+    res.end(`data: ${'x'.repeat(50_000)}\n\n`);
+  });
+  t.after(() => server.close());
+  const fetchChecked = checkedFetch(entry(url, { allowPrivateNetwork: true }), { maxMessageBytes: 10_000 });
+  const answer = await fetchChecked(url, { method: 'GET' });
+  await assert.rejects(answer.text(), /an event on the server's stream is over the 10000-byte message cap/);
 });

@@ -94,25 +94,14 @@ async function checkJoined(dataDir: string, given: GivenSetting[]): Promise<Join
  */
 async function answerEarly(ctx: CliContext, scope: string[] | undefined) {
   if (ctx.settings.profile !== undefined || ctx.settings.spec !== undefined) return undefined;
-  const [{ answerInitializeEarly }, { serverInstructions }, { ProfileStore }, { isEnabled }, { apiIdentifier, namedFromProfile }, { dataPaths }] =
-    await Promise.all([
-      import('../../core/mcp/earlyInitialize.ts'),
-      import('../../core/mcp/instructions.ts'),
-      import('../../core/profiles/profileStore.ts'),
-      import('../../core/profiles/profile.ts'),
-      import('../../core/profiles/apiIdentifier.ts'),
-      import('../../core/config/dataDir.ts'),
-    ]);
-  const named = new ProfileStore(dataPaths(ctx.settings.dataDir).profiles)
-    .list()
-    .flatMap((l) => (l.profile && isEnabled(l.profile) ? [l.profile] : []))
-    .filter((p) => !scope || scope.includes(p.name) || scope.includes(apiIdentifier(p.name)))
-    .sort((a, b) => a.name.localeCompare(b.name))
-    .map(namedFromProfile);
+  const [{ answerInitializeEarly }, { earlyInstructions }] = await Promise.all([
+    import('../../core/mcp/earlyInitialize.ts'),
+    import('../../core/mcp/earlyInstructions.ts'),
+  ]);
   const early = answerInitializeEarly({
     stdin: process.stdin,
     stdout: process.stdout,
-    instructions: serverInstructions({ apis: named, hasExecute: true }),
+    instructions: earlyInstructions(ctx.settings.dataDir, scope),
     hasExecute: true,
   });
   // One turn of the event loop, so what the client has sent already is read and answered now: loading the rest

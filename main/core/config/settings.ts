@@ -553,6 +553,19 @@ export const SETTINGS = [
     description:
       'offer the read-only MCP tools server_log, health and get_config (and, where a person has other MCP servers, list_mcp_servers and toggle_mcp_server, whose switch waits for a yes)',
   }),
+  def({
+    key: 'directToolsMax',
+    flag: '--direct-tools-max',
+    valueName: '<n>',
+    label: 'Tools offered directly',
+    group: 'safety',
+    spec: count(1, 1000, 'tools'),
+    persist: true,
+    live: true,
+    defaultValue: 40,
+    description:
+      'most tools of other MCP servers offered to clients directly, as <server>__<tool> (the rest stay reachable in execute as mcp.<server>.<tool>); many clients slow down or refuse past a few dozen',
+  }),
 ] as const satisfies readonly SettingDef<any>[];
 
 export type SettingKey = (typeof SETTINGS)[number]['key'];
@@ -593,6 +606,7 @@ export interface Settings {
   auditRetentionDays: number;
   logBufferSize: number;
   diagnosticsTools: boolean;
+  directToolsMax: number;
 }
 
 export type SettingSource = 'flag' | 'env' | 'file' | 'default';

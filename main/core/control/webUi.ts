@@ -4,14 +4,12 @@
 // control token, not the MCP token). Calls must come from this origin: they
 // carry a custom header (so a cross-site page cannot forge one without a
 // preflight it would fail) and, when the browser sends one, this Origin.
-import { existsSync } from 'node:fs';
-import { extname, join, resolve } from 'node:path';
+import { extname, resolve } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readBody, sendJson, type Route } from '../http/loopbackServer.ts';
 import { sessionCookie, UI_COOKIE, type UiSessions } from '../http/uiSessions.ts';
 import { createControlRoutes, type ControlRoutesOptions } from './controlRoutes.ts';
 import { UI_CSP, contentType, readUiFile } from '../http/uiFiles.ts';
-import { AirlockError } from '../util/errors.ts';
 import { UI_DIR } from '../util/installPaths.ts';
 
 /** Where `npm run build` puts the renderer. */
@@ -22,12 +20,6 @@ export interface WebUiOptions extends Omit<ControlRoutesOptions, 'prefix' | 'aut
   dir?: string;
   /** The server's own origin (http://127.0.0.1:<port>), once it is known. */
   origin(): string;
-}
-
-export function assertUiBuilt(dir = DEFAULT_UI_DIR): void {
-  if (!existsSync(join(dir, 'index.html'))) {
-    throw new AirlockError('usage', `the web UI is not built (no ${join(dir, 'index.html')})`, { hint: 'run `npm run build` first' });
-  }
 }
 
 function securityHeaders(): Record<string, string> {

@@ -3,6 +3,12 @@
 // 127.0.0.1 unless told otherwise with an explicitly dangerous flag,
 // validates Host and Origin on every request and every upgrade (403) and
 // checks the route's bearer token in constant time (401).
+//
+// It can bind before everything it serves is built (openLoopbackServer): the
+// routes given at once are served at once, and a request for any other path
+// (or an upgrade) waits, past the same doors, until serve() hands over the
+// rest. A companion thus listens, and answers MCP's initialize, while its
+// core is still loading.
 import type { IncomingMessage, ServerResponse, Server, ServerOptions } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { http } from '../util/nodeHttp.ts';
@@ -39,6 +45,11 @@ export interface LoopbackServerOptions {
   logger: Logger;
 }
 
+export interface OpeningServerOptions extends Omit<LoopbackServerOptions, 'upgrades'> {
+  /** The `Upgrade` protocols serve() will route: an upgrade asking for one waits for it; any other is an ordinary request. */
+  upgradeProtocols: string[];
+}
+
 export interface LoopbackServer {
   host: string;
   port: number;
@@ -53,7 +64,23 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(text);
 }
 
+/** A bound server that serves its first routes now and the rest once serve() is called. */
+export interface OpeningServer extends LoopbackServer {
+  /** Adds the remaining routes and upgrades; what waited for them is served now. */
+  serve(routes: Route[], upgrades: UpgradeRoute[]): void;
+}
+
+/** Binds and serves every route at once. */
 export async function startLoopbackServer(options: LoopbackServerOptions): Promise<LoopbackServer> {
+  const upgrades = options.upgrades ?? [];
+  const server = await openLoopbackServer({ ...options, upgradeProtocols: upgrades.map((u) => u.protocol) });
+  server.serve([], upgrades);
+  const { serve: _serve, ...served } = server;
+  return served;
+}
+
+/** Binds now and serves `options.routes`; requests for other paths and upgrades wait until serve() is called. */
+export async function openLoopbackServer(options: OpeningServerOptions): Promise<OpeningServer> {
   const { host, logger } = options;
   const loopback = isLoopbackAddress(host);
   if (!loopback && !options.allowNonLoopback) {
@@ -64,14 +91,14 @@ export async function startLoopbackServer(options: LoopbackServerOptions): Promi
   const guard: GuardOptions = loopback ? {} : host === '0.0.0.0' || host === '::' ? { anyHost: true } : { extraHosts: [host.toLowerCase()] };
   if (!loopback) logger.warn(`DANGER: binding ${host}: the server is reachable from the network (the bearer token is still required)`);
 
-  const routes = [...options.routes].sort((a, b) => b.path.length - a.path.length);
-  const upgrades = options.upgrades ?? [];
+  let routes = [...options.routes].sort((a, b) => b.path.length - a.path.length);
+  let upgrades: UpgradeRoute[] = [];
+  const served = Promise.withResolvers<void>();
+  let ready = false;
   // Only the upgrades Airlock serves are upgrades; anything else (`Upgrade: h2c` from curl --http2, say) is an
   // ordinary request (Node ≥ 24.9; older runtimes hand every upgrade to the listener below, which refuses the others).
-  const isOurUpgrade = (req: IncomingMessage) => {
-    const wanted = String(req.headers.upgrade ?? '').toLowerCase();
-    return upgrades.some((u) => u.protocol === wanted);
-  };
+  const isOurUpgrade = (req: IncomingMessage) => options.upgradeProtocols.includes(String(req.headers.upgrade ?? '').toLowerCase());
+  const findRoute = (pathname: string) => routes.find((r) => (r.path.endsWith('/') ? pathname.startsWith(r.path) : pathname === r.path));
   const server: Server = http.createServer({ shouldUpgradeCallback: isOurUpgrade } as ServerOptions, (req, res) => {
     void handle(req, res).catch((error) => {
       logger.error(`request ${req.method} ${req.url} failed: ${(error as Error).message}`);
@@ -94,7 +121,11 @@ export async function startLoopbackServer(options: LoopbackServerOptions): Promi
     } catch {
       return sendJson(res, 400, { error: { code: 'bad_input', message: 'the request path is not valid (bad percent-encoding?)' } });
     }
-    const route = routes.find((r) => (r.path.endsWith('/') ? url.pathname.startsWith(r.path) : url.pathname === r.path));
+    let route = findRoute(url.pathname);
+    if (!route && !ready) {
+      await served.promise;
+      route = findRoute(url.pathname);
+    }
     if (!route) return sendJson(res, 404, { error: `no route for ${url.pathname}` });
     if (route.auth !== 'none') {
       const token = route.auth === 'mcp' ? options.tokens.mcp : options.tokens.control;
@@ -109,6 +140,13 @@ export async function startLoopbackServer(options: LoopbackServerOptions): Promi
 
   // An upgrade passes the same doors as a request; anything refused gets a plain HTTP answer and the socket is closed.
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    if (ready) return upgrade(req, socket, head);
+    void served.promise.then(() => {
+      if (!socket.destroyed) upgrade(req, socket, head);
+    });
+  });
+  function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const refuse = (status: number, reason: string, headers: Record<string, string> = {}) => {
       logger.warn(`refused upgrade ${req.url}: ${reason}`);
       const body = JSON.stringify({ error: reason });
@@ -120,7 +158,6 @@ export async function startLoopbackServer(options: LoopbackServerOptions): Promi
       );
       setTimeout(() => socket.destroy(), 2000).unref();
     };
-    socket.on('error', () => socket.destroy());
     const verdict = checkHostAndOrigin(req, guard);
     if (!verdict.ok) return refuse(verdict.status, verdict.reason);
     const path = (req.url ?? '').split('?')[0];
@@ -132,7 +169,7 @@ export async function startLoopbackServer(options: LoopbackServerOptions): Promi
     const auth = token ? checkBearer(req, token) : ({ ok: false, status: 401, reason: 'not available' } as const);
     if (!auth.ok) return refuse(401, auth.reason, { 'www-authenticate': `Bearer realm="airlock", error="invalid_token"` });
     route.handle(req, socket, head);
-  });
+  }
 
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
@@ -162,6 +199,14 @@ export async function startLoopbackServer(options: LoopbackServerOptions): Promi
     host,
     port,
     url: `http://${shownHost}:${port}`,
+    serve(more, moreUpgrades) {
+      const unknown = moreUpgrades.find((u) => !options.upgradeProtocols.includes(u.protocol));
+      if (unknown) throw new Error(`upgrade to '${unknown.protocol}' was not declared when the server was opened`);
+      routes = [...routes, ...more].sort((a, b) => b.path.length - a.path.length);
+      upgrades = [...upgrades, ...moreUpgrades];
+      ready = true;
+      served.resolve();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -2,8 +2,11 @@
 // the desktop app's app:// protocol: one Content-Security-Policy, one table
 // of content types, and one rule for reading a file: inside the renderer
 // folder after resolving `..` and symlinks, or not at all.
+import { existsSync } from 'node:fs';
 import { readFile, realpath } from 'node:fs/promises';
-import { extname, resolve, sep } from 'node:path';
+import { extname, join, resolve, sep } from 'node:path';
+import { AirlockError } from '../util/errors.ts';
+import { UI_DIR } from '../util/installPaths.ts';
 
 export const UI_CSP = [
   "default-src 'self'",
@@ -45,5 +48,12 @@ export async function readUiFile(rendererDir: string, relative: string): Promise
     return { body: await readFile(real), file: real };
   } catch {
     return undefined;
+  }
+}
+
+/** Refuses to serve a web UI that `npm run build` has not built. */
+export function assertUiBuilt(dir = UI_DIR): void {
+  if (!existsSync(join(dir, 'index.html'))) {
+    throw new AirlockError('usage', `the web UI is not built (no ${join(dir, 'index.html')})`, { hint: 'run `npm run build` first' });
   }
 }

@@ -52,6 +52,11 @@ export function initializeRequest(line: string): { id: string | number; protocol
   } catch {
     return undefined;
   }
+  return initializeMessage(m);
+}
+
+/** The same check on a message already parsed (an HTTP POST's body). */
+export function initializeMessage(m: unknown): { id: string | number; protocolVersion: string } | undefined {
   if (!isObject(m) || Object.keys(m).some((k) => !['jsonrpc', 'id', 'method', 'params'].includes(k))) return undefined;
   if (m.jsonrpc !== '2.0' || m.method !== 'initialize') return undefined;
   if (typeof m.id !== 'string' && (typeof m.id !== 'number' || !Number.isInteger(m.id))) return undefined;

@@ -4,20 +4,35 @@
 // is reached the oldest idle session is evicted to make room. A client that
 // drops the connection of a POST before its answer is treated as cancelling
 // the requests in it, so a call waiting for a person is withdrawn.
+//
+// The SDK's web-standard transport is used (with the same Node adapter the
+// SDK's Node transport wraps it in), so that a session whose `initialize`
+// was answered while the companion started (earlyHttpMcp.ts) can be opened
+// under its id and shown that `initialize` without a client connection.
 import { readScope } from './sessionScope.ts';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { getRequestListener } from '@hono/node-server';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Logger } from '../log/logger.ts';
-import { readBody, sendJson, type Route } from '../http/loopbackServer.ts';
+import { sendJson, type Route } from '../http/loopbackServer.ts';
+import { readMcpBody } from './mcpRequestBody.ts';
+import type { EarlySession, McpTakeover } from './earlyHttpMcp.ts';
 
-const MAX_BODY = 4 * 1024 * 1024;
 const DEFAULT_IDLE_MS = 30 * 60_000;
 
+type Transport = WebStandardStreamableHTTPServerTransport;
+
+/** Serves one Node request through a web-standard transport (as the SDK's StreamableHTTPServerTransport does). */
+function serveNode(transport: Transport, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  const listener = getRequestListener((request) => transport.handleRequest(request, { parsedBody: body }), { overrideGlobalObjects: false });
+  return Promise.resolve(listener(req, res));
+}
+
 interface Session {
-  transport: StreamableHTTPServerTransport;
+  transport: Transport;
   server: McpServer;
   lastSeen: number;
   inFlight: number;
@@ -33,7 +48,7 @@ export interface McpEndpointOptions {
   now?: () => number;
 }
 
-export interface McpEndpoint {
+export interface McpEndpoint extends McpTakeover {
   route: Route;
   sessionCount(): number;
   /** Closes sessions idle past the limit (also run on a timer and before each new session). */
@@ -90,27 +105,51 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     return true;
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** A transport for a new session, registered once its `initialize` is handled. */
+  function openSession(scope: string[] | undefined, sessionId: string): { server: McpServer; transport: Transport } {
+    const server = options.createServer(scope);
+    const transport: Transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => sessionId,
+      onsessioninitialized: (sid) => {
+        sessions.set(sid, { transport, server, lastSeen: now(), inFlight: 0 });
+        log.info(`mcp session ${sid.slice(0, 8)} opened (${sessions.size} live)`);
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId && sessions.delete(transport.sessionId)) log.info(`mcp session ${transport.sessionId.slice(0, 8)} closed`);
+    };
+    return { server, transport };
+  }
+
+  /** Opens a session whose `initialize` was answered early: its server sees that `initialize`; its answer is dropped. */
+  async function adopt(early: EarlySession): Promise<void> {
+    if (!makeRoom()) throw new Error(`all ${max} sessions are busy`);
+    const { server, transport } = openSession(early.scope, early.sessionId);
+    await server.connect(transport);
+    const answer = await transport.handleRequest(
+      new Request('http://127.0.0.1/mcp', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify(early.initialize),
+      }),
+      { parsedBody: early.initialize },
+    );
+    const text = await answer.text();
+    if (!answer.ok || !sessions.has(early.sessionId) || /^data: .*"error":/m.test(text)) {
+      sessions.delete(early.sessionId);
+      void server.close().catch(() => undefined);
+      throw new Error(`the server refused the initialize it was shown (${answer.status})`);
+    }
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse, preread?: { body: unknown }): Promise<void> {
     const header = req.headers['mcp-session-id'];
     const id = Array.isArray(header) ? header[0] : header;
     let body: unknown;
     if (req.method === 'POST') {
-      try {
-        const raw = await readBody(req, MAX_BODY);
-        body = JSON.parse(raw.toString('utf8'));
-      } catch (error) {
-        const status = (error as { status?: number }).status ?? 400;
-        return sendJson(
-          res,
-          status,
-          {
-            jsonrpc: '2.0',
-            error: { code: -32700, message: status === 413 ? `request body over ${MAX_BODY} bytes` : 'parse error: the body is not JSON' },
-            id: null,
-          },
-          status === 413 ? { connection: 'close' } : {},
-        );
-      }
+      const read = preread ?? (await readMcpBody(req, res));
+      if (!read) return;
+      body = read.body;
     } else if (req.method !== 'GET' && req.method !== 'DELETE') {
       return sendJson(res, 405, { error: 'method not allowed' }, { allow: 'GET, POST, DELETE' });
     }
@@ -119,7 +158,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       const session = sessions.get(id);
       if (!session) return sendJson(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: 'session not found: initialize again' }, id: null });
       session.lastSeen = now();
-      if (req.method !== 'POST') return session.transport.handleRequest(req, res, body);
+      if (req.method !== 'POST') return serveNode(session.transport, req, res, body);
       session.inFlight++;
       const ids = requestIds(body);
       // The client dropped the connection before its answer: its requests are cancelled (pending approvals withdrawn).
@@ -135,25 +174,15 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
           } as JSONRPCMessage);
         }
       });
-      return session.transport.handleRequest(req, res, body);
+      return serveNode(session.transport, req, res, body);
     }
     if (req.method === 'POST' && isInitializeRequest(body)) {
       if (!makeRoom()) return sendJson(res, 503, { jsonrpc: '2.0', error: { code: -32000, message: `all ${max} sessions are busy; retry shortly` }, id: null });
       const read = readScope(req.url);
       if (!read.ok) return sendJson(res, 400, { jsonrpc: '2.0', error: { code: -32602, message: read.error }, id: null });
-      const server = options.createServer(read.scope);
-      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (sid) => {
-          sessions.set(sid, { transport, server, lastSeen: now(), inFlight: 0 });
-          log.info(`mcp session ${sid.slice(0, 8)} opened (${sessions.size} live)`);
-        },
-      });
-      transport.onclose = () => {
-        if (transport.sessionId && sessions.delete(transport.sessionId)) log.info(`mcp session ${transport.sessionId.slice(0, 8)} closed`);
-      };
+      const { server, transport } = openSession(read.scope, randomUUID());
       await server.connect(transport);
-      return transport.handleRequest(req, res, body);
+      return serveNode(transport, req, res, body);
     }
     return sendJson(res, 400, {
       jsonrpc: '2.0',
@@ -163,7 +192,9 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   }
 
   return {
-    route: { path: '/mcp', auth: 'mcp', handle },
+    route: { path: '/mcp', auth: 'mcp', handle: (req, res) => handle(req, res) },
+    handle,
+    adopt,
     sessionCount: () => sessions.size,
     sweep,
     endAll(why) {

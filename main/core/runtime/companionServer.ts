@@ -3,13 +3,15 @@
 // /control behind its own token, /health without one, and server.json in the
 // data dir while it runs. `airlock serve` and the Electron main process both
 // start exactly this.
+//
+// It binds its port before the companion is built, so a client's MCP
+// `initialize` is answered while the core loads (mcp/earlyHttpMcp.ts); every
+// other request waits for the rest. The heavy modules (the core, the MCP
+// SDK, the control API) are loaded after the bind for that reason.
 import { statSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
-import { createCompanion, type Companion, type Host } from './companion.ts';
-import { createMcpEndpoint } from '../mcp/httpMcpEndpoint.ts';
-import { createPipeEndpoint } from '../mcp/pipeMcpEndpoint.ts';
-import { startLoopbackServer, sendJson, type LoopbackServer } from '../http/loopbackServer.ts';
+import type { Companion, Host } from './companion.ts';
+import { openLoopbackServer, sendJson, type LoopbackServer, type OpeningServer } from '../http/loopbackServer.ts';
 import { ensureTokenFile, rotateTokenFile } from '../http/tokenFile.ts';
-import { createControlRoutes } from '../control/controlRoutes.ts';
 import type { StartContext } from './startContext.ts';
 import { localUser } from './localUser.ts';
 import type { ServerInfo } from '../config/serverInfo.ts';
@@ -17,10 +19,14 @@ import { acquireCompanionLock, type LockInfo } from './companionLock.ts';
 import { dataPaths, ensureDataDir } from '../config/dataDir.ts';
 import { isLoopbackAddress } from '../http/requestGuards.ts';
 import { AirlockError } from '../util/errors.ts';
+import { checkEngineNetwork } from '../sandbox/engineMatrix.ts';
 import { UiSessions } from '../http/uiSessions.ts';
-import { assertUiBuilt, createWebUiRoutes } from '../control/webUi.ts';
+import { assertUiBuilt } from '../http/uiFiles.ts';
 import type { McpEndpoint } from '../mcp/httpMcpEndpoint.ts';
 import type { PipeEndpoint } from '../mcp/pipeMcpEndpoint.ts';
+import { PIPE_PROTOCOL } from '../mcp/pipeProtocol.ts';
+import { createEarlyMcp, type EarlyMcp } from '../mcp/earlyHttpMcp.ts';
+import { earlyInstructions } from '../mcp/earlyInstructions.ts';
 
 export interface ServingCompanion {
   companion: Companion;
@@ -45,12 +51,15 @@ export interface ServingOptions {
 
 export async function startServing(ctx: StartContext, options: ServingOptions = {}): Promise<ServingCompanion> {
   const { settings, logger } = ctx;
-  // Refused before anything starts: a non-loopback bind without the explicit flag, a data dir another companion holds.
+  // Refused before anything starts: a non-loopback bind without the explicit flag, an engine × network the matrix
+  // forbids, a data dir another companion holds.
   if (!isLoopbackAddress(settings.host) && !settings.dangerouslyAllowNonLoopback) {
     throw new AirlockError('usage', `--host ${settings.host} is not a loopback address; Airlock binds 127.0.0.1 only`, {
       hint: 'add --dangerously-allow-non-loopback to expose it to the network anyway',
     });
   }
+  const network = checkEngineNetwork(settings.engine, settings.egress, settings.allowUnrestrictedEgress);
+  if (!network.ok) throw new AirlockError('usage', network.reason);
   const paths = dataPaths(settings.dataDir);
   ensureDataDir(paths.root);
   const lock = acquireCompanionLock(paths.lock, paths.root, options.kind ?? 'serve');
@@ -86,57 +95,89 @@ export async function startServing(ctx: StartContext, options: ServingOptions = 
       : {}),
     ...(options.desktop ? { desktop: options.desktop } : {}),
   };
-  let companion: Companion;
+  // Bound first: /health and /mcp's initialize are served at once, the rest once the companion is built. With
+  // --profile or --spec, that API is what a session gets, so nothing is answered before it is loaded.
+  // The instructions for a session that names no scope are worked out once the port is bound, before a client's
+  // initialize can arrive (reading the profiles the first time costs ~15 ms).
+  let everyApi: string | undefined;
+  const instructions = (scope: string[] | undefined) =>
+    scope ? earlyInstructions(settings.dataDir, scope) : (everyApi ??= earlyInstructions(settings.dataDir, undefined));
+  const early = settings.profile === undefined && settings.spec === undefined ? createEarlyMcp({ instructions, logger: logger.child('mcp') }) : undefined;
+  let opening: OpeningServer;
   try {
-    companion = await createCompanion({ resolved: ctx, logger, logBuffer: ctx.logBuffer, mode: 'serve', redaction: ctx.redaction, host });
-  } catch (error) {
-    lock.release();
-    throw error;
-  }
-  const { services } = companion;
-  const endpoint = (sessions.http = createMcpEndpoint({
-    createServer: (scope) => companion.createMcpServer('http', scope ? { scope } : {}),
-    logger: logger.child('mcp'),
-  }));
-  const pipe = (sessions.pipe = createPipeEndpoint({
-    createServer: (scope) => companion.createMcpServer('stdio', scope ? { scope } : {}),
-    logger: logger.child('mcp'),
-  }));
-  let listening: LoopbackServer;
-  try {
-    listening = server = await startLoopbackServer({
+    opening = server = await openLoopbackServer({
       host: settings.host,
       port: settings.port,
       allowNonLoopback: settings.dangerouslyAllowNonLoopback,
       tokens,
       logger: logger.child('http'),
-      upgrades: [pipe.route],
-      routes: [
-        { path: '/health', auth: 'none', handle: (_req, res) => sendJson(res, 200, { status: 'ok' }) },
-        endpoint.route,
+      upgradeProtocols: [PIPE_PROTOCOL],
+      routes: [{ path: '/health', auth: 'none', handle: (_req, res) => sendJson(res, 200, { status: 'ok' }) }, ...(early ? [early.route] : [])],
+    });
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+  logger.info(`listening on ${opening.url}/mcp; the companion is starting`);
+  if (early) instructions(undefined);
+  let companion: Companion | undefined;
+  try {
+    // Loaded one part at a time, so a client's initialize that arrives meanwhile waits for one part, not all.
+    const part = <T>(load: () => Promise<T>) => loadPart(load, early);
+    await part(() => import('@modelcontextprotocol/sdk/types.js'));
+    await part(() => import('@hono/node-server'));
+    await part(() => import('@modelcontextprotocol/sdk/server/mcp.js'));
+    const { createMcpEndpoint } = await part(() => import('../mcp/httpMcpEndpoint.ts'));
+    const { createPipeEndpoint } = await part(() => import('../mcp/pipeMcpEndpoint.ts'));
+    const { createControlRoutes } = await part(() => import('../control/controlRoutes.ts'));
+    const { createWebUiRoutes } = await part(() => import('../control/webUi.ts'));
+    const { createCompanion } = await part(() => import('./companion.ts'));
+    companion = await createCompanion({ resolved: ctx, logger, logBuffer: ctx.logBuffer, mode: 'serve', redaction: ctx.redaction, host });
+    const { services } = companion;
+    const built = companion;
+    const endpoint = (sessions.http = createMcpEndpoint({
+      createServer: (scope) => built.createMcpServer('http', scope ? { scope } : {}),
+      logger: logger.child('mcp'),
+    }));
+    const pipe = (sessions.pipe = createPipeEndpoint({
+      createServer: (scope) => built.createMcpServer('stdio', scope ? { scope } : {}),
+      logger: logger.child('mcp'),
+    }));
+    if (early) await early.handOver(endpoint);
+    opening.serve(
+      [
+        ...(early ? [] : [endpoint.route]),
         ...(uiSessions
           ? createWebUiRoutes({
               sessions: uiSessions,
               origin: () => server?.url ?? '',
-              dispatch: companion.dispatch,
+              dispatch: built.dispatch,
               hub: services.hub,
-              replay: (since) => companion.replay(since),
+              replay: (since) => built.replay(since),
               caller: { by: `${localUser()} via web UI`, channel: 'web' },
             })
           : []),
         ...createControlRoutes({
-          dispatch: companion.dispatch,
+          dispatch: built.dispatch,
           hub: services.hub,
-          replay: (since) => companion.replay(since),
+          replay: (since) => built.replay(since),
           caller: { by: `${localUser()} via control API`, channel: 'http' },
         }),
       ],
-    });
+      [pipe.route],
+    );
   } catch (error) {
-    await companion.close();
+    await sessions.http?.close();
+    await sessions.pipe?.close();
+    await opening.close();
+    await companion?.close();
     lock.release();
     throw error;
   }
+  const { services } = companion;
+  const endpoint = sessions.http!;
+  const pipe = sessions.pipe!;
+  const listening = opening;
   const info: ServerInfo = {
     pid: process.pid,
     port: listening.port,
@@ -170,6 +211,23 @@ export async function startServing(ctx: StartContext, options: ServingOptions = 
       lock.release();
     },
   };
+}
+
+/**
+ * Loads one part of the companion, then gives the event loop a few turns: a request takes several (the connection
+ * is accepted, its body read, then it is answered), and one being answered early is let finish, for 50 ms at most.
+ */
+async function loadPart<T>(load: () => Promise<T>, early: EarlyMcp | undefined): Promise<T> {
+  const loaded = await load();
+  const turns = async (n: number) => {
+    for (let turn = 0; turn < n; turn++) await new Promise((resolve) => setImmediate(resolve));
+  };
+  await turns(3);
+  if (early?.busy()) {
+    await early.quiet(50);
+    await turns(2); // its answer is written out
+  }
+  return loaded;
 }
 
 /** Resolves `reached` once `quiet()` has held for `seconds` in a row (checked every second); never when seconds is 0. */

@@ -15,7 +15,7 @@ import { boundaryText } from './boundaryText.ts';
 import type { Services } from './services.ts';
 import { registerDirectTools, type DirectTool } from '../mcp/directTools.ts';
 import { keepTelling, PROGRESS_EVERY_MS } from '../mcp/executeTool.ts';
-import { DIRECT_TOOLS_MAX, directToolNames } from '../upstream/toolNames.ts';
+import { directToolNames } from '../upstream/toolNames.ts';
 import { serverProfile } from '../upstream/toolGate.ts';
 import { renderToolCard, toolCall, toolLine, toolOf, toolSearchSource } from '../upstream/toolSearch.ts';
 import type { SearchableTools } from '../mcp/searchDocsTool.ts';
@@ -187,8 +187,9 @@ export function createMcpServerFactory(s: McpServerServices): (transport: 'stdio
   };
 }
 
-/** The tools offered directly now: every accepted tool of the servers a person opted in, named, at most DIRECT_TOOLS_MAX. */
-function directList(s: Pick<Services, 'upstream' | 'logs'>): DirectTool[] {
+/** The tools offered directly now: every accepted tool of the servers a person opted in, named, at most the directToolsMax setting. */
+function directList(s: Pick<Services, 'upstream' | 'logs' | 'settings'>): DirectTool[] {
+  const max = s.settings.values.directToolsMax;
   const offered = s.upstream.directTools();
   const { names, collisions } = directToolNames(offered.map((o) => ({ server: o.server, tool: o.tool.name })));
   for (const line of collisions) s.logs.logger.warn(line);
@@ -212,12 +213,12 @@ function directList(s: Pick<Services, 'upstream' | 'logs'>): DirectTool[] {
       },
     ];
   });
-  if (all.length > DIRECT_TOOLS_MAX) {
+  if (all.length > max) {
     s.logs.logger.warn(
-      `${all.length} tools are offered directly; clients get the first ${DIRECT_TOOLS_MAX} (execute reaches every one as mcp.<server>.<tool>)`,
+      `${all.length} tools are offered directly; clients get the first ${max} (the directToolsMax setting, --direct-tools-max; execute reaches every one as mcp.<server>.<tool>)`,
     );
   }
-  return all.slice(0, DIRECT_TOOLS_MAX);
+  return all.slice(0, max);
 }
 
 /** A client's direct call: one run of its own (its id links the client's tool record to the call's), through the tool gate. */

@@ -110,6 +110,13 @@ export function checkedFetch(entry: HttpServerEntry, options: { resolver?: Resol
               if (seen > options.maxMessageBytes)
                 res.destroy(new AirlockError('denied', `the server's answer is over the ${options.maxMessageBytes}-byte message cap`));
             });
+          } else {
+            // A stream carries one message per event: an event (up to the blank line that ends it) over the cap ends it.
+            const event = sseEventSize();
+            res.on('data', (chunk: Buffer) => {
+              if (event(chunk) > options.maxMessageBytes)
+                res.destroy(new AirlockError('denied', `an event on the server's stream is over the ${options.maxMessageBytes}-byte message cap`));
+            });
           }
           const noBody = status === 204 || status === 304 || init.method === 'HEAD';
           resolve(new Response(noBody ? null : (Readable.toWeb(res) as ReadableStream), { status, statusText: res.statusMessage ?? '', headers: out }));
@@ -119,6 +126,31 @@ export function checkedFetch(entry: HttpServerEntry, options: { resolver?: Resol
       req.end(body);
     });
   }) as typeof fetch;
+}
+
+/**
+ * Measures server-sent events as they arrive: fed each chunk, it returns the size of the largest event in it (an
+ * event ends at a blank line: `\n\n`, `\r\n\r\n` or `\r\r`), counting an event that spans chunks in full.
+ */
+export function sseEventSize(): (chunk: Buffer) => number {
+  let size = 0;
+  let tail = '';
+  return (chunk) => {
+    const seen = tail + chunk.toString('latin1');
+    let pos = tail.length;
+    let largest = 0;
+    for (const blank of seen.matchAll(/\r\n\r\n|\n\n|\r\r/g)) {
+      const end = blank.index + blank[0].length;
+      if (end <= tail.length) continue; // seen with the previous chunk
+      size += Math.max(0, blank.index - pos);
+      largest = Math.max(largest, size);
+      size = 0;
+      pos = end;
+    }
+    size += seen.length - pos;
+    tail = seen.slice(-3);
+    return Math.max(largest, size);
+  };
 }
 
 /** Connects to a remote MCP server: Streamable HTTP first, the legacy SSE transport when the server does not speak it. */

@@ -10,8 +10,6 @@ import { createHash } from 'node:crypto';
 /** The longest name a direct tool gets (Claude Code's `mcp__airlock__` prefix included, the 64 of the MCP rule). */
 export const DIRECT_NAME_MAX = 64 - 'mcp__airlock__'.length;
 const HASH_LENGTH = 8;
-/** The most tools offered directly (Cursor reads its first 40; Copilot refuses more than 128): execute reaches the rest. */
-export const DIRECT_TOOLS_MAX = 40;
 
 export interface ToolRef {
   server: string;
