@@ -3,6 +3,7 @@
 // endpoint exists it adopts each session answered early, so the client goes
 // on under the session id it was given, with the capabilities it declared.
 import { test } from 'node:test';
+import { connect } from 'node:net';
 import assert from 'node:assert/strict';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,6 +14,14 @@ import { openLoopbackServer, sendJson, type OpeningServer } from '../../main/cor
 import { silentLogger } from '../../main/core/log/logger.ts';
 
 const TOKEN = 'b'.repeat(64);
+
+/** Resolves once `done()` holds, checking at each turn of the event loop; fails after 10 s. */
+async function until(done: () => boolean, what: string): Promise<void> {
+  for (const deadline = Date.now() + 10_000; !done();) {
+    if (Date.now() > deadline) assert.fail(`still waiting: ${what}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
 const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const initializeBody = (id: number | string, extra: Record<string, unknown> = {}) =>
   JSON.stringify({
@@ -82,7 +91,7 @@ test('initialize is answered before the companion is built; the client goes on i
     });
     let settled = false;
     void call.then(() => (settled = true));
-    await new Promise((resolve) => setImmediate(resolve));
+    await until(() => early.waiting() === 1, 'the call to wait for the endpoint');
     assert.equal(settled, false, 'a request of a session answered early waits for the endpoint');
 
     // …which adopts the session with the scope and the client it was opened with.
@@ -128,7 +137,7 @@ test('what is not a well-formed initialize is left to the endpoint, which answer
       fetch(`${server.url}/mcp`, { method: 'POST', headers, body: initializeBody(2).replace('"jsonrpc"', '"extra":1,"jsonrpc"') }),
       fetch(`${server.url}/mcp?apis=demo`, { method: 'POST', headers, body: initializeBody(3) }),
     ];
-    await new Promise((resolve) => setImmediate(resolve));
+    await until(() => early.waiting() === 3, 'the three requests to wait for the endpoint');
     assert.equal(early.answered(), 0);
     await early.handOver(endpointFor(seen));
     const [notInit, extra, badScope] = await Promise.all(pending);
@@ -174,10 +183,8 @@ test('a path served later waits for serve(), then gets its route or a 404', { ti
   try {
     const later = fetch(`${server.url}/control/state`, { headers: { authorization: `Bearer ${'c'.repeat(64)}` } });
     const missing = fetch(`${server.url}/nothing`);
-    let settled = false;
-    void later.then(() => (settled = true));
-    await new Promise((resolve) => setImmediate(resolve));
-    assert.equal(settled, false);
+    // Both are held (no route yet) rather than refused; serving the rest lets them through.
+    await until(() => server.waiting() === 2, 'both requests to be held');
     server.serve([{ path: '/control/state', auth: 'control', handle: (_req, res) => sendJson(res, 200, { ready: true }) }], []);
     assert.deepEqual(await (await later).json(), { ready: true });
     assert.equal((await missing).status, 404);
@@ -190,6 +197,45 @@ test('serve() refuses an upgrade that was not declared when the server was opene
   const { server } = await open();
   try {
     assert.throws(() => server.serve([], [{ path: '/pipe', auth: 'mcp', protocol: 'surprise', handle: () => undefined }]), /was not declared/);
+  } finally {
+    await server.close();
+  }
+});
+
+test('a start that fails lets go of what waited: closing does not hang on a held upgrade', { timeout: 30_000 }, async () => {
+  const server = await openLoopbackServer({
+    host: '127.0.0.1',
+    port: 0,
+    allowNonLoopback: false,
+    tokens: { mcp: TOKEN },
+    upgradeProtocols: ['airlock-pipe-test'],
+    routes: [],
+    logger: silentLogger,
+  });
+  const { port } = new URL(server.url);
+  const socket = await new Promise<import('node:net').Socket>((resolve, reject) => {
+    const s = connect(Number(port), '127.0.0.1', () => resolve(s));
+    s.on('error', reject);
+  });
+  const closed = new Promise((resolve) => socket.on('close', resolve));
+  socket.write(`GET /pipe HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: Upgrade\r\nUpgrade: airlock-pipe-test\r\nAuthorization: Bearer ${TOKEN}\r\n\r\n`);
+  // The companion failed to start: the server is closed without ever serving.
+  await server.close();
+  await closed;
+});
+
+test('a client that gives up while its request waits is not served once the endpoint takes over', { timeout: 30_000 }, async () => {
+  const { server, early } = await open();
+  try {
+    const aborted = new AbortController();
+    const call = fetch(`${server.url}/mcp`, { method: 'POST', headers, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}', signal: aborted.signal });
+    await until(() => early.waiting() === 1, 'the request to wait');
+    aborted.abort();
+    await assert.rejects(call);
+    await until(() => early.waiting() === 0, 'the server to notice the client left');
+    let handled = 0;
+    await early.handOver({ handle: async () => void handled++, adopt: async () => undefined });
+    assert.equal(handled, 0);
   } finally {
     await server.close();
   }

@@ -132,6 +132,8 @@ test('an event on a server-sent stream is measured up to the blank line that end
   assert.equal(size(Buffer.from('\ndata: x\r\r')), 17, 'CRLF blank lines end events; the next one was 8 bytes');
   assert.equal(size(Buffer.from('data: y')), 7, 'CR-only blank lines end events too');
   assert.equal(size(Buffer.from(`data: ${'z'.repeat(100)}\n\ndata: w\n\n`)), 113, 'the largest whole event in one chunk counts');
+  const mixed = sseEventSize();
+  for (let i = 0; i < 100; i++) assert.equal(mixed(Buffer.from('data: xx\n\r\n')), 8, 'an LF line then a CRLF blank line ends each event');
 });
 
 test('one event over the message cap ends the stream with why; events under it pass', T, async (t) => {

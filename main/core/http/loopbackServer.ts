@@ -68,6 +68,8 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 export interface OpeningServer extends LoopbackServer {
   /** Adds the remaining routes and upgrades; what waited for them is served now. */
   serve(routes: Route[], upgrades: UpgradeRoute[]): void;
+  /** How many requests and upgrades wait for serve(). */
+  waiting(): number;
 }
 
 /** Binds and serves every route at once. */
@@ -75,7 +77,7 @@ export async function startLoopbackServer(options: LoopbackServerOptions): Promi
   const upgrades = options.upgrades ?? [];
   const server = await openLoopbackServer({ ...options, upgradeProtocols: upgrades.map((u) => u.protocol) });
   server.serve([], upgrades);
-  const { serve: _serve, ...served } = server;
+  const { serve: _serve, waiting: _waiting, ...served } = server;
   return served;
 }
 
@@ -95,6 +97,19 @@ export async function openLoopbackServer(options: OpeningServerOptions): Promise
   let upgrades: UpgradeRoute[] = [];
   const served = Promise.withResolvers<void>();
   let ready = false;
+  // What waits for serve(): bounded, and let go when the server closes (a start that failed never serves).
+  const HELD_MAX = 256;
+  const heldSockets = new Set<Duplex>();
+  const holdFor = async (socket: Duplex): Promise<boolean> => {
+    if (heldSockets.size >= HELD_MAX) return false;
+    heldSockets.add(socket);
+    try {
+      await served.promise;
+    } finally {
+      heldSockets.delete(socket);
+    }
+    return !socket.destroyed;
+  };
   // Only the upgrades Airlock serves are upgrades; anything else (`Upgrade: h2c` from curl --http2, say) is an
   // ordinary request (Node ≥ 24.9; older runtimes hand every upgrade to the listener below, which refuses the others).
   const isOurUpgrade = (req: IncomingMessage) => options.upgradeProtocols.includes(String(req.headers.upgrade ?? '').toLowerCase());
@@ -123,7 +138,10 @@ export async function openLoopbackServer(options: OpeningServerOptions): Promise
     }
     let route = findRoute(url.pathname);
     if (!route && !ready) {
-      await served.promise;
+      if (!(await holdFor(req.socket))) {
+        if (!res.headersSent && !req.socket.destroyed) sendJson(res, 503, { error: 'Airlock is starting; retry shortly' }, { 'retry-after': '1' });
+        return;
+      }
       route = findRoute(url.pathname);
     }
     if (!route) return sendJson(res, 404, { error: `no route for ${url.pathname}` });
@@ -142,8 +160,11 @@ export async function openLoopbackServer(options: OpeningServerOptions): Promise
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
     if (ready) return upgrade(req, socket, head);
-    void served.promise.then(() => {
-      if (!socket.destroyed) upgrade(req, socket, head);
+    // Held until the upgrades are served, once past the Host and Origin check.
+    if (!checkHostAndOrigin(req, guard).ok) return upgrade(req, socket, head);
+    void holdFor(socket).then((go) => {
+      if (go) upgrade(req, socket, head);
+      else socket.destroy();
     });
   });
   function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
@@ -199,6 +220,7 @@ export async function openLoopbackServer(options: OpeningServerOptions): Promise
     host,
     port,
     url: `http://${shownHost}:${port}`,
+    waiting: () => heldSockets.size,
     serve(more, moreUpgrades) {
       const unknown = moreUpgrades.find((u) => !options.upgradeProtocols.includes(u.protocol));
       if (unknown) throw new Error(`upgrade to '${unknown.protocol}' was not declared when the server was opened`);
@@ -209,6 +231,7 @@ export async function openLoopbackServer(options: OpeningServerOptions): Promise
     },
     close: () =>
       new Promise<void>((resolve) => {
+        for (const socket of heldSockets) socket.destroy();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

@@ -54,6 +54,8 @@ export interface EarlyMcp {
   quiet(maxMs: number): Promise<void>;
   /** A request is being answered here. */
   busy(): boolean;
+  /** How many requests wait for the endpoint, their clients still connected. */
+  waiting(): number;
 }
 
 export function createEarlyMcp(options: EarlyMcpOptions): EarlyMcp {
@@ -65,6 +67,7 @@ export function createEarlyMcp(options: EarlyMcpOptions): EarlyMcp {
   const takenOver = Promise.withResolvers<McpTakeover>();
   let count = 0;
   let answering = 0;
+  let waiting = 0;
   const quieted: (() => void)[] = [];
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -77,7 +80,25 @@ export function createEarlyMcp(options: EarlyMcpOptions): EarlyMcp {
       if (--answering === 0) for (const done of quieted.splice(0)) done();
     }
     if (typeof outcome === 'string') return;
-    const endpoint = taken ?? (await takenOver.promise);
+    let endpoint: McpTakeover | undefined = taken;
+    if (!endpoint) {
+      // Counted while its client is there to be answered.
+      waiting++;
+      let counted = true;
+      const leave = () => {
+        if (counted) waiting--;
+        counted = false;
+      };
+      res.once('close', leave);
+      try {
+        endpoint = await takenOver.promise;
+      } finally {
+        leave();
+        res.off('close', leave);
+      }
+    }
+    // A client that gave up while it waited is not served: its requests would run for nobody.
+    if (res.closed) return;
     return endpoint.handle(req, res, outcome.preread);
   }
 
@@ -86,7 +107,11 @@ export function createEarlyMcp(options: EarlyMcpOptions): EarlyMcp {
     if (req.method !== 'POST') return {};
     const preread = await readMcpBody(req, res);
     if (!preread) return 'refused';
-    const request = handingOver || req.headers['mcp-session-id'] !== undefined ? undefined : initializeMessage(preread.body);
+    // Only what the endpoint would accept as it is: no session yet, JSON in, JSON or a stream accepted back.
+    const accept = String(req.headers.accept ?? '');
+    const acceptable =
+      accept.includes('application/json') && accept.includes('text/event-stream') && /^application\/json/i.test(String(req.headers['content-type'] ?? ''));
+    const request = handingOver || !acceptable || req.headers['mcp-session-id'] !== undefined ? undefined : initializeMessage(preread.body);
     const scope = request ? readScope(req.url) : undefined;
     if (!request || !scope?.ok || early.length >= max) return { preread };
     const sessionId = randomUUID();
@@ -106,6 +131,7 @@ export function createEarlyMcp(options: EarlyMcpOptions): EarlyMcp {
     route: { path: '/mcp', auth: 'mcp', handle },
     answered: () => count,
     busy: () => answering > 0,
+    waiting: () => waiting,
     quiet(maxMs) {
       if (answering === 0) return Promise.resolve();
       return new Promise<void>((resolve) => {

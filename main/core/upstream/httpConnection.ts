@@ -130,7 +130,7 @@ export function checkedFetch(entry: HttpServerEntry, options: { resolver?: Resol
 
 /**
  * Measures server-sent events as they arrive: fed each chunk, it returns the size of the largest event in it (an
- * event ends at a blank line: `\n\n`, `\r\n\r\n` or `\r\r`), counting an event that spans chunks in full.
+ * event ends at a blank line, two line endings in a row), counting an event that spans chunks in full.
  */
 export function sseEventSize(): (chunk: Buffer) => number {
   let size = 0;
@@ -139,7 +139,8 @@ export function sseEventSize(): (chunk: Buffer) => number {
     const seen = tail + chunk.toString('latin1');
     let pos = tail.length;
     let largest = 0;
-    for (const blank of seen.matchAll(/\r\n\r\n|\n\n|\r\r/g)) {
+    // Two line endings in a row (CRLF, LF or CR, mixed too) make the blank line that ends an event.
+    for (const blank of seen.matchAll(/\r\n\r\n|\r\n\n|\n\r\n|\n\n|\r\r|\n\r(?=[^\n])/g)) {
       const end = blank.index + blank[0].length;
       if (end <= tail.length) continue; // seen with the previous chunk
       size += Math.max(0, blank.index - pos);
