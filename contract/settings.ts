@@ -6,6 +6,9 @@
 // env vars, settings.json, the control API and the settings form all apply —
 // so the limits a form shows are the limits the core enforces.
 import { z } from 'zod';
+import { NUMERIC_SETTING_TYPES } from './settingCheck.ts';
+
+export { NUMERIC_SETTING_TYPES, allowedText, checkSettingValue, isNumericSpec, type SettingCheck } from './settingCheck.ts';
 
 export const SETTING_SOURCES = ['flag', 'env', 'file', 'default'] as const;
 export const settingSourceSchema = z.enum(SETTING_SOURCES);
@@ -26,7 +29,6 @@ export const SETTING_GROUP_LABELS: Record<SettingGroup, string> = {
 };
 
 /** Whole numbers: a count, a duration (ms, s, days) or a size (MB, KiB). */
-export const NUMERIC_SETTING_TYPES = ['integer', 'duration', 'size'] as const;
 export const SETTING_TYPES = [...NUMERIC_SETTING_TYPES, 'boolean', 'choice', 'text'] as const;
 export type SettingType = (typeof SETTING_TYPES)[number];
 export const DURATION_UNITS = ['ms', 's', 'days'] as const;
@@ -90,24 +92,6 @@ export const settingMetaSchema = z.discriminatedUnion('type', [
 ]);
 export type SettingMeta = z.infer<typeof settingMetaSchema>;
 
-export function isNumericSpec(spec: SettingSpec): spec is NumericSettingSpec {
-  return (NUMERIC_SETTING_TYPES as readonly string[]).includes(spec.type);
-}
-
-/** "100–600000 ms", "one of debug, info, warn, error", "true or false": what a message says is allowed. */
-export function allowedText(spec: SettingSpec): string {
-  switch (spec.type) {
-    case 'boolean':
-      return 'true/false, 1/0, yes/no';
-    case 'choice':
-      return `one of ${spec.choices.map((c) => c.value).join(', ')}`;
-    case 'text':
-      return spec.patternHint ?? (spec.maxLength ? `at most ${spec.maxLength} characters` : 'text');
-    default:
-      return `${spec.min}–${spec.max}${spec.unit ? ` ${spec.unit}` : ''}${spec.step > 1 ? ` in steps of ${spec.step}` : ''}`;
-  }
-}
-
 /**
  * The zod schema of a setting's typed value, derived from its declaration:
  * whole numbers within min–max on the step grid, one of the choices, a
@@ -133,47 +117,6 @@ export function schemaForSetting(spec: SettingSpec): z.ZodType<SettingValue> {
         .min(min)
         .max(max)
         .refine((n) => (n - min) % step === 0, `not on the step grid (${min}, ${min + step}, …)`);
-    }
-  }
-}
-
-const TRUE = ['1', 'true', 'yes', 'on'];
-const FALSE = ['0', 'false', 'no', 'off', ''];
-
-export type SettingCheck = { ok: true; value: SettingValue } | { ok: false; message: string };
-
-/**
- * Reads a value as it comes from a flag, an env var, settings.json, the
- * control API or a form field (text, or already a number or boolean) and
- * checks it with schemaForSetting. A refusal says what was given and what is
- * allowed, e.g. "70000 is out of range (expected 0–65535)".
- */
-export function checkSettingValue(spec: SettingSpec, raw: SettingValue): SettingCheck {
-  const text = String(raw);
-  const v = text.trim();
-  const expected = `(expected ${allowedText(spec)})`;
-  const schema = schemaForSetting(spec);
-  switch (spec.type) {
-    case 'boolean': {
-      const lower = v.toLowerCase();
-      if (TRUE.includes(lower)) return { ok: true, value: true };
-      if (FALSE.includes(lower)) return { ok: true, value: false };
-      return { ok: false, message: `'${text}' is not a boolean ${expected}` };
-    }
-    case 'choice':
-      return schema.safeParse(v).success ? { ok: true, value: v } : { ok: false, message: `'${text}' is not allowed ${expected}` };
-    case 'text': {
-      if (!v) return { ok: false, message: 'the value cannot be empty' };
-      if (spec.maxLength && v.length > spec.maxLength) return { ok: false, message: `'${text}' is too long ${expected}` };
-      if (!schema.safeParse(v).success) return { ok: false, message: `'${text}' is not ${spec.patternHint ?? 'allowed'}` };
-      return { ok: true, value: v };
-    }
-    default: {
-      if (!/^-?\d+$/.test(v)) return { ok: false, message: `'${text}' is not a whole number ${expected}` };
-      const n = Number(v);
-      if (n < spec.min || n > spec.max) return { ok: false, message: `${n} is out of range ${expected}` };
-      if (!schema.safeParse(n).success) return { ok: false, message: `${n} is not allowed ${expected}` };
-      return { ok: true, value: n };
     }
   }
 }

@@ -7,8 +7,7 @@ import { ControlError } from '../../contract/controlApi.ts';
 import { AIRLOCK_VERSION } from '../core/util/version.ts';
 import { addSettingOptions } from './options.ts';
 import { cliContext } from './context.ts';
-import { PROFILE_NAME } from '../core/profiles/profile.ts';
-import { API_NAME, SERVER_NAME } from '../../contract/names.ts';
+import { API_NAME, PROFILE_NAME, SERVER_NAME } from '../../contract/names.ts';
 
 // Each command's module loads when that command runs, so one command's
 // start-up never pays for another's dependencies (the control client and its

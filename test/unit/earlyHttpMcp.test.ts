@@ -31,16 +31,9 @@ const initializeBody = (id: number | string, extra: Record<string, unknown> = {}
     params: { protocolVersion: '2025-06-18', capabilities: { elicitation: {} }, clientInfo: { name: 'early-client', version: '7' }, ...extra },
   });
 
-async function open(): Promise<{ server: OpeningServer; early: ReturnType<typeof createEarlyMcp>; seen: string[]; firstAnswer: Promise<void> }> {
+async function open(): Promise<{ server: OpeningServer; early: ReturnType<typeof createEarlyMcp>; seen: string[] }> {
   const seen: string[] = [];
-  const answering = Promise.withResolvers<void>();
-  const early = createEarlyMcp({
-    instructions: (scope) => {
-      answering.resolve();
-      return `instructions for ${scope ? scope.join('+') : 'every API'}`;
-    },
-    logger: silentLogger,
-  });
+  const early = createEarlyMcp({ instructions: (scope) => `instructions for ${scope ? scope.join('+') : 'every API'}`, logger: silentLogger });
   const server = await openLoopbackServer({
     host: '127.0.0.1',
     port: 0,
@@ -50,7 +43,7 @@ async function open(): Promise<{ server: OpeningServer; early: ReturnType<typeof
     routes: [early.route],
     logger: silentLogger,
   });
-  return { server, early, seen, firstAnswer: answering.promise };
+  return { server, early, seen };
 }
 
 function endpointFor(seen: string[]) {
@@ -105,14 +98,14 @@ test('initialize is answered before the companion is built; the client goes on i
 });
 
 test('an SDK client connecting while the companion starts works through the hand-over', { timeout: 30_000 }, async () => {
-  const { server, early, seen, firstAnswer } = await open();
+  const { server, early, seen } = await open();
   const client = new Client({ name: 'sdk-client', version: '2' });
   try {
     // The client's `initialized` notification waits for the endpoint: connect() ends after the hand-over.
     const connected = client.connect(
       new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }),
     );
-    await firstAnswer;
+    await until(() => early.answered() === 1, 'the initialize to be answered early');
     await early.handOver(endpointFor(seen));
     await connected;
     assert.equal(client.getInstructions(), 'instructions for every API');

@@ -5,7 +5,15 @@ import { join } from 'node:path';
 import { resolveSettings, SETTINGS, SettingError, settingByKey, type SettingDef } from '../../main/core/config/settings.ts';
 import { readSettingsFile, validateSettingsObject } from '../../main/core/config/settingsFile.ts';
 import { LIVE_SETTINGS, settingsMeta } from '../../main/core/config/settingsMeta.ts';
-import { checkSettingValue, isNumericSpec, settingSpecSchema, settingsViewSchema, type SettingMeta, type SettingSpec } from '../../contract/settings.ts';
+import {
+  checkSettingValue,
+  isNumericSpec,
+  schemaForSetting,
+  settingSpecSchema,
+  settingsViewSchema,
+  type SettingMeta,
+  type SettingSpec,
+} from '../../contract/settings.ts';
 import { defaultDataDir } from '../../main/core/config/dataDir.ts';
 import { parseAuthScheme, inferAuthScheme, unsupportedSecurity } from '../../main/core/config/auth.ts';
 import { tempDir } from '../helpers/paths.ts';
@@ -289,4 +297,22 @@ test('text settings: what a pattern or a format refuses is refused by the core, 
 test('the theme applies at once (no restart), as the caps do', () => {
   for (const key of ['theme', 'timeoutMs', 'memoryMb', 'outputKb', 'maxConcurrent', 'queueSize', 'rateLimit', 'killSwitch'])
     assert.ok(LIVE_SETTINGS.has(key), `${key} applies live`);
+});
+
+test('the check the command line runs (no zod) and the schema the forms derive agree on every setting', () => {
+  for (const m of settingsMeta()) {
+    const schema = schemaForSetting(m);
+    const samples: (string | number)[] =
+      m.type === 'choice'
+        ? [...m.choices.map((c) => c.value), 'nope', m.choices[0]!.value.toUpperCase()]
+        : m.type === 'text'
+          ? ['x', 'local-name_1', 'https://example.com/a', 'a b', 'é', 'x'.repeat((m.maxLength ?? 200) + 1)]
+          : m.type === 'boolean'
+            ? []
+            : [m.min, m.max, m.min + m.step, m.min + 1, m.max + 1, m.min - 1, Math.floor((m.min + m.max) / 2)];
+    for (const value of samples) {
+      const checked = checkSettingValue(m, String(value));
+      assert.equal(checked.ok, schema.safeParse(value).success, `${m.key}=${JSON.stringify(value)}: the check and the schema disagree`);
+    }
+  }
 });

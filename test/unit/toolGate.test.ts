@@ -78,7 +78,7 @@ function run(overrides: Partial<RunContext> = {}): RunContext {
   };
 }
 
-function setup(server: ReturnType<typeof fakeServer>, options: { maxResultBytes?: number } = {}) {
+function setup(server: ReturnType<typeof fakeServer>, options: { maxResultBytes?: number; rateLimit?: (key: string) => boolean } = {}) {
   const broker = new ApprovalBroker({ timeoutMs: 60_000, approversAvailable: () => true, noApproverMessage: 'nobody', grants: new GrantStore() });
   const records: ApiCallRecord[] = [];
   const gate = createToolGate({
@@ -380,4 +380,27 @@ test('arguments longer than the prompt shows are said to be cut', T, async () =>
   assert.match(pending.request.bodyPreview, /more characters not shown here\. A yes sends all of them/);
   broker.decide(pending.id, { approve: false }, 'tester');
   await calling;
+});
+
+test("over the client's rate, a tool call is refused and recorded, from a script or directly; other clients go on", T, async () => {
+  const server = fakeServer({ accepted: 'same' });
+  const asked: string[] = [];
+  const { gate, records } = setup(server, { rateLimit: (key) => (asked.push(key), key !== 'caller-1') });
+  const fromScript = await gate.call({ server: 'fs', tool: 'read_file', args: {} }, run());
+  assert.equal((fromScript.error as { code: string }).code, 'airlock_rate_limited');
+  assert.equal(fromScript.status, 429);
+  const direct = await gate.callDirect({ server: 'fs', tool: 'read_file', args: {}, direct: 'fs__read_file' }, run());
+  assert.equal(direct.isError, true);
+  assert.match(JSON.stringify(direct.content), /too many calls from this client/);
+  assert.equal(server.ran.length, 0, 'nothing was sent');
+  assert.deepEqual(
+    records.map((r) => [r.decision, r.error]),
+    [
+      ['refused', 'too many calls from this client: slow down and retry (the limit is a setting: --rate-limit)'],
+      ['refused', 'too many calls from this client: slow down and retry (the limit is a setting: --rate-limit)'],
+    ],
+  );
+  const other = await gate.call({ server: 'fs', tool: 'read_file', args: {} }, run({ caller: { key: 'caller-2', clientName: 'Cursor', transport: 'http' } }));
+  assert.equal(other.error, null);
+  assert.deepEqual(asked, ['caller-1', 'caller-1', 'caller-2']);
 });

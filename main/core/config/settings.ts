@@ -8,14 +8,8 @@
 // env, then the data dir's settings.json, then the default. Secrets are never
 // settings: they come from the keychain or from AIRLOCK_API_KEY.
 import { LOG_LEVELS, type LogLevel } from '../log/logBuffer.ts';
-import {
-  checkSettingValue,
-  type ChoiceSettingSpec,
-  type NumericSettingSpec,
-  type SettingGroup,
-  type SettingSpec,
-  type TextSettingSpec,
-} from '../../../contract/settings.ts';
+import type { ChoiceSettingSpec, NumericSettingSpec, SettingGroup, SettingSpec, TextSettingSpec } from '../../../contract/settings.ts';
+import { checkSettingValue } from '../../../contract/settingCheck.ts';
 import { type AuthScheme, AUTH_FORMS, parseAuthScheme } from './auth.ts';
 
 export type { SettingGroup } from '../../../contract/settings.ts';

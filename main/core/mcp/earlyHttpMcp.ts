@@ -35,7 +35,7 @@ export interface McpTakeover {
 
 export interface EarlyMcpOptions {
   /** The server instructions for a session with this scope. */
-  instructions(scope: string[] | undefined): string;
+  instructions(scope: string[] | undefined): string | Promise<string>;
   logger: Logger;
   /** At most this many sessions are answered early (default 64, the endpoint's session cap); the rest wait. */
   maxSessions?: number;
@@ -114,6 +114,8 @@ export function createEarlyMcp(options: EarlyMcpOptions): EarlyMcp {
     const request = handingOver || !acceptable || req.headers['mcp-session-id'] !== undefined ? undefined : initializeMessage(preread.body);
     const scope = request ? readScope(req.url) : undefined;
     if (!request || !scope?.ok || early.length >= max) return { preread };
+    const instructions = await options.instructions(scope.scope);
+    if (handingOver || early.length >= max) return { preread };
     const sessionId = randomUUID();
     early.push({ sessionId, scope: scope.scope, initialize: preread.body });
     count++;
@@ -121,7 +123,7 @@ export function createEarlyMcp(options: EarlyMcpOptions): EarlyMcp {
     sendJson(
       res,
       200,
-      { jsonrpc: '2.0', id: request.id, result: initializeResult(request.protocolVersion, options.instructions(scope.scope), true) },
+      { jsonrpc: '2.0', id: request.id, result: initializeResult(request.protocolVersion, instructions, true) },
       { 'mcp-session-id': sessionId },
     );
     return 'answered';

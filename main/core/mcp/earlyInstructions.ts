@@ -1,18 +1,15 @@
 // The server instructions an initialize answered early carries: the enabled
-// APIs in the session's scope, read from their profiles (cheap: nothing is
-// loaded), as the session's server names them while they load.
+// APIs in the session's scope, as their profile files name them (read, not
+// checked: profiles/profilePeek.ts), as the session's server names them
+// while they load. No zod here.
 import { serverInstructions } from './instructions.ts';
-import { ProfileStore } from '../profiles/profileStore.ts';
-import { isEnabled } from '../profiles/profile.ts';
+import { peekEnabledProfiles } from '../profiles/profilePeek.ts';
 import { apiIdentifier, namedFromProfile } from '../profiles/apiIdentifier.ts';
 import { dataPaths } from '../config/dataDir.ts';
 
 export function earlyInstructions(dataDir: string, scope: string[] | undefined): string {
-  const named = new ProfileStore(dataPaths(dataDir).profiles)
-    .list()
-    .flatMap((l) => (l.profile && isEnabled(l.profile) ? [l.profile] : []))
+  const named = peekEnabledProfiles(dataPaths(dataDir).profiles)
     .filter((p) => !scope || scope.includes(p.name) || scope.includes(apiIdentifier(p.name)))
-    .sort((a, b) => a.name.localeCompare(b.name))
     .map(namedFromProfile);
   return serverInstructions({ apis: named, hasExecute: true });
 }

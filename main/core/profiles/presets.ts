@@ -3,7 +3,7 @@
 // `openagenda` is the OpenAgenda v3 API, whose contract is fetched from
 // OpenAgenda's public repository and cached in the data dir.
 import type { Profile } from './profile.ts';
-import { DEMO_SPEC } from './profile.ts';
+import { DEMO_SPEC } from './profileDefaults.ts';
 
 export const OPENAGENDA_SPEC_URL = 'https://raw.githubusercontent.com/OpenAgenda/oa-public/main/api-spec/openapi.yaml';
 

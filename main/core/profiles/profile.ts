@@ -10,10 +10,11 @@ export const MUTATION_POLICIES = ['ask', 'allow', 'deny'] as const;
 export type MutationPolicy = (typeof MUTATION_POLICIES)[number];
 
 /** What a profile may be called (also the file name in <data dir>/profiles). */
-export const PROFILE_NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+export { PROFILE_NAME } from '../../../contract/names.ts';
 
-/** The spec of the built-in demo API (Airlock serves it itself). */
-export const DEMO_SPEC = 'airlock:demo';
+import { DEMO_SPEC, isEnabled } from './profileDefaults.ts';
+
+export { DEMO_SPEC, isEnabled };
 
 const identifier = z
   .string()
@@ -84,18 +85,6 @@ export interface Profile {
 /** What stands for a profile whose file cannot be read, in lists that show it with its error. */
 export function unreadableProfile(name: string): Profile {
   return { name, spec: '', policy: 'ask', readOnly: false, allowPrivateNetwork: false, mutations: [], origin: 'file' };
-}
-
-/** The profile served before several APIs could be, when none was chosen. */
-const DEFAULT_PROFILE = 'demo';
-
-/**
- * Whether the companion serves this profile's API. A profile file from before APIs were served at once has no
- * `enabled`: only the default one (the demo) is served, as it was; the others stay off until a person enables them,
- * so an upgrade never starts sending keys to APIs that used to sit unused.
- */
-export function isEnabled(p: Pick<Profile, 'enabled' | 'name'>): boolean {
-  return p.enabled ?? p.name === DEFAULT_PROFILE;
 }
 
 /** A profile's fields as its JSON file holds them (the control API shows the same). */

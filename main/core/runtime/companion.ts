@@ -172,7 +172,17 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     startup.mark('api');
 
     // 5. Other MCP servers behind the gate: each started on first use, its tools held until a person accepts them.
-    const upstream = createUpstream({ paths: info.paths, store, redaction, logger, hub, approvals: broker, audit, killSwitch: () => values.killSwitch });
+    const upstream = createUpstream({
+      paths: info.paths,
+      store,
+      redaction,
+      logger,
+      hub,
+      approvals: broker,
+      audit,
+      killSwitch: () => values.killSwitch,
+      rateLimit: (key) => rate.take(key),
+    });
     closers.push(() => upstream.servers.close());
     upstream.servers.startAutostart();
 

@@ -26,7 +26,6 @@ import type { McpEndpoint } from '../mcp/httpMcpEndpoint.ts';
 import type { PipeEndpoint } from '../mcp/pipeMcpEndpoint.ts';
 import { PIPE_PROTOCOL } from '../mcp/pipeProtocol.ts';
 import { createEarlyMcp, type EarlyMcp } from '../mcp/earlyHttpMcp.ts';
-import { earlyInstructions } from '../mcp/earlyInstructions.ts';
 
 export interface ServingCompanion {
   companion: Companion;
@@ -98,10 +97,10 @@ export async function startServing(ctx: StartContext, options: ServingOptions = 
   // Bound first: /health and /mcp's initialize are served at once, the rest once the companion is built. With
   // --profile or --spec, that API is what a session gets, so nothing is answered before it is loaded.
   // The instructions for a session that names no scope are worked out once the port is bound, before a client's
-  // initialize can arrive (reading the profiles the first time costs ~15 ms).
-  let everyApi: string | undefined;
-  const instructions = (scope: string[] | undefined) =>
-    scope ? earlyInstructions(settings.dataDir, scope) : (everyApi ??= earlyInstructions(settings.dataDir, undefined));
+  // initialize is likely to arrive (reading the profiles, and zod with them, costs ~30 ms the first time).
+  let everyApi: Promise<string> | undefined;
+  const read = (scope: string[] | undefined) => import('../mcp/earlyInstructions.ts').then((m) => m.earlyInstructions(settings.dataDir, scope));
+  const instructions = (scope: string[] | undefined) => (scope ? read(scope) : (everyApi ??= read(undefined)));
   const early = settings.profile === undefined && settings.spec === undefined ? createEarlyMcp({ instructions, logger: logger.child('mcp') }) : undefined;
   let opening: OpeningServer;
   try {
@@ -119,7 +118,7 @@ export async function startServing(ctx: StartContext, options: ServingOptions = 
     throw error;
   }
   logger.info(`listening on ${opening.url}/mcp; the companion is starting`);
-  if (early) instructions(undefined);
+  if (early) await instructions(undefined);
   let companion: Companion | undefined;
   try {
     // Loaded one part at a time, so a client's initialize that arrives meanwhile waits for one part, not all.
@@ -214,11 +213,19 @@ export async function startServing(ctx: StartContext, options: ServingOptions = 
 }
 
 /**
- * Loads one part of the companion, then gives the event loop a few turns: a request takes several (the connection
- * is accepted, its body read, then it is answered), and one being answered early is let finish, for 50 ms at most.
+ * Loads one part of the companion between two pauses for the event loop: a request takes a few turns (the
+ * connection is accepted, its body read, then it is answered and written out), and one being answered early is
+ * let finish, for 50 ms at most. Module evaluation gives the loop no turn, so without these a request that came in
+ * would wait for every part.
  */
 async function loadPart<T>(load: () => Promise<T>, early: EarlyMcp | undefined): Promise<T> {
+  await letRequestsThrough(early);
   const loaded = await load();
+  await letRequestsThrough(early);
+  return loaded;
+}
+
+async function letRequestsThrough(early: EarlyMcp | undefined): Promise<void> {
   const turns = async (n: number) => {
     for (let turn = 0; turn < n; turn++) await new Promise((resolve) => setImmediate(resolve));
   };
@@ -227,7 +234,6 @@ async function loadPart<T>(load: () => Promise<T>, early: EarlyMcp | undefined):
     await early.quiet(50);
     await turns(2); // its answer is written out
   }
-  return loaded;
 }
 
 /** Resolves `reached` once `quiet()` has held for `seconds` in a row (checked every second); never when seconds is 0. */

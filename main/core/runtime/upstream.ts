@@ -33,6 +33,8 @@ export function createUpstream(deps: {
   approvals: ApprovalHook;
   audit: { recordApiCall(record: ApiCallRecord): unknown };
   killSwitch(): boolean;
+  /** The per-client rate the API calls share (RateLimiter.take). */
+  rateLimit(callerKey: string): boolean;
 }): UpstreamParts {
   const log = deps.logger.child('servers');
   const entries = new ServerStore(deps.paths.servers);
@@ -60,6 +62,7 @@ export function createUpstream(deps: {
     onApiCall: (record) => deps.audit.recordApiCall(record) as void,
     logger: deps.logger.child('gate'),
     killSwitch: deps.killSwitch,
+    rateLimit: deps.rateLimit,
   });
   return {
     servers,

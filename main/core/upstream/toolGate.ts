@@ -48,6 +48,8 @@ export interface ToolGateOptions {
   maxResultBytes?: number;
   /** The kill switch: when on, no call goes out (a client's direct calls included). */
   killSwitch?(): boolean;
+  /** The client's rate, shared with its API calls: false when this call is over it (scripts' and direct calls alike). */
+  rateLimit?(callerKey: string): boolean;
 }
 
 export interface ToolCall {
@@ -192,6 +194,11 @@ export function createToolGate(options: ToolGateOptions): ToolGate {
         return refused(
           await refuse('airlock_kill_switch', 'the kill switch is on in Airlock: no call goes out until a person turns it off', 'refused', approval),
         );
+      }
+      if (options.rateLimit && !options.rateLimit(run.caller.key)) {
+        const message = 'too many calls from this client: slow down and retry (the limit is a setting: --rate-limit)';
+        await record({ decision: 'refused', status: 0, error: message, ...(approval ? { approval } : {}) });
+        return refused(gateError('airlock_rate_limited', message, 429));
       }
       let result: CallToolResult;
       try {
