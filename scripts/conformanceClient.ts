@@ -50,6 +50,11 @@ async function authorize(url: URL): Promise<string> {
 }
 
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+/**
+ * Where the suite's client ID metadata scenario has the client's metadata document published (its own test domain,
+ * as the SDK's reference client uses it): a person gives theirs with `servers add --client-metadata-url`.
+ */
+const SUITE_CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
 const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as {
   client_id?: string;
   client_secret?: string;
@@ -78,6 +83,7 @@ async function connect(): Promise<UpstreamConnection> {
     redirectUrl: 'http://127.0.0.1:8976/callback',
     authorize,
     onSecret: () => undefined,
+    ...(scenario === 'auth/basic-cimd' ? { clientMetadataUrl: SUITE_CLIENT_METADATA_URL } : {}),
     ...(context.client_id
       ? { preRegistered: { client_id: context.client_id, ...(context.client_secret ? { client_secret: context.client_secret } : {}) } }
       : {}),

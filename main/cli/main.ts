@@ -269,6 +269,10 @@ export function buildProgram(): Command {
     )
     .option('--client-alg <alg>', 'with --client-auth private-key-jwt: the signing algorithm (default RS256)')
     .option('--scope <scope>', 'with --client-id: the scope to ask for')
+    .option(
+      '--client-metadata-url <url>',
+      "a person's sign-in: where Airlock's client metadata document is published (HTTPS); used as its client_id where the server accepts one (print the document: airlock servers client-metadata URL)",
+    )
     .action(async function (this: Command, name: string, command: string[]) {
       const o = this.opts();
       process.exitCode = await (
@@ -286,8 +290,14 @@ export function buildProgram(): Command {
         ...(o.clientAuth ? { clientAuth: o.clientAuth as 'client-secret' | 'private-key-jwt' } : {}),
         ...(o.clientAlg ? { clientAlg: o.clientAlg as string } : {}),
         ...(o.scope ? { scope: o.scope as string } : {}),
+        ...(o.clientMetadataUrl ? { clientMetadataUrl: o.clientMetadataUrl as string } : {}),
         ...(o.allowPrivateNetwork ? { allowPrivateNetwork: true } : {}),
       });
+    });
+  sub(servers, 'client-metadata', "print Airlock's OAuth client metadata document, to publish at URL for servers added with --client-metadata-url")
+    .argument('<url>', 'the HTTPS URL it will be published at (it is its client_id)')
+    .action(async function (this: Command, url: string) {
+      process.exitCode = await (await serversCommands()).serversClientMetadata(url);
     });
   withSecrets('show', 'start a server and print its tools as Airlock sees them')
     .argument('<name>', 'the server name', serverArg)

@@ -330,6 +330,11 @@ test('a server is added with the form, by keyboard: listed, focused, its secret 
   await typeInto('Command', process.execPath);
   await typeInto('Arguments, one a line', TEST_SERVER);
   await typeInto('Secrets (names)', 'FIXTURE_TOKEN');
+  // Started with Airlock, not on first use: ticked by keyboard, and the form says so.
+  await form().getByRole('checkbox', { name: 'Start it with Airlock' }).focus();
+  await page.keyboard.press('Space');
+  await form().getByText('It starts with Airlock; nothing of it runs until you accept its tools.').waitFor();
+  await field('Name').focus();
   await page.keyboard.press('Enter');
 
   const added = serverCard('fixture');
@@ -347,7 +352,9 @@ test('a server is added with the form, by keyboard: listed, focused, its secret 
   assert.deepEqual([await field('Name').inputValue(), await field('Command').inputValue()], ['', '']);
 
   const view = (await controlClient(dataDir, server.url).call('servers.list', {})).find((v) => v.name === 'fixture');
-  assert.deepEqual([view?.state, view?.review, view?.secrets], ['configured', 'unreviewed', [{ name: 'FIXTURE_TOKEN', set: false }]]);
+  assert.deepEqual([view?.review, view?.secrets], ['unreviewed', [{ name: 'FIXTURE_TOKEN', set: false }]]);
+  assert.notEqual(view?.state, 'configured', 'it was started as soon as it was added');
+  assert.match(serversFile(), /"autostart": true/);
 });
 
 test('a server pasted as JSON: its inline value goes to the key store, never into servers.json', { skip, timeout: 60_000 }, async () => {

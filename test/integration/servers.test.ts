@@ -123,3 +123,29 @@ test('a remote server for machines signs in as its OAuth client: the client id i
   assert.equal(wrong.code, 2);
   assert.match(wrong.stderr, /--client-id is for a remote server \(--url\)/);
 });
+
+test('a client ID metadata document: printed for the URL it will be published at, which the entry then names', T, async (t) => {
+  const { dir, cleanup } = tempDir('airlock-servers-cli-');
+  t.after(cleanup);
+  const printed = await runCliToEnd(['servers', 'client-metadata', 'https://example.org/airlock/client.json'], { timeoutMs: 30_000 });
+  assert.equal(printed.code, 0, printed.stderr);
+  const document = JSON.parse(printed.stdout) as Record<string, unknown>;
+  assert.equal(document.client_id, 'https://example.org/airlock/client.json');
+  assert.deepEqual(document.redirect_uris, ['http://127.0.0.1:33418/callback']);
+  assert.equal(document.token_endpoint_auth_method, 'none');
+  for (const url of ['http://example.org/client.json', 'https://example.org/', 'not a url']) {
+    const refused = await runCliToEnd(['servers', 'client-metadata', url], { timeoutMs: 30_000 });
+    assert.equal(refused.code, 2, url);
+    assert.match(refused.stderr, /cannot be a client_id: it must be an HTTPS URL with a path/);
+  }
+
+  const add = (extra: string[]) =>
+    runCliToEnd(['servers', 'add', 'remote', '--data-dir', dir, '--url', 'https://mcp.example.com/mcp', ...extra], { timeoutMs: 30_000 });
+  const added = await add(['--client-metadata-url', 'https://example.org/airlock/client.json']);
+  assert.equal(added.code, 0, added.stderr);
+  const entry = (JSON.parse(readFileSync(join(dir, 'servers.json'), 'utf8')) as { servers: { remote: { clientMetadataUrl?: string } } }).servers.remote;
+  assert.equal(entry.clientMetadataUrl, 'https://example.org/airlock/client.json');
+  const machine = await add(['--client-id', 'agent', '--client-metadata-url', 'https://example.org/airlock/client.json']);
+  assert.equal(machine.code, 2);
+  assert.match(machine.stderr, /--client-metadata-url is for a remote server a person signs in to/);
+});

@@ -8,7 +8,9 @@
 // review, after which scripts reach the tools as `mcp.<server>.<tool>`.
 import { printable, printableLines } from '../printable.ts';
 import { ServerStore } from '../../core/upstream/serverStore.ts';
-import { secretAccount, secretNames, serverTarget, DEFAULT_TIMEOUT_MS, type ServerEntry } from '../../core/upstream/serverEntry.ts';
+import { secretAccount, secretNames, serverTarget, DEFAULT_TIMEOUT_MS, httpServerSchema, type ServerEntry } from '../../core/upstream/serverEntry.ts';
+import { clientMetadataDocument } from '../../core/upstream/oauthProvider.ts';
+import { OAUTH_REDIRECT_URL } from '../../core/upstream/serverLauncher.ts';
 import { AirlockError } from '../../core/util/errors.ts';
 import { dataPaths } from '../../core/config/dataDir.ts';
 import { fingerprint } from '../../core/secrets/fingerprint.ts';
@@ -86,6 +88,7 @@ export interface AddOptions {
   clientAuth?: 'client-secret' | 'private-key-jwt';
   clientAlg?: string;
   scope?: string;
+  clientMetadataUrl?: string;
   allowPrivateNetwork?: boolean;
 }
 
@@ -106,6 +109,8 @@ export async function serversAdd(ctx: CliContext, name: string, o: AddOptions): 
   if (o.clientId === undefined && (o.clientAuth || o.clientAlg || o.scope))
     throw new AirlockError('usage', '--client-auth, --client-alg and --scope go with --client-id');
   if (o.clientId !== undefined && !o.url) throw new AirlockError('usage', '--client-id is for a remote server (--url)');
+  if (o.clientMetadataUrl !== undefined && (!o.url || o.clientId !== undefined))
+    throw new AirlockError('usage', '--client-metadata-url is for a remote server a person signs in to (--url, without --client-id)');
   const clientCredentials = o.clientId
     ? {
         clientCredentials: {
@@ -117,7 +122,15 @@ export async function serversAdd(ctx: CliContext, name: string, o: AddOptions): 
       }
     : {};
   const entry: ServerEntry = o.url
-    ? { transport: 'http', url: o.url, headers: o.header, allowPrivateNetwork: o.allowPrivateNetwork === true, ...clientCredentials, ...common }
+    ? {
+        transport: 'http',
+        url: o.url,
+        headers: o.header,
+        allowPrivateNetwork: o.allowPrivateNetwork === true,
+        ...clientCredentials,
+        ...(o.clientMetadataUrl ? { clientMetadataUrl: o.clientMetadataUrl } : {}),
+        ...common,
+      }
     : { transport: 'stdio', command: o.command[0]!, args: o.command.slice(1), env: o.env, secrets: o.secret, ...common };
   await storeOf(ctx).add(name, entry);
   // After `--` everything is the server's: an Airlock option there was most likely meant for Airlock.
@@ -413,5 +426,17 @@ export async function serversLogin(ctx: CliContext, name: string): Promise<numbe
   // A running companion that failed to reach it starts it again, signed in.
   const control = await running(ctx).catch(() => undefined);
   if (control) await control.call('servers.restart', { name }).catch(() => undefined);
+  return 0;
+}
+
+/** `airlock servers client-metadata URL`: the client ID metadata document to publish at URL, on stdout. */
+export async function serversClientMetadata(url: string): Promise<number> {
+  const checked = httpServerSchema.shape.clientMetadataUrl.safeParse(url);
+  if (!checked.success || checked.data === undefined) {
+    throw new AirlockError('usage', `${url} cannot be a client_id: it must be an HTTPS URL with a path`, {
+      hint: 'for example https://example.org/airlock/client-metadata.json, served with content-type application/json',
+    });
+  }
+  process.stdout.write(JSON.stringify(clientMetadataDocument(checked.data, OAUTH_REDIRECT_URL), null, 2) + '\n');
   return 0;
 }

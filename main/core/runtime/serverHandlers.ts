@@ -111,6 +111,8 @@ export function createServerHandlers(c: ServerHandlerServices): Pick<ControlHand
       if (json !== undefined) await addFromJson(name, json, { store, keys: c.keys.store });
       else await store.add(name, entry as ServerEntry);
       log.info(`MCP server ${name} added by ${caller.by}; its tools wait for review`);
+      // One that starts with Airlock starts now: Airlock is running.
+      c.upstream.startAutostart();
       changed();
       return viewOf(name);
     },

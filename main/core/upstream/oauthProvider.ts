@@ -47,6 +47,23 @@ export interface AirlockOAuth extends OAuthClientProvider {
   pendingCode(): Promise<string> | undefined;
 }
 
+/** What Airlock says of itself as an OAuth client: registered dynamically, or published as a client ID metadata document. */
+export function clientMetadata(redirectUrl: string, scope?: string): OAuthClientMetadata {
+  return {
+    client_name: 'Airlock',
+    redirect_uris: [redirectUrl],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+    ...(scope ? { scope } : {}),
+  };
+}
+
+/** The client ID metadata document to publish at `url`: Airlock's metadata, with that URL as its client_id. */
+export function clientMetadataDocument(url: string, redirectUrl: string): OAuthClientMetadata & { client_id: string } {
+  return { client_id: url, ...clientMetadata(redirectUrl) };
+}
+
 export function oauthProvider(server: string, options: OAuthOptions): AirlockOAuth {
   const account = secretAccount(server, OAUTH_SECRET);
   let cache: Stored | undefined;
@@ -66,14 +83,7 @@ export function oauthProvider(server: string, options: OAuthOptions): AirlockOAu
     cache = { ...(await load()), ...change };
     await options.keys.set(account, JSON.stringify(cache));
   };
-  const metadata: OAuthClientMetadata = {
-    client_name: 'Airlock',
-    redirect_uris: [options.redirectUrl],
-    grant_types: ['authorization_code', 'refresh_token'],
-    response_types: ['code'],
-    token_endpoint_auth_method: 'none',
-    ...(options.scope ? { scope: options.scope } : {}),
-  };
+  const metadata = clientMetadata(options.redirectUrl, options.scope);
   return {
     get redirectUrl() {
       return options.redirectUrl;

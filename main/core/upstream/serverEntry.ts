@@ -78,6 +78,15 @@ export const httpServerSchema = z
       })
       .strict()
       .optional(),
+    /**
+     * Where Airlock's OAuth client metadata document is published (HTTPS, with a path): an authorization server
+     * that accepts client ID metadata documents gets this URL as Airlock's client_id instead of a registration.
+     * `airlock servers client-metadata URL` prints the document to publish there.
+     */
+    clientMetadataUrl: z
+      .url({ protocol: /^https$/ })
+      .refine((u) => URL.canParse(u) && new URL(u).pathname.length > 1, 'needs a path (https://example.org/airlock/client.json)')
+      .optional(),
     ...common,
   })
   .strict();

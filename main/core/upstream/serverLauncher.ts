@@ -90,6 +90,7 @@ export async function launchServer(name: string, entry: ServerEntry, options: La
       keys: options.keys,
       redirectUrl: OAUTH_REDIRECT_URL,
       onSecret: options.onSecret,
+      ...(entry.clientMetadataUrl ? { clientMetadataUrl: entry.clientMetadataUrl } : {}),
       authorize:
         options.authorize ??
         (() =>

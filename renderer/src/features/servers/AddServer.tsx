@@ -323,6 +323,23 @@ export function AddServer({ taken, onAdded }: { taken: readonly string[]; onAdde
           </div>
         ) : null}
 
+        {draft.mode !== 'json' ? (
+          <div className="field">
+            <label className="inline-check">
+              <input
+                type="checkbox"
+                checked={draft.autostart}
+                aria-describedby="add-server-autostart-hint"
+                onChange={(e) => edit({ autostart: e.target.checked })}
+              />{' '}
+              Start it with Airlock
+            </label>
+            <p id="add-server-autostart-hint" className="hint">
+              Off, it starts the first time a script or a client calls one of its tools.
+            </p>
+          </div>
+        ) : null}
+
         {refusal && refusal.field === undefined ? (
           <p className="error form-error" role="alert">
             Not added: <InlineText text={refusal.message} />
@@ -343,7 +360,9 @@ export function AddServer({ taken, onAdded }: { taken: readonly string[]; onAdde
               Adding {name}…
             </span>
           ) : (
-            <span className="hint">It starts on first use; nothing of it runs until you accept its tools.</span>
+            <span className="hint">
+              {draft.autostart && draft.mode !== 'json' ? 'It starts with Airlock' : 'It starts on first use'}; nothing of it runs until you accept its tools.
+            </span>
           )}
         </p>
       </form>

@@ -23,6 +23,8 @@ export interface AddDraft {
   url: string;
   headers: string;
   allowPrivateNetwork: boolean;
+  /** Started with the companion rather than on first use. */
+  autostart: boolean;
   json: string;
 }
 
@@ -36,6 +38,7 @@ export const EMPTY_DRAFT: AddDraft = {
   url: '',
   headers: '',
   allowPrivateNetwork: false,
+  autostart: false,
   json: '',
 };
 
@@ -62,14 +65,18 @@ export function linesOf(text: string): string[] {
 /** What servers.add is given for this draft. */
 export function addInput(d: AddDraft): ControlInput<'servers.add'> {
   const name = d.name.trim();
+  const autostart = d.autostart ? { autostart: true } : {};
   switch (d.mode) {
     case 'command':
       return {
         name,
-        entry: { transport: 'stdio', command: d.command.trim(), args: linesOf(d.args), env: namesOf(d.env), secrets: namesOf(d.secrets) },
+        entry: { transport: 'stdio', command: d.command.trim(), args: linesOf(d.args), env: namesOf(d.env), secrets: namesOf(d.secrets), ...autostart },
       };
     case 'url':
-      return { name, entry: { transport: 'http', url: d.url.trim(), headers: namesOf(d.headers), allowPrivateNetwork: d.allowPrivateNetwork } };
+      return {
+        name,
+        entry: { transport: 'http', url: d.url.trim(), headers: namesOf(d.headers), allowPrivateNetwork: d.allowPrivateNetwork, ...autostart },
+      };
     case 'json':
       return { name, json: d.json };
   }
