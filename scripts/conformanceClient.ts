@@ -10,7 +10,7 @@
 // approving on the authorization page would.
 //   node scripts/conformanceClient.ts <server URL>
 import { connectHttp } from '../main/core/upstream/httpConnection.ts';
-import { CLIENT_SECRET, secretAccount, type HttpServerEntry } from '../main/core/upstream/serverEntry.ts';
+import { CLIENT_SECRET, IDP_ID_TOKEN, secretAccount, type HttpServerEntry } from '../main/core/upstream/serverEntry.ts';
 import { launchServer } from '../main/core/upstream/serverLauncher.ts';
 import type { UpstreamConnection } from '../main/core/upstream/upstreamClient.ts';
 import { oauthProvider } from '../main/core/upstream/oauthProvider.ts';
@@ -60,9 +60,23 @@ const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as {
   client_secret?: string;
   private_key_pem?: string;
   signing_algorithm?: string;
+  idp_client_id?: string;
+  idp_id_token?: string;
+  idp_token_endpoint?: string;
 };
 
 async function connect(): Promise<UpstreamConnection> {
+  if (context.idp_token_endpoint && context.idp_id_token && context.idp_client_id && context.client_id) {
+    // Cross-app access, as a person would set it up: the client's secret and the ID token from their identity provider in the key store.
+    const keys = createMemoryStore();
+    await keys.set(secretAccount('conformance', CLIENT_SECRET), context.client_secret ?? '');
+    await keys.set(secretAccount('conformance', IDP_ID_TOKEN), context.idp_id_token);
+    const enterprise: HttpServerEntry = {
+      ...entry,
+      crossApp: { clientId: context.client_id, idpTokenEndpoint: context.idp_token_endpoint, idpClientId: context.idp_client_id },
+    };
+    return launchServer('conformance', enterprise, { keys, onSecret: () => undefined, log, redact: (t) => t });
+  }
   if (scenario.startsWith('auth/client-credentials') && context.client_id) {
     // A machine-to-machine server, as a person would add one: its client secret (or private key) in the key store.
     const keys = createMemoryStore();

@@ -269,6 +269,8 @@ export function buildProgram(): Command {
     )
     .option('--client-alg <alg>', 'with --client-auth private-key-jwt: the signing algorithm (default RS256)')
     .option('--scope <scope>', 'with --client-id: the scope to ask for')
+    .option('--idp-token-endpoint <url>', "with --client-id: sign in through your organisation's identity provider (cross-app access): its token endpoint")
+    .option('--idp-client-id <id>', "with --idp-token-endpoint: Airlock's client at the identity provider")
     .option(
       '--client-metadata-url <url>',
       "a person's sign-in: where Airlock's client metadata document is published (HTTPS); used as its client_id where the server accepts one (print the document: airlock servers client-metadata URL)",
@@ -291,6 +293,8 @@ export function buildProgram(): Command {
         ...(o.clientAlg ? { clientAlg: o.clientAlg as string } : {}),
         ...(o.scope ? { scope: o.scope as string } : {}),
         ...(o.clientMetadataUrl ? { clientMetadataUrl: o.clientMetadataUrl as string } : {}),
+        ...(o.idpTokenEndpoint ? { idpTokenEndpoint: o.idpTokenEndpoint as string } : {}),
+        ...(o.idpClientId ? { idpClientId: o.idpClientId as string } : {}),
         ...(o.allowPrivateNetwork ? { allowPrivateNetwork: true } : {}),
       });
     });

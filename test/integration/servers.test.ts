@@ -149,3 +149,32 @@ test('a client ID metadata document: printed for the URL it will be published at
   assert.equal(machine.code, 2);
   assert.match(machine.stderr, /--client-metadata-url is for a remote server a person signs in to/);
 });
+
+test('cross-app access: the identity provider in the entry, the client secret and the ID token only in the key store', T, async (t) => {
+  const { dir, cleanup } = tempDir('airlock-servers-cli-');
+  t.after(cleanup);
+  const add = (extra: string[]) =>
+    runCliToEnd(['servers', 'add', 'enterprise', '--data-dir', dir, '--url', 'https://mcp.example.com/mcp', ...extra], { timeoutMs: 30_000 });
+  const idp = ['--idp-token-endpoint', 'https://idp.example.com/oauth2/token', '--idp-client-id', 'airlock-at-idp'];
+  const added = await add(['--client-id', 'airlock-at-as', ...idp]);
+  assert.equal(added.code, 0, added.stderr);
+  assert.match(added.stdout, /its oauth-client: airlock servers secret enterprise oauth-client/);
+  assert.match(added.stdout, /its idp-id-token: airlock servers secret enterprise idp-id-token/);
+  const entry = (JSON.parse(readFileSync(join(dir, 'servers.json'), 'utf8')) as { servers: { enterprise: { crossApp?: unknown } } }).servers.enterprise;
+  assert.deepEqual(entry.crossApp, { clientId: 'airlock-at-as', idpTokenEndpoint: 'https://idp.example.com/oauth2/token', idpClientId: 'airlock-at-idp' });
+  const token = await runCliToEnd(['servers', 'secret', 'enterprise', 'idp-id-token', '--data-dir', dir, '--secret-store', 'file'], {
+    timeoutMs: 30_000,
+    input: 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJwZXJzb24ifQ.c2lnbmF0dXJl\n',
+  });
+  assert.equal(token.code, 0, token.stderr);
+  assert.doesNotMatch(readFileSync(join(dir, 'servers.json'), 'utf8'), /eyJhbGci/);
+  for (const [extra, message] of [
+    [['--idp-token-endpoint', 'https://idp.example.com/oauth2/token', '--client-id', 'a'], /--idp-token-endpoint and --idp-client-id go together/],
+    [idp, /cross-app access signs in as --client-id with its secret/],
+    [['--client-id', 'a', '--client-auth', 'private-key-jwt', ...idp], /without --client-auth or --client-alg/],
+  ] as const) {
+    const refused = await add([...extra]);
+    assert.equal(refused.code, 2, extra.join(' '));
+    assert.match(refused.stderr, message);
+  }
+});

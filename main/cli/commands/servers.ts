@@ -89,6 +89,8 @@ export interface AddOptions {
   clientAlg?: string;
   scope?: string;
   clientMetadataUrl?: string;
+  idpTokenEndpoint?: string;
+  idpClientId?: string;
   allowPrivateNetwork?: boolean;
 }
 
@@ -109,18 +111,31 @@ export async function serversAdd(ctx: CliContext, name: string, o: AddOptions): 
   if (o.clientId === undefined && (o.clientAuth || o.clientAlg || o.scope))
     throw new AirlockError('usage', '--client-auth, --client-alg and --scope go with --client-id');
   if (o.clientId !== undefined && !o.url) throw new AirlockError('usage', '--client-id is for a remote server (--url)');
+  if ((o.idpTokenEndpoint === undefined) !== (o.idpClientId === undefined))
+    throw new AirlockError('usage', '--idp-token-endpoint and --idp-client-id go together (cross-app access), with --client-id');
+  if (o.idpTokenEndpoint !== undefined && (o.clientId === undefined || o.clientAuth !== undefined || o.clientAlg !== undefined))
+    throw new AirlockError('usage', 'cross-app access signs in as --client-id with its secret: give --client-id, without --client-auth or --client-alg');
   if (o.clientMetadataUrl !== undefined && (!o.url || o.clientId !== undefined))
     throw new AirlockError('usage', '--client-metadata-url is for a remote server a person signs in to (--url, without --client-id)');
-  const clientCredentials = o.clientId
+  const clientCredentials = o.idpTokenEndpoint
     ? {
-        clientCredentials: {
-          clientId: o.clientId,
-          auth: o.clientAuth ?? 'client-secret',
-          ...(o.clientAlg ? { algorithm: o.clientAlg } : {}),
+        crossApp: {
+          clientId: o.clientId!,
+          idpTokenEndpoint: o.idpTokenEndpoint,
+          idpClientId: o.idpClientId!,
           ...(o.scope ? { scope: o.scope } : {}),
         },
       }
-    : {};
+    : o.clientId
+      ? {
+          clientCredentials: {
+            clientId: o.clientId,
+            auth: o.clientAuth ?? 'client-secret',
+            ...(o.clientAlg ? { algorithm: o.clientAlg } : {}),
+            ...(o.scope ? { scope: o.scope } : {}),
+          },
+        }
+      : {};
   const entry: ServerEntry = o.url
     ? {
         transport: 'http',

@@ -60,7 +60,7 @@ export function createServerHandlers(c: ServerHandlerServices): Pick<ControlHand
         ...(s.review ? { review: s.review } : {}),
         ...(entry.defaultPolicy ? { defaultPolicy: entry.defaultPolicy } : {}),
         ...(entry.direct ? { direct: true } : {}),
-        ...(entry.transport === 'http' && !entry.clientCredentials && held
+        ...(entry.transport === 'http' && !entry.clientCredentials && !entry.crossApp && held
           ? { signIn: held.has(secretAccount(s.name, OAUTH_SECRET)) ? ('signed-in' as const) : ('not-signed-in' as const) }
           : {}),
         secrets: secretNames(entry).map((n) => ({ name: n, ...(held ? { set: held.has(secretAccount(s.name, n)) } : {}) })),
@@ -179,10 +179,10 @@ export function createServerHandlers(c: ServerHandlerServices): Pick<ControlHand
     },
     'servers.login': async ({ name }, caller) => {
       const entry = entryOf(name);
-      if (entry.transport !== 'http' || entry.clientCredentials) {
+      if (entry.transport !== 'http' || entry.clientCredentials || entry.crossApp) {
         throw new AirlockError(
           'usage',
-          `${name} is not signed in to by a person: only a remote server behind OAuth is (a command, or a client that signs in by itself, is not)`,
+          `${name} is not signed in to by a person: only a remote server behind OAuth is (a command, a client that signs in by itself, or one signed in through your identity provider, is not)`,
         );
       }
       log.info(`MCP server ${name}: sign-in started by ${caller.by}; the browser opens on this machine`);

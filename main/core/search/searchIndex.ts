@@ -139,8 +139,10 @@ export function recall(
 ): SearchResult[] {
   const { corrections, expansionTerms, learnedTerms } = read;
   const queries: Query[] = [{ queries: [query], fuzzy: (term: string) => (term.length >= FUZZY_MIN_LENGTH && !known(term) ? FUZZINESS : false) }];
-  if (corrections.size > 0) queries.push({ queries: [[...corrections.values()].join(' ')], boostTerm: () => RECALL_BOOSTS.correction, fuzzy: false, prefix: false });
-  if (expansionTerms.size > 0) queries.push({ queries: [[...expansionTerms].join(' ')], boostTerm: () => RECALL_BOOSTS.expansion, fuzzy: false, prefix: false });
+  if (corrections.size > 0)
+    queries.push({ queries: [[...corrections.values()].join(' ')], boostTerm: () => RECALL_BOOSTS.correction, fuzzy: false, prefix: false });
+  if (expansionTerms.size > 0)
+    queries.push({ queries: [[...expansionTerms].join(' ')], boostTerm: () => RECALL_BOOSTS.expansion, fuzzy: false, prefix: false });
   if (learnedTerms.size > 0) queries.push({ queries: [[...learnedTerms].join(' ')], boostTerm: () => RECALL_BOOSTS.learned, fuzzy: false, prefix: false });
   return index.search({ combineWith: 'OR', queries }).slice(0, CANDIDATES);
 }

@@ -42,7 +42,7 @@ export interface HttpConnectOptions {
   resolver?: Resolver;
 }
 
-const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
 /** The address to connect to for a host: checked against the entry's rule (metadata never; private and loopback only when allowed). */
 export async function checkedAddress(

@@ -79,6 +79,21 @@ export const httpServerSchema = z
       .strict()
       .optional(),
     /**
+     * Cross-app access (an enterprise identity provider's extension of MCP authorization): Airlock exchanges the
+     * person's ID token from their identity provider (the `idp-id-token` secret) for an authorization grant there,
+     * then that grant for an access token at the server's authorization server, signing in as `clientId` with its
+     * secret (the `oauth-client` secret). No browser and no authorization page.
+     */
+    crossApp: z
+      .object({
+        clientId: z.string().min(1).max(500),
+        idpTokenEndpoint: z.url({ protocol: /^https?$/ }),
+        idpClientId: z.string().min(1).max(500),
+        scope: z.string().max(1000).optional(),
+      })
+      .strict()
+      .optional(),
+    /**
      * Where Airlock's OAuth client metadata document is published (HTTPS, with a path): an authorization server
      * that accepts client ID metadata documents gets this URL as Airlock's client_id instead of a registration.
      * `airlock servers client-metadata URL` prints the document to publish there.
@@ -119,8 +134,12 @@ export function secretAccount(server: string, variable: string): string {
 /** The names a server's secrets are kept under: a stdio server's variables, an HTTP server's headers. */
 export function secretNames(entry: ServerEntry): string[] {
   if (entry.transport === 'stdio') return entry.secrets;
+  if (entry.crossApp) return [...entry.headers, CLIENT_SECRET, IDP_ID_TOKEN];
   return entry.clientCredentials ? [...entry.headers, CLIENT_SECRET] : entry.headers;
 }
+
+/** The key-store name of the ID token a cross-app access server's sign-in starts from. */
+export const IDP_ID_TOKEN = 'idp-id-token';
 
 /** The key-store name of a machine-to-machine server's client secret or private key. */
 export const CLIENT_SECRET = 'oauth-client';

@@ -8,10 +8,11 @@
 import type { SecretStore } from '../secrets/secretStore.ts';
 import { childEnvironment, loginShellPath } from './childEnvironment.ts';
 import { connectStdio, type UpstreamConnection } from './upstreamClient.ts';
-import { connectHttp } from './httpConnection.ts';
+import { checkedFetch, connectHttp, DEFAULT_MAX_MESSAGE_BYTES } from './httpConnection.ts';
+import { CrossAppAccessProvider } from './crossAppAccess.ts';
 import { oauthProvider } from './oauthProvider.ts';
 import { AirlockError } from '../util/errors.ts';
-import { CLIENT_SECRET, REDACTED_FROM_LENGTH, secretAccount, secretNames, type ServerEntry } from './serverEntry.ts';
+import { CLIENT_SECRET, IDP_ID_TOKEN, REDACTED_FROM_LENGTH, secretAccount, secretNames, type ServerEntry } from './serverEntry.ts';
 import { ClientCredentialsProvider, PrivateKeyJwtProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 
 export interface LaunchOptions {
@@ -64,6 +65,33 @@ export async function launchServer(name: string, entry: ServerEntry, options: La
     secrets[secret] = value;
   }
   const common = { log: options.log, redact: options.redact, ...(options.onToolsChanged ? { onToolsChanged: options.onToolsChanged } : {}) };
+  if (entry.transport === 'http' && entry.crossApp) {
+    // Signed in through the person's identity provider: its ID token exchanged for a grant, the grant for a token.
+    const { [CLIENT_SECRET]: clientSecret, [IDP_ID_TOKEN]: idToken, ...headers } = secrets;
+    for (const [secret, value] of [
+      [CLIENT_SECRET, clientSecret],
+      [IDP_ID_TOKEN, idToken],
+    ] as const) {
+      if (!value) {
+        throw new AirlockError('config', `MCP server ${name} signs in through an identity provider, and its ${secret} secret is not set`, {
+          hint: `airlock servers secret ${name} ${secret}`,
+        });
+      }
+    }
+    // The ID token is read again at each sign-in: a fresh one set meanwhile is the one used.
+    const oauth = new CrossAppAccessProvider({
+      serverUrl: entry.url,
+      clientId: entry.crossApp.clientId,
+      clientSecret: clientSecret!,
+      idpTokenEndpoint: entry.crossApp.idpTokenEndpoint,
+      idpClientId: entry.crossApp.idpClientId,
+      idToken: async () => (await options.keys.get(secretAccount(name, IDP_ID_TOKEN))) ?? idToken!,
+      ...(entry.crossApp.scope ? { scope: entry.crossApp.scope } : {}),
+      fetch: checkedFetch(entry, { maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES }),
+      onSecret: options.onSecret,
+    });
+    return connectHttp(name, entry, { headers, oauth, ...common });
+  }
   if (entry.transport === 'http' && entry.clientCredentials) {
     // A machine-to-machine server: Airlock signs in as its client; the header values are sent as well.
     const { [CLIENT_SECRET]: credential, ...headers } = secrets;
