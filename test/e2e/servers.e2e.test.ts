@@ -333,7 +333,7 @@ test('a server is added with the form, by keyboard: listed, focused, its secret 
   // Started with Airlock, not on first use: ticked by keyboard, and the form says so.
   await form().getByRole('checkbox', { name: 'Start it with Airlock' }).focus();
   await page.keyboard.press('Space');
-  await form().getByText('It starts with Airlock; nothing of it runs until you accept its tools.').waitFor();
+  await form().getByText('It starts with Airlock, to list its tools; none of them runs until you accept them.').waitFor();
   await field('Name').focus();
   await page.keyboard.press('Enter');
 

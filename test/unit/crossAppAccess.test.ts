@@ -7,8 +7,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CrossAppAccessProvider } from '../../main/core/upstream/crossAppAccess.ts';
+import { serverEntrySchema } from '../../main/core/upstream/serverEntry.ts';
 
-function provider(answer: (body: URLSearchParams) => Response) {
+function provider(answer: (body: URLSearchParams) => Response, issuer = 'https://auth.example.com/') {
   const sent: { url: string; body: URLSearchParams }[] = [];
   const learnt: string[] = [];
   const p = new CrossAppAccessProvider({
@@ -28,7 +29,7 @@ function provider(answer: (body: URLSearchParams) => Response) {
   p.saveDiscoveryState({
     authorizationServerUrl: 'https://auth.example.com',
     authorizationServerMetadata: {
-      issuer: 'https://auth.example.com/',
+      issuer,
       authorization_endpoint: 'https://auth.example.com/authorize',
       token_endpoint: 'https://auth.example.com/token',
       response_types_supported: ['code'],
@@ -52,7 +53,7 @@ test('the ID token is exchanged for a grant naming the authorization server and 
     requested_token_type: 'urn:ietf:params:oauth:token-type:id-jag',
     subject_token: 'eyJ.id-token.sig',
     subject_token_type: 'urn:ietf:params:oauth:token-type:id_token',
-    audience: 'https://auth.example.com/',
+    audience: 'https://auth.example.com',
     resource: 'https://mcp.example.com/mcp',
     client_id: 'airlock-at-idp',
     scope: 'mcp:read',
@@ -78,4 +79,21 @@ test('a refusal by the identity provider says what it said and what to do; anoth
   await assert.rejects(wrongKind.p.prepareTokenRequest(), /issued a urn:ietf:params:oauth:token-type:access_token, not an authorization grant/);
   const broken = provider(() => new Response('<html>oops</html>', { status: 502 }));
   await assert.rejects(broken.p.prepareTokenRequest(), /refused the token exchange \(HTTP 502\)/);
+});
+
+test('an authorization server whose metadata names another issuer gets no grant: nothing goes to the identity provider', async () => {
+  const { p, sent } = provider(() => json(200, { access_token: 'never' }), 'https://victim-as.example.com');
+  await assert.rejects(p.prepareTokenRequest(), /says it is https:\/\/victim-as\.example\.com: no grant is asked/);
+  assert.equal(sent.length, 0);
+});
+
+test('an entry signs in one way only, and reaches its identity provider over HTTPS (or on this machine)', () => {
+  const base = { transport: 'http', url: 'https://mcp.example.com/mcp' };
+  const crossApp = { clientId: 'a', idpTokenEndpoint: 'https://idp.example.com/token', idpClientId: 'b' };
+  assert.equal(serverEntrySchema.safeParse({ ...base, crossApp }).success, true);
+  assert.equal(serverEntrySchema.safeParse({ ...base, crossApp: { ...crossApp, idpTokenEndpoint: 'http://127.0.0.1:9000/token' } }).success, true);
+  const plain = serverEntrySchema.safeParse({ ...base, crossApp: { ...crossApp, idpTokenEndpoint: 'http://idp.example.com/token' } });
+  assert.match(JSON.stringify(plain.error?.issues), /must be HTTPS/);
+  const both = serverEntrySchema.safeParse({ ...base, crossApp, clientCredentials: { clientId: 'c' } });
+  assert.match(JSON.stringify(both.error?.issues), /three ways to sign in: give one/);
 });

@@ -44,4 +44,8 @@ test('a fresh data dir names the demo; an unreadable file is left to the core to
   writeFileSync(join(dir, 'profiles', 'Bad Name.json'), '{"enabled": true}');
   assert.deepEqual(peekEnabledProfiles(join(dir, 'profiles')), [{ name: 'demo' }]);
   assert.match(earlyInstructions(dir, ['github']), /none is served to this session yet/);
+  // A built-in one whose file is broken is not named (the core shows it as failed), nor is an alias a script cannot use.
+  writeFileSync(join(dir, 'profiles', 'demo.json'), '{ broken');
+  writeFileSync(join(dir, 'profiles', 'github.json'), JSON.stringify({ spec: '/g.json', enabled: true, alias: 'not an identifier' }));
+  assert.deepEqual(peekEnabledProfiles(join(dir, 'profiles')), [{ name: 'github' }]);
 });

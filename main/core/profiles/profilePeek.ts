@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { PROFILE_NAME } from '../../../contract/names.ts';
 import { PRESETS } from './presets.ts';
 import { isEnabled } from './profileDefaults.ts';
+import { isUsableIdentifier } from './apiIdentifier.ts';
 
 export interface PeekedProfile {
   name: string;
@@ -28,12 +29,14 @@ export function peekEnabledProfiles(dir: string): PeekedProfile[] {
     try {
       raw = JSON.parse(readFileSync(join(dir, file), 'utf8'));
     } catch {
-      continue; // Unreadable: the core's load says why.
+      // Unreadable (a built-in one's too): not named; the core's load says why.
+      found.delete(file.slice(0, -5));
+      continue;
     }
     const fields = raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
     found.set(file.slice(0, -5), {
       ...(typeof fields.enabled === 'boolean' ? { enabled: fields.enabled } : {}),
-      ...(typeof fields.alias === 'string' ? { alias: fields.alias } : {}),
+      ...(typeof fields.alias === 'string' && isUsableIdentifier(fields.alias) ? { alias: fields.alias } : {}),
     });
   }
   return [...found]

@@ -40,7 +40,7 @@ export function boundaryText(options: { settings: Settings; network: NetworkMode
     apis.length === 1 ? `Mutations (${mutationsOf(apis[0]!.profile)}` : apis.map((a) => `Mutations of ${a.profile.name} (${mutationsOf(a.profile)}`).join('\n');
   return [
     `Sandbox: ${options.engineBoundary} Network: ${network}; every API call goes through Airlock's egress gate ${gate}`,
-    `Caps: ${settings.timeoutMs / 1000} s wall clock per run (time waiting for a person is not counted), ${settings.memoryMb} MB memory, ${settings.outputKb} KiB of output (result + console), ${settings.maxConcurrent} runs at once (${settings.perCallerConcurrent} per client), ${settings.rateLimit > 0 ? `${settings.rateLimit} API calls/s per client` : 'no API rate limit'}.`,
+    `Caps: ${settings.timeoutMs / 1000} s wall clock per run (time waiting for a person is not counted), ${settings.memoryMb} MB memory, ${settings.outputKb} KiB of output (result + console), ${settings.maxConcurrent} runs at once (${settings.perCallerConcurrent} per client), ${settings.rateLimit > 0 ? `${settings.rateLimit} calls/s per client (API calls and MCP tool calls)` : 'no rate limit'}.`,
     ...(mutations ? [mutations] : []),
   ].join('\n');
 }

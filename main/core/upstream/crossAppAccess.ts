@@ -101,8 +101,15 @@ export class CrossAppAccessProvider implements OAuthClientProvider {
   }
 
   private async exchangeIdToken(scope: string | undefined): Promise<string> {
-    const audience = this.discovery?.authorizationServerMetadata?.issuer ?? this.discovery?.authorizationServerUrl;
+    // The grant is for the authorization server discovery found (the one the token request then goes to), and only
+    // when its metadata says it is that server: metadata naming another issuer could get a grant for a server that
+    // is not the one the grant is sent to.
+    const audience = this.discovery?.authorizationServerUrl;
     if (!audience) throw new AirlockError('unavailable', "the server's authorization server is not known yet: discovery found none");
+    const issuer = this.discovery?.authorizationServerMetadata?.issuer;
+    if (issuer !== undefined && issuer.replace(/\/+$/, '') !== audience.replace(/\/+$/, '')) {
+      throw new AirlockError('denied', `the authorization server at ${audience} says it is ${issuer}: no grant is asked for a server that names another`);
+    }
     const resource = this.discovery?.resourceMetadata?.resource ?? this.options.serverUrl;
     const body = new URLSearchParams({
       grant_type: TOKEN_EXCHANGE,
@@ -127,10 +134,10 @@ export class CrossAppAccessProvider implements OAuthClientProvider {
       // Said below.
     }
     if (!answer.ok || typeof parsed.access_token !== 'string') {
-      const why =
-        typeof parsed.error === 'string'
-          ? `${parsed.error}${typeof parsed.error_description === 'string' ? `: ${parsed.error_description}` : ''}`
-          : `HTTP ${answer.status}`;
+      const said = (v: unknown) => (typeof v === 'string' ? v.slice(0, 200) : '');
+      const why = said(parsed.error)
+        ? `${said(parsed.error)}${said(parsed.error_description) ? `: ${said(parsed.error_description)}` : ''}`
+        : `HTTP ${answer.status}`;
       throw new AirlockError('denied', `the identity provider refused the token exchange (${why})`, {
         hint: 'is the ID token (the idp-id-token secret) current? airlock servers secret NAME idp-id-token',
       });

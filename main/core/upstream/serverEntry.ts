@@ -5,6 +5,7 @@
 // read from the OS keychain at spawn (childEnvironment.ts). Header values of
 // an HTTP server come from the keychain the same way. No value of a secret
 // is ever written in this entry.
+import { isLoopbackAddress } from '../http/requestGuards.ts';
 import { posix, win32 } from 'node:path';
 import { z } from 'zod';
 import { SERVER_NAME } from '../../../contract/names.ts';
@@ -87,7 +88,13 @@ export const httpServerSchema = z
     crossApp: z
       .object({
         clientId: z.string().min(1).max(500),
-        idpTokenEndpoint: z.url({ protocol: /^https?$/ }),
+        // The ID token and the grant travel to it: HTTPS, or plain HTTP on this machine only.
+        idpTokenEndpoint: z
+          .url({ protocol: /^https?$/ })
+          .refine(
+            (u) => URL.canParse(u) && (new URL(u).protocol === 'https:' || isLoopbackAddress(new URL(u).hostname)),
+            'must be HTTPS (plain HTTP only for an identity provider on this machine)',
+          ),
         idpClientId: z.string().min(1).max(500),
         scope: z.string().max(1000).optional(),
       })
@@ -104,7 +111,10 @@ export const httpServerSchema = z
       .optional(),
     ...common,
   })
-  .strict();
+  .strict()
+  .refine((e) => [e.clientCredentials, e.crossApp, e.clientMetadataUrl].filter((x) => x !== undefined).length <= 1, {
+    message: 'clientCredentials, crossApp and clientMetadataUrl are three ways to sign in: give one',
+  });
 
 export const serverEntrySchema = z.discriminatedUnion('transport', [stdioServerSchema, httpServerSchema]);
 export type ServerEntry = z.infer<typeof serverEntrySchema>;

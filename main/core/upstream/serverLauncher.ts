@@ -85,7 +85,11 @@ export async function launchServer(name: string, entry: ServerEntry, options: La
       clientSecret: clientSecret!,
       idpTokenEndpoint: entry.crossApp.idpTokenEndpoint,
       idpClientId: entry.crossApp.idpClientId,
-      idToken: async () => (await options.keys.get(secretAccount(name, IDP_ID_TOKEN))) ?? idToken!,
+      idToken: async () => {
+        const current = (await options.keys.get(secretAccount(name, IDP_ID_TOKEN))) ?? idToken!;
+        options.onSecret(current);
+        return current;
+      },
       ...(entry.crossApp.scope ? { scope: entry.crossApp.scope } : {}),
       fetch: checkedFetch(entry, { maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES }),
       onSecret: options.onSecret,

@@ -130,6 +130,12 @@ export function createToolGate(options: ToolGateOptions): ToolGate {
       if (options.killSwitch?.()) {
         return refused(await refuse('airlock_kill_switch', 'the kill switch is on in Airlock: no call goes out until a person turns it off', 'refused'));
       }
+      // Over the client's rate, nothing more happens: no server is started, no person is asked.
+      if (options.rateLimit && !options.rateLimit(run.caller.key)) {
+        const message = 'too many calls from this client: slow down and retry (the limit is a setting: --rate-limit)';
+        await record({ decision: 'refused', status: 0, error: message });
+        return refused(gateError('airlock_rate_limited', message, 429));
+      }
       const entry = options.servers.entry(call.server);
       if (!entry) return refused(await refuse('airlock_unknown_server', `no MCP server named '${call.server}'`, 'refused'));
       let listed: { tools: Tool[]; review: Review };
@@ -194,11 +200,6 @@ export function createToolGate(options: ToolGateOptions): ToolGate {
         return refused(
           await refuse('airlock_kill_switch', 'the kill switch is on in Airlock: no call goes out until a person turns it off', 'refused', approval),
         );
-      }
-      if (options.rateLimit && !options.rateLimit(run.caller.key)) {
-        const message = 'too many calls from this client: slow down and retry (the limit is a setting: --rate-limit)';
-        await record({ decision: 'refused', status: 0, error: message, ...(approval ? { approval } : {}) });
-        return refused(gateError('airlock_rate_limited', message, 429));
       }
       let result: CallToolResult;
       try {

@@ -280,20 +280,13 @@ export function AddServer({ taken, onAdded }: { taken: readonly string[]; onAdde
               </p>
               {errorLine('headers')}
             </div>
-            <div className="field">
-              <label className="inline-check">
-                <input
-                  type="checkbox"
-                  checked={draft.allowPrivateNetwork}
-                  aria-describedby="add-server-private-hint"
-                  onChange={(e) => edit({ allowPrivateNetwork: e.target.checked })}
-                />{' '}
-                Allow private and local addresses
-              </label>
-              <p id="add-server-private-hint" className="hint">
-                For a server on this machine or your local network. Off, such addresses are refused; cloud metadata addresses always are.
-              </p>
-            </div>
+            <CheckField
+              id="add-server-private"
+              checked={draft.allowPrivateNetwork}
+              onChange={(allowPrivateNetwork) => edit({ allowPrivateNetwork })}
+              label="Allow private and local addresses"
+              hint="For a server on this machine or your local network. Off, such addresses are refused; cloud metadata addresses always are."
+            />
           </>
         ) : null}
 
@@ -324,20 +317,13 @@ export function AddServer({ taken, onAdded }: { taken: readonly string[]; onAdde
         ) : null}
 
         {draft.mode !== 'json' ? (
-          <div className="field">
-            <label className="inline-check">
-              <input
-                type="checkbox"
-                checked={draft.autostart}
-                aria-describedby="add-server-autostart-hint"
-                onChange={(e) => edit({ autostart: e.target.checked })}
-              />{' '}
-              Start it with Airlock
-            </label>
-            <p id="add-server-autostart-hint" className="hint">
-              Off, it starts the first time a script or a client calls one of its tools.
-            </p>
-          </div>
+          <CheckField
+            id="add-server-autostart"
+            checked={draft.autostart}
+            onChange={(autostart) => edit({ autostart })}
+            label="Start it with Airlock"
+            hint="Off, it starts the first time a script or a client calls one of its tools."
+          />
         ) : null}
 
         {refusal && refusal.field === undefined ? (
@@ -361,11 +347,27 @@ export function AddServer({ taken, onAdded }: { taken: readonly string[]; onAdde
             </span>
           ) : (
             <span className="hint">
-              {draft.autostart && draft.mode !== 'json' ? 'It starts with Airlock' : 'It starts on first use'}; nothing of it runs until you accept its tools.
+              {draft.autostart && draft.mode !== 'json'
+                ? 'It starts with Airlock, to list its tools; none of them runs until you accept them.'
+                : 'It starts on first use; nothing of it runs until you accept its tools.'}
             </span>
           )}
         </p>
       </form>
     </section>
+  );
+}
+
+/** A checkbox with its label and the line that says what it does (read with it by a screen reader). */
+function CheckField(props: { id: string; checked: boolean; onChange(checked: boolean): void; label: string; hint: string }) {
+  return (
+    <div className="field">
+      <label className="inline-check">
+        <input type="checkbox" checked={props.checked} aria-describedby={`${props.id}-hint`} onChange={(e) => props.onChange(e.target.checked)} /> {props.label}
+      </label>
+      <p id={`${props.id}-hint`} className="hint">
+        {props.hint}
+      </p>
+    </div>
   );
 }
