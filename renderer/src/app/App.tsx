@@ -5,12 +5,12 @@
 // which keeps its state (form input, filters, scroll). The kill switch lives
 // here (a button in the nav; a bar over every screen while it is on), and so
 // does the banner that says the companion is not answering.
+import { ErrorAlert } from '../components/Message.tsx';
 import { Suspense, useEffect, useState } from 'react';
 import { SCREENS, screenFromHash, type ScreenId } from './routes.ts';
 import { useApprovals } from '../api/useApprovals.ts';
 import { useTheme } from './useTheme.ts';
 import type { PendingApproval } from '../../../contract/approvals.ts';
-import { InlineText } from '../components/InlineText.tsx';
 import { bridge } from '../api/ipcControlApi.ts';
 import { useCall } from '../api/hooks.ts';
 import { useConnection } from '../api/ControlProvider.tsx';
@@ -133,11 +133,7 @@ function ApprovalDrawer({ head, count, error, onError }: { head: PendingApproval
   const r = head.request;
   return (
     <aside className={`approval-drawer${folded ? ' folded' : ''}`} aria-label="Held call">
-      {error ? (
-        <p role="alert" className="error">
-          <InlineText text={error} />
-        </p>
-      ) : null}
+      <ErrorAlert error={error} />
       {folded ? (
         <p className="drawer-folded">
           <strong>Action required · {count} held:</strong>{' '}

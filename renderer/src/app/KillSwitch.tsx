@@ -2,12 +2,12 @@
 // navigation on every screen while execute runs (turning it on is a
 // deliberate act: a dialog says what it does, Cancel has the focus), and a
 // bar across the top of every screen while it is on, with the way back.
+import { ErrorAlert } from '../components/Message.tsx';
 import { useEffect, useRef, useState, type RefObject } from 'react';
 import type { Status } from '../../../contract/status.ts';
 import type { CallState } from '../api/hooks.ts';
 import { useControl } from '../api/ControlProvider.tsx';
 import './shell.css';
-import { InlineText } from '../components/InlineText.tsx';
 
 function useKillSwitch(status: CallState<Status>) {
   const { api } = useControl();
@@ -125,9 +125,5 @@ export function KillSwitchBar({ status, focus, setFocus }: Props) {
 
 /** Why the kill switch did not change, next to the control that tried. */
 function KillError({ error }: { error: string | undefined }) {
-  return error ? (
-    <p role="alert" className="error">
-      <InlineText text={error} />
-    </p>
-  ) : null;
+  return <ErrorAlert error={error} />;
 }

@@ -2,11 +2,11 @@
 // oldest held call — the same prompt as the drawer and the Approvals screen,
 // with its guard time and keyboard — and how many more wait. No navigation:
 // the full app is one click on the tray away.
+import { ErrorAlert } from '../components/Message.tsx';
 import { useEffect, useState } from 'react';
 import { useApprovals } from '../api/useApprovals.ts';
 import { HeadItem } from '../features/approvals/ApprovalsScreen.tsx';
 import { useTheme } from './useTheme.ts';
-import { InlineText } from '../components/InlineText.tsx';
 import './PromptWindow.css';
 
 export const PROMPT_HASH = '#/prompt';
@@ -22,11 +22,7 @@ export function PromptWindow() {
   }, [head, count]);
   return (
     <main id="main" className="prompt-window">
-      {error ? (
-        <p role="alert" className="error">
-          <InlineText text={error} />
-        </p>
-      ) : null}
+      <ErrorAlert error={error} />
       {head ? (
         <HeadItem key={head.id} head={head} count={count} onError={setError} />
       ) : (

@@ -13,3 +13,12 @@ export function Message({ message }: { message: ScreenMessage | undefined }) {
     </p>
   ) : null;
 }
+
+/** What just failed, as an alert (nothing when nothing failed). */
+export function ErrorAlert({ error }: { error: string | undefined }) {
+  return error ? (
+    <p role="alert" className="error">
+      <InlineText text={error} />
+    </p>
+  ) : null;
+}

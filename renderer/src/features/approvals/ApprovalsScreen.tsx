@@ -16,6 +16,7 @@
 // down when it appeared never answers it. An item leaves only when the core
 // confirms the decision. The same prompt floats over every other screen
 // (App.tsx). Below: what was answered (from the audit) and the grants.
+import { ErrorAlert } from '../../components/Message.tsx';
 import { useEffect, useRef, useState } from 'react';
 import { requestLine, type ApproveScope, type PendingApproval } from '../../../../contract/approvals.ts';
 import { ControlError } from '../../../../contract/controlApi.ts';
@@ -28,7 +29,6 @@ import { ScopeChooser, SCOPE_TEXT } from './ScopeChooser.tsx';
 import { AnsweredList } from './AnsweredList.tsx';
 import { GUARD_MS, isTextField, keysDownNow, trackKeys } from './promptGuard.ts';
 import { useCall } from '../../api/hooks.ts';
-import { InlineText } from '../../components/InlineText.tsx';
 
 /** In the desktop app: say so when the OS will not show Airlock's notifications, so nobody waits for one. */
 function NotificationsNotice() {
@@ -296,11 +296,7 @@ export function ApprovalsScreen({ approvals }: Props) {
       <p role="status" className="count">
         {pending.length === 0 ? 'Nothing is waiting for you.' : `${pending.length} ${pending.length === 1 ? 'call waits' : 'calls wait'} for your answer.`}
       </p>
-      {error ? (
-        <p role="alert" className="error">
-          <InlineText text={error} />
-        </p>
-      ) : null}
+      <ErrorAlert error={error} />
       {head ? <HeadItem key={head.id} head={head} count={pending.length} onError={setError} /> : null}
       {pending.length > 1 ? (
         <section aria-labelledby="queue-title">

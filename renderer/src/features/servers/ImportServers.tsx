@@ -7,6 +7,7 @@
 // moves exactly what the preview showed: a changed pick takes the preview
 // away. Afterwards the client keeps one entry, Airlock; its file was backed
 // up, and Undo on the Clients screen restores it.
+import { ErrorAlert } from '../../components/Message.tsx';
 import { useEffect, useRef, useState } from 'react';
 import type { ControlOutput } from '../../../../contract/control.ts';
 import { useCall } from '../../api/hooks.ts';
@@ -153,11 +154,7 @@ function ImportClient({ client, taken, onMoved }: { client: ImportableClient; ta
         </span>
       </p>
       {busy === 'preview' ? <p role="status">Preparing the preview…</p> : null}
-      {error ? (
-        <p role="alert" className="error">
-          <InlineText text={error} />
-        </p>
-      ) : null}
+      <ErrorAlert error={error} />
       {preview ? (
         <div role="group" aria-label={`The preview of the move from ${client.label}`} className="import-preview">
           {preview.moved.length > 0 ? (

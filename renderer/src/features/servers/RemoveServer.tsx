@@ -3,8 +3,8 @@
 // the key store, its sign-in, the review of its tools); the focus moves to
 // Cancel, Escape cancels and gives the focus back to "Remove…". The core's
 // refusal is said in the question, which stays open.
+import { ErrorAlert } from '../../components/Message.tsx';
 import { useEffect, useRef, useState } from 'react';
-import { InlineText } from '../../components/InlineText.tsx';
 
 /** `onRemove` resolves once the core removed it (the screen then moves the focus on), rejects with why not. */
 export function RemoveServer({ name, secrets, onRemove }: { name: string; secrets: number; onRemove(): Promise<void> }) {
@@ -65,11 +65,7 @@ export function RemoveServer({ name, secrets, onRemove }: { name: string; secret
           go with it.
         </span>
       </p>
-      {error ? (
-        <p role="alert" className="error">
-          <InlineText text={error} />
-        </p>
-      ) : null}
+      <ErrorAlert error={error} />
       <p className="remove-actions">
         <button type="button" ref={cancelButton} disabled={removing} onClick={cancel}>
           Cancel
