@@ -14,7 +14,7 @@ import { type Action, LEADING, NOUN_MARKERS, OWNER_PREPOSITIONS, PHRASE_ENDS, QU
 export interface ReadQuery {
   queryTerms: string[];
   corrections: Map<string, string>;
-  groups: TriggeredGroup[];
+  groups: readonly TriggeredGroup[];
   expansionTerms: Set<string>;
   /** query term → name terms the document's prose says it stands for */
   learned: Map<string, string[]>;
@@ -35,6 +35,8 @@ export interface ReadQuery {
   question: boolean;
   /** Every word the query says or stands for (its terms, typo fixes, synonyms, learnt words, its action's words). */
   explained: Set<string>;
+  /** The query's terms and their typo fixes: the words it says outright. */
+  said: Set<string>;
   /** The things the query places its object in ("tasks in a project", "subscriptions for a customer" → project, customer), and their synonyms. */
   owners: Set<string>;
   /** The triggered groups with their words and expansions stemmed, worked out once per query. */
@@ -82,6 +84,7 @@ export function readQuery(query: string, { vocabulary, learned: learnedVocabular
     verb,
     self: asksAboutSelf(words),
     question: isQuestion(words),
+    said: new Set([...queryTerms, ...corrections.values()]),
     explained: new Set([...queryTerms, ...corrections.values(), ...expansionTerms, ...learnedTerms, ...heads, ...verbTerms]),
     owners,
     verbTerms,
@@ -96,12 +99,12 @@ function stemmed(word: string): string {
 }
 
 /** Whether `term` is a word of the query that triggered an action group ("duplicate" in "duplicate a project"). */
-function namesAction(groups: TriggeredGroup[], term: string): boolean {
+function namesAction(groups: readonly TriggeredGroup[], term: string): boolean {
   return groups.some((g) => g.action && g.words.some((w) => stem(w) === term));
 }
 
 /** The expansions (stemmed) of the synonym groups, not actions, that the query word `term` triggered ("repo" → repository). */
-function synonymsOf(groups: TriggeredGroup[], term: string): string[] {
+function synonymsOf(groups: readonly TriggeredGroup[], term: string): string[] {
   const out: string[] = [];
   for (const g of groups) if (!g.action && g.words.some((w) => stem(w) === term)) for (const e of g.expansions) out.push(stemmed(e));
   return out;

@@ -71,11 +71,10 @@ function coverage(read: ReadQuery, f: OperationFeatures): number {
 /** Share of the operation's summary the query accounts for. */
 function summaryFit(read: ReadQuery, f: OperationFeatures): number {
   if (f.summary.length === 0) return 0;
-  const { queryTerms, corrections, expansionTerms, learnedTerms, verbTerms } = read;
-  const direct = new Set([...queryTerms, ...corrections.values()]);
+  const { said, expansionTerms, learnedTerms, verbTerms } = read;
   let sum = 0;
   for (const w of f.summary) {
-    if (direct.has(w) || startsWithSome(w, direct)) sum += SUMMARY_CREDITS.direct;
+    if (said.has(w) || startsWithSome(w, said)) sum += SUMMARY_CREDITS.direct;
     else if (verbTerms.has(w)) sum += SUMMARY_CREDITS.verb;
     else if (expansionTerms.has(w) || learnedTerms.has(w)) sum += SUMMARY_CREDITS.expansion;
   }

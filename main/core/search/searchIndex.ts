@@ -11,6 +11,7 @@ import type { ApiOperation, Catalogue, JsonSchema } from '../openapi/catalogue.t
 import { MIN_PREFIX_LENGTH, isStopWord, normalize, splitWords, stem } from './textProcessing.ts';
 import { firstSentence, operationValues, searchableParams, summaryOf } from './operationText.ts';
 import type { ReadQuery } from './queryParsing.ts';
+import { RecallEngine } from './recallEngine.ts';
 import { CANDIDATES, FIELD_BOOSTS, RECALL_BOOSTS } from './weights.ts';
 
 /** One operation as the index sees it: the text of each field. */
@@ -136,13 +137,32 @@ export function recall(
   query: string,
   read: Pick<ReadQuery, 'corrections' | 'expansionTerms' | 'learnedTerms'>,
   known: (term: string) => boolean = () => false,
-): SearchResult[] {
+): RecallHit[] {
+  const queries = recallQueries(query, read, known);
+  const engine = engines.has(index) ? engines.get(index) : engines.set(index, RecallEngine.for(index)).get(index);
+  return engine ? engine.search(queries, CANDIDATES) : index.search({ combineWith: 'OR', queries }).slice(0, CANDIDATES);
+}
+
+/** An operation recall found (`id`: its position in the catalogue) and its BM25 score. */
+export type RecallHit = Pick<SearchResult, 'id' | 'score'>;
+
+/** Each index's recall engine (undefined: MiniSearch searches it itself). */
+const engines = new WeakMap<SearchIndex, RecallEngine | undefined>();
+
+/** Recall's queries, as MiniSearch takes them: the query, then its typo fixes, synonyms and learnt words, each of one string. */
+export function recallQueries(
+  query: string,
+  read: Pick<ReadQuery, 'corrections' | 'expansionTerms' | 'learnedTerms'>,
+  known: (term: string) => boolean,
+): (Query & { queries: [string] })[] {
   const { corrections, expansionTerms, learnedTerms } = read;
-  const queries: Query[] = [{ queries: [query], fuzzy: (term: string) => (term.length >= FUZZY_MIN_LENGTH && !known(term) ? FUZZINESS : false) }];
+  const queries: (Query & { queries: [string] })[] = [
+    { queries: [query], fuzzy: (term: string) => (term.length >= FUZZY_MIN_LENGTH && !known(term) ? FUZZINESS : false) },
+  ];
   if (corrections.size > 0)
     queries.push({ queries: [[...corrections.values()].join(' ')], boostTerm: () => RECALL_BOOSTS.correction, fuzzy: false, prefix: false });
   if (expansionTerms.size > 0)
     queries.push({ queries: [[...expansionTerms].join(' ')], boostTerm: () => RECALL_BOOSTS.expansion, fuzzy: false, prefix: false });
   if (learnedTerms.size > 0) queries.push({ queries: [[...learnedTerms].join(' ')], boostTerm: () => RECALL_BOOSTS.learned, fuzzy: false, prefix: false });
-  return index.search({ combineWith: 'OR', queries }).slice(0, CANDIDATES);
+  return queries;
 }

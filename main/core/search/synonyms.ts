@@ -361,15 +361,25 @@ function find(words: string[], stems: string[], phrase: string[], action = false
 
 export interface TriggeredGroup {
   /** The query words (normalized, unstemmed) that triggered the group. */
-  words: string[];
+  readonly words: readonly string[];
   /** Where in the query they start (word index). */
-  at: number;
-  expansions: string[];
-  action?: Action;
+  readonly at: number;
+  readonly expansions: readonly string[];
+  readonly action?: Action;
 }
 
-/** The built-in groups a query's wording triggers. */
-export function triggeredGroups(query: string): TriggeredGroup[] {
+/** The last query's groups: a search across several APIs reads the same query once per API. */
+let lastRead: { query: string; groups: readonly TriggeredGroup[] } | undefined;
+
+/** The built-in groups a query's wording triggers (shared: never to be changed by the caller). */
+export function triggeredGroups(query: string): readonly TriggeredGroup[] {
+  if (lastRead?.query === query) return lastRead.groups;
+  const groups = findGroups(query);
+  lastRead = { query, groups };
+  return groups;
+}
+
+function findGroups(query: string): TriggeredGroup[] {
   const words = splitWords(normalize(query));
   const stems = words.map(stem);
   const present = new Set(stems);
@@ -395,7 +405,7 @@ export function expandQuery(query: string): string[] {
 }
 
 /** The action a query asks for: that of the earliest wording in it that names one. */
-export function askedAction(groups: TriggeredGroup[]): Action | undefined {
+export function askedAction(groups: readonly TriggeredGroup[]): Action | undefined {
   let best: TriggeredGroup | undefined;
   for (const g of groups) if (g.action && (!best || g.at < best.at)) best = g;
   return best?.action;

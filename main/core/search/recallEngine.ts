@@ -1,0 +1,324 @@
+// Recall's arithmetic, done once per index word. MiniSearch scores a query by
+// walking, for every word the query reaches (the word itself, its prefix
+// matches, its fuzzy matches), every field that holds it, computing BM25 for
+// each operation there and building a record of which field matched which
+// word. Nothing of that depends on the query but a word's weight: the index
+// never changes once built. So each word's postings are turned once into
+// (operation, field boost, BM25) triples, and a query only multiplies and
+// adds. The sums are made in MiniSearch's order, term by term and field by
+// field, and the results are combined as its OR combines them, so the scores
+// and the order of ties are the same to the last bit
+// (test/unit/recallEngine.test.ts compares the two on every evaluation
+// request). The index's internals are read through `IndexInternals`; an index
+// these do not describe, or one with removed documents, is searched by
+// MiniSearch itself.
+import type { SearchResult } from 'minisearch';
+
+/** A word's postings: field id → operation (short id) → how often. */
+type FieldTermData = Map<number, Map<number, number>>;
+
+/** The parts of a MiniSearch index this module reads (MiniSearch 7). */
+interface IndexInternals {
+  _index: {
+    get(term: string): FieldTermData | undefined;
+    atPrefix(prefix: string): Iterable<[string, FieldTermData]>;
+    fuzzyGet(term: string, maxDistance: number): Map<string, [FieldTermData, number]>;
+  };
+  _fieldIds: Record<string, number>;
+  _avgFieldLength: number[];
+  _fieldLength: Map<number, number[]>;
+  _documentCount: number;
+  _documentIds: Map<number, unknown>;
+  _dirtCount: number;
+  _options: {
+    fields: string[];
+    tokenize: (text: string) => string[];
+    processTerm: (term: string) => string | string[] | null | undefined | false;
+    searchOptions: SearchDefaults;
+  };
+}
+
+interface SearchDefaults {
+  boost?: Record<string, number>;
+  prefix?: boolean | ((term: string, i: number, terms: string[]) => boolean);
+  fuzzy?: boolean | number | ((term: string, i: number, terms: string[]) => boolean | number);
+  maxFuzzy: number;
+  weights: { fuzzy: number; prefix: number };
+  bm25: { k: number; b: number; d: number };
+  boostDocument?: unknown;
+}
+
+/** A word's postings, scored: entry i is operation `docs[i]` with BM25 `scores[i]`, field by field in order (each field's entries end at its `end`). */
+interface ScoredPostings {
+  docs: Int32Array;
+  scores: Float64Array;
+  fields: { boost: number; end: number }[];
+}
+
+/** What a query spec reaches: its own word, its prefix matches and its fuzzy matches, each with its weight. */
+type Reached = { postings: ScoredPostings; weight: number }[];
+
+/** The most query words whose prefix or fuzzy matches are kept (any word may be asked; index words are bounded by the index). */
+const MATCH_CACHE_MAX = 4096;
+
+const NONE: ScoredPostings = { docs: new Int32Array(0), scores: new Float64Array(0), fields: [] };
+
+/** A query string's options, as MiniSearch merges them: the index's defaults, then the query's own. */
+interface SubqueryOptions {
+  prefix?: SearchDefaults['prefix'];
+  fuzzy?: SearchDefaults['fuzzy'];
+  boostTerm?: (term: string, i: number, terms: string[]) => number;
+}
+
+export class RecallEngine {
+  private readonly internals: IndexInternals;
+  private readonly fieldBoosts: [fieldId: number, boost: number][];
+  private readonly postings = new Map<string, ScoredPostings>();
+  private readonly prefixes = new Map<string, [string, ScoredPostings][]>();
+  private readonly fuzzies = new Map<string, [string, ScoredPostings, number][]>();
+  /** One more than the highest short id. */
+  private readonly size: number;
+  private levels: { terms: number; word: Sums; subquery: Sums; total: Sums } | undefined;
+
+  private constructor(internals: IndexInternals) {
+    this.internals = internals;
+    const boost = internals._options.searchOptions.boost ?? {};
+    this.size = Math.max(-1, ...internals._documentIds.keys()) + 1;
+    this.fieldBoosts = internals._options.fields.map((field) => [internals._fieldIds[field]!, (Object.hasOwn(boost, field) ? boost[field] : 0) || 1]);
+  }
+
+  /** The engine for an index, or undefined when its internals are not the ones this module knows (MiniSearch then searches). */
+  static for(index: object): RecallEngine | undefined {
+    const inside = index as unknown as Partial<IndexInternals>;
+    const ok =
+      inside._index !== undefined &&
+      typeof inside._index.get === 'function' &&
+      typeof inside._index.atPrefix === 'function' &&
+      typeof inside._index.fuzzyGet === 'function' &&
+      inside._fieldLength instanceof Map &&
+      inside._documentIds instanceof Map &&
+      Array.isArray(inside._avgFieldLength) &&
+      inside._dirtCount === 0 &&
+      inside._options?.searchOptions?.weights !== undefined &&
+      inside._options.searchOptions.bm25 !== undefined &&
+      inside._options.searchOptions.boostDocument === undefined;
+    return ok ? new RecallEngine(inside as IndexInternals) : undefined;
+  }
+
+  /**
+   * The first `limit` of what `index.search({ combineWith: 'OR', queries })` gives, for queries of one string each:
+   * best first, a tie in the order MiniSearch's stable sort leaves it (first reached first).
+   */
+  search(queries: (SubqueryOptions & { queries: [string] })[], limit: number): Pick<SearchResult, 'id' | 'score'>[] {
+    const { tokenize, processTerm, searchOptions } = this.internals._options;
+    const termIds = new Map<string, number>();
+    // Each query string's words, with what MiniSearch would make of each: prefix, fuzzy, boost.
+    const subqueries = queries.map((own) => {
+      const prefix = own.prefix ?? searchOptions.prefix;
+      const fuzzy = own.fuzzy ?? searchOptions.fuzzy;
+      const words = tokenize(own.queries[0])
+        .flatMap((t) => processTerm(t))
+        .filter((t): t is string => !!t);
+      return words.map((term, i) => {
+        if (!termIds.has(term)) termIds.set(term, termIds.size);
+        return {
+          termId: termIds.get(term)!,
+          reached: this.reach(
+            term,
+            typeof prefix === 'function' ? prefix(term, i, words) : prefix === true,
+            typeof fuzzy === 'function' ? fuzzy(term, i, words) : fuzzy || false,
+          ),
+          boost: own.boostTerm ? own.boostTerm(term, i, words) : 1,
+        };
+      });
+    });
+    const { word, subquery, total } = this.sums(termIds.size);
+    // Summed as MiniSearch sums: within a query word, reached word by reached word and field by field; then the query
+    // words of a string, in order; then the strings. Each level starts from 0, and 0 + x is x to the bit.
+    for (const specs of subqueries) {
+      for (const { termId, reached, boost } of specs) {
+        for (const { postings, weight } of reached) word.add(postings, weight * boost);
+        word.moveInto(subquery, termId);
+      }
+      subquery.moveInto(total);
+    }
+    const best: { doc: number; score: number }[] = [];
+    total.forEach((doc, score, terms) => {
+      const scored = score * (terms || 1);
+      if (best.length === limit && !(scored > best[limit - 1]!.score)) return;
+      // After every kept one that scores as much: a later tie never passes an earlier one.
+      let at = best.length;
+      while (at > 0 && best[at - 1]!.score < scored) at--;
+      best.splice(at, 0, { doc, score: scored });
+      if (best.length > limit) best.pop();
+    });
+    total.clear();
+    return best.map(({ doc, score }) => ({ id: this.internals._documentIds.get(doc), score }));
+  }
+
+  /** The three levels of sums, kept between searches (cleared after each), sized for this index and `terms` query words. */
+  private sums(terms: number): { word: Sums; subquery: Sums; total: Sums } {
+    const size = this.size;
+    if (!this.levels || this.levels.terms < terms)
+      this.levels = { terms, word: new Sums(size, 0), subquery: new Sums(size, terms), total: new Sums(size, terms) };
+    return this.levels;
+  }
+
+  /** The words a query word reaches, in MiniSearch's order: itself, its prefix matches, then its other fuzzy matches. */
+  private reach(term: string, prefix: boolean, fuzzy: boolean | number): Reached {
+    const reached: Reached = [{ postings: this.scored(term, this.internals._index.get(term)), weight: 1 }];
+    const { weights, maxFuzzy } = this.internals._options.searchOptions;
+    const prefixed = prefix ? this.prefixMatches(term) : [];
+    for (const [word, postings] of prefixed) {
+      const distance = word.length - term.length;
+      reached.push({ postings, weight: (weights.prefix * word.length) / (word.length + 0.3 * distance) });
+    }
+    if (fuzzy !== false) {
+      const f = fuzzy === true ? 0.2 : fuzzy;
+      const maxDistance = f < 1 ? Math.min(maxFuzzy, Math.round(term.length * f)) : f;
+      if (maxDistance) {
+        const skip = new Set(prefixed.map(([word]) => word));
+        for (const [word, postings, distance] of this.fuzzyMatches(term, maxDistance)) {
+          if (!skip.has(word)) reached.push({ postings, weight: (weights.fuzzy * word.length) / (word.length + distance) });
+        }
+      }
+    }
+    return reached;
+  }
+
+  private prefixMatches(term: string): [string, ScoredPostings][] {
+    let found = this.prefixes.get(term);
+    if (!found) {
+      found = [];
+      for (const [word, data] of this.internals._index.atPrefix(term)) if (word.length !== term.length) found.push([word, this.scored(word, data)]);
+      if (this.prefixes.size >= MATCH_CACHE_MAX) this.prefixes.clear();
+      this.prefixes.set(term, found);
+    }
+    return found;
+  }
+
+  private fuzzyMatches(term: string, maxDistance: number): [string, ScoredPostings, number][] {
+    const key = `${maxDistance}:${term}`;
+    let found = this.fuzzies.get(key);
+    if (!found) {
+      found = [];
+      for (const [word, [data, distance]] of this.internals._index.fuzzyGet(term, maxDistance))
+        if (distance) found.push([word, this.scored(word, data), distance]);
+      if (this.fuzzies.size >= MATCH_CACHE_MAX) this.fuzzies.clear();
+      this.fuzzies.set(key, found);
+    }
+    return found;
+  }
+
+  /** A word's postings with BM25 worked out, once. */
+  private scored(word: string, data: FieldTermData | undefined): ScoredPostings {
+    if (!data) return NONE;
+    const known = this.postings.get(word);
+    if (known) return known;
+    const { _avgFieldLength: avg, _fieldLength: lengths, _documentCount: count, _options } = this.internals;
+    const { k, b, d } = _options.searchOptions.bm25;
+    const docs: number[] = [];
+    const fields: ScoredPostings['fields'] = [];
+    const scores: number[] = [];
+    for (const [fieldId, boost] of this.fieldBoosts) {
+      const freqs = data.get(fieldId);
+      if (!freqs) continue;
+      const matching = freqs.size;
+      const idf = Math.log(1 + (count - matching + 0.5) / (matching + 0.5));
+      for (const [doc, tf] of freqs) {
+        docs.push(doc);
+        scores.push(idf * (d + (tf * (k + 1)) / (tf + k * (1 - b + (b * lengths.get(doc)![fieldId]!) / avg[fieldId]!))));
+      }
+      fields.push({ boost, end: docs.length });
+    }
+    const out = { docs: Int32Array.from(docs), scores: Float64Array.from(scores), fields };
+    this.postings.set(word, out);
+    return out;
+  }
+}
+
+/**
+ * Running sums over an index's operations, with the order each was first reached in (MiniSearch's results are Maps:
+ * their order is that order, and ties keep it) and, from the query-string level up, which query words reached each.
+ */
+class Sums {
+  private readonly scores: Float64Array;
+  private readonly reached: Uint8Array;
+  private readonly order: Int32Array;
+  private count = 0;
+  /** `words` bits a operation: which query words reached it (their number is the quality MiniSearch multiplies by). */
+  private readonly words: Uint32Array;
+  private readonly wordBlocks: number;
+
+  constructor(size: number, words: number) {
+    this.scores = new Float64Array(size);
+    this.reached = new Uint8Array(size);
+    this.order = new Int32Array(size);
+    this.wordBlocks = Math.ceil(words / 32);
+    this.words = new Uint32Array(size * this.wordBlocks);
+  }
+
+  private touch(doc: number): void {
+    if (this.reached[doc]) return;
+    this.reached[doc] = 1;
+    this.order[this.count++] = doc;
+  }
+
+  /** One reached word's scores, as MiniSearch's termResults adds them (term weight × boost × field boost × BM25). */
+  add({ docs, scores, fields }: ScoredPostings, weight: number): void {
+    let i = 0;
+    for (const { boost, end } of fields) {
+      const weightInField = weight * boost;
+      for (; i < end; i++) {
+        const doc = docs[i]!;
+        this.touch(doc);
+        this.scores[doc] = this.scores[doc]! + weightInField * scores[i]!;
+      }
+    }
+  }
+
+  /**
+   * Adds these sums into `into` as MiniSearch's OR combines two results (its score plus ours, our new ones after its
+   * own), with query word `word` for each when these are one query word's, and clears these.
+   */
+  moveInto(into: Sums, word?: number): void {
+    for (let k = 0; k < this.count; k++) {
+      const doc = this.order[k]!;
+      into.touch(doc);
+      into.scores[doc] = into.scores[doc]! + this.scores[doc]!;
+      if (word !== undefined) {
+        const at = doc * into.wordBlocks + (word >>> 5);
+        into.words[at] = into.words[at]! | (1 << (word & 31));
+      } else
+        for (let b = 0; b < this.wordBlocks; b++)
+          into.words[doc * into.wordBlocks + b] = into.words[doc * into.wordBlocks + b]! | this.words[doc * this.wordBlocks + b]!;
+    }
+    this.clear();
+  }
+
+  /** Each operation reached, in order, with its sum and how many query words reached it. */
+  forEach(visit: (doc: number, score: number, words: number) => void): void {
+    for (let k = 0; k < this.count; k++) {
+      const doc = this.order[k]!;
+      let n = 0;
+      for (let b = 0; b < this.wordBlocks; b++) n += bitCount(this.words[doc * this.wordBlocks + b]!);
+      visit(doc, this.scores[doc]!, n);
+    }
+  }
+
+  clear(): void {
+    for (let k = 0; k < this.count; k++) {
+      const doc = this.order[k]!;
+      this.scores[doc] = 0;
+      this.reached[doc] = 0;
+      for (let b = 0; b < this.wordBlocks; b++) this.words[doc * this.wordBlocks + b] = 0;
+    }
+    this.count = 0;
+  }
+}
+
+function bitCount(n: number): number {
+  n = n - ((n >>> 1) & 0x55555555);
+  n = (n & 0x33333333) + ((n >>> 2) & 0x33333333);
+  return (((n + (n >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+}

@@ -1,0 +1,92 @@
+// Recall's engine (search/recallEngine.ts) works each index word's BM25 out
+// once and adds the query's words up itself. It must give exactly what
+// MiniSearch's own search gives — the same operations, the same scores to the
+// last bit, ties in the same order — on a freshly built index and on one
+// restored from the cache, for every request of the search evaluation and for
+// queries that reach prefix and fuzzy matches, typo fixes, synonyms and learnt
+// words. A MiniSearch upgrade that changes its internals fails here.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { loadApiDocument } from '../../main/core/openapi/loadDocument.ts';
+import { buildCatalogue } from '../../main/core/openapi/catalogue.ts';
+import { OperationSearch } from '../../main/core/search/operationSearch.ts';
+import { readQuery } from '../../main/core/search/queryParsing.ts';
+import { RecallEngine } from '../../main/core/search/recallEngine.ts';
+import { type SearchIndex, buildSearchIndex, loadSearchIndex, recall, recallQueries, tagTexts } from '../../main/core/search/searchIndex.ts';
+import { CANDIDATES } from '../../main/core/search/weights.ts';
+import { DEMO_SPEC } from '../helpers/paths.ts';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const EVAL = join(ROOT, 'bench', 'search-eval');
+
+/** Queries beyond the evaluation's: prefixes, typos, long unknown words (fuzzy), repeated and stop words, synonyms. */
+const EXTRA = [
+  'list list repos',
+  'webhoks for a repositry',
+  'authentification tokens',
+  'remove the ticket',
+  'who can see this',
+  'the of and',
+  'x',
+  'constructor __proto__ toString',
+  'créer un évènement',
+  'organizationmembershipinvitations',
+  // More than 32 different words: which words reached an operation no longer fits one 32-bit mask.
+  'list create update delete repository issue comment label milestone project column card team member invitation webhook event release asset branch commit tag tree blob gist star watcher fork pull review deployment status check secret variable runner workflow artifact cache package billing',
+];
+
+function sets(): { name: string; spec: string; queries: string[] }[] {
+  const out = [{ name: 'demo', spec: DEMO_SPEC, queries: ['list events', 'delete an event', 'create a venue'] }];
+  for (const file of readdirSync(EVAL).sort()) {
+    const set = JSON.parse(readFileSync(join(EVAL, file), 'utf8')) as { spec?: string; queries: { q: string }[] };
+    if (set.spec) out.push({ name: file.replace(/\.json$/, ''), spec: join(ROOT, set.spec), queries: set.queries.map((q) => q.q) });
+  }
+  return out;
+}
+
+function same(index: SearchIndex, query: string, context: { vocabulary: Set<string>; learned: Record<string, string[]> }): void {
+  const read = readQuery(query, context);
+  const known = (t: string) => context.vocabulary.has(t);
+  const mine = recall(index, query, read, known).map((r) => [r.id, r.score]);
+  const theirs = index
+    .search({ combineWith: 'OR', queries: recallQueries(query, read, known) })
+    .slice(0, CANDIDATES)
+    .map((r) => [r.id, r.score]);
+  assert.deepEqual(mine, theirs, query);
+}
+
+test('recall gives exactly what MiniSearch gives, on built and restored indexes, for every evaluation request', { timeout: 240_000 }, async (t) => {
+  let compared = 0;
+  const cacheDir = mkdtempSync(join(tmpdir(), 'airlock-recall-'));
+  t.after(() => rmSync(cacheDir, { recursive: true, force: true }));
+  for (const set of sets()) {
+    const { document, refNames } = await loadApiDocument(set.spec, { cacheDir });
+    const catalogue = buildCatalogue(document, refNames);
+    const state = new OperationSearch(catalogue, { tags: document.tags }).toJSON();
+    const context = { vocabulary: new Set(state.vocabulary), learned: state.learned };
+    const built = buildSearchIndex(catalogue, tagTexts(document.tags));
+    const restored = loadSearchIndex(JSON.parse(JSON.stringify(state.index)));
+    assert.ok(RecallEngine.for(built) && RecallEngine.for(restored), `${set.name}: the engine reads this MiniSearch's index`);
+    for (const query of [...set.queries, ...EXTRA]) {
+      // Twice each: the first search fills the engine's word cache, the second reads it.
+      for (const index of [built, restored, built, restored]) same(index, query, context);
+      compared++;
+    }
+  }
+  assert.ok(compared > 500, `only ${compared} requests compared`);
+});
+
+test('an index the engine does not know (documents removed) is searched by MiniSearch itself', () => {
+  const catalogue = buildCatalogue({
+    openapi: '3.1.0',
+    info: { title: 'T', version: '1' },
+    paths: { '/a': { get: { operationId: 'a.list', summary: 'List a', responses: { 200: { description: 'ok' } } } } },
+  });
+  const index = buildSearchIndex(catalogue, {});
+  index.discard(0);
+  assert.equal(RecallEngine.for(index), undefined);
+  assert.deepEqual(recall(index, 'list', readQuery('list', { vocabulary: new Set(), learned: {} })), []);
+});
