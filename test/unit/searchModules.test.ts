@@ -9,6 +9,7 @@ import { operationFeatures } from '../../main/core/search/operationFeatures.ts';
 import { scoreCandidate } from '../../main/core/search/scoring.ts';
 import * as weights from '../../main/core/search/weights.ts';
 import { isVerb } from '../../main/core/search/wordLists.ts';
+import { corpusMeanings, corpusMethod } from '../../main/core/search/corpusVocabulary.ts';
 
 const vocabulary = new Set(['repo', 'workflow', 'run', 'webhook', 'project', 'task']);
 
@@ -51,7 +52,7 @@ test("an operation's score is the sum of its named parts, rounded", () => {
   assert.equal(f.resource, 'task');
   assert.deepEqual(f.segments, [['project'], ['task']]);
   const { score, parts } = scoreCandidate(op, f, readQuery('list tasks in a project', { vocabulary, learned: {} }), 1);
-  assert.deepEqual(Object.keys(parts), ['recall', 'coverage', 'summary', 'action', 'verb', 'self', 'resource', 'niche', 'owner', 'unexplained']);
+  assert.deepEqual(Object.keys(parts), ['recall', 'coverage', 'summary', 'action', 'verb', 'method', 'self', 'resource', 'niche', 'owner', 'unexplained']);
   assert.equal(parts.recall, weights.SCORE_WEIGHTS.recall);
   assert.equal(parts.action, weights.ACTION_FIT.same);
   assert.equal(parts.owner, weights.SCORE_WEIGHTS.owner);
@@ -73,4 +74,30 @@ test('a query word that names a property of every object (constructor, toString)
     assert.deepEqual([...read.learnedTerms], ['repository'], word);
     assert.equal(isVerb(word), false, word);
   }
+});
+
+test('the corpus vocabulary gives a query word only the name words this API uses, and its verb the method most APIs give it', () => {
+  // "access" stands for "permission" across many APIs (corpusVocabulary.json): an API with permissions gains the word, one without does not.
+  assert.deepEqual(
+    corpusMeanings('access', (w) => w === 'permission'),
+    ['permission'],
+  );
+  assert.deepEqual(
+    corpusMeanings('access', () => false),
+    [],
+  );
+  assert.deepEqual(
+    corpusMeanings('constructor', () => true),
+    [],
+  );
+  const read = readQuery('access for a repo', { vocabulary: new Set(['repo', 'permission']), learned: {} });
+  assert.deepEqual([...read.corpusTerms], ['permission']);
+  assert.ok(read.explained.has('permission'));
+  // What the document teaches comes first: a word it gives a meaning gains nothing from the corpus.
+  const taught = readQuery('access for a repo', { vocabulary: new Set(['repo', 'permission']), learned: { access: ['collaborator'] } });
+  assert.deepEqual([...taught.corpusTerms], []);
+  assert.equal(corpusMethod('trigger'), 'POST');
+  assert.equal(readQuery('trigger a build', { vocabulary, learned: {} }).verbMethod, 'POST');
+  // A query that names a built-in action is read by it, not by the corpus.
+  assert.equal(readQuery('delete a build', { vocabulary, learned: {} }).verbMethod, undefined);
 });

@@ -8,6 +8,7 @@ import type { LearnedVocabulary } from './documentVocabulary.ts';
 import { type TriggeredGroup, askedAction, triggeredGroups } from './synonyms.ts';
 import { isStopWord, normalize, splitWords, stem, terms } from './textProcessing.ts';
 import { typoCorrections } from './typoCorrection.ts';
+import { corpusMeanings, corpusMethod } from './corpusVocabulary.ts';
 import { type Action, LEADING, NOUN_MARKERS, OWNER_PREPOSITIONS, PHRASE_ENDS, QUESTION_WORDS, SELF_WORDS, VERB_FOLLOWERS, isVerb } from './wordLists.ts';
 
 /** What a query asks, once read: its terms and what they stand for. */
@@ -19,6 +20,9 @@ export interface ReadQuery {
   /** query term → name terms the document's prose says it stands for */
   learned: Map<string, string[]>;
   learnedTerms: Set<string>;
+  /** query term → name words of this API the corpus vocabulary says it stands for (where the document teaches none) */
+  corpus: Map<string, string[]>;
+  corpusTerms: Set<string>;
   asked: Action | undefined;
   /** The thing the query is about, and the words that may name it (synonyms, learnt vocabulary). */
   head: string | undefined;
@@ -29,6 +33,8 @@ export interface ReadQuery {
   verbLike: string | undefined;
   /** The first verb of the query (stemmed). */
   verb: string | undefined;
+  /** The method most APIs use for the query's verb, when it names no built-in action (corpus vocabulary). */
+  verbMethod: string | undefined;
   /** The query is about the asker's own things ("my boards", "who am I"). */
   self: boolean;
   /** A question that names no action ("who is on this team?", "which regions are there"): it reads. */
@@ -60,12 +66,13 @@ export function readQuery(query: string, { vocabulary, learned: learnedVocabular
   const expansions = [...new Set(groups.flatMap((g) => g.expansions))].filter((e) => !queryTerms.includes(stemmed(e)));
   const expansionTerms = new Set(expansions.flatMap((e) => terms(e)));
   const { learned, learnedTerms } = learnedWords(queryTerms, corrections, learnedVocabulary);
+  const { corpus, corpusTerms } = corpusWords(queryTerms, corrections, learned, vocabulary);
   const verbLike = VERB_FOLLOWERS.has(words[1] ?? '') && !isStopWord(words[0] ?? '') ? stem(words[0]!) : undefined;
   const verbTerms = new Set(groups.filter((g) => g.action).flatMap((g) => g.expansions.map(stemmed)));
   // A word of the query and what it may stand for: its typo fix, the name words the prose gives it, its synonyms.
   const meanings = (word: string): string[] => {
     const fixed = corrections.get(word) ?? word;
-    return [fixed, ...(learned.get(word) ?? learnedFor(learnedVocabulary, fixed) ?? []), ...synonymsOf(groups, word)];
+    return [fixed, ...(learned.get(word) ?? learnedFor(learnedVocabulary, fixed) ?? corpus.get(word) ?? []), ...synonymsOf(groups, word)];
   };
   const rawHead = headNoun(query, isQueryVerb);
   const head = rawHead && (corrections.get(rawHead) ?? rawHead);
@@ -80,12 +87,15 @@ export function readQuery(query: string, { vocabulary, learned: learnedVocabular
     expansionTerms,
     learned,
     learnedTerms,
+    corpus,
+    corpusTerms,
     asked: askedAction(groups),
     verb,
+    verbMethod: askedAction(groups) ? undefined : corpusMethod(verb ?? verbLike ?? ''),
     self: asksAboutSelf(words),
     question: isQuestion(words),
     said: new Set([...queryTerms, ...corrections.values()]),
-    explained: new Set([...queryTerms, ...corrections.values(), ...expansionTerms, ...learnedTerms, ...heads, ...verbTerms]),
+    explained: new Set([...queryTerms, ...corrections.values(), ...expansionTerms, ...learnedTerms, ...corpusTerms, ...heads, ...verbTerms]),
     owners,
     verbTerms,
     verbLike,
@@ -130,6 +140,25 @@ function learnedWords(
     for (const w of words) if (!queryTerms.includes(w)) learnedTerms.add(w);
   }
   return { learned, learnedTerms };
+}
+
+/** Each query term the document teaches nothing of, and the name words of this API the corpus vocabulary gives it. */
+function corpusWords(
+  queryTerms: string[],
+  corrections: Map<string, string>,
+  learned: Map<string, string[]>,
+  vocabulary: Set<string>,
+): { corpus: Map<string, string[]>; corpusTerms: Set<string> } {
+  const corpus = new Map<string, string[]>();
+  const corpusTerms = new Set<string>();
+  for (const t of queryTerms) {
+    if (learned.has(t)) continue;
+    const words = corpusMeanings(corrections.get(t) ?? t, (w) => vocabulary.has(w) && !queryTerms.includes(w));
+    if (words.length === 0) continue;
+    corpus.set(t, words);
+    for (const w of words) corpusTerms.add(w);
+  }
+  return { corpus, corpusTerms };
 }
 
 /** The query is about the asker's own things: "my boards", "who am I", "what I'm following". */

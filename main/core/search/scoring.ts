@@ -31,6 +31,7 @@ export function scoreCandidate(op: ApiOperation, f: OperationFeatures, read: Rea
     summary: SCORE_WEIGHTS.summary * summaryFit(read, f),
     action: actionPart(read, op, f),
     verb: verbFit(read, f),
+    method: read.verbMethod && op.method === read.verbMethod ? SCORE_WEIGHTS.verbMethod : 0,
     self: read.self && f.self ? SCORE_WEIGHTS.self : 0,
     resource: f.resource && (read.heads.has(f.resource) || (read.head && f.resource.startsWith(read.head))) ? SCORE_WEIGHTS.resource : 0,
     niche: -niche(op, f.where, queryTerms),
@@ -43,7 +44,7 @@ export function scoreCandidate(op: ApiOperation, f: OperationFeatures, read: Rea
 
 /** Share of the query's terms the operation accounts for (directly, through a typo fix, a synonym, its learnt vocabulary or its prose). */
 function coverage(read: ReadQuery, f: OperationFeatures): number {
-  const { queryTerms, corrections, stemmedGroups, learned } = read;
+  const { queryTerms, corrections, stemmedGroups, learned, corpus } = read;
   if (queryTerms.length === 0) return 0;
   let sum = 0;
   for (const t of queryTerms) {
@@ -60,6 +61,7 @@ function coverage(read: ReadQuery, f: OperationFeatures): number {
       else if (g.action && f.action && compatible(g.action, f.action)) best = Math.max(best, COVERAGE_CREDITS.action);
     }
     if (learned.get(t)?.some((w) => f.names.has(w))) best = Math.max(best, COVERAGE_CREDITS.learned);
+    else if (corpus.get(t)?.some((w) => f.names.has(w))) best = Math.max(best, COVERAGE_CREDITS.corpus);
     if (f.params.has(direct)) best = Math.max(best, COVERAGE_CREDITS.param);
     if (f.values.has(direct)) best = Math.max(best, COVERAGE_CREDITS.value);
     if (f.prose.has(direct)) best = Math.max(best, COVERAGE_CREDITS.prose);
@@ -71,12 +73,12 @@ function coverage(read: ReadQuery, f: OperationFeatures): number {
 /** Share of the operation's summary the query accounts for. */
 function summaryFit(read: ReadQuery, f: OperationFeatures): number {
   if (f.summary.length === 0) return 0;
-  const { said, expansionTerms, learnedTerms, verbTerms } = read;
+  const { said, expansionTerms, learnedTerms, corpusTerms, verbTerms } = read;
   let sum = 0;
   for (const w of f.summary) {
     if (said.has(w) || startsWithSome(w, said)) sum += SUMMARY_CREDITS.direct;
     else if (verbTerms.has(w)) sum += SUMMARY_CREDITS.verb;
-    else if (expansionTerms.has(w) || learnedTerms.has(w)) sum += SUMMARY_CREDITS.expansion;
+    else if (expansionTerms.has(w) || learnedTerms.has(w) || corpusTerms.has(w)) sum += SUMMARY_CREDITS.expansion;
   }
   return sum / f.summary.length;
 }

@@ -39,6 +39,8 @@ export const RECALL_BOOSTS = {
   expansion: 0.35,
   /** Name words the document's prose says a query word stands for (learnt vocabulary). */
   learned: 0.5,
+  /** Name words of the API the corpus vocabulary says a query word stands for (corpusVocabulary.ts). */
+  corpus: 0.3,
 } as const;
 
 /** How many of recall's best operations are re-ranked. */
@@ -56,6 +58,8 @@ export const SCORE_WEIGHTS = {
   question: 0.15,
   /** The query's verb is the operation's ("copy" a project: duplicateProject), or names what it creates ("fork a repository"). */
   verb: 0.2,
+  /** The query's verb names no built-in action, and the operation uses the method most APIs use for it (corpus vocabulary). */
+  verbMethod: 0.1,
   /** The query is about the asker's own things ("my boards") and the operation acts on the caller's. */
   self: 0.2,
   /** The operation reads or writes the very thing the query is about (its path's last resource is the query's head noun). */
@@ -84,6 +88,8 @@ export const COVERAGE_CREDITS = {
   synonym: 0.7,
   /** A name word the document's prose says the term stands for. */
   learned: 0.7,
+  /** A name word the corpus vocabulary says the term stands for. */
+  corpus: 0.6,
   /** The term names one of its parameters. */
   param: 0.5,
   /** The term is a value its parameters or body take. */

