@@ -19,13 +19,15 @@
 //    log lift), those within KEEP_WITHIN of its best. Words the built-in
 //    vocabulary gives a meaning, function words and generic names are not
 //    learnt.
-// 2. Methods. A summary's first word is mostly its verb ("Archive a card"):
-//    a verb the built-in vocabulary does not know, starting the summaries of
-//    at least MIN_VERB_PROVIDERS providers, whose operations use one method
-//    in at least MIN_METHOD_SHARE of them on average, is kept with it.
+// 2. Methods. A summary's first word is often its verb ("Archive a card"),
+//    and it is one when a determiner follows it in at least MIN_VERB_USE of
+//    the summaries it starts ("Customer list" is a noun). A verb the
+//    built-in vocabulary does not know, starting the summaries of at least
+//    MIN_VERB_PROVIDERS providers, whose operations use one method in at
+//    least MIN_METHOD_SHARE of them on average, is kept with it.
 //
-// Left out: every provider an evaluation set uses, and the held-out split
-// the committed seed picks (directoryCorpus.ts). Deterministic:
+// Left out: every provider an evaluation set uses, and the second held-out
+// split (HELD_OUT_2 in directoryCorpus.ts, which the committed seed picked). Deterministic:
 // test/integration/corpusVocabulary.test.ts runs this script and checks the
 // shipped file is what it writes.
 //   node scripts/learnCorpusVocabulary.ts [--out FILE | --out -]
@@ -34,8 +36,8 @@ import { join, relative } from 'node:path';
 import { terms } from '../main/core/search/textProcessing.ts';
 import { firstSentence } from '../main/core/search/operationText.ts';
 import { isBuiltInWord } from '../main/core/search/synonyms.ts';
-import { FUNCTION_WORDS, GENERIC_NAMES } from '../main/core/search/wordLists.ts';
-import { DIRECTORY, HELD_OUT_PICK, METHODS, ROOT, documents, evaluationProviders, pickHeldOut, providerOf } from './directoryCorpus.ts';
+import { FUNCTION_WORDS, GENERIC_NAMES, VERB_FOLLOWERS } from '../main/core/search/wordLists.ts';
+import { DIRECTORY, HELD_OUT_2, METHODS, ROOT, documents, evaluationProviders, providerOf } from './directoryCorpus.ts';
 
 export const CORPUS_VOCABULARY_FILE = join(ROOT, 'main', 'core', 'search', 'corpusVocabulary.json');
 
@@ -46,6 +48,8 @@ const MAX_PER_WORD = 3;
 const KEEP_WITHIN = 0.6;
 const MIN_VERB_PROVIDERS = 3;
 const MIN_METHOD_SHARE = 0.6;
+/** Of the summaries a word starts, the share where a determiner follows it: a verb's object ("Revoke a token"), not a noun phrase. */
+const MIN_VERB_USE = 0.2;
 
 const learnable = (w: string) => w.length >= 3 && !/\d/.test(w) && !FUNCTION_WORDS.has(w);
 
@@ -53,9 +57,12 @@ const learnable = (w: string) => w.length >= 3 && !/\d/.test(w) && !FUNCTION_WOR
 interface Seen {
   said: string[];
   named: string[];
-  /** The summary's first word (its verb, mostly: "Archive a card") and the operation's method. */
+  /** The summary's first word (its verb, mostly: "Archive a card"), whether a determiner follows it, and the method. */
   verb?: string;
+  beforeDeterminer: boolean;
   method: string;
+  /** What makes it this operation: its method, path, operationId and summary (a document's other versions repeat it). */
+  key: string;
 }
 
 function operationsOf(file: string): Seen[] {
@@ -80,13 +87,15 @@ function operationsOf(file: string): Seen[] {
       const prose = summary.trim() ? summary : firstSentence(description);
       const named = new Set(terms(`${typeof op.operationId === 'string' ? op.operationId : ''} ${literal}`).filter(learnable));
       const said = new Set(terms(prose.slice(0, 600)).filter(learnable));
-      const first = /^\s*([A-Za-z]+)\s+\S/.exec(summary)?.[1];
-      const verb = first ? terms(first)[0] : undefined;
+      const opening = /^\s*([A-Za-z]+)\s+([A-Za-z]+)/.exec(summary);
+      const verb = opening ? terms(opening[1]!)[0] : undefined;
       out.push({
         said: [...said].filter((w) => !named.has(w)),
         named: [...named].filter((w) => !said.has(w)),
         ...(verb ? { verb } : {}),
+        beforeDeterminer: !!opening && VERB_FOLLOWERS.has(opening[2]!.toLowerCase()),
         method: method.toUpperCase(),
+        key: JSON.stringify([method, path, op.operationId ?? null, summary]),
       });
     }
   }
@@ -94,8 +103,7 @@ function operationsOf(file: string): Seen[] {
 }
 
 export function learnCorpusVocabulary(): { words: Record<string, string[]>; methods: Record<string, string>; providers: number; leftOut: string[] } {
-  const taken = evaluationProviders();
-  for (const d of pickHeldOut(HELD_OUT_PICK, taken).picked) taken.add(providerOf(d.file));
+  const taken = new Set([...evaluationProviders(), ...HELD_OUT_2]);
   // Summed over providers: how often, among one provider's operations whose summary has s, the name has n (and in
   // how many providers they meet at all); how many providers' summaries use s; the share of a provider's operations
   // whose name has n.
@@ -108,6 +116,8 @@ export function learnCorpusVocabulary(): { words: Record<string, string[]>; meth
   let ops = new Map<string, Seen>();
   // verb → method → the sum, over providers, of the share of the provider's operations with that verb that use it.
   const verbMethods = new Map<string, Map<string, number>>();
+  // first word → [summaries it starts, of which a determiner follows it ("Unregister a device", not "Customer list")].
+  const verbUse = new Map<string, [number, number]>();
   const close = () => {
     if (current === undefined || ops.size === 0) return;
     providers++;
@@ -125,6 +135,8 @@ export function learnCorpusVocabulary(): { words: Record<string, string[]>; meth
     const verbs = new Map<string, Map<string, number>>();
     for (const op of ops.values()) {
       if (!op.verb) continue;
+      const use = verbUse.get(op.verb) ?? [0, 0];
+      verbUse.set(op.verb, [use[0] + 1, use[1] + (op.beforeDeterminer ? 1 : 0)]);
       let m = verbs.get(op.verb);
       if (!m) verbs.set(op.verb, (m = new Map()));
       m.set(op.method, (m.get(op.method) ?? 0) + 1);
@@ -157,7 +169,7 @@ export function learnCorpusVocabulary(): { words: Record<string, string[]>; meth
       close();
       current = provider;
     }
-    for (const op of operationsOf(file)) ops.set(`${op.said.join(' ')}|${op.named.join(' ')}`, op);
+    for (const op of operationsOf(file)) ops.set(op.key, op);
   }
   close();
 
@@ -186,7 +198,8 @@ export function learnCorpusVocabulary(): { words: Record<string, string[]>; meth
   for (const verb of [...verbMethods.keys()].sort()) {
     const sums = verbMethods.get(verb)!;
     const by = sums.get('')!;
-    if (by < MIN_VERB_PROVIDERS || isBuiltInWord(verb) || FUNCTION_WORDS.has(verb) || verb.length < 3) continue;
+    const [starts, beforeDeterminer] = verbUse.get(verb)!;
+    if (by < MIN_VERB_PROVIDERS || beforeDeterminer / starts < MIN_VERB_USE || isBuiltInWord(verb) || FUNCTION_WORDS.has(verb) || verb.length < 3) continue;
     const [method, share] = [...sums].filter(([m]) => m).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]!;
     if (share / by >= MIN_METHOD_SHARE) methods[verb] = method;
   }

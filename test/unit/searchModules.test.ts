@@ -98,6 +98,13 @@ test('the corpus vocabulary gives a query word only the name words this API uses
   assert.deepEqual([...taught.corpusTerms], []);
   assert.equal(corpusMethod('trigger'), 'POST');
   assert.equal(readQuery('trigger a build', { vocabulary, learned: {} }).verbMethod, 'POST');
+  // A verb the built-in vocabulary does not know, wherever it stands in the request.
+  assert.equal(corpusMethod('unregister'), 'DELETE');
+  assert.equal(readQuery('unregister device 5', { vocabulary, learned: {} }).verbMethod, 'DELETE');
+  assert.equal(readQuery('how do I unregister a device', { vocabulary, learned: {} }).verbMethod, 'DELETE');
+  // A summary's first word that is a noun ("Customer list") is not learnt as a verb.
+  assert.equal(corpusMethod('customer'), undefined);
+  assert.equal(readQuery('customer on hold', { vocabulary, learned: {} }).verbMethod, undefined);
   // A query that names a built-in action is read by it, not by the corpus.
   assert.equal(readQuery('delete a build', { vocabulary, learned: {} }).verbMethod, undefined);
 });

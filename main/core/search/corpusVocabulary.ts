@@ -2,8 +2,9 @@
 // tend to mean in operation names, learnt offline from hundreds of public
 // APIs (scripts/learnCorpusVocabulary.ts, which says how; the evaluation's
 // APIs are left out). A query word the table knows gains the name words it
-// stands for, but only those the API at hand uses: "credential" reaches an
-// API's `token` operations only if it has some. It is weighted below what the
+// stands for, but only those the API at hand uses (in its names or
+// parameters): "access" reaches an API's `permission` operations only if it
+// has some. It is weighted below what the
 // API's own document teaches (documentVocabulary.ts) and below the built-in
 // synonyms. The table ships as JSON in the bundle (corpusVocabulary.json).
 import table from './corpusVocabulary.json' with { type: 'json' };

@@ -33,7 +33,7 @@ export interface ReadQuery {
   verbLike: string | undefined;
   /** The first verb of the query (stemmed). */
   verb: string | undefined;
-  /** The method most APIs use for the query's verb, when it names no built-in action (corpus vocabulary). */
+  /** When the query names no built-in action: the method most APIs use for the first of its words the corpus knows as a verb. */
   verbMethod: string | undefined;
   /** The query is about the asker's own things ("my boards", "who am I"). */
   self: boolean;
@@ -91,7 +91,7 @@ export function readQuery(query: string, { vocabulary, learned: learnedVocabular
     corpusTerms,
     asked: askedAction(groups),
     verb,
-    verbMethod: askedAction(groups) ? undefined : corpusMethod(verb ?? verbLike ?? ''),
+    verbMethod: askedAction(groups) ? undefined : queryTerms.map((t) => corpusMethod(corrections.get(t) ?? t)).find((m) => m !== undefined),
     self: asksAboutSelf(words),
     question: isQuestion(words),
     said: new Set([...queryTerms, ...corrections.values()]),

@@ -30,6 +30,7 @@ interface IndexInternals {
   _documentCount: number;
   _documentIds: Map<number, unknown>;
   _dirtCount: number;
+  _nextId: number;
   _options: {
     fields: string[];
     tokenize: (text: string) => string[];
@@ -61,6 +62,9 @@ type Reached = { postings: ScoredPostings; weight: number }[];
 /** The most query words whose prefix or fuzzy matches are kept (any word may be asked; index words are bounded by the index). */
 const MATCH_CACHE_MAX = 4096;
 
+/** The index-wide search options this module applies exactly as MiniSearch does. */
+const SEARCH_OPTIONS_APPLIED = new Set(['combineWith', 'prefix', 'fuzzy', 'maxFuzzy', 'boost', 'weights', 'bm25']);
+
 const NONE: ScoredPostings = { docs: new Int32Array(0), scores: new Float64Array(0), fields: [] };
 
 /** A query string's options, as MiniSearch merges them: the index's defaults, then the query's own. */
@@ -78,18 +82,23 @@ export class RecallEngine {
   private readonly fuzzies = new Map<string, [string, ScoredPostings, number][]>();
   /** One more than the highest short id. */
   private readonly size: number;
+  /** How many documents the index held when this engine read it. */
+  private readonly documents: number;
   private levels: { terms: number; word: Sums; subquery: Sums; total: Sums } | undefined;
 
   private constructor(internals: IndexInternals) {
     this.internals = internals;
     const boost = internals._options.searchOptions.boost ?? {};
-    this.size = Math.max(-1, ...internals._documentIds.keys()) + 1;
+    this.size = internals._nextId;
+    this.documents = internals._documentCount;
     this.fieldBoosts = internals._options.fields.map((field) => [internals._fieldIds[field]!, (Object.hasOwn(boost, field) ? boost[field] : 0) || 1]);
   }
 
   /** The engine for an index, or undefined when its internals are not the ones this module knows (MiniSearch then searches). */
   static for(index: object): RecallEngine | undefined {
     const inside = index as unknown as Partial<IndexInternals>;
+    const options = inside._options?.searchOptions as Record<string, unknown> | undefined;
+    const { weights, bm25 } = (options ?? {}) as Partial<SearchDefaults>;
     const ok =
       inside._index !== undefined &&
       typeof inside._index.get === 'function' &&
@@ -98,11 +107,22 @@ export class RecallEngine {
       inside._fieldLength instanceof Map &&
       inside._documentIds instanceof Map &&
       Array.isArray(inside._avgFieldLength) &&
+      Array.isArray(inside._options?.fields) &&
+      Number.isSafeInteger(inside._nextId) &&
       inside._dirtCount === 0 &&
-      inside._options?.searchOptions?.weights !== undefined &&
-      inside._options.searchOptions.bm25 !== undefined &&
-      inside._options.searchOptions.boostDocument === undefined;
+      // Only the search options this module applies as MiniSearch does (a boostTerm, filter or boostDocument for the whole index would not be).
+      options !== undefined &&
+      Object.keys(options).every((key) => SEARCH_OPTIONS_APPLIED.has(key)) &&
+      typeof weights?.fuzzy === 'number' &&
+      typeof weights.prefix === 'number' &&
+      [bm25?.k, bm25?.b, bm25?.d].every((n) => typeof n === 'number');
     return ok ? new RecallEngine(inside as IndexInternals) : undefined;
+  }
+
+  /** Whether the index is still the one this engine read (no document added or removed since). */
+  fits(index: object): boolean {
+    const inside = index as unknown as IndexInternals;
+    return inside === this.internals && inside._dirtCount === 0 && inside._documentCount === this.documents && inside._nextId === this.size;
   }
 
   /**
@@ -110,6 +130,7 @@ export class RecallEngine {
    * best first, a tie in the order MiniSearch's stable sort leaves it (first reached first).
    */
   search(queries: (SubqueryOptions & { queries: [string] })[], limit: number): Pick<SearchResult, 'id' | 'score'>[] {
+    if (limit < 1) return [];
     const { tokenize, processTerm, searchOptions } = this.internals._options;
     const termIds = new Map<string, number>();
     // Each query string's words, with what MiniSearch would make of each: prefix, fuzzy, boost.
@@ -133,26 +154,32 @@ export class RecallEngine {
       });
     });
     const { word, subquery, total } = this.sums(termIds.size);
-    // Summed as MiniSearch sums: within a query word, reached word by reached word and field by field; then the query
-    // words of a string, in order; then the strings. Each level starts from 0, and 0 + x is x to the bit.
-    for (const specs of subqueries) {
-      for (const { termId, reached, boost } of specs) {
-        for (const { postings, weight } of reached) word.add(postings, weight * boost);
-        word.moveInto(subquery, termId);
-      }
-      subquery.moveInto(total);
-    }
     const best: { doc: number; score: number }[] = [];
-    total.forEach((doc, score, terms) => {
-      const scored = score * (terms || 1);
-      if (best.length === limit && !(scored > best[limit - 1]!.score)) return;
-      // After every kept one that scores as much: a later tie never passes an earlier one.
-      let at = best.length;
-      while (at > 0 && best[at - 1]!.score < scored) at--;
-      best.splice(at, 0, { doc, score: scored });
-      if (best.length > limit) best.pop();
-    });
-    total.clear();
+    try {
+      // Summed as MiniSearch sums: within a query word, reached word by reached word and field by field; then the
+      // query words of a string, in order; then the strings. Each level starts from 0, and 0 + x is x to the bit.
+      for (const specs of subqueries) {
+        for (const { termId, reached, boost } of specs) {
+          for (const { postings, weight } of reached) word.add(postings, weight * boost);
+          word.moveInto(subquery, termId);
+        }
+        subquery.moveInto(total);
+      }
+      total.forEach((doc, score, terms) => {
+        const scored = score * (terms || 1);
+        if (best.length === limit && !(scored > best[limit - 1]!.score)) return;
+        // After every kept one that scores as much: a later tie never passes an earlier one.
+        let at = best.length;
+        while (at > 0 && best[at - 1]!.score < scored) at--;
+        best.splice(at, 0, { doc, score: scored });
+        if (best.length > limit) best.pop();
+      });
+    } finally {
+      // The sums are kept for the next search: whatever happened, they start it at 0.
+      word.clear();
+      subquery.clear();
+      total.clear();
+    }
     return best.map(({ doc, score }) => ({ id: this.internals._documentIds.get(doc), score }));
   }
 

@@ -139,7 +139,8 @@ export function recall(
   known: (term: string) => boolean = () => false,
 ): RecallHit[] {
   const queries = recallQueries(query, read, known);
-  const engine = engines.has(index) ? engines.get(index) : engines.set(index, RecallEngine.for(index)).get(index);
+  let engine = engines.get(index);
+  if (!engines.has(index) || (engine && !engine.fits(index))) engines.set(index, (engine = RecallEngine.for(index)));
   return engine ? engine.search(queries, CANDIDATES) : index.search({ combineWith: 'OR', queries }).slice(0, CANDIDATES);
 }
 
