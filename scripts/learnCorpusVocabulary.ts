@@ -27,7 +27,7 @@
 //    least MIN_METHOD_SHARE of them on average, is kept with it.
 //
 // Left out: every provider an evaluation set uses, and the second held-out
-// split (HELD_OUT_2 in directoryCorpus.ts, which the committed seed picked). Deterministic:
+// splits (HELD_OUT_SPLITS in directoryCorpus.ts, which committed seeds picked). Deterministic:
 // test/integration/corpusVocabulary.test.ts runs this script and checks the
 // shipped file is what it writes.
 //   node scripts/learnCorpusVocabulary.ts [--out FILE | --out -]
@@ -37,7 +37,7 @@ import { terms } from '../main/core/search/textProcessing.ts';
 import { firstSentence } from '../main/core/search/operationText.ts';
 import { isBuiltInWord } from '../main/core/search/synonyms.ts';
 import { FUNCTION_WORDS, GENERIC_NAMES, VERB_FOLLOWERS } from '../main/core/search/wordLists.ts';
-import { DIRECTORY, HELD_OUT_2, METHODS, ROOT, documents, evaluationProviders, providerOf } from './directoryCorpus.ts';
+import { DIRECTORY, HELD_OUT_PROVIDERS, METHODS, ROOT, documents, evaluationProviders, providerOf } from './directoryCorpus.ts';
 
 export const CORPUS_VOCABULARY_FILE = join(ROOT, 'main', 'core', 'search', 'corpusVocabulary.json');
 
@@ -103,7 +103,7 @@ function operationsOf(file: string): Seen[] {
 }
 
 export function learnCorpusVocabulary(): { words: Record<string, string[]>; methods: Record<string, string>; providers: number; leftOut: string[] } {
-  const taken = new Set([...evaluationProviders(), ...HELD_OUT_2]);
+  const taken = new Set([...evaluationProviders(), ...HELD_OUT_PROVIDERS]);
   // Summed over providers: how often, among one provider's operations whose summary has s, the name has n (and in
   // how many providers they meet at all); how many providers' summaries use s; the share of a provider's operations
   // whose name has n.
