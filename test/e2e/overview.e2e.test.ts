@@ -14,7 +14,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { AxeBuilder } from '@axe-core/playwright';
 import { echoDocument, startEchoApi, writeEchoSpec } from '../helpers/echoApi.ts';
 import { runCli, serve, type Running } from '../helpers/processes.ts';
@@ -32,6 +32,22 @@ const stepState = (page: Page, title: string, state: 'Done' | 'To do') =>
   page.getByRole('heading', { name: new RegExp(`^${title} ${state}$`) }).waitFor({ timeout: 15_000 });
 /** The value of one line of the Overview's facts. */
 const fact = (page: Page, term: string) => page.locator(`dt:text-is("${term}") + dd`);
+/**
+ * Waits (15 s at most) until the text of `where` matches: the Overview fills some lines after it shows ("Reading which
+ * APIs need a key…"), so a line read once may be read before it is filled. Fails with the last text read.
+ */
+async function showsText(where: Locator, pattern: RegExp): Promise<void> {
+  const element = await where.elementHandle({ timeout: 15_000 });
+  await where
+    .page()
+    .waitForFunction(
+      ({ el, source, flags }) => new RegExp(source, flags).test((el as { innerText: string }).innerText),
+      { el: element, source: pattern.source, flags: pattern.flags },
+      { timeout: 15_000 },
+    )
+    .catch(() => undefined); // the assertion below says what the line holds instead
+  assert.match(await where.innerText(), pattern);
+}
 
 /** Serious or critical axe violations, in light and then dark. */
 async function axeProblems(page: Page, where: string): Promise<string[]> {
@@ -73,11 +89,11 @@ test('the checklist ticks each step when it is done; the HTTP URL is copied with
   // Each step says where to go.
   assert.equal(await step(page, 'Connect a client').getByRole('link', { name: 'Go to Clients' }).getAttribute('href'), '#/clients');
   assert.equal(await step(page, 'Add the API key').getByRole('link', { name: 'Go to APIs' }).getAttribute('href'), '#/apis');
-  assert.match(await step(page, 'Add the API key').innerText(), /needs a key \(in the x-api-key header\)/);
+  await showsText(step(page, 'Add the API key'), /needs a key \(in the x-api-key header\)/);
   // The key never claims "none set" while being the one thing to do; the file store says it is plaintext.
-  assert.match(await fact(page, 'API key').innerText(), /None yet/);
-  assert.match(await fact(page, 'Keys kept in').innerText(), /a plaintext file, .*secrets\.json/);
-  assert.match(await fact(page, 'Keys kept in').innerText(), /Plaintext key file\. .*Anyone who can read that file/);
+  await showsText(fact(page, 'API key'), /None yet/);
+  await showsText(fact(page, 'Keys kept in'), /a plaintext file, .*secrets\.json/);
+  await showsText(fact(page, 'Keys kept in'), /Plaintext key file\. .*Anyone who can read that file/);
   assert.deepEqual(await axeProblems(page, 'Overview'), []);
 
   // Copy: the URL, the header and where the token is; never the token.
@@ -103,19 +119,19 @@ test('the checklist ticks each step when it is done; the HTTP URL is copied with
     .waitFor();
   await nav(page, 'Overview').click();
   await stepState(page, 'Add the API key', 'Done');
-  assert.match(await fact(page, 'API key').innerText(), /^Key sha256:[0-9a-f]{12} from the plaintext key file, sent in the x-api-key header/);
+  await showsText(fact(page, 'API key'), /^Key sha256:[0-9a-f]{12} from the plaintext key file, sent in the x-api-key header/);
 
   // Step 1: a client connects (the status is polled: no reload).
   const client = await httpClient(server.mcpUrl, server.token, 'e2e-first');
   t.after(() => client.close());
   await stepState(page, 'Connect a client', 'Done');
-  assert.match(await step(page, 'Connect a client').innerText(), /e2e-first \(HTTP\) is connected/);
+  await showsText(step(page, 'Connect a client'), /e2e-first \(HTTP\) is connected/);
 
   // Step 3: a first call, from the audit.
   await execute(client, 'const r = await api.items.list(); return r.status;');
   assert.equal(echo.received.at(-1)!.headers['x-api-key'], KEY);
   await stepState(page, 'Try a first call', 'Done');
-  assert.match(await step(page, 'Try a first call').innerText(), /execute from e2e-first at /);
+  await showsText(step(page, 'Try a first call'), /execute from e2e-first at /);
   await page.getByRole('heading', { name: 'All set', level: 2 }).waitFor();
   assert.ok(!(await page.content()).includes(KEY));
   assert.deepEqual(await axeProblems(page, 'Overview, all done'), []);
@@ -126,9 +142,9 @@ test('an API that sends no key says so, even with a key stored for its profile',
   await controlClient(dir, server.url).call('keys.set', { profile: 'custom', secret: KEY });
   const page = await signedInPage(browser, dir);
   await stepState(page, 'Add the API key', 'Done');
-  assert.match(await step(page, 'Add the API key').innerText(), /Not needed: this API sends no key/);
+  await showsText(step(page, 'Add the API key'), /Not needed: this API sends no key/);
   await page.getByText(/is stored for profile custom but is not sent/).waitFor();
-  assert.match(await fact(page, 'API key').innerText(), /^This API sends no key \(a key, sha256:[0-9a-f]{12}, is stored/);
+  await showsText(fact(page, 'API key'), /^This API sends no key \(a key, sha256:[0-9a-f]{12}, is stored/);
   assert.doesNotMatch(await page.locator('main').innerText(), /none set/i);
   await nav(page, 'APIs').click();
   await page.getByText(/not sent: this API sends no key/).waitFor();
@@ -157,7 +173,7 @@ test(
     const region = page.getByRole('region', { name: 'APIs served' });
     const item = (text: RegExp) => region.getByRole('listitem').filter({ hasText: text });
     await item(/^custom: Echo, \d+ operations at http:\/\/127\.0\.0\.1:\d+\/v1\.$/).waitFor({ timeout: 15_000 });
-    assert.match(await step(page, 'Add the API key').innerText(), /Not needed: this API sends no key/);
+    await showsText(step(page, 'Add the API key'), /Not needed: this API sends no key/);
 
     // A second API, whose document takes its time: said to be loading, on the screen already open.
     const saving = control.call('profiles.save', {
@@ -174,8 +190,8 @@ test(
     await region.getByText('slow is still loading.').waitFor({ state: 'detached' });
     // The key step names the API that needs a key and has none (custom sends none).
     await stepState(page, 'Add the API key', 'To do');
-    assert.match(await step(page, 'Add the API key').innerText(), /slow needs a key \(in the x-api-key header\)\. Add it on the APIs screen/);
-    assert.match(await fact(page, 'API keys').innerText(), /custom: sends no key\s+slow: no key yet/);
+    await showsText(step(page, 'Add the API key'), /slow needs a key \(in the x-api-key header\)\. Add it on the APIs screen/);
+    await showsText(fact(page, 'API keys'), /custom: sends no key\s+slow: no key yet/);
 
     // A broken document: failed, with the reason, where the person looks first.
     const broken = join(dir, 'broken.yaml');
@@ -195,13 +211,13 @@ test(
       .waitFor();
     await nav(page, 'Overview').click();
     await stepState(page, 'Add the API key', 'Done');
-    assert.match(await step(page, 'Add the API key').innerText(), /Every API that sends a key has one: slow \(sha256:[0-9a-f]{12}\)/);
+    await showsText(step(page, 'Add the API key'), /Every API that sends a key has one: slow \(sha256:[0-9a-f]{12}\)/);
 
     // Every API switched off: said plainly, with the way to the APIs screen; the rest of the Overview stays.
     for (const name of ['broken', 'custom', 'slow']) await control.call('apis.disable', { name });
     await region.getByText('No API is served: clients can connect, but have nothing to call.', { exact: false }).waitFor({ timeout: 15_000 });
     assert.equal(await region.getByRole('link', { name: 'Go to APIs' }).getAttribute('href'), '#/apis');
-    assert.match(await step(page, 'Add the API key').innerText(), /No API is served yet/);
+    await showsText(step(page, 'Add the API key'), /No API is served yet/);
     await fact(page, 'MCP over stdio').waitFor();
     assert.deepEqual(await axeProblems(page, 'Overview, no API served'), []);
     // On again: listed again.
@@ -230,7 +246,7 @@ test('a missing keychain is said in plain words, with what to do; the key field 
   await keys.getByText('Technical detail').click();
   await keys.getByText(/DBUS_SESSION_BUS_ADDRESS is not set/).waitFor();
   assert.deepEqual(await axeProblems(page, 'Overview, no keychain'), []);
-  assert.match(await step(page, 'Add the API key').innerText(), /keys cannot be stored here yet/);
+  await showsText(step(page, 'Add the API key'), /keys cannot be stored here yet/);
 
   await nav(page, 'APIs').click();
   await page.getByText(/No key can be stored for custom here:/).waitFor();
