@@ -61,7 +61,7 @@ export function evaluationProviders(): Set<string> {
   );
 }
 
-export function operationCount(file: string): number {
+function operationCount(file: string): number {
   try {
     const doc = JSON.parse(readFileSync(file, 'utf8')) as { paths?: Record<string, Record<string, unknown>> };
     return Object.values(doc.paths ?? {}).reduce((n, item) => n + METHODS.filter((m) => item && typeof item === 'object' && m in item).length, 0);

@@ -39,7 +39,7 @@ import { isBuiltInWord } from '../main/core/search/synonyms.ts';
 import { FUNCTION_WORDS, GENERIC_NAMES, VERB_FOLLOWERS } from '../main/core/search/wordLists.ts';
 import { DIRECTORY, HELD_OUT_PROVIDERS, METHODS, ROOT, documents, evaluationProviders, providerOf } from './directoryCorpus.ts';
 
-export const CORPUS_VOCABULARY_FILE = join(ROOT, 'main', 'core', 'search', 'corpusVocabulary.json');
+const CORPUS_VOCABULARY_FILE = join(ROOT, 'main', 'core', 'search', 'corpusVocabulary.json');
 
 const MIN_PROVIDERS = 3;
 const MIN_CONFIDENCE = 0.1;
@@ -102,7 +102,7 @@ function operationsOf(file: string): Seen[] {
   return out;
 }
 
-export function learnCorpusVocabulary(): { words: Record<string, string[]>; methods: Record<string, string>; providers: number; leftOut: string[] } {
+function learnCorpusVocabulary(): { words: Record<string, string[]>; methods: Record<string, string>; providers: number; leftOut: string[] } {
   const taken = new Set([...evaluationProviders(), ...HELD_OUT_PROVIDERS]);
   // Summed over providers: how often, among one provider's operations whose summary has s, the name has n (and in
   // how many providers they meet at all); how many providers' summaries use s; the share of a provider's operations
@@ -207,23 +207,21 @@ export function learnCorpusVocabulary(): { words: Record<string, string[]>; meth
 }
 
 /** The file's text: one line per word, so a change reads as a diff. */
-export function corpusVocabularyText(learnt: ReturnType<typeof learnCorpusVocabulary>): string {
+function corpusVocabularyText(learnt: ReturnType<typeof learnCorpusVocabulary>): string {
   const lines = Object.entries(learnt.words).map(([w, ns]) => `    ${JSON.stringify(w)}: ${JSON.stringify(ns)}`);
   const methods = Object.entries(learnt.methods).map(([v, m]) => `    ${JSON.stringify(v)}: ${JSON.stringify(m)}`);
   return `{\n  "format": 1,\n  "providers": ${learnt.providers},\n  "leftOut": ${JSON.stringify(learnt.leftOut)},\n  "words": {\n${lines.join(',\n')}\n  },\n  "methods": {\n${methods.join(',\n')}\n  }\n}\n`;
 }
 
-if (import.meta.main) {
-  const at = process.argv.indexOf('--out');
-  const out = at >= 0 ? process.argv[at + 1] : CORPUS_VOCABULARY_FILE;
-  const started = performance.now();
-  const learnt = learnCorpusVocabulary();
-  const text = corpusVocabularyText(learnt);
-  if (out === '-') process.stdout.write(text);
-  else {
-    writeFileSync(out!, text);
-    process.stderr.write(
-      `${relative(ROOT, out!)}: ${Object.keys(learnt.words).length} words from ${learnt.providers} providers of ${relative(ROOT, DIRECTORY)}, ${(text.length / 1024).toFixed(0)} KB, in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
-    );
-  }
+const at = process.argv.indexOf('--out');
+const out = at >= 0 ? process.argv[at + 1] : CORPUS_VOCABULARY_FILE;
+const started = performance.now();
+const learnt = learnCorpusVocabulary();
+const text = corpusVocabularyText(learnt);
+if (out === '-') process.stdout.write(text);
+else {
+  writeFileSync(out!, text);
+  process.stderr.write(
+    `${relative(ROOT, out!)}: ${Object.keys(learnt.words).length} words from ${learnt.providers} providers of ${relative(ROOT, DIRECTORY)}, ${(text.length / 1024).toFixed(0)} KB, in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
+  );
 }

@@ -23,6 +23,3 @@ const METHODS: Readonly<Record<string, string>> = table.methods;
 export function corpusMethod(verb: string): string | undefined {
   return Object.hasOwn(METHODS, verb) ? METHODS[verb] : undefined;
 }
-
-/** How many words the table gives meanings to. */
-export const corpusVocabularySize = Object.keys(WORDS).length;

@@ -14,6 +14,9 @@
 // MiniSearch itself.
 import type { SearchResult } from 'minisearch';
 
+/** An operation recall found (`id`: its position in the catalogue) and its BM25 score. */
+export type RecallHit = Pick<SearchResult, 'id' | 'score'>;
+
 /** A word's postings: field id → operation (short id) → how often. */
 type FieldTermData = Map<number, Map<number, number>>;
 
@@ -129,7 +132,7 @@ export class RecallEngine {
    * The first `limit` of what `index.search({ combineWith: 'OR', queries })` gives, for queries of one string each:
    * best first, a tie in the order MiniSearch's stable sort leaves it (first reached first).
    */
-  search(queries: (SubqueryOptions & { queries: [string] })[], limit: number): Pick<SearchResult, 'id' | 'score'>[] {
+  search(queries: (SubqueryOptions & { queries: [string] })[], limit: number): RecallHit[] {
     if (limit < 1) return [];
     const { tokenize, processTerm, searchOptions } = this.internals._options;
     const termIds = new Map<string, number>();

@@ -6,12 +6,12 @@
 // fuzzy matching only for long terms the operations' names do not hold; the
 // query's typo corrections, built-in synonyms and learnt vocabulary searched
 // beside it at lower weights.
-import MiniSearch, { type AsPlainObject, type Options, type Query, type SearchResult } from 'minisearch';
+import MiniSearch, { type AsPlainObject, type Options, type Query } from 'minisearch';
 import type { ApiOperation, Catalogue, JsonSchema } from '../openapi/catalogue.ts';
 import { MIN_PREFIX_LENGTH, isStopWord, normalize, splitWords, stem } from './textProcessing.ts';
 import { firstSentence, operationValues, searchableParams, summaryOf } from './operationText.ts';
 import type { ReadQuery } from './queryParsing.ts';
-import { RecallEngine } from './recallEngine.ts';
+import { RecallEngine, type RecallHit } from './recallEngine.ts';
 import { CANDIDATES, FIELD_BOOSTS, RECALL_BOOSTS } from './weights.ts';
 
 /** One operation as the index sees it: the text of each field. */
@@ -143,9 +143,6 @@ export function recall(
   if (!engines.has(index) || (engine && !engine.fits(index))) engines.set(index, (engine = RecallEngine.for(index)));
   return engine ? engine.search(queries, CANDIDATES) : index.search({ combineWith: 'OR', queries }).slice(0, CANDIDATES);
 }
-
-/** An operation recall found (`id`: its position in the catalogue) and its BM25 score. */
-export type RecallHit = Pick<SearchResult, 'id' | 'score'>;
 
 /** Each index's recall engine (undefined: MiniSearch searches it itself). */
 const engines = new WeakMap<SearchIndex, RecallEngine | undefined>();
