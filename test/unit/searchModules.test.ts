@@ -32,6 +32,22 @@ test('a query is read once: its head noun, the things it places that in, its ver
   assert.deepEqual([...taught.learnedTerms], ['shipment']);
 });
 
+test("the action a request asks is its main verb's; one opening with a verb of no action and not of reading writes", () => {
+  const read = (q: string) => readQuery(q, { vocabulary, learned: {} });
+  // "get" is in a later clause: following a task asks no built-in action.
+  assert.equal(read('follow a task so I get notified').asked, undefined);
+  assert.equal(read('notify my server whenever a project changes').asked, undefined);
+  assert.equal(read('get a task').asked, 'get');
+  assert.equal(read('show me the tasks I follow').asked, 'list');
+  // A request with no verb first keeps the action its wording names.
+  assert.equal(read('tasks to delete').asked, 'delete');
+  assert.equal(read('follow a task so I get notified').command, true);
+  assert.equal(read('bookmark this song').command, true);
+  assert.equal(read('check my saved tracks').command, false);
+  assert.equal(read('which tasks do I follow').command, false);
+  assert.equal(read('delete a task').command, false);
+});
+
 test('typo correction fixes unknown words to the nearest catalogue word, never a real English word', () => {
   assert.deepEqual([...typoCorrections('webhoks for a repositry', ['webhok', 'repositry'], vocabulary)], [['webhok', 'webhook']]);
   // "note" is one edit from "vote", but it is a word the person meant.
@@ -52,7 +68,20 @@ test("an operation's score is the sum of its named parts, rounded", () => {
   assert.equal(f.resource, 'task');
   assert.deepEqual(f.segments, [['project'], ['task']]);
   const { score, parts } = scoreCandidate(op, f, readQuery('list tasks in a project', { vocabulary, learned: {} }), 1);
-  assert.deepEqual(Object.keys(parts), ['recall', 'coverage', 'summary', 'action', 'verb', 'method', 'self', 'resource', 'niche', 'owner', 'unexplained']);
+  assert.deepEqual(Object.keys(parts), [
+    'recall',
+    'coverage',
+    'summary',
+    'action',
+    'verb',
+    'method',
+    'self',
+    'resource',
+    'niche',
+    'owner',
+    'unexplained',
+    'object',
+  ]);
   assert.equal(parts.recall, weights.SCORE_WEIGHTS.recall);
   assert.equal(parts.action, weights.ACTION_FIT.same);
   assert.equal(parts.owner, weights.SCORE_WEIGHTS.owner);

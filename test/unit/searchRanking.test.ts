@@ -198,6 +198,50 @@ test('a GET on a plural collection lists, whatever its summary calls it ("Get th
   assert.ok(s.rank('list all subscriptions for a customer').find((h) => h.op.id === 'customers.subscriptions')!.parts.action! > 0);
 });
 
+test('a request opening with a verb that names no action writes ("bookmark this song" saves it, it does not list the saved ones)', () => {
+  const cat = catalogueOf({
+    '/me/tracks': {
+      get: op('tracks.saved', "Get the user's saved tracks"),
+      put: op('tracks.save', 'Save tracks for the current user'),
+      delete: op('tracks.unsave', "Remove the user's saved tracks"),
+    },
+  });
+  const s = new OperationSearch(cat);
+  assert.equal(first(s, 'bookmark this song'), 'tracks.save');
+  const action = (id: string) => s.rank('bookmark this song').find((h) => h.op.id === id)!.parts.action!;
+  assert.ok(action('tracks.save') > 0 && action('tracks.saved') < 0, 'a write gains, a read loses');
+  // A command seldom deletes unless its verb says so.
+  assert.equal(action('tracks.unsave'), 0);
+  // A verb of reading does not write: "check my saved tracks" reads them.
+  assert.equal(first(s, 'check my saved tracks'), 'tracks.saved');
+});
+
+test('an operation that takes the request\'s verb as a value does it ("resize a droplet": POST /droplets/{id}/actions { type: "resize" })', () => {
+  const body = (values: string[]) => ({
+    requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { type: { type: 'string', enum: values } } } } } },
+  });
+  const cat = catalogueOf({
+    '/droplets/{id}': { get: op('droplets.get', 'Get a droplet'), delete: op('droplets.delete', 'Delete a droplet') },
+    '/droplets/{id}/actions': { post: op('droplets.actions', 'Initiate a droplet action', body(['reboot', 'resize', 'snapshot', 'power_off'])) },
+    '/databases/{id}/resize': { put: op('databases.resize', 'Resize a database cluster') },
+  });
+  const s = new OperationSearch(cat);
+  assert.equal(first(s, 'resize a droplet'), 'droplets.actions');
+  assert.equal(first(s, 'reboot my droplet'), 'droplets.actions');
+  // A value it takes is no verb of the request: reading one is still a GET.
+  assert.equal(first(s, 'get a droplet'), 'droplets.get');
+});
+
+test('an operation on a thing the request does not name loses a little ("list workspaces" is not about their projects)', () => {
+  const cat = catalogueOf({
+    '/workspaces': { get: op('workspaces.list', 'Get multiple workspaces') },
+    '/workspaces/{w}/projects': { get: op('workspaces.projects', 'Get projects in a workspace') },
+  });
+  const ranked = new OperationSearch(cat).rank('list workspaces');
+  assert.equal(ranked.find((h) => h.op.id === 'workspaces.list')!.parts.object, 0);
+  assert.ok(ranked.find((h) => h.op.id === 'workspaces.projects')!.parts.object! < 0);
+});
+
 test('a restored index answers exactly like a fresh one, and restoring costs far less than building (GitHub)', async () => {
   const { dir, cleanup } = tempDir();
   const loaded = await loadApiDocument('node_modules/@octokit/openapi/generated/api.github.com.json', { cacheDir: dir });

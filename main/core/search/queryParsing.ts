@@ -9,7 +9,18 @@ import { type TriggeredGroup, askedAction, triggeredGroups } from './synonyms.ts
 import { isStopWord, normalize, splitWords, stem, terms } from './textProcessing.ts';
 import { typoCorrections } from './typoCorrection.ts';
 import { corpusMeanings, corpusMethod } from './corpusVocabulary.ts';
-import { type Action, LEADING, NOUN_MARKERS, OWNER_PREPOSITIONS, PHRASE_ENDS, QUESTION_WORDS, SELF_WORDS, VERB_FOLLOWERS, isVerb } from './wordLists.ts';
+import {
+  type Action,
+  LEADING,
+  NOUN_MARKERS,
+  OWNER_PREPOSITIONS,
+  PHRASE_ENDS,
+  QUESTION_WORDS,
+  READING_VERBS,
+  SELF_WORDS,
+  VERB_FOLLOWERS,
+  isVerb,
+} from './wordLists.ts';
 
 /** What a query asks, once read: its terms and what they stand for. */
 export interface ReadQuery {
@@ -39,6 +50,8 @@ export interface ReadQuery {
   self: boolean;
   /** A question that names no action ("who is on this team?", "which regions are there"): it reads. */
   question: boolean;
+  /** A request that opens with a verb naming no action and not one of reading ("like this song", "pin a message"): it writes. */
+  command: boolean;
   /** Every word the query says or stands for (its terms, typo fixes, synonyms, learnt words, its action's words). */
   explained: Set<string>;
   /** The query's terms and their typo fixes: the words it says outright. */
@@ -79,6 +92,8 @@ export function readQuery(query: string, { vocabulary, learned: learnedVocabular
   const heads = new Set(rawHead ? meanings(rawHead) : []);
   if (verbLike) heads.add(verbLike); // "fork a repository": a fork is what it makes
   const owners = new Set(ownerNouns(words).flatMap((o) => meanings(o)));
+  const asked = mainClauseAction(groups, words, verbLike);
+  const opening = opensWithVerb(words, verbLike);
   return {
     stemmedGroups: groups.map((g) => ({ words: new Set(g.words.map(stem)), expansions: g.expansions.map(stemmed), action: g.action })),
     queryTerms,
@@ -89,11 +104,12 @@ export function readQuery(query: string, { vocabulary, learned: learnedVocabular
     learnedTerms,
     corpus,
     corpusTerms,
-    asked: askedAction(groups),
+    asked,
     verb,
-    verbMethod: askedAction(groups) ? undefined : queryTerms.map((t) => corpusMethod(corrections.get(t) ?? t)).find((m) => m !== undefined),
+    verbMethod: asked ? undefined : queryTerms.map((t) => corpusMethod(corrections.get(t) ?? t)).find((m) => m !== undefined),
     self: asksAboutSelf(words),
     question: isQuestion(words),
+    command: !asked && opening !== undefined && !READING_VERBS.has(opening) && corpusMethod(opening) !== 'GET' && !isQuestion(words),
     said: new Set([...queryTerms, ...corrections.values()]),
     explained: new Set([...queryTerms, ...corrections.values(), ...expansionTerms, ...learnedTerms, ...corpusTerms, ...heads, ...verbTerms]),
     owners,
@@ -102,6 +118,22 @@ export function readQuery(query: string, { vocabulary, learned: learnedVocabular
     head,
     heads,
   };
+}
+
+/**
+ * The action the request asks: that of its main verb. A request that opens with a verb naming no action ("follow a
+ * task so I get notified", "notify my server whenever a project changes") asks none, whatever a later clause says.
+ */
+function mainClauseAction(groups: readonly TriggeredGroup[], words: string[], verbLike: string | undefined): Action | undefined {
+  if (groups.some((g) => g.action && g.at === 0)) return askedAction(groups);
+  return opensWithVerb(words, verbLike) ? undefined : askedAction(groups);
+}
+
+/** The request's first word (stemmed) when it is a verb: one an operation may be named after, one the corpus knows, or one a determiner follows. */
+function opensWithVerb(words: string[], verbLike: string | undefined): string | undefined {
+  const first = words[0] && stem(words[0]);
+  if (first === undefined) return undefined;
+  return verbLike !== undefined || isVerb(first) || corpusMethod(first) !== undefined ? first : undefined;
 }
 
 function stemmed(word: string): string {

@@ -30,13 +30,14 @@ export function scoreCandidate(op: ApiOperation, f: OperationFeatures, read: Rea
     coverage: SCORE_WEIGHTS.coverage * coverage(read, f),
     summary: SCORE_WEIGHTS.summary * summaryFit(read, f),
     action: actionPart(read, op, f),
-    verb: verbFit(read, f),
+    verb: verbFit(read, op, f),
     method: read.verbMethod && op.method === read.verbMethod ? SCORE_WEIGHTS.verbMethod : 0,
     self: read.self && f.self ? SCORE_WEIGHTS.self : 0,
     resource: f.resource && (read.heads.has(f.resource) || (read.head && f.resource.startsWith(read.head))) ? SCORE_WEIGHTS.resource : 0,
     niche: -niche(op, f.where, queryTerms),
     owner: read.owners.size > 0 && f.segments.slice(0, -1).some((seg) => seg.some((w) => read.owners.has(w))) ? SCORE_WEIGHTS.owner : 0,
     unexplained: -SCORE_WEIGHTS.unexplainedSegment * Math.min(MAX_UNEXPLAINED_SEGMENTS, unexplainedSegments(f.segments, read.explained, queryTerms)),
+    object: f.resource && !explains(read.explained, queryTerms, f.resource) ? -SCORE_WEIGHTS.unexplainedObject : 0,
   };
   const sum = Object.values(parts).reduce((a, b) => a + b, 0);
   return { score: Math.round(sum * SCORE_PRECISION) / SCORE_PRECISION, parts };
@@ -85,8 +86,12 @@ function summaryFit(read: ReadQuery, f: OperationFeatures): number {
 
 /** The action asked against the operation's; a question that names none favours reading (GET). */
 function actionPart(read: ReadQuery, op: ApiOperation, f: OperationFeatures): number {
+  // "resize a droplet": an operation that takes the verb as a value (`POST /droplets/{id}/actions` `{ type: "resize" }`) does it.
+  if (takesVerb(read, op, f)) return ACTION_FIT.same;
   if (read.asked) return actionFit(read.asked, f.action);
   if (read.question) return op.method === 'GET' ? SCORE_WEIGHTS.question : -SCORE_WEIGHTS.question;
+  // A command rarely deletes unless its verb says so (then it names an action, or the operation's verb is its own).
+  if (read.command) return op.method === 'GET' ? -SCORE_WEIGHTS.command : op.method === 'DELETE' ? 0 : SCORE_WEIGHTS.command;
   return 0;
 }
 
@@ -97,6 +102,12 @@ function actionFit(asked: Action | undefined, has: Action | undefined): number {
   if (asked === 'get' && has === 'list') return ACTION_FIT.listForGet;
   if (asked === 'list' && has === 'get') return ACTION_FIT.getForList;
   return ACTION_FIT.other;
+}
+
+/** The operation writes, and one of the values it takes is the query's verb (an action endpoint's `type`). */
+function takesVerb(read: ReadQuery, op: ApiOperation, f: OperationFeatures): boolean {
+  const verb = read.verb ?? read.verbLike;
+  return verb !== undefined && op.method !== 'GET' && f.values.has(verb) && !f.names.has(verb);
 }
 
 function compatible(asked: Action, has: Action): boolean {
@@ -111,8 +122,9 @@ function compatible(asked: Action, has: Action): boolean {
  * names the thing the operation creates ("fork a repository": create a fork,
  * "star a board": add a star).
  */
-function verbFit(read: ReadQuery, f: OperationFeatures): number {
+function verbFit(read: ReadQuery, op: ApiOperation, f: OperationFeatures): number {
   if (read.verb && f.verb && sameVerb(read.verb, f.verb)) return SCORE_WEIGHTS.verb;
+  if (takesVerb(read, op, f)) return SCORE_WEIGHTS.verb;
   const first = read.verbLike;
   if (first && first !== read.verb && !ACTION_WORDS[first] && f.action === 'create' && f.names.has(first)) return SCORE_WEIGHTS.verb;
   if (read.verb && OTHER_VERBS.has(read.verb) && !ACTION_WORDS[read.verb] && f.action === 'create' && f.names.has(read.verb)) return SCORE_WEIGHTS.verb;
@@ -124,10 +136,13 @@ function verbFit(read: ReadQuery, f: OperationFeatures): number {
  * answers "which regions" less plainly than `/regions` does.
  */
 function unexplainedSegments(segments: string[][], explained: Set<string>, queryTerms: string[]): number {
+  return segments.filter((words) => !words.some((w) => explains(explained, queryTerms, w))).length;
+}
+
+/** Whether the query says or stands for a word of the operation's path. */
+function explains(explained: Set<string>, queryTerms: string[], w: string): boolean {
   // Short plurals escape the stemmer (`ips`): their singular explains them too.
-  const isExplained = (w: string) =>
-    explained.has(w) || (w.endsWith('s') && explained.has(w.slice(0, -1))) || queryTerms.some((t) => t.length >= MIN_PREFIX_LENGTH && w.startsWith(t));
-  return segments.filter((words) => !words.some(isExplained)).length;
+  return explained.has(w) || (w.endsWith('s') && explained.has(w.slice(0, -1))) || queryTerms.some((t) => t.length >= MIN_PREFIX_LENGTH && w.startsWith(t));
 }
 
 /**

@@ -56,6 +56,8 @@ export const SCORE_WEIGHTS = {
   summary: 1,
   /** A question that names no action ("which regions are there"): a GET gains this, any other method loses it. */
   question: 0.15,
+  /** A request opening with a verb that names no action and does not read ("like this song", "pin a message"): any method but GET gains this, GET loses it. */
+  command: 0.1,
   /** The query's verb is the operation's ("copy" a project: duplicateProject), or names what it creates ("fork a repository"). */
   verb: 0.2,
   /** The query's verb names no built-in action, and the operation uses the method most APIs use for it (corpus vocabulary). */
@@ -68,6 +70,8 @@ export const SCORE_WEIGHTS = {
   owner: 0.15,
   /** Penalty, per path segment none of whose words the query says or stands for (`/apps/regions` for "which regions"). */
   unexplainedSegment: 0.05,
+  /** Penalty when the query neither says nor stands for what the operation reads or writes (its resource): "list workspaces" is not about tasks. */
+  unexplainedObject: 0.05,
 } as const;
 
 /** At most this many unexplained path segments count against an operation. */

@@ -77,6 +77,13 @@ export const PHRASE_ENDS = new Set([
 ]);
 
 /** Words a question starts with: one that names no action asks to read something. */
+/** Verbs that read, though they name no action ("look up a payment", "check my balance"): a request opening with one does not write. */
+export const READING_VERBS = new Set(
+  'look see view check inspect examine describe display tell recommend suggest explore discover preview compare print peek know learn monitor track watch count calculate estimate measure test verify validate download export'.split(
+    ' ',
+  ),
+);
+
 export const QUESTION_WORDS = new Set([
   ...['what', 'which', 'who', 'whom', 'whose', 'where', 'when'],
   ...['is', 'are', 'am', 'was', 'were', 'does', 'do', 'did', 'has', 'have'],
