@@ -39,6 +39,9 @@ test("the action a request asks is its main verb's; one opening with a verb of n
   assert.equal(read('notify my server whenever a project changes').asked, undefined);
   assert.equal(read('get a task').asked, 'get');
   assert.equal(read('show me the tasks I follow').asked, 'list');
+  // A group's earliest wording counts: "show" opens the request, not "all" later.
+  assert.equal(read('show me all my tasks').asked, 'list');
+  assert.equal(read('show me all my tasks').command, false);
   // A request with no verb first keeps the action its wording names.
   assert.equal(read('tasks to delete').asked, 'delete');
   assert.equal(read('follow a task so I get notified').command, true);

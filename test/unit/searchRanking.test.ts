@@ -242,6 +242,34 @@ test('an operation on a thing the request does not name loses a little ("list wo
   assert.ok(ranked.find((h) => h.op.id === 'workspaces.projects')!.parts.object! < 0);
 });
 
+test('a request naming fields of what an operation returns finds it ("tempo and danceability of a track" → audio features)', () => {
+  const returns = (properties: Record<string, unknown>) => ({
+    responses: { 200: { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties } } } } },
+  });
+  const number = { type: 'number' };
+  const cat = catalogueOf({
+    '/tracks/{id}': { get: op('tracks.get', 'Get a track', returns({ name: { type: 'string' }, duration_ms: number })) },
+    '/audio-features/{id}': {
+      get: op('features.get', "Get a track's audio features", returns({ tempo: number, danceability: number, energy: number })),
+    },
+    // Behind a wrapper (`{ data: [...] }`) too.
+    '/invoices': {
+      get: op('invoices.list', 'List invoices', returns({ data: { type: 'array', items: { type: 'object', properties: { amount_due: number } } } })),
+    },
+  });
+  const s = new OperationSearch(cat);
+  assert.equal(first(s, 'tempo and danceability'), 'features.get');
+  assert.ok(
+    s
+      .search('tempo and danceability of a track', 2)
+      .map((h) => h.op.id)
+      .includes('features.get'),
+  );
+  assert.equal(first(s, 'amount due'), 'invoices.list');
+  // What an operation is named after still comes first.
+  assert.equal(first(s, 'get a track'), 'tracks.get');
+});
+
 test('a restored index answers exactly like a fresh one, and restoring costs far less than building (GitHub)', async () => {
   const { dir, cleanup } = tempDir();
   const loaded = await loadApiDocument('node_modules/@octokit/openapi/generated/api.github.com.json', { cacheDir: dir });

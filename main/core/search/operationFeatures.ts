@@ -5,13 +5,14 @@
 // account.
 import type { ApiOperation } from '../openapi/catalogue.ts';
 import { isStopWord, normalize, splitWords, stem, terms } from './textProcessing.ts';
-import { descriptionTexts, firstSentence, operationValues, searchableParams, summaryOf } from './operationText.ts';
+import { descriptionTexts, firstSentence, operationValues, returnedFields, searchableParams, summaryOf } from './operationText.ts';
 import { ACTION_WORDS, type Action, MANY_WORDS, OTHER_VERBS, OWNER_NOT_OBJECT, SELF_SEGMENTS, isVerb } from './wordLists.ts';
 
 export interface OperationFeatures {
   names: Set<string>; // terms of id, summary, path, tags, synonyms
   params: Set<string>; // terms of parameter names
   values: Set<string>; // terms of the values its parameters and body take (enums, capped)
+  returns: Set<string>; // terms of the names of the fields it returns
   all: Set<string>; // both
   prose: Set<string>; // terms of the descriptions (operation, tags, parameters)
   summary: string[];
@@ -37,6 +38,7 @@ export function operationFeatures(op: ApiOperation, tags: Record<string, string>
     names,
     params,
     values: new Set(terms(operationValues(op).join(' '))),
+    returns: new Set(terms(returnedFields(op).join(' '))),
     all: new Set([...names, ...params]),
     prose: proseTerms(op, tags),
     summary: terms(summaryOf(op)),

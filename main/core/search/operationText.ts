@@ -54,3 +54,29 @@ export function firstSentence(text: string | undefined): string {
 export function summaryOf(op: ApiOperation): string {
   return op.summary?.trim() || firstSentence(op.description);
 }
+
+/** At most this many field names of what an operation returns are read. */
+export const MAX_RETURNED_FIELDS = 40;
+/** A wrapper property the returned things sit in (`{ data: [...] }`): its items' fields are read too. */
+const WRAPPERS = /^(data|items|results|records|values|entries|list|objects|elements|content|collection|rows|nodes|edges|hits)$/i;
+
+/**
+ * The names of the fields an operation's success response holds (`tempo`, `danceability` for audio features), through
+ * arrays, `allOf` and one wrapper (`{ data: [...] }`): a request may name what it wants to read rather than the
+ * operation that reads it.
+ */
+export function returnedFields(op: ApiOperation): string[] {
+  const out = new Set<string>();
+  const walk = (schema: JsonSchema | undefined, depth: number): void => {
+    if (!schema || typeof schema !== 'object' || depth > 3 || out.size >= MAX_RETURNED_FIELDS) return;
+    if (schema.items) walk(schema.items, depth + 1);
+    for (const part of [...(schema.allOf ?? []), ...(schema.oneOf ?? []).slice(0, 1), ...(schema.anyOf ?? []).slice(0, 1)]) walk(part, depth + 1);
+    for (const [name, prop] of Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>)) {
+      if (out.size >= MAX_RETURNED_FIELDS) return;
+      out.add(name);
+      if (WRAPPERS.test(name)) walk(prop, depth + 1);
+    }
+  };
+  walk(op.responses.find((r) => /^2/.test(r.status))?.schema, 0);
+  return [...out];
+}

@@ -65,6 +65,7 @@ function coverage(read: ReadQuery, f: OperationFeatures): number {
     else if (corpus.get(t)?.some((w) => f.names.has(w))) best = Math.max(best, COVERAGE_CREDITS.corpus);
     if (f.params.has(direct)) best = Math.max(best, COVERAGE_CREDITS.param);
     if (f.values.has(direct)) best = Math.max(best, COVERAGE_CREDITS.value);
+    if (f.returns.has(direct)) best = Math.max(best, COVERAGE_CREDITS.returned);
     if (f.prose.has(direct)) best = Math.max(best, COVERAGE_CREDITS.prose);
     sum += best;
   }

@@ -9,7 +9,7 @@
 import MiniSearch, { type AsPlainObject, type Options, type Query } from 'minisearch';
 import type { ApiOperation, Catalogue, JsonSchema } from '../openapi/catalogue.ts';
 import { MIN_PREFIX_LENGTH, isStopWord, normalize, splitWords, stem } from './textProcessing.ts';
-import { firstSentence, operationValues, searchableParams, summaryOf } from './operationText.ts';
+import { firstSentence, operationValues, returnedFields, searchableParams, summaryOf } from './operationText.ts';
 import type { ReadQuery } from './queryParsing.ts';
 import { RecallEngine, type RecallHit } from './recallEngine.ts';
 import { CANDIDATES, FIELD_BOOSTS, RECALL_BOOSTS } from './weights.ts';
@@ -26,6 +26,7 @@ interface IndexedOperation {
   enums: string;
   synonyms: string;
   paramDocs: string;
+  returns: string;
   description: string;
   tagDocs: string;
 }
@@ -33,7 +34,7 @@ interface IndexedOperation {
 export type SearchIndex = MiniSearch<IndexedOperation>;
 
 /** The indexed fields, in the order the index's state numbers them. */
-const FIELDS = ['operationId', 'summary', 'path', 'tags', 'params', 'schemas', 'enums', 'synonyms', 'paramDocs', 'description', 'tagDocs'] as const;
+const FIELDS = ['operationId', 'summary', 'path', 'tags', 'params', 'schemas', 'enums', 'synonyms', 'paramDocs', 'returns', 'description', 'tagDocs'] as const;
 
 const BOOST: Record<(typeof FIELDS)[number], number> = FIELD_BOOSTS;
 
@@ -110,6 +111,7 @@ function toDocument(op: ApiOperation, id: number, catalogue: Catalogue, tags: Re
     enums: operationValues(op).join(' '),
     synonyms: op.synonyms.join(' '),
     paramDocs: params.map((p) => firstSentence(p.description)).join(' '),
+    returns: returnedFields(op).join(' '),
     description: (op.description ?? '').slice(0, DESCRIPTION_MAX),
     tagDocs: op.tags.map((t) => tags[t] ?? '').join(' '),
   };

@@ -385,13 +385,15 @@ function findGroups(query: string): TriggeredGroup[] {
   const present = new Set(stems);
   const out: TriggeredGroup[] = [];
   for (const g of COMPILED) {
+    // The group's earliest wording in the query ("show me all my projects": "show", not "all").
+    let first: { at: number; length: number } | undefined;
     for (const t of g.stemmed) {
       if (t.length === 0 || !present.has(t[0]!)) continue;
       const at = find(words, stems, t, g.action !== undefined);
-      if (at < 0) continue;
-      out.push({ words: words.slice(at, at + t.length), at, expansions: g.expansions, ...(g.action ? { action: g.action } : {}) });
-      break;
+      if (at >= 0 && (!first || at < first.at)) first = { at, length: t.length };
     }
+    if (first)
+      out.push({ words: words.slice(first.at, first.at + first.length), at: first.at, expansions: g.expansions, ...(g.action ? { action: g.action } : {}) });
   }
   return out;
 }

@@ -25,6 +25,8 @@ export const FIELD_BOOSTS = {
   enums: 0.4,
   /** Its parameters' descriptions (first sentences). */
   paramDocs: 0.3,
+  /** The names of the fields it returns (`tempo`, `danceability`): what a request may ask to read. */
+  returns: 0.15,
   /** Its description: prose, wordier than its names. */
   description: 0.25,
   /** Its tags' descriptions: prose about its whole group. */
@@ -98,6 +100,8 @@ export const COVERAGE_CREDITS = {
   param: 0.5,
   /** The term is a value its parameters or body take. */
   value: 0.3,
+  /** The term names a field of what it returns. */
+  returned: 0.3,
   /** The term is in its descriptions only. */
   prose: 0.3,
 } as const;
