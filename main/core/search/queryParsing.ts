@@ -72,15 +72,15 @@ export interface QueryContext {
 export function readQuery(query: string, { vocabulary, learned: learnedVocabulary }: QueryContext): ReadQuery {
   const queryTerms = terms(query);
   const corrections = typoCorrections(query, queryTerms, vocabulary);
-  const groups = triggeredGroups([query, ...corrections.values()].join(' '));
-  const isQueryVerb = (t: string) => isVerb(t) || namesAction(groups, t);
-  const verb = queryTerms.find(isQueryVerb);
   const words = splitWords(normalize(query));
+  const verbLike = VERB_FOLLOWERS.has(words[1] ?? '') && !isStopWord(words[0] ?? '') ? stem(words[0]!) : undefined;
+  const { groups, opening } = mainClause(triggeredGroups([query, ...corrections.values()].join(' ')), words, verbLike);
+  const isQueryVerb = (t: string) => isVerb(t) || namesAction(groups, t);
+  const verb = opening ?? queryTerms.find(isQueryVerb);
   const expansions = [...new Set(groups.flatMap((g) => g.expansions))].filter((e) => !queryTerms.includes(stemmed(e)));
   const expansionTerms = new Set(expansions.flatMap((e) => terms(e)));
   const { learned, learnedTerms } = learnedWords(queryTerms, corrections, learnedVocabulary);
   const { corpus, corpusTerms } = corpusWords(queryTerms, corrections, learned, vocabulary);
-  const verbLike = VERB_FOLLOWERS.has(words[1] ?? '') && !isStopWord(words[0] ?? '') ? stem(words[0]!) : undefined;
   const verbTerms = new Set(groups.filter((g) => g.action).flatMap((g) => g.expansions.map(stemmed)));
   // A word of the query and what it may stand for: its typo fix, the name words the prose gives it, its synonyms.
   const meanings = (word: string): string[] => {
@@ -92,8 +92,7 @@ export function readQuery(query: string, { vocabulary, learned: learnedVocabular
   const heads = new Set(rawHead ? meanings(rawHead) : []);
   if (verbLike) heads.add(verbLike); // "fork a repository": a fork is what it makes
   const owners = new Set(ownerNouns(words).flatMap((o) => meanings(o)));
-  const asked = mainClauseAction(groups, words, verbLike);
-  const opening = opensWithVerb(words, verbLike);
+  const asked = askedAction(groups);
   return {
     stemmedGroups: groups.map((g) => ({ words: new Set(g.words.map(stem)), expansions: g.expansions.map(stemmed), action: g.action })),
     queryTerms,
@@ -109,7 +108,7 @@ export function readQuery(query: string, { vocabulary, learned: learnedVocabular
     verbMethod: asked ? undefined : queryTerms.map((t) => corpusMethod(corrections.get(t) ?? t)).find((m) => m !== undefined),
     self: asksAboutSelf(words),
     question: isQuestion(words),
-    command: !asked && opening !== undefined && !READING_VERBS.has(opening) && corpusMethod(opening) !== 'GET' && !isQuestion(words),
+    command: opening !== undefined && !READING_VERBS.has(opening) && corpusMethod(opening) !== 'GET' && !isQuestion(words),
     said: new Set([...queryTerms, ...corrections.values()]),
     explained: new Set([...queryTerms, ...corrections.values(), ...expansionTerms, ...learnedTerms, ...corpusTerms, ...heads, ...verbTerms]),
     owners,
@@ -121,12 +120,18 @@ export function readQuery(query: string, { vocabulary, learned: learnedVocabular
 }
 
 /**
- * The action the request asks: that of its main verb. A request that opens with a verb naming no action ("follow a
- * task so I get notified", "notify my server whenever a project changes") asks none, whatever a later clause says.
+ * The wording that counts, and the verb the request opens with when it names no action. A request that opens so
+ * ("follow a task so I get notified", "notify my server whenever a project changes") asks no action, whatever a later
+ * clause says: the actions of its other clauses are left out (their other meanings kept).
  */
-function mainClauseAction(groups: readonly TriggeredGroup[], words: string[], verbLike: string | undefined): Action | undefined {
-  if (groups.some((g) => g.action && g.at === 0)) return askedAction(groups);
-  return opensWithVerb(words, verbLike) ? undefined : askedAction(groups);
+function mainClause(
+  all: readonly TriggeredGroup[],
+  words: string[],
+  verbLike: string | undefined,
+): { groups: readonly TriggeredGroup[]; opening: string | undefined } {
+  if (all.some((g) => g.action && g.at === 0)) return { groups: all, opening: undefined };
+  const opening = opensWithVerb(words, verbLike);
+  return opening === undefined ? { groups: all, opening } : { groups: all.filter((g) => !g.action), opening };
 }
 
 /** The request's first word (stemmed) when it is a verb: one an operation may be named after, one the corpus knows, or one a determiner follows. */

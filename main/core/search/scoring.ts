@@ -127,7 +127,7 @@ function verbFit(read: ReadQuery, op: ApiOperation, f: OperationFeatures): numbe
   if (read.verb && f.verb && sameVerb(read.verb, f.verb)) return SCORE_WEIGHTS.verb;
   if (takesVerb(read, op, f)) return SCORE_WEIGHTS.verb;
   const first = read.verbLike;
-  if (first && first !== read.verb && !ACTION_WORDS[first] && f.action === 'create' && f.names.has(first)) return SCORE_WEIGHTS.verb;
+  if (first && !ACTION_WORDS[first] && f.action === 'create' && f.names.has(first)) return SCORE_WEIGHTS.verb;
   if (read.verb && OTHER_VERBS.has(read.verb) && !ACTION_WORDS[read.verb] && f.action === 'create' && f.names.has(read.verb)) return SCORE_WEIGHTS.verb;
   return 0;
 }

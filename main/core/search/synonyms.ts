@@ -133,6 +133,7 @@ const GROUPS: SynonymGroup[] = [
   { triggers: ['shut down', 'shutdown', 'power off', 'turn off', 'power on', 'turn on'], expansions: ['power', 'shutdown', 'action'] },
   { triggers: ['pause', 'snooze', 'mute', 'do not disturb', 'dnd', 'silence'], expansions: ['pause', 'snooze', 'mute', 'dnd'] },
   { triggers: ['resume', 'unpause', 'unmute', 'play', 'continue'], expansions: ['resume', 'play', 'start', 'playback'] },
+  { triggers: ['jump to', 'skip to', 'fast forward', 'rewind', 'go to'], expansions: ['seek', 'position'] },
   {
     triggers: ['who am i', 'whoami', 'logged in', 'signed in', 'my identity', 'my profile', 'my account', 'current user', 'authenticated user'],
     expansions: ['me', 'current', 'authenticated', 'identity', 'profile', 'account', 'self', 'auth', 'user'],
@@ -237,6 +238,8 @@ const GROUPS: SynonymGroup[] = [
       'fiche',
       'infos',
       'information',
+      'look up',
+      'lookup',
     ],
     expansions: ['get', 'retrieve', 'detail', 'single'],
     action: 'get',
