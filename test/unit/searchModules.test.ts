@@ -42,6 +42,12 @@ test("the action a request asks is its main verb's; one opening with a verb of n
   // A group's earliest wording counts: "show" opens the request, not "all" later.
   assert.equal(read('show me all my tasks').asked, 'list');
   assert.equal(read('show me all my tasks').command, false);
+  // The way a request is put does not hide its verb.
+  assert.equal(read('how do I follow a task so I get notified').asked, undefined);
+  assert.equal(read('how do I follow a task so I get notified').verb, 'follow');
+  assert.equal(read('please bookmark this song').command, true);
+  assert.equal(read('I want to delete a task').asked, 'delete');
+  assert.equal(read('please').asked, undefined);
   // A request with no verb first keeps the action its wording names.
   assert.equal(read('tasks to delete').asked, 'delete');
   assert.equal(read('follow a task so I get notified').command, true);

@@ -11,6 +11,7 @@ import { typoCorrections } from './typoCorrection.ts';
 import { corpusMeanings, corpusMethod } from './corpusVocabulary.ts';
 import {
   type Action,
+  LEAD_PHRASES,
   LEADING,
   NOUN_MARKERS,
   OWNER_PREPOSITIONS,
@@ -73,8 +74,10 @@ export function readQuery(query: string, { vocabulary, learned: learnedVocabular
   const queryTerms = terms(query);
   const corrections = typoCorrections(query, queryTerms, vocabulary);
   const words = splitWords(normalize(query));
-  const verbLike = VERB_FOLLOWERS.has(words[1] ?? '') && !isStopWord(words[0] ?? '') ? stem(words[0]!) : undefined;
-  const { groups, opening } = mainClause(triggeredGroups([query, ...corrections.values()].join(' ')), words, verbLike);
+  // "how do I archive a card", "please archive a card": the request starts after the way it is put.
+  const start = lead(words);
+  const verbLike = VERB_FOLLOWERS.has(words[start + 1] ?? '') && !isStopWord(words[start] ?? '') ? stem(words[start]!) : undefined;
+  const { groups, opening } = mainClause(triggeredGroups([query, ...corrections.values()].join(' ')), words.slice(start), start, verbLike);
   const isQueryVerb = (t: string) => isVerb(t) || namesAction(groups, t);
   const verb = opening ?? queryTerms.find(isQueryVerb);
   const expansions = [...new Set(groups.flatMap((g) => g.expansions))].filter((e) => !queryTerms.includes(stemmed(e)));
@@ -127,11 +130,18 @@ export function readQuery(query: string, { vocabulary, learned: learnedVocabular
 function mainClause(
   all: readonly TriggeredGroup[],
   words: string[],
+  start: number,
   verbLike: string | undefined,
 ): { groups: readonly TriggeredGroup[]; opening: string | undefined } {
-  if (all.some((g) => g.action && g.at === 0)) return { groups: all, opening: undefined };
+  if (all.some((g) => g.action && g.at === start)) return { groups: all, opening: undefined };
   const opening = opensWithVerb(words, verbLike);
   return opening === undefined ? { groups: all, opening } : { groups: all.filter((g) => !g.action), opening };
+}
+
+/** How many words a request's wording takes before the request itself ("how do I", "I want to", "please"). */
+function lead(words: string[]): number {
+  for (const phrase of LEAD_PHRASES) if (phrase.every((w, i) => words[i] === w) && words.length > phrase.length) return phrase.length;
+  return 0;
 }
 
 /** The request's first word (stemmed) when it is a verb: one an operation may be named after, one the corpus knows, or one a determiner follows. */

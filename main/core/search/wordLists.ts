@@ -77,6 +77,32 @@ export const PHRASE_ENDS = new Set([
 ]);
 
 /** Words a question starts with: one that names no action asks to read something. */
+/** Ways of putting a request before the request itself ("how do I archive a card"), longest first, as normalized words. */
+export const LEAD_PHRASES: string[][] = [
+  'is there a way to',
+  'is it possible to',
+  'i would like to',
+  'how would i',
+  'how do i',
+  'how can i',
+  'how should i',
+  'i want to',
+  'i need to',
+  'i d like to',
+  'can you please',
+  'can you',
+  'could you',
+  'help me',
+  'how to',
+  'please',
+  'comment faire pour',
+  'comment puis je',
+  'je voudrais',
+  'je veux',
+  'pouvez vous',
+  'peux tu',
+].map((p) => p.split(' '));
+
 /** Verbs that read, though they name no action ("look up a payment", "check my balance"): a request opening with one does not write. */
 export const READING_VERBS = new Set(
   'look see view check inspect examine describe display tell recommend suggest explore discover preview compare print peek know learn monitor track watch count calculate estimate measure test verify validate download export'.split(
