@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildCatalogue } from '../../main/core/openapi/catalogue.ts';
-import { readQuery } from '../../main/core/search/queryParsing.ts';
+import { readQuery, withoutLead } from '../../main/core/search/queryParsing.ts';
 import { typoCorrections } from '../../main/core/search/typoCorrection.ts';
 import { operationFeatures } from '../../main/core/search/operationFeatures.ts';
 import { scoreCandidate } from '../../main/core/search/scoring.ts';
@@ -48,6 +48,10 @@ test("the action a request asks is its main verb's; one opening with a verb of n
   assert.equal(read('please bookmark this song').command, true);
   assert.equal(read('I want to delete a task').asked, 'delete');
   assert.equal(read('please').asked, undefined);
+  assert.equal(read('comment puis-je supprimer un événement').asked, 'delete');
+  assert.ok(!read('comment puis-je supprimer un événement').queryTerms.includes('comment'));
+  assert.equal(withoutLead('How do I archive a card?'), 'archive a card');
+  assert.equal(withoutLead('archive a card'), 'archive a card');
   // A request with no verb first keeps the action its wording names.
   assert.equal(read('tasks to delete').asked, 'delete');
   assert.equal(read('follow a task so I get notified').command, true);

@@ -139,7 +139,7 @@ export class OperationSearch {
     const trimmed = query.trim();
     if (!trimmed) return [];
     const read = readQuery(trimmed, { vocabulary: this.vocabulary, learned: this.learned });
-    const recalled = recall(this.index, trimmed, read, (t) => this.vocabulary.has(t));
+    const recalled = recall(this.index, read.request, read, (t) => this.vocabulary.has(t));
     if (recalled.length === 0) return [];
     const top = recalled[0]!.score;
     const scored = recalled.map((r) => {

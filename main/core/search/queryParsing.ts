@@ -25,6 +25,8 @@ import {
 
 /** What a query asks, once read: its terms and what they stand for. */
 export interface ReadQuery {
+  /** The request read: the query without the way it is put ("how do I…"); what recall searches. */
+  request: string;
   queryTerms: string[];
   corrections: Map<string, string>;
   groups: readonly TriggeredGroup[];
@@ -70,14 +72,14 @@ export interface QueryContext {
 }
 
 /** Reads a (trimmed, non-empty) query. */
-export function readQuery(query: string, { vocabulary, learned: learnedVocabulary }: QueryContext): ReadQuery {
+export function readQuery(text: string, { vocabulary, learned: learnedVocabulary }: QueryContext): ReadQuery {
+  // "how do I archive a card", "please archive a card": the request starts after the way it is put.
+  const query = withoutLead(text);
   const queryTerms = terms(query);
   const corrections = typoCorrections(query, queryTerms, vocabulary);
   const words = splitWords(normalize(query));
-  // "how do I archive a card", "please archive a card": the request starts after the way it is put.
-  const start = lead(words);
-  const verbLike = VERB_FOLLOWERS.has(words[start + 1] ?? '') && !isStopWord(words[start] ?? '') ? stem(words[start]!) : undefined;
-  const { groups, opening } = mainClause(triggeredGroups([query, ...corrections.values()].join(' ')), words.slice(start), start, verbLike);
+  const verbLike = VERB_FOLLOWERS.has(words[1] ?? '') && !isStopWord(words[0] ?? '') ? stem(words[0]!) : undefined;
+  const { groups, opening } = mainClause(triggeredGroups([query, ...corrections.values()].join(' ')), words, verbLike);
   const isQueryVerb = (t: string) => isVerb(t) || namesAction(groups, t);
   const verb = opening ?? queryTerms.find(isQueryVerb);
   const expansions = [...new Set(groups.flatMap((g) => g.expansions))].filter((e) => !queryTerms.includes(stemmed(e)));
@@ -97,6 +99,7 @@ export function readQuery(query: string, { vocabulary, learned: learnedVocabular
   const owners = new Set(ownerNouns(words).flatMap((o) => meanings(o)));
   const asked = askedAction(groups);
   return {
+    request: query,
     stemmedGroups: groups.map((g) => ({ words: new Set(g.words.map(stem)), expansions: g.expansions.map(stemmed), action: g.action })),
     queryTerms,
     corrections,
@@ -130,18 +133,23 @@ export function readQuery(query: string, { vocabulary, learned: learnedVocabular
 function mainClause(
   all: readonly TriggeredGroup[],
   words: string[],
-  start: number,
   verbLike: string | undefined,
 ): { groups: readonly TriggeredGroup[]; opening: string | undefined } {
-  if (all.some((g) => g.action && g.at === start)) return { groups: all, opening: undefined };
+  if (all.some((g) => g.action && g.at === 0)) return { groups: all, opening: undefined };
   const opening = opensWithVerb(words, verbLike);
   return opening === undefined ? { groups: all, opening } : { groups: all.filter((g) => !g.action), opening };
 }
 
-/** How many words a request's wording takes before the request itself ("how do I", "I want to", "please"). */
-function lead(words: string[]): number {
-  for (const phrase of LEAD_PHRASES) if (phrase.every((w, i) => words[i] === w) && words.length > phrase.length) return phrase.length;
-  return 0;
+/**
+ * A request without the way it is put ("how do I", "I want to", "please", "comment puis-je"), as the words search
+ * reads (`splitWords`); the request as it is when nothing leads it, or nothing follows.
+ */
+export function withoutLead(query: string): string {
+  const words = splitWords(query);
+  const normalized = words.map(normalize);
+  for (const phrase of LEAD_PHRASES)
+    if (normalized.length > phrase.length && phrase.every((w, i) => normalized[i] === w)) return words.slice(phrase.length).join(' ');
+  return query;
 }
 
 /** The request's first word (stemmed) when it is a verb: one an operation may be named after, one the corpus knows, or one a determiner follows. */

@@ -12,6 +12,7 @@
 // ranking.
 import type { OperationSearch, SearchHit } from './operationSearch.ts';
 import { terms } from './textProcessing.ts';
+import { withoutLead } from './queryParsing.ts';
 import { ACROSS_WEIGHTS, SCORE_PRECISION } from './weights.ts';
 
 export interface SearchableSource {
@@ -28,7 +29,7 @@ export interface AcrossHit<A> extends SearchHit {
 /** The best `limit` operations of every API in `apis` for `query`, best first; a tie keeps the APIs' order. One API: its own ranking. */
 export function searchAcross<A extends SearchableSource>(apis: readonly A[], query: string, limit: number): AcrossHit<A>[] {
   if (apis.length === 1) return apis[0]!.search.search(query, limit).map((hit) => ({ ...hit, from: apis[0]! }));
-  const asked = [...new Set(terms(query))];
+  const asked = [...new Set(terms(withoutLead(query)))];
   const knownBy = new Map(asked.map((t) => [t, apis.filter((a) => a.search.knows(t)).length]));
   // A word known to n of the N APIs in reach: 1 when only one knows it, 0 when all do.
   const telling = (t: string) => (apis.length - (knownBy.get(t) ?? 0)) / (apis.length - 1);
