@@ -105,7 +105,7 @@ export const LEAD_PHRASES: string[][] = [
 
 /** Verbs that read, though they name no action ("look up a payment", "check my balance"): a request opening with one does not write. */
 export const READING_VERBS = new Set(
-  'look see view check inspect examine describe display tell recommend suggest explore discover preview compare print peek know learn monitor track watch count calculate estimate measure test verify validate download export'.split(
+  'look see view check inspect examine describe display tell recommend suggest explore discover preview compare print peek know learn count calculate estimate measure test verify validate download export'.split(
     ' ',
   ),
 );
