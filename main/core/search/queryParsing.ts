@@ -14,6 +14,7 @@ import {
   LEAD_PHRASES,
   LEADING,
   NOUN_MARKERS,
+  OBJECT_PRONOUNS,
   OWNER_PREPOSITIONS,
   PHRASE_ENDS,
   QUESTION_WORDS,
@@ -156,7 +157,8 @@ export function withoutLead(query: string): string {
 function opensWithVerb(words: string[], verbLike: string | undefined): string | undefined {
   const first = words[0] && stem(words[0]);
   if (first === undefined) return undefined;
-  return verbLike !== undefined || isVerb(first) || corpusMethod(first) !== undefined ? first : undefined;
+  const object = OBJECT_PRONOUNS.has(words[1] ?? ''); // "alert me when…", "remind us to…"
+  return verbLike !== undefined || object || isVerb(first) || corpusMethod(first) !== undefined ? first : undefined;
 }
 
 function stemmed(word: string): string {

@@ -92,7 +92,11 @@ function actionPart(read: ReadQuery, op: ApiOperation, f: OperationFeatures): nu
   if (read.asked) return actionFit(read.asked, f.action);
   if (read.question) return op.method === 'GET' ? SCORE_WEIGHTS.question : -SCORE_WEIGHTS.question;
   // A command rarely deletes unless its verb says so (then it names an action, or the operation's verb is its own).
-  if (read.command) return op.method === 'GET' ? -SCORE_WEIGHTS.command : op.method === 'DELETE' ? 0 : SCORE_WEIGHTS.command;
+  // The operation's action, not its method, says what it does (an API may POST every call: Slack's reminders.delete).
+  if (read.command) {
+    if (f.action === 'list' || f.action === 'get') return -SCORE_WEIGHTS.command;
+    return f.action === 'delete' || op.method === 'DELETE' ? 0 : SCORE_WEIGHTS.command;
+  }
   return 0;
 }
 

@@ -77,6 +77,9 @@ export const PHRASE_ENDS = new Set([
 ]);
 
 /** Words a question starts with: one that names no action asks to read something. */
+/** Pronouns that follow a verb as its object ("remind me", "alert us"). */
+export const OBJECT_PRONOUNS = new Set(['me', 'us', 'them', 'him', 'her', 'it']);
+
 /** Ways of putting a request before the request itself ("how do I archive a card"), longest first, as normalized words. */
 export const LEAD_PHRASES: string[][] = [
   'is there a way to',
