@@ -57,9 +57,9 @@ export const SCORE_WEIGHTS = {
   /** How much of its summary the query explains (0–1: see SUMMARY_CREDITS): a short summary fully matched is a strong signal. */
   summary: 1,
   /** A question that names no action ("which regions are there"): a GET gains this, any other method loses it. */
-  question: 0.15,
+  question: 0.3,
   /** A request opening with a verb that names no action and does not read ("like this song", "pin a message"): any method but GET gains this, GET loses it. */
-  command: 0.1,
+  command: 0.15,
   /** The query's verb is the operation's ("copy" a project: duplicateProject), or names what it creates ("fork a repository"). */
   verb: 0.2,
   /** The query's verb names no built-in action, and the operation uses the method most APIs use for it (corpus vocabulary). */
@@ -67,13 +67,13 @@ export const SCORE_WEIGHTS = {
   /** The query is about the asker's own things ("my boards") and the operation acts on the caller's. */
   self: 0.2,
   /** The operation reads or writes the very thing the query is about (its path's last resource is the query's head noun). */
-  resource: 0.08,
+  resource: 0.12,
   /** The thing the query places its object in ("tasks in a project") is a resource of the operation's path before its last. */
   owner: 0.15,
   /** Penalty, per path segment none of whose words the query says or stands for (`/apps/regions` for "which regions"). */
   unexplainedSegment: 0.05,
   /** Penalty when the query neither says nor stands for what the operation reads or writes (its resource): "list workspaces" is not about tasks. */
-  unexplainedObject: 0.05,
+  unexplainedObject: 0.025,
 } as const;
 
 /** At most this many unexplained path segments count against an operation. */
