@@ -56,6 +56,8 @@ test("the action a request asks is its main verb's; one opening with a verb of n
   assert.equal(read('tasks to delete').asked, 'delete');
   assert.equal(read('follow a task so I get notified').command, true);
   assert.equal(read('bookmark this song').command, true);
+  // "like" is a stop word, but it opens this request as a verb the vocabulary knows.
+  assert.equal(read('like this song').command, true);
   assert.equal(read('remind me to submit my timesheet').command, true);
   assert.equal(read('check my saved tracks').command, false);
   assert.equal(read('which tasks do I follow').command, false);

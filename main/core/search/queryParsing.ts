@@ -137,7 +137,7 @@ function mainClause(
   verbLike: string | undefined,
 ): { groups: readonly TriggeredGroup[]; opening: string | undefined } {
   if (all.some((g) => g.action && g.at === 0)) return { groups: all, opening: undefined };
-  const opening = opensWithVerb(words, verbLike);
+  const opening = opensWithVerb(words, verbLike, all);
   return opening === undefined ? { groups: all, opening } : { groups: all.filter((g) => !g.action), opening };
 }
 
@@ -154,11 +154,13 @@ export function withoutLead(query: string): string {
 }
 
 /** The request's first word (stemmed) when it is a verb: one an operation may be named after, one the corpus knows, or one a determiner follows. */
-function opensWithVerb(words: string[], verbLike: string | undefined): string | undefined {
+function opensWithVerb(words: string[], verbLike: string | undefined, groups: readonly TriggeredGroup[]): string | undefined {
   const first = words[0] && stem(words[0]);
   if (first === undefined) return undefined;
   const object = OBJECT_PRONOUNS.has(words[1] ?? ''); // "alert me when…", "remind us to…"
-  return verbLike !== undefined || object || isVerb(first) || corpusMethod(first) !== undefined ? first : undefined;
+  // "like this song": a word the vocabulary knows, before a determiner, though it is a stop word elsewhere.
+  const known = VERB_FOLLOWERS.has(words[1] ?? '') && groups.some((g) => g.at === 0);
+  return verbLike !== undefined || object || known || isVerb(first) || corpusMethod(first) !== undefined ? first : undefined;
 }
 
 function stemmed(word: string): string {
