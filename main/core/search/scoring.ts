@@ -95,7 +95,9 @@ function actionPart(read: ReadQuery, op: ApiOperation, f: OperationFeatures): nu
   // The operation's action, not its method, says what it does (an API may POST every call: Slack's reminders.delete).
   if (read.command) {
     if (f.action === 'list' || f.action === 'get') return -SCORE_WEIGHTS.command;
-    return f.action === 'delete' || op.method === 'DELETE' ? 0 : SCORE_WEIGHTS.command;
+    if (f.action === 'delete' || op.method === 'DELETE') return 0;
+    // "star a board", "pin a message": a command makes something more often than it changes one.
+    return f.action === 'update' || f.action === 'replace' ? SCORE_WEIGHTS.command / 2 : SCORE_WEIGHTS.command;
   }
   return 0;
 }
