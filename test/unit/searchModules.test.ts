@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildCatalogue } from '../../main/core/openapi/catalogue.ts';
-import { readQuery, withoutLead } from '../../main/core/search/queryParsing.ts';
+import { readQuery, splitCompounds, withoutLead } from '../../main/core/search/queryParsing.ts';
 import { typoCorrections } from '../../main/core/search/typoCorrection.ts';
 import { operationFeatures } from '../../main/core/search/operationFeatures.ts';
 import { scoreCandidate } from '../../main/core/search/scoring.ts';
@@ -70,6 +70,33 @@ test('typo correction fixes unknown words to the nearest catalogue word, never a
   assert.deepEqual([...typoCorrections('note', ['note'], new Set(['vote']))], []);
   // A prefix of a catalogue word is not a typo.
   assert.deepEqual([...typoCorrections('workf', ['workf'], vocabulary)], []);
+});
+
+test('a word search knows nothing of, whose halves the index holds, is read as two ("tracklist" → "track list")', () => {
+  const index = new Set(['track', 'list', 'album', 'charge', 'back', 'web', 'hook', 'webhook']);
+  assert.equal(
+    splitCompounds('tracklist for an album', index, () => false),
+    'track list for an album',
+  );
+  // A word the index holds, or begins (webhooks), or search knows otherwise (a built-in word), is left whole.
+  assert.equal(
+    splitCompounds('list webhooks', index, () => false),
+    'list webhooks',
+  );
+  assert.equal(
+    splitCompounds('list chargebacks', index, (t) => t === 'chargeback'),
+    'list chargebacks',
+  );
+  // The halves must be index words: no "trac klist".
+  assert.equal(
+    splitCompounds('tracklists', new Set(['trac', 'klist']), () => false),
+    'trac klists',
+  );
+  assert.equal(
+    splitCompounds('tracklists', new Set(['album']), () => false),
+    'tracklists',
+  );
+  assert.equal(readQuery('tracklist for an album', { vocabulary: index, learned: {} }).queryTerms.join(' '), 'track list album');
 });
 
 test("an operation's score is the sum of its named parts, rounded", () => {

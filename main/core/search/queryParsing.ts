@@ -5,8 +5,8 @@
 // (its head noun) and the things it places that in ("tasks in a project"),
 // and whether it is a question or about the asker's own things.
 import type { LearnedVocabulary } from './documentVocabulary.ts';
-import { type TriggeredGroup, askedAction, triggeredGroups } from './synonyms.ts';
-import { isStopWord, normalize, splitWords, stem, terms } from './textProcessing.ts';
+import { type TriggeredGroup, askedAction, isBuiltInWord, triggeredGroups } from './synonyms.ts';
+import { isStopWord, normalize, someStartsWith, splitWords, stem, terms } from './textProcessing.ts';
 import { typoCorrections } from './typoCorrection.ts';
 import { corpusMeanings, corpusMethod } from './corpusVocabulary.ts';
 import {
@@ -75,7 +75,7 @@ export interface QueryContext {
 /** Reads a (trimmed, non-empty) query. */
 export function readQuery(text: string, { vocabulary, learned: learnedVocabulary }: QueryContext): ReadQuery {
   // "how do I archive a card", "please archive a card": the request starts after the way it is put.
-  const query = withoutLead(text);
+  const query = splitCompounds(withoutLead(text), vocabulary, (w) => Object.hasOwn(learnedVocabulary, w) || isBuiltInWord(w));
   const queryTerms = terms(query);
   const corrections = typoCorrections(query, queryTerms, vocabulary);
   const words = splitWords(normalize(query));
@@ -151,6 +151,34 @@ export function withoutLead(query: string): string {
   for (const phrase of LEAD_PHRASES)
     if (normalized.length > phrase.length && phrase.every((w, i) => normalized[i] === w)) return words.slice(phrase.length).join(' ');
   return query;
+}
+
+/** The shortest part of a compound word split in two. */
+const MIN_COMPOUND_PART = 3;
+
+/**
+ * A request with each word search knows nothing of (not in the index, nor the start of a word of it, nor `known`
+ * otherwise: what the document taught, the built-in vocabulary), but whose two halves the index holds, written as two
+ * ("tracklist" → "track list"): the split whose shorter half is longest.
+ */
+export function splitCompounds(query: string, vocabulary: Set<string>, known: (term: string) => boolean): string {
+  const words = splitWords(query);
+  let changed = false;
+  const out = words.map((word) => {
+    const w = normalize(word);
+    const t = stem(w);
+    if (w.length < 2 * MIN_COMPOUND_PART || /\d/.test(w) || vocabulary.has(t) || someStartsWith(vocabulary, t) || known(t)) return word;
+    let best: [string, string] | undefined;
+    for (let i = MIN_COMPOUND_PART; i <= w.length - MIN_COMPOUND_PART; i++) {
+      const [a, b] = [w.slice(0, i), w.slice(i)];
+      if (!vocabulary.has(stem(a)) || !vocabulary.has(stem(b))) continue;
+      if (!best || Math.min(a.length, b.length) > Math.min(best[0].length, best[1].length)) best = [a, b];
+    }
+    if (!best) return word;
+    changed = true;
+    return best.join(' ');
+  });
+  return changed ? out.join(' ') : query;
 }
 
 /** The request's first word (stemmed) when it is a verb: one an operation may be named after, one the corpus knows, or one a determiner follows. */
