@@ -6,6 +6,7 @@ import { buildCatalogue } from '../../main/core/openapi/catalogue.ts';
 import { readQuery, splitCompounds, withoutLead } from '../../main/core/search/queryParsing.ts';
 import { typoCorrections } from '../../main/core/search/typoCorrection.ts';
 import { operationFeatures } from '../../main/core/search/operationFeatures.ts';
+import { returnedFields } from '../../main/core/search/operationText.ts';
 import { scoreCandidate } from '../../main/core/search/scoring.ts';
 import * as weights from '../../main/core/search/weights.ts';
 import { isVerb } from '../../main/core/search/wordLists.ts';
@@ -48,6 +49,15 @@ test("the action a request asks is its main verb's; one opening with a verb of n
   assert.equal(read('please bookmark this song').command, true);
   assert.equal(read('I want to delete a task').asked, 'delete');
   assert.equal(read('please').asked, undefined);
+  assert.equal(read('let me delete a branch').asked, 'delete');
+  assert.equal(read('help us delete a branch').asked, 'delete');
+  // Things, not verbs, open these: a plural, an adverb.
+  for (const q of ['commits in a repository', 'refunds on my account', 'only my repos', 'labels on this issue']) assert.equal(read(q).command, false, q);
+  assert.equal(read('a task to delete').asked, 'delete');
+  // Ending something favours deleting it.
+  assert.equal(read('stop following a user').command, true);
+  assert.equal(read('stop following a user').ending, true);
+  assert.equal(read('follow a user').ending, false);
   assert.equal(read('comment puis-je supprimer un événement').asked, 'delete');
   assert.ok(!read('comment puis-je supprimer un événement').queryTerms.includes('comment'));
   assert.equal(withoutLead('How do I archive a card?'), 'archive a card');
@@ -87,12 +97,53 @@ test('a word search knows nothing of, whose halves the index holds, is read as t
     splitCompounds('list chargebacks', index, (t) => t === 'chargeback'),
     'list chargebacks',
   );
+  // A word that begins an index word is meant as written.
+  assert.equal(
+    splitCompounds('tracklist', new Set(['track', 'list', 'tracklisting']), () => false),
+    'tracklist',
+  );
   // The halves must be index words.
   assert.equal(
     splitCompounds('tracklists', new Set(['album', 'track']), () => false),
     'tracklists',
   );
   assert.equal(readQuery('tracklist for an album', { vocabulary: index, learned: {} }).queryTerms.join(' '), 'track list album');
+});
+
+test('the fields an operation returns are read without its links and ids, through arrays and a wrapper', () => {
+  const string = { type: 'string' };
+  const catalogue = buildCatalogue({
+    openapi: '3.1.0',
+    info: { title: 'Test', version: '1' },
+    paths: {
+      '/features': {
+        get: {
+          operationId: 'features.list',
+          responses: {
+            200: {
+              description: 'ok',
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    properties: {
+                      data: {
+                        type: 'array',
+                        items: { type: 'object', properties: { id: string, node_id: string, html_url: string, userId: string, tempo: string } },
+                      },
+                      _links: { type: 'object' },
+                      total: { type: 'integer' },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  });
+  assert.deepEqual(returnedFields(catalogue.operations[0]!), ['data', 'tempo', 'total']);
 });
 
 test("an operation's score is the sum of its named parts, rounded", () => {

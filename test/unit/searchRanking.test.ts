@@ -232,6 +232,23 @@ test('an operation that takes the request\'s verb as a value does it ("resize a 
   assert.equal(first(s, 'get a droplet'), 'droplets.get');
 });
 
+test('a request opening with a thing is no command, and a word inside a longer value is not one the operation takes ("commits in a repository")', () => {
+  const body = (values: string[]) => ({
+    requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { title: { type: 'string', enum: values } } } } } },
+  });
+  const cat = catalogueOf({
+    '/repos/{owner}/{repo}/commits': { get: op('repos.listCommits', 'List commits') },
+    '/repos/{owner}/{repo}/git/commits': { post: op('git.createCommit', 'Create a commit') },
+    '/repos/{owner}/{repo}': { patch: op('repos.update', 'Update a repository', body(['COMMIT_MESSAGES', 'MERGE_MESSAGE', 'PR_TITLE'])) },
+  });
+  const s = new OperationSearch(cat);
+  assert.equal(first(s, 'commits in a repository'), 'repos.listCommits');
+  const parts = (q: string, id: string) => s.rank(q).find((h) => h.op.id === id)!.parts;
+  // COMMIT_MESSAGES holds "commit", but the operation does not take the verb: no verb credit, and the commit is made first.
+  assert.equal(parts('commit to a repository', 'repos.update').verb, 0);
+  assert.equal(first(s, 'commit to a repository'), 'git.createCommit');
+});
+
 test('an operation on a thing the request does not name loses a little ("list workspaces" is not about their projects)', () => {
   const cat = catalogueOf({
     '/workspaces': { get: op('workspaces.list', 'Get multiple workspaces') },

@@ -13,6 +13,7 @@ export interface OperationFeatures {
   params: Set<string>; // terms of parameter names
   values: Set<string>; // terms of the values its parameters and body take (enums, capped)
   returns: Set<string>; // terms of the names of the fields it returns
+  verbValues: Set<string>; // the values it takes that are one word (`resize`, `reboot`), stemmed: what an action endpoint does
   all: Set<string>; // both
   prose: Set<string>; // terms of the descriptions (operation, tags, parameters)
   summary: string[];
@@ -38,6 +39,11 @@ export function operationFeatures(op: ApiOperation, tags: Record<string, string>
     names,
     params,
     values: new Set(terms(operationValues(op).join(' '))),
+    verbValues: new Set(
+      operationValues(op)
+        .filter((v) => /^\p{L}+$/u.test(v))
+        .map((v) => stem(normalize(v))),
+    ),
     returns: new Set(terms(returnedFields(op).join(' '))),
     all: new Set([...names, ...params]),
     prose: proseTerms(op, tags),

@@ -60,10 +60,14 @@ export const MAX_RETURNED_FIELDS = 40;
 /** A wrapper property the returned things sit in (`{ data: [...] }`): its items' fields are read too. */
 const WRAPPERS = /^(data|items|results|records|values|entries|list|objects|elements|content|collection|rows|nodes|edges|hits)$/i;
 
+/** Fields that link or identify rather than hold what a request asks for (`html_url`, `node_id`, `userId`, `_links`). */
+const LINK_FIELD = /(^|[_-])(url|uri|href|links?|ids?|etag)$|^(self|_links)$/i;
+const LINK_FIELD_CAMEL = /[a-z](Url|Uri|Href|Links?|Ids?)$/;
+
 /**
  * The names of the fields an operation's success response holds (`tempo`, `danceability` for audio features), through
- * arrays, `allOf` and one wrapper (`{ data: [...] }`): a request may name what it wants to read rather than the
- * operation that reads it.
+ * arrays, `allOf`, the first branch of a `oneOf` or `anyOf`, and wrappers (`{ data: [...] }`), links and ids left
+ * out: a request may name what it wants to read rather than the operation that reads it.
  */
 export function returnedFields(op: ApiOperation): string[] {
   const out = new Set<string>();
@@ -73,6 +77,7 @@ export function returnedFields(op: ApiOperation): string[] {
     for (const part of [...(schema.allOf ?? []), ...(schema.oneOf ?? []).slice(0, 1), ...(schema.anyOf ?? []).slice(0, 1)]) walk(part, depth + 1);
     for (const [name, prop] of Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>)) {
       if (out.size >= MAX_RETURNED_FIELDS) return;
+      if (LINK_FIELD.test(name) || LINK_FIELD_CAMEL.test(name)) continue;
       out.add(name);
       if (WRAPPERS.test(name)) walk(prop, depth + 1);
     }

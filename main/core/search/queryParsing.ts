@@ -15,6 +15,9 @@ import {
   LEADING,
   NOUN_MARKERS,
   OBJECT_PRONOUNS,
+  OBJECT_STARTS,
+  NOT_OPENING,
+  ENDING_VERBS,
   OWNER_PREPOSITIONS,
   PHRASE_ENDS,
   QUESTION_WORDS,
@@ -56,6 +59,10 @@ export interface ReadQuery {
   question: boolean;
   /** A request that opens with a verb naming no action and not one of reading ("like this song", "pin a message"): it writes. */
   command: boolean;
+  /** That verb ends or stops something ("stop following a user", "close a pull request"). */
+  ending: boolean;
+  /** The request's first word when it is its verb ("resize a droplet", "reboot my server"), stemmed. */
+  mainVerb: string | undefined;
   /** Every word the query says or stands for (its terms, typo fixes, synonyms, learnt words, its action's words). */
   explained: Set<string>;
   /** The query's terms and their typo fixes: the words it says outright. */
@@ -80,7 +87,7 @@ export function readQuery(text: string, { vocabulary, learned: learnedVocabulary
   const corrections = typoCorrections(query, queryTerms, vocabulary);
   const words = splitWords(normalize(query));
   const verbLike = VERB_FOLLOWERS.has(words[1] ?? '') && !isStopWord(words[0] ?? '') ? stem(words[0]!) : undefined;
-  const { groups, opening } = mainClause(triggeredGroups([query, ...corrections.values()].join(' ')), words, verbLike);
+  const { groups, opening, mainVerb } = mainClause(triggeredGroups([query, ...corrections.values()].join(' ')), words);
   const isQueryVerb = (t: string) => isVerb(t) || namesAction(groups, t);
   const verb = opening ?? queryTerms.find(isQueryVerb);
   const expansions = [...new Set(groups.flatMap((g) => g.expansions))].filter((e) => !queryTerms.includes(stemmed(e)));
@@ -116,6 +123,8 @@ export function readQuery(text: string, { vocabulary, learned: learnedVocabulary
     self: asksAboutSelf(words),
     question: isQuestion(words),
     command: opening !== undefined && !READING_VERBS.has(opening) && corpusMethod(opening) !== 'GET' && !isQuestion(words),
+    ending: opening !== undefined && ENDING_VERBS.has(opening),
+    mainVerb,
     said: new Set([...queryTerms, ...corrections.values()]),
     explained: new Set([...queryTerms, ...corrections.values(), ...expansionTerms, ...learnedTerms, ...corpusTerms, ...heads, ...verbTerms]),
     owners,
@@ -134,11 +143,14 @@ export function readQuery(text: string, { vocabulary, learned: learnedVocabulary
 function mainClause(
   all: readonly TriggeredGroup[],
   words: string[],
-  verbLike: string | undefined,
-): { groups: readonly TriggeredGroup[]; opening: string | undefined } {
-  if (all.some((g) => g.action && g.at === 0)) return { groups: all, opening: undefined };
-  const opening = opensWithVerb(words, verbLike, all);
-  return opening === undefined ? { groups: all, opening } : { groups: all.filter((g) => !g.action), opening };
+): { groups: readonly TriggeredGroup[]; opening: string | undefined; mainVerb: string | undefined } {
+  const first = words[0] === undefined ? undefined : stem(words[0]);
+  if (all.some((g) => g.action && g.at === 0)) {
+    const oneWord = all.some((g) => g.action && g.at === 0 && g.words.length === 1);
+    return { groups: all, opening: undefined, mainVerb: oneWord ? first : undefined };
+  }
+  const opening = opensWithVerb(words, all);
+  return opening === undefined ? { groups: all, opening, mainVerb: undefined } : { groups: all.filter((g) => !g.action), opening, mainVerb: opening };
 }
 
 /**
@@ -181,14 +193,20 @@ export function splitCompounds(query: string, vocabulary: Set<string>, known: (t
   return changed ? out.join(' ') : query;
 }
 
-/** The request's first word (stemmed) when it is a verb: one an operation may be named after, one the corpus knows, or one a determiner follows. */
-function opensWithVerb(words: string[], verbLike: string | undefined, groups: readonly TriggeredGroup[]): string | undefined {
-  const first = words[0] && stem(words[0]);
-  if (first === undefined) return undefined;
-  const object = OBJECT_PRONOUNS.has(words[1] ?? ''); // "alert me when…", "remind us to…"
-  // "like this song": a word the vocabulary knows, before a determiner, though it is a stop word elsewhere.
-  const known = VERB_FOLLOWERS.has(words[1] ?? '') && groups.some((g) => g.at === 0);
-  return verbLike !== undefined || object || known || isVerb(first) || corpusMethod(first) !== undefined ? first : undefined;
+/**
+ * The request's first word (stemmed) when it is a verb: one an operation may be named after, one the corpus knows,
+ * one its object follows ("remind me…", "deactivate a user", "monitor my website"), or a word the vocabulary knows
+ * before its object though it is a stop word elsewhere ("like this song"). An imperative is never a plural
+ * ("commits in a repository", "refunds on my account" are things), nor an adverb ("only my repos").
+ */
+function opensWithVerb(words: string[], groups: readonly TriggeredGroup[]): string | undefined {
+  const word = words[0];
+  if (word === undefined || stem(word) !== word || NOT_OPENING.has(word)) return undefined;
+  const next = words[1] ?? '';
+  // "remind me to…", but not "let me delete…" (a lead phrase) nor "help us delete…": there the verb follows.
+  const pronoun = OBJECT_PRONOUNS.has(next) && !groups.some((g) => g.action && g.at === 2);
+  const object = OBJECT_STARTS.has(next) && (!isStopWord(word) || groups.some((g) => g.at === 0));
+  return pronoun || object || isVerb(word) || corpusMethod(word) !== undefined ? word : undefined;
 }
 
 function stemmed(word: string): string {

@@ -95,7 +95,10 @@ function actionPart(read: ReadQuery, op: ApiOperation, f: OperationFeatures): nu
   // The operation's action, not its method, says what it does (an API may POST every call: Slack's reminders.delete).
   if (read.command) {
     if (f.action === 'list' || f.action === 'get') return -SCORE_WEIGHTS.command;
-    if (f.action === 'delete' || op.method === 'DELETE') return 0;
+    const deletes = f.action === 'delete' || op.method === 'DELETE';
+    // "stop following a user", "close a pull request": ending something deletes it, or changes it.
+    if (read.ending) return deletes ? SCORE_WEIGHTS.command : SCORE_WEIGHTS.command / 2;
+    if (deletes) return 0;
     // "star a board", "pin a message": a command makes something more often than it changes one.
     return f.action === 'update' || f.action === 'replace' ? SCORE_WEIGHTS.command / 2 : SCORE_WEIGHTS.command;
   }
@@ -111,10 +114,10 @@ function actionFit(asked: Action | undefined, has: Action | undefined): number {
   return ACTION_FIT.other;
 }
 
-/** The operation writes, and one of the values it takes is the query's verb (an action endpoint's `type`). */
+/** The operation writes, and one of the values it takes is, whole, the verb the request opens with (an action endpoint's `type`). */
 function takesVerb(read: ReadQuery, op: ApiOperation, f: OperationFeatures): boolean {
-  const verb = read.verb ?? read.verbLike;
-  return verb !== undefined && op.method !== 'GET' && f.values.has(verb) && !f.names.has(verb);
+  const verb = read.mainVerb;
+  return verb !== undefined && op.method !== 'GET' && f.verbValues.has(verb) && !f.names.has(verb);
 }
 
 function compatible(asked: Action, has: Action): boolean {
@@ -148,8 +151,21 @@ function unexplainedSegments(segments: string[][], explained: Set<string>, query
 
 /** Whether the query says or stands for a word of the operation's path. */
 function explains(explained: Set<string>, queryTerms: string[], w: string): boolean {
-  // Short plurals escape the stemmer (`ips`): their singular explains them too.
-  return explained.has(w) || (w.endsWith('s') && explained.has(w.slice(0, -1))) || queryTerms.some((t) => t.length >= MIN_PREFIX_LENGTH && w.startsWith(t));
+  // Short plurals escape the stemmer (`ips`): their singular explains them too; other forms of a word share its start ("contributed", contributors).
+  return (
+    explained.has(w) ||
+    (w.endsWith('s') && explained.has(w.slice(0, -1))) ||
+    queryTerms.some((t) => (t.length >= MIN_PREFIX_LENGTH && w.startsWith(t)) || sharedStart(t, w) >= SAME_WORD_START)
+  );
+}
+
+/** Two words sharing this many first letters are forms of one ("subscribe", "subscription"). */
+const SAME_WORD_START = 6;
+
+function sharedStart(a: string, b: string): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i;
 }
 
 /**

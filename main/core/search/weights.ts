@@ -58,7 +58,7 @@ export const SCORE_WEIGHTS = {
   summary: 1,
   /** A question that names no action ("which regions are there"): a GET gains this, any other method loses it. */
   question: 0.3,
-  /** A request opening with a verb that names no action and does not read ("like this song", "pin a message"): any method but GET gains this, GET loses it. */
+  /** A request opening with a verb that names no action, nor reads, nor ends ("like this song", "pin a message"): an operation that makes something gains this, one that changes something half, one that reads loses it, one that deletes neither (all of it when the verb ends something: "stop following"). */
   command: 0.15,
   /** The query's verb is the operation's ("copy" a project: duplicateProject), or names what it creates ("fork a repository"). */
   verb: 0.2,

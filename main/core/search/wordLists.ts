@@ -76,11 +76,23 @@ export const PHRASE_ENDS = new Set([
   ...['so', 'and', 'or', 'while'],
 ]);
 
-/** Words a question starts with: one that names no action asks to read something. */
 /** Pronouns that follow a verb as its object ("remind me", "alert us"). */
 export const OBJECT_PRONOUNS = new Set(['me', 'us', 'them', 'him', 'her', 'it']);
 
-/** Ways of putting a request before the request itself ("how do I archive a card"), longest first, as normalized words. */
+/** Words that start a verb's object ("deactivate a user", "monitor my website"); not "on", which follows nouns too ("a user on the team"). */
+export const OBJECT_STARTS = new Set(ENGLISH_DETERMINERS);
+
+/** Words that may start a request but are never its verb ("only my repos", "just the open ones"). */
+export const NOT_OPENING = new Set(
+  'only just also even still again already ever never always maybe perhaps really all every each any some no most more other another same both either neither'.split(
+    ' ',
+  ),
+);
+
+/** Verbs that end or stop something: a request opening with one favours deleting, then changing ("stop following a user"). */
+export const ENDING_VERBS = new Set('stop end cancel revoke abort terminate halt quit leave close kill'.split(' '));
+
+/** Ways of putting a request before the request itself ("how do I archive a card"), as normalized words; a phrase comes before a shorter one it starts with. */
 export const LEAD_PHRASES: string[][] = [
   'is there a way to',
   'is it possible to',
@@ -95,7 +107,12 @@ export const LEAD_PHRASES: string[][] = [
   'can you please',
   'can you',
   'could you',
+  'show me how to',
+  'tell me how to',
   'help me',
+  'help us',
+  'let me',
+  'let us',
   'how to',
   'please',
   'comment faire pour',
@@ -113,6 +130,7 @@ export const READING_VERBS = new Set(
   ),
 );
 
+/** Words a question starts with: one that names no action asks to read something. */
 export const QUESTION_WORDS = new Set([
   ...['what', 'which', 'who', 'whom', 'whose', 'where', 'when'],
   ...['is', 'are', 'am', 'was', 'were', 'does', 'do', 'did', 'has', 'have'],
