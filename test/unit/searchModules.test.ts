@@ -7,6 +7,7 @@ import { readQuery, splitCompounds, withoutLead } from '../../main/core/search/q
 import { typoCorrections } from '../../main/core/search/typoCorrection.ts';
 import { operationFeatures } from '../../main/core/search/operationFeatures.ts';
 import { returnedFields } from '../../main/core/search/operationText.ts';
+import { okJson } from '../helpers/openApiShapes.ts';
 import { scoreCandidate } from '../../main/core/search/scoring.ts';
 import * as weights from '../../main/core/search/weights.ts';
 import { isVerb } from '../../main/core/search/wordLists.ts';
@@ -112,36 +113,12 @@ test('a word search knows nothing of, whose halves the index holds, is read as t
 
 test('the fields an operation returns are read without its links and ids, through arrays and a wrapper', () => {
   const string = { type: 'string' };
+  const item = { type: 'object', properties: { id: string, node_id: string, html_url: string, userId: string, tempo: string } };
+  const schema = { type: 'object', properties: { data: { type: 'array', items: item }, _links: { type: 'object' }, total: { type: 'integer' } } };
   const catalogue = buildCatalogue({
     openapi: '3.1.0',
     info: { title: 'Test', version: '1' },
-    paths: {
-      '/features': {
-        get: {
-          operationId: 'features.list',
-          responses: {
-            200: {
-              description: 'ok',
-              content: {
-                'application/json': {
-                  schema: {
-                    type: 'object',
-                    properties: {
-                      data: {
-                        type: 'array',
-                        items: { type: 'object', properties: { id: string, node_id: string, html_url: string, userId: string, tempo: string } },
-                      },
-                      _links: { type: 'object' },
-                      total: { type: 'integer' },
-                    },
-                  },
-                },
-              },
-            },
-          },
-        },
-      },
-    },
+    paths: { '/features': { get: { operationId: 'features.list', responses: okJson(schema) } } },
   });
   assert.deepEqual(returnedFields(catalogue.operations[0]!), ['data', 'tempo', 'total']);
 });

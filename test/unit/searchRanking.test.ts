@@ -6,6 +6,7 @@ import { buildCatalogue, type Catalogue } from '../../main/core/openapi/catalogu
 import { loadApiDocument } from '../../main/core/openapi/loadDocument.ts';
 import { OperationSearch } from '../../main/core/search/operationSearch.ts';
 import { tempDir } from '../helpers/paths.ts';
+import { okJson } from '../helpers/openApiShapes.ts';
 
 type Op = Record<string, unknown>;
 const op = (operationId: string, summary: string | undefined, extra: Op = {}): Op => ({
@@ -260,9 +261,7 @@ test('an operation on a thing the request does not name loses a little ("list wo
 });
 
 test('a request naming fields of what an operation returns finds it ("tempo and danceability of a track" → audio features)', () => {
-  const returns = (properties: Record<string, unknown>) => ({
-    responses: { 200: { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties } } } } },
-  });
+  const returns = (properties: Record<string, unknown>) => ({ responses: okJson({ type: 'object', properties }) });
   const number = { type: 'number' };
   const cat = catalogueOf({
     '/tracks/{id}': { get: op('tracks.get', 'Get a track', returns({ name: { type: 'string' }, duration_ms: number })) },
