@@ -1,9 +1,11 @@
-// Reading a query, once, before recall and re-ranking: its terms (stemmed,
-// stop words out), their typo fixes, the built-in synonym groups its wording
-// triggers, the name words the document's prose says its words stand for
-// (learnt vocabulary), the action it asks, its verb, the thing it is about
-// (its head noun) and the things it places that in ("tasks in a project"),
-// and whether it is a question or about the asker's own things.
+// Reading a query, once, before recall and re-ranking: the request without
+// the way it is put ("how do I…") and with unknown compounds split, its terms
+// (stemmed, stop words out), their typo fixes, the built-in synonym groups its
+// wording triggers, the name words the document's prose says its words stand
+// for (learnt vocabulary), the action its main verb asks, its verb, the thing
+// it is about (its head noun) and the things it places that in ("tasks in a
+// project"), and whether it is a question, a command or about the asker's own
+// things.
 import type { LearnedVocabulary } from './documentVocabulary.ts';
 import { type TriggeredGroup, askedAction, isBuiltInWord, triggeredGroups } from './synonyms.ts';
 import { isStopWord, normalize, someStartsWith, splitWords, stem, terms } from './textProcessing.ts';
@@ -11,13 +13,13 @@ import { typoCorrections } from './typoCorrection.ts';
 import { corpusMeanings, corpusMethod } from './corpusVocabulary.ts';
 import {
   type Action,
+  ENDING_VERBS,
   LEAD_PHRASES,
   LEADING,
   NOUN_MARKERS,
+  NOT_OPENING,
   OBJECT_PRONOUNS,
   OBJECT_STARTS,
-  NOT_OPENING,
-  ENDING_VERBS,
   OWNER_PREPOSITIONS,
   PHRASE_ENDS,
   QUESTION_WORDS,
