@@ -35,15 +35,12 @@ export function operationFeatures(op: ApiOperation, tags: Record<string, string>
   const names = nameTerms(op);
   const params = new Set(terms(op.parameters.map((p) => p.name).join(' ')));
   const verb = operationVerb(op);
+  const values = operationValues(op);
   return {
     names,
     params,
-    values: new Set(terms(operationValues(op).join(' '))),
-    verbValues: new Set(
-      operationValues(op)
-        .filter((v) => /^\p{L}+$/u.test(v))
-        .map((v) => stem(normalize(v))),
-    ),
+    values: new Set(terms(values.join(' '))),
+    verbValues: new Set(values.filter((v) => /^\p{L}+$/u.test(v)).map((v) => stem(normalize(v)))),
     returns: new Set(terms(returnedFields(op).join(' '))),
     all: new Set([...names, ...params]),
     prose: proseTerms(op, tags),
