@@ -34,10 +34,14 @@ test('a key typed into APIs is used by a run and never appears in the page, the 
     if ((request.postData() ?? '').includes(KEY) || request.url().includes(KEY)) carriers.push(request.url());
   });
   page.on('response', (response) => {
+    // An event stream stays open while the page lives, so its body never ends and is not read here: a stream opened
+    // again after a missed heartbeat (a loaded machine) once held this test until its deadline. What a stream sends
+    // is what the screens show, and their DOM is checked below.
+    if ((response.headers()['content-type'] ?? '').includes('text/event-stream')) return;
     answers.push(
       response.text().then(
         (body) => assert.ok(!body.includes(KEY), `the answer to ${response.url()} holds the key`),
-        () => undefined, // event streams and aborted requests have no body to read
+        () => undefined, // aborted requests have no body to read
       ),
     );
   });
