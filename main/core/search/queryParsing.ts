@@ -108,6 +108,7 @@ export function readQuery(text: string, { vocabulary, learned: learnedVocabulary
   if (verbLike) heads.add(verbLike); // "fork a repository": a fork is what it makes
   const owners = new Set(ownerNouns(words).flatMap((o) => meanings(o)));
   const asked = askedAction(groups);
+  const question = isQuestion(words);
   return {
     request: query,
     stemmedGroups: groups.map((g) => ({ words: new Set(g.words.map(stem)), expansions: g.expansions.map(stemmed), action: g.action })),
@@ -123,8 +124,8 @@ export function readQuery(text: string, { vocabulary, learned: learnedVocabulary
     verb,
     verbMethod: asked ? undefined : queryTerms.map((t) => corpusMethod(corrections.get(t) ?? t)).find((m) => m !== undefined),
     self: asksAboutSelf(words),
-    question: isQuestion(words),
-    command: opening !== undefined && !READING_VERBS.has(opening) && corpusMethod(opening) !== 'GET' && !isQuestion(words),
+    question,
+    command: opening !== undefined && !READING_VERBS.has(opening) && corpusMethod(opening) !== 'GET' && !question,
     ending: opening !== undefined && ENDING_VERBS.has(opening),
     mainVerb,
     said: new Set([...queryTerms, ...corrections.values()]),

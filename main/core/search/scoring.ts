@@ -24,13 +24,14 @@ export interface ScoredCandidate {
 /** Scores a recalled operation; `recallShare` is its recall score over the best candidate's. */
 export function scoreCandidate(op: ApiOperation, f: OperationFeatures, read: ReadQuery, recallShare: number): ScoredCandidate {
   const { queryTerms } = read;
+  const takes = takesVerb(read, op, f);
   // The parts' order is the order they are summed in (and shown in).
   const parts = {
     recall: SCORE_WEIGHTS.recall * recallShare,
     coverage: SCORE_WEIGHTS.coverage * coverage(read, f),
     summary: SCORE_WEIGHTS.summary * summaryFit(read, f),
-    action: actionPart(read, op, f),
-    verb: verbFit(read, op, f),
+    action: actionPart(read, op, f, takes),
+    verb: verbFit(read, f, takes),
     method: read.verbMethod && op.method === read.verbMethod ? SCORE_WEIGHTS.verbMethod : 0,
     self: read.self && f.self ? SCORE_WEIGHTS.self : 0,
     resource: f.resource && (read.heads.has(f.resource) || (read.head && f.resource.startsWith(read.head))) ? SCORE_WEIGHTS.resource : 0,
@@ -86,9 +87,9 @@ function summaryFit(read: ReadQuery, f: OperationFeatures): number {
 }
 
 /** The action asked against the operation's; a question that names none favours reading (GET). */
-function actionPart(read: ReadQuery, op: ApiOperation, f: OperationFeatures): number {
+function actionPart(read: ReadQuery, op: ApiOperation, f: OperationFeatures, takesTheVerb: boolean): number {
   // "resize a droplet": an operation that takes the verb as a value (`POST /droplets/{id}/actions` `{ type: "resize" }`) does it.
-  if (takesVerb(read, op, f)) return ACTION_FIT.same;
+  if (takesTheVerb) return ACTION_FIT.same;
   if (read.asked) return actionFit(read.asked, f.action);
   if (read.question) return op.method === 'GET' ? SCORE_WEIGHTS.question : -SCORE_WEIGHTS.question;
   // A command rarely deletes unless its verb says so (then it names an action, or the operation's verb is its own).
@@ -132,9 +133,9 @@ function compatible(asked: Action, has: Action): boolean {
  * names the thing the operation creates ("fork a repository": create a fork,
  * "star a board": add a star).
  */
-function verbFit(read: ReadQuery, op: ApiOperation, f: OperationFeatures): number {
+function verbFit(read: ReadQuery, f: OperationFeatures, takesTheVerb: boolean): number {
   if (read.verb && f.verb && sameVerb(read.verb, f.verb)) return SCORE_WEIGHTS.verb;
-  if (takesVerb(read, op, f)) return SCORE_WEIGHTS.verb;
+  if (takesTheVerb) return SCORE_WEIGHTS.verb;
   const first = read.verbLike;
   if (first && !ACTION_WORDS[first] && f.action === 'create' && f.names.has(first)) return SCORE_WEIGHTS.verb;
   if (read.verb && OTHER_VERBS.has(read.verb) && !ACTION_WORDS[read.verb] && f.action === 'create' && f.names.has(read.verb)) return SCORE_WEIGHTS.verb;
