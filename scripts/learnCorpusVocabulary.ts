@@ -31,13 +31,13 @@
 // test/integration/corpusVocabulary.test.ts runs this script and checks the
 // shipped file is what it writes.
 //   node scripts/learnCorpusVocabulary.ts [--out FILE | --out -]
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { terms } from '../main/core/search/textProcessing.ts';
 import { firstSentence } from '../main/core/search/operationText.ts';
 import { isBuiltInWord } from '../main/core/search/synonyms.ts';
 import { FUNCTION_WORDS, GENERIC_NAMES, VERB_FOLLOWERS } from '../main/core/search/wordLists.ts';
-import { DIRECTORY, HELD_OUT_PROVIDERS, METHODS, ROOT, documents, evaluationProviders, providerOf } from './directoryCorpus.ts';
+import { DIRECTORY, HELD_OUT_PROVIDERS, ROOT, documents, evaluationProviders, learnable, nameText, operationsIn, providerOf } from './directoryCorpus.ts';
 
 const CORPUS_VOCABULARY_FILE = join(ROOT, 'main', 'core', 'search', 'corpusVocabulary.json');
 
@@ -50,8 +50,6 @@ const MIN_VERB_PROVIDERS = 3;
 const MIN_METHOD_SHARE = 0.6;
 /** Of the summaries a word starts, the share where a determiner follows it: a verb's object ("Revoke a token"), not a noun phrase. */
 const MIN_VERB_USE = 0.2;
-
-const learnable = (w: string) => w.length >= 3 && !/\d/.test(w) && !FUNCTION_WORDS.has(w);
 
 /** An operation as the learning reads it: the words of its summary and of its name. */
 interface Seen {
@@ -66,38 +64,23 @@ interface Seen {
 }
 
 function operationsOf(file: string): Seen[] {
-  let doc: { paths?: Record<string, Record<string, { operationId?: unknown; summary?: unknown; description?: unknown }>> };
-  try {
-    doc = JSON.parse(readFileSync(file, 'utf8'));
-  } catch {
-    return [];
-  }
   const out: Seen[] = [];
-  for (const [path, item] of Object.entries(doc.paths ?? {})) {
-    if (!item || typeof item !== 'object') continue;
-    const literal = path
-      .split('/')
-      .filter((s) => s && !s.includes('{'))
-      .join(' ');
-    for (const method of METHODS) {
-      const op = item[method];
-      if (!op || typeof op !== 'object') continue;
-      const summary = typeof op.summary === 'string' ? op.summary : '';
-      const description = typeof op.description === 'string' ? op.description : '';
-      const prose = summary.trim() ? summary : firstSentence(description);
-      const named = new Set(terms(`${typeof op.operationId === 'string' ? op.operationId : ''} ${literal}`).filter(learnable));
-      const said = new Set(terms(prose.slice(0, 600)).filter(learnable));
-      const opening = /^\s*([A-Za-z]+)\s+([A-Za-z]+)/.exec(summary);
-      const verb = opening ? terms(opening[1]!)[0] : undefined;
-      out.push({
-        said: [...said].filter((w) => !named.has(w)),
-        named: [...named].filter((w) => !said.has(w)),
-        ...(verb ? { verb } : {}),
-        beforeDeterminer: !!opening && VERB_FOLLOWERS.has(opening[2]!.toLowerCase()),
-        method: method.toUpperCase(),
-        key: JSON.stringify([method, path, op.operationId ?? null, summary]),
-      });
-    }
+  for (const { path, method, op } of operationsIn(file)) {
+    const summary = typeof op.summary === 'string' ? op.summary : '';
+    const description = typeof op.description === 'string' ? op.description : '';
+    const prose = summary.trim() ? summary : firstSentence(description);
+    const named = new Set(terms(nameText(op.operationId, path)).filter(learnable));
+    const said = new Set(terms(prose.slice(0, 600)).filter(learnable));
+    const opening = /^\s*([A-Za-z]+)\s+([A-Za-z]+)/.exec(summary);
+    const verb = opening ? terms(opening[1]!)[0] : undefined;
+    out.push({
+      said: [...said].filter((w) => !named.has(w)),
+      named: [...named].filter((w) => !said.has(w)),
+      ...(verb ? { verb } : {}),
+      beforeDeterminer: !!opening && VERB_FOLLOWERS.has(opening[2]!.toLowerCase()),
+      method: method.toUpperCase(),
+      key: JSON.stringify([method, path, op.operationId ?? null, summary]),
+    });
   }
   return out;
 }

@@ -17,6 +17,7 @@ import { type SearchIndex, buildSearchIndex, loadSearchIndex, recall, tagTexts }
 import { type OperationFeatures, operationFeatures, selfParameters } from './operationFeatures.ts';
 import { descriptionTexts } from './operationText.ts';
 import { readQuery } from './queryParsing.ts';
+import { preparePhrasebook } from './phrasebook.ts';
 import { typoCorrections } from './typoCorrection.ts';
 import { scoreCandidate } from './scoring.ts';
 
@@ -65,6 +66,8 @@ export class OperationSearch {
     this.index = restored ? loadSearchIndex(restored.index) : buildSearchIndex(catalogue, this.tags);
     this.features = new Array<OperationFeatures | undefined>(this.operations.length);
     this.selfParams = new Set(restored ? restored.selfParams : selfParameters(this.operations));
+    // Once per process, with the index, so the first search does not wait for it.
+    preparePhrasebook();
     if (restored) {
       this.vocabulary = new Set(restored.vocabulary);
       this.learned = restored.learned;

@@ -11,6 +11,7 @@ import { type TriggeredGroup, askedAction, isBuiltInWord, triggeredGroups } from
 import { isStopWord, normalize, someStartsWith, splitWords, stem, terms } from './textProcessing.ts';
 import { typoCorrections } from './typoCorrection.ts';
 import { corpusMeanings, corpusMethod } from './corpusVocabulary.ts';
+import { phraseMeanings, phraseWords } from './phrasebook.ts';
 import {
   type Action,
   ENDING_VERBS,
@@ -43,6 +44,9 @@ export interface ReadQuery {
   /** query term → name words of this API the corpus vocabulary says it stands for (where the document teaches none) */
   corpus: Map<string, string[]>;
   corpusTerms: Set<string>;
+  /** query term → name words of this API that a phrase of the phrasebook it is part of stands for (phrasebook.ts) */
+  phrased: Map<string, string[]>;
+  phrasedTerms: Set<string>;
   asked: Action | undefined;
   /** The thing the query is about, and the words that may name it (synonyms, learnt vocabulary). */
   head: string | undefined;
@@ -96,11 +100,12 @@ export function readQuery(text: string, { vocabulary, learned: learnedVocabulary
   const expansionTerms = new Set(expansions.flatMap((e) => terms(e)));
   const { learned, learnedTerms } = learnedWords(queryTerms, corrections, learnedVocabulary);
   const { corpus, corpusTerms } = corpusWords(queryTerms, corrections, learned, vocabulary);
+  const { phrased, phrasedTerms } = phrasedWords(query, queryTerms, corrections, vocabulary, (t) => learned.has(t) || Object.hasOwn(learnedVocabulary, t));
   const verbTerms = new Set(groups.filter((g) => g.action).flatMap((g) => g.expansions.map(stemmed)));
-  // A word of the query and what it may stand for: its typo fix, the name words the prose gives it, its synonyms.
+  // A word of the query and what it may stand for: its typo fix, the name words the prose, the corpus or the phrasebook give it, its synonyms.
   const meanings = (word: string): string[] => {
     const fixed = corrections.get(word) ?? word;
-    return [fixed, ...(learned.get(word) ?? learnedFor(learnedVocabulary, fixed) ?? corpus.get(word) ?? []), ...synonymsOf(groups, word)];
+    return [fixed, ...(learned.get(word) ?? learnedFor(learnedVocabulary, fixed) ?? corpus.get(word) ?? phrased.get(word) ?? []), ...synonymsOf(groups, word)];
   };
   const rawHead = headNoun(query, isQueryVerb);
   const head = rawHead && (corrections.get(rawHead) ?? rawHead);
@@ -120,6 +125,8 @@ export function readQuery(text: string, { vocabulary, learned: learnedVocabulary
     learnedTerms,
     corpus,
     corpusTerms,
+    phrased,
+    phrasedTerms,
     asked,
     verb,
     verbMethod: asked ? undefined : queryTerms.map((t) => corpusMethod(corrections.get(t) ?? t)).find((m) => m !== undefined),
@@ -129,7 +136,7 @@ export function readQuery(text: string, { vocabulary, learned: learnedVocabulary
     ending: opening !== undefined && ENDING_VERBS.has(opening),
     mainVerb,
     said: new Set([...queryTerms, ...corrections.values()]),
-    explained: new Set([...queryTerms, ...corrections.values(), ...expansionTerms, ...learnedTerms, ...corpusTerms, ...heads, ...verbTerms]),
+    explained: new Set([...queryTerms, ...corrections.values(), ...expansionTerms, ...learnedTerms, ...corpusTerms, ...phrasedTerms, ...heads, ...verbTerms]),
     owners,
     verbTerms,
     verbLike,
@@ -267,6 +274,35 @@ function corpusWords(
     for (const w of words) corpusTerms.add(w);
   }
   return { corpus, corpusTerms };
+}
+
+/**
+ * Each query term inside a phrase of the phrasebook that counts for this API (one of its words the API does not know,
+ * nor the document taught), and the name words of this API the phrase stands for.
+ */
+function phrasedWords(
+  query: string,
+  queryTerms: string[],
+  corrections: Map<string, string>,
+  vocabulary: Set<string>,
+  taught: (term: string) => boolean,
+): { phrased: Map<string, string[]>; phrasedTerms: Set<string> } {
+  const phrased = new Map<string, string[]>();
+  const phrasedTerms = new Set<string>();
+  const words = phraseWords(query).map((w) => corrections.get(w) ?? w);
+  const found = phraseMeanings(words, {
+    known: (w) => vocabulary.has(w) && !queryTerms.includes(w),
+    unknown: (t) => !vocabulary.has(t) && !taught(t),
+  });
+  for (const { terms: said, names } of found) {
+    for (const t of said) {
+      // A term the query says as written, or as typo-corrected.
+      const term = queryTerms.find((q) => q === t || corrections.get(q) === t);
+      if (term) phrased.set(term, [...new Set([...(phrased.get(term) ?? []), ...names])]);
+    }
+    for (const w of names) phrasedTerms.add(w);
+  }
+  return { phrased, phrasedTerms };
 }
 
 /** The query is about the asker's own things: "my boards", "who am I", "what I'm following". */

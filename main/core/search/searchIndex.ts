@@ -137,7 +137,7 @@ export function loadSearchIndex(state: AsPlainObject): SearchIndex {
 export function recall(
   index: SearchIndex,
   query: string,
-  read: Pick<ReadQuery, 'corrections' | 'expansionTerms' | 'learnedTerms' | 'corpusTerms'>,
+  read: Pick<ReadQuery, 'corrections' | 'expansionTerms' | 'learnedTerms' | 'corpusTerms' | 'phrasedTerms'>,
   known: (term: string) => boolean = () => false,
 ): RecallHit[] {
   const queries = recallQueries(query, read, known);
@@ -152,10 +152,10 @@ const engines = new WeakMap<SearchIndex, RecallEngine | undefined>();
 /** Recall's queries, as MiniSearch takes them: the query, then its typo fixes, synonyms and learnt words, each of one string. */
 export function recallQueries(
   query: string,
-  read: Pick<ReadQuery, 'corrections' | 'expansionTerms' | 'learnedTerms' | 'corpusTerms'>,
+  read: Pick<ReadQuery, 'corrections' | 'expansionTerms' | 'learnedTerms' | 'corpusTerms' | 'phrasedTerms'>,
   known: (term: string) => boolean,
 ): (Query & { queries: [string] })[] {
-  const { corrections, expansionTerms, learnedTerms, corpusTerms } = read;
+  const { corrections, expansionTerms, learnedTerms, corpusTerms, phrasedTerms } = read;
   const queries: (Query & { queries: [string] })[] = [
     { queries: [query], fuzzy: (term: string) => (term.length >= FUZZY_MIN_LENGTH && !known(term) ? FUZZINESS : false) },
   ];
@@ -165,5 +165,7 @@ export function recallQueries(
     queries.push({ queries: [[...expansionTerms].join(' ')], boostTerm: () => RECALL_BOOSTS.expansion, fuzzy: false, prefix: false });
   if (learnedTerms.size > 0) queries.push({ queries: [[...learnedTerms].join(' ')], boostTerm: () => RECALL_BOOSTS.learned, fuzzy: false, prefix: false });
   if (corpusTerms.size > 0) queries.push({ queries: [[...corpusTerms].join(' ')], boostTerm: () => RECALL_BOOSTS.corpus, fuzzy: false, prefix: false });
+  if (phrasedTerms.size > 0 && RECALL_BOOSTS.phrased > 0)
+    queries.push({ queries: [[...phrasedTerms].join(' ')], boostTerm: () => RECALL_BOOSTS.phrased, fuzzy: false, prefix: false });
   return queries;
 }
