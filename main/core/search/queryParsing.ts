@@ -2,7 +2,8 @@
 // the way it is put ("how do I…") and with unknown compounds split, its terms
 // (stemmed, stop words out), their typo fixes, the built-in synonym groups its
 // wording triggers, the name words the document's prose says its words stand
-// for (learnt vocabulary), the action its main verb asks, its verb, the thing
+// for (learnt vocabulary), and those the corpus vocabulary and the phrasebook
+// give the words the document says nothing of, the action its main verb asks, its verb, the thing
 // it is about (its head noun) and the things it places that in ("tasks in a
 // project"), and whether it is a question, a command or about the asker's own
 // things.

@@ -149,7 +149,7 @@ export function recall(
 /** Each index's recall engine (undefined: MiniSearch searches it itself). */
 const engines = new WeakMap<SearchIndex, RecallEngine | undefined>();
 
-/** Recall's queries, as MiniSearch takes them: the query, then its typo fixes, synonyms and learnt words, each of one string. */
+/** Recall's queries, as MiniSearch takes them: the query, then its typo fixes, synonyms, learnt words and phrasebook words, each of one string. */
 export function recallQueries(
   query: string,
   read: Pick<ReadQuery, 'corrections' | 'expansionTerms' | 'learnedTerms' | 'corpusTerms' | 'phrasedTerms'>,
@@ -165,7 +165,6 @@ export function recallQueries(
     queries.push({ queries: [[...expansionTerms].join(' ')], boostTerm: () => RECALL_BOOSTS.expansion, fuzzy: false, prefix: false });
   if (learnedTerms.size > 0) queries.push({ queries: [[...learnedTerms].join(' ')], boostTerm: () => RECALL_BOOSTS.learned, fuzzy: false, prefix: false });
   if (corpusTerms.size > 0) queries.push({ queries: [[...corpusTerms].join(' ')], boostTerm: () => RECALL_BOOSTS.corpus, fuzzy: false, prefix: false });
-  if (phrasedTerms.size > 0 && RECALL_BOOSTS.phrased > 0)
-    queries.push({ queries: [[...phrasedTerms].join(' ')], boostTerm: () => RECALL_BOOSTS.phrased, fuzzy: false, prefix: false });
+  if (phrasedTerms.size > 0) queries.push({ queries: [[...phrasedTerms].join(' ')], boostTerm: () => RECALL_BOOSTS.phrased, fuzzy: false, prefix: false });
   return queries;
 }
