@@ -39,7 +39,7 @@ export const PHRASEBOOK: Readonly<Record<string, readonly string[]>> = book.word
 export const phraseWords = (text: string): string[] => splitWords(normalize(text)).map(stem);
 
 /** A word that says nothing of the job on its own: a small word, the built-in vocabulary's, or one under three letters ("is it up" is no phrase for uptime). */
-export const saysNothing = (w: string): boolean => w.length < 3 || isStopWord(w) || isBuiltInWord(w) || FUNCTION_WORDS.has(w);
+const saysNothing = (w: string): boolean => w.length < 3 || isStopWord(w) || isBuiltInWord(w) || FUNCTION_WORDS.has(w);
 
 /** first word → the phrases starting with it; built once (preparePhrasebook, or the first search). */
 let byFirst: Map<string, Phrase[]> | undefined;
@@ -77,7 +77,7 @@ export function preparePhrasebook(): Map<string, Phrase[]> {
 }
 
 /**
- * The phrases of the phrasebook a request says, longest first where they overlap, that count for this API: one of
+ * The phrases of the phrasebook a request says (the longest where they overlap) that count for this API: one of
  * their words that says something is one `unknown` says the API does not know. For each, its terms (as terms() gives
  * them) and the name words it stands for that `known` says this API uses.
  */
