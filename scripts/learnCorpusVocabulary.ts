@@ -37,7 +37,7 @@ import { terms } from '../main/core/search/textProcessing.ts';
 import { firstSentence } from '../main/core/search/operationText.ts';
 import { isBuiltInWord } from '../main/core/search/synonyms.ts';
 import { FUNCTION_WORDS, GENERIC_NAMES, VERB_FOLLOWERS } from '../main/core/search/wordLists.ts';
-import { DIRECTORY, HELD_OUT_PROVIDERS, ROOT, documents, evaluationProviders, learnable, nameText, operationsIn, providerOf } from './directoryCorpus.ts';
+import { DIRECTORY, ROOT, documents, learnable, measuredProviders, nameText, operationsIn, providerOf } from './directoryCorpus.ts';
 
 const CORPUS_VOCABULARY_FILE = join(ROOT, 'main', 'core', 'search', 'corpusVocabulary.json');
 
@@ -86,7 +86,7 @@ function operationsOf(file: string): Seen[] {
 }
 
 function learnCorpusVocabulary(): { words: Record<string, string[]>; methods: Record<string, string>; providers: number; leftOut: string[] } {
-  const taken = new Set([...evaluationProviders(), ...HELD_OUT_PROVIDERS]);
+  const taken = measuredProviders();
   // Summed over providers: how often, among one provider's operations whose summary has s, the name has n (and in
   // how many providers they meet at all); how many providers' summaries use s; the share of a provider's operations
   // whose name has n.

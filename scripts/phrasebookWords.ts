@@ -10,7 +10,7 @@
 // these words.
 import { pathToFileURL } from 'node:url';
 import { normalize, splitWords, terms } from '../main/core/search/textProcessing.ts';
-import { HELD_OUT_PROVIDERS, documents, evaluationProviders, learnable, nameText, operationsIn, providerOf } from './directoryCorpus.ts';
+import { documents, learnable, measuredProviders, nameText, operationsIn, providerOf } from './directoryCorpus.ts';
 
 export const PHRASEBOOK_MIN_PROVIDERS = 3;
 
@@ -25,7 +25,7 @@ export interface NameWord {
 
 /** The name words of at least `min` providers, commonest first (ties in term order). */
 export function phrasebookWords(min = PHRASEBOOK_MIN_PROVIDERS): NameWord[] {
-  const leftOut = new Set([...evaluationProviders(), ...HELD_OUT_PROVIDERS]);
+  const leftOut = measuredProviders();
   const byProvider = new Map<string, Set<string>>();
   const written = new Map<string, Map<string, number>>();
   for (const file of documents()) {
