@@ -27,6 +27,7 @@ export const HELD_OUT_SPLITS: { split: number; seed: number; providers: string[]
   { split: 3, seed: 20261127, providers: ['reverb.com', 'appwrite.io', 'iqualify.com', 'cpy.re', 'jira.local', 'e-conomic.com'] },
   { split: 4, seed: 20261128, providers: ['magento.com', 'epa.gov', 'namsor.com', 'bunq.com', 'discourse.local', 'apacta.com'] },
   { split: 5, seed: 20261129, providers: ['stream-io-api.com', 'clearblade.com', 'microsoft.com', 'mist.com', 'netlify.com', 'anchore.io'] },
+  { split: 6, seed: 20261130, providers: ['presalytics.io', 'adyen.com', 'walletobjects.googleapis.com', 'biapi.pro', 'netbox.dev', 'opensuse.org'] },
 ];
 
 /** Every provider of a held-out split. */
