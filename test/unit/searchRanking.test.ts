@@ -339,3 +339,29 @@ test('a phrase of the phrasebook counts word for word: "turn the feature off" is
   assert.equal(first(s, 'turn the feature off'), 'disableFeature');
   assert.equal(first(s, 'switch the feature off'), 'disableFeature');
 });
+
+test('a request about many things that names no action reads many ("past invoices", "which teams do I belong to")', () => {
+  const cat = catalogueOf({
+    '/account/invoices/{invoiceId}': { get: op('getInvoice', 'Invoice View', { description: 'Returns a single invoice on your account.' }) },
+    '/account/invoices': { get: op('getInvoices', 'Invoices List', { description: 'Returns a paginated list of invoices on your account.' }) },
+    '/teams/{teamId}': { get: op('getTeam', 'Team View') },
+    '/teams': { get: op('getTeams', 'Teams List') },
+  });
+  const s = new OperationSearch(cat);
+  assert.equal(first(s, 'past invoices'), 'getInvoices');
+  assert.equal(first(s, 'which teams do I belong to'), 'getTeams');
+  // One thing, in the singular, still reads one.
+  assert.equal(first(s, 'the invoice 42'), 'getInvoice');
+});
+
+test('a function word matches only itself: "all" is not the start of "allowed", nor "not" of "notifications"', () => {
+  const cat = catalogueOf({
+    '/users': { get: op('listUsers', 'List users') },
+    '/shares/{shareId}/allowedUsers': { get: op('listAllowedUsers', 'List allowed users of a share') },
+    '/tasks': { get: op('listTasks', 'List tasks', { parameters: [{ name: 'completed', in: 'query', schema: { type: 'boolean' } }] }) },
+    '/notifications/tasks': { get: op('listNotificationTasks', 'List notification tasks') },
+  });
+  const s = new OperationSearch(cat);
+  assert.equal(first(s, 'list all users'), 'listUsers');
+  assert.equal(first(s, 'tasks not completed'), 'listTasks');
+});

@@ -51,6 +51,8 @@ export interface ReadQuery {
   asked: Action | undefined;
   /** The thing the query is about, and the words that may name it (synonyms, learnt vocabulary). */
   head: string | undefined;
+  /** That thing is written in the plural ("past invoices", "which teams do I belong to"): the query is about many of them. */
+  many: boolean;
   heads: Set<string>;
   /** Words for the action the query asks (its verbs' synonyms). */
   verbTerms: Set<string>;
@@ -108,7 +110,7 @@ export function readQuery(text: string, { vocabulary, learned: learnedVocabulary
     const fixed = corrections.get(word) ?? word;
     return [fixed, ...(learned.get(word) ?? learnedFor(learnedVocabulary, fixed) ?? corpus.get(word) ?? phrased.get(word) ?? []), ...synonymsOf(groups, word)];
   };
-  const rawHead = headNoun(query, isQueryVerb);
+  const { head: rawHead, plural } = headNoun(query, isQueryVerb);
   const head = rawHead && (corrections.get(rawHead) ?? rawHead);
   const heads = new Set(rawHead ? meanings(rawHead) : []);
   if (verbLike) heads.add(verbLike); // "fork a repository": a fork is what it makes
@@ -143,6 +145,7 @@ export function readQuery(text: string, { vocabulary, learned: learnedVocabulary
     verbLike,
     head,
     heads,
+    many: plural,
   };
 }
 
@@ -316,8 +319,11 @@ function isQuestion(words: string[]): boolean {
   return QUESTION_WORDS.has(words[0] ?? '') || (words[0] === 'how' && ['many', 'much'].includes(words[1] ?? ''));
 }
 
-/** The thing a request is about: the last word of its first noun phrase ("list workflow runs for a repo" → run). */
-function headNoun(query: string, isVerb: (w: string) => boolean): string | undefined {
+/**
+ * The thing a request is about: the last word of its first noun phrase ("list workflow runs for a repo" → run), and
+ * whether it is written in the plural (its stem is not the word).
+ */
+function headNoun(query: string, isVerb: (w: string) => boolean): { head: string | undefined; plural: boolean } {
   const words = splitWords(normalize(query));
   let i = 0;
   let determined = false; // after "the", "a", "my"… a verb-like word is the noun ("get the lists")
@@ -326,12 +332,16 @@ function headNoun(query: string, isVerb: (w: string) => boolean): string | undef
     i++;
   }
   let head: string | undefined;
+  let plural = false;
   for (; i < words.length; i++) {
     const w = words[i]!;
     if (PHRASE_ENDS.has(w) || (head && isStopWord(w))) break;
-    if (!isStopWord(w) && !LEADING.has(w)) head = stem(w);
+    if (!isStopWord(w) && !LEADING.has(w)) {
+      head = stem(w);
+      plural = head !== w;
+    }
   }
-  return head;
+  return { head, plural };
 }
 
 /** The nouns after the words that place a thing in another ("in", "for"…): the last word of each phrase that follows (stemmed). */

@@ -10,7 +10,7 @@ import type { ApiOperation } from '../openapi/catalogue.ts';
 import type { OperationFeatures } from './operationFeatures.ts';
 import type { ReadQuery } from './queryParsing.ts';
 import { sameVerb } from './synonyms.ts';
-import { MIN_PREFIX_LENGTH, someStartsWith, startsWithSome } from './textProcessing.ts';
+import { isPrefix, someStartsWith, startsWithSome } from './textProcessing.ts';
 import { ACTION_FIT, COVERAGE_CREDITS, MAX_UNEXPLAINED_SEGMENTS, NICHE_PENALTIES, SCORE_PRECISION, SCORE_WEIGHTS, SUMMARY_CREDITS } from './weights.ts';
 import { ACTION_WORDS, type Action, DEPRECATION_WORDS, NICHE_WORDS, OTHER_VERBS } from './wordLists.ts';
 
@@ -51,7 +51,7 @@ function coverage(read: ReadQuery, f: OperationFeatures): number {
   let sum = 0;
   for (const t of queryTerms) {
     const direct = corrections.get(t) ?? t;
-    if (f.names.has(direct) || (direct.length >= MIN_PREFIX_LENGTH && someStartsWith(f.names, direct))) {
+    if (f.names.has(direct) || (isPrefix(direct) && someStartsWith(f.names, direct))) {
       sum += COVERAGE_CREDITS.name;
       continue;
     }
@@ -93,7 +93,9 @@ function actionPart(read: ReadQuery, op: ApiOperation, f: OperationFeatures, tak
   // "resize a droplet": an operation that takes the verb as a value (`POST /droplets/{id}/actions` `{ type: "resize" }`) does it.
   if (takesTheVerb) return ACTION_FIT.same;
   if (read.asked) return actionFit(read.asked, f.action);
-  if (read.question) return op.method === 'GET' ? SCORE_WEIGHTS.question : -SCORE_WEIGHTS.question;
+  // "past invoices", "which teams do I belong to": a request about many things, that names no action, reads many.
+  const many = read.many && !read.command ? manyFit(f.action) : 0;
+  if (read.question) return many + (op.method === 'GET' ? SCORE_WEIGHTS.question : -SCORE_WEIGHTS.question);
   // A command rarely deletes unless its verb says so (then it names an action, or the operation's verb is its own).
   // The operation's action, not its method, says what it does (an API may POST every call: Slack's reminders.delete).
   if (read.command) {
@@ -105,7 +107,12 @@ function actionPart(read: ReadQuery, op: ApiOperation, f: OperationFeatures, tak
     // "star a board", "pin a message": a command makes something more often than it changes one.
     return f.action === 'update' || f.action === 'replace' ? SCORE_WEIGHTS.command / 2 : SCORE_WEIGHTS.command;
   }
-  return 0;
+  return many;
+}
+
+/** A request about many things (its head noun plural) against what the operation reads: many gains, one loses. */
+function manyFit(has: Action | undefined): number {
+  return has === 'list' ? SCORE_WEIGHTS.many : has === 'get' ? -SCORE_WEIGHTS.many : 0;
 }
 
 function actionFit(asked: Action | undefined, has: Action | undefined): number {
@@ -158,7 +165,7 @@ function explains(explained: Set<string>, queryTerms: string[], w: string): bool
   return (
     explained.has(w) ||
     (w.endsWith('s') && explained.has(w.slice(0, -1))) ||
-    queryTerms.some((t) => (t.length >= MIN_PREFIX_LENGTH && w.startsWith(t)) || sharedStart(t, w) >= SAME_WORD_START)
+    queryTerms.some((t) => (isPrefix(t) && w.startsWith(t)) || sharedStart(t, w) >= SAME_WORD_START)
   );
 }
 

@@ -8,7 +8,7 @@
 // beside it at lower weights.
 import MiniSearch, { type AsPlainObject, type Options, type Query } from 'minisearch';
 import type { ApiOperation, Catalogue, JsonSchema } from '../openapi/catalogue.ts';
-import { MIN_PREFIX_LENGTH, isStopWord, normalize, splitWords, stem } from './textProcessing.ts';
+import { isPrefix, isStopWord, normalize, splitWords, stem } from './textProcessing.ts';
 import { firstSentence, operationValues, returnedFields, searchableParams, summaryOf } from './operationText.ts';
 import type { ReadQuery } from './queryParsing.ts';
 import { RecallEngine, type RecallHit } from './recallEngine.ts';
@@ -63,7 +63,7 @@ function indexOptions(): Options<IndexedOperation> {
     processTerm,
     searchOptions: {
       boost: BOOST,
-      prefix: (term) => term.length >= MIN_PREFIX_LENGTH,
+      prefix: isPrefix,
       fuzzy: (term) => (term.length >= FUZZY_MIN_LENGTH ? FUZZINESS : false),
       maxFuzzy: MAX_FUZZY_EDITS,
     },

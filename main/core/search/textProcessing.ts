@@ -1,7 +1,7 @@
 // Turns text (operation ids, summaries, paths, queries in English or French)
 // into search terms: split on separators and camelCase, lowercase, strip
 // accents, drop stop words, fold plurals. Index and queries share it.
-import { STOP_WORDS } from './wordLists.ts';
+import { STOP_WORDS, WHOLE_WORDS } from './wordLists.ts';
 
 /** Lowercase, accents stripped (`Événements` → `evenements`). */
 export function normalize(text: string): string {
@@ -46,6 +46,11 @@ export function terms(text: string): string[] {
 /** The shortest word matched as a prefix of a longer one ("deploy" → deployment). */
 export const MIN_PREFIX_LENGTH = 3;
 
+/** Whether a query word may be matched as the start of a longer word: long enough (MIN_PREFIX_LENGTH), and not a function word. */
+export function isPrefix(term: string): boolean {
+  return term.length >= MIN_PREFIX_LENGTH && !WHOLE_WORDS.has(term);
+}
+
 /** Whether a word of `words` (at least `min` letters) starts with `prefix`. */
 export function someStartsWith(words: Iterable<string>, prefix: string, min = 0): boolean {
   for (const w of words) if (w.length >= min && w.startsWith(prefix)) return true;
@@ -54,6 +59,6 @@ export function someStartsWith(words: Iterable<string>, prefix: string, min = 0)
 
 /** Whether `word` starts with one of `prefixes` long enough to be one (MIN_PREFIX_LENGTH). */
 export function startsWithSome(word: string, prefixes: Iterable<string>): boolean {
-  for (const t of prefixes) if (t.length >= MIN_PREFIX_LENGTH && word.startsWith(t)) return true;
+  for (const t of prefixes) if (isPrefix(t) && word.startsWith(t)) return true;
   return false;
 }

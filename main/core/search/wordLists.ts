@@ -44,6 +44,9 @@ export const STOP_WORDS = new Set([
   ...['veux', 'voudrais', 'peux', 'faire'],
 ]);
 
+/** Function words long enough to be a prefix that never stand for a longer word they start ("all" is not "allowed", "not" not "notification", "per" not "permission"). */
+export const WHOLE_WORDS = new Set(['all', 'any', 'each', 'every', 'not', 'now', 'per', 'our', 'out', 'off', 'one']);
+
 // ── Reading a query ───────────────────────────────────────────────────────
 
 /** Words after which a one-word action is a noun, not a verb ("the Done list", "a status update"). */
