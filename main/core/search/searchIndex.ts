@@ -12,7 +12,7 @@ import { isPrefix, isStopWord, normalize, splitWords, stem } from './textProcess
 import { firstSentence, operationValues, returnedFields, searchableParams, summaryOf } from './operationText.ts';
 import type { ReadQuery } from './queryParsing.ts';
 import { RecallEngine, type RecallHit } from './recallEngine.ts';
-import { CANDIDATES, FIELD_BOOSTS, RECALL_BOOSTS } from './weights.ts';
+import { CANDIDATE_SHARE, CANDIDATES, FIELD_BOOSTS, RECALL_BOOSTS } from './weights.ts';
 
 /** One operation as the index sees it: the text of each field. */
 interface IndexedOperation {
@@ -143,7 +143,17 @@ export function recall(
   const queries = recallQueries(query, read, known);
   let engine = engines.get(index);
   if (!engines.has(index) || (engine && !engine.fits(index))) engines.set(index, (engine = RecallEngine.for(index)));
-  return engine ? engine.search(queries, CANDIDATES) : index.search({ combineWith: 'OR', queries }).slice(0, CANDIDATES);
+  const depth = candidates(index.documentCount);
+  return engine ? engine.search(queries, depth) : index.search({ combineWith: 'OR', queries }).slice(0, depth);
+}
+
+/**
+ * How many of recall's best operations are re-ranked: CANDIDATES, or a share of a very large document's operations
+ * (CANDIDATE_SHARE), where one action repeated under many paths (`/me/…`, `/users/{id}/…`, `/groups/{id}/…`) would
+ * otherwise fill every place.
+ */
+export function candidates(operations: number): number {
+  return Math.max(CANDIDATES, Math.ceil(operations * CANDIDATE_SHARE));
 }
 
 /** Each index's recall engine (undefined: MiniSearch searches it itself). */

@@ -47,8 +47,11 @@ export const RECALL_BOOSTS = {
   phrased: 0.25,
 } as const;
 
-/** How many of recall's best operations are re-ranked. */
+/** How many of recall's best operations are re-ranked, at least. */
 export const CANDIDATES = 40;
+
+/** The share of a very large document's operations re-ranked, when it is more than CANDIDATES (Microsoft Graph's 11,422: 115). */
+export const CANDIDATE_SHARE = 0.01;
 
 /** Re-ranking: the weight of each part of an operation's score (the parts are summed). */
 export const SCORE_WEIGHTS = {
