@@ -365,3 +365,19 @@ test('a function word matches only itself: "all" is not the start of "allowed", 
   assert.equal(first(s, 'list all users'), 'listUsers');
   assert.equal(first(s, 'tasks not completed'), 'listTasks');
 });
+
+test('a phrasal verb split by its object still reads as one ("turn my server back on" boots it, "switch the alerts off" disables them)', () => {
+  const cat = catalogueOf({
+    '/instances/{id}/boot': { post: op('bootInstance', 'Boot an instance') },
+    '/instances/{id}/shutdown': { post: op('shutdownInstance', 'Shut down an instance') },
+    '/instances/{id}/reboot': { post: op('rebootInstance', 'Reboot an instance') },
+    '/instances/{id}': { get: op('getInstance', 'Get an instance') },
+    '/alerts/enable': { post: op('enableAlerts', 'Enable alerts') },
+    '/alerts/disable': { post: op('disableAlerts', 'Disable alerts') },
+    '/alerts': { get: op('listAlerts', 'List alerts') },
+  });
+  const s = new OperationSearch(cat);
+  assert.equal(first(s, 'turn my server back on'), 'bootInstance');
+  assert.equal(first(s, 'switch the alerts off'), 'disableAlerts');
+  assert.equal(first(s, 'turn the alerts on'), 'enableAlerts');
+});

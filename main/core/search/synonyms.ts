@@ -130,7 +130,8 @@ const GROUPS: SynonymGroup[] = [
   { triggers: ['upload', 'attach', 'televerser'], expansions: ['upload', 'attachment', 'file', 'attach'], action: 'create' },
   { triggers: ['download', 'export', 'telecharger', 'exporter'], expansions: ['download', 'export', 'content', 'file'], action: 'get' },
   { triggers: ['restart', 'reboot', 'power cycle'], expansions: ['reboot', 'restart', 'power', 'action'] },
-  { triggers: ['shut down', 'shutdown', 'power off', 'turn off', 'power on', 'turn on'], expansions: ['power', 'shutdown', 'action'] },
+  { triggers: ['shut down', 'shutdown', 'power off', 'turn off', 'switch off'], expansions: ['power', 'shutdown', 'disable', 'action'] },
+  { triggers: ['power on', 'turn on', 'switch on', 'boot', 'boot up'], expansions: ['power', 'boot', 'enable', 'action'] },
   { triggers: ['pause', 'snooze', 'mute', 'do not disturb', 'dnd', 'silence'], expansions: ['pause', 'snooze', 'mute', 'dnd'] },
   { triggers: ['resume', 'unpause', 'unmute', 'play', 'continue'], expansions: ['resume', 'play', 'start', 'playback'] },
   { triggers: ['jump to', 'skip to', 'fast forward', 'rewind', 'go to'], expansions: ['seek', 'position'] },
@@ -356,10 +357,23 @@ function find(words: string[], stems: string[], phrase: string[], action = false
   outer: for (let i = 0; i + phrase.length <= stems.length; i++) {
     if (stems[i] !== phrase[0]) continue;
     if (action && phrase.length === 1 && i > 0 && (DETERMINERS.has(words[i - 1]!) || (i > 1 && DETERMINERS.has(words[i - 2]!)))) continue;
+    if (splitParticle(stems, i, phrase)) return i;
     for (let j = 1; j < phrase.length; j++) if (stems[i + j] !== phrase[j]) continue outer;
     return i;
   }
   return -1;
+}
+
+/** The particles of two-word phrasal verbs, which may follow the verb's object ("turn it on"). */
+const PARTICLES = new Set(['on', 'off', 'up', 'down', 'out', 'back', 'over', 'away']);
+/** The most words an object puts between a phrasal verb and its particle. */
+const MAX_PARTICLE_GAP = 3;
+
+/** A two-word phrasal verb at `i` whose object stands between the verb and its particle ("turn my server back on"). */
+function splitParticle(stems: string[], i: number, phrase: string[]): boolean {
+  if (phrase.length !== 2 || !PARTICLES.has(phrase[1]!)) return false;
+  for (let j = i + 2; j <= i + 1 + MAX_PARTICLE_GAP && j < stems.length; j++) if (stems[j] === phrase[1]) return true;
+  return false;
 }
 
 export interface TriggeredGroup {
