@@ -381,3 +381,17 @@ test('a phrasal verb split by its object still reads as one ("turn my server bac
   assert.equal(first(s, 'switch the alerts off'), 'disableAlerts');
   assert.equal(first(s, 'turn the alerts on'), 'enableAlerts');
 });
+
+test('an operation the document gives no summary is summed up by its name ("list all devices" is devices_list, not connected-device_list)', () => {
+  const cat = catalogueOf({
+    '/dcim/connected-device/': {
+      get: op('dcim_connected-device_list', undefined, {
+        description: 'This endpoint allows a user to determine what device (if any) is connected to a given physical device and interface.',
+      }),
+    },
+    '/dcim/devices/': { get: op('dcim_devices_list', undefined) },
+    '/dcim/device-bays/': { get: op('dcim_device-bays_list', undefined) },
+  });
+  const s = new OperationSearch(cat);
+  assert.equal(first(s, 'list all devices'), 'dcim_devices_list');
+});

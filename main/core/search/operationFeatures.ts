@@ -16,6 +16,7 @@ export interface OperationFeatures {
   verbValues: Set<string>; // the values it takes that are one word (`resize`, `reboot`), stemmed: what an action endpoint does
   all: Set<string>; // both
   prose: Set<string>; // terms of the descriptions (operation, tags, parameters)
+  /** The terms of what it says it does: its summary, its description's first sentence, else its name. */
   summary: string[];
   action: Action | undefined;
   /** The verb the operation is named after (stemmed), if any. */
@@ -44,7 +45,7 @@ export function operationFeatures(op: ApiOperation, tags: Record<string, string>
     returns: new Set(terms(returnedFields(op).join(' '))),
     all: new Set([...names, ...params]),
     prose: proseTerms(op, tags),
-    summary: terms(summaryOf(op)),
+    summary: summaryTerms(op),
     action: operationAction(op, verb),
     verb,
     self: actsOnSelf(op, names) || selfParams.has(firstPathParam(op) ?? ''),
@@ -167,4 +168,11 @@ function actsOnSelf(op: ApiOperation, names: Set<string>): boolean {
   if (names.has('authenticated') || (names.has('current') && names.has('user')) || names.has('me') || names.has('whoami')) return true;
   if (SELF_PARAM.test(op.summary ?? '') || SELF_PARAM.test(firstSentence(op.description))) return true;
   return op.parameters.some((p) => p.in === 'path' && SELF_PARAM.test(p.description ?? ''));
+}
+
+/** The terms of what the operation says it does: its summary, else its description's first sentence, else its name (operationId, or its path's literal segments). */
+function summaryTerms(op: ApiOperation): string[] {
+  const said = terms(summaryOf(op));
+  if (said.length > 0) return said;
+  return terms(op.hasOperationId ? op.id : pathSegments(op.path).flat().join(' '));
 }
