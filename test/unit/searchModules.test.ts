@@ -246,3 +246,9 @@ test("recall hands re-ranking at least 40 operations, and 1 % of a very large do
   assert.equal(candidates(5457), 55);
   assert.equal(candidates(11422), 115);
 });
+
+test('every wording of a synonym group the request holds counts, not only its first ("react with a thumbs up": both)', () => {
+  const read = readQuery('upload and attach a file to the card', { vocabulary: new Set(['upload', 'attachment', 'card']), learned: {} });
+  const group = read.stemmedGroups.find((g) => g.expansions.includes('attachment'));
+  assert.deepEqual([...(group?.words ?? [])].sort(), ['attach', 'upload']);
+});

@@ -119,7 +119,7 @@ export function readQuery(text: string, { vocabulary, learned: learnedVocabulary
   const question = isQuestion(words);
   return {
     request: query,
-    stemmedGroups: groups.map((g) => ({ words: new Set(g.words.map(stem)), expansions: g.expansions.map(stemmed), action: g.action })),
+    stemmedGroups: groups.map((g) => ({ words: new Set(g.said.map(stem)), expansions: g.expansions.map(stemmed), action: g.action })),
     queryTerms,
     corrections,
     groups,

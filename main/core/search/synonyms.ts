@@ -377,8 +377,10 @@ function splitParticle(stems: string[], i: number, phrase: string[]): boolean {
 }
 
 export interface TriggeredGroup {
-  /** The query words (normalized, unstemmed) that triggered the group. */
+  /** The query words (normalized, unstemmed) that triggered the group: its earliest wording. */
   readonly words: readonly string[];
+  /** Every wording of the group the query holds ("create a new board": create, new). */
+  readonly said: readonly string[];
   /** Where in the query they start (word index). */
   readonly at: number;
   readonly expansions: readonly string[];
@@ -404,13 +406,22 @@ function findGroups(query: string): TriggeredGroup[] {
   for (const g of COMPILED) {
     // The group's earliest wording in the query ("show me all my projects": "show", not "all").
     let first: { at: number; length: number } | undefined;
+    const said: string[] = [];
     for (const t of g.stemmed) {
       if (t.length === 0 || !present.has(t[0]!)) continue;
       const at = find(words, stems, t, g.action !== undefined);
-      if (at >= 0 && (!first || at < first.at)) first = { at, length: t.length };
+      if (at < 0) continue;
+      said.push(...words.slice(at, at + t.length));
+      if (!first || at < first.at) first = { at, length: t.length };
     }
     if (first)
-      out.push({ words: words.slice(first.at, first.at + first.length), at: first.at, expansions: g.expansions, ...(g.action ? { action: g.action } : {}) });
+      out.push({
+        words: words.slice(first.at, first.at + first.length),
+        said,
+        at: first.at,
+        expansions: g.expansions,
+        ...(g.action ? { action: g.action } : {}),
+      });
   }
   return out;
 }
