@@ -247,7 +247,7 @@ test("recall hands re-ranking at least 40 operations, and 1 % of a very large do
   assert.equal(candidates(11422), 115);
 });
 
-test('every wording of a synonym group the request holds counts, not only its first ("react with a thumbs up": both)', () => {
+test('every wording of a synonym group the request holds counts, not only its first ("upload and attach a file": both)', () => {
   const read = readQuery('upload and attach a file to the card', { vocabulary: new Set(['upload', 'attachment', 'card']), learned: {} });
   const group = read.stemmedGroups.find((g) => g.expansions.includes('attachment'));
   assert.deepEqual([...(group?.words ?? [])].sort(), ['attach', 'upload']);
