@@ -252,3 +252,28 @@ test('every wording of a synonym group the request holds counts, not only its fi
   const group = read.stemmedGroups.find((g) => g.expansions.includes('attachment'));
   assert.deepEqual([...(group?.words ?? [])].sort(), ['attach', 'upload']);
 });
+
+test('a command whose verb names no action favours making, then changing, and rarely deletes; one that clears something deletes', () => {
+  const catalogue = buildCatalogue({
+    openapi: '3.1.0',
+    info: { title: 'Test', version: '1' },
+    paths: {
+      '/meetings': { post: { operationId: 'meetingCreate', summary: 'Create a meeting', responses: { 201: { description: 'ok' } } } },
+      '/meetings/{id}': {
+        patch: { operationId: 'meetingUpdate', summary: 'Update a meeting', responses: { 200: { description: 'ok' } } },
+        delete: { operationId: 'meetingDelete', summary: 'Delete a meeting', responses: { 204: { description: 'gone' } } },
+      },
+    },
+  });
+  const action = (query: string) =>
+    Object.fromEntries(
+      catalogue.operations.map((op) => [
+        op.id,
+        scoreCandidate(op, operationFeatures(op, {}, new Set()), readQuery(query, { vocabulary, learned: {} }), 1).parts.action,
+      ]),
+    );
+  const schedule = action('schedule a meeting');
+  assert.ok(schedule.meetingCreate! > schedule.meetingUpdate! && schedule.meetingUpdate! > 0 && schedule.meetingDelete! < 0, JSON.stringify(schedule));
+  const clear = action('clear the meeting');
+  assert.ok(clear.meetingDelete! > clear.meetingUpdate! && clear.meetingUpdate! > 0, JSON.stringify(clear));
+});

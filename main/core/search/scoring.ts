@@ -101,9 +101,9 @@ function actionPart(read: ReadQuery, op: ApiOperation, f: OperationFeatures, tak
   if (read.command) {
     if (f.action === 'list' || f.action === 'get') return -SCORE_WEIGHTS.command;
     const deletes = f.action === 'delete' || op.method === 'DELETE';
-    // "stop following a user", "close a pull request": ending something deletes it, or changes it.
+    // "stop following a user", "close a pull request", "clear the history": ending something deletes it, or changes it.
     if (read.ending) return deletes ? SCORE_WEIGHTS.command : SCORE_WEIGHTS.command / 2;
-    if (deletes) return 0;
+    if (deletes) return -SCORE_WEIGHTS.command;
     // "star a board", "pin a message": a command makes something more often than it changes one.
     return f.action === 'update' || f.action === 'replace' ? SCORE_WEIGHTS.command / 2 : SCORE_WEIGHTS.command;
   }

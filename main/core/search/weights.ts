@@ -65,7 +65,7 @@ export const SCORE_WEIGHTS = {
   question: 0.3,
   /** A request about many things that names no action ("past invoices", "which teams do I belong to"): an operation that lists gains this, one that gets one thing loses it. */
   many: 0.1,
-  /** A request opening with a verb that names no action, nor reads, nor ends ("like this song", "pin a message"): an operation that makes something gains this, one that changes something half, one that reads loses it, one that deletes neither (all of it when the verb ends something: "stop following"). */
+  /** A request opening with a verb that names no action, nor reads, nor ends ("like this song", "pin a message"): an operation that makes something gains this, one that changes something half, one that reads or deletes loses it (a deletion gains all of it when the verb ends or clears something: "stop following", "clear the history"). */
   command: 0.15,
   /** The query's verb is the operation's ("copy" a project: duplicateProject), or names what it creates ("fork a repository"). */
   verb: 0.2,

@@ -92,8 +92,8 @@ export const NOT_OPENING = new Set(
   ),
 );
 
-/** Verbs that end or stop something: a request opening with one favours deleting, then changing ("stop following a user"). */
-export const ENDING_VERBS = new Set('stop end cancel revoke abort terminate halt quit leave close kill'.split(' '));
+/** Verbs that end, stop or clear something: a request opening with one favours deleting, then changing ("stop following a user", "clear the history"). */
+export const ENDING_VERBS = new Set('stop end cancel revoke abort terminate halt quit leave close kill clear wipe purge flush empty'.split(' '));
 
 /** Ways of putting a request before the request itself ("how do I archive a card"), as normalized words; a phrase comes before a shorter one it starts with. */
 export const LEAD_PHRASES: string[][] = [
