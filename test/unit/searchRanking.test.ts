@@ -395,3 +395,15 @@ test('an operation the document gives no summary is summed up by its name ("list
   const s = new OperationSearch(cat);
   assert.equal(first(s, 'list all devices'), 'dcim_devices_list');
 });
+
+test('a short word stands for a longer one only as its longer form: "repo" is not the start of "report", "info" is of "information"', () => {
+  const cat = catalogueOf({
+    '/repositories': { get: op('listRepositories', 'List all public repositories') },
+    '/repositories/{workspace}/{repo_slug}/commit/{commit}/reports': { get: op('getReportsForCommit', 'List reports') },
+    '/team.info': { get: op('team_info', 'Gets information about the current team.') },
+    '/team.billableInfo': { get: op('team_billableInfo', 'Gets billable users information for the current team.') },
+  });
+  const s = new OperationSearch(cat);
+  assert.equal(first(s, 'list my repos'), 'listRepositories');
+  assert.equal(first(s, 'get team info'), 'team_info');
+});

@@ -10,7 +10,7 @@ import type { ApiOperation } from '../openapi/catalogue.ts';
 import type { OperationFeatures } from './operationFeatures.ts';
 import type { ReadQuery } from './queryParsing.ts';
 import { sameVerb } from './synonyms.ts';
-import { isPrefix, someStartsWith, startsWithSome } from './textProcessing.ts';
+import { extendsAny, extendsWord } from './textProcessing.ts';
 import { ACTION_FIT, COVERAGE_CREDITS, MAX_UNEXPLAINED_SEGMENTS, NICHE_PENALTIES, SCORE_PRECISION, SCORE_WEIGHTS, SUMMARY_CREDITS } from './weights.ts';
 import { ACTION_WORDS, type Action, DEPRECATION_WORDS, NICHE_WORDS, OTHER_VERBS } from './wordLists.ts';
 
@@ -34,7 +34,7 @@ export function scoreCandidate(op: ApiOperation, f: OperationFeatures, read: Rea
     verb: verbFit(read, f, takes),
     method: read.verbMethod && op.method === read.verbMethod ? SCORE_WEIGHTS.verbMethod : 0,
     self: read.self && f.self ? SCORE_WEIGHTS.self : 0,
-    resource: f.resource && (read.heads.has(f.resource) || (read.head && f.resource.startsWith(read.head))) ? SCORE_WEIGHTS.resource : 0,
+    resource: f.resource && (read.heads.has(f.resource) || (read.head && extendsWord(f.resource, read.head))) ? SCORE_WEIGHTS.resource : 0,
     niche: -niche(op, f.where, queryTerms),
     owner: read.owners.size > 0 && f.segments.slice(0, -1).some((seg) => seg.some((w) => read.owners.has(w))) ? SCORE_WEIGHTS.owner : 0,
     unexplained: -SCORE_WEIGHTS.unexplainedSegment * Math.min(MAX_UNEXPLAINED_SEGMENTS, unexplainedSegments(f.segments, read.explained, queryTerms)),
@@ -51,7 +51,7 @@ function coverage(read: ReadQuery, f: OperationFeatures): number {
   let sum = 0;
   for (const t of queryTerms) {
     const direct = corrections.get(t) ?? t;
-    if (f.names.has(direct) || (isPrefix(direct) && someStartsWith(f.names, direct))) {
+    if (f.names.has(direct) || someExtends(f.names, direct)) {
       sum += COVERAGE_CREDITS.name;
       continue;
     }
@@ -80,7 +80,7 @@ function summaryFit(read: ReadQuery, f: OperationFeatures): number {
   const { said, expansionTerms, learnedTerms, corpusTerms, phrasedTerms, verbTerms } = read;
   let sum = 0;
   for (const w of f.summary) {
-    if (said.has(w) || startsWithSome(w, said)) sum += SUMMARY_CREDITS.direct;
+    if (said.has(w) || extendsAny(w, said)) sum += SUMMARY_CREDITS.direct;
     else if (verbTerms.has(w)) sum += SUMMARY_CREDITS.verb;
     else if (expansionTerms.has(w) || learnedTerms.has(w) || corpusTerms.has(w)) sum += SUMMARY_CREDITS.expansion;
     else if (phrasedTerms.has(w)) sum += SUMMARY_CREDITS.phrased;
@@ -163,9 +163,7 @@ function unexplainedSegments(segments: string[][], explained: Set<string>, query
 function explains(explained: Set<string>, queryTerms: string[], w: string): boolean {
   // Short plurals escape the stemmer (`ips`): their singular explains them too; other forms of a word share its start ("contributed", contributors).
   return (
-    explained.has(w) ||
-    (w.endsWith('s') && explained.has(w.slice(0, -1))) ||
-    queryTerms.some((t) => (isPrefix(t) && w.startsWith(t)) || sharedStart(t, w) >= SAME_WORD_START)
+    explained.has(w) || (w.endsWith('s') && explained.has(w.slice(0, -1))) || queryTerms.some((t) => extendsWord(w, t) || sharedStart(t, w) >= SAME_WORD_START)
   );
 }
 
@@ -187,4 +185,11 @@ function niche(op: ApiOperation, where: string[], queryTerms: string[]): number 
   if (op.deprecated && !DEPRECATION_WORDS.some((w) => queryTerms.includes(w))) penalty += NICHE_PENALTIES.deprecated;
   if (NICHE_WORDS.some((w) => where.includes(w) && !queryTerms.includes(w))) penalty += NICHE_PENALTIES.niche;
   return penalty;
+}
+
+/** Whether one of `words` is `start` or a longer form of it. */
+function someExtends(words: Set<string>, start: string): boolean {
+  if (words.has(start)) return true;
+  for (const w of words) if (extendsWord(w, start)) return true;
+  return false;
 }

@@ -51,14 +51,31 @@ export function isPrefix(term: string): boolean {
   return term.length >= MIN_PREFIX_LENGTH && !WHOLE_WORDS.has(term);
 }
 
+/** Endings that make a longer form of a short word ("tag" → tags, "plan" → planning); "repo" is not the start of "report", nor "use" of "user". */
+const ENDINGS = new Set('s es ed ing er ers ment ments ion ions ation ations al ity ies able ure or ors ee ees ship ness ance ence ive ic ry ery'.split(' '));
+/** A start this long stands for any longer word it starts ("deploy" → deployment, "subscri" → subscription). */
+const LONG_START = 5;
+/** What follows a short start, this long or longer, is a word of its own or an abbreviation's rest ("type" → typeahead, "info" → information). */
+const LONG_REST = 4;
+
+/**
+ * Whether `word` is `start` or a longer form of it: `start` long enough to be a prefix (isPrefix), and either long
+ * itself, or followed by a word ending or by a long rest.
+ */
+export function extendsWord(word: string, start: string): boolean {
+  if (word === start) return true;
+  if (!isPrefix(start) || !word.startsWith(start)) return false;
+  return start.length >= LONG_START || word.length - start.length >= LONG_REST || ENDINGS.has(word.slice(start.length));
+}
+
 /** Whether a word of `words` (at least `min` letters) starts with `prefix`. */
 export function someStartsWith(words: Iterable<string>, prefix: string, min = 0): boolean {
   for (const w of words) if (w.length >= min && w.startsWith(prefix)) return true;
   return false;
 }
 
-/** Whether `word` starts with one of `prefixes` long enough to be one (MIN_PREFIX_LENGTH). */
-export function startsWithSome(word: string, prefixes: Iterable<string>): boolean {
-  for (const t of prefixes) if (isPrefix(t) && word.startsWith(t)) return true;
+/** Whether `word` is one of `starts` or a longer form of one (extendsWord). */
+export function extendsAny(word: string, starts: Iterable<string>): boolean {
+  for (const t of starts) if (extendsWord(word, t)) return true;
   return false;
 }
