@@ -14,6 +14,8 @@ import { isVerb } from '../../main/core/search/wordLists.ts';
 import { corpusMeanings, corpusMethod } from '../../main/core/search/corpusVocabulary.ts';
 import { PHRASEBOOK, phraseMeanings, phraseWords } from '../../main/core/search/phrasebook.ts';
 import { candidates } from '../../main/core/search/searchIndex.ts';
+import { joinSplitParticles } from '../../main/core/search/synonyms.ts';
+import { extendsWord, stem } from '../../main/core/search/textProcessing.ts';
 
 const vocabulary = new Set(['repo', 'workflow', 'run', 'webhook', 'project', 'task']);
 
@@ -276,4 +278,43 @@ test('a command whose verb names no action favours making, then changing, and ra
   assert.ok(schedule.meetingCreate! > schedule.meetingUpdate! && schedule.meetingUpdate! > 0 && schedule.meetingDelete! < 0, JSON.stringify(schedule));
   const clear = action('clear the meeting');
   assert.ok(clear.meetingDelete! > clear.meetingUpdate! && clear.meetingUpdate! > 0, JSON.stringify(clear));
+});
+
+test('a phrasal verb split by its object is read whole only where its particle ends the verb phrase', () => {
+  assert.equal(joinSplitParticles('turn my server back on'), 'turn on my server');
+  assert.equal(joinSplitParticles('switch the alerts off for user 42'), 'switch off the alerts for user 42');
+  assert.equal(joinSplitParticles('spin servers up'), 'spin up servers');
+  for (const q of [
+    'turn comments on a post into tasks',
+    'turn left on Main street',
+    'switch to dark mode on the dashboard',
+    'set the rate limit up to 500',
+    'turn off notifications on my phone',
+  ])
+    assert.equal(joinSplitParticles(q), q);
+});
+
+test('a short word stands for a longer form of itself, not for another word it starts', () => {
+  const pairs = (list: [string, string][]) => list.map(([word, start]) => extendsWord(stem(word), stem(start)));
+  assert.deepEqual(
+    pairs([
+      ['boxes', 'box'],
+      ['taxes', 'tax'],
+      ['tagged', 'tag'],
+      ['payment', 'pay'],
+      ['information', 'info'],
+      ['deployments', 'deploy'],
+    ]),
+    [true, true, true, true, true, true],
+  );
+  assert.deepEqual(
+    pairs([
+      ['report', 'repo'],
+      ['user', 'use'],
+      ['author', 'auth'],
+      ['ping', 'pin'],
+      ['allowed', 'all'],
+    ]),
+    [false, false, false, false, false],
+  );
 });

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { buildCatalogue, type Catalogue } from '../../main/core/openapi/catalogue.ts';
 import { loadApiDocument } from '../../main/core/openapi/loadDocument.ts';
 import { OperationSearch } from '../../main/core/search/operationSearch.ts';
+import { readQuery } from '../../main/core/search/queryParsing.ts';
 import { tempDir } from '../helpers/paths.ts';
 import { okJson } from '../helpers/openApiShapes.ts';
 
@@ -350,8 +351,9 @@ test('a request about many things that names no action reads many ("past invoice
   const s = new OperationSearch(cat);
   assert.equal(first(s, 'past invoices'), 'getInvoices');
   assert.equal(first(s, 'which teams do I belong to'), 'getTeams');
-  // One thing, in the singular, still reads one.
-  assert.equal(first(s, 'the invoice 42'), 'getInvoice');
+  // A singular, or a word that only ends in "s", is one thing.
+  const read = (q: string) => readQuery(q, { vocabulary: new Set(), learned: {} }).many;
+  assert.deepEqual([read('past invoices'), read('the invoice for March'), read('my canvas'), read('the alias of my domain')], [true, false, false, false]);
 });
 
 test('a function word matches only itself: "all" is not the start of "allowed", nor "not" of "notifications"', () => {
@@ -394,6 +396,18 @@ test('an operation the document gives no summary is summed up by its name ("list
   });
   const s = new OperationSearch(cat);
   assert.equal(first(s, 'list all devices'), 'dcim_devices_list');
+  // Without an operationId, its method says what it does: `DELETE /users/{id}` is "delete user", not "user".
+  const users = new OperationSearch(
+    catalogueOf({
+      '/users': {
+        get: { summary: 'List users', responses: { 200: { description: 'ok' } } },
+        post: { summary: 'Create a user', responses: { 201: { description: 'ok' } } },
+      },
+      '/users/{id}': { delete: { responses: { 204: { description: 'gone' } } } },
+    }),
+  );
+  assert.equal(first(users, 'the users'), 'GET /users');
+  assert.equal(first(users, 'delete user 42'), 'DELETE /users/{id}');
 });
 
 test('a short word stands for a longer one only as its longer form: "repo" is not the start of "report", "info" is of "information"', () => {

@@ -4,7 +4,7 @@
 // writes, its path's segments, and whether it acts on the caller's own
 // account.
 import type { ApiOperation } from '../openapi/catalogue.ts';
-import { isStopWord, normalize, splitWords, stem, terms } from './textProcessing.ts';
+import { isPlural, isStopWord, normalize, splitWords, stem, terms } from './textProcessing.ts';
 import { descriptionTexts, firstSentence, operationValues, returnedFields, searchableParams, summaryOf } from './operationText.ts';
 import { ACTION_WORDS, type Action, MANY_WORDS, OTHER_VERBS, OWNER_NOT_OBJECT, SELF_SEGMENTS, isVerb } from './wordLists.ts';
 
@@ -88,9 +88,9 @@ function readsMany(op: ApiOperation): boolean {
   const words = splitWords(op.summary ?? firstSentence(op.description)).map(normalize);
   const object = words.slice(1).find((w) => !isStopWord(w) && !OWNER_NOT_OBJECT.includes(w));
   if (object && MANY_WORDS.includes(object)) return true;
-  if (object && object.length > 3 && stem(object) !== object) return true;
+  if (object && object.length > 3 && isPlural(object)) return true;
   const segment = op.path.split(/[/.]/).filter(Boolean).pop() ?? '';
-  const plural = segment.length > 3 && !segment.startsWith('{') && stem(normalize(segment)) !== normalize(segment);
+  const plural = segment.length > 3 && !segment.startsWith('{') && isPlural(normalize(segment));
   // "Get the customer's subscriptions" at /customers/{id}/subscriptions: a plural collection reads many, whatever the summary's object.
   return plural;
 }
@@ -170,9 +170,12 @@ function actsOnSelf(op: ApiOperation, names: Set<string>): boolean {
   return op.parameters.some((p) => p.in === 'path' && SELF_PARAM.test(p.description ?? ''));
 }
 
-/** The terms of what the operation says it does: its summary, else its description's first sentence, else its name (operationId, or its path's literal segments). */
+/**
+ * The terms of what the operation says it does: its summary, else its description's first sentence, else its name:
+ * its operationId, or its method and its path's literal segments (`DELETE /users/{id}` → delete user).
+ */
 function summaryTerms(op: ApiOperation): string[] {
   const said = terms(summaryOf(op));
   if (said.length > 0) return said;
-  return terms(op.hasOperationId ? op.id : pathSegments(op.path).flat().join(' '));
+  return terms(op.operationId ?? `${op.method.toLowerCase()} ${pathSegments(op.path).flat().join(' ')}`);
 }

@@ -8,8 +8,8 @@
 // project"), and whether it is a question, a command or about the asker's own
 // things.
 import type { LearnedVocabulary } from './documentVocabulary.ts';
-import { type TriggeredGroup, askedAction, isBuiltInWord, triggeredGroups } from './synonyms.ts';
-import { isStopWord, normalize, someStartsWith, splitWords, stem, terms } from './textProcessing.ts';
+import { type TriggeredGroup, askedAction, isBuiltInWord, joinSplitParticles, triggeredGroups } from './synonyms.ts';
+import { isPlural, isStopWord, normalize, someStartsWith, splitWords, stem, terms } from './textProcessing.ts';
 import { typoCorrections } from './typoCorrection.ts';
 import { corpusMeanings, corpusMethod } from './corpusVocabulary.ts';
 import { phraseMeanings, phraseWords } from './phrasebook.ts';
@@ -91,7 +91,8 @@ export interface QueryContext {
 /** Reads a (trimmed, non-empty) query. */
 export function readQuery(text: string, { vocabulary, learned: learnedVocabulary }: QueryContext): ReadQuery {
   // "how do I archive a card", "please archive a card": the request starts after the way it is put.
-  const query = splitCompounds(withoutLead(text), vocabulary, (w) => Object.hasOwn(learnedVocabulary, w) || isBuiltInWord(w));
+  // "turn my server back on" is read as "turn on my server": the groups' wordings are whole.
+  const query = joinSplitParticles(splitCompounds(withoutLead(text), vocabulary, (w) => Object.hasOwn(learnedVocabulary, w) || isBuiltInWord(w)));
   const queryTerms = terms(query);
   const corrections = typoCorrections(query, queryTerms, vocabulary);
   const words = splitWords(normalize(query));
@@ -338,7 +339,7 @@ function headNoun(query: string, isVerb: (w: string) => boolean): { head: string
     if (PHRASE_ENDS.has(w) || (head && isStopWord(w))) break;
     if (!isStopWord(w) && !LEADING.has(w)) {
       head = stem(w);
-      plural = head !== w;
+      plural = isPlural(w);
     }
   }
   return { head, plural };

@@ -103,7 +103,8 @@ function actionPart(read: ReadQuery, op: ApiOperation, f: OperationFeatures, tak
     const deletes = f.action === 'delete' || op.method === 'DELETE';
     // "stop following a user", "close a pull request", "clear the history": ending something deletes it, or changes it.
     if (read.ending) return deletes ? SCORE_WEIGHTS.command : SCORE_WEIGHTS.command / 2;
-    if (deletes) return -SCORE_WEIGHTS.command;
+    // Unless the operation's verb is the request's own ("unpin the message": unpinChannelMessage).
+    if (deletes) return f.verb && read.mainVerb && sameVerb(read.mainVerb, f.verb) ? 0 : -SCORE_WEIGHTS.command;
     // "star a board", "pin a message": a command makes something more often than it changes one.
     return f.action === 'update' || f.action === 'replace' ? SCORE_WEIGHTS.command / 2 : SCORE_WEIGHTS.command;
   }

@@ -3,7 +3,7 @@
 // with each operation; this map covers what a person types that no document
 // says ("how many", "créer", "supprimer", "à venir"…).
 import { normalize, splitWords, stem } from './textProcessing.ts';
-import { type Action, CALLER_WORDS, DETERMINERS } from './wordLists.ts';
+import { type Action, CALLER_WORDS, DETERMINERS, PHRASE_ENDS } from './wordLists.ts';
 
 export type { Action };
 
@@ -357,7 +357,6 @@ function find(words: string[], stems: string[], phrase: string[], action = false
   outer: for (let i = 0; i + phrase.length <= stems.length; i++) {
     if (stems[i] !== phrase[0]) continue;
     if (action && phrase.length === 1 && i > 0 && (DETERMINERS.has(words[i - 1]!) || (i > 1 && DETERMINERS.has(words[i - 2]!)))) continue;
-    if (splitParticle(stems, i, phrase)) return i;
     for (let j = 1; j < phrase.length; j++) if (stems[i + j] !== phrase[j]) continue outer;
     return i;
   }
@@ -368,12 +367,38 @@ function find(words: string[], stems: string[], phrase: string[], action = false
 const PARTICLES = new Set(['on', 'off', 'up', 'down', 'out', 'back', 'over', 'away']);
 /** The most words an object puts between a phrasal verb and its particle. */
 const MAX_PARTICLE_GAP = 3;
+/** Words that may follow a particle that ends its verb phrase ("turn it on again", "switch alerts off for user 42"). */
+const AFTER_PARTICLE = new Set(['and', 'so', 'then', 'again', 'now', 'please', 'for', 'when', 'if', 'before', 'after', 'until', 'while', 'at', 'in', 'from']);
+/** The phrasal verbs of the groups' wordings (verb stem → its particles): "turn on", "shut down", "spin up"… */
+const PHRASAL_VERBS = new Map<string, Set<string>>();
+for (const g of COMPILED)
+  for (const t of g.stemmed) if (t.length === 2 && PARTICLES.has(t[1]!)) PHRASAL_VERBS.set(t[0]!, new Set([...(PHRASAL_VERBS.get(t[0]!) ?? []), t[1]!]));
 
-/** A two-word phrasal verb at `i` whose object stands between the verb and its particle ("turn my server back on"). */
-function splitParticle(stems: string[], i: number, phrase: string[]): boolean {
-  if (phrase.length !== 2 || !PARTICLES.has(phrase[1]!)) return false;
-  for (let j = i + 2; j <= i + 1 + MAX_PARTICLE_GAP && j < stems.length; j++) if (stems[j] === phrase[1]) return true;
-  return false;
+/**
+ * A request whose phrasal verb its object splits, with the particle back beside its verb ("turn my server back on" →
+ * "turn on my server", "switch the alerts off" → "switch off the alerts"), so the groups' wordings match it. Only
+ * where the particle ends the verb phrase: the words between are the object (no preposition, "to" or other particle
+ * but a "back" just before it, which goes), and the particle ends the request or a clause word follows it ("turn
+ * comments on a post", "set the limit up to 500" and "switch to dark mode on the dashboard" are left as they are).
+ */
+export function joinSplitParticles(query: string): string {
+  const words = splitWords(query);
+  const norm = words.map(normalize);
+  for (let i = 0; i < norm.length; i++) {
+    const particles = PHRASAL_VERBS.get(stem(norm[i]!));
+    if (!particles || PARTICLES.has(norm[i + 1] ?? '')) continue;
+    for (let j = i + 2; j <= i + 1 + MAX_PARTICLE_GAP && j < norm.length; j++) {
+      const w = norm[j]!;
+      if (particles.has(w) && (j + 1 === norm.length || AFTER_PARTICLE.has(norm[j + 1]!))) {
+        const gap = words.slice(i + 1, norm[j - 1] === 'back' ? j - 1 : j);
+        if (gap.length === 0) break;
+        return [...words.slice(0, i + 1), words[j]!, ...gap, ...words.slice(j + 1)].join(' ');
+      }
+      const backBefore = w === 'back' && particles.has(norm[j + 1] ?? '');
+      if ((PARTICLES.has(w) && !backBefore) || w === 'to' || PHRASE_ENDS.has(w)) break;
+    }
+  }
+  return query;
 }
 
 export interface TriggeredGroup {

@@ -1,7 +1,7 @@
 // Turns text (operation ids, summaries, paths, queries in English or French)
 // into search terms: split on separators and camelCase, lowercase, strip
 // accents, drop stop words, fold plurals. Index and queries share it.
-import { STOP_WORDS, WHOLE_WORDS } from './wordLists.ts';
+import { SINGULAR_S, STOP_WORDS, WHOLE_WORDS } from './wordLists.ts';
 
 /** Lowercase, accents stripped (`Événements` → `evenements`). */
 export function normalize(text: string): string {
@@ -31,6 +31,11 @@ export function stem(word: string): string {
   return word;
 }
 
+/** Whether a (normalized) word is a plural: the stemmer shortens it, and it is not one of the singulars that end in "s". */
+export function isPlural(word: string): boolean {
+  return stem(word) !== word && !SINGULAR_S.has(word);
+}
+
 export function isStopWord(word: string): boolean {
   return STOP_WORDS.has(word);
 }
@@ -51,8 +56,11 @@ export function isPrefix(term: string): boolean {
   return term.length >= MIN_PREFIX_LENGTH && !WHOLE_WORDS.has(term);
 }
 
-/** Endings that make a longer form of a short word ("tag" → tags, "plan" → planning); "repo" is not the start of "report", nor "use" of "user". */
-const ENDINGS = new Set('s es ed ing er ers ment ments ion ions ation ations al ity ies able ure or ors ee ees ship ness ance ence ive ic ry ery'.split(' '));
+/**
+ * Endings that make a longer form of a short word, as `stem` leaves both ("box" → boxe, for boxes; "pay" → payment;
+ * "tag" → tagged, its consonant doubled); "repo" is not the start of "report", nor "use" of "user", nor "auth" of "author".
+ */
+const ENDINGS = new Set('e ed ing er ment ion ation al ity able ure ee ship ness ance ence ive ic ry ery'.split(' '));
 /** A start this long stands for any longer word it starts ("deploy" → deployment, "subscri" → subscription). */
 const LONG_START = 5;
 /** What follows a short start, this long or longer, is a word of its own or an abbreviation's rest ("type" → typeahead, "info" → information). */
@@ -65,7 +73,8 @@ const LONG_REST = 4;
 export function extendsWord(word: string, start: string): boolean {
   if (word === start) return true;
   if (!isPrefix(start) || !word.startsWith(start)) return false;
-  return start.length >= LONG_START || word.length - start.length >= LONG_REST || ENDINGS.has(word.slice(start.length));
+  const rest = word.slice(start.length);
+  return start.length >= LONG_START || rest.length >= LONG_REST || ENDINGS.has(rest) || (rest[0] === start.at(-1) && ENDINGS.has(rest.slice(1)));
 }
 
 /** Whether a word of `words` (at least `min` letters) starts with `prefix`. */

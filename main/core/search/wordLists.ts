@@ -44,8 +44,29 @@ export const STOP_WORDS = new Set([
   ...['veux', 'voudrais', 'peux', 'faire'],
 ]);
 
+/** Words that end in "s" but name one thing ("canvas", "alias", "series"): not plurals, whatever the stemmer makes of them. */
+export const SINGULAR_S = new Set([
+  'canvas',
+  'alias',
+  'atlas',
+  'bias',
+  'gas',
+  'lens',
+  'series',
+  'species',
+  'news',
+  'kubernetes',
+  'postgres',
+  'https',
+  'chassis',
+  'physics',
+  'analytics',
+  'ethics',
+  'logistics',
+]);
+
 /** Function words long enough to be a prefix that never stand for a longer word they start ("all" is not "allowed", "not" not "notification", "per" not "permission"). */
-export const WHOLE_WORDS = new Set(['all', 'any', 'each', 'every', 'not', 'now', 'per', 'our', 'out', 'off', 'one']);
+export const WHOLE_WORDS = new Set(['all', 'each', 'every', 'not', 'now', 'per', 'our', 'out', 'off', 'one', 'back', 'down', 'over', 'away']);
 
 // ── Reading a query ───────────────────────────────────────────────────────
 
@@ -93,7 +114,7 @@ export const NOT_OPENING = new Set(
 );
 
 /** Verbs that end, stop or clear something: a request opening with one favours deleting, then changing ("stop following a user", "clear the history"). */
-export const ENDING_VERBS = new Set('stop end cancel revoke abort terminate halt quit leave close kill clear wipe purge flush empty'.split(' '));
+export const ENDING_VERBS = new Set('stop end cancel revoke abort terminate halt quit leave close kill clear flush empty'.split(' '));
 
 /** Ways of putting a request before the request itself ("how do I archive a card"), as normalized words; a phrase comes before a shorter one it starts with. */
 export const LEAD_PHRASES: string[][] = [
