@@ -322,7 +322,7 @@ function isQuestion(words: string[]): boolean {
 
 /**
  * The thing a request is about: the last word of its first noun phrase ("list workflow runs for a repo" → run), and
- * whether it is written in the plural (its stem is not the word).
+ * whether it is written in the plural (isPlural: "runs", not "canvas").
  */
 function headNoun(query: string, isVerb: (w: string) => boolean): { head: string | undefined; plural: boolean } {
   const words = splitWords(normalize(query));

@@ -10,7 +10,7 @@ import type { ApiOperation } from '../openapi/catalogue.ts';
 import type { OperationFeatures } from './operationFeatures.ts';
 import type { ReadQuery } from './queryParsing.ts';
 import { sameVerb } from './synonyms.ts';
-import { extendsAny, extendsWord } from './textProcessing.ts';
+import { extendsAny, extendsWord, someWordExtends } from './textProcessing.ts';
 import { ACTION_FIT, COVERAGE_CREDITS, MAX_UNEXPLAINED_SEGMENTS, NICHE_PENALTIES, SCORE_PRECISION, SCORE_WEIGHTS, SUMMARY_CREDITS } from './weights.ts';
 import { ACTION_WORDS, type Action, DEPRECATION_WORDS, NICHE_WORDS, OTHER_VERBS } from './wordLists.ts';
 
@@ -51,7 +51,7 @@ function coverage(read: ReadQuery, f: OperationFeatures): number {
   let sum = 0;
   for (const t of queryTerms) {
     const direct = corrections.get(t) ?? t;
-    if (f.names.has(direct) || someExtends(f.names, direct)) {
+    if (f.names.has(direct) || someWordExtends(f.names, direct)) {
       sum += COVERAGE_CREDITS.name;
       continue;
     }
@@ -186,11 +186,4 @@ function niche(op: ApiOperation, where: string[], queryTerms: string[]): number 
   if (op.deprecated && !DEPRECATION_WORDS.some((w) => queryTerms.includes(w))) penalty += NICHE_PENALTIES.deprecated;
   if (NICHE_WORDS.some((w) => where.includes(w) && !queryTerms.includes(w))) penalty += NICHE_PENALTIES.niche;
   return penalty;
-}
-
-/** Whether one of `words` is `start` or a longer form of it. */
-function someExtends(words: Set<string>, start: string): boolean {
-  if (words.has(start)) return true;
-  for (const w of words) if (extendsWord(w, start)) return true;
-  return false;
 }

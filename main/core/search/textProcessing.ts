@@ -61,7 +61,7 @@ export function isPrefix(term: string): boolean {
  * "tag" → tagged, its consonant doubled); "repo" is not the start of "report", nor "use" of "user", nor "auth" of "author".
  */
 const ENDINGS = new Set('e ed ing er ment ion ation al ity able ure ee ship ness ance ence ive ic ry ery'.split(' '));
-/** A start this long stands for any longer word it starts ("deploy" → deployment, "subscri" → subscription). */
+/** A start this long stands for any longer word it starts ("deploy" → deployment, "webhook" → webhooksettings). */
 const LONG_START = 5;
 /** What follows a short start, this long or longer, is a word of its own or an abbreviation's rest ("type" → typeahead, "info" → information). */
 const LONG_REST = 4;
@@ -86,5 +86,11 @@ export function someStartsWith(words: Iterable<string>, prefix: string, min = 0)
 /** Whether `word` is one of `starts` or a longer form of one (extendsWord). */
 export function extendsAny(word: string, starts: Iterable<string>): boolean {
   for (const t of starts) if (extendsWord(word, t)) return true;
+  return false;
+}
+
+/** Whether one of `words` is `start` or a longer form of it (extendsWord). */
+export function someWordExtends(words: Iterable<string>, start: string): boolean {
+  for (const w of words) if (extendsWord(w, start)) return true;
   return false;
 }
