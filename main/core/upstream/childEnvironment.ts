@@ -69,7 +69,8 @@ export function loginShellPath(options: { shell?: string; timeoutMs?: number } =
       if (m) finish(usablePath(m[1]!));
     });
     child.once('error', () => finish(undefined));
-    child.once('exit', () => setImmediate(() => finish(usablePath(new RegExp(`${marker}(.*)${marker}`).exec(out)?.[1] ?? ''))));
+    // 'close', not 'exit': the shell may exit before its last output is read ('close' comes after stdout has ended).
+    child.once('close', () => finish(usablePath(new RegExp(`${marker}(.*)${marker}`).exec(out)?.[1] ?? '')));
   });
 }
 
