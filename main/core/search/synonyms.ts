@@ -3,7 +3,7 @@
 // with each operation; this map covers what a person types that no document
 // says ("how many", "créer", "supprimer", "à venir"…).
 import { normalize, splitWords, stem } from './textProcessing.ts';
-import { type Action, CALLER_WORDS, DETERMINERS, PHRASE_ENDS } from './wordLists.ts';
+import { type Action, CALLER_WORDS, DETERMINERS, PARTICLES, PHRASE_ENDS } from './wordLists.ts';
 
 export type { Action };
 
@@ -363,8 +363,6 @@ function find(words: string[], stems: string[], phrase: string[], action = false
   return -1;
 }
 
-/** The particles of two-word phrasal verbs, which may follow the verb's object ("turn it on"). */
-const PARTICLES = new Set(['on', 'off', 'up', 'down', 'out', 'back', 'over', 'away']);
 /** The most words an object puts between a phrasal verb and its particle. */
 const MAX_PARTICLE_GAP = 3;
 /** Words that may follow a particle that ends its verb phrase ("turn it on again", "switch alerts off for user 42"). */

@@ -65,8 +65,11 @@ export const SINGULAR_S = new Set([
   'logistics',
 ]);
 
-/** Function words long enough to be a prefix that never stand for a longer word they start ("all" is not "allowed", "not" not "notification", "per" not "permission"). */
-export const WHOLE_WORDS = new Set(['all', 'each', 'every', 'not', 'now', 'per', 'our', 'out', 'off', 'one', 'back', 'down', 'over', 'away']);
+/** The particles of two-word phrasal verbs, which may follow the verb's object ("turn it on", "turn my server back on"). */
+export const PARTICLES = new Set(['on', 'off', 'up', 'down', 'out', 'back', 'over', 'away']);
+
+/** Function words long enough to be a prefix that never stand for a longer word they start ("all" is not "allowed", "not" not "notification", "per" not "permission", "back" not "backups"). */
+export const WHOLE_WORDS = new Set(['all', 'each', 'every', 'not', 'now', 'per', 'our', 'one', ...PARTICLES]);
 
 // ── Reading a query ───────────────────────────────────────────────────────
 
