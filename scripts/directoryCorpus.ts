@@ -29,6 +29,7 @@ export const HELD_OUT_SPLITS: { split: number; seed: number; providers: string[]
   { split: 5, seed: 20261129, providers: ['stream-io-api.com', 'clearblade.com', 'microsoft.com', 'mist.com', 'netlify.com', 'anchore.io'] },
   { split: 6, seed: 20261130, providers: ['presalytics.io', 'adyen.com', 'walletobjects.googleapis.com', 'biapi.pro', 'netbox.dev', 'opensuse.org'] },
   { split: 7, seed: 20261131, providers: ['rumble.run', 'naviplancentral.com', 'shipengine.com', 'noosh.com', 'fecru.local', 'atlassian.com'] },
+  { split: 8, seed: 20261132, providers: ['influxdata.com', 'beezup.com', 'agco-ats.com', 'orthanc-server.com', 'clever-cloud.com', 'docusign.net'] },
 ];
 
 /** Every provider of a held-out split. */
