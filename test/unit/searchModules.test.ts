@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildCatalogue } from '../../main/core/openapi/catalogue.ts';
-import { readQuery, splitCompounds, withoutLead } from '../../main/core/search/queryParsing.ts';
+import { commandFirst, readQuery, splitCompounds, withoutLead } from '../../main/core/search/queryParsing.ts';
 import { typoCorrections } from '../../main/core/search/typoCorrection.ts';
 import { operationFeatures } from '../../main/core/search/operationFeatures.ts';
 import { returnedFields } from '../../main/core/search/operationText.ts';
@@ -177,14 +177,14 @@ test('a query word that names a property of every object (constructor, toString)
 });
 
 test('the phrasebook gives a phrase the name words it stands for, only those this API uses, only where the API does not know the phrase', () => {
-  const api = new Set(['approve', 'claim', 'expense', 'symbol', 'seal']);
+  const api = new Set(['approve', 'claim', 'expense', 'symbol']);
   const known = (w: string) => api.has(w);
   const unknown = (t: string) => !api.has(t);
   const said = phraseWords('sign off on an expense claim');
   // "sign off" stands for approve (phrasebook.json), and "sign" alone for a symbol: the longer phrase counts.
   assert.ok(PHRASEBOOK.approve?.includes('sign off'));
   assert.deepEqual(phraseMeanings(said, { known, unknown }), [{ terms: ['sign', 'off'], names: ['approve'] }]);
-  assert.deepEqual(phraseMeanings(phraseWords('a sign for the shop'), { known, unknown }), [{ terms: ['sign'], names: ['symbol', 'seal'] }]);
+  assert.deepEqual(phraseMeanings(phraseWords('a sign for the shop'), { known, unknown }), [{ terms: ['sign'], names: ['symbol'] }]);
   // A phrase is matched word for word, its small words kept: "sign out" is not "sign off".
   assert.deepEqual(phraseMeanings(phraseWords('sign out'), { known: () => true, unknown: () => true }), [{ terms: ['sign', 'out'], names: ['logout'] }]);
   // An API with nothing to approve gains nothing.
@@ -292,6 +292,22 @@ test('a phrasal verb split by its object is read whole only where its particle e
     'turn off notifications on my phone',
   ])
     assert.equal(joinSplitParticles(q), q);
+});
+
+test('a request that sets the scene before it says what to do is read command first', () => {
+  assert.equal(commandFirst('a discovery scan is taking forever, kill it'), 'kill it a discovery scan is taking forever');
+  assert.equal(commandFirst('my postage balance is low; please top it up'), 'top it up my postage balance is low');
+  assert.equal(commandFirst('the staging server is stuck - restart it'), 'restart it the staging server is stuck');
+  for (const q of [
+    'take Bob off the project team, he no longer works on it', // the command comes first already
+    'invoices from last month, unpaid ones only', // no clause opens with a verb
+    'list invoices for acme, inc.', // one clause: a comma inside a name
+    'archive a card',
+  ])
+    assert.equal(commandFirst(q), q);
+  // Its verb is the command's: killing ends something, so a deletion or a stop is favoured, not reading the scan.
+  const read = readQuery('a discovery scan is taking forever, kill it', { vocabulary: new Set(['scan', 'task', 'stop']), learned: {} });
+  assert.deepEqual([read.command, read.ending, read.mainVerb], [true, true, 'kill']);
 });
 
 test('a short word stands for a longer form of itself, not for another word it starts', () => {

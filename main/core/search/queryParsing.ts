@@ -92,7 +92,7 @@ export interface QueryContext {
 export function readQuery(text: string, { vocabulary, learned: learnedVocabulary }: QueryContext): ReadQuery {
   // "how do I archive a card", "please archive a card": the request starts after the way it is put.
   // "turn my server back on" is read as "turn on my server": the groups' wordings are whole.
-  const query = joinSplitParticles(splitCompounds(withoutLead(text), vocabulary, (w) => Object.hasOwn(learnedVocabulary, w) || isBuiltInWord(w)));
+  const query = joinSplitParticles(splitCompounds(commandFirst(withoutLead(text)), vocabulary, (w) => Object.hasOwn(learnedVocabulary, w) || isBuiltInWord(w)));
   const queryTerms = terms(query);
   const corrections = typoCorrections(query, queryTerms, vocabulary);
   const words = splitWords(normalize(query));
@@ -178,6 +178,25 @@ export function withoutLead(query: string): string {
   for (const phrase of LEAD_PHRASES)
     if (normalized.length > phrase.length && phrase.every((w, i) => normalized[i] === w)) return words.slice(phrase.length).join(' ');
   return query;
+}
+
+/**
+ * A request that sets the scene before it says what to do ("a discovery scan is taking forever, kill it"), with its
+ * command first ("kill it a discovery scan is taking forever"), so that it is read as the request's verb: the first
+ * clause (after a comma, semicolon or dash) that opens with a verb, when the first clause does not.
+ */
+export function commandFirst(request: string): string {
+  const clauses = request.split(/\s*[,;]\s+|\s+[-–—]\s+/).filter((c) => c.trim());
+  if (clauses.length < 2 || opensWithCommand(clauses[0]!)) return request;
+  const at = clauses.findIndex(opensWithCommand);
+  return at < 0 ? request : [withoutLead(clauses[at]!), ...clauses.filter((_, i) => i !== at)].join(' ');
+}
+
+/** A clause that opens with a verb ("kill it", "remove it from the inventory", "please set up a goal"). */
+function opensWithCommand(clause: string): boolean {
+  const words = splitWords(normalize(withoutLead(clause)));
+  const groups = triggeredGroups(words.join(' '));
+  return opensWithVerb(words, groups) !== undefined || groups.some((g) => g.action && g.at === 0);
 }
 
 /** The shortest part of a compound word split in two. */
