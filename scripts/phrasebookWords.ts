@@ -5,12 +5,21 @@
 // corpus vocabulary). Prints one word per line, as the APIs most often write
 // it, with its provider count, commonest first:
 //   node scripts/phrasebookWords.ts [--min N]      (N providers at least; 3)
+//   node scripts/phrasebookWords.ts --prune        (drops the book's entries that are no longer such words)
+// When a held-out split leaves the corpus, --prune drops the words only its
+// providers brought to three providers, matched as search reads them
+// (terms(): "products" is the word `product`, however the APIs most often
+// write it), and keeps the book one entry per line.
 // The phrases themselves were written from these lists (scripts/phrasebookPrompt.md
 // says how); test/integration/phrasebook.test.ts checks every entry is one of
 // these words.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { normalize, splitWords, terms } from '../main/core/search/textProcessing.ts';
-import { documents, learnable, measuredProviders, nameText, operationsIn, providerOf } from './directoryCorpus.ts';
+import { ROOT, documents, learnable, measuredProviders, nameText, operationsIn, providerOf } from './directoryCorpus.ts';
+
+export const PHRASEBOOK = join(ROOT, 'main', 'core', 'search', 'phrasebook.json');
 
 export const PHRASEBOOK_MIN_PROVIDERS = 3;
 
@@ -56,7 +65,24 @@ export function phrasebookWords(min = PHRASEBOOK_MIN_PROVIDERS): NameWord[] {
     }));
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+/** The book's text without the entries whose word (as terms() reads it) is not in `words`, and the entries dropped. */
+export function prunedPhrasebook(text: string, words: Set<string>): { text: string; dropped: string[] } {
+  const book = (JSON.parse(text) as { format: number; words: Record<string, string[]> }).words;
+  const kept = Object.entries(book).filter(([word]) => words.has(terms(word).join(' ')));
+  const lines = kept.map(([word, phrases]) => `    ${JSON.stringify(word)}: [${phrases.map((p) => JSON.stringify(p)).join(', ')}]`);
+  return {
+    text: `{\n  "format": 1,\n  "words": {\n${lines.join(',\n')}\n  }\n}\n`,
+    dropped: Object.keys(book).filter((word) => !kept.some(([k]) => k === word)),
+  };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href && process.argv.includes('--prune')) {
+  const { text, dropped } = prunedPhrasebook(readFileSync(PHRASEBOOK, 'utf8'), new Set(phrasebookWords().map((w) => w.term)));
+  writeFileSync(PHRASEBOOK, text);
+  console.log(
+    dropped.length === 0 ? 'phrasebook.json: every entry is still a name word' : `phrasebook.json: dropped ${dropped.length} (${dropped.join(', ')})`,
+  );
+} else if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const at = process.argv.indexOf('--min');
   const min = at >= 0 ? Number(process.argv[at + 1]) : PHRASEBOOK_MIN_PROVIDERS;
   if (!Number.isInteger(min) || min < 1) {

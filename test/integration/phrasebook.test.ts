@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PHRASEBOOK } from '../../main/core/search/phrasebook.ts';
 import { terms } from '../../main/core/search/textProcessing.ts';
-import { phrasebookWords } from '../../scripts/phrasebookWords.ts';
+import { readFileSync } from 'node:fs';
+import { PHRASEBOOK as BOOK_FILE, phrasebookWords, prunedPhrasebook } from '../../scripts/phrasebookWords.ts';
 
 test('every phrasebook entry is a name word of at least three providers the evaluation does not measure', { timeout: 120_000 }, () => {
   const words = new Set(phrasebookWords().map((w) => w.term));
@@ -28,4 +29,16 @@ test('every phrase is plain lowercase wording of one to four words that does not
       assert.ok(!terms(phrase).includes(own), `${word}: "${phrase}" says the word itself`);
     }
   }
+});
+
+test('pruning the book reads its words as search does, and keeps it one entry per line', () => {
+  const text = '{\n  "format": 1,\n  "words": {\n    "products": ["goods", "items"],\n    "seal": ["stamp"]\n  }\n}\n';
+  // "products" is the word `product` however the APIs most often write it: it stays; `seal` is no longer a name word.
+  const { text: pruned, dropped } = prunedPhrasebook(text, new Set(['product']));
+  assert.deepEqual(dropped, ['seal']);
+  assert.equal(pruned, '{\n  "format": 1,\n  "words": {\n    "products": ["goods", "items"]\n  }\n}\n');
+  // The shipped book is already in that form: pruning it by nothing changes nothing.
+  const shipped = readFileSync(BOOK_FILE, 'utf8');
+  const all = new Set(Object.keys(PHRASEBOOK).map((w) => terms(w).join(' ')));
+  assert.equal(prunedPhrasebook(shipped, all).text, shipped);
 });

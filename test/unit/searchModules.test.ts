@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildCatalogue } from '../../main/core/openapi/catalogue.ts';
-import { commandFirst, readQuery, splitCompounds, withoutLead } from '../../main/core/search/queryParsing.ts';
+import { clausesOf, commandFirst, readQuery, splitCompounds, withoutLead } from '../../main/core/search/queryParsing.ts';
 import { typoCorrections } from '../../main/core/search/typoCorrection.ts';
 import { operationFeatures } from '../../main/core/search/operationFeatures.ts';
 import { returnedFields } from '../../main/core/search/operationText.ts';
@@ -298,13 +298,18 @@ test('a request that sets the scene before it says what to do is read command fi
   assert.equal(commandFirst('a discovery scan is taking forever, kill it'), 'kill it a discovery scan is taking forever');
   assert.equal(commandFirst('my postage balance is low; please top it up'), 'top it up my postage balance is low');
   assert.equal(commandFirst('the staging server is stuck - restart it'), 'restart it the staging server is stuck');
+  // The ways a request is put go, however many and wherever they are.
+  assert.equal(commandFirst('please, my balance is low, top it up'), 'top it up my balance is low');
+  assert.equal(commandFirst('the scan is stuck, could you please kill it'), 'kill it the scan is stuck');
   for (const q of [
     'take Bob off the project team, he no longer works on it', // the command comes first already
+    'list invoices for acme, inc.', // so it does here
     'invoices from last month, unpaid ones only', // no clause opens with a verb
-    'list invoices for acme, inc.', // one clause: a comma inside a name
+    'the note says "done, ship it"', // the comma is inside a quotation
     'archive a card',
   ])
     assert.equal(commandFirst(q), q);
+  assert.deepEqual(clausesOf('re-run the job , , then — wait; 1,000 rows, “a, b”'), ['re-run the job', 'then', 'wait', '1,000 rows', '“a, b”']);
   // Its verb is the command's: killing ends something, so a deletion or a stop is favoured, not reading the scan.
   const read = readQuery('a discovery scan is taking forever, kill it', { vocabulary: new Set(['scan', 'task', 'stop']), learned: {} });
   assert.deepEqual([read.command, read.ending, read.mainVerb], [true, true, 'kill']);

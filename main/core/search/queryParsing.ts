@@ -92,7 +92,7 @@ export interface QueryContext {
 export function readQuery(text: string, { vocabulary, learned: learnedVocabulary }: QueryContext): ReadQuery {
   // "how do I archive a card", "please archive a card": the request starts after the way it is put.
   // "turn my server back on" is read as "turn on my server": the groups' wordings are whole.
-  const query = joinSplitParticles(splitCompounds(commandFirst(withoutLead(text)), vocabulary, (w) => Object.hasOwn(learnedVocabulary, w) || isBuiltInWord(w)));
+  const query = joinSplitParticles(splitCompounds(withoutLead(commandFirst(text)), vocabulary, (w) => Object.hasOwn(learnedVocabulary, w) || isBuiltInWord(w)));
   const queryTerms = terms(query);
   const corrections = typoCorrections(query, queryTerms, vocabulary);
   const words = splitWords(normalize(query));
@@ -180,23 +180,55 @@ export function withoutLead(query: string): string {
   return query;
 }
 
+/** A request without every way it is put, one after another ("could you please kill it" → "kill it"). */
+function withoutLeads(query: string): string {
+  let out = query;
+  for (let shorter = withoutLead(out); shorter !== out; shorter = withoutLead(out)) out = shorter;
+  return out;
+}
+
 /**
  * A request that sets the scene before it says what to do ("a discovery scan is taking forever, kill it"), with its
  * command first ("kill it a discovery scan is taking forever"), so that it is read as the request's verb: the first
- * clause (after a comma, semicolon or dash) that opens with a verb, when the first clause does not.
+ * clause that opens with a verb, when the first clause does not. A clause that is only the way the request is put
+ * ("please, …") goes.
  */
 export function commandFirst(request: string): string {
-  const clauses = request.split(/\s*[,;]\s+|\s+[-–—]\s+/).filter((c) => c.trim());
+  const clauses = clausesOf(request).filter((c) => withoutLeads(`${c} x`) !== 'x');
   if (clauses.length < 2 || opensWithCommand(clauses[0]!)) return request;
-  const at = clauses.findIndex(opensWithCommand);
-  return at < 0 ? request : [withoutLead(clauses[at]!), ...clauses.filter((_, i) => i !== at)].join(' ');
+  const at = clauses.findIndex((c, i) => i > 0 && opensWithCommand(c));
+  return at < 0 ? request : [withoutLeads(clauses[at]!), ...clauses.filter((_, i) => i !== at)].join(' ');
 }
 
-/** A clause that opens with a verb ("kill it", "remove it from the inventory", "please set up a goal"). */
+/** A clause that opens with a verb ("kill it", "remove it from the inventory", "could you please set up a goal"). */
 function opensWithCommand(clause: string): boolean {
-  const words = splitWords(normalize(withoutLead(clause)));
+  const words = splitWords(normalize(withoutLeads(clause)));
   const groups = triggeredGroups(words.join(' '));
   return opensWithVerb(words, groups) !== undefined || groups.some((g) => g.action && g.at === 0);
+}
+
+/**
+ * The clauses of a request: its text between a comma or semicolon and the space after it, or a dash between spaces;
+ * never inside double quotes ('the note says "done, ship it"' is one clause). Trimmed, the empty ones left out.
+ */
+export function clausesOf(request: string): string[] {
+  const out: string[] = [];
+  let start = 0;
+  let quoted = false;
+  const space = (c: string | undefined) => c !== undefined && /\s/.test(c);
+  for (let i = 0; i < request.length; i++) {
+    const c = request[i]!;
+    if (c === '"') quoted = !quoted;
+    else if (c === '“') quoted = true;
+    else if (c === '”') quoted = false;
+    if (quoted) continue;
+    const ends = ((c === ',' || c === ';') && space(request[i + 1])) || ('-–—'.includes(c) && space(request[i - 1]) && space(request[i + 1]));
+    if (!ends) continue;
+    out.push(request.slice(start, i));
+    start = i + 1;
+  }
+  out.push(request.slice(start));
+  return out.map((c) => c.trim()).filter(Boolean);
 }
 
 /** The shortest part of a compound word split in two. */
