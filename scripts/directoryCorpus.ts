@@ -19,7 +19,7 @@ export const HELD_OUT_PICK = { seed: 20261126, count: 6, minOps: 80 };
  * The held-out splits kept outside the repository, each with the seed that picked it (`node scripts/pickHeldOut.ts
  * --seed S --after N`) and the providers it chose, written down: a set added to bench/search-eval later changes what
  * a seed picks, never what was held out. Split 2 was measured after the vocabulary work of issue 21, splits 3 and 4
- * after the reading work that followed it, split 5 after the phrasebook, split 6 after the fifth round, split 7 after the sixth, split 8 after the seventh. The requests live outside the repository and
+ * after the reading work that followed it, split 5 after the phrasebook, split 6 after the fifth round, split 7 after the sixth, split 8 after the seventh, split 9 after the eighth. The requests live outside the repository and
  * do not outlive the machine they were written on: a later round writes its split's requests again.
  */
 export const HELD_OUT_SPLITS: { split: number; seed: number; providers: string[] }[] = [
@@ -30,6 +30,7 @@ export const HELD_OUT_SPLITS: { split: number; seed: number; providers: string[]
   { split: 6, seed: 20261130, providers: ['presalytics.io', 'adyen.com', 'walletobjects.googleapis.com', 'biapi.pro', 'netbox.dev', 'opensuse.org'] },
   { split: 7, seed: 20261131, providers: ['rumble.run', 'naviplancentral.com', 'shipengine.com', 'noosh.com', 'fecru.local', 'atlassian.com'] },
   { split: 8, seed: 20261132, providers: ['influxdata.com', 'beezup.com', 'agco-ats.com', 'orthanc-server.com', 'clever-cloud.com', 'docusign.net'] },
+  { split: 9, seed: 20261133, providers: ['increase.com', 'jellyfin.local', 'contract-p.fit', 'googleapis.com', 'britbox.co.uk', 'chaingateway.io'] },
 ];
 
 /** Every provider of a held-out split. */
