@@ -147,6 +147,7 @@ test("an operation's score is the sum of its named parts, rounded", () => {
     'verb',
     'method',
     'self',
+    'who',
     'resource',
     'niche',
     'owner',

@@ -329,6 +329,21 @@ test("the phrasebook's everyday wording reaches an operation whose document neve
   assert.equal(first(s, 'turn down expense claim 42'), 'rejectClaim');
 });
 
+test('a request that asks who is after people: users, attendees, watchers; "who am I" is after the caller', () => {
+  const cat = catalogueOf({
+    '/meetings/{id}': { get: op('getMeeting', 'Get a meeting'), patch: op('updateMeeting', 'Update a meeting') },
+    '/meetings/{id}/recordings': { get: op('listMeetingRecordings', 'List the recordings of a meeting') },
+    '/meetings/{id}/polls': { get: op('listMeetingPolls', 'List the polls of a meeting') },
+    '/past_meetings/{id}/participants': { get: op('listPastMeetingParticipants', 'List past meeting participants') },
+    '/users/me': { get: op('getCurrentUser', 'Get the current user') },
+  });
+  const s = new OperationSearch(cat);
+  // Nothing in "who attended the meeting?" names participants: asking who does.
+  assert.equal(first(s, 'who attended the meeting?'), 'listPastMeetingParticipants');
+  assert.equal(first(s, 'who am I?'), 'getCurrentUser');
+  assert.equal(first(s, 'get the meeting'), 'getMeeting');
+});
+
 test('a phrase of the phrasebook counts word for word: "turn the feature off" is not "turn on"', () => {
   const cat = catalogueOf({
     '/features/{id}/disable': { post: op('disableFeature', 'Disable a feature') },

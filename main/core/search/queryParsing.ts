@@ -23,6 +23,7 @@ import {
   OBJECT_PRONOUNS,
   OBJECT_STARTS,
   OWNER_PREPOSITIONS,
+  PEOPLE_WORDS,
   PHRASE_ENDS,
   QUESTION_WORDS,
   READING_VERBS,
@@ -64,6 +65,10 @@ export interface ReadQuery {
   verbMethod: string | undefined;
   /** The query is about the asker's own things ("my boards", "who am I"). */
   self: boolean;
+  /** The query asks who ("who attended the meeting?", "who's following this ticket?"), not who the asker is ("who am I"). */
+  who: boolean;
+  /** When it asks who: the words for people (PEOPLE_WORDS) this API's names or parameters use, which recall searches too. */
+  peopleTerms: string[];
   /** A question that names no action ("who is on this team?", "which regions are there"): it reads. */
   question: boolean;
   /** A request that opens with a verb naming no action and not one of reading ("like this song", "pin a message"): it writes. */
@@ -118,6 +123,7 @@ export function readQuery(text: string, { vocabulary, learned: learnedVocabulary
   const owners = new Set(ownerNouns(words).flatMap((o) => meanings(o)));
   const asked = askedAction(groups);
   const question = isQuestion(words);
+  const who = words.some((w, i) => w === 'who' && words[i + 1] !== 'am');
   return {
     request: query,
     stemmedGroups: groups.map((g) => ({ words: new Set(g.said.map(stem)), expansions: g.expansions.map(stemmed), action: g.action })),
@@ -135,6 +141,8 @@ export function readQuery(text: string, { vocabulary, learned: learnedVocabulary
     verb,
     verbMethod: asked ? undefined : queryTerms.map((t) => corpusMethod(corrections.get(t) ?? t)).find((m) => m !== undefined),
     self: asksAboutSelf(words),
+    who,
+    peopleTerms: who ? [...PEOPLE_WORDS].filter((w) => vocabulary.has(w)) : [],
     question,
     command: opening !== undefined && !READING_VERBS.has(opening) && corpusMethod(opening) !== 'GET' && !question,
     ending: opening !== undefined && ENDING_VERBS.has(opening),

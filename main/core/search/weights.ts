@@ -45,6 +45,8 @@ export const RECALL_BOOSTS = {
   corpus: 0.3,
   /** Name words of the API a phrase of the query stands for in the phrasebook (phrasebook.ts). */
   phrased: 0.25,
+  /** The words for people (users, members, attendees, watchers…) this API uses, when the query asks who. */
+  people: 0.25,
 } as const;
 
 /** How many of recall's best operations are re-ranked, at least. */
@@ -73,6 +75,8 @@ export const SCORE_WEIGHTS = {
   verbMethod: 0.1,
   /** The query is about the asker's own things ("my boards") and the operation acts on the caller's. */
   self: 0.2,
+  /** The query asks who ("who attended the meeting?") and the operation reads or writes people (its resource is users, members, attendees…). */
+  who: 0.3,
   /** The operation reads or writes the very thing the query is about (its path's last resource is the query's head noun). */
   resource: 0.12,
   /** The thing the query places its object in ("tasks in a project") is a resource of the operation's path before its last. */
