@@ -148,6 +148,7 @@ test("an operation's score is the sum of its named parts, rounded", () => {
     'method',
     'self',
     'who',
+    'onEvent',
     'resource',
     'niche',
     'owner',
@@ -314,6 +315,29 @@ test('a request that sets the scene before it says what to do is read command fi
   // Its verb is the command's: killing ends something, so a deletion or a stop is favoured, not reading the scan.
   const read = readQuery('a discovery scan is taking forever, kill it', { vocabulary: new Set(['scan', 'task', 'stop']), learned: {} });
   assert.deepEqual([read.command, read.ending, read.mainVerb], [true, true, 'kill']);
+});
+
+test('a request to be told when something happens subscribes: its webhooks gain, and "get" is no read there', () => {
+  const catalogue = buildCatalogue({
+    openapi: '3.1.0',
+    info: { title: 'Test', version: '1' },
+    paths: {
+      '/webhooks': { post: { operationId: 'createWebhook', summary: 'Create a webhook', responses: { 200: { description: 'ok' } } } },
+      '/boards/{id}': { get: { operationId: 'getBoard', summary: 'Get a board', responses: { 200: { description: 'ok' } } } },
+    },
+  });
+  const [webhook, board] = catalogue.operations;
+  const known = { vocabulary: new Set(['webhook', 'board', 'get', 'create']), learned: {} };
+  const read = readQuery('get a callback when a board changes', known);
+  assert.deepEqual([read.onEvent, read.asked, read.verb], [true, 'create', undefined]);
+  const part = (op: typeof webhook) => scoreCandidate(op!, operationFeatures(op!, {}, new Set()), read, 1).parts.onEvent;
+  assert.deepEqual([part(webhook), part(board)], [0.3, 0]);
+  // No "when", or nothing that tells: reading, and no subscription.
+  for (const q of ['get a webhook', 'make sure the scans never get purged when the disk fills up']) {
+    const other = readQuery(q, known);
+    assert.equal(other.onEvent, false, q);
+  }
+  assert.equal(readQuery('get a webhook', known).asked, 'get');
 });
 
 test('a short word stands for a longer form of itself, not for another word it starts', () => {

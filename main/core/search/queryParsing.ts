@@ -67,6 +67,8 @@ export interface ReadQuery {
   self: boolean;
   /** The query asks who ("who attended the meeting?", "who's following this ticket?"), not who the asker is ("who am I"). */
   who: boolean;
+  /** The request asks to be told when something happens ("get a callback when a board changes", "alert me when cpu goes above 80%"). */
+  onEvent: boolean;
   /** When it asks who: the words for people (PEOPLE_WORDS) this API's names or parameters use, which recall searches too. */
   peopleTerms: string[];
   /** A question that names no action ("who is on this team?", "which regions are there"): it reads. */
@@ -121,9 +123,13 @@ export function readQuery(text: string, { vocabulary, learned: learnedVocabulary
   const heads = new Set(rawHead ? meanings(rawHead) : []);
   if (verbLike) heads.add(verbLike); // "fork a repository": a fork is what it makes
   const owners = new Set(ownerNouns(words).flatMap((o) => meanings(o)));
-  const asked = askedAction(groups);
   const question = isQuestion(words);
   const who = words.some((w, i) => w === 'who' && words[i + 1] !== 'am');
+  // Being told when something happens: a "when" clause and the words of being told (notify, callback, webhook… the built-in group of webhooks).
+  const onEvent = words.some((w) => w === 'when' || w === 'whenever') && groups.some((g) => g.expansions.includes('webhook'));
+  // "get notified when…", "get a callback when…": getting told of an event is subscribing to it, which makes something, and "get" is not its verb.
+  const subscribes = onEvent && askedAction(groups) === 'get';
+  const asked = subscribes ? 'create' : askedAction(groups);
   return {
     request: query,
     stemmedGroups: groups.map((g) => ({ words: new Set(g.said.map(stem)), expansions: g.expansions.map(stemmed), action: g.action })),
@@ -138,10 +144,11 @@ export function readQuery(text: string, { vocabulary, learned: learnedVocabulary
     phrased,
     phrasedTerms,
     asked,
-    verb,
+    verb: subscribes ? undefined : verb,
     verbMethod: asked ? undefined : queryTerms.map((t) => corpusMethod(corrections.get(t) ?? t)).find((m) => m !== undefined),
     self: asksAboutSelf(words),
     who,
+    onEvent,
     peopleTerms: who ? [...PEOPLE_WORDS].filter((w) => vocabulary.has(w)) : [],
     question,
     command: opening !== undefined && !READING_VERBS.has(opening) && corpusMethod(opening) !== 'GET' && !question,

@@ -12,7 +12,7 @@ import type { ReadQuery } from './queryParsing.ts';
 import { sameVerb } from './synonyms.ts';
 import { extendsAny, extendsWord, someWordExtends } from './textProcessing.ts';
 import { ACTION_FIT, COVERAGE_CREDITS, MAX_UNEXPLAINED_SEGMENTS, NICHE_PENALTIES, SCORE_PRECISION, SCORE_WEIGHTS, SUMMARY_CREDITS } from './weights.ts';
-import { ACTION_WORDS, type Action, DEPRECATION_WORDS, NICHE_WORDS, OTHER_VERBS, PEOPLE_WORDS } from './wordLists.ts';
+import { ACTION_WORDS, type Action, DEPRECATION_WORDS, EVENT_WORDS, NICHE_WORDS, OTHER_VERBS, PEOPLE_WORDS } from './wordLists.ts';
 
 export interface ScoredCandidate {
   /** The sum of the parts, rounded (SCORE_PRECISION). */
@@ -35,6 +35,7 @@ export function scoreCandidate(op: ApiOperation, f: OperationFeatures, read: Rea
     method: read.verbMethod && op.method === read.verbMethod ? SCORE_WEIGHTS.verbMethod : 0,
     self: read.self && f.self ? SCORE_WEIGHTS.self : 0,
     who: read.who && f.resource && PEOPLE_WORDS.has(f.resource) ? SCORE_WEIGHTS.who : 0,
+    onEvent: read.onEvent && f.resource && EVENT_WORDS.has(f.resource) ? SCORE_WEIGHTS.onEvent : 0,
     resource: f.resource && (read.heads.has(f.resource) || (read.head && extendsWord(f.resource, read.head))) ? SCORE_WEIGHTS.resource : 0,
     niche: -niche(op, f.where, queryTerms),
     owner: read.owners.size > 0 && f.segments.slice(0, -1).some((seg) => seg.some((w) => read.owners.has(w))) ? SCORE_WEIGHTS.owner : 0,

@@ -77,6 +77,8 @@ export const SCORE_WEIGHTS = {
   self: 0.2,
   /** The query asks who ("who attended the meeting?") and the operation reads or writes people (its resource is users, members, attendees…). */
   who: 0.3,
+  /** The query asks to be told when something happens ("get a callback when a board changes") and the operation's resource is what tells (a webhook, subscription, alert…). */
+  onEvent: 0.3,
   /** The operation reads or writes the very thing the query is about (its path's last resource is the query's head noun). */
   resource: 0.12,
   /** The thing the query places its object in ("tasks in a project") is a resource of the operation's path before its last. */

@@ -168,6 +168,9 @@ export const QUESTION_WORDS = new Set([
 /** Words that say the query is about the asker's own things ("my boards", "whoami"). */
 export const SELF_WORDS = new Set([...CALLER_WORDS, 'whoami']);
 
+/** What APIs call what tells a caller that something happened: what a request to be told "when…" makes. */
+export const EVENT_WORDS = new Set('webhook hook callback subscription notification alert trigger listener'.split(' '));
+
 /** What APIs call the people an operation reads or writes: what a request that asks "who" is after. */
 export const PEOPLE_WORDS = new Set(
   'user member people person participant attendee recipient follower watcher subscriber collaborator stargazer owner signer assignee contact voter admin viewer guest invitee customer employee registrant panelist reviewer'.split(
