@@ -317,6 +317,15 @@ test('a request that sets the scene before it says what to do is read command fi
   assert.deepEqual([read.command, read.ending, read.mainVerb], [true, true, 'kill']);
 });
 
+test('a request asks who when "who" opens it or follows a verb of showing, not in a relative clause nor about the asker', () => {
+  const known = { vocabulary: new Set(['user', 'issue', 'attendee']), learned: {} };
+  const who = (q: string) => readQuery(q, known).who;
+  assert.deepEqual(['who attended the meeting?', "who's following this ticket?", 'show me who is on this team'].map(who), [true, true, true]);
+  assert.deepEqual(['get the issue and the user who created it', 'who am I?', 'show me who I am'].map(who), [false, false, false]);
+  // Recall searches the words for people this API uses.
+  assert.deepEqual(readQuery('who attended the meeting?', known).peopleTerms.sort(), ['attendee', 'user']);
+});
+
 test('a request to be told when something happens subscribes: its webhooks gain, and "get" is no read there', () => {
   const catalogue = buildCatalogue({
     openapi: '3.1.0',
@@ -332,12 +341,19 @@ test('a request to be told when something happens subscribes: its webhooks gain,
   assert.deepEqual([read.onEvent, read.asked, read.verb], [true, 'create', undefined]);
   const part = (op: typeof webhook) => scoreCandidate(op!, operationFeatures(op!, {}, new Set()), read, 1).parts.onEvent;
   assert.deepEqual([part(webhook), part(board)], [0.3, 0]);
-  // No "when", or nothing that tells: reading, and no subscription.
-  for (const q of ['get a webhook', 'make sure the scans never get purged when the disk fills up']) {
-    const other = readQuery(q, known);
-    assert.equal(other.onEvent, false, q);
-  }
+  // No "when", nothing that tells, or a question of when: no subscription.
+  for (const q of [
+    'get a webhook',
+    'make sure the scans never get purged when the disk fills up',
+    'when was this webhook created?',
+    'when did I get notified?',
+  ])
+    assert.equal(readQuery(q, known).onEvent, false, q);
   assert.equal(readQuery('get a webhook', known).asked, 'get');
+  // Getting what was sent when something happened reads it: only "get notified", "get a callback"… subscribe.
+  const deliveries = readQuery('get the webhook deliveries made when a build failed', known);
+  assert.deepEqual([deliveries.onEvent, deliveries.asked, deliveries.verb], [true, 'get', 'get']);
+  assert.equal(readQuery('get notified whenever a board changes', known).asked, 'create');
 });
 
 test('a short word stands for a longer form of itself, not for another word it starts', () => {

@@ -67,7 +67,7 @@ export interface ReadQuery {
   self: boolean;
   /** The query asks who ("who attended the meeting?", "who's following this ticket?"), not who the asker is ("who am I"). */
   who: boolean;
-  /** The request asks to be told when something happens ("get a callback when a board changes", "alert me when cpu goes above 80%"). */
+  /** The request asks to be told when something happens ("get a callback when a board changes", "notify my server whenever a project changes"), not when something happened ("when was it created?"). */
   onEvent: boolean;
   /** When it asks who: the words for people (PEOPLE_WORDS) this API's names or parameters use, which recall searches too. */
   peopleTerms: string[];
@@ -124,11 +124,11 @@ export function readQuery(text: string, { vocabulary, learned: learnedVocabulary
   if (verbLike) heads.add(verbLike); // "fork a repository": a fork is what it makes
   const owners = new Set(ownerNouns(words).flatMap((o) => meanings(o)));
   const question = isQuestion(words);
-  const who = words.some((w, i) => w === 'who' && words[i + 1] !== 'am');
-  // Being told when something happens: a "when" clause and the words of being told (notify, callback, webhook… the built-in group of webhooks).
-  const onEvent = words.some((w) => w === 'when' || w === 'whenever') && groups.some((g) => g.expansions.includes('webhook'));
+  const who = asksWho(words);
+  // Being told when something happens: a "when" clause, not a question of when, and the words of being told (notify, callback, webhook…: the built-in group of webhooks).
+  const onEvent = words[0] !== 'when' && words.some((w) => w === 'when' || w === 'whenever') && groups.some((g) => g.expansions.includes('webhook'));
   // "get notified when…", "get a callback when…": getting told of an event is subscribing to it, which makes something, and "get" is not its verb.
-  const subscribes = onEvent && askedAction(groups) === 'get';
+  const subscribes = onEvent && askedAction(groups) === 'get' && getsTold(words);
   const asked = subscribes ? 'create' : askedAction(groups);
   return {
     request: query,
@@ -375,6 +375,44 @@ function phrasedWords(
   }
   return { phrased, phrasedTerms };
 }
+
+/**
+ * The request asks who ("who attended the meeting?", "show me who is on this team"): "who" opens it, or follows a
+ * verb of showing or knowing; not a relative clause ("the user who created it"), nor who the asker is ("who am I").
+ */
+function asksWho(words: string[]): boolean {
+  const aboutTheAsker = words.some((w, i) => w === 'i' && (words[i - 1] === 'am' || ['am', 'm'].includes(words[i + 1] ?? ''))); // "who am I", "who I am"
+  return !aboutTheAsker && words.some((w, i) => w === 'who' && (i === 0 || WHO_AFTER.has(words[i - 1]!)));
+}
+
+/** Words after which "who" asks: "show me who…", "tell me who…", "find out who…". */
+const WHO_AFTER = new Set(['show', 'me', 'us', 'see', 'tell', 'list', 'find', 'out', 'check', 'know', 'wondering', 'and']);
+
+/** "get notified", "get a callback", "get an alert": "get" followed, at most an article between, by a word of being told. */
+function getsTold(words: string[]): boolean {
+  return words.some((w, i) => {
+    if (w !== 'get') return false;
+    const next = ['a', 'an'].includes(words[i + 1] ?? '') ? words[i + 2] : words[i + 1];
+    return next !== undefined && TOLD_WORDS.has(next);
+  });
+}
+
+/** Words of being told, after "get". */
+const TOLD_WORDS = new Set([
+  'notified',
+  'notification',
+  'notifications',
+  'callback',
+  'callbacks',
+  'alert',
+  'alerted',
+  'alerts',
+  'pinged',
+  'ping',
+  'webhook',
+  'email',
+  'emailed',
+]);
 
 /** The query is about the asker's own things: "my boards", "who am I", "what I'm following". */
 function asksAboutSelf(words: string[]): boolean {

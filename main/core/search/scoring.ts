@@ -35,7 +35,8 @@ export function scoreCandidate(op: ApiOperation, f: OperationFeatures, read: Rea
     method: read.verbMethod && op.method === read.verbMethod ? SCORE_WEIGHTS.verbMethod : 0,
     self: read.self && f.self ? SCORE_WEIGHTS.self : 0,
     who: read.who && f.resource && PEOPLE_WORDS.has(f.resource) ? SCORE_WEIGHTS.who : 0,
-    onEvent: read.onEvent && f.resource && EVENT_WORDS.has(f.resource) ? SCORE_WEIGHTS.onEvent : 0,
+    // Its last path segment names what tells, whole or in part (`/webhooks`, `/webhook_endpoints`, `/alert_rules`).
+    onEvent: read.onEvent && (f.segments.at(-1) ?? []).some((w) => EVENT_WORDS.has(w)) ? SCORE_WEIGHTS.onEvent : 0,
     resource: f.resource && (read.heads.has(f.resource) || (read.head && extendsWord(f.resource, read.head))) ? SCORE_WEIGHTS.resource : 0,
     niche: -niche(op, f.where, queryTerms),
     owner: read.owners.size > 0 && f.segments.slice(0, -1).some((seg) => seg.some((w) => read.owners.has(w))) ? SCORE_WEIGHTS.owner : 0,
