@@ -5,8 +5,8 @@
 // for (learnt vocabulary), and those the corpus vocabulary and the phrasebook
 // give the words the document says nothing of, the action its main verb asks, its verb, the thing
 // it is about (its head noun) and the things it places that in ("tasks in a
-// project"), and whether it is a question, a command or about the asker's own
-// things.
+// project"), and whether it is a question, a command, about the asker's own
+// things, a question of who, or a request to be told when something happens.
 import type { LearnedVocabulary } from './documentVocabulary.ts';
 import { type TriggeredGroup, askedAction, isBuiltInWord, joinSplitParticles, triggeredGroups } from './synonyms.ts';
 import { isPlural, isStopWord, normalize, someStartsWith, splitWords, stem, terms } from './textProcessing.ts';
@@ -128,8 +128,9 @@ export function readQuery(text: string, { vocabulary, learned: learnedVocabulary
   // Being told when something happens: a "when" clause, not a question of when, and the words of being told (notify, callback, webhook…: the built-in group of webhooks).
   const onEvent = words[0] !== 'when' && words.some((w) => w === 'when' || w === 'whenever') && groups.some((g) => g.expansions.includes('webhook'));
   // "get notified when…", "get a callback when…": getting told of an event is subscribing to it, which makes something, and "get" is not its verb.
-  const subscribes = onEvent && askedAction(groups) === 'get' && getsTold(words);
-  const asked = subscribes ? 'create' : askedAction(groups);
+  const action = askedAction(groups);
+  const subscribes = onEvent && action === 'get' && getsTold(words);
+  const asked = subscribes ? 'create' : action;
   return {
     request: query,
     stemmedGroups: groups.map((g) => ({ words: new Set(g.said.map(stem)), expansions: g.expansions.map(stemmed), action: g.action })),
@@ -381,8 +382,7 @@ function phrasedWords(
  * verb of showing or knowing; not a relative clause ("the user who created it"), nor who the asker is ("who am I").
  */
 function asksWho(words: string[]): boolean {
-  const aboutTheAsker = words.some((w, i) => w === 'i' && (words[i - 1] === 'am' || ['am', 'm'].includes(words[i + 1] ?? ''))); // "who am I", "who I am"
-  return !aboutTheAsker && words.some((w, i) => w === 'who' && (i === 0 || WHO_AFTER.has(words[i - 1]!)));
+  return !saysIAm(words) && words.some((w, i) => w === 'who' && (i === 0 || WHO_AFTER.has(words[i - 1]!)));
 }
 
 /** Words after which "who" asks: "show me who…", "tell me who…", "find out who…". */
@@ -416,7 +416,12 @@ const TOLD_WORDS = new Set([
 
 /** The query is about the asker's own things: "my boards", "who am I", "what I'm following". */
 function asksAboutSelf(words: string[]): boolean {
-  return words.some((w, i) => SELF_WORDS.has(w) || (w === 'i' && ['am', 'm'].includes(words[i + 1] ?? '')) || (w === 'am' && words[i + 1] === 'i'));
+  return words.some((w) => SELF_WORDS.has(w)) || saysIAm(words);
+}
+
+/** "I am", "I'm", "am I": the asker speaks of themselves ("who am I", "who I am"). */
+function saysIAm(words: string[]): boolean {
+  return words.some((w, i) => (w === 'i' && ['am', 'm'].includes(words[i + 1] ?? '')) || (w === 'am' && words[i + 1] === 'i'));
 }
 
 /** A question ("which regions…", "how many…"): one that names no action reads. */

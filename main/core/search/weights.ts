@@ -77,7 +77,7 @@ export const SCORE_WEIGHTS = {
   self: 0.2,
   /** The query asks who ("who attended the meeting?") and the operation reads or writes people (its resource is users, members, attendees…). */
   who: 0.3,
-  /** The query asks to be told when something happens ("get a callback when a board changes") and the operation's resource is what tells (a webhook, subscription, alert…). */
+  /** The query asks to be told when something happens ("get a callback when a board changes") and the operation's last path segment names what tells (a webhook, subscription, alert…). */
   onEvent: 0.3,
   /** The operation reads or writes the very thing the query is about (its path's last resource is the query's head noun). */
   resource: 0.12,
