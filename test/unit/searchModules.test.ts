@@ -17,6 +17,10 @@ import { candidates } from '../../main/core/search/searchIndex.ts';
 import { joinSplitParticles } from '../../main/core/search/synonyms.ts';
 import { extendsWord, stem } from '../../main/core/search/textProcessing.ts';
 
+/** A catalogue of these paths, in a document that has nothing else. */
+const catalogueOf = (paths: Record<string, unknown>) =>
+  buildCatalogue({ openapi: '3.1.0', info: { title: 'Test', version: '1' }, paths } as Parameters<typeof buildCatalogue>[0]);
+
 const vocabulary = new Set(['repo', 'workflow', 'run', 'webhook', 'project', 'task']);
 
 test('a query is read once: its head noun, the things it places that in, its verb, a question, the asker', () => {
@@ -119,19 +123,13 @@ test('the fields an operation returns are read without its links and ids, throug
   const string = { type: 'string' };
   const item = { type: 'object', properties: { id: string, node_id: string, html_url: string, userId: string, tempo: string } };
   const schema = { type: 'object', properties: { data: { type: 'array', items: item }, _links: { type: 'object' }, total: { type: 'integer' } } };
-  const catalogue = buildCatalogue({
-    openapi: '3.1.0',
-    info: { title: 'Test', version: '1' },
-    paths: { '/features': { get: { operationId: 'features.list', responses: okJson(schema) } } },
-  });
+  const catalogue = catalogueOf({ '/features': { get: { operationId: 'features.list', responses: okJson(schema) } } });
   assert.deepEqual(returnedFields(catalogue.operations[0]!), ['data', 'tempo', 'total']);
 });
 
 test("an operation's score is the sum of its named parts, rounded", () => {
-  const catalogue = buildCatalogue({
-    openapi: '3.1.0',
-    info: { title: 'Test', version: '1' },
-    paths: { '/projects/{id}/tasks': { get: { operationId: 'tasks.list', summary: 'List tasks', responses: { 200: { description: 'ok' } } } } },
+  const catalogue = catalogueOf({
+    '/projects/{id}/tasks': { get: { operationId: 'tasks.list', summary: 'List tasks', responses: { 200: { description: 'ok' } } } },
   });
   const op = catalogue.operations[0]!;
   const f = operationFeatures(op, {}, new Set());
@@ -258,15 +256,11 @@ test('every wording of a synonym group the request holds counts, not only its fi
 });
 
 test('a command whose verb names no action favours making, then changing, and rarely deletes; one that clears something deletes', () => {
-  const catalogue = buildCatalogue({
-    openapi: '3.1.0',
-    info: { title: 'Test', version: '1' },
-    paths: {
-      '/meetings': { post: { operationId: 'meetingCreate', summary: 'Create a meeting', responses: { 201: { description: 'ok' } } } },
-      '/meetings/{id}': {
-        patch: { operationId: 'meetingUpdate', summary: 'Update a meeting', responses: { 200: { description: 'ok' } } },
-        delete: { operationId: 'meetingDelete', summary: 'Delete a meeting', responses: { 204: { description: 'gone' } } },
-      },
+  const catalogue = catalogueOf({
+    '/meetings': { post: { operationId: 'meetingCreate', summary: 'Create a meeting', responses: { 201: { description: 'ok' } } } },
+    '/meetings/{id}': {
+      patch: { operationId: 'meetingUpdate', summary: 'Update a meeting', responses: { 200: { description: 'ok' } } },
+      delete: { operationId: 'meetingDelete', summary: 'Delete a meeting', responses: { 204: { description: 'gone' } } },
     },
   });
   const action = (query: string) =>
@@ -327,13 +321,9 @@ test('a request asks who when "who" opens it or follows a verb of showing, not i
 });
 
 test('a request to be told when something happens subscribes: its webhooks gain, and "get" is no read there', () => {
-  const catalogue = buildCatalogue({
-    openapi: '3.1.0',
-    info: { title: 'Test', version: '1' },
-    paths: {
-      '/webhooks': { post: { operationId: 'createWebhook', summary: 'Create a webhook', responses: { 200: { description: 'ok' } } } },
-      '/boards/{id}': { get: { operationId: 'getBoard', summary: 'Get a board', responses: { 200: { description: 'ok' } } } },
-    },
+  const catalogue = catalogueOf({
+    '/webhooks': { post: { operationId: 'createWebhook', summary: 'Create a webhook', responses: { 200: { description: 'ok' } } } },
+    '/boards/{id}': { get: { operationId: 'getBoard', summary: 'Get a board', responses: { 200: { description: 'ok' } } } },
   });
   const [webhook, board] = catalogue.operations;
   const known = { vocabulary: new Set(['webhook', 'board', 'get', 'create']), learned: {} };

@@ -410,14 +410,20 @@ export interface TriggeredGroup {
   readonly action?: Action;
 }
 
-/** The last query's groups: a search across several APIs reads the same query once per API. */
-let lastRead: { query: string; groups: readonly TriggeredGroup[] } | undefined;
+/**
+ * The groups of the last few texts read: a search across several APIs reads the same query once per API, and a
+ * request in clauses reads each clause too (commandFirst), which would push the whole request out of a cache of one.
+ */
+const recentReads = new Map<string, readonly TriggeredGroup[]>();
+const RECENT_READS = 8;
 
 /** The built-in groups a query's wording triggers (shared: never to be changed by the caller). */
 export function triggeredGroups(query: string): readonly TriggeredGroup[] {
-  if (lastRead?.query === query) return lastRead.groups;
+  const known = recentReads.get(query);
+  if (known) return known;
   const groups = findGroups(query);
-  lastRead = { query, groups };
+  if (recentReads.size >= RECENT_READS) recentReads.delete(recentReads.keys().next().value!);
+  recentReads.set(query, groups);
   return groups;
 }
 
