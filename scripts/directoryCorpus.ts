@@ -31,6 +31,7 @@ export const HELD_OUT_SPLITS: { split: number; seed: number; providers: string[]
   { split: 7, seed: 20261131, providers: ['rumble.run', 'naviplancentral.com', 'shipengine.com', 'noosh.com', 'fecru.local', 'atlassian.com'] },
   { split: 8, seed: 20261132, providers: ['influxdata.com', 'beezup.com', 'agco-ats.com', 'orthanc-server.com', 'clever-cloud.com', 'docusign.net'] },
   { split: 9, seed: 20261133, providers: ['increase.com', 'jellyfin.local', 'contract-p.fit', 'googleapis.com', 'britbox.co.uk', 'chaingateway.io'] },
+  { split: 10, seed: 20261134, providers: ['launchdarkly.com', 'trakt.tv', 'api2cart.com', 'tfl.gov.uk', 'portfoliooptimizer.io', 'unicourt.com'] },
 ];
 
 /** Every provider of a held-out split. */
