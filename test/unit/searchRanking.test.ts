@@ -436,3 +436,40 @@ test('a short word stands for a longer one only as its longer form: "repo" is no
   assert.equal(first(s, 'list my repos'), 'listRepositories');
   assert.equal(first(s, 'get team info'), 'team_info');
 });
+
+test('a summary that could head any operation of its kind ("Inserts a new resource into this collection") gives way to the name', () => {
+  const cat = catalogueOf({
+    '/youtube/v3/videos': {
+      post: op('youtube.videos.insert', 'Inserts a new resource into this collection.', {
+        description: "Uploads a video to YouTube and optionally sets the video's metadata.",
+      }),
+      get: op('youtube.videos.list', 'Retrieves a list of resources, possibly filtered.'),
+    },
+    '/youtube/v3/videos/reportAbuse': { post: op('youtube.videos.reportAbuse', 'Report abuse for a video.') },
+    '/youtube/v3/videos/rate': { post: op('youtube.videos.rate', 'Adds a like or dislike rating to a video or removes a rating from a video.') },
+  });
+  const s = new OperationSearch(cat);
+  // Reporting abuse said "video" in its summary; inserting one said only "resource".
+  assert.equal(first(s, 'upload a video'), 'youtube.videos.insert');
+  assert.equal(first(s, 'report abuse on a video'), 'youtube.videos.reportAbuse');
+});
+
+test('a value in a request ("invoice 1234", "$1,200") is never the thing it is about', () => {
+  const known = { vocabulary: new Set(['invoice', 'charge', 'wire', 'transfer']), learned: {} };
+  const head = (q: string) => readQuery(q, known).head;
+  assert.deepEqual(['show invoice 1234', 'refund charge ch_123 for 500', 'void invoice in_1AB2'].map(head), ['invoice', 'charge', 'invoice']);
+});
+
+test('a request that puts a person into a thing ("add someone to a channel") is after its members, like one that asks who', () => {
+  const known = { vocabulary: new Set(['channel', 'member', 'user']), learned: {} };
+  const who = (q: string) => readQuery(q, known).who;
+  assert.deepEqual(['add someone to a channel', 'invite a user to my board', 'add alice@example.com to the envelope'].map(who), [true, true, true]);
+  // No person, or no thing to put one into.
+  assert.deepEqual(['add a topic to a channel', 'create a user', 'list users'].map(who), [false, false, false]);
+  const cat = catalogueOf({
+    '/chat/channels': { post: op('createChannel', 'Create a channel'), get: op('listChannels', 'List channels') },
+    '/chat/channels/{id}': { patch: op('updateChannel', 'Update a channel') },
+    '/chat/channels/{id}/members': { post: op('inviteChannelMembers', 'Invite channel members') },
+  });
+  assert.equal(first(new OperationSearch(cat), 'add people to a chat channel'), 'inviteChannelMembers');
+});

@@ -170,12 +170,27 @@ function actsOnSelf(op: ApiOperation, names: Set<string>): boolean {
   return op.parameters.some((p) => p.in === 'path' && SELF_PARAM.test(p.description ?? ''));
 }
 
+/** What a summary calls the thing when it could head any operation of its kind: "a new resource", "the specified item". */
+const GENERIC_THINGS = new Set(['resource', 'collection', 'item', 'entity', 'object', 'record', 'element']);
+
 /**
- * The terms of what the operation says it does: its summary, else its description's first sentence, else its name:
+ * A summary that could head any operation of its kind ("Inserts a new resource into this collection.", Google's
+ * documents throughout): it calls the thing generically and names no word of the operation's path, where the thing is.
+ */
+function isGeneric(said: string[], op: ApiOperation): boolean {
+  const pathWords = pathSegments(op.path).flat();
+  return (
+    said.some((w) => GENERIC_THINGS.has(w)) && pathWords.length > 0 && !said.some((w) => pathWords.some((p) => p === w || p.startsWith(w) || w.startsWith(p)))
+  );
+}
+
+/**
+ * The terms of what the operation says it does: its summary, else its description's first sentence, else (when
+ * neither is given, or the one given is generic) its name:
  * its operationId, or its method and its path's literal segments (`DELETE /users/{id}` → delete user).
  */
 function summaryTerms(op: ApiOperation): string[] {
   const said = terms(summaryOf(op));
-  if (said.length > 0) return said;
+  if (said.length > 0 && !isGeneric(said, op)) return said;
   return terms(op.operationId ?? `${op.method.toLowerCase()} ${pathSegments(op.path).flat().join(' ')}`);
 }

@@ -124,7 +124,8 @@ export function readQuery(text: string, { vocabulary, learned: learnedVocabulary
   if (verbLike) heads.add(verbLike); // "fork a repository": a fork is what it makes
   const owners = new Set(ownerNouns(words).flatMap((o) => meanings(o)));
   const question = isQuestion(words);
-  const who = asksWho(words);
+  // "who attended?", or "add someone to a channel": a person put into a thing is a member of it.
+  const who = asksWho(words) || (owners.size > 0 && (PERSON_OBJECTS.has(rawHead ?? '') || /\S@\S+\.\w/.test(text)));
   // Being told when something happens: a "when" clause, not a question of when, and the words of being told (notify, callback, webhook…: the built-in group of webhooks).
   const onEvent = words[0] !== 'when' && words.some((w) => w === 'when' || w === 'whenever') && groups.some((g) => g.expansions.includes('webhook'));
   // "get notified when…", "get a callback when…": getting told of an event is subscribing to it, which makes something, and "get" is not its verb.
@@ -385,6 +386,22 @@ function asksWho(words: string[]): boolean {
   return !saysIAm(words) && words.some((w, i) => w === 'who' && (i === 0 || WHO_AFTER.has(words[i - 1]!)));
 }
 
+/** A request's object that is a person ("add someone to…", "invite a user to…"), stemmed. */
+const PERSON_OBJECTS = new Set([
+  'someone',
+  'somebody',
+  'user',
+  'person',
+  'people',
+  'member',
+  'teammate',
+  'colleague',
+  'coworker',
+  'collaborator',
+  'friend',
+  'guest',
+]);
+
 /** Words after which "who" asks: "show me who…", "tell me who…", "find out who…". */
 const WHO_AFTER = new Set(['show', 'me', 'us', 'see', 'tell', 'list', 'find', 'out', 'check', 'know', 'wondering', 'and']);
 
@@ -434,7 +451,15 @@ function isQuestion(words: string[]): boolean {
  * whether it is written in the plural (isPlural: "runs", not "canvas").
  */
 function headNoun(query: string, isVerb: (w: string) => boolean): { head: string | undefined; plural: boolean } {
-  const words = splitWords(normalize(query));
+  // A value ("invoice 1234", "$1,200", "ch_123") is not the thing: the noun before it is.
+  const words = splitWords(
+    normalize(
+      query
+        .split(/\s+/)
+        .filter((t) => !/\d/.test(t))
+        .join(' '),
+    ),
+  );
   let i = 0;
   let determined = false; // after "the", "a", "my"… a verb-like word is the noun ("get the lists")
   while (i < words.length && (LEADING.has(words[i]!) || (!determined && isVerb(stem(words[i]!))) || isStopWord(words[i]!))) {
