@@ -502,3 +502,17 @@ test('a view of a thing ("details of an order", "the data for this board") is ab
   // A list is a thing where an API has lists: "the lists on a board" is about lists.
   assert.deepEqual(['get the lists on a board', 'order details'].map(head), ['list', 'detail']);
 });
+
+test('a path ending in a parameter that filters (`/orders/status/{status}`) lists, one ending in an id reads one', () => {
+  const cat = catalogueOf({
+    '/orders.json': { get: op('listOrders', 'Retrieve all Orders.') },
+    '/orders/{id}.json': { get: op('getOrder', 'Retrieve a single Order.') },
+    '/orders/status/{status}.json': { get: op('listOrdersByStatus', 'Retrieve Orders filtered by Status.') },
+  });
+  const s = new OperationSearch(cat);
+  const action = (q: string, id: string) => s.rank(q).find((h) => h.op.id === id)!.parts.action!;
+  // Listing paid orders: the status filter lists them as well as the whole list does; reading one order does not.
+  assert.equal(action('list orders by status', 'listOrdersByStatus'), action('list orders by status', 'listOrders'));
+  assert.ok(action('list orders by status', 'getOrder') < 0);
+  assert.equal(first(s, 'get order 330'), 'getOrder');
+});

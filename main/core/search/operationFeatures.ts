@@ -86,7 +86,7 @@ function operationVerb(op: ApiOperation): string | undefined {
 
 /** A GET named "get" reads one thing or many: many when its object is plural ("Get tasks from a project") or its path is a collection. */
 function readsMany(op: ApiOperation): boolean {
-  if (/\}\/?$/.test(op.path)) return false;
+  if (endsWithOne(op.path)) return false;
   const words = splitWords(op.summary ?? firstSentence(op.description)).map(normalize);
   const object = words.slice(1).find((w) => !isStopWord(w) && !OWNER_NOT_OBJECT.includes(w));
   if (object && MANY_WORDS.includes(object)) return true;
@@ -95,6 +95,15 @@ function readsMany(op: ApiOperation): boolean {
   const plural = segment.length > 3 && !segment.startsWith('{') && isPlural(normalize(segment));
   // "Get the customer's subscriptions" at /customers/{id}/subscriptions: a plural collection reads many, whatever the summary's object.
   return plural;
+}
+
+/** Path parameters that filter a collection rather than name one of its things (`/orders/status/{status}`). */
+const FILTER_PARAMS = /^(status|state|type|kind|category|filter|sort|order_?by|period|year|month|format|lang|language|locale)$/i;
+
+/** The path ends in a parameter that names one thing (`/users/{id}`), not in one that filters (`/orders/status/{status}`). */
+function endsWithOne(path: string): boolean {
+  const last = /\{([^}]+)\}\/?$/.exec(path);
+  return last !== null && !FILTER_PARAMS.test(last[1]!);
 }
 
 /** The last words of a call-style path that reads one thing (`/order.info.json`, `/users.show`). */
@@ -125,7 +134,7 @@ function operationAction(op: ApiOperation, verb: string | undefined): Action | u
     case 'PATCH':
       return 'update';
     case 'GET':
-      return /\}\/?$/.test(op.path) || readsOneById(op) ? 'get' : 'list';
+      return endsWithOne(op.path) || readsOneById(op) ? 'get' : 'list';
     default:
       return undefined;
   }
