@@ -33,6 +33,7 @@ export const HELD_OUT_SPLITS: { split: number; seed: number; providers: string[]
   { split: 9, seed: 20261133, providers: ['increase.com', 'jellyfin.local', 'contract-p.fit', 'googleapis.com', 'britbox.co.uk', 'chaingateway.io'] },
   { split: 10, seed: 20261134, providers: ['launchdarkly.com', 'trakt.tv', 'api2cart.com', 'tfl.gov.uk', 'portfoliooptimizer.io', 'unicourt.com'] },
   { split: 11, seed: 20261135, providers: ['zuora.com', 'gitlab.com', 'osf.io', 'etherpad.local', 'alertersystem.com', 'jumpseller.com'] },
+  { split: 12, seed: 20261136, providers: ['figshare.com', 'snyk.io', 'mux.com', 'circuitsandbox.net', 'swaggerhub.com', 'fec.gov'] },
 ];
 
 /** Every provider of a held-out split. */
