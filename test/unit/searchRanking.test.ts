@@ -246,9 +246,9 @@ test('a request opening with a thing is no command, and a word inside a longer v
   const s = new OperationSearch(cat);
   assert.equal(first(s, 'commits in a repository'), 'repos.listCommits');
   const parts = (q: string, id: string) => s.rank(q).find((h) => h.op.id === id)!.parts;
-  // COMMIT_MESSAGES holds "commit", but the operation does not take the verb: no verb credit, and updating the repository does not come first.
+  // COMMIT_MESSAGES holds "commit", but the operation does not take the verb: no verb credit, and the commit is made first.
   assert.equal(parts('commit to a repository', 'repos.update').verb, 0);
-  assert.notEqual(first(s, 'commit to a repository'), 'repos.update');
+  assert.equal(first(s, 'commit to a repository'), 'git.createCommit');
 });
 
 test('an operation on a thing the request does not name loses a little ("list workspaces" is not about their projects)', () => {
@@ -454,18 +454,34 @@ test('a summary that could head any operation of its kind ("Inserts a new resour
   assert.equal(first(s, 'report abuse on a video'), 'youtube.videos.reportAbuse');
 });
 
-test('a value in a request ("invoice 1234", "$1,200") is never the thing it is about', () => {
-  const known = { vocabulary: new Set(['invoice', 'charge', 'wire', 'transfer']), learned: {} };
+test('a value in a request ("invoice 1234", "$1,200") is never the thing it is about; a word with a digit ("2fa", "mp4") may be', () => {
+  const known = { vocabulary: new Set(['invoice', 'charge', 'wire', 'transfer', 'user', 'order', 'video']), learned: {} };
   const head = (q: string) => readQuery(q, known).head;
-  assert.deepEqual(['show invoice 1234', 'refund charge ch_123 for 500', 'void invoice in_1AB2'].map(head), ['invoice', 'charge', 'invoice']);
+  assert.deepEqual(
+    [
+      'show invoice 1234',
+      'refund charge ch_123 for 500',
+      'void invoice in_1AB2',
+      'get invoice#1234',
+      'show order:10452',
+      'get user/42',
+      'wire $1,200 to account 987',
+    ].map(head),
+    ['invoice', 'charge', 'invoice', 'invoice', 'order', 'user', 'wire'],
+  );
+  assert.deepEqual(['enable 2fa for a user', 'upload an mp4', 'recent commits on the develop branch'].map(head), ['2fa', 'mp4', 'commit']);
 });
 
 test('a request that puts a person into a thing ("add someone to a channel") is after its members, like one that asks who', () => {
   const known = { vocabulary: new Set(['channel', 'member', 'user']), learned: {} };
   const who = (q: string) => readQuery(q, known).who;
   assert.deepEqual(['add someone to a channel', 'invite a user to my board', 'add alice@example.com to the envelope'].map(who), [true, true, true]);
-  // No person, or no thing to put one into.
+  // No person, or no thing to put one into, or nobody put anywhere: an address the request sends to, a person it reads or removes.
   assert.deepEqual(['add a topic to a channel', 'create a user', 'list users'].map(who), [false, false, false]);
+  assert.deepEqual(
+    ['send invoice to customer bob@acme.com', 'list messages from alice@example.com', 'get the user for this ticket', 'delete a user from my account'].map(who),
+    [false, false, false, false],
+  );
   const cat = catalogueOf({
     '/chat/channels': { post: op('createChannel', 'Create a channel'), get: op('listChannels', 'List channels') },
     '/chat/channels/{id}': { patch: op('updateChannel', 'Update a channel') },
@@ -499,8 +515,29 @@ test('a view of a thing ("details of an order", "the data for this board") is ab
   const known = { vocabulary: new Set(['order', 'user', 'board', 'list']), learned: {} };
   const head = (q: string) => readQuery(q, known).head;
   assert.deepEqual(['get details of order 10452', 'show the details about a user', 'show me the data for this board'].map(head), ['order', 'user', 'board']);
-  // A list is a thing where an API has lists: "the lists on a board" is about lists.
-  assert.deepEqual(['get the lists on a board', 'order details'].map(head), ['list', 'detail']);
+  // A list is a thing where an API has lists: "the lists on a board" is about lists; a view of nothing named is the thing.
+  assert.deepEqual(['get the lists on a board', 'order details', 'show details for me'].map(head), ['list', 'detail', 'detail']);
+  // The view stays among what the request is about: an API may keep a user's data apart from the user.
+  const cat = catalogueOf({
+    '/users/{id}': { delete: op('deleteUser', 'Delete a user') },
+    '/users/{id}/data': { delete: op('deleteUserData', "Delete a user's data") },
+  });
+  assert.equal(first(new OperationSearch(cat), 'delete data for a user'), 'deleteUserData');
+});
+
+test('a call-style GET that requires an id reads one, unless it says it reads many; a summary naming its thing otherwise is no generic one', () => {
+  const required = { parameters: [{ name: 'id', in: 'query', required: true, schema: { type: 'string' } }] };
+  const cat = catalogueOf({
+    '/product': { get: op('getProduct', 'Product by id', required) },
+    '/playlist.tracks': { get: op('playlistTracks', 'Get the tracks of a playlist', required) },
+    '/clients/{id}': { patch: op('updateClient', 'Update a customer record'), delete: op('deleteClient', 'Delete a client') },
+  });
+  const s = new OperationSearch(cat);
+  const action = (q: string, id: string) => s.rank(q).find((h) => h.op.id === id)!.parts.action!;
+  assert.ok(action('get a product', 'getProduct') > action('list products', 'getProduct'));
+  assert.ok(action('list the tracks of a playlist', 'playlistTracks') > action('get the tracks of a playlist', 'playlistTracks'));
+  // "Update a customer record" names a customer: it is read as written, not as "patch client".
+  assert.equal(first(s, 'update a customer'), 'updateClient');
 });
 
 test('a path ending in a parameter that filters (`/orders/status/{status}`) lists, one ending in an id reads one', () => {
@@ -515,4 +552,18 @@ test('a path ending in a parameter that filters (`/orders/status/{status}`) list
   assert.equal(action('list orders by status', 'listOrdersByStatus'), action('list orders by status', 'listOrders'));
   assert.ok(action('list orders by status', 'getOrder') < 0);
   assert.equal(first(s, 'get order 330'), 'getOrder');
+  // One of a collection of those very things, or of a format (`/users/{id}.{format}`), is one thing.
+  const one = new OperationSearch(
+    catalogueOf({
+      '/categories/{category}': { get: op('categoryByName', 'Category by name') },
+      '/users/{id}.{format}': { get: op('userById', 'User by id') },
+    }),
+  );
+  assert.ok(
+    one.rank('get a category').find((h) => h.op.id === 'categoryByName')!.parts.action! >
+      one.rank('list categories').find((h) => h.op.id === 'categoryByName')!.parts.action!,
+  );
+  assert.ok(
+    one.rank('get a user').find((h) => h.op.id === 'userById')!.parts.action! > one.rank('list users').find((h) => h.op.id === 'userById')!.parts.action!,
+  );
 });

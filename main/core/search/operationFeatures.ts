@@ -91,38 +91,54 @@ function readsMany(op: ApiOperation): boolean {
   const object = words.slice(1).find((w) => !isStopWord(w) && !OWNER_NOT_OBJECT.includes(w));
   if (object && MANY_WORDS.includes(object)) return true;
   if (object && object.length > 3 && isPlural(object)) return true;
-  const segment = op.path.split(/[/.]/).filter(Boolean).pop() ?? '';
+  const segment = lastPathWord(op.path);
+  // `/order.list.json` with no summary: its last word says it lists.
+  if (segment.toLowerCase() === 'list') return true;
   const plural = segment.length > 3 && !segment.startsWith('{') && isPlural(normalize(segment));
   // "Get the customer's subscriptions" at /customers/{id}/subscriptions: a plural collection reads many, whatever the summary's object.
   return plural;
 }
 
+/** The last word of a path (`/order.info` → info, `/users/{id}` → {id}). */
+function lastPathWord(path: string): string {
+  return path.split(/[/.]/).filter(Boolean).pop() ?? '';
+}
+
 /** Path parameters that filter a collection rather than name one of its things (`/orders/status/{status}`). */
 const FILTER_PARAMS = /^(status|state|type|kind|category|filter|sort|order_?by|period|year|month|format|lang|language|locale)$/i;
 
-/** The path ends in a parameter that names one thing (`/users/{id}`), not in one that filters (`/orders/status/{status}`). */
+/**
+ * The path ends in a parameter that names one thing (`/users/{id}`, `/categories/{category}`), not in one that
+ * filters a collection (`/orders/status/{status}`, `/orders/{status}`).
+ */
 function endsWithOne(path: string): boolean {
-  const last = /\{([^}]+)\}\/?$/.exec(path);
-  return last !== null && !FILTER_PARAMS.test(last[1]!);
+  const last = /([^/{}]*)\/\{([^}]+)\}\/?$/.exec(path) ?? /()\{([^}]+)\}\/?$/.exec(path);
+  if (!last) return false;
+  const [, before, param] = last as unknown as [string, string, string];
+  if (!FILTER_PARAMS.test(param)) return true;
+  // The collection of those very things (`/categories/{category}`, `/statuses/{status}`): one of them.
+  const p = param.toLowerCase();
+  const plurals = [`${p}s`, `${p}es`, ...(p.endsWith('y') ? [`${p.slice(0, -1)}ies`] : [])];
+  return plurals.includes(before.toLowerCase());
 }
 
 /** The last words of a call-style path that reads one thing (`/order.info.json`, `/users.show`). */
 const READS_ONE = new Set(['info', 'detail', 'details', 'show', 'get']);
 
-/**
- * A GET of a call-style API that reads one thing without naming it in its path: its last word says so
- * (`/order.info.json`), or it requires the thing's `id` as a query parameter (`/product.info.json?id=…`).
- */
-function readsOneById(op: ApiOperation): boolean {
-  if (op.method !== 'GET') return false;
-  const last = op.path.split(/[/.]/).filter(Boolean).pop()?.toLowerCase() ?? '';
-  return READS_ONE.has(last) || op.parameters.some((p) => p.in === 'query' && p.required && p.name === 'id');
+/** A call-style path whose last word says it reads one thing (`/order.info.json`, `/users.show`). */
+function saysOne(op: ApiOperation): boolean {
+  return READS_ONE.has(lastPathWord(op.path).toLowerCase());
+}
+
+/** A GET that requires the `id` of what it reads as a query parameter (`/product.info.json?id=…`). */
+function takesId(op: ApiOperation): boolean {
+  return op.parameters.some((p) => p.in === 'query' && p.required && p.name === 'id');
 }
 
 function operationAction(op: ApiOperation, verb: string | undefined): Action | undefined {
   if (verb && OTHER_VERBS.has(verb) && !ACTION_WORDS[verb]) return undefined;
   const named = verb ? ACTION_WORDS[verb] : undefined;
-  if (named === 'get' && op.method === 'GET') return readsMany(op) && !readsOneById(op) ? 'list' : 'get';
+  if (named === 'get' && op.method === 'GET') return readsMany(op) && !saysOne(op) ? 'list' : 'get';
   if (named) return named === 'replace' && op.method === 'PATCH' ? 'update' : named;
   switch (op.method) {
     case 'POST':
@@ -134,14 +150,15 @@ function operationAction(op: ApiOperation, verb: string | undefined): Action | u
     case 'PATCH':
       return 'update';
     case 'GET':
-      return endsWithOne(op.path) || readsOneById(op) ? 'get' : 'list';
+      // An `id` it requires names the one thing it reads, unless its summary or path says many (`/playlist.tracks?id=…` lists a playlist's tracks).
+      return endsWithOne(op.path) || saysOne(op) || (takesId(op) && !readsMany(op)) ? 'get' : 'list';
     default:
       return undefined;
   }
 }
 
-/** File extensions some APIs end their paths with: the format of the answer. */
-const FORMAT_SUFFIX = /\.(json|xml|ya?ml|csv|txt|html?|php|aspx?|atom|rss)(?=\/|$)/gi;
+/** File extensions some APIs end their paths with, written out or as a parameter (`/users/{id}.{format}`): the format of the answer. */
+const FORMAT_SUFFIX = /\.(json|xml|ya?ml|csv|txt|html?|php|aspx?|atom|rss|\{[^}/]+\})(?=\/|$)/gi;
 
 /** The path without the format extensions of its segments (`/order.list.json` → `/order.list`). */
 export function withoutFormat(path: string): string {
@@ -204,15 +221,21 @@ function actsOnSelf(op: ApiOperation, names: Set<string>): boolean {
 
 /** What a summary calls the thing when it could head any operation of its kind: "a new resource", "the specified item". */
 const GENERIC_THINGS = new Set(['resource', 'collection', 'item', 'entity', 'object', 'record', 'element']);
+/** The other words of such a summary ("Retrieves a list of resources, possibly filtered."), as terms() gives them. */
+const GENERIC_FILLER = new Set(['new', 'specified', 'existing', 'given', 'list', 'possibly', 'filtered', 'single', 'one', 'multiple', 'matching']);
 
 /**
  * A summary that could head any operation of its kind ("Inserts a new resource into this collection.", Google's
- * documents throughout): it calls the thing generically and names no word of the operation's path, where the thing is.
+ * documents throughout): it calls the thing generically, says nothing else but its verb, and names no word of the
+ * operation's path, where the thing is ("Update a customer record" names a customer, and is no such summary).
  */
 function isGeneric(said: string[], op: ApiOperation): boolean {
   const pathWords = pathSegments(op.path).flat();
   return (
-    said.some((w) => GENERIC_THINGS.has(w)) && pathWords.length > 0 && !said.some((w) => pathWords.some((p) => p === w || p.startsWith(w) || w.startsWith(p)))
+    said.some((w) => GENERIC_THINGS.has(w)) &&
+    said.every((w) => GENERIC_THINGS.has(w) || GENERIC_FILLER.has(w) || isVerb(w)) &&
+    pathWords.length > 0 &&
+    !said.some((w) => pathWords.some((p) => p === w || p.startsWith(w) || w.startsWith(p)))
   );
 }
 

@@ -118,20 +118,26 @@ export function readQuery(text: string, { vocabulary, learned: learnedVocabulary
     const fixed = corrections.get(word) ?? word;
     return [fixed, ...(learned.get(word) ?? learnedFor(learnedVocabulary, fixed) ?? corpus.get(word) ?? phrased.get(word) ?? []), ...synonymsOf(groups, word)];
   };
-  const { head: rawHead, plural } = headNoun(query, isQueryVerb);
+  const nouns = nounWords(query);
+  const { head: rawHead, plural, view } = headNoun(nouns, isQueryVerb);
   const head = rawHead && (corrections.get(rawHead) ?? rawHead);
-  const heads = new Set(rawHead ? meanings(rawHead) : []);
+  const heads = new Set([...(rawHead ? meanings(rawHead) : []), ...(view ? meanings(view) : [])]);
   if (verbLike) heads.add(verbLike); // "fork a repository": a fork is what it makes
-  const owners = new Set(ownerNouns(words).flatMap((o) => meanings(o)));
+  const ownerWords = ownerNouns(nouns);
+  const owners = new Set(ownerWords.flatMap((o) => meanings(o)));
   const question = isQuestion(words);
-  // "who attended?", or "add someone to a channel": a person put into a thing is a member of it.
-  const who = asksWho(words) || (owners.size > 0 && (PERSON_OBJECTS.has(rawHead ?? '') || /\S@\S+\.\w/.test(text)));
   // Being told when something happens: a "when" clause, not a question of when, and the words of being told (notify, callback, webhook…: the built-in group of webhooks).
   const onEvent = words[0] !== 'when' && words.some((w) => w === 'when' || w === 'whenever') && groups.some((g) => g.expansions.includes('webhook'));
   // "get notified when…", "get a callback when…": getting told of an event is subscribing to it, which makes something, and "get" is not its verb.
   const action = askedAction(groups);
   const subscribes = onEvent && action === 'get' && getsTold(words);
   const asked = subscribes ? 'create' : action;
+  // "who attended?"; or "add someone to a channel", "invite bob@acme.com to the board": a person put into a thing is one of its members.
+  const putsPerson =
+    (asked === 'create' || asked === 'update' || PUTTING_VERBS.has(mainVerb ?? '')) &&
+    ownerWords.length > 0 &&
+    ((rawHead !== undefined && PERSON_OBJECTS.has(rawHead) && !ownerWords.includes(rawHead)) || emailBeforeOwner(query));
+  const who = asksWho(words) || putsPerson;
   return {
     request: query,
     stemmedGroups: groups.map((g) => ({ words: new Set(g.said.map(stem)), expansions: g.expansions.map(stemmed), action: g.action })),
@@ -386,6 +392,17 @@ function asksWho(words: string[]): boolean {
   return !saysIAm(words) && words.some((w, i) => w === 'who' && (i === 0 || WHO_AFTER.has(words[i - 1]!)));
 }
 
+/** The verbs of putting someone somewhere ("add", "invite"…), beside the actions of making and changing. */
+const PUTTING_VERBS = new Set(['add', 'invite', 'assign', 'put', 'bring', 'include']);
+
+/** An email address the request puts somewhere: it comes before the words that place it ("add bob@acme.com to…", not "send an invoice to bob@acme.com"). */
+function emailBeforeOwner(query: string): boolean {
+  const tokens = query.toLowerCase().split(/\s+/);
+  const email = tokens.findIndex((t) => /^\S+@\S+\.\w+$/.test(t.replace(/[^\p{L}\p{N}]+$/u, '')));
+  const owner = tokens.findIndex((t) => OWNER_PREPOSITIONS.has(t));
+  return email >= 0 && owner > email;
+}
+
 /** A request's object that is a person ("add someone to…", "invite a user to…"), stemmed. */
 const PERSON_OBJECTS = new Set([
   'someone',
@@ -446,33 +463,48 @@ function isQuestion(words: string[]): boolean {
   return QUESTION_WORDS.has(words[0] ?? '') || (words[0] === 'how' && ['many', 'much'].includes(words[1] ?? ''));
 }
 
-/**
- * The thing a request is about: the last word of its first noun phrase ("list workflow runs for a repo" → run), and
- * whether it is written in the plural (isPlural: "runs", not "canvas").
- */
-function headNoun(query: string, isVerb: (w: string) => boolean): { head: string | undefined; plural: boolean } {
-  // A value ("invoice 1234", "$1,200", "ch_123") is not the thing: the noun before it is.
-  const words = splitWords(
+/** A value, not a word ("1234", "$1,200", "2024-01-31", "ch_123", "p-42", "CASE123", "bob@acme.com"); "2fa", "mp4", "ec2", "oauth2" are words. */
+export function isValue(token: string): boolean {
+  const t = token.replace(/^[^\p{L}\p{N}$@]+|[^\p{L}\p{N}]+$/gu, '');
+  if (!/\d/.test(t)) return /^\S+@\S+\.\w+$/.test(t);
+  const digits = t.replace(/\D/g, '').length;
+  return !/\p{L}/u.test(t) || /[_-]/.test(t) || (t.length >= 5 && digits >= 2) || /@/.test(t);
+}
+
+/** A request's words, its values left out ("show invoice 1234", "invoice#1234", "user/42"): where its nouns are read. */
+function nounWords(query: string): string[] {
+  return splitWords(
     normalize(
       query
-        .split(/\s+/)
-        .filter((t) => !/\d/.test(t))
+        .split(/[\s#:/()]+/)
+        .filter((t) => t && !isValue(t))
         .join(' '),
     ),
   );
+}
+
+/**
+ * The thing a request is about: the last word of its first noun phrase ("list workflow runs for a repo" → run), and
+ * whether it is written in the plural (isPlural: "runs", not "canvas"). A view of a thing ("details of order 10452",
+ * "the data for this board") is about the thing, and the view is kept too: an API may have `/users/{id}/data`.
+ */
+function headNoun(words: string[], isVerb: (w: string) => boolean): { head: string | undefined; plural: boolean; view: string | undefined } {
   let i = 0;
   let determined = false; // after "the", "a", "my"… a verb-like word is the noun ("get the lists")
-  while (i < words.length && (LEADING.has(words[i]!) || (!determined && isVerb(stem(words[i]!))) || isStopWord(words[i]!))) {
+  // A plural is a thing, not a verb ("recent commits", "runs of a workflow").
+  while (i < words.length && (LEADING.has(words[i]!) || (!determined && isVerb(stem(words[i]!)) && !isPlural(words[i]!)) || isStopWord(words[i]!))) {
     if (NOUN_MARKERS.has(words[i]!)) determined = true;
     i++;
   }
   let head: string | undefined;
   let plural = false;
+  let view: { head: string; plural: boolean } | undefined;
   for (; i < words.length; i++) {
     const w = words[i]!;
-    // "details of order 10452", "info about a user": a view of a thing is about the thing.
-    if (head && VIEWS.has(head) && VIEW_OF.has(w)) {
+    if (head && !view && VIEWS.has(head) && VIEW_OF.has(w)) {
+      view = { head, plural };
       head = undefined;
+      plural = false;
       continue;
     }
     if (PHRASE_ENDS.has(w) || (head && isStopWord(w))) break;
@@ -481,7 +513,9 @@ function headNoun(query: string, isVerb: (w: string) => boolean): { head: string
       plural = isPlural(w);
     }
   }
-  return { head, plural };
+  // Nothing nameable after the view ("show details for me"): the view is the thing.
+  if (view && !head) return { ...view, view: undefined };
+  return { head, plural, view: view?.head };
 }
 
 /** Words for a view of a thing rather than a thing ("details of an order"), stemmed; and the words that join them to it. */
@@ -497,7 +531,7 @@ function ownerNouns(words: string[]): string[] {
     for (let j = i + 1; j < words.length; j++) {
       const w = words[j]!;
       if (PHRASE_ENDS.has(w) || OWNER_PREPOSITIONS.has(w)) break;
-      if (isStopWord(w) || LEADING.has(w) || /^\d+$/.test(w)) {
+      if (isStopWord(w) || LEADING.has(w)) {
         if (noun) break;
         continue;
       }

@@ -245,7 +245,7 @@ export const ACTION_WORDS: Record<string, Action> = Object.assign(Object.create(
 export const OTHER_VERBS = new Set(
   (
     'start stop pause resume play skip seek transfer follow unfollow save check duplicate copy clone instantiate archive unarchive ' +
-    'pin unpin invite kick join leave mark open close rename send schedule share move merge fork star unstar watch unwatch ' +
+    'pin unpin invite kick join leave mark open close rename send schedule share move merge commit fork star unstar watch unwatch ' +
     'assign unassign attach detach cancel void approve reject enable disable reboot restart resize upload test verify validate ' +
     'revoke subscribe unsubscribe trigger run rerun execute complete reopen lock unlock mute unmute snooze react publish unpublish ' +
     'preview capture confirm refund pay finalize accept decline restore sync import export convert link unlink apply reset rotate ' +
