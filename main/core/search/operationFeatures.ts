@@ -112,9 +112,10 @@ const FILTER_PARAMS = /^(status|state|type|kind|category|filter|sort|order_?by|p
  * filters a collection (`/orders/status/{status}`, `/orders/{status}`).
  */
 function endsWithOne(path: string): boolean {
-  const last = /([^/{}]*)\/\{([^}]+)\}\/?$/.exec(path) ?? /()\{([^}]+)\}\/?$/.exec(path);
+  const last = /(?:([^/{}]*)\/)?\{([^}]+)\}\/?$/.exec(path);
   if (!last) return false;
-  const [, before, param] = last as unknown as [string, string, string];
+  const before = last[1] ?? '';
+  const param = last[2]!;
   if (!FILTER_PARAMS.test(param)) return true;
   // The collection of those very things (`/categories/{category}`, `/statuses/{status}`): one of them.
   const p = param.toLowerCase();
@@ -161,7 +162,7 @@ function operationAction(op: ApiOperation, verb: string | undefined): Action | u
 const FORMAT_SUFFIX = /\.(json|xml|ya?ml|csv|txt|html?|php|aspx?|atom|rss|\{[^}/]+\})(?=\/|$)/gi;
 
 /** The path without the format extensions of its segments (`/order.list.json` → `/order.list`). */
-export function withoutFormat(path: string): string {
+function withoutFormat(path: string): string {
   return path.replace(FORMAT_SUFFIX, '');
 }
 

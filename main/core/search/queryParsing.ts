@@ -398,7 +398,7 @@ const PUTTING_VERBS = new Set(['add', 'invite', 'assign', 'put', 'bring', 'inclu
 /** An email address the request puts somewhere: it comes before the words that place it ("add bob@acme.com to…", not "send an invoice to bob@acme.com"). */
 function emailBeforeOwner(query: string): boolean {
   const tokens = query.toLowerCase().split(/\s+/);
-  const email = tokens.findIndex((t) => /^\S+@\S+\.\w+$/.test(t.replace(/[^\p{L}\p{N}]+$/u, '')));
+  const email = tokens.findIndex((t) => EMAIL.test(t.replace(/[^\p{L}\p{N}]+$/u, '')));
   const owner = tokens.findIndex((t) => OWNER_PREPOSITIONS.has(t));
   return email >= 0 && owner > email;
 }
@@ -463,10 +463,13 @@ function isQuestion(words: string[]): boolean {
   return QUESTION_WORDS.has(words[0] ?? '') || (words[0] === 'how' && ['many', 'much'].includes(words[1] ?? ''));
 }
 
+/** An email address, as a token of a request (its trailing punctuation cut). */
+const EMAIL = /^\S+@\S+\.\w+$/;
+
 /** A value, not a word ("1234", "$1,200", "2024-01-31", "ch_123", "p-42", "CASE123", "bob@acme.com"); "2fa", "mp4", "ec2", "oauth2" are words. */
-export function isValue(token: string): boolean {
+function isValue(token: string): boolean {
   const t = token.replace(/^[^\p{L}\p{N}$@]+|[^\p{L}\p{N}]+$/gu, '');
-  if (!/\d/.test(t)) return /^\S+@\S+\.\w+$/.test(t);
+  if (!/\d/.test(t)) return EMAIL.test(t);
   const digits = t.replace(/\D/g, '').length;
   return !/\p{L}/u.test(t) || /[_-]/.test(t) || (t.length >= 5 && digits >= 2) || /@/.test(t);
 }
