@@ -22,6 +22,8 @@ function catalogueOf(paths: Record<string, Record<string, Op>>, extra: Op = {}):
 }
 
 const first = (s: OperationSearch, q: string) => s.search(q, 5)[0]?.op.id;
+/** The parts of one operation's score for a request. */
+const partsOf = (s: OperationSearch, q: string, id: string) => s.rank(q).find((h) => h.op.id === id)!.parts;
 
 test("a word only the document's descriptions use finds the operations its names call otherwise", () => {
   const cat = catalogueOf({
@@ -245,7 +247,7 @@ test('a request opening with a thing is no command, and a word inside a longer v
   });
   const s = new OperationSearch(cat);
   assert.equal(first(s, 'commits in a repository'), 'repos.listCommits');
-  const parts = (q: string, id: string) => s.rank(q).find((h) => h.op.id === id)!.parts;
+  const parts = (q: string, id: string) => partsOf(s, q, id);
   // COMMIT_MESSAGES holds "commit", but the operation does not take the verb: no verb credit, and the commit is made first.
   assert.equal(parts('commit to a repository', 'repos.update').verb, 0);
   assert.equal(first(s, 'commit to a repository'), 'git.createCommit');
@@ -501,7 +503,7 @@ test('the format a path answers in is no thing it acts on: `/order.list.json` li
     '/order.abandoned.list.json': { get: op('OrderAbandonedList', 'Get list of orders that were left by customers before completing the order.') },
   });
   const s = new OperationSearch(cat);
-  const parts = (q: string, id: string) => s.rank(q).find((h) => h.op.id === id)!.parts;
+  const parts = (q: string, id: string) => partsOf(s, q, id);
   // Listing orders: OrderList lists ("Get list of…"), and orders (not `json`) are what it reads.
   const list = parts('list orders', 'OrderList');
   assert.ok(list.action! > 0 && list.resource! > 0 && list.object === 0, JSON.stringify(list));
@@ -533,7 +535,7 @@ test('a call-style GET that requires an id reads one, unless it says it reads ma
     '/clients/{id}': { patch: op('updateClient', 'Update a customer record'), delete: op('deleteClient', 'Delete a client') },
   });
   const s = new OperationSearch(cat);
-  const action = (q: string, id: string) => s.rank(q).find((h) => h.op.id === id)!.parts.action!;
+  const action = (q: string, id: string) => partsOf(s, q, id).action!;
   assert.ok(action('get a product', 'getProduct') > action('list products', 'getProduct'));
   assert.ok(action('list the tracks of a playlist', 'playlistTracks') > action('get the tracks of a playlist', 'playlistTracks'));
   // "Update a customer record" names a customer: it is read as written, not as "patch client".
@@ -547,7 +549,7 @@ test('a path ending in a parameter that filters (`/orders/status/{status}`) list
     '/orders/status/{status}.json': { get: op('listOrdersByStatus', 'Retrieve Orders filtered by Status.') },
   });
   const s = new OperationSearch(cat);
-  const action = (q: string, id: string) => s.rank(q).find((h) => h.op.id === id)!.parts.action!;
+  const action = (q: string, id: string) => partsOf(s, q, id).action!;
   // Listing paid orders: the status filter lists them as well as the whole list does; reading one order does not.
   assert.equal(action('list orders by status', 'listOrdersByStatus'), action('list orders by status', 'listOrders'));
   assert.ok(action('list orders by status', 'getOrder') < 0);
@@ -559,11 +561,6 @@ test('a path ending in a parameter that filters (`/orders/status/{status}`) list
       '/users/{id}.{format}': { get: op('userById', 'User by id') },
     }),
   );
-  assert.ok(
-    one.rank('get a category').find((h) => h.op.id === 'categoryByName')!.parts.action! >
-      one.rank('list categories').find((h) => h.op.id === 'categoryByName')!.parts.action!,
-  );
-  assert.ok(
-    one.rank('get a user').find((h) => h.op.id === 'userById')!.parts.action! > one.rank('list users').find((h) => h.op.id === 'userById')!.parts.action!,
-  );
+  assert.ok(partsOf(one, 'get a category', 'categoryByName').action! > partsOf(one, 'list categories', 'categoryByName').action!);
+  assert.ok(partsOf(one, 'get a user', 'userById').action! > partsOf(one, 'list users', 'userById').action!);
 });

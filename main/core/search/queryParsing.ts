@@ -24,6 +24,7 @@ import {
   OBJECT_STARTS,
   OWNER_PREPOSITIONS,
   PEOPLE_WORDS,
+  PERSON_OBJECTS,
   PHRASE_ENDS,
   QUESTION_WORDS,
   READING_VERBS,
@@ -402,22 +403,6 @@ function emailBeforeOwner(query: string): boolean {
   const owner = tokens.findIndex((t) => OWNER_PREPOSITIONS.has(t));
   return email >= 0 && owner > email;
 }
-
-/** A request's object that is a person ("add someone to…", "invite a user to…"), stemmed. */
-const PERSON_OBJECTS = new Set([
-  'someone',
-  'somebody',
-  'user',
-  'person',
-  'people',
-  'member',
-  'teammate',
-  'colleague',
-  'coworker',
-  'collaborator',
-  'friend',
-  'guest',
-]);
 
 /** Words after which "who" asks: "show me who…", "tell me who…", "find out who…". */
 const WHO_AFTER = new Set(['show', 'me', 'us', 'see', 'tell', 'list', 'find', 'out', 'check', 'know', 'wondering', 'and']);

@@ -178,6 +178,22 @@ export const PEOPLE_WORDS = new Set(
   ),
 );
 
+/** What a request calls a person it puts somewhere ("add someone to…", "invite a user to…"), stemmed: beside PEOPLE_WORDS, what APIs call them. */
+export const PERSON_OBJECTS = new Set([
+  'someone',
+  'somebody',
+  'user',
+  'person',
+  'people',
+  'member',
+  'teammate',
+  'colleague',
+  'coworker',
+  'collaborator',
+  'friend',
+  'guest',
+]);
+
 // ── Operations ────────────────────────────────────────────────────────────
 
 /** Path segments that stand for the caller (`/me`, `/user/self`, `/users/@me`). */
