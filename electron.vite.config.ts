@@ -13,11 +13,13 @@ export default defineConfig({
   main: {
     build: {
       outDir: 'out/main',
-      // The QuickJS worker is its own entry: a worker thread loads a file, so it ships as out/main/quickjsWorker.js.
+      // The QuickJS worker and the process that prepares API documents are entries of their own: a worker thread or a
+      // child process loads a file, so they ship as out/main/quickjsWorker.js and out/main/prepareProcess.js.
       lib: {
         entry: {
           main: resolve(import.meta.dirname, 'main/electron/main.ts'),
           quickjsWorker: resolve(import.meta.dirname, 'main/core/sandbox/quickjs/quickjsWorker.ts'),
+          prepareProcess: resolve(import.meta.dirname, 'main/core/search/prepareProcess.ts'),
         },
         formats: ['es'],
       },

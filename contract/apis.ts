@@ -6,6 +6,19 @@ import { z } from 'zod';
 
 export const apiStateSchema = z.enum(['loading', 'ready', 'failed', 'disabled']);
 
+/** The steps of preparing a document, in order (a prepared document is only opened). */
+export const preparePhaseSchema = z.enum(['reading', 'parsing', 'resolving', 'cataloguing', 'indexing', 'writing', 'opening']);
+
+/** How far an API that is loading is. */
+export const apiProgressSchema = z.object({
+  phase: preparePhaseSchema,
+  /** Of the whole load, 0–100. */
+  percent: z.number().min(0).max(100),
+  /** Operations catalogued or indexed so far. */
+  operations: z.number().int().nonnegative().optional(),
+});
+export type ApiProgress = z.infer<typeof apiProgressSchema>;
+
 export const apiViewSchema = z.object({
   /** The profile's name. */
   name: z.string(),
@@ -18,6 +31,8 @@ export const apiViewSchema = z.object({
   operations: z.number().int().optional(),
   /** Why it could not be loaded, or why its profile cannot be read. */
   error: z.string().optional(),
+  /** While it loads: how far. */
+  progress: apiProgressSchema.optional(),
   spec: z.string(),
   baseUrl: z.string().optional(),
   auth: z.string().optional(),

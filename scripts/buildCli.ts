@@ -1,6 +1,7 @@
 // npm run build:cli — the CLI as JavaScript, for the npm package and the
 // .mcpb (Node refuses to strip types from files under node_modules): the
-// command, the lean stdio path and the QuickJS worker as entries, bundled
+// command, the lean stdio path, the QuickJS worker and the process that
+// prepares API documents as entries, bundled
 // with rolldown into dist/cli/ (one directory, so paths relative to a module
 // hold). The pure-JavaScript dependencies (the MCP SDK, zod, commander, the
 // OpenAPI parser, YAML, MiniSearch…) are bundled in too: resolving and
@@ -72,6 +73,7 @@ await build({
     main: join(root, 'main', 'cli', 'main.ts'),
     stdioJoin: join(root, 'main', 'cli', 'stdioJoin.ts'),
     quickjsWorker: join(root, 'main', 'core', 'sandbox', 'quickjs', 'quickjsWorker.ts'),
+    prepareProcess: join(root, 'main', 'core', 'search', 'prepareProcess.ts'),
   },
   platform: 'node',
   plugins: [builtinsThroughRequire(['node:http', 'node:https', 'node:http2', 'http', 'https', 'http2'])],

@@ -6,7 +6,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createNodeEngine, nodeRuntimeArgs } from '../../main/core/sandbox/node/nodeEngine.ts';
 import { BARE_BASELINE_BYTES, dataBudget, resolveSubprocessLimits } from '../../main/core/sandbox/subprocess/limits.ts';
-import { buildGuestScript, clientGlobals, clientTree, PRELUDE_ONE_LINE } from '../../main/core/sandbox/subprocess/guestPrelude.ts';
+import { buildGuestScript, clientGlobals, clientRoots, clientTree, PRELUDE_ONE_LINE } from '../../main/core/sandbox/subprocess/guestPrelude.ts';
 import { errorFromExit, errorFromReport, makePathScrubber, makeScrubber } from '../../main/core/sandbox/subprocess/outcome.ts';
 import { MemoryGuard } from '../../main/core/sandbox/subprocess/memoryGuard.ts';
 import { silentLogger } from '../../main/core/log/logger.ts';
@@ -121,10 +121,7 @@ describe('subprocess machinery (shared by node and deno)', () => {
       runtime: 'node',
       nonce: 'n',
       code: 'return "\u2028\u2029";\n// last line',
-      tree: clientTree(MANIFEST.operations),
-      globals: ['api'],
-      namespaces: [],
-      label: 'api',
+      roots: clientRoots(MANIFEST).map((r) => ({ shape: r.shape.json, idPrefix: r.idPrefix, globals: r.globals })),
       gate: { url: 'http://127.0.0.1:1', port: 1, token: 't', viaProxy: false },
       outputBytes: 10,
     });

@@ -34,6 +34,7 @@ import type { ToolGate } from '../../main/core/upstream/toolGate.ts';
 import { silentLogger } from '../../main/core/log/logger.ts';
 import type { CompanionInfo, Engines, EngineState, Keys, LiveSettings, Logs, Runs } from '../../main/core/runtime/services.ts';
 import { AirlockError, type ErrorKind } from '../../main/core/util/errors.ts';
+import { clientShape, clientShapeJson } from '../../main/core/sandbox/guestClient.ts';
 
 export const CALLER: ControlCaller = { by: 'alice via test', channel: 'internal' };
 
@@ -120,6 +121,7 @@ export function shopApi(profile: Profile = shopProfile()): LoadedApi {
     readyMs: 1,
     cache: 'off',
     clientNames: ['api'],
+    shape: clientShape(clientShapeJson(catalogue.operations)),
   };
 }
 

@@ -11,7 +11,9 @@ import { buildCatalogue } from '../../main/core/openapi/catalogue.ts';
 import { silentLogger } from '../../main/core/log/logger.ts';
 import { createRedactor } from '../../main/core/log/redactor.ts';
 import type { EgressGate } from '../../main/core/egress/egressGate.ts';
-import type { ApiCallRequest } from '../../main/core/sandbox/engine.ts';
+import type { ApiCallRequest, ClientShape } from '../../main/core/sandbox/engine.ts';
+import { clientShape, clientShapeJson } from '../../main/core/sandbox/guestClient.ts';
+import { globalsOf, methods } from '../helpers/clientMethods.ts';
 import type { Profile } from '../../main/core/profiles/profile.ts';
 
 const T = { timeout: 10_000 };
@@ -37,6 +39,11 @@ function catalogue(title: string, ids: string[]) {
   } as never);
 }
 
+/** The client shape of an API with these operation ids, as its prepared store keeps it. */
+function shape(title: string, ids: string[]): ClientShape {
+  return clientShape(clientShapeJson(catalogue(title, ids).operations));
+}
+
 /** A gate that records the operation ids it was asked for, and whose redactor knows one key. */
 function recordingGate(key: string, seen: string[]): EgressGate {
   return {
@@ -54,34 +61,33 @@ test("one API: the client is `api` as before; several: each under its name; ever
   const betaSeen: string[] = [];
   const alpha: RunApi = {
     id: 'alpha',
-    catalogue: catalogue('Alpha', ['items.list']),
+    shape: shape('Alpha', ['items.list']),
     gate: recordingGate('KEY-ALPHA-123456', alphaSeen),
     clientNames: ['api', 'alpha'],
   };
   const beta: RunApi = {
     id: 'beta',
-    catalogue: catalogue('Beta', ['items.list', 'repos.get']),
+    shape: shape('Beta', ['items.list', 'repos.get']),
     gate: recordingGate('KEY-BETA-1234567', betaSeen),
     clientNames: ['api', 'beta', 'b'],
     alias: 'b',
   };
 
   const single = runClient([alpha]);
-  assert.deepEqual(single.manifest, { operations: [{ operationId: 'alpha:items.list', callPath: ['items', 'list'] }], globals: ['api', 'alpha'] });
+  assert.deepEqual(globalsOf(single.manifest), [['api', 'alpha']]);
+  assert.deepEqual(methods(single.manifest), ['api.items.list -> alpha:items.list', 'alpha.items.list -> alpha:items.list']);
+  // The run is given each API's prepared shape as it is: nothing per operation is built for it.
+  assert.equal('roots' in single.manifest && single.manifest.roots[0]!.shape, alpha.shape);
 
   const both = runClient([alpha, beta]);
-  assert.deepEqual(both.manifest.globals, []);
-  assert.deepEqual(both.manifest.namespaces, ['alpha', 'beta', 'b']);
-  assert.deepEqual(
-    both.manifest.operations.map((o) => `${o.callPath.join('.')} -> ${o.operationId}`),
-    [
-      'alpha.items.list -> alpha:items.list',
-      'beta.items.list -> beta:items.list',
-      'beta.repos.get -> beta:repos.get',
-      'b.items.list -> beta:items.list',
-      'b.repos.get -> beta:repos.get',
-    ],
-  );
+  assert.deepEqual(globalsOf(both.manifest), [['alpha'], ['beta', 'b']]);
+  assert.deepEqual(methods(both.manifest), [
+    'alpha.items.list -> alpha:items.list',
+    'beta.items.list -> beta:items.list',
+    'beta.repos.get -> beta:repos.get',
+    'b.items.list -> beta:items.list',
+    'b.repos.get -> beta:repos.get',
+  ]);
   const run = {} as never;
   await both.gate.call({ operationId: 'beta:repos.get' }, run);
   await both.gate.call({ operationId: 'alpha:items.list' }, run);
@@ -125,6 +131,7 @@ function opened(name: string, closed: string[]): OpenedApi {
       readyMs: 1,
       cache: 'off',
       clientNames: ['api', apiIdentifier(name)],
+      shape: clientShape(clientShapeJson(cat.operations)),
     },
     credentials: { invalidate: () => undefined } as never,
     gate: recordingGate(`KEY-${name}-000000000`, []),
@@ -153,11 +160,9 @@ test('served APIs: each loads on its own; one that fails says why and does not s
 
   const every = await apis.clientFor(undefined);
   assert.equal(typeof every, 'object', 'an unscoped run gets the APIs that loaded');
-  assert.deepEqual((every as Exclude<typeof every, string>).manifest.namespaces, ['alpha', 'beta']);
-  assert.deepEqual(
-    (await apis.clientFor(['beta'])) instanceof Object && ((await apis.clientFor(['beta'])) as { manifest: { globals: string[] } }).manifest.globals,
-    ['api', 'beta'],
-  );
+  assert.deepEqual(globalsOf((every as Exclude<typeof every, string>).manifest), [['alpha'], ['beta']]);
+  const beta = await apis.clientFor(['beta']);
+  assert.deepEqual(typeof beta === 'object' && globalsOf(beta.manifest), [['api', 'beta']]);
   assert.match((await apis.clientFor(['broken'])) as string, /could not load broken: spec: unexpected end/);
   assert.match((await apis.clientFor(['gamma'])) as string, /not served: gamma\. The person running Airlock can enable it/);
 
@@ -228,10 +233,10 @@ test('an API disabled while it loads is not given to a run waiting for it; one o
 });
 
 test("a run reaching several APIs is answered even when one API's key cannot be read (that API's calls are refused by its gate)", T, async () => {
-  const ok: RunApi = { id: 'alpha', catalogue: catalogue('Alpha', ['a.list']), gate: recordingGate('KEY-ALPHA-123456', []), clientNames: ['api'] };
+  const ok: RunApi = { id: 'alpha', shape: shape('Alpha', ['a.list']), gate: recordingGate('KEY-ALPHA-123456', []), clientNames: ['api'] };
   const down: RunApi = {
     id: 'beta',
-    catalogue: catalogue('Beta', ['b.list']),
+    shape: shape('Beta', ['b.list']),
     gate: { ...recordingGate('x', []), redactor: () => Promise.reject(new Error('keychain unavailable')) },
     clientNames: ['api'],
   };

@@ -1,28 +1,43 @@
-// The on-disk cache of a document's catalogue and search index: a second
-// start on an unchanged document restores what the first built (the same
+// The prepared store of a document's catalogue and search index: a second
+// start on an unchanged document opens what the first built (the same
 // operations, calls, schema names and search answers); an edited document, a
-// damaged or foreign cache file, or a profile that allows external $refs
-// builds afresh, and a bad cache file is never an error.
+// damaged or foreign store, or a profile that allows external $refs builds
+// afresh, and a bad store is never an error. A part read later (one
+// operation's details) that fails its check is never used: the store is
+// removed, so the next start prepares it again.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { serialize } from 'node:v8';
-import { prepareApi, type PreparedApi } from '../../main/core/search/preparedApi.ts';
+import { openPreparedApi, prepareApi, prepareStore, type PreparedApi } from '../../main/core/search/preparedApi.ts';
+import { AirlockError } from '../../main/core/util/errors.ts';
 import { readDocumentSource } from '../../main/core/openapi/loadDocument.ts';
 import { DEMO_SPEC, tempDir } from '../helpers/paths.ts';
 
-/** A cache file's parts: a 4-byte header length, the header as JSON text, the payload. */
-function unframe(bytes: Buffer): { header: string; payload: Buffer } {
-  const length = bytes.readUInt32LE(0);
-  return { header: bytes.subarray(4, 4 + length).toString('utf8'), payload: bytes.subarray(4 + length) };
+/** A store's parts: its sections, then the header as JSON text, its 4-byte length and a 4-byte magic number. */
+function unframe(bytes: Buffer): { body: Buffer; header: string; magic: Buffer } {
+  const length = bytes.readUInt32LE(bytes.length - 8);
+  return {
+    body: bytes.subarray(0, bytes.length - 8 - length),
+    header: bytes.subarray(bytes.length - 8 - length, bytes.length - 8).toString('utf8'),
+    magic: bytes.subarray(bytes.length - 4),
+  };
 }
 
-function framed(header: string, payload: Buffer): Buffer {
+function framed(body: Buffer, header: string, magic: Buffer): Buffer {
   const head = Buffer.from(header);
   const length = Buffer.alloc(4);
   length.writeUInt32LE(head.length, 0);
-  return Buffer.concat([length, head, payload]);
+  return Buffer.concat([body, head, length, magic]);
+}
+
+/** The store with one byte of section `name` changed (at `at` within it). */
+function flipped(store: Buffer, name: string, at = 0): Buffer {
+  const { header } = unframe(store);
+  const place = (JSON.parse(header) as { sections: Record<string, { offset: number }> }).sections[name]!;
+  const copy = Buffer.from(store);
+  copy[place.offset + at] = copy[place.offset + at]! ^ 0x20;
+  return copy;
 }
 
 /** A temp dir with a cache dir and a private copy of the demo API's document, removed after `run`. */
@@ -100,14 +115,20 @@ test('an edited document is built afresh; a damaged or foreign cache file is ign
     const [file] = readdirSync(cacheDir).filter((f) => f.startsWith('api-'));
     const cacheFile = join(cacheDir, file!);
     const good = readFileSync(cacheFile);
-    const goodHeader = unframe(good).header;
+    const { body, header: goodHeader, magic } = unframe(good);
     for (const damage of [
       Buffer.from('not a cache'),
       Buffer.alloc(0),
       good.subarray(0, 200),
-      framed('null', Buffer.alloc(0)),
-      // The right header over a payload whose schema names are not objects.
-      framed(goodHeader, serialize({ catalogue: { operations: [] }, refList: [[1, 'x']], security: undefined, searchJson: '{}' })),
+      good.subarray(200),
+      framed(body, 'null', magic),
+      // The right header over sections that are not the ones it describes.
+      framed(Buffer.alloc(body.length, 0x20), goodHeader, magic),
+      // One byte changed in a part read at once: the outlines, the schema names, the search index's words and postings.
+      flipped(good, 'outline.0', 10),
+      flipped(good, 'schemaNames'),
+      flipped(good, 'recall.terms', 5),
+      flipped(good, 'recall.postings', 5),
     ]) {
       writeFileSync(cacheFile, damage);
       const rebuilt = await prepareApi(spec, { cacheDir });
@@ -119,8 +140,38 @@ test('an edited document is built afresh; a damaged or foreign cache file is ign
     // A cache written for another format version is not read.
     const current = unframe(readFileSync(cacheFile));
     const header = JSON.parse(current.header) as { format: number };
-    writeFileSync(cacheFile, framed(JSON.stringify({ ...header, format: header.format + 1 }), current.payload));
+    writeFileSync(cacheFile, framed(current.body, JSON.stringify({ ...header, format: header.format + 1 }), current.magic));
     assert.equal((await prepareApi(spec, { cacheDir })).cache, 'miss');
+  });
+});
+
+test('a part read later that fails its check is never used: the call says the store is damaged, and the next start prepares it again', async () => {
+  await withCopy(async ({ cacheDir, spec }) => {
+    const made = await prepareStore(spec, { cacheDir });
+    assert.equal(made.cache, 'miss');
+    const good = readFileSync(made.file);
+    // One operation's details, and one operation's search features, each read only when first used.
+    for (const section of ['details', 'features']) {
+      writeFileSync(made.file, flipped(good, section, 3));
+      const damaged: Error[] = [];
+      const api = await openPreparedApi({ ...made, cache: 'hit' }, { onDamaged: (e) => damaged.push(e) });
+      try {
+        const first = api.catalogue.operations[0]!;
+        const read = () => (section === 'details' ? first.parameters : api.search.search(first.summary ?? first.id, 50));
+        assert.throws(read, (error: unknown) => error instanceof AirlockError && /damaged/.test(error.message) && error.kind === 'unavailable');
+        assert.equal(damaged.length, 1, 'told once that the store is damaged');
+        assert.equal(statSync(made.file, { throwIfNoEntry: false }), undefined, 'the damaged store was removed');
+      } finally {
+        api.close();
+      }
+      const again = await prepareApi(spec, { cacheDir });
+      assert.equal(again.cache, 'miss', 'prepared again');
+      assert.deepEqual(
+        again.catalogue.operations[0]!.parameters.map((p) => p.name),
+        (await prepareApi(spec, { cacheDir })).catalogue.operations[0]!.parameters.map((p) => p.name),
+      );
+      again.close();
+    }
   });
 });
 

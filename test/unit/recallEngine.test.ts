@@ -1,10 +1,12 @@
 // Recall's engine (search/recallEngine.ts) works each index word's BM25 out
 // once and adds the query's words up itself. It must give exactly what
 // MiniSearch's own search gives — the same operations, the same scores to the
-// last bit, ties in the same order — on a freshly built index and on one
-// restored from the cache, for every request of the search evaluation and for
-// queries that reach prefix and fuzzy matches, typo fixes, synonyms and learnt
-// words. A MiniSearch upgrade that changes its internals fails here.
+// last bit, ties in the same order — on a freshly built index, on one
+// restored from MiniSearch's own form, and on the compact form a served API
+// keeps (built, and read back from its JSON form), for every request of the
+// search evaluation and for queries that reach prefix and fuzzy matches,
+// typo fixes, synonyms and learnt words. A MiniSearch upgrade that changes
+// its internals fails here.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -16,6 +18,7 @@ import { OperationSearch } from '../../main/core/search/operationSearch.ts';
 import { readQuery } from '../../main/core/search/queryParsing.ts';
 import { RecallEngine } from '../../main/core/search/recallEngine.ts';
 import { type SearchIndex, buildSearchIndex, loadSearchIndex, recall, recallQueries, tagTexts } from '../../main/core/search/searchIndex.ts';
+import { CompactIndex } from '../../main/core/search/compactIndex.ts';
 import { CANDIDATES } from '../../main/core/search/weights.ts';
 import { DEMO_SPEC, OPENAGENDA_SPEC } from '../helpers/paths.ts';
 
@@ -50,18 +53,24 @@ function sets(): { name: string; spec: string; queries: string[] }[] {
   return out;
 }
 
-function same(index: SearchIndex, query: string, context: { vocabulary: Set<string>; learned: Record<string, string[]> }): void {
+/** Recall on `index` gives what MiniSearch's own search gives on `reference` (by default, `index` itself). */
+function same(
+  index: SearchIndex | CompactIndex,
+  query: string,
+  context: { vocabulary: Set<string>; learned: Record<string, string[]> },
+  reference: SearchIndex = index as SearchIndex,
+): void {
   const read = readQuery(query, context);
   const known = (t: string) => context.vocabulary.has(t);
   const mine = recall(index, query, read, known).map((r) => [r.id, r.score]);
-  const theirs = index
+  const theirs = reference
     .search({ combineWith: 'OR', queries: recallQueries(query, read, known) })
     .slice(0, CANDIDATES)
     .map((r) => [r.id, r.score]);
   assert.deepEqual(mine, theirs, query);
 }
 
-test('recall gives exactly what MiniSearch gives, on built and restored indexes, for every evaluation request', { timeout: 240_000 }, async (t) => {
+test('recall gives exactly what MiniSearch gives, on built, restored and compact indexes, for every evaluation request', { timeout: 240_000 }, async (t) => {
   let compared = 0;
   const cacheDir = mkdtempSync(join(tmpdir(), 'airlock-recall-'));
   t.after(() => rmSync(cacheDir, { recursive: true, force: true }));
@@ -71,11 +80,23 @@ test('recall gives exactly what MiniSearch gives, on built and restored indexes,
     const state = new OperationSearch(catalogue, { tags: document.tags }).toJSON();
     const context = { vocabulary: new Set(state.vocabulary), learned: state.learned };
     const built = buildSearchIndex(catalogue, tagTexts(document.tags));
-    const restored = loadSearchIndex(JSON.parse(JSON.stringify(state.index)));
+    const restored = loadSearchIndex(JSON.parse(JSON.stringify(built.toJSON())));
+    const compact = CompactIndex.of(buildSearchIndex(catalogue, tagTexts(document.tags)));
+    // What a served API searches: the compact form, as the search keeps it and read back from its saved form.
+    const kept = CompactIndex.fromJSON(JSON.parse(JSON.stringify(state.index)));
     assert.ok(RecallEngine.for(built) && RecallEngine.for(restored), `${set.name}: the engine reads this MiniSearch's index`);
     for (const query of [...set.queries, ...EXTRA]) {
-      // Twice each: the first search fills the engine's word cache, the second reads it.
-      for (const index of [built, restored, built, restored]) same(index, query, context);
+      // Twice each: the first search fills the engine's word cache, the second reads it. A compact index holds its
+      // words in the order MiniSearch's saved form lists them, as a restored MiniSearch index does: that is its reference.
+      for (const [index, reference] of [
+        [built, built],
+        [restored, restored],
+        [compact, restored],
+        [kept, restored],
+      ] as const) {
+        same(index, query, context, reference);
+        same(index, query, context, reference);
+      }
       compared++;
     }
   }

@@ -19,6 +19,8 @@ import { createRedactor } from '../../main/core/log/redactor.ts';
 import type { ApiCallRecord } from '../../main/core/audit/types.ts';
 import type { RunContext } from '../../main/core/egress/types.ts';
 import { runClient, type RunApi } from '../../main/core/execute/runClient.ts';
+import { clientShape, clientShapeJson } from '../../main/core/sandbox/guestClient.ts';
+import { methods } from '../helpers/clientMethods.ts';
 import { buildCatalogue } from '../../main/core/openapi/catalogue.ts';
 import { tempDir } from '../helpers/paths.ts';
 import { RedactionHolder } from '../../main/core/log/redactionHolder.ts';
@@ -278,12 +280,16 @@ test("the run's client: accepted tools under mcp.<server>.<tool>, each call hand
   const seen: unknown[] = [];
   const api: RunApi = {
     id: 'demo',
-    catalogue: buildCatalogue({
-      openapi: '3.1.0',
-      info: { title: 'Demo', version: '1' },
-      servers: [{ url: 'https://x.test' }],
-      paths: { '/e': { get: { operationId: 'events.list', responses: { 200: { description: 'ok' } } } } },
-    } as never),
+    shape: clientShape(
+      clientShapeJson(
+        buildCatalogue({
+          openapi: '3.1.0',
+          info: { title: 'Demo', version: '1' },
+          servers: [{ url: 'https://x.test' }],
+          paths: { '/e': { get: { operationId: 'events.list', responses: { 200: { description: 'ok' } } } } },
+        } as never).operations,
+      ),
+    ),
     gate: { call: async () => ({ data: 'api', error: null, status: 200 }), isMutation: () => false, redactor: async () => createRedactor([]) },
     clientNames: ['api', 'demo'],
   };
@@ -293,17 +299,17 @@ test("the run's client: accepted tools under mcp.<server>.<tool>, each call hand
     redactor: async () => createRedactor([SECRET]),
   };
   const client = runClient([api], { tools });
-  assert.deepEqual(client.manifest.namespaces, ['mcp']);
-  assert.deepEqual(
-    client.manifest.operations.map((o) => `${o.callPath.join('.')} -> ${o.operationId}`),
-    ['events.list -> demo:events.list', 'mcp.fs.read_file -> mcp@fs:read_file'],
-  );
+  assert.deepEqual(methods(client.manifest), [
+    'api.events.list -> demo:events.list',
+    'demo.events.list -> demo:events.list',
+    'mcp.fs.read_file -> mcp@fs:read_file',
+  ]);
   const answer = await client.gate.call({ operationId: 'mcp@fs:read_file', body: { path: 'a' } }, run());
   assert.equal(answer.data, 'tool');
   assert.deepEqual(seen, [{ server: 'fs', tool: 'read_file', args: { path: 'a' } }]);
   assert.equal((await client.gate.call({ operationId: 'demo:events.list' }, run())).data, 'api');
   // No API at all: the tools alone make a client.
-  assert.deepEqual(runClient([], { tools }).manifest.namespaces, ['mcp']);
+  assert.deepEqual(methods(runClient([], { tools }).manifest), ['mcp.fs.read_file -> mcp@fs:read_file']);
   assert.throws(() => runClient([], { tools: { ...tools, servers: [] } }), /at least one API/);
 });
 

@@ -3,7 +3,9 @@
 // once (no restart) through its control API; with none, it is saved in the
 // profile and the next start serves it. `add` reads the document first,
 // exactly as the APIs screen's "Add an API" does (download caps, external
-// $refs, a broken document named with its line and column).
+// $refs, a broken document named with its line and column), showing how far
+// it is: in the companion's worker when one runs (its progress comes as
+// events), else here. `list` shows how far an API that is loading is.
 import { isAbsolute, resolve } from 'node:path';
 import { ProfileStore } from '../../core/profiles/profileStore.ts';
 import { isEnabled, PROFILE_NAME } from '../../core/profiles/profile.ts';
@@ -14,7 +16,8 @@ import { AirlockError } from '../../core/util/errors.ts';
 import { inspectDocument } from '../../core/runtime/inspectDocument.ts';
 import { apiIdentifier } from '../../core/profiles/apiIdentifier.ts';
 import { dataPaths } from '../../core/config/dataDir.ts';
-import type { ApiView } from '../../../contract/apis.ts';
+import type { ApiProgress, ApiView } from '../../../contract/apis.ts';
+import { prepareApi } from '../../core/search/preparedApi.ts';
 import type { CliContext } from '../context.ts';
 
 /** The running companion's control client, or undefined when none runs for this data dir. */
@@ -39,7 +42,32 @@ function stateOf(a: ApiView, live: boolean): string {
   if (!live) return a.enabled ? 'enabled (served at the next start)' : 'disabled';
   if (a.state === 'ready') return `served: ${a.operations} operations`;
   if (a.state === 'failed') return `failed: ${a.error}`;
+  if (a.state === 'loading' && a.progress) return `loading: ${progressText(a.progress)}`;
   return a.state;
+}
+
+/** `indexing, 45% (10,000 operations)` */
+export function progressText(p: ApiProgress): string {
+  return `${p.phase}, ${Math.round(p.percent)}%${p.operations !== undefined ? ` (${p.operations.toLocaleString('en-US')} operations)` : ''}`;
+}
+
+/** Shows progress on stderr: one line rewritten in place on a terminal, a line per phase otherwise. */
+function progressPrinter(label: string): { show(p: ApiProgress): void; done(): void } {
+  const tty = process.stderr.isTTY === true;
+  let phase = '';
+  let shown = false;
+  return {
+    show(p) {
+      if (tty) {
+        process.stderr.write(`\r\x1b[2K${label} ${progressText(p)}`);
+        shown = true;
+      } else if (p.phase !== phase) process.stderr.write(`${label} ${progressText(p)}\n`);
+      phase = p.phase;
+    },
+    done() {
+      if (tty && shown) process.stderr.write('\r\x1b[2K');
+    },
+  };
 }
 
 export async function apisList(ctx: CliContext, options: { json?: boolean }): Promise<void> {
@@ -91,9 +119,32 @@ export async function apisAdd(ctx: CliContext, name: string, options: AddOptions
   const store = new ProfileStore(dataPaths(ctx.settings.dataDir).profiles);
   const control = await running(ctx);
   process.stderr.write(`Reading ${spec}…\n`);
-  const summary = control
-    ? await control.call('profiles.inspect', { spec })
-    : await inspectDocument(spec, { cacheDir: dataPaths(ctx.settings.dataDir).specCache, logger: ctx.logger });
+  const printer = progressPrinter('  ');
+  let summary;
+  try {
+    if (control) {
+      // The companion reads it in its worker and says how far it is, as events.
+      const stop = await control
+        .openEvents((events) => {
+          for (const e of events) if (e.type === 'inspect-progress' && e.spec === spec) printer.show(e.progress);
+        })
+        .catch(() => undefined);
+      try {
+        summary = await control.call('profiles.inspect', { spec });
+      } finally {
+        stop?.();
+      }
+    } else {
+      summary = await inspectDocument(spec, {
+        cacheDir: dataPaths(ctx.settings.dataDir).specCache,
+        prepare: (request) => prepareApi(request.spec, { ...request, logger: ctx.logger }),
+        maxBytes: ctx.settings.specMaxMb * 1024 * 1024,
+        onProgress: (p) => printer.show(p),
+      });
+    }
+  } finally {
+    printer.done();
+  }
   for (const warning of summary.warnings) process.stderr.write(`warning: ${warning}\n`);
   const fields = {
     name,

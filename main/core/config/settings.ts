@@ -200,6 +200,31 @@ export const SETTINGS = [
     description: 'refetch a URL document instead of using the cached copy',
   }),
   def({
+    key: 'specMaxMb',
+    flag: '--spec-max-mb',
+    valueName: '<mb>',
+    label: 'Largest API document',
+    group: 'common',
+    spec: size(1, 1024, 'MB'),
+    persist: true,
+    live: true,
+    defaultValue: 64,
+    description: 'an OpenAPI document (file or URL) larger than this is refused, with this cap named',
+  }),
+  def({
+    key: 'prepareMemoryMb',
+    flag: '--prepare-memory-mb',
+    valueName: '<mb>',
+    label: 'Memory to prepare a document',
+    group: 'common',
+    spec: size(64, 16_384, 'MB'),
+    persist: true,
+    live: true,
+    defaultValue: 1024,
+    description:
+      'heap cap of the worker that parses and indexes an API document (apart from serving); a document that needs more is refused, with this cap named',
+  }),
+  def({
     key: 'logLevel',
     flag: '--log-level',
     valueName: '<level>',
@@ -571,6 +596,8 @@ export interface Settings {
   baseUrl?: string;
   auth?: AuthScheme;
   refreshSpec: boolean;
+  specMaxMb: number;
+  prepareMemoryMb: number;
   logLevel: LogLevel;
   port: number;
   host: string;

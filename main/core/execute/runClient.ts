@@ -8,11 +8,10 @@
 // gate — whose key goes only to that API's origin. A call naming an API
 // outside the run's scope reaches no API's gate with its name stripped: the
 // first API's gate refuses it as an unknown operation, and audits that.
-import type { Catalogue } from '../openapi/catalogue.ts';
-import type { ClientManifest, ClientOperation } from '../sandbox/engine.ts';
+import type { ClientManifest, ClientRoot, ClientShape } from '../sandbox/engine.ts';
 import type { EgressGate } from '../egress/egressGate.ts';
 import { joinRedactors, type Redactor } from '../log/redactor.ts';
-import { TOOL_OPERATION_PREFIX } from '../sandbox/guestClient.ts';
+import { TOOL_OPERATION_PREFIX, clientGlobals, clientShape } from '../sandbox/guestClient.ts';
 import type { ApiCallResult } from '../sandbox/engine.ts';
 import type { RunContext } from '../egress/types.ts';
 
@@ -43,7 +42,8 @@ export const TOOLS_GLOBAL = 'mcp';
 export interface RunApi {
   /** The identifier it is reached by (`github`). */
   id: string;
-  catalogue: Catalogue;
+  /** Its client's tree, prepared once (the run builds what its code touches). */
+  shape: ClientShape;
   gate: EgressGate;
   /** Globals bound to its client when it is the run's only API: `api`, its name, its alias. */
   clientNames: string[];
@@ -66,42 +66,37 @@ export function qualifiedOperationId(apiId: string, operationId: string): string
 /**
  * `defaultApi`: the API a session began with when it reached only that one. Its scripts were told the client is
  * `api`; when more APIs come into reach later, `api` still names that one (beside every API's own name).
+ * What this costs does not depend on how many operations the APIs have: each is a root of the client, by its
+ * prepared shape.
  */
 export function runClient(apis: readonly RunApi[], options: { defaultApi?: string; tools?: RunTools } = {}): RunClient {
   const tools = options.tools && options.tools.servers.some((s) => s.tools.length > 0) ? options.tools : undefined;
   if (apis.length === 0 && !tools) throw new Error('a run needs at least one API');
   const byId = new Map(apis.map((a) => [a.id, a]));
-  const operations: ClientOperation[] = [];
-  let manifest: ClientManifest;
+  const roots: ClientRoot[] = [];
+  const bound = new Set<string>();
+  const root = (shape: ClientShape, idPrefix: string, names: string[]) => {
+    const globals = clientGlobals(names).filter((n) => !bound.has(n));
+    for (const n of globals) bound.add(n);
+    if (globals.length > 0) roots.push({ shape, idPrefix, globals });
+  };
   if (apis.length === 1) {
     const only = apis[0]!;
-    for (const o of only.catalogue.operations) operations.push({ operationId: qualifiedOperationId(only.id, o.id), callPath: o.callPath });
-    manifest = { operations, globals: only.clientNames };
+    root(only.shape, qualifiedOperationId(only.id, ''), only.clientNames);
   } else {
-    const namespaces: string[] = [];
     for (const api of apis) {
       // An alias is a second name only where it takes no other API's name.
-      const names = [
+      root(api.shape, qualifiedOperationId(api.id, ''), [
         api.id,
         ...(api.alias && api.alias !== 'api' && !byId.has(api.alias) ? [api.alias] : []),
         ...(api.id === options.defaultApi ? ['api'] : []),
-      ];
-      for (const name of names) {
-        if (namespaces.includes(name)) continue;
-        namespaces.push(name);
-        for (const o of api.catalogue.operations) operations.push({ operationId: qualifiedOperationId(api.id, o.id), callPath: [name, ...o.callPath] });
-      }
+      ]);
     }
-    manifest = { operations, globals: [], namespaces };
   }
   // Other servers' tools under `mcp`, unless an API already answers to that name (it keeps it).
-  const toolsBound = tools !== undefined && !byId.has(TOOLS_GLOBAL) && !(manifest.namespaces ?? []).includes(TOOLS_GLOBAL) && !rootTakes(apis, TOOLS_GLOBAL);
-  if (tools && toolsBound) {
-    for (const server of tools.servers) {
-      for (const tool of server.tools) operations.push({ operationId: toolOperationId(server.name, tool), callPath: [TOOLS_GLOBAL, server.name, tool] });
-    }
-    manifest.namespaces = [...(manifest.namespaces ?? []), TOOLS_GLOBAL];
-  }
+  const toolsBound = tools !== undefined && !bound.has(TOOLS_GLOBAL) && !rootTakes(apis, TOOLS_GLOBAL);
+  if (tools && toolsBound) root(toolsShape(tools.servers), '', [TOOLS_GLOBAL]);
+  const manifest: ClientManifest = { roots };
   const first = apis[0];
   return {
     manifest,
@@ -133,7 +128,22 @@ export function runClient(apis: readonly RunApi[], options: { defaultApi?: strin
   };
 }
 
+/** The other servers' tools as a client tree: `mcp.<server>.<tool>`, each method its tool's operation id (kept while the list is the same). */
+function toolsShape(servers: RunTools['servers']): ClientShape {
+  const tree: Record<string, Record<string, string>> = {};
+  for (const server of servers) {
+    if (server.tools.length === 0) continue;
+    const tools: Record<string, string> = (tree[server.name] ??= {});
+    for (const tool of server.tools) if (!Object.hasOwn(tools, tool)) tools[tool] = toolOperationId(server.name, tool);
+  }
+  const json = JSON.stringify(tree);
+  if (lastTools?.json !== json) lastTools = clientShape(json);
+  return lastTools;
+}
+
+let lastTools: ClientShape | undefined;
+
 /** Whether a run's only API has a top-level group of this name (its client is bound whole, as `api`). */
 function rootTakes(apis: readonly RunApi[], name: string): boolean {
-  return apis.length === 1 && apis[0]!.catalogue.operations.some((o) => o.callPath[0] === name);
+  return apis.length === 1 && apis[0]!.shape.top.includes(name);
 }

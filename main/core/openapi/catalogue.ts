@@ -184,30 +184,87 @@ export function buildCatalogue(document: OpenApiDocument, refNames: WeakMap<obje
 /** What a catalogue holds, as plain data (structured-clonable: the on-disk cache stores it). */
 export type CatalogueData = Omit<Catalogue, 'byId' | 'byCall' | 'match' | 'refNames'>;
 
-export function catalogueData(catalogue: Catalogue): CatalogueData {
-  const { title, version, description, servers, operations, warnings, securitySchemes } = catalogue;
-  return { title, version, ...(description !== undefined ? { description } : {}), servers, operations, warnings, securitySchemes };
-}
-
-/** A catalogue from its data: the lookups by id, call path and route are built here. */
+/** A catalogue from its data: the lookups by id, call path and route are built here (the routes on first use). */
 export function catalogueFromData(data: CatalogueData, refNames: WeakMap<object, string>): Catalogue {
   const { operations } = data;
   const ids = new Map(operations.map((o) => [o.id, o] as const));
   const calls = new Map(operations.map((o) => [o.call, o] as const));
-  const matchers: RouteMatcher[] = operations
-    .map((op) => ({ op, regex: templateRegex(op.path), literalSegments: op.path.split('/').filter((s) => s && !s.includes('{')).length }))
-    .sort((a, b) => b.literalSegments - a.literalSegments);
+  let matchers: RouteMatcher[] | undefined;
   return {
     ...data,
     refNames,
     byId: (id) => ids.get(id),
     byCall: (call) => calls.get(call.startsWith('api.') ? call : `api.${call}`),
     match(method, pathname) {
+      matchers ??= operations
+        .map((op) => ({ op, regex: templateRegex(op.path), literalSegments: op.path.split('/').filter((s) => s && !s.includes('{')).length }))
+        .sort((a, b) => b.literalSegments - a.literalSegments);
       const upper = method.toUpperCase();
       const clean = pathname.replace(/\/+$/, '') || '/';
       return matchers.find((m) => m.op.method === upper && m.regex.test(clean))?.op;
     },
   };
+}
+
+/** The parts of an operation read only when asked (a call, a search answer's card): the rest is its outline. */
+export const DETAIL_FIELDS = ['description', 'parameters', 'requestBody', 'responses', 'codeSamples'] as const;
+export type OperationDetails = Pick<ApiOperation, (typeof DETAIL_FIELDS)[number]>;
+/** An operation without its details: what a served API keeps in memory for every operation. */
+export type OperationOutline = Omit<ApiOperation, (typeof DETAIL_FIELDS)[number] | 'call'>;
+
+export function outlineOf(op: ApiOperation): OperationOutline {
+  const { id, hasOperationId, operationId, callPath, method, path, summary, tags, synonyms, deprecated, mutation } = op;
+  return {
+    id,
+    hasOperationId,
+    ...(operationId !== undefined ? { operationId } : {}),
+    callPath,
+    method,
+    path,
+    ...(summary !== undefined ? { summary } : {}),
+    tags,
+    synonyms,
+    deprecated,
+    mutation,
+  };
+}
+
+export function detailsOf(op: ApiOperation): OperationDetails {
+  const { description, parameters, requestBody, responses, codeSamples } = op;
+  return { ...(description !== undefined ? { description } : {}), parameters, ...(requestBody ? { requestBody } : {}), responses, codeSamples };
+}
+
+/**
+ * Operations that hold their outlines and read their details (`details(i)`, i an operation's position) the first
+ * time one is used: a factory that makes operation i from its outline. The detail fields are getters of the
+ * operations' prototype (one per catalogue), so making one costs no more than copying its outline.
+ */
+export function outlinedOperations(details: (position: number) => OperationDetails): (outline: OperationOutline, position: number) => ApiOperation {
+  class OutlinedOperation {
+    readonly position: number;
+    constructor(outline: OperationOutline, position: number) {
+      Object.assign(this, outline);
+      (this as unknown as { call: string }).call = ['api', ...outline.callPath].join('.');
+      this.position = position;
+    }
+    get description() {
+      return details(this.position).description;
+    }
+    get parameters() {
+      return details(this.position).parameters;
+    }
+    get requestBody() {
+      return details(this.position).requestBody;
+    }
+    get responses() {
+      return details(this.position).responses;
+    }
+    get codeSamples() {
+      return details(this.position).codeSamples;
+    }
+  }
+  Object.defineProperty(OutlinedOperation.prototype, 'position', { enumerable: false });
+  return (outline, position) => new OutlinedOperation(outline, position) as unknown as ApiOperation;
 }
 
 function templateRegex(path: string): RegExp {

@@ -7,7 +7,7 @@ import { writeFileAtomic } from '../util/atomicWrite.ts';
 import { join, resolve as resolvePath } from 'node:path';
 import { AirlockError, errorMessage } from '../util/errors.ts';
 import { absolutizeRefs, baseUrlOf, findExternalRefs, guardedResolvers, refusedRef } from './externalRefs.ts';
-import { downloadText } from './specDownload.ts';
+import { DEFAULT_SPEC_MAX_BYTES, downloadText } from './specDownload.ts';
 import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
 
@@ -69,23 +69,47 @@ export async function readDocumentSource(source: string, options: LoadOptions): 
   }
   const location = resolvePath(source);
   try {
+    const max = options.maxBytes ?? DEFAULT_SPEC_MAX_BYTES;
+    const { size } = await stat(location);
+    if (size > max) throw tooLarge(location, `${megabytes(size)} MB`, max);
     return { bytes: await readFile(location), origin: { kind: 'file', location } };
   } catch (error) {
+    if (error instanceof AirlockError) throw error;
     throw new AirlockError('spec', `cannot read OpenAPI document ${location}: ${(error as NodeJS.ErrnoException).code ?? errorMessage(error)}`, {
       hint: 'check the --spec path',
     });
   }
 }
 
-/** Parses a document's text and resolves its $refs (external ones only where the options allow). */
-export async function resolveDocument(text: string, origin: SpecOrigin, options: LoadOptions): Promise<LoadedDocument> {
-  const started = performance.now();
-  const parsed = await parseCached(text, origin.location, options.cacheDir);
-  checkVersion(parsed, origin.location);
+/** Hooks for a long resolution: after parsing, and at each $ref replaced. */
+export interface ResolveHooks {
+  onDereference?(): void;
+}
 
+/** Parses a document's text and resolves its $refs (external ones only where the options allow). */
+export async function resolveDocument(text: string, origin: SpecOrigin, options: LoadOptions & ResolveHooks): Promise<LoadedDocument> {
+  const started = performance.now();
+  const parsed = await parseDocument(text, origin.location, options.cacheDir);
+  return { ...(await dereferenceDocument(parsed, origin, options)), loadMs: performance.now() - started };
+}
+
+/** A document's text parsed (JSON, or YAML through the parsed-YAML cache) and checked to be OpenAPI 3.x. */
+export async function parseDocument(text: string, location: string, cacheDir: string): Promise<OpenApiDocument> {
+  const parsed = await parseCached(text, location, cacheDir);
+  checkVersion(parsed, location);
+  return parsed;
+}
+
+/** Resolves a parsed document's $refs in place (external ones only where the options allow), naming the component schemas. */
+export async function dereferenceDocument(
+  parsed: OpenApiDocument,
+  origin: SpecOrigin,
+  options: LoadOptions & ResolveHooks,
+): Promise<Omit<LoadedDocument, 'loadMs'>> {
   const refNames = new WeakMap<object, string>();
   const refList: [object, string][] = [];
   const onDereference = (ref: string, value: unknown) => {
+    options.onDereference?.();
     const m = /#\/components\/schemas\/([^/]+)$/.exec(ref);
     if (m && value && typeof value === 'object' && !refNames.has(value)) {
       const name = decodeURIComponent(m[1]!);
@@ -111,7 +135,7 @@ export async function resolveDocument(text: string, origin: SpecOrigin, options:
     if (refusal) throw refusal;
     throw new AirlockError('spec', `cannot resolve $refs in ${origin.location}: ${errorMessage(error)}`);
   }
-  return { document, origin, refNames, refList, loadMs: performance.now() - started };
+  return { document, origin, refNames, refList };
 }
 
 /**
@@ -178,6 +202,7 @@ async function readUrl(url: string, options: LoadOptions, logger: Logger): Promi
     logger.info(`fetched OpenAPI document ${url} (${text.length} bytes), cached`);
     return { text, origin: { kind: 'url', location: url, cacheFile, fetchedAt, fromCache: false } };
   } catch (error) {
+    if (/larger than \d+ bytes/.test(errorMessage(error))) throw tooLarge(url, 'larger', options.maxBytes ?? DEFAULT_SPEC_MAX_BYTES);
     if (cached) {
       logger.warn(`could not refresh ${url} (${errorMessage(error)}); using the copy cached at ${cached.fetchedAt}`);
       return { text: cached.text, origin: { kind: 'url', location: url, cacheFile, fetchedAt: cached.fetchedAt, fromCache: true } };
@@ -187,6 +212,17 @@ async function readUrl(url: string, options: LoadOptions, logger: Logger): Promi
       cause: error,
     });
   }
+}
+
+function megabytes(bytes: number): string {
+  return (bytes / 1024 / 1024).toFixed(bytes < 10 * 1024 * 1024 ? 1 : 0);
+}
+
+/** A document over the cap on documents: which cap, and how to raise it. */
+function tooLarge(location: string, size: string, max: number): AirlockError {
+  return new AirlockError('spec', `${location} is ${size === 'larger' ? '' : `${size}, `}over the ${megabytes(max)} MB cap on API documents`, {
+    hint: 'raise it with --spec-max-mb (AIRLOCK_SPEC_MAX_MB, or Settings), or serve a smaller document',
+  });
 }
 
 function limitsOf(options: LoadOptions) {

@@ -27,6 +27,8 @@ import { EventHub } from '../control/eventHub.ts';
 import { createDispatcher, type DispatchControl } from '../control/dispatch.ts';
 import type { ControlEvent } from '../../../contract/events.ts';
 import { loadApi } from './loadApi.ts';
+import { createPreparation } from '../search/preparation.ts';
+import type { PrepareProgress } from '../search/preparedApi.ts';
 import { ServedApis } from './servedApis.ts';
 import { ProfileStore, selectProfile } from '../profiles/profileStore.ts';
 import { isEnabled, type Profile } from '../profiles/profile.ts';
@@ -124,9 +126,22 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     // 4. The APIs, each loaded with its catalogue and search index, its key and the gate its calls go through:
     //    every enabled profile, or the one the command named (--profile, --spec), which alone gets AIRLOCK_API_KEY.
     const rate = new RateLimiter(values.rateLimit, values.rateBurst);
+    // Documents are prepared in a worker thread, one at a time, never where clients are served.
+    const preparation = createPreparation({ memoryMb: () => values.prepareMemoryMb });
+    closers.push(() => preparation.close());
     const apis = new ServedApis({
-      open: async (profile, { primary }) => {
-        const served = await loadApi({ profile, refreshSpec: values.refreshSpec, paths: info.paths, logger });
+      open: async (profile, { primary, signal, onProgress, onDamaged }) => {
+        const served = await loadApi({
+          profile,
+          refreshSpec: values.refreshSpec,
+          paths: info.paths,
+          logger,
+          preparation,
+          maxBytes: values.specMaxMb * 1024 * 1024,
+          signal,
+          onProgress: progressLog(logger, profile.name, onProgress),
+          onDamaged,
+        });
         try {
           const { api } = served;
           const credentials = await createCredentials({
@@ -223,6 +238,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       info,
       settings,
       logs,
+      preparation,
       apis,
       get api() {
         return apis.primary().api;
@@ -365,6 +381,17 @@ const capsOf = (s: { maxConcurrent: number; queueSize: number; queueTimeoutMs: n
   queueTimeoutMs: s.queueTimeoutMs,
   perCallerConcurrent: s.perCallerConcurrent,
 });
+
+/** Passes progress on, and says each new phase of a preparation in the log. */
+function progressLog(logger: Logger, name: string, onProgress: (p: PrepareProgress) => void): (p: PrepareProgress) => void {
+  let phase = '';
+  return (p) => {
+    onProgress(p);
+    if (p.phase === phase) return;
+    phase = p.phase;
+    logger.info(`API ${name}: ${p.phase}, ${p.percent}%${p.operations !== undefined ? ` (${p.operations.toLocaleString('en-US')} operations)` : ''}`);
+  };
+}
 
 /** How long each start-up phase took (logged at debug). */
 function startupPhases(): { mark(name: string): void; summary(): string } {

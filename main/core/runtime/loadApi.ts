@@ -1,7 +1,8 @@
 // One API a companion serves, from its profile: starts the built-in demo API
-// when the profile needs it, loads the OpenAPI document (or restores it from
-// the cache), and builds the catalogue and the search index. The served
-// APIs (servedApis.ts) load each enabled profile this way.
+// when the profile needs it, and opens the document's prepared store (made
+// first, in a worker, when none fits: search/preparation.ts): the catalogue,
+// the search index and the sandbox client's shape. The served APIs
+// (servedApis.ts) load each enabled profile this way.
 import { AirlockError } from '../util/errors.ts';
 import type { DataPaths } from '../config/dataDir.ts';
 import { type AuthScheme, inferAuthScheme, unsupportedSecurity } from '../config/auth.ts';
@@ -10,7 +11,9 @@ import { DEMO_SPEC, type Profile } from '../profiles/profile.ts';
 import { type SpecOrigin, isUrl } from '../openapi/loadDocument.ts';
 import type { Catalogue } from '../openapi/catalogue.ts';
 import type { OperationSearch } from '../search/operationSearch.ts';
-import { prepareApi } from '../search/preparedApi.ts';
+import type { PrepareProgress } from '../search/preparedApi.ts';
+import type { Preparation } from '../search/preparation.ts';
+import type { ClientShape } from '../sandbox/engine.ts';
 import { apiIdentifier, clientNamesOf } from '../profiles/apiIdentifier.ts';
 import type { DemoServer } from '../demo/demoServer.ts';
 
@@ -29,6 +32,8 @@ export interface LoadedApi {
   cache: 'hit' | 'miss' | 'off';
   /** Names the sandbox client is bound to when a run reaches this API alone: `api`, its name, its alias. */
   clientNames: string[];
+  /** The sandbox client's tree (a run that touches the API builds its client from it). */
+  shape: ClientShape;
 }
 
 export interface ApiLoadOptions {
@@ -37,7 +42,16 @@ export interface ApiLoadOptions {
   refreshSpec?: boolean;
   paths: DataPaths;
   logger: Logger;
-  fetch?: typeof fetch;
+  /** Prepares the document (in a worker) or opens its prepared store. */
+  preparation: Preparation;
+  /** The cap on a document's size, in bytes. */
+  maxBytes?: number;
+  /** How far preparing is. */
+  onProgress?(progress: PrepareProgress): void;
+  /** A part of the prepared store read later failed its check (the store is gone: serve the API again to rebuild it). */
+  onDamaged?(error: Error): void;
+  /** Cancels the load. */
+  signal?: AbortSignal;
 }
 
 /** The loaded API, and how to stop what it started (the demo API's server). */
@@ -52,6 +66,7 @@ export async function loadApi(options: ApiLoadOptions): Promise<ServedApi> {
   let demo: DemoServer | undefined;
   let spec = profile.spec;
   let baseUrl = profile.baseUrl;
+  let closeStore: (() => void) | undefined;
   if (spec === DEMO_SPEC) {
     // Loaded when the demo is served (its SQLite store and HTTP server are no part of any other start).
     const { startDemoServer, demoSpecPath } = await import('../demo/demoServer.ts');
@@ -61,13 +76,17 @@ export async function loadApi(options: ApiLoadOptions): Promise<ServedApi> {
     logger.info(`demo API serving on ${demo.url}`);
   }
   try {
-    const prepared = await prepareApi(spec, {
+    const prepared = await options.preparation.prepare({
+      spec,
       cacheDir: paths.specCache,
-      refresh: options.refreshSpec === true,
-      logger: logger.child('spec'),
+      ...(options.refreshSpec ? { refresh: true } : {}),
       ...(profile.allowExternalRefs ? { allowExternalRefs: profile.allowExternalRefs } : {}),
-      ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      ...(options.onDamaged ? { onDamaged: options.onDamaged } : {}),
     });
+    closeStore = prepared.close;
     const { catalogue, search, readyMs } = prepared;
     if (catalogue.operations.length === 0) logger.warn(`${prepared.origin.location} declares no operations`);
     for (const warning of catalogue.warnings) logger.warn(`${prepared.origin.location}: ${warning}`);
@@ -100,14 +119,17 @@ export async function loadApi(options: ApiLoadOptions): Promise<ServedApi> {
       readyMs,
       cache: prepared.cache,
       clientNames: clientNamesOf(profile),
+      shape: prepared.shape,
     };
     return {
       api,
       async close() {
+        prepared.close();
         await demo?.close();
       },
     };
   } catch (error) {
+    closeStore?.();
     await demo?.close();
     throw error;
   }

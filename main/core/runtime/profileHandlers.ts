@@ -23,7 +23,7 @@ function readBack(store: ProfileStore, saved: Profile): Profile {
   }
 }
 
-export type ProfileHandlerServices = Pick<Services, 'info' | 'api' | 'apis' | 'logs' | 'hub'>;
+export type ProfileHandlerServices = Pick<Services, 'info' | 'api' | 'apis' | 'logs' | 'hub' | 'preparation' | 'settings'>;
 
 export function createProfileHandlers(
   c: ProfileHandlerServices,
@@ -137,7 +137,13 @@ export function createProfileHandlers(
     },
 
     'profiles.inspect': ({ spec, allowExternalRefs }) =>
-      inspectDocument(spec, { cacheDir: c.info.paths.specCache, logger: log, ...(allowExternalRefs ? { allowExternalRefs } : {}) }),
+      inspectDocument(spec, {
+        cacheDir: c.info.paths.specCache,
+        prepare: (request) => c.preparation.prepare(request),
+        maxBytes: c.settings.values.specMaxMb * 1024 * 1024,
+        onProgress: (progress) => c.hub.publish({ type: 'inspect-progress', spec, progress }),
+        ...(allowExternalRefs ? { allowExternalRefs } : {}),
+      }),
 
     'profiles.setOperationPolicy': async ({ operationId, policy, profile: name }, caller) => {
       const served = servedApi(name);

@@ -13,6 +13,7 @@ import type { Credentials } from '../secrets/credentials.ts';
 import type { EgressGate } from '../egress/egressGate.ts';
 import { runClient, type RunClient, type RunTools } from '../execute/runClient.ts';
 import type { LoadedApi } from './loadApi.ts';
+import type { PrepareProgress } from '../search/preparedApi.ts';
 
 /** One API, opened: loaded, with its key and its gate. */
 export interface OpenedApi {
@@ -33,13 +34,24 @@ export interface ServedApi {
   readonly state: ApiLoadState;
   /** Why it could not be loaded. */
   readonly error?: string;
+  /** How far loading is, while it loads. */
+  readonly progress?: PrepareProgress;
   readonly opened?: OpenedApi;
   /** Resolves once loaded; rejects (an AirlockError) with why it could not be. */
   ready(): Promise<OpenedApi>;
 }
 
+/** What opening an API is given: whether it is the one the command named, where to say how far it is, how to be cancelled. */
+export interface OpenOptions {
+  primary: boolean;
+  onProgress(progress: PrepareProgress): void;
+  /** A part of its prepared store read later failed its check: it is served again (prepared afresh). */
+  onDamaged(error: Error): void;
+  signal: AbortSignal;
+}
+
 export interface ServedApisOptions {
-  open(profile: Profile, options: { primary: boolean }): Promise<OpenedApi>;
+  open(profile: Profile, options: OpenOptions): Promise<OpenedApi>;
   logger: Logger;
   /** Called after every change of the set or of an API's state. */
   onChange?(): void;
@@ -51,9 +63,15 @@ interface Entry {
   profile: Profile;
   state: ApiLoadState;
   error?: string;
+  progress?: PrepareProgress;
   opened?: OpenedApi;
   loading: Promise<OpenedApi>;
+  /** Cancels the load (when the API is disabled while it loads). */
+  cancel: AbortController;
 }
+
+/** Progress is told to the screens at most this often. */
+const PROGRESS_EVERY_MS = 250;
 
 export class ServedApis {
   private readonly entries = new Map<string, Entry>();
@@ -66,6 +84,7 @@ export class ServedApis {
    */
   private primaryProfile: Profile | undefined;
   private closed = false;
+  private progressTimer: NodeJS.Timeout | undefined;
 
   constructor(options: ServedApisOptions) {
     this.options = options;
@@ -160,7 +179,7 @@ export class ServedApis {
         .sort((a, b) => a.api.profile.name.localeCompare(b.api.profile.name))
         .map((o) => ({
           id: o.api.id,
-          catalogue: o.api.catalogue,
+          shape: o.api.shape,
           gate: o.gate,
           clientNames: o.api.clientNames,
           ...(o.api.profile.alias ? { alias: o.api.profile.alias } : {}),
@@ -171,6 +190,7 @@ export class ServedApis {
 
   async close(): Promise<void> {
     this.closed = true;
+    if (this.progressTimer) clearTimeout(this.progressTimer);
     for (const e of [...this.entries.values()]) this.retire(e.name);
     const closing = this.retired.splice(0);
     await Promise.allSettled(closing.map((o) => o.close()));
@@ -187,8 +207,25 @@ export class ServedApis {
       if (e.profile.alias) taken.set(e.profile.alias, e.name);
     }
     const clash = identifierClash(profile.name, profile.alias, taken);
-    const entry: Entry = { name: profile.name, id: apiIdentifier(profile.name), profile, state: 'loading', loading: Promise.resolve(undefined as never) };
-    entry.loading = clash ? Promise.reject(new AirlockError('config', clash)) : this.options.open(profile, { primary: profile === this.primaryProfile });
+    const entry: Entry = {
+      name: profile.name,
+      id: apiIdentifier(profile.name),
+      profile,
+      state: 'loading',
+      loading: Promise.resolve(undefined as never),
+      cancel: new AbortController(),
+    };
+    entry.loading = clash
+      ? Promise.reject(new AirlockError('config', clash))
+      : this.options.open(profile, {
+          primary: profile === this.primaryProfile,
+          signal: entry.cancel.signal,
+          onProgress: (progress) => {
+            entry.progress = progress;
+            this.progressed();
+          },
+          onDamaged: (error) => this.damaged(entry, error),
+        });
     entry.loading.then(
       (opened) => {
         if (this.closed) {
@@ -203,9 +240,13 @@ export class ServedApis {
         }
         entry.opened = opened;
         entry.state = 'ready';
+        delete entry.progress;
         this.changed();
       },
       (error: unknown) => {
+        delete entry.progress;
+        // Cancelled because it was disabled: nothing to say.
+        if (entry.cancel.signal.aborted && this.entries.get(entry.name) !== entry) return;
         entry.state = 'failed';
         entry.error = (error as AirlockError).line ?? (error as Error).message;
         if (this.entries.get(entry.name) === entry) this.options.logger.error(`API ${entry.name} could not be loaded: ${entry.error}`);
@@ -222,11 +263,32 @@ export class ServedApis {
     if (!e) return false;
     this.entries.delete(name);
     if (e.opened) this.retired.push(e.opened);
+    // Still loading: stopped (its worker ends, nothing it wrote is used).
+    else if (e.state === 'loading') e.cancel.abort(new AirlockError('unavailable', `API ${name} was disabled while it loaded`));
     return true;
   }
 
+  /** A served API's store failed a check: it is served again, prepared afresh (runs going keep what they have). */
+  private damaged(entry: Entry, error: Error): void {
+    if (this.closed || this.entries.get(entry.name) !== entry) return;
+    this.options.logger.warn(`API ${entry.name}: ${error.message}; preparing it again`);
+    void this.enable(entry.profile).catch(() => undefined);
+  }
+
   private changed(): void {
+    if (this.progressTimer) {
+      clearTimeout(this.progressTimer);
+      this.progressTimer = undefined;
+    }
     this.options.onChange?.();
+  }
+
+  /** Progress is told at most every PROGRESS_EVERY_MS. */
+  private progressed(): void {
+    this.progressTimer ??= setTimeout(() => {
+      this.progressTimer = undefined;
+      this.options.onChange?.();
+    }, PROGRESS_EVERY_MS).unref();
   }
 
   private view(e: Entry): ServedApi {
@@ -236,6 +298,7 @@ export class ServedApis {
       profile: e.profile,
       state: e.state,
       ...(e.error !== undefined ? { error: e.error } : {}),
+      ...(e.progress ? { progress: e.progress } : {}),
       ...(e.opened ? { opened: e.opened } : {}),
       ready: () => e.loading,
     };

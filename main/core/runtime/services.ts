@@ -20,6 +20,7 @@ import type { LoadedApi } from './loadApi.ts';
 import type { ServedApis } from './servedApis.ts';
 import type { UpstreamServers } from '../upstream/upstreamServers.ts';
 import type { ToolGate } from '../upstream/toolGate.ts';
+import type { Preparation } from '../search/preparation.ts';
 
 export type CompanionMode = 'serve' | 'stdio';
 
@@ -100,6 +101,8 @@ export interface Services {
   info: CompanionInfo;
   settings: LiveSettings;
   logs: Logs;
+  /** Prepares API documents (in a worker thread, one at a time) and opens what they prepared. */
+  preparation: Preparation;
   /** Every API served, each with its key and gate. */
   apis: ServedApis;
   /** The API meant where one is: the one the command named, else the first served. Throws when none is served. */

@@ -13,16 +13,41 @@ export interface ClientOperation {
   callPath: string[];
 }
 
-export interface ClientManifest {
-  operations: ClientOperation[];
-  /** Global names bound to the whole client: `api`, the API's name and its alias (e.g. `oa`) when a run reaches one API. */
-  globals: string[];
-  /**
-   * Children of the client's root each bound to a global of its own name: several APIs, each under its name
-   * (`github.repos.get`, `openagenda.events.list`), their call paths starting with that name.
-   */
-  namespaces?: string[];
+/**
+ * A client's tree, prepared once per API: JSON text in which each namespace is an object of its children and each
+ * method is its operation id (`{"repos":{"get":"repos/get"}}`). A run builds only what its code touches from it.
+ */
+export interface ClientShape {
+  /** Equal keys mean equal trees (an engine that keeps trees between runs keys them by it). */
+  key: string;
+  json: string;
+  /** Its top-level names. */
+  top: readonly string[];
 }
+
+/** One tree of a run's client and the globals it is reached by. */
+export interface ClientRoot {
+  shape: ClientShape;
+  /** Put before each operation id of the tree (`github:`), so the gate knows whose call it is. */
+  idPrefix: string;
+  /** The globals bound to it (`api`, the API's name and alias; `mcp`): the first labels its methods (`api.events.list`). */
+  globals: string[];
+}
+
+/**
+ * What a run's client is: its roots (one per API it reaches, and one for other MCP servers' tools). A manifest by
+ * operations (every method listed) is the short form tests and small callers write: its globals are bound to the
+ * whole tree, and each of its namespaces (a child of the root) to a global of its own name.
+ */
+export type ClientManifest =
+  | { roots: ClientRoot[] }
+  | {
+      operations: ClientOperation[];
+      /** Global names bound to the whole client: `api`, the API's name and its alias (e.g. `oa`). */
+      globals: string[];
+      /** Children of the client's root each bound to a global of its own name (`github.repos.get`). */
+      namespaces?: string[];
+    };
 
 /** What sandboxed code passes to `api.ns.op({ path, query, body, headers, cookies })`. */
 export interface ApiCallRequest {

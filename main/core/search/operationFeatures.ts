@@ -31,10 +31,34 @@ export interface OperationFeatures {
   where: string[];
 }
 
+/** The fields of OperationFeatures that are sets of terms (written as arrays). */
+const SET_FIELDS = ['names', 'params', 'values', 'returns', 'verbValues', 'all', 'prose'] as const;
+
+/** Features as JSON text (what a prepared store keeps per operation). */
+export function featuresToJson(f: OperationFeatures): string {
+  const out: Record<string, unknown> = { ...f };
+  for (const field of SET_FIELDS) out[field] = [...f[field]];
+  return JSON.stringify(out);
+}
+
+/** Features from `featuresToJson`'s text; a TypeError when the text is not of that shape. */
+export function featuresFromJson(text: string): OperationFeatures {
+  const raw = JSON.parse(text) as Record<string, unknown>;
+  if (!raw || typeof raw !== 'object') throw new TypeError('features of an unexpected shape');
+  const out = { ...raw } as Record<string, unknown>;
+  for (const field of SET_FIELDS) {
+    if (!Array.isArray(raw[field])) throw new TypeError(`features without ${field}`);
+    out[field] = new Set(raw[field] as string[]);
+  }
+  if (!Array.isArray(raw.summary) || !Array.isArray(raw.segments) || !Array.isArray(raw.where)) throw new TypeError('features of an unexpected shape');
+  return out as unknown as OperationFeatures;
+}
+
 /** What re-ranking needs of `op`; `tags` are the document's tag texts, `selfParams` the path parameters that take "me". */
 export function operationFeatures(operation: ApiOperation, tags: Record<string, string>, selfParams: Set<string>): OperationFeatures {
   // `/order.list.json`, `/statuses/show/{id}.json`: the format a path answers in is not a thing it acts on.
-  const op = { ...operation, path: withoutFormat(operation.path) };
+  // A view of the operation with its path changed: every other field (details read on demand among them) from the operation.
+  const op = Object.create(operation, { path: { value: withoutFormat(operation.path), enumerable: true } }) as ApiOperation;
   const names = nameTerms(op);
   const params = new Set(terms(op.parameters.map((p) => p.name).join(' ')));
   const verb = operationVerb(op);

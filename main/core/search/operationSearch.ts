@@ -8,13 +8,13 @@
 //    and does (operationFeatures.ts); every weight is named in weights.ts.
 // The state (index and learnt vocabulary) can be saved as plain data and
 // restored without indexing again (toJSON / OperationSearch.restore).
-import type { AsPlainObject } from 'minisearch';
 import type { ApiOperation, Catalogue } from '../openapi/catalogue.ts';
 import { terms } from './textProcessing.ts';
 import { isBuiltInWord } from './synonyms.ts';
 import { type LearnedVocabulary, learnVocabulary } from './documentVocabulary.ts';
-import { type SearchIndex, buildSearchIndex, loadSearchIndex, recall, tagTexts } from './searchIndex.ts';
-import { type OperationFeatures, operationFeatures, selfParameters } from './operationFeatures.ts';
+import { compactSearchIndex, recall, tagTexts } from './searchIndex.ts';
+import { CompactIndex } from './compactIndex.ts';
+import { type OperationFeatures, featuresToJson, operationFeatures, selfParameters } from './operationFeatures.ts';
 import { descriptionTexts } from './operationText.ts';
 import { readQuery } from './queryParsing.ts';
 import { preparePhrasebook } from './phrasebook.ts';
@@ -34,13 +34,30 @@ export interface RankedHit extends SearchHit {
 /** What the document says beside its operations: its tags (name, description, x-displayName). */
 export interface SearchDocumentInfo {
   tags?: unknown;
+  /** Told how many operations are indexed so far, now and then while a large catalogue is indexed. */
+  onProgress?(indexed: number): void;
 }
+
+/** A search restored from a prepared store: its index, what it learnt, and each operation's features read on demand. */
+export interface RestoredSearch {
+  index: CompactIndex;
+  vocabulary: string[];
+  learned: LearnedVocabulary;
+  tags: Record<string, string>;
+  selfParams: string[];
+  /** Operation `position`'s features (re-ranking reads those of the candidates it meets); absent, they are worked out from the catalogue. */
+  features?(position: number): OperationFeatures;
+}
+
+/** Features of a restored search kept before the next read starts afresh. */
+const KEPT_FEATURES = 4096;
 
 /** Plain data (JSON-safe) from which OperationSearch.restore rebuilds a search without indexing again. */
 export interface OperationSearchState {
   format: number;
   operations: number;
-  index: AsPlainObject;
+  /** The compact index's JSON form. */
+  index: unknown;
   /** Terms of the operations' names and parameters (what typo correction corrects to). */
   vocabulary: string[];
   learned: LearnedVocabulary;
@@ -49,22 +66,24 @@ export interface OperationSearchState {
   selfParams: string[];
 }
 
-const STATE_FORMAT = 1;
+const STATE_FORMAT = 2;
 
 export class OperationSearch {
-  private readonly index: SearchIndex;
+  private readonly index: CompactIndex;
   private readonly operations: ApiOperation[];
-  private readonly features: (OperationFeatures | undefined)[];
+  private features: (OperationFeatures | undefined)[] | Map<number, OperationFeatures>;
+  private readonly readFeatures: ((position: number) => OperationFeatures) | undefined;
   private readonly vocabulary: Set<string>;
   private readonly learned: LearnedVocabulary;
   private readonly tags: Record<string, string>;
   private readonly selfParams: Set<string>;
 
-  constructor(catalogue: Catalogue, info: SearchDocumentInfo = {}, restored?: OperationSearchState) {
+  constructor(catalogue: Catalogue, info: SearchDocumentInfo = {}, restored?: RestoredSearch) {
     this.operations = catalogue.operations;
     this.tags = restored ? restored.tags : tagTexts(info.tags);
-    this.index = restored ? loadSearchIndex(restored.index) : buildSearchIndex(catalogue, this.tags);
-    this.features = new Array<OperationFeatures | undefined>(this.operations.length);
+    this.index = restored ? restored.index : compactSearchIndex(catalogue, this.tags, info.onProgress);
+    this.readFeatures = restored?.features;
+    this.features = this.readFeatures ? new Map() : new Array<OperationFeatures | undefined>(this.operations.length);
     this.selfParams = new Set(restored ? restored.selfParams : selfParameters(this.operations));
     // Once per process, with the index, so the first search does not wait for it.
     preparePhrasebook();
@@ -86,9 +105,22 @@ export class OperationSearch {
     this.learned = learnVocabulary({ names, prose, ignore: isBuiltInWord });
   }
 
-  /** What re-ranking needs of an operation, worked out on first use (a restored search only for the candidates it meets). */
+  /** What re-ranking needs of an operation, worked out on first use (a restored search reads it from its store). */
   private feature(i: number): OperationFeatures {
-    return (this.features[i] ??= operationFeatures(this.operations[i]!, this.tags, this.selfParams));
+    const features = this.features;
+    if (Array.isArray(features)) return (features[i] ??= operationFeatures(this.operations[i]!, this.tags, this.selfParams));
+    let f = features.get(i);
+    if (!f) {
+      if (features.size >= KEPT_FEATURES) this.features = new Map();
+      f = this.readFeatures!(i);
+      (this.features as Map<number, OperationFeatures>).set(i, f);
+    }
+    return f;
+  }
+
+  /** Operation `position`'s features as JSON text (what a prepared store keeps). */
+  featuresJson(position: number): string {
+    return featuresToJson(this.feature(position));
   }
 
   /** Rebuilds a search from `toJSON()`'s data for the same catalogue, without indexing again. */
@@ -96,7 +128,17 @@ export class OperationSearch {
     if (!state || state.format !== STATE_FORMAT || state.operations !== catalogue.operations.length) {
       throw new Error('search index state does not fit this catalogue');
     }
-    return new OperationSearch(catalogue, {}, state);
+    return new OperationSearch(catalogue, {}, { ...state, index: CompactIndex.fromJSON(state.index) });
+  }
+
+  /** The compact index (a prepared store writes its parts). */
+  compactIndex(): CompactIndex {
+    return this.index;
+  }
+
+  /** Whether a state (as `toJSON()` wrote it, its index aside) is one this code restores, for a catalogue of `operations`. */
+  static fits(state: Omit<OperationSearchState, 'index'>, operations: number): boolean {
+    return !!state && state.format === STATE_FORMAT && state.operations === operations;
   }
 
   /** The search's state as plain data (JSON-safe): the index and what it learnt from the document. */

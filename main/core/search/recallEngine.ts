@@ -9,10 +9,12 @@
 // field, and the results are combined as its OR combines them, so the scores
 // and the order of ties are the same to the last bit
 // (test/unit/recallEngine.test.ts compares the two on every evaluation
-// request). The index's internals are read through `IndexInternals`; an index
+// request). It reads a served API's compact index (compactIndex.ts), or a
+// MiniSearch index's internals through `IndexInternals`; a MiniSearch index
 // these do not describe, or one with removed documents, is searched by
 // MiniSearch itself.
 import type { SearchResult } from 'minisearch';
+import type { CompactIndex } from './compactIndex.ts';
 
 /** An operation recall found (`id`: its position in the catalogue) and its BM25 score. */
 export type RecallHit = Pick<SearchResult, 'id' | 'score'>;
@@ -59,6 +61,57 @@ interface ScoredPostings {
   fields: { boost: number; end: number }[];
 }
 
+/** What the engine reads of an index: a word's postings (of type T) by word, prefix or fuzzy match, field by field. */
+interface RecallSource<T> {
+  get(term: string): T | undefined;
+  atPrefix(prefix: string): Iterable<[string, T]>;
+  fuzzyGet(term: string, maxDistance: number): Map<string, [T, number]>;
+  /** A word's operations and frequencies in one field, in index order. */
+  fieldPostings(data: T, fieldId: number): { docs: ArrayLike<number>; freqs: ArrayLike<number> } | undefined;
+  fieldLength(doc: number, fieldId: number): number;
+  avgFieldLength: ArrayLike<number>;
+  documentCount: number;
+  /** One more than the highest operation number. */
+  size: number;
+  documentId(doc: number): unknown;
+  options: IndexInternals['_options'];
+}
+
+/** A MiniSearch index's internals as a recall source. */
+function miniSearchSource(inside: IndexInternals): RecallSource<FieldTermData> {
+  return {
+    get: (term) => inside._index.get(term),
+    atPrefix: (prefix) => inside._index.atPrefix(prefix),
+    fuzzyGet: (term, maxDistance) => inside._index.fuzzyGet(term, maxDistance),
+    fieldPostings: (data, fieldId) => {
+      const freqs = data.get(fieldId);
+      return freqs ? { docs: [...freqs.keys()], freqs: [...freqs.values()] } : undefined;
+    },
+    fieldLength: (doc, fieldId) => inside._fieldLength.get(doc)![fieldId]!,
+    avgFieldLength: inside._avgFieldLength,
+    documentCount: inside._documentCount,
+    size: inside._nextId,
+    documentId: (doc) => inside._documentIds.get(doc),
+    options: inside._options,
+  };
+}
+
+/** A compact index as a recall source, searched with a MiniSearch index's options (its defaults merged as it merges them). */
+function compactSource(index: CompactIndex, options: IndexInternals['_options']): RecallSource<number> {
+  return {
+    get: (term) => index.get(term),
+    atPrefix: (prefix) => index.atPrefix(prefix),
+    fuzzyGet: (term, maxDistance) => index.fuzzyGet(term, maxDistance),
+    fieldPostings: (at, fieldId) => index.fieldPostings(at, fieldId),
+    fieldLength: (doc, fieldId) => index.fieldLength(doc, fieldId),
+    avgFieldLength: index.avgFieldLength,
+    documentCount: index.documentCount,
+    size: index.size,
+    documentId: (doc) => index.documentId(doc),
+    options,
+  };
+}
+
 /** What a query spec reaches: its own word, its prefix matches and its fuzzy matches, each with its weight. */
 type Reached = { postings: ScoredPostings; weight: number }[];
 
@@ -78,7 +131,9 @@ interface SubqueryOptions {
 }
 
 export class RecallEngine {
-  private readonly internals: IndexInternals;
+  private readonly source: RecallSource<unknown>;
+  /** The MiniSearch index read, when the source is one (`fits` checks it is unchanged). */
+  private readonly internals: IndexInternals | undefined;
   private readonly fieldBoosts: [fieldId: number, boost: number][];
   private readonly postings = new Map<string, ScoredPostings>();
   private readonly prefixes = new Map<string, [string, ScoredPostings][]>();
@@ -89,12 +144,20 @@ export class RecallEngine {
   private readonly documents: number;
   private levels: { terms: number; word: Sums; subquery: Sums; total: Sums } | undefined;
 
-  private constructor(internals: IndexInternals) {
+  private constructor(source: RecallSource<unknown>, fieldIds: Record<string, number>, internals?: IndexInternals) {
+    this.source = source;
     this.internals = internals;
-    const boost = internals._options.searchOptions.boost ?? {};
-    this.size = internals._nextId;
-    this.documents = internals._documentCount;
-    this.fieldBoosts = internals._options.fields.map((field) => [internals._fieldIds[field]!, (Object.hasOwn(boost, field) ? boost[field] : 0) || 1]);
+    const boost = source.options.searchOptions.boost ?? {};
+    this.size = source.size;
+    this.documents = source.documentCount;
+    this.fieldBoosts = source.options.fields.map((field) => [fieldIds[field]!, (Object.hasOwn(boost, field) ? boost[field] : 0) || 1]);
+  }
+
+  /** The engine for a compact index, searched with the options of `like` (a MiniSearch index made with the options it was built with). */
+  static forCompact(index: CompactIndex, like: object): RecallEngine {
+    const options = (like as Partial<IndexInternals>)._options;
+    if (!options) throw new Error('no MiniSearch options to search a compact index with');
+    return new RecallEngine(compactSource(index, options) as RecallSource<unknown>, index.fieldIds);
   }
 
   /** The engine for an index, or undefined when its internals are not the ones this module knows (MiniSearch then searches). */
@@ -119,11 +182,12 @@ export class RecallEngine {
       typeof weights?.fuzzy === 'number' &&
       typeof weights.prefix === 'number' &&
       [bm25?.k, bm25?.b, bm25?.d].every((n) => typeof n === 'number');
-    return ok ? new RecallEngine(inside as IndexInternals) : undefined;
+    return ok ? new RecallEngine(miniSearchSource(inside as IndexInternals) as RecallSource<unknown>, inside._fieldIds!, inside as IndexInternals) : undefined;
   }
 
-  /** Whether the index is still the one this engine read (no document added or removed since). */
+  /** Whether the index is still the one this engine read (no document added or removed since; a compact index never changes). */
   fits(index: object): boolean {
+    if (!this.internals) return true;
     const inside = index as unknown as IndexInternals;
     return inside === this.internals && inside._dirtCount === 0 && inside._documentCount === this.documents && inside._nextId === this.size;
   }
@@ -134,7 +198,7 @@ export class RecallEngine {
    */
   search(queries: (SubqueryOptions & { queries: [string] })[], limit: number): RecallHit[] {
     if (limit < 1) return [];
-    const { tokenize, processTerm, searchOptions } = this.internals._options;
+    const { tokenize, processTerm, searchOptions } = this.source.options;
     const termIds = new Map<string, number>();
     // Each query string's words, with what MiniSearch would make of each: prefix, fuzzy, boost.
     const subqueries = queries.map((own) => {
@@ -183,7 +247,7 @@ export class RecallEngine {
       subquery.clear();
       total.clear();
     }
-    return best.map(({ doc, score }) => ({ id: this.internals._documentIds.get(doc), score }));
+    return best.map(({ doc, score }) => ({ id: this.source.documentId(doc), score }));
   }
 
   /** The three levels of sums, kept between searches (cleared after each), sized for this index and `terms` query words. */
@@ -196,8 +260,8 @@ export class RecallEngine {
 
   /** The words a query word reaches, in MiniSearch's order: itself, its prefix matches, then its other fuzzy matches. */
   private reach(term: string, prefix: boolean, fuzzy: boolean | number): Reached {
-    const reached: Reached = [{ postings: this.scored(term, this.internals._index.get(term)), weight: 1 }];
-    const { weights, maxFuzzy } = this.internals._options.searchOptions;
+    const reached: Reached = [{ postings: this.scored(term, this.source.get(term)), weight: 1 }];
+    const { weights, maxFuzzy } = this.source.options.searchOptions;
     const prefixed = prefix ? this.prefixMatches(term) : [];
     for (const [word, postings] of prefixed) {
       const distance = word.length - term.length;
@@ -220,7 +284,7 @@ export class RecallEngine {
     let found = this.prefixes.get(term);
     if (!found) {
       found = [];
-      for (const [word, data] of this.internals._index.atPrefix(term)) if (word.length !== term.length) found.push([word, this.scored(word, data)]);
+      for (const [word, data] of this.source.atPrefix(term)) if (word.length !== term.length) found.push([word, this.scored(word, data)]);
       if (this.prefixes.size >= MATCH_CACHE_MAX) this.prefixes.clear();
       this.prefixes.set(term, found);
     }
@@ -232,8 +296,7 @@ export class RecallEngine {
     let found = this.fuzzies.get(key);
     if (!found) {
       found = [];
-      for (const [word, [data, distance]] of this.internals._index.fuzzyGet(term, maxDistance))
-        if (distance) found.push([word, this.scored(word, data), distance]);
+      for (const [word, [data, distance]] of this.source.fuzzyGet(term, maxDistance)) if (distance) found.push([word, this.scored(word, data), distance]);
       if (this.fuzzies.size >= MATCH_CACHE_MAX) this.fuzzies.clear();
       this.fuzzies.set(key, found);
     }
@@ -241,23 +304,26 @@ export class RecallEngine {
   }
 
   /** A word's postings with BM25 worked out, once. */
-  private scored(word: string, data: FieldTermData | undefined): ScoredPostings {
-    if (!data) return NONE;
+  private scored(word: string, data: unknown): ScoredPostings {
+    if (data === undefined) return NONE;
     const known = this.postings.get(word);
     if (known) return known;
-    const { _avgFieldLength: avg, _fieldLength: lengths, _documentCount: count, _options } = this.internals;
-    const { k, b, d } = _options.searchOptions.bm25;
+    const source = this.source;
+    const { avgFieldLength: avg, documentCount: count } = source;
+    const { k, b, d } = source.options.searchOptions.bm25;
     const docs: number[] = [];
     const fields: ScoredPostings['fields'] = [];
     const scores: number[] = [];
     for (const [fieldId, boost] of this.fieldBoosts) {
-      const freqs = data.get(fieldId);
-      if (!freqs) continue;
-      const matching = freqs.size;
+      const postings = source.fieldPostings(data, fieldId);
+      if (!postings) continue;
+      const matching = postings.docs.length;
       const idf = Math.log(1 + (count - matching + 0.5) / (matching + 0.5));
-      for (const [doc, tf] of freqs) {
+      for (let i = 0; i < matching; i++) {
+        const doc = postings.docs[i]!;
+        const tf = postings.freqs[i]!;
         docs.push(doc);
-        scores.push(idf * (d + (tf * (k + 1)) / (tf + k * (1 - b + (b * lengths.get(doc)![fieldId]!) / avg[fieldId]!))));
+        scores.push(idf * (d + (tf * (k + 1)) / (tf + k * (1 - b + (b * source.fieldLength(doc, fieldId)) / avg[fieldId]!))));
       }
       fields.push({ boost, end: docs.length });
     }

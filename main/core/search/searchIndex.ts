@@ -12,6 +12,7 @@ import { isPrefix, isStopWord, normalize, splitWords, stem } from './textProcess
 import { firstSentence, operationValues, returnedFields, searchableParams, summaryOf } from './operationText.ts';
 import type { ReadQuery } from './queryParsing.ts';
 import { RecallEngine, type RecallHit } from './recallEngine.ts';
+import { CompactIndex } from './compactIndex.ts';
 import { CANDIDATE_SHARE, CANDIDATES, FIELD_BOOSTS, RECALL_BOOSTS } from './weights.ts';
 
 /** One operation as the index sees it: the text of each field. */
@@ -117,10 +118,18 @@ function toDocument(op: ApiOperation, id: number, catalogue: Catalogue, tags: Re
   };
 }
 
-/** Indexes the catalogue's operations (ids are their positions in it). */
-export function buildSearchIndex(catalogue: Catalogue, tags: Record<string, string>): SearchIndex {
+/** Operations indexed between two progress reports. */
+const PROGRESS_EVERY = 500;
+
+/** Indexes the catalogue's operations (ids are their positions in it); `onProgress` hears how many are done, now and then. */
+export function buildSearchIndex(catalogue: Catalogue, tags: Record<string, string>, onProgress?: (indexed: number) => void): SearchIndex {
   const index = new MiniSearch<IndexedOperation>(indexOptions());
-  index.addAll(catalogue.operations.map((op, i) => toDocument(op, i, catalogue, tags)));
+  const { operations } = catalogue;
+  for (let start = 0; start < operations.length; start += PROGRESS_EVERY) {
+    const end = Math.min(operations.length, start + PROGRESS_EVERY);
+    for (let i = start; i < end; i++) index.add(toDocument(operations[i]!, i, catalogue, tags));
+    onProgress?.(end);
+  }
   return index;
 }
 
@@ -129,22 +138,36 @@ export function loadSearchIndex(state: AsPlainObject): SearchIndex {
   return MiniSearch.loadJS<IndexedOperation>(state, indexOptions());
 }
 
+/** The index as a served API keeps it: compact (compactIndex.ts). */
+export function compactSearchIndex(catalogue: Catalogue, tags: Record<string, string>, onProgress?: (indexed: number) => void): CompactIndex {
+  return CompactIndex.of(buildSearchIndex(catalogue, tags, onProgress));
+}
+
+/** An empty index with the options every index is built with: what a compact index is searched with. */
+let optionsHolder: SearchIndex | undefined;
+
 /**
  * The best candidates for a query: its own words, then its typo fixes, synonyms and learnt words at lower weights.
  * Fuzzy matching is for words the operations' names do not hold (`known` says which they do): a word they hold is
  * meant as written, and matching its neighbours too only costs time (a fifth of a search on GitHub's document).
  */
 export function recall(
-  index: SearchIndex,
+  index: SearchIndex | CompactIndex,
   query: string,
   read: Pick<ReadQuery, 'corrections' | 'expansionTerms' | 'learnedTerms' | 'corpusTerms' | 'phrasedTerms' | 'peopleTerms'>,
   known: (term: string) => boolean = () => false,
 ): RecallHit[] {
   const queries = recallQueries(query, read, known);
   let engine = engines.get(index);
-  if (!engines.has(index) || (engine && !engine.fits(index))) engines.set(index, (engine = RecallEngine.for(index)));
+  if (!engines.has(index) || (engine && !engine.fits(index)))
+    engines.set(
+      index,
+      (engine = index instanceof CompactIndex ? RecallEngine.forCompact(index, (optionsHolder ??= new MiniSearch(indexOptions()))) : RecallEngine.for(index)),
+    );
   const depth = candidates(index.documentCount);
-  return engine ? engine.search(queries, depth) : index.search({ combineWith: 'OR', queries }).slice(0, depth);
+  if (engine) return engine.search(queries, depth);
+  if (index instanceof CompactIndex) throw new Error('a compact index is searched by the recall engine');
+  return index.search({ combineWith: 'OR', queries }).slice(0, depth);
 }
 
 /**
@@ -157,7 +180,7 @@ export function candidates(operations: number): number {
 }
 
 /** Each index's recall engine (undefined: MiniSearch searches it itself). */
-const engines = new WeakMap<SearchIndex, RecallEngine | undefined>();
+const engines = new WeakMap<SearchIndex | CompactIndex, RecallEngine | undefined>();
 
 /** Recall's queries, as MiniSearch takes them: the query, then its typo fixes, synonyms, learnt words, phrasebook words and the words for people a "who" asks for, each of one string. */
 export function recallQueries(

@@ -45,6 +45,7 @@ async function setup(t: { after(fn: () => void): void }) {
     info: companionInfo(dir),
     settings: liveSettings(dir),
     logs: testLogs(),
+    preparation: { prepare: () => Promise.reject(new Error('not prepared in this test')), close: () => undefined },
     apis: await servedApisOf(api),
     api,
     keys: fakeKeys(createMemoryStore()),

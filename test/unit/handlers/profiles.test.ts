@@ -14,7 +14,20 @@ import { ProfileStore } from '../../../main/core/profiles/profileStore.ts';
 import type { Profile } from '../../../main/core/profiles/profile.ts';
 import { createProfileHandlers, type ProfileHandlerServices } from '../../../main/core/runtime/profileHandlers.ts';
 import { tempDir } from '../../helpers/paths.ts';
-import { airlockError, companionInfo, invoke, logged, servedApisOf, SHOP_DOCUMENT, shopApi, shopProfile, testLogs } from '../../helpers/handlerServices.ts';
+import {
+  airlockError,
+  companionInfo,
+  invoke,
+  liveSettings,
+  logged,
+  servedApisOf,
+  SHOP_DOCUMENT,
+  shopApi,
+  shopProfile,
+  testLogs,
+} from '../../helpers/handlerServices.ts';
+import { prepareApi } from '../../../main/core/search/preparedApi.ts';
+import type { PrepareRequest } from '../../../main/core/search/preparation.ts';
 
 const T = { timeout: 15_000 };
 
@@ -26,7 +39,9 @@ async function setup(t: { after(fn: () => void): void }, profile: Profile = shop
   const hub = new EventHub();
   const events: ControlEvent[] = [];
   hub.subscribe({ send: (batch) => void events.push(...batch) });
-  const services: ProfileHandlerServices = { info, api, apis: await servedApisOf(api), logs: testLogs(), hub };
+  // Documents are prepared here, in this process (the companion does it in a child process).
+  const preparation = { prepare: (r: PrepareRequest) => prepareApi(r.spec, r), close: () => undefined };
+  const services: ProfileHandlerServices = { info, api, apis: await servedApisOf(api), logs: testLogs(), hub, preparation, settings: liveSettings(dir) };
   const store = new ProfileStore(info.paths.profiles);
   /** The events published so far (the hub batches; this delivers them now). */
   const published = () => {
@@ -228,6 +243,8 @@ test('profiles.inspect says what a document holds, and refuses a relative path o
   assert.equal(summary.mutations, 2, 'POST and DELETE (the profile marks no mutations here)');
   assert.deepEqual(summary.servers, ['https://shop.example.test/v1']);
   assert.equal(summary.auth, 'none');
+  // How far reading it was, as every screen and `apis add` hear it.
+  assert.ok(s.published().includes('inspect-progress'));
   await assert.rejects(
     invoke(s.handlers, 'profiles.inspect', { spec: 'shop.json' }),
     airlockError('usage', /neither an http\(s\) URL nor an absolute file path/),

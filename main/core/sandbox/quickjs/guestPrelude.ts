@@ -1,10 +1,13 @@
 // The JavaScript that runs inside QuickJS before the caller's code: it builds
-// the API client and the console from two host functions it receives as
+// the API client and the console from three host functions it receives as
 // arguments, so the bridges never appear as globals. It installs exactly the
-// client globals the manifest names (`api`, the profile's alias) and
-// `console`, and hands the worker two helpers it uses at the end of a run:
-// `serialize` (return value to JSON, bounded by the output budget) and
-// `describe` (a thrown value to a clean name, message and stack).
+// client globals the run's roots name (`api`, the profile's alias, each API's
+// name, `mcp`) and `console`, and hands the worker two helpers it uses at the
+// end of a run: `serialize` (return value to JSON, bounded by the output
+// budget) and `describe` (a thrown value to a clean name, message and stack).
+// The client's trees stay in the worker: `hostShape(root, path)` gives one
+// node's children as the code reaches it (name → operation id, or 0 for a
+// namespace).
 //
 // What it shares with the subprocess engines' prelude (formatting, argument
 // checks, the client tree) comes from ../guestClient.ts.
@@ -24,8 +27,8 @@ export const PRELUDE_FILENAME = 'airlock-client.js';
 export const WRAPPER_PREFIX = '(async function () {';
 export const WRAPPER_SUFFIX = '\n})()';
 
-/** Evaluates to a function `(hostCall, hostWrite, room, treeJson, globalsJson, label, namespacesJson) => helpers`. */
-export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostWrite, initialRoom, treeJson, globalsJson, label, namespacesJson) {
+/** Evaluates to a function `(hostCall, hostWrite, hostShape, room, rootsJson) => helpers`; rootsJson: [{ idPrefix, globals }]. */
+export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostWrite, hostShape, initialRoom, rootsJson) {
   'use strict';${GUEST_INTRINSICS_SOURCE}
   var PREFIX_LENGTH = ${WRAPPER_PREFIX.length};
   var room = initialRoom;
@@ -67,8 +70,11 @@ ${GUEST_COMMON_SOURCE}
     return method;
   }
 
-  var client = buildClient(parse(treeJson), label, makeMethod);
-  bindGlobals(globalThis, client, parse(globalsJson), parse(namespacesJson));
+  function children(rootIndex, path) {
+    return parse(hostShape(rootIndex, stringify(path)));
+  }
+
+  bindRoots(globalThis, parse(rootsJson), makeMethod, children);
   define(globalThis, 'console', consoleObject, false);
 
   return {

@@ -14,7 +14,6 @@
 // mark of the total, cell 1 a generation bumped whenever pages are handed
 // back (a starting run waits on it), and each live worker owns one of the
 // other cells. How the total is kept within the budget is `reservePages`.
-import type { ClientNode } from '../guestClient.ts';
 
 import type { ApiCallRequest, ConsoleEntry, RunError } from '../engine.ts';
 import type { WasmModule } from './wasm.ts';
@@ -118,11 +117,11 @@ export type HostToWorker =
       type: 'run';
       seq: number;
       code: string;
-      tree: ClientNode;
-      globals: string[];
-      namespaces: string[];
-      label: string;
-      operationIds: string[];
+      /** The client's roots: each tree by its shape's key, the prefix of its operation ids, its globals. */
+      roots: { key: string; idPrefix: string; globals: string[] }[];
+      /** Shapes this worker does not hold yet (it keeps them for later runs), and keys it may drop. */
+      shapes: { key: string; json: string }[];
+      forget: string[];
       limits: ResolvedLimits;
     }
   | { type: 'apiResult'; seq: number; callId: number; json: string }

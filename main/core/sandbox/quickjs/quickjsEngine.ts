@@ -30,7 +30,18 @@
 //   every worker. Idle workers do not keep the process alive.
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import type { ApiCallRequest, ApiCallResult, ConsoleEntry, RunControl, RunError, RunLimits, RunOutcome, RunRequest, SandboxEngine } from '../engine.ts';
+import type {
+  ApiCallRequest,
+  ApiCallResult,
+  ClientRoot,
+  ConsoleEntry,
+  RunControl,
+  RunError,
+  RunLimits,
+  RunOutcome,
+  RunRequest,
+  SandboxEngine,
+} from '../engine.ts';
 import { silentLogger, type Logger } from '../../log/logger.ts';
 import {
   CANCEL_ABORTED,
@@ -45,7 +56,7 @@ import {
   type WorkerOutcome,
   type WorkerToHost,
 } from './protocol.ts';
-import { clientGlobals, clientLabel, clientTree } from '../guestClient.ts';
+import { clientRoots } from '../guestClient.ts';
 import { RunClock } from '../runClock.ts';
 import { limitError } from '../runBudget.ts';
 import { Wasm, type WasmModule } from './wasm.ts';
@@ -115,6 +126,8 @@ const RECYCLE_WASM_BYTES = 32 * MIB;
 const CANCEL_GRACE_MS = 500;
 /** Warm instances are sized for this cap until a run says otherwise. */
 const DEFAULT_MEMORY_BYTES = 64 * MIB;
+/** Client shapes a worker keeps between runs (Microsoft Graph's is 2 MB of text). */
+const KEPT_SHAPES = 16;
 /** Default budget of all sandboxes together. */
 export const DEFAULT_SANDBOX_MEMORY_BYTES = 384 * MIB;
 function clamp(value: number, min: number, max: number): number {
@@ -382,19 +395,30 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
         active.onAbort = onAbort;
         signal.addEventListener('abort', onAbort, { once: true });
       }
+      const roots = clientRoots(request.client);
       slot.worker.postMessage({
         type: 'run',
         seq: active.seq,
         code: request.code,
-        tree: clientTree(request.client.operations),
-        globals: clientGlobals(request.client.globals),
-        namespaces: clientGlobals(request.client.namespaces ?? []),
-        label: clientLabel(request.client),
-        operationIds: request.client.operations.map((operation) => operation.operationId),
+        roots: roots.map((r) => ({ key: r.shape.key, idPrefix: r.idPrefix, globals: r.globals })),
+        ...shapesFor(slot, roots, active.seq),
         limits,
       } satisfies HostToWorker);
       if (signal?.aborted) cancel(slot, active, 'aborted');
     });
+  }
+
+  /** The shapes a run needs that its worker does not hold yet, and those it may drop (the least recently used beyond a few). */
+  function shapesFor(slot: Slot<ActiveRun>, roots: readonly ClientRoot[], seq: number): { shapes: { key: string; json: string }[]; forget: string[] } {
+    const shapes: { key: string; json: string }[] = [];
+    for (const { shape } of roots) {
+      if (!slot.shapes.has(shape.key) && !shapes.some((s) => s.key === shape.key)) shapes.push({ key: shape.key, json: shape.json });
+      slot.shapes.set(shape.key, seq);
+    }
+    const forget = [...slot.shapes].filter(([, last]) => last !== seq).sort((a, b) => a[1] - b[1]);
+    const drop = forget.slice(0, Math.max(0, slot.shapes.size - KEPT_SHAPES)).map(([key]) => key);
+    for (const key of drop) slot.shapes.delete(key);
+    return { shapes, forget: drop };
   }
 
   function describeBoundary(): string {

@@ -49,6 +49,7 @@ import {
 import { formatBytes, limitError, OutputBudget } from '../runBudget.ts';
 import { Wasm, type WasmMemory } from './wasm.ts';
 import { GUEST_FILENAME, PRELUDE_FILENAME, PRELUDE_SOURCE, WRAPPER_PREFIX, WRAPPER_SUFFIX } from './guestPrelude.ts';
+import type { ShapeNode } from '../guestClient.ts';
 
 type RunMessage = Extract<HostToWorker, { type: 'run' }>;
 
@@ -120,6 +121,7 @@ interface Sandbox {
   prelude: QuickJSHandle;
   hostCall: QuickJSHandle;
   hostWrite: QuickJSHandle;
+  hostShape: QuickJSHandle;
   /** The run the bridge functions and the interrupt handler serve. */
   binding: { run?: Run };
 }
@@ -136,6 +138,8 @@ interface Run {
   instance: Instance;
   runtime: QuickJSRuntime;
   context: QuickJSContext;
+  roots: RunMessage['roots'];
+  /** The operation ids the code was handed (a method exists only for those): any other call is refused. */
   operationIds: Set<string>;
   helpers?: Helpers;
   promise?: QuickJSHandle;
@@ -155,6 +159,33 @@ interface Run {
 
 const noop = (): void => {};
 let spare: { maxPages: number; promise: Promise<Sandbox> } | undefined;
+
+/** The client shapes the host sent, by key, kept for later runs (the host says which to drop); each tree parsed on first use. */
+const shapes = new Map<string, { json: string; tree?: ShapeNode }>();
+
+/** A node's children as the guest builds them: name → operation id (a method, its id prefixed and remembered) or 0 (a namespace). */
+function shapeChildren(run: Run, rootIndex: number, pathJson: string): string {
+  const root = run.roots[rootIndex];
+  const shape = root ? shapes.get(root.key) : undefined;
+  if (!root || !shape) throw new TypeError('no such client root');
+  shape.tree ??= JSON.parse(shape.json) as ShapeNode;
+  let node: ShapeNode | string | undefined = shape.tree;
+  const path = JSON.parse(pathJson) as unknown;
+  if (!Array.isArray(path)) throw new TypeError('a client path is a list of names');
+  for (const name of path) {
+    if (typeof node !== 'object' || typeof name !== 'string' || !Object.hasOwn(node, name)) throw new TypeError('no such client namespace');
+    node = node[name];
+  }
+  if (typeof node !== 'object') throw new TypeError('no such client namespace');
+  const out: Record<string, string | 0> = {};
+  for (const [name, child] of Object.entries(node)) {
+    if (typeof child === 'string') {
+      out[name] = child;
+      run.operationIds.add(root.idPrefix + child);
+    } else out[name] = 0;
+  }
+  return JSON.stringify(out);
+}
 let current: Run | undefined;
 
 function post(message: WorkerToHost): void {
@@ -241,12 +272,17 @@ async function createSandbox(maxPages: number, reusable?: Instance): Promise<San
     const level = context.getString(levelHandle) as ConsoleLevel;
     return context.newNumber(writeConsole(run, LEVELS.has(level) ? level : 'log', context.getString(textHandle)));
   });
+  const hostShape = context.newFunction('shape', (rootHandle, pathHandle) => {
+    const run = binding.run;
+    if (!run || run.finished) throw new Error('The run has ended');
+    return context.newString(shapeChildren(run, context.getNumber(rootHandle), context.getString(pathHandle)));
+  });
   const prelude = context.evalCode(PRELUDE_SOURCE, PRELUDE_FILENAME, { type: 'global' });
   if (prelude.error) {
     prelude.error.dispose();
     throw new Error('the client prelude failed to evaluate');
   }
-  return { instance, runtime, context, prelude: prelude.value, hostCall, hostWrite, binding };
+  return { instance, runtime, context, prelude: prelude.value, hostCall, hostWrite, hostShape, binding };
 }
 
 function prepareSpare(maxPages: number, after?: Run): void {
@@ -274,7 +310,15 @@ function release(run: Run): Instance | undefined {
   try {
     for (const deferred of run.calls.values()) deferred.dispose();
     run.calls.clear();
-    for (const handle of [run.promise, run.helpers?.serialize, run.helpers?.describe, sandbox.prelude, sandbox.hostCall, sandbox.hostWrite]) {
+    for (const handle of [
+      run.promise,
+      run.helpers?.serialize,
+      run.helpers?.describe,
+      sandbox.prelude,
+      sandbox.hostCall,
+      sandbox.hostWrite,
+      sandbox.hostShape,
+    ]) {
       if (handle?.alive) handle.dispose();
     }
     run.context.dispose();
@@ -536,7 +580,8 @@ function setUp(message: RunMessage, sandbox: Sandbox): Run {
     instance: sandbox.instance,
     runtime,
     context,
-    operationIds: new Set(message.operationIds),
+    roots: message.roots,
+    operationIds: new Set(),
     calls: new Map(),
     nextCallId: 0,
     output: new OutputBudget(message.limits.outputBytes),
@@ -550,17 +595,17 @@ function setUp(message: RunMessage, sandbox: Sandbox): Run {
   sandbox.binding.run = run;
   runtime.setMemoryLimit(message.limits.memoryBytes);
   runtime.setMaxStackSize(message.limits.stackBytes);
+  for (const key of message.forget) shapes.delete(key);
+  for (const shape of message.shapes) shapes.set(shape.key, { json: shape.json });
   const args = [
     sandbox.hostCall,
     sandbox.hostWrite,
+    sandbox.hostShape,
     context.newNumber(message.limits.outputBytes),
-    context.newString(JSON.stringify(message.tree)),
-    context.newString(JSON.stringify(message.globals)),
-    context.newString(message.label),
-    context.newString(JSON.stringify(message.namespaces)),
+    context.newString(JSON.stringify(message.roots.map((r) => ({ idPrefix: r.idPrefix, globals: r.globals })))),
   ];
   const made = context.callFunction(sandbox.prelude, context.undefined, args);
-  for (const handle of args.slice(2)) handle.dispose();
+  for (const handle of args.slice(3)) handle.dispose();
   if (made.error) {
     made.error.dispose();
     throw new Error('the client prelude failed to run');

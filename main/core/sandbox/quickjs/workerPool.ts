@@ -44,6 +44,8 @@ export interface Slot<R> {
   /** The worker has a sandbox prepared for its next run. */
   warm: boolean;
   idleSince: number;
+  /** The client shapes this worker holds (it keeps what it was sent), each with the last run that used it. */
+  shapes: Map<string, number>;
   run?: R;
 }
 
@@ -137,7 +139,7 @@ export function createWorkerPool<R>(config: WorkerPoolConfig<R>) {
       stdout: true,
       stderr: false,
     });
-    const slot: Slot<R> = { id, worker, control: controlViews(buffer), stackMb, state: 'starting', warm: false, idleSince: 0 };
+    const slot: Slot<R> = { id, worker, control: controlViews(buffer), stackMb, state: 'starting', warm: false, idleSince: 0, shapes: new Map() };
     slots.add(slot);
     workersStarted++;
     log.debug(`worker ${id} starting (stack ${stackMb} MB)`);

@@ -9,8 +9,9 @@
 //   storage that outlives the run (Deno's localStorage and caches). Under Node
 //   it also empties `process.env` and refuses every module import with a
 //   resolve hook.
-// - It installs the API client (`api` and the profile's alias, nested objects
-//   built from each operation's call path) and a captured `console`.
+// - It installs the API client (`api` and the profile's alias, or each API's
+//   name, and `mcp`: nested objects built from the client's trees as the code
+//   first reaches them) and a captured `console`.
 // - It compiles the caller's code with the AsyncFunction constructor, which
 //   accepts only a function body: the code cannot close the wrapper early and
 //   run at the top level. The source is named `execute.js`, so frames read
@@ -27,9 +28,9 @@
 // prelude holds (it is an argument, never part of a function's source text),
 // so the host can tell its messages from anything else.
 
-import { GUEST_COMMON_SOURCE, GUEST_INTRINSICS_SOURCE, type ClientNode } from '../guestClient.ts';
+import { GUEST_COMMON_SOURCE, GUEST_INTRINSICS_SOURCE } from '../guestClient.ts';
 
-export { clientGlobals, clientLabel, clientTree, type ClientNode } from '../guestClient.ts';
+export { clientGlobals, clientRoots, clientTree, type ClientNode } from '../guestClient.ts';
 
 /** File name of the caller's code in stacks. */
 export const GUEST_FILENAME = 'execute.js';
@@ -51,11 +52,8 @@ export interface GuestScriptInput {
   runtime: 'node' | 'deno';
   nonce: string;
   code: string;
-  tree: ClientNode;
-  globals: string[];
-  /** Root children bound as globals of their own names (several APIs). */
-  namespaces: string[];
-  label: string;
+  /** The client's roots: each tree as JSON text (parsed when the code first reaches it), its operation ids' prefix, its globals. */
+  roots: { shape: string; idPrefix: string; globals: string[] }[];
   gate: {
     /** `http://127.0.0.1:<port>` */
     url: string;
@@ -360,7 +358,14 @@ ${GUEST_COMMON_SOURCE}
     };
   }
 
-  var apiClient = buildClient(parse(A.treeJson), A.label, makeMethod);
+  var trees = [];
+  function children(rootIndex, path) {
+    var node = trees[rootIndex];
+    if (node === undefined) node = trees[rootIndex] = parse(A.roots[rootIndex].shape);
+    for (var p = 0; p < path.length; p++) node = node[path[p]];
+    return node;
+  }
+
   for (var r = 0; r < REMOVED.length; r++) {
     try {
       delete G[REMOVED[r]];
@@ -368,7 +373,7 @@ ${GUEST_COMMON_SOURCE}
       try { G[REMOVED[r]] = undefined; } catch (ignored) {}
     }
   }
-  bindGlobals(G, apiClient, A.globals, A.namespaces);
+  bindRoots(G, A.roots, makeMethod, children);
   define(G, 'console', consoleObject, false);
 
   var main;
@@ -418,10 +423,7 @@ export function buildGuestScript(input: GuestScriptInput): string {
     runtime: input.runtime,
     nonce: input.nonce,
     code: input.code,
-    treeJson: JSON.stringify(input.tree),
-    globals: input.globals,
-    namespaces: input.namespaces,
-    label: input.label,
+    roots: input.roots,
     gate: input.gate,
     outputBytes: input.outputBytes,
     ...(input.hold === undefined ? {} : { hold: input.hold }),

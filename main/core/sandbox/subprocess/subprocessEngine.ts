@@ -33,7 +33,7 @@ import type { RunError, RunOutcome, RunRequest, SandboxEngine } from '../engine.
 import type { GateProxy } from '../gateProxy.ts';
 import type { Logger } from '../../log/logger.ts';
 import { BARE_BASELINE_BYTES, resolveSubprocessLimits, type SubprocessLimits } from './limits.ts';
-import { buildGuestScript, clientGlobals, clientLabel, clientTree } from './guestPrelude.ts';
+import { buildGuestScript, clientRoots } from './guestPrelude.ts';
 import { limitError } from '../runBudget.ts';
 import { ChildRun, killGroup } from './childRun.ts';
 import type { MemoryCap } from './hostTools.ts';
@@ -175,10 +175,7 @@ export function createSubprocessEngine(config: SubprocessEngineConfig): Subproce
       runtime: config.name,
       nonce,
       code: request.code,
-      tree: clientTree(request.client.operations),
-      globals: clientGlobals(request.client.globals),
-      namespaces: clientGlobals(request.client.namespaces ?? []),
-      label: clientLabel(request.client),
+      roots: clientRoots(request.client).map((r) => ({ shape: r.shape.json, idPrefix: r.idPrefix, globals: r.globals })),
       gate: { url: config.proxy.url, port: config.proxy.port, token: childRun.gateToken, viaProxy: config.viaProxy },
       outputBytes: limits.outputBytes,
       ...(config.memoryCap.watched ? { hold: true } : {}),
