@@ -18,8 +18,10 @@ export const controlEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('grants-changed') }),
   /** An operation's policy changed (the Rules and APIs screens re-read it). */
   z.object({ type: z.literal('rules-changed') }),
-  /** An API was enabled, disabled, loaded or failed to load, or its loading went on (the APIs and Overview screens re-read apis.list). */
+  /** An API was enabled, disabled, loaded or failed to load (the APIs and Overview screens re-read apis.list). */
   z.object({ type: z.literal('apis-changed') }),
+  /** An API that is loading went on (at most four times a second): its progress, as apis.list would give it. */
+  z.object({ type: z.literal('api-progress'), name: z.string(), progress: apiProgressSchema }),
   /** How far reading a document for `profiles.inspect` is (the document as the call gave it). */
   z.object({ type: z.literal('inspect-progress'), spec: z.string(), progress: apiProgressSchema }),
   /** Another MCP server started, stopped, failed, or had its tools accepted (the Servers screen re-reads them). */

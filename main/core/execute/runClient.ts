@@ -50,6 +50,15 @@ export interface RunApi {
   alias?: string;
 }
 
+/** An API in a run's reach that is still loading: its names answer every call with `message`. */
+export interface PendingApi {
+  id: string;
+  alias?: string;
+  /** Globals bound to it when it is the run's only API. */
+  clientNames: string[];
+  message: string;
+}
+
 export interface RunClient {
   manifest: ClientManifest;
   /** Routes each call to its API's gate. */
@@ -69,32 +78,34 @@ export function qualifiedOperationId(apiId: string, operationId: string): string
  * What this costs does not depend on how many operations the APIs have: each is a root of the client, by its
  * prepared shape.
  */
-export function runClient(apis: readonly RunApi[], options: { defaultApi?: string; tools?: RunTools } = {}): RunClient {
+export function runClient(apis: readonly RunApi[], options: { defaultApi?: string; tools?: RunTools; pending?: readonly PendingApi[] } = {}): RunClient {
   const tools = options.tools && options.tools.servers.some((s) => s.tools.length > 0) ? options.tools : undefined;
-  if (apis.length === 0 && !tools) throw new Error('a run needs at least one API');
+  const pending = options.pending ?? [];
+  if (apis.length + pending.length === 0 && !tools) throw new Error('a run needs at least one API');
   const byId = new Map(apis.map((a) => [a.id, a]));
+  const ids = new Set([...byId.keys(), ...pending.map((p) => p.id)]);
   const roots: ClientRoot[] = [];
   const bound = new Set<string>();
-  const root = (shape: ClientShape, idPrefix: string, names: string[]) => {
+  const root = (shape: ClientShape, idPrefix: string, names: string[], message?: string) => {
     const globals = clientGlobals(names).filter((n) => !bound.has(n));
     for (const n of globals) bound.add(n);
-    if (globals.length > 0) roots.push({ shape, idPrefix, globals });
+    if (globals.length > 0) roots.push({ shape, idPrefix, globals, ...(message !== undefined ? { pending: message } : {}) });
   };
-  if (apis.length === 1) {
-    const only = apis[0]!;
-    root(only.shape, qualifiedOperationId(only.id, ''), only.clientNames);
-  } else {
-    for (const api of apis) {
-      // An alias is a second name only where it takes no other API's name.
-      root(api.shape, qualifiedOperationId(api.id, ''), [
-        api.id,
-        ...(api.alias && api.alias !== 'api' && !byId.has(api.alias) ? [api.alias] : []),
-        ...(api.id === options.defaultApi ? ['api'] : []),
-      ]);
-    }
-  }
+  // The names of each API (or of one still loading): as `api` when it is the run's only one, else under its own name.
+  const namesOf = (api: { id: string; alias?: string; clientNames: string[] }, only: boolean) =>
+    only
+      ? api.clientNames
+      : [
+          api.id,
+          // An alias is a second name only where it takes no other API's name.
+          ...(api.alias && api.alias !== 'api' && !ids.has(api.alias) ? [api.alias] : []),
+          ...(api.id === options.defaultApi ? ['api'] : []),
+        ];
+  const only = apis.length + pending.length === 1;
+  for (const api of apis) root(api.shape, qualifiedOperationId(api.id, ''), namesOf(api, only));
+  for (const api of pending) root(NO_SHAPE, qualifiedOperationId(api.id, ''), namesOf(api, only), api.message);
   // Other servers' tools under `mcp`, unless an API already answers to that name (it keeps it).
-  const toolsBound = tools !== undefined && !bound.has(TOOLS_GLOBAL) && !rootTakes(apis, TOOLS_GLOBAL);
+  const toolsBound = tools !== undefined && !bound.has(TOOLS_GLOBAL) && !(only && rootTakes(apis, TOOLS_GLOBAL));
   if (tools && toolsBound) root(toolsShape(tools.servers), '', [TOOLS_GLOBAL]);
   const manifest: ClientManifest = { roots };
   const first = apis[0];
@@ -142,6 +153,9 @@ function toolsShape(servers: RunTools['servers']): ClientShape {
 }
 
 let lastTools: ClientShape | undefined;
+
+/** The shape of an API still loading: nothing is built from it (its names answer that it is loading). */
+const NO_SHAPE: ClientShape = { key: 'none', json: '{}', top: [] };
 
 /** Whether a run's only API has a top-level group of this name (its client is bound whole, as `api`). */
 function rootTakes(apis: readonly RunApi[], name: string): boolean {

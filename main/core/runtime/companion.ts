@@ -170,6 +170,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       },
       logger: logger.child('apis'),
       onChange: () => hub.publish({ type: 'apis-changed' }),
+      onProgress: (name, progress) => hub.publish({ type: 'api-progress', name, progress }),
     });
     closers.push(() => apis.close());
     const serving = profilesToServe(values, new ProfileStore(info.paths.profiles), logger);

@@ -68,10 +68,9 @@ function boundaryFor(s: McpServerServices, scope: readonly string[] | undefined)
   return boundaryText({ settings: s.settings.values, network: state.network, engineBoundary: state.engineBoundary, apis });
 }
 
-/** As apisInReach, once the APIs in the scope still loading have loaded or failed. */
+/** As apisInReach, once the APIs in the scope being opened are open (one whose document is being prepared is not waited for). */
 async function apisInReachReady(s: Pick<Services, 'apis'>, scope: readonly string[] | undefined): Promise<ApiInReach[]> {
-  const pending = s.apis.inScope(scope).filter((a) => a.state === 'loading');
-  await Promise.allSettled(pending.map((a) => a.ready()));
+  await Promise.all(s.apis.inScope(scope).map((a) => a.settled()));
   return apisInReach(s, scope);
 }
 

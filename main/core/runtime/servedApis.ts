@@ -8,10 +8,10 @@
 import { AirlockError } from '../util/errors.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Profile } from '../profiles/profile.ts';
-import { apiIdentifier, identifierClash } from '../profiles/apiIdentifier.ts';
+import { apiIdentifier, clientNamesOf, identifierClash } from '../profiles/apiIdentifier.ts';
 import type { Credentials } from '../secrets/credentials.ts';
 import type { EgressGate } from '../egress/egressGate.ts';
-import { runClient, type RunClient, type RunTools } from '../execute/runClient.ts';
+import { runClient, type PendingApi, type RunClient, type RunTools } from '../execute/runClient.ts';
 import type { LoadedApi } from './loadApi.ts';
 import type { PrepareProgress } from '../search/preparedApi.ts';
 
@@ -36,10 +36,17 @@ export interface ServedApi {
   readonly error?: string;
   /** How far loading is, while it loads. */
   readonly progress?: PrepareProgress;
+  /** Loading, and its document is being prepared (apart, in a child process): what needs it does not wait for it. */
+  readonly preparing: boolean;
   readonly opened?: OpenedApi;
   /** Resolves once loaded; rejects (an AirlockError) with why it could not be. */
   ready(): Promise<OpenedApi>;
+  /** Resolves once it is loaded or failed, or as soon as its document is being prepared: never waits on a preparation. */
+  settled(): Promise<void>;
 }
+
+/** The phases of a preparation that run apart (in the preparing process): all but opening what it prepared. */
+const PREPARING = new Set<PrepareProgress['phase']>(['reading', 'parsing', 'resolving', 'cataloguing', 'indexing', 'writing']);
 
 /** What opening an API is given: whether it is the one the command named, where to say how far it is, how to be cancelled. */
 export interface OpenOptions {
@@ -55,6 +62,8 @@ export interface ServedApisOptions {
   logger: Logger;
   /** Called after every change of the set or of an API's state. */
   onChange?(): void;
+  /** Called as an API loading goes on (at most every PROGRESS_EVERY_MS per API): not a change of what is served. */
+  onProgress?(name: string, progress: PrepareProgress): void;
 }
 
 interface Entry {
@@ -66,8 +75,13 @@ interface Entry {
   progress?: PrepareProgress;
   opened?: OpenedApi;
   loading: Promise<OpenedApi>;
+  /** Resolved once loaded or failed, or when its document starts being prepared. */
+  settled: PromiseWithResolvers<void>;
   /** Cancels the load (when the API is disabled while it loads). */
   cancel: AbortController;
+  /** When progress was last told, and whether more is waiting to be. */
+  toldAt: number;
+  progressTimer?: NodeJS.Timeout;
 }
 
 /** Progress is told to the screens at most this often. */
@@ -84,7 +98,6 @@ export class ServedApis {
    */
   private primaryProfile: Profile | undefined;
   private closed = false;
-  private progressTimer: NodeJS.Timeout | undefined;
 
   constructor(options: ServedApisOptions) {
     this.options = options;
@@ -144,8 +157,9 @@ export class ServedApis {
   }
 
   /**
-   * The client a run gets for a scope (absent: every served API that loaded). Waits for an API still loading;
-   * a string says why there is none.
+   * The client a run gets for a scope (absent: every served API that loaded). Waits for an API being opened, never
+   * for one whose document is being prepared: that one is in the client as a name whose every call answers that
+   * it is still loading. A string says why there is no client.
    */
   async clientFor(scope: readonly string[] | undefined, options: { defaultApi?: string; tools?: RunTools } = {}): Promise<RunClient | string> {
     const wanted = scope ? scope.map((n) => ({ name: n, entry: this.find(n) })) : [...this.entries.values()].map((e) => ({ name: e.name, entry: e }));
@@ -153,23 +167,29 @@ export class ServedApis {
     if (missing.length > 0)
       return `not served: ${missing.join(', ')}. The person running Airlock can enable it (\`airlock apis enable ${missing[0]}\`, or the APIs screen).`;
     const opened: OpenedApi[] = [];
+    const pending: PendingApi[] = [];
     const failed: string[] = [];
     for (const w of wanted) {
-      try {
-        const api = await w.entry!.loading;
-        // Disabled (or served again, changed) while it loaded: the run does not get what was disabled.
-        if (this.entries.get(w.entry!.name) !== w.entry) {
-          if (scope) return `not served: ${w.name}. The person running Airlock can enable it (\`airlock apis enable ${w.name}\`, or the APIs screen).`;
-          continue;
-        }
-        opened.push(api);
-      } catch (error) {
-        failed.push(`${w.name}: ${(error as AirlockError).line ?? (error as Error).message}`);
+      const entry = w.entry!;
+      await entry.settled.promise;
+      // Disabled (or served again, changed) while it loaded: the run does not get what was disabled.
+      if (this.entries.get(entry.name) !== entry) {
+        if (scope) return `not served: ${w.name}. The person running Airlock can enable it (\`airlock apis enable ${w.name}\`, or the APIs screen).`;
+        continue;
       }
+      if (entry.opened) opened.push(entry.opened);
+      else if (entry.state === 'loading')
+        pending.push({
+          id: entry.id,
+          ...(entry.profile.alias ? { alias: entry.profile.alias } : {}),
+          clientNames: clientNamesOf(entry.profile),
+          message: `API ${entry.name} is still loading (${entry.progress ? `${entry.progress.phase}, ${Math.round(entry.progress.percent)}%` : 'its document is being prepared'}): call it again once it is served`,
+        });
+      else failed.push(`${w.name}: ${entry.error ?? 'it could not be loaded'}`);
     }
     // A session that names its APIs needs each; one that takes every API gets those that loaded.
     const tools = options.tools?.servers.some((s) => s.tools.length > 0) ? options.tools : undefined;
-    if ((opened.length === 0 && !(tools && failed.length === 0)) || (scope && failed.length > 0)) {
+    if ((opened.length + pending.length === 0 && !(tools && failed.length === 0)) || (scope && failed.length > 0)) {
       return failed.length > 0
         ? `could not load ${failed.join('; ')}`
         : 'no API is served: the person running Airlock can enable one (`airlock apis enable demo`).';
@@ -184,13 +204,13 @@ export class ServedApis {
           clientNames: o.api.clientNames,
           ...(o.api.profile.alias ? { alias: o.api.profile.alias } : {}),
         })),
-      { ...(options.defaultApi ? { defaultApi: options.defaultApi } : {}), ...(tools ? { tools } : {}) },
+      { ...(options.defaultApi ? { defaultApi: options.defaultApi } : {}), ...(tools ? { tools } : {}), ...(pending.length ? { pending } : {}) },
     );
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    if (this.progressTimer) clearTimeout(this.progressTimer);
+    for (const e of this.entries.values()) clearTimeout(e.progressTimer);
     for (const e of [...this.entries.values()]) this.retire(e.name);
     const closing = this.retired.splice(0);
     await Promise.allSettled(closing.map((o) => o.close()));
@@ -213,7 +233,9 @@ export class ServedApis {
       profile,
       state: 'loading',
       loading: Promise.resolve(undefined as never),
+      settled: Promise.withResolvers<void>(),
       cancel: new AbortController(),
+      toldAt: 0,
     };
     entry.loading = clash
       ? Promise.reject(new AirlockError('config', clash))
@@ -222,7 +244,8 @@ export class ServedApis {
           signal: entry.cancel.signal,
           onProgress: (progress) => {
             entry.progress = progress;
-            this.progressed();
+            if (PREPARING.has(progress.phase)) entry.settled.resolve();
+            this.progressed(entry);
           },
           onDamaged: (error) => this.damaged(entry, error),
         });
@@ -241,10 +264,14 @@ export class ServedApis {
         entry.opened = opened;
         entry.state = 'ready';
         delete entry.progress;
+        clearTimeout(entry.progressTimer);
+        entry.settled.resolve();
         this.changed();
       },
       (error: unknown) => {
         delete entry.progress;
+        clearTimeout(entry.progressTimer);
+        entry.settled.resolve();
         // Cancelled because it was disabled: nothing to say.
         if (entry.cancel.signal.aborted && this.entries.get(entry.name) !== entry) return;
         entry.state = 'failed';
@@ -263,8 +290,10 @@ export class ServedApis {
     if (!e) return false;
     this.entries.delete(name);
     if (e.opened) this.retired.push(e.opened);
-    // Still loading: stopped (its worker ends, nothing it wrote is used).
+    // Still loading: stopped (its preparing process ends, nothing it wrote is used); a run waiting for it goes on without it.
     else if (e.state === 'loading') e.cancel.abort(new AirlockError('unavailable', `API ${name} was disabled while it loaded`));
+    clearTimeout(e.progressTimer);
+    e.settled.resolve();
     return true;
   }
 
@@ -276,19 +305,20 @@ export class ServedApis {
   }
 
   private changed(): void {
-    if (this.progressTimer) {
-      clearTimeout(this.progressTimer);
-      this.progressTimer = undefined;
-    }
     this.options.onChange?.();
   }
 
-  /** Progress is told at most every PROGRESS_EVERY_MS. */
-  private progressed(): void {
-    this.progressTimer ??= setTimeout(() => {
-      this.progressTimer = undefined;
-      this.options.onChange?.();
-    }, PROGRESS_EVERY_MS).unref();
+  /** An API's progress is told at once, then at most every PROGRESS_EVERY_MS (the latest). */
+  private progressed(entry: Entry): void {
+    if (entry.progressTimer) return;
+    const tell = () => {
+      entry.progressTimer = undefined;
+      entry.toldAt = performance.now();
+      if (entry.progress && this.entries.get(entry.name) === entry) this.options.onProgress?.(entry.name, entry.progress);
+    };
+    const wait = entry.toldAt + PROGRESS_EVERY_MS - performance.now();
+    if (wait <= 0) tell();
+    else entry.progressTimer = setTimeout(tell, wait).unref();
   }
 
   private view(e: Entry): ServedApi {
@@ -299,8 +329,10 @@ export class ServedApis {
       state: e.state,
       ...(e.error !== undefined ? { error: e.error } : {}),
       ...(e.progress ? { progress: e.progress } : {}),
+      preparing: e.state === 'loading' && e.progress !== undefined && PREPARING.has(e.progress.phase),
       ...(e.opened ? { opened: e.opened } : {}),
       ready: () => e.loading,
+      settled: () => e.settled.promise,
     };
   }
 }

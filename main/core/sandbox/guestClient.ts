@@ -123,6 +123,8 @@ export const GUEST_INTRINSICS_SOURCE = String.raw`
   var defineProperty = Object.defineProperty;
   var objectKeys = Object.keys;
   var isArray = Array.isArray;
+  var PromiseCtor = Promise;
+  var ProxyCtor = Proxy;
   var StringCtor = String;
   var ErrorCtor = Error;
   var TypeErrorCtor = TypeError;`;
@@ -258,12 +260,23 @@ export const GUEST_COMMON_SOURCE = String.raw`
     return target;
   }
 
+  function pendingClient(message) {
+    var answer = function () {
+      return PromiseCtor.resolve({ data: null, error: { code: 'airlock_api_loading', message: message }, status: 0 });
+    };
+    var proxy = new ProxyCtor(function () {}, {
+      get: function (target, key) { return key === 'then' ? undefined : proxy; },
+      apply: answer
+    });
+    return proxy;
+  }
+
   function bindRoots(target, roots, makeMethod, children) {
     for (var r = 0; r < roots.length; r++) {
       (function (rootIndex, root) {
         var made;
         var make = function () {
-          if (made === undefined) made = makeNamespace(rootIndex, root, [], makeMethod, children);
+          if (made === undefined) made = root.pending !== undefined ? pendingClient(root.pending) : makeNamespace(rootIndex, root, [], makeMethod, children);
           return made;
         };
         for (var g = 0; g < root.globals.length; g++) lazy(target, root.globals[g], false, make);

@@ -13,6 +13,8 @@
 // like): only what finding files, temp dirs and TLS roots needs.
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { rm } from 'node:fs/promises';
+import { DamagedFile } from '../util/sectionFile.ts';
 import { AirlockError, type ErrorKind } from '../util/errors.ts';
 import { codeStamp, findPreparedStore, openPreparedApi, type OpenOptions, type PreparedApi, type PreparedStore, type PrepareProgress } from './preparedApi.ts';
 
@@ -52,6 +54,8 @@ export interface Preparation {
   prepare(request: PrepareRequest): Promise<PreparedApi>;
   /** Kills what is preparing; later calls are refused. */
   close(): void;
+  /** Preparing processes started so far, and the pids of those running. */
+  stats?(): { started: number; running: number[] };
 }
 
 export interface PreparationConfig {
@@ -101,6 +105,7 @@ export function createPreparation(config: PreparationConfig): Preparation {
   /** Preparations run one after another. */
   let queue: Promise<unknown> = Promise.resolve();
   let closed = false;
+  let started = 0;
 
   async function prepare(request: PrepareRequest): Promise<PreparedApi> {
     request.signal?.throwIfAborted();
@@ -108,7 +113,14 @@ export function createPreparation(config: PreparationConfig): Preparation {
     const quick = request.refresh || code === undefined ? undefined : await findPreparedStore(request.spec, { ...request, code });
     const store = quick ?? (await queued(request, code ?? 'none'));
     request.signal?.throwIfAborted();
-    return openPreparedApi(store, request);
+    try {
+      return await openPreparedApi(store, request);
+    } catch (error) {
+      // A store that fails its checks is never used: it goes, and the document is prepared again.
+      if (!(error instanceof DamagedFile) && !(error instanceof SyntaxError)) throw error;
+      await rm(store.file, { force: true });
+      return openPreparedApi(await queued(request, code ?? 'none'), request);
+    }
   }
 
   /** Waits its turn (rejects at once when cancelled meanwhile), then prepares in a child process. */
@@ -142,6 +154,7 @@ export function createPreparation(config: PreparationConfig): Preparation {
         serialization: 'json',
       });
       running.add(child);
+      started++;
       let stderr = '';
       child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
         stderr = (stderr + chunk).slice(-STDERR_KEPT);
@@ -185,6 +198,7 @@ export function createPreparation(config: PreparationConfig): Preparation {
 
   return {
     prepare,
+    stats: () => ({ started, running: [...running].flatMap((c) => (c.pid !== undefined ? [c.pid] : [])) }),
     close() {
       closed = true;
       for (const child of running) child.kill('SIGKILL');

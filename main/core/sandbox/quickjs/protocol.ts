@@ -118,7 +118,7 @@ export type HostToWorker =
       seq: number;
       code: string;
       /** The client's roots: each tree by its shape's key, the prefix of its operation ids, its globals. */
-      roots: { key: string; idPrefix: string; globals: string[] }[];
+      roots: { key: string; idPrefix: string; globals: string[]; pending?: string }[];
       /** Shapes this worker does not hold yet (it keeps them for later runs), and keys it may drop. */
       shapes: { key: string; json: string }[];
       forget: string[];
@@ -144,4 +144,6 @@ export type WorkerToHost =
       wasmBytes: number;
       /** The worker asks to be replaced (its state may be unsound). */
       recycle: boolean;
+      /** Namespaces of the client the run built (what its code reached). */
+      clientNamespaces: number;
     };

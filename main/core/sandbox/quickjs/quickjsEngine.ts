@@ -109,6 +109,10 @@ export interface QuickJsEngineStats {
   queuedRuns: number;
   /** The shared budget: its size, the wasm memory counted against it now, and the most it ever held. */
   sandboxMemory: { budgetBytes: number; usedBytes: number; peakBytes: number };
+  /** Client shapes sent to workers (each worker is sent a shape once, and keeps it). */
+  shapesSent: number;
+  /** Namespaces of clients that runs built (a run builds only what its code reaches: none for code that calls nothing). */
+  clientNamespacesBuilt: number;
 }
 
 export interface QuickJsEngine extends SandboxEngine {
@@ -198,6 +202,8 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
   const maxWorkers = Math.max(1, poolSize, Math.floor(options.maxWorkers ?? Math.max(poolSize, 8)));
   let closed = false;
   let nextSeq = 0;
+  let shapesSent = 0;
+  let clientNamespacesBuilt = 0;
   const pool: WorkerPool<ActiveRun> = createWorkerPool<ActiveRun>({
     log,
     workerUrl: options.workerUrl ?? defaultWorkerUrl(),
@@ -308,6 +314,7 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
         void forwardCall(slot, run, message.callId, message.request);
         return;
       case 'done': {
+        clientNamespacesBuilt += message.clientNamespaces;
         settle(run, message.outcome, message.consoleTruncated);
         clearRunTimers(run);
         slot.run = undefined;
@@ -400,7 +407,7 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
         type: 'run',
         seq: active.seq,
         code: request.code,
-        roots: roots.map((r) => ({ key: r.shape.key, idPrefix: r.idPrefix, globals: r.globals })),
+        roots: roots.map((r) => ({ key: r.shape.key, idPrefix: r.idPrefix, globals: r.globals, ...(r.pending !== undefined ? { pending: r.pending } : {}) })),
         ...shapesFor(slot, roots, active.seq),
         limits,
       } satisfies HostToWorker);
@@ -411,13 +418,15 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
   /** The shapes a run needs that its worker does not hold yet, and those it may drop (the least recently used beyond a few). */
   function shapesFor(slot: Slot<ActiveRun>, roots: readonly ClientRoot[], seq: number): { shapes: { key: string; json: string }[]; forget: string[] } {
     const shapes: { key: string; json: string }[] = [];
-    for (const { shape } of roots) {
+    for (const { shape, pending } of roots) {
+      if (pending !== undefined) continue;
       if (!slot.shapes.has(shape.key) && !shapes.some((s) => s.key === shape.key)) shapes.push({ key: shape.key, json: shape.json });
       slot.shapes.set(shape.key, seq);
     }
     const forget = [...slot.shapes].filter(([, last]) => last !== seq).sort((a, b) => a[1] - b[1]);
     const drop = forget.slice(0, Math.max(0, slot.shapes.size - KEPT_SHAPES)).map(([key]) => key);
     for (const key of drop) slot.shapes.delete(key);
+    shapesSent += shapes.length;
     return { shapes, forget: drop };
   }
 
@@ -459,6 +468,6 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
     run,
     warmUp,
     close,
-    stats: () => pool.stats(),
+    stats: () => ({ ...pool.stats(), shapesSent, clientNamespacesBuilt }),
   };
 }

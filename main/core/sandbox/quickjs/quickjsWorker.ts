@@ -141,6 +141,8 @@ interface Run {
   roots: RunMessage['roots'];
   /** The operation ids the code was handed (a method exists only for those): any other call is refused. */
   operationIds: Set<string>;
+  /** Namespaces of the client built for the code (each one node's children handed over). */
+  clientNamespaces: number;
   helpers?: Helpers;
   promise?: QuickJSHandle;
   calls: Map<number, QuickJSDeferredPromise>;
@@ -177,6 +179,7 @@ function shapeChildren(run: Run, rootIndex: number, pathJson: string): string {
     node = node[name];
   }
   if (typeof node !== 'object') throw new TypeError('no such client namespace');
+  run.clientNamespaces++;
   const out: Record<string, string | 0> = {};
   for (const [name, child] of Object.entries(node)) {
     if (typeof child === 'string') {
@@ -582,6 +585,7 @@ function setUp(message: RunMessage, sandbox: Sandbox): Run {
     context,
     roots: message.roots,
     operationIds: new Set(),
+    clientNamespaces: 0,
     calls: new Map(),
     nextCallId: 0,
     output: new OutputBudget(message.limits.outputBytes),
@@ -602,7 +606,9 @@ function setUp(message: RunMessage, sandbox: Sandbox): Run {
     sandbox.hostWrite,
     sandbox.hostShape,
     context.newNumber(message.limits.outputBytes),
-    context.newString(JSON.stringify(message.roots.map((r) => ({ idPrefix: r.idPrefix, globals: r.globals })))),
+    context.newString(
+      JSON.stringify(message.roots.map((r) => ({ idPrefix: r.idPrefix, globals: r.globals, ...(r.pending !== undefined ? { pending: r.pending } : {}) }))),
+    ),
   ];
   const made = context.callFunction(sandbox.prelude, context.undefined, args);
   for (const handle of args.slice(3)) handle.dispose();
@@ -710,6 +716,7 @@ function finish(run: Run, outcome: WorkerOutcome): void {
     wasmBytes: run.instance.memory.buffer.byteLength,
     // A heap that hit a limit or grew is not dropped in place: the thread's exit hands its memory back at once.
     recycle: run.poisoned || !memorySound(run.instance),
+    clientNamespaces: run.clientNamespaces,
   });
   // Prepare the next sandbox while idle (on this instance if it is sound, else on a new one).
   announceWhenReady(run.instance.maxPages, run);
@@ -759,7 +766,7 @@ async function startRun(message: RunMessage): Promise<void> {
               'timeout',
               `Execution timed out after ${message.limits.timeoutMs} ms waiting for sandbox memory: the runs in flight hold all of the ${budgetText()}`,
             );
-      post({ type: 'done', seq: message.seq, outcome, consoleTruncated: false, wasmBytes: 0, recycle: false });
+      post({ type: 'done', seq: message.seq, outcome, consoleTruncated: false, wasmBytes: 0, recycle: false, clientNamespaces: 0 });
       return;
     }
     sandbox = got;
@@ -772,6 +779,7 @@ async function startRun(message: RunMessage): Promise<void> {
       consoleTruncated: false,
       wasmBytes: 0,
       recycle: true,
+      clientNamespaces: 0,
     });
     return;
   }
@@ -779,7 +787,7 @@ async function startRun(message: RunMessage): Promise<void> {
   if (cancel !== CANCEL_NONE) {
     const kind: RunErrorKind = cancel === CANCEL_ABORTED ? 'aborted' : 'timeout';
     const error: RunError = limitError(kind, message.limits);
-    post({ type: 'done', seq: message.seq, outcome: { ok: false, error }, consoleTruncated: false, wasmBytes: 0, recycle: false });
+    post({ type: 'done', seq: message.seq, outcome: { ok: false, error }, consoleTruncated: false, wasmBytes: 0, recycle: false, clientNamespaces: 0 });
     spare = { maxPages: sandbox.instance.maxPages, promise: Promise.resolve(sandbox) };
     return;
   }
@@ -792,7 +800,15 @@ async function startRun(message: RunMessage): Promise<void> {
       error instanceof WasmOutOfMemory
         ? memoryFailure(sandbox.instance, message.limits)
         : failure('internal', `The QuickJS engine could not start: ${scrub(text)}`);
-    post({ type: 'done', seq: message.seq, outcome, consoleTruncated: false, wasmBytes: sandbox.instance.memory.buffer.byteLength, recycle: true });
+    post({
+      type: 'done',
+      seq: message.seq,
+      outcome,
+      consoleTruncated: false,
+      wasmBytes: sandbox.instance.memory.buffer.byteLength,
+      recycle: true,
+      clientNamespaces: 0,
+    });
     return;
   }
   current = run;

@@ -53,7 +53,7 @@ export interface GuestScriptInput {
   nonce: string;
   code: string;
   /** The client's roots: each tree as JSON text (parsed when the code first reaches it), its operation ids' prefix, its globals. */
-  roots: { shape: string; idPrefix: string; globals: string[] }[];
+  roots: { shape: string; idPrefix: string; globals: string[]; pending?: string }[];
   gate: {
     /** `http://127.0.0.1:<port>` */
     url: string;
@@ -74,7 +74,6 @@ const PRELUDE_SOURCE = String.raw`(function (A) {
   'use strict';
   var G = globalThis;${GUEST_INTRINSICS_SOURCE}
   var NumberCtor = Number;
-  var PromiseCtor = Promise;
   var URLCtor = URL;
   var decode = decodeURIComponent;
   var encodeComponent = encodeURIComponent;

@@ -175,7 +175,12 @@ export function createSubprocessEngine(config: SubprocessEngineConfig): Subproce
       runtime: config.name,
       nonce,
       code: request.code,
-      roots: clientRoots(request.client).map((r) => ({ shape: r.shape.json, idPrefix: r.idPrefix, globals: r.globals })),
+      roots: clientRoots(request.client).map((r) => ({
+        shape: r.shape.json,
+        idPrefix: r.idPrefix,
+        globals: r.globals,
+        ...(r.pending !== undefined ? { pending: r.pending } : {}),
+      })),
       gate: { url: config.proxy.url, port: config.proxy.port, token: childRun.gateToken, viaProxy: config.viaProxy },
       outputBytes: limits.outputBytes,
       ...(config.memoryCap.watched ? { hold: true } : {}),

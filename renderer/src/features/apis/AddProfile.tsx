@@ -10,7 +10,9 @@ import type { ControlOutput } from '../../../../contract/control.ts';
 import { PROFILE_NAME_PATTERN } from '../../../../contract/profiles.ts';
 import { ControlError } from '../../../../contract/controlApi.ts';
 import { useControl } from '../../api/ControlProvider.tsx';
-import { useCall } from '../../api/hooks.ts';
+import { useCall, useControlEvents } from '../../api/hooks.ts';
+import type { ApiProgress } from '../../../../contract/apis.ts';
+import { progressWords } from './progressWords.ts';
 import { InlineText } from '../../components/InlineText.tsx';
 
 type Summary = ControlOutput<'profiles.inspect'>;
@@ -31,7 +33,14 @@ export function AddProfile({ onSaved }: { onSaved(message: string): void }) {
   const [state, setState] = useState<{ phase: 'idle' | 'loading' | 'loaded' | 'failed' | 'saving'; summary?: Summary; error?: string; startedAt?: number }>({
     phase: 'idle',
   });
+  /** How far reading the document is, as the companion says (for the document being read). */
+  const [reading, setReading] = useState<{ spec: string; progress: ApiProgress }>();
+  useControlEvents((events) => {
+    for (const e of events)
+      if (e.type === 'inspect-progress' && state.phase === 'loading' && e.spec === spec.trim()) setReading({ spec: e.spec, progress: e.progress });
+  });
   const inspect = async () => {
+    setReading(undefined);
     setState({ phase: 'loading', startedAt: Date.now() });
     try {
       const summary = await api.call('profiles.inspect', { spec: spec.trim() });
@@ -121,7 +130,16 @@ export function AddProfile({ onSaved }: { onSaved(message: string): void }) {
         </div>
         {state.phase === 'loading' ? (
           <p role="status">
-            <progress aria-label="Reading the document" /> Reading the document (downloads are capped at 64 MB and 20 s)…
+            {reading?.spec === spec.trim() ? (
+              <>
+                <progress aria-label="Reading the document" aria-valuetext={progressWords(reading.progress)} max={100} value={reading.progress.percent} />{' '}
+                Reading the document: {progressWords(reading.progress)}…
+              </>
+            ) : (
+              <>
+                <progress aria-label="Reading the document" /> Reading the document (it is prepared apart: clients are served meanwhile)…
+              </>
+            )}
           </p>
         ) : null}
         {state.phase === 'failed' ? (

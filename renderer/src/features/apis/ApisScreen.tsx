@@ -11,7 +11,8 @@ import { useRef, useState } from 'react';
 import { useCall, useControlEvents } from '../../api/hooks.ts';
 import { useControl } from '../../api/ControlProvider.tsx';
 import { ControlError } from '../../../../contract/controlApi.ts';
-import type { ApiView } from '../../../../contract/apis.ts';
+import type { ApiProgress, ApiView } from '../../../../contract/apis.ts';
+import { progressWords } from './progressWords.ts';
 import type { ProfileView } from '../../../../contract/profiles.ts';
 import type { SecretStoreView } from '../../../../contract/status.ts';
 import { SecretStoreNotice, Words } from '../overview/SecretStoreFacts.tsx';
@@ -81,10 +82,10 @@ function KeyForm({ profile, onDone, store, sendsKey }: { profile: string; onDone
 /** How an API's serving goes, in words; `wanted` is a switch still on its way. */
 function stateWords(a: ApiView, wanted: boolean | undefined): { text: string; kind: 'off' | 'loading' | 'ready' | 'failed' } {
   if (wanted === true && a.state === 'disabled') return { text: 'Starting…', kind: 'loading' };
-  if (wanted === false) return { text: 'Stopping…', kind: 'loading' };
+  if (wanted === false) return { text: a.state === 'loading' ? 'Cancelling…' : 'Stopping…', kind: 'loading' };
   switch (a.state) {
     case 'loading':
-      return { text: 'Loading…', kind: 'loading' };
+      return { text: a.progress ? `Loading: ${progressWords(a.progress)}` : 'Loading…', kind: 'loading' };
     case 'ready':
       return { text: `Served: ${a.operations ?? 0} operations${a.title ? ` (${a.title})` : ''}`, kind: 'ready' };
     case 'failed':
@@ -168,10 +169,20 @@ export function ApisScreen() {
   listed.current = apis.data;
   /** API calls seen on the event stream since the list was read: each API's newest. */
   const [calledAt, setCalledAt] = useState<Record<string, string>>({});
+  /** How far each API loading is, as the event stream says (newer than the list, until the list is read again). */
+  const [progress, setProgress] = useState<{ basis: ApiView[] | undefined; of: Record<string, ApiProgress> }>({ basis: undefined, of: {} });
   useControlEvents((events) => {
     const newest: Record<string, string> = {};
-    for (const e of events) if (e.type === 'audit' && e.record.kind === 'api' && e.record.profile) newest[e.record.profile] = e.record.time;
+    const moved: Record<string, ApiProgress> = {};
+    for (const e of events) {
+      if (e.type === 'audit' && e.record.kind === 'api' && e.record.profile) newest[e.record.profile] = e.record.time;
+      if (e.type === 'api-progress') moved[e.name] = e.progress;
+    }
     if (Object.keys(newest).length > 0) setCalledAt((was) => ({ ...was, ...newest }));
+    if (Object.keys(moved).length > 0) {
+      const basis = listed.current;
+      setProgress((was) => ({ basis, of: { ...(was.basis === basis ? was.of : {}), ...moved } }));
+    }
   });
   /** Operations tables opened or closed by the person (the rest follow OPEN_UP_TO). */
   const [opened, setOpened] = useState<Record<string, boolean>>({});
@@ -190,7 +201,9 @@ export function ApisScreen() {
       setMessage({
         kind: v.state === 'failed' ? 'alert' : 'status',
         text: !on
-          ? `${a.name} is off: new calls to it are refused (runs going are not disturbed).`
+          ? a.state === 'loading'
+            ? `Loading ${a.name} was cancelled: it is off (switch it on to load it again).`
+            : `${a.name} is off: new calls to it are refused (runs going are not disturbed).`
           : v.state === 'failed'
             ? `${a.name} could not be loaded: ${v.error ?? 'no reason given'}`
             : `${a.name} is served${v.operations !== undefined ? ` (${v.operations} operations)` : ''}: scripts reach it as ${v.id}.`,
@@ -208,7 +221,11 @@ export function ApisScreen() {
     }
   };
   const store = status.data?.secretStore;
-  const list = (apis.data ?? []).map((a) => (fresh.basis === apis.data ? fresh.views[a.name] : undefined) ?? a);
+  const list = (apis.data ?? []).map((a) => {
+    const shown = (fresh.basis === apis.data ? fresh.views[a.name] : undefined) ?? a;
+    const moved = progress.basis === apis.data ? progress.of[a.name] : undefined;
+    return shown.state === 'loading' && moved ? { ...shown, progress: moved } : shown;
+  });
   const served = list.filter((a) => a.state !== 'disabled').length;
   return (
     <div className="screen apis">
@@ -246,6 +263,19 @@ export function ApisScreen() {
               <span className="api-dot" aria-hidden="true" />
               <InlineText text={state.text} />
             </p>
+            {a.state === 'loading' && wanted[a.name] === undefined ? (
+              <div className="api-loading">
+                <progress
+                  aria-label={`Loading ${a.name}`}
+                  aria-valuetext={a.progress ? progressWords(a.progress) : 'starting'}
+                  max={100}
+                  {...(a.progress ? { value: a.progress.percent } : {})}
+                />
+                <button type="button" className="small" onClick={() => void serve(a, false)}>
+                  Cancel loading<span className="visually-hidden"> {a.name}</span>
+                </button>
+              </div>
+            ) : null}
             {p?.description ? <p className="muted">{p.description}</p> : null}
             <dl className="facts">
               <ReachedAs a={a} />
