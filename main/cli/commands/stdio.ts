@@ -113,6 +113,7 @@ async function answerEarly(ctx: CliContext, scope: string[] | undefined) {
 async function inProcess(ctx: CliContext, scope: string[] | undefined): Promise<void> {
   const early = await answerEarly(ctx, scope);
   const { LineLimitedStdioTransport } = await import('../../core/mcp/stdioTransport.ts');
+  const { preparedAnswer } = await import('../../core/mcp/createMcpServer.ts');
   const { createCompanion } = await import('../../core/runtime/companion.ts');
   const { logger } = ctx;
   const companion = await createCompanion({ resolved: ctx, logger, logBuffer: ctx.logBuffer, mode: 'stdio', redaction: ctx.redaction });
@@ -124,7 +125,10 @@ async function inProcess(ctx: CliContext, scope: string[] | undefined): Promise<
   const read = early?.take();
   process.stdin.on('end', () => void shutdown(0));
   const mcpLog = logger.child('mcp');
-  await server.connect(new LineLimitedStdioTransport(process.stdin, process.stdout, { log: (m) => mcpLog.warn(m), ...(read ? { early: read } : {}) }));
+  const transport = new LineLimitedStdioTransport(process.stdin, process.stdout, { log: (m) => mcpLog.warn(m), ...(read ? { early: read } : {}) });
+  // A plain tools/list is answered from the server's prepared reply, before the SDK reads it.
+  transport.answerEarly = (raw) => preparedAnswer(server, raw);
+  await server.connect(transport);
   if (read?.ended) void shutdown(0);
   const served = companion.services.apis.inScope(scope);
   logger.info(

@@ -20,6 +20,22 @@ export type ToolRegistrar = (tools: AuditedTools) => void | (() => void);
 /** Each live server's way to write its tools' descriptions again (and forget the cached tools/list). */
 const refreshers = new WeakMap<McpServer, () => void>();
 
+/** Each live server's tools/list answer as JSON text, when it is prepared and nothing in reach is being opened. */
+const preparedLists = new WeakMap<McpServer, () => string | undefined>();
+
+/**
+ * The answer to a tools/list request (`raw`, as read) from the server's prepared reply, as the line to write:
+ * undefined when `raw` is not a plain tools/list (a cursor, no id) or no reply is prepared (the server answers it).
+ */
+export function preparedAnswer(server: McpServer, raw: unknown): Buffer | undefined {
+  if (!raw || typeof raw !== 'object') return undefined;
+  const request = raw as { jsonrpc?: unknown; method?: unknown; id?: unknown; params?: { cursor?: unknown } };
+  if (request.method !== 'tools/list' || request.jsonrpc !== '2.0' || (typeof request.id !== 'string' && typeof request.id !== 'number')) return undefined;
+  if (request.params !== undefined && (typeof request.params !== 'object' || request.params === null || request.params.cursor !== undefined)) return undefined;
+  const text = preparedLists.get(server)?.();
+  return text === undefined ? undefined : Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(request.id)},"result":${text}}`);
+}
+
 /**
  * The APIs a server's tools describe changed (one enabled, disabled, loaded): its descriptions are written
  * again, and a connected client whose tools changed is told (notifications/tools/list_changed).
@@ -50,6 +66,8 @@ export interface McpServerOptions {
   searchTools?(): SearchableTools[];
   /** The JSON schemas loose tools (registerLoose: another server's tools) are listed with, by tool name. */
   listedSchemas?(): ReadonlyMap<string, unknown>;
+  /** Whether an API in reach is being opened (tools/list then waits for it, and no prepared reply is used). */
+  opening?(): boolean;
 }
 
 /**
@@ -106,8 +124,8 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       closed?.();
     };
   }
-  // tools/list waits for the APIs in reach still loading (initialize does not): the tools then describe them all.
-  const forgetToolList = cacheToolList(
+  // tools/list waits for the APIs in reach being opened (initialize does not): the tools then describe them all.
+  const list = cacheToolList(
     server,
     async () => {
       await options.ready();
@@ -116,9 +134,10 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     options.listedSchemas,
   );
   refreshers.set(server, () => {
-    forgetToolList();
+    list.forget();
     for (const again of refresh) again();
   });
+  preparedLists.set(server, () => (options.opening?.() ? undefined : list.prepared()));
   return server;
 }
 
@@ -126,29 +145,48 @@ export function createMcpServer(options: McpServerOptions): McpServer {
  * The SDK rebuilds every tool's JSON schema from zod on each tools/list
  * (~1.5 ms here, against ~0.25 ms for a one-tool server). Airlock's tools
  * change only when the APIs in reach do (refreshTools forgets the answer),
- * so the answer is built once per change. If a
- * future SDK hides its handler table, the SDK's own handler stays.
+ * so the answer is built once per change, and kept as JSON text too: the
+ * transports answer a plain tools/list with it before the SDK reads the
+ * request (preparedAnswer). If a future SDK hides its handler table, the
+ * SDK's own handler stays.
  */
-function cacheToolList(server: McpServer, before: () => Promise<void>, schemas?: () => ReadonlyMap<string, unknown>): () => void {
+function cacheToolList(
+  server: McpServer,
+  before: () => Promise<void>,
+  schemas?: () => ReadonlyMap<string, unknown>,
+): { forget(): void; prepared(): string | undefined } {
   type Handler = (request: unknown, extra: unknown) => Promise<unknown>;
   const handlers = (server.server as unknown as { _requestHandlers?: Map<string, Handler> })._requestHandlers;
   const original = handlers?.get('tools/list');
-  if (!handlers || !original) return () => undefined;
+  if (!handlers || !original) return { forget: () => undefined, prepared: () => undefined };
   let cached: Promise<unknown> | undefined;
+  let text: string | undefined;
   handlers.set('tools/list', async (request, extra) => {
     await before();
     const params = (request as { params?: { cursor?: unknown } }).params;
     if (params?.cursor !== undefined) return original(request, extra);
-    cached ??= original(request, extra)
-      .then((answer) => withSchemas(answer, schemas?.()))
-      .catch((error: unknown) => {
-        cached = undefined;
-        throw error;
-      });
+    if (!cached) {
+      const made: Promise<unknown> = original(request, extra)
+        .then((answer) => withSchemas(answer, schemas?.()))
+        .then((answer) => {
+          // Only the answer of the latest build (a change may have come meanwhile).
+          if (cached === made) text = JSON.stringify(answer);
+          return answer;
+        })
+        .catch((error: unknown) => {
+          if (cached === made) cached = undefined;
+          throw error;
+        });
+      cached = made;
+    }
     return cached;
   });
-  return () => {
-    cached = undefined;
+  return {
+    forget() {
+      cached = undefined;
+      text = undefined;
+    },
+    prepared: () => text,
   };
 }
 

@@ -14,7 +14,8 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { preparedAnswer } from './createMcpServer.ts';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Logger } from '../log/logger.ts';
 import { sendJson, type Route } from '../http/loopbackServer.ts';
@@ -56,6 +57,17 @@ export interface McpEndpoint extends McpTakeover {
   /** Ends every session (the token was rotated): their clients must initialize again, with the new token. */
   endAll(why: string): number;
   close(): Promise<void>;
+}
+
+/** The request takes a JSON answer (Streamable HTTP: a client accepts JSON and an event stream). */
+function acceptsJson(req: IncomingMessage): boolean {
+  return /application\/json|\*\/\*/.test(req.headers.accept ?? '');
+}
+
+/** The request names no protocol version, or one the SDK serves (it refuses the others itself). */
+function knownVersion(req: IncomingMessage): boolean {
+  const version = req.headers['mcp-protocol-version'];
+  return version === undefined || (typeof version === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(version));
 }
 
 /** The ids of the JSON-RPC requests (not notifications) in a POST body. */
@@ -159,6 +171,13 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       if (!session) return sendJson(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: 'session not found: initialize again' }, id: null });
       session.lastSeen = now();
       if (req.method !== 'POST') return serveNode(session.transport, req, res, body);
+      // A plain tools/list is answered from the session server's prepared reply, as JSON, before the SDK reads it.
+      const prepared = acceptsJson(req) && knownVersion(req) ? preparedAnswer(session.server, body) : undefined;
+      if (prepared) {
+        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': id, 'content-length': prepared.length });
+        res.end(prepared);
+        return;
+      }
       session.inFlight++;
       const ids = requestIds(body);
       // The client dropped the connection before its answer: its requests are cancelled (pending approvals withdrawn).

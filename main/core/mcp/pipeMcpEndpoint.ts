@@ -19,6 +19,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Logger } from '../log/logger.ts';
 import type { UpgradeRoute } from '../http/loopbackServer.ts';
 import { LineLimitedStdioTransport } from './stdioTransport.ts';
+import { preparedAnswer } from './createMcpServer.ts';
 import { PIPE_PATH, PIPE_PROTOCOL } from './pipeProtocol.ts';
 
 /** The line transport over one upgraded connection; its session id keys the caller. */
@@ -84,6 +85,8 @@ export function createPipeEndpoint(options: PipeEndpointOptions): PipeEndpoint {
     const server = options.createServer(read.scope);
     live.set(socket, server);
     const transport = new PipeTransport(socket, socket, { log: (m) => log.warn(m) });
+    // A plain tools/list is answered from the server's prepared reply, before the SDK reads it.
+    transport.answerEarly = (raw) => preparedAnswer(server, raw);
     // The shim ends its side when its client is done; the OS closes it when the shim dies.
     socket.once('end', () => end(socket, 'ended by the client'));
     socket.once('close', () => end(socket, 'ended: the client went away'));

@@ -36,12 +36,17 @@ export class LineLimitedStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /**
+   * A request answered here, before the server reads it: the line to write back, or undefined to hand it to the
+   * server (a plain tools/list from the server's prepared reply: createMcpServer.ts preparedAnswer).
+   */
+  answerEarly?: (raw: unknown) => Buffer | undefined;
 
   private readonly stdin: Readable;
   private readonly stdout: Writable;
   private readonly log: (message: string) => void;
   private readonly reader: JsonLineReader;
-  private readonly writeLine: (value: unknown) => Promise<void>;
+  private readonly writeLine: (value: unknown, line?: Buffer) => Promise<void>;
   private started = false;
   private early: EarlyRead | undefined;
   /** The id the early-answered initialize is handed to the server under, so its answer is known for what it is. */
@@ -88,6 +93,11 @@ export class LineLimitedStdioTransport implements Transport {
   private readonly onError = (error: Error) => this.onerror?.(error);
 
   private handleValue(raw: unknown): void {
+    const prepared = this.answerEarly?.(raw);
+    if (prepared) {
+      void this.writeLine(undefined, prepared);
+      return;
+    }
     const early = this.early;
     if (early?.answered !== undefined && !early.handed && isInitialize(raw, early.answered)) {
       // The initialize answered early: the server reads it under an id of its own, and its answer stays here.

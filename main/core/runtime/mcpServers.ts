@@ -153,6 +153,7 @@ export function createMcpServerFactory(s: McpServerServices): (transport: 'stdio
       apis: () => apisInReach(s, scope),
       named: () => namedInReach(s, scope),
       ready: () => apisInReachReady(s, scope),
+      opening: () => s.apis.inScope(scope).some((a) => a.state === 'loading' && !a.preparing),
       logger: s.logs.logger,
       transport,
       hasExecute: true,
