@@ -14,8 +14,10 @@ export const apiProgressSchema = z.object({
   phase: preparePhaseSchema,
   /** Of the whole load, 0–100. */
   percent: z.number().min(0).max(100),
-  /** Operations catalogued or indexed so far. */
+  /** Operations catalogued or indexed so far… */
   operations: z.number().int().nonnegative().optional(),
+  /** …of this many, when it is known. */
+  total: z.number().int().nonnegative().optional(),
 });
 export type ApiProgress = z.infer<typeof apiProgressSchema>;
 

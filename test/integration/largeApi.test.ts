@@ -7,27 +7,14 @@
 // the machine.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { companionFixture } from '../helpers/companion.ts';
 import { largeDocument } from '../helpers/largeDocument.ts';
 import type { ControlEvent } from '../../contract/events.ts';
+import { noProc, preparingChild } from '../helpers/preparing.ts';
 
-const T = { timeout: 180_000, skip: process.platform !== 'linux' ? 'finds the preparing process in /proc (Linux)' : false };
-
-/** The preparing process among a process's children (Linux). */
-function preparingChild(pid: number): number | undefined {
-  const children = readdirSync(`/proc/${pid}/task`).flatMap((task) =>
-    readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number),
-  );
-  return children.find((child) => {
-    try {
-      return readFileSync(`/proc/${child}/cmdline`, 'utf8').includes('prepareProcess');
-    } catch {
-      return false;
-    }
-  });
-}
+const T = { timeout: 180_000, skip: noProc };
 
 function text(result: unknown): string {
   return ((result as { content: { text?: string }[] }).content[0]?.text ?? '').trim();

@@ -46,9 +46,12 @@ function stateOf(a: ApiView, live: boolean): string {
   return a.state;
 }
 
-/** `indexing, 45% (10,000 operations)` */
+/** `indexing, 45% (10,000 of 22,361 operations)` */
 export function progressText(p: ApiProgress): string {
-  return `${p.phase}, ${Math.round(p.percent)}%${p.operations !== undefined ? ` (${p.operations.toLocaleString('en-US')} operations)` : ''}`;
+  const count = (n: number) => n.toLocaleString('en-US');
+  const operations =
+    p.operations === undefined ? '' : ` (${count(p.operations)}${p.total !== undefined && p.total !== p.operations ? ` of ${count(p.total)}` : ''} operations)`;
+  return `${p.phase}, ${Math.round(p.percent)}%${operations}`;
 }
 
 /** Shows progress on stderr: one line rewritten in place on a terminal, a line per phase otherwise. */

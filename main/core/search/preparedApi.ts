@@ -232,7 +232,7 @@ export async function prepareStore(spec: string, options: PrepareOptions): Promi
   // Features are worked out as the index learns its vocabulary (the second half of indexing).
   const search = new OperationSearch(catalogue, {
     tags: loaded.document.tags,
-    onProgress: (indexed) => progress({ phase: 'indexing', percent: progressAt('indexing', (0.5 * indexed) / Math.max(1, total)), operations: indexed }),
+    onProgress: (indexed) => progress({ phase: 'indexing', percent: progressAt('indexing', (0.5 * indexed) / Math.max(1, total)), operations: indexed, total }),
   });
   check();
   progress({ phase: 'writing', percent: progressAt('writing', 0), operations: total });

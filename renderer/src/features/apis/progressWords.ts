@@ -12,7 +12,10 @@ const PHASE_WORDS: Record<ApiProgress['phase'], string> = {
   opening: 'opening what was prepared',
 };
 
-/** `indexing them for search, 45% (10,000 operations)` */
+/** `indexing them for search, 45% (10,000 of 22,361 operations)` */
 export function progressWords(p: ApiProgress): string {
-  return `${PHASE_WORDS[p.phase]}, ${Math.round(p.percent)}%${p.operations !== undefined ? ` (${p.operations.toLocaleString('en-US')} operations)` : ''}`;
+  const count = (n: number) => n.toLocaleString('en-US');
+  const operations =
+    p.operations === undefined ? '' : ` (${count(p.operations)}${p.total !== undefined && p.total !== p.operations ? ` of ${count(p.total)}` : ''} operations)`;
+  return `${PHASE_WORDS[p.phase]}, ${Math.round(p.percent)}%${operations}`;
 }
