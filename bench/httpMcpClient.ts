@@ -1,7 +1,9 @@
 // A bare MCP client over Streamable HTTP, for the benchmarks: initialize,
-// then one POST per request on a kept-alive connection, the answer read as
-// JSON or from its event stream — no schema validation, nothing the client
-// would charge to the server (the counterpart of rawMcpClient.ts on stdio).
+// then one POST per request on a kept-alive connection (node:http, lighter
+// than fetch), the answer read as JSON or from its event stream — no schema
+// validation, nothing the client would charge to the server (the counterpart
+// of rawMcpClient.ts on stdio).
+import { Agent, request as httpRequest } from 'node:http';
 import type { RawAnswer } from './rawMcpClient.ts';
 
 export interface HttpMcpClient {
@@ -12,16 +14,40 @@ export interface HttpMcpClient {
 }
 
 export async function startHttpClient(url: string, token: string): Promise<HttpMcpClient> {
+  const target = new URL(url);
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const base = { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
   let session: string | undefined;
   let nextId = 0;
+  const send = (method: 'POST' | 'DELETE', body?: string): Promise<{ status: number; type: string; text: string }> =>
+    new Promise((resolve, reject) => {
+      const req = httpRequest(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname,
+          method,
+          agent,
+          headers: { ...base, ...(session ? { 'mcp-session-id': session } : {}), ...(body ? { 'content-length': Buffer.byteLength(body) } : {}) },
+        },
+        (res) => {
+          const id = res.headers['mcp-session-id'];
+          if (typeof id === 'string') session ??= id;
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (d: string) => (text += d));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), text }));
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
   const post = async (body: unknown): Promise<RawAnswer | undefined> => {
-    const response = await fetch(url, { method: 'POST', headers: { ...base, ...(session ? { 'mcp-session-id': session } : {}) }, body: JSON.stringify(body) });
-    session ??= response.headers.get('mcp-session-id') ?? undefined;
-    const text = await response.text();
-    if (response.status === 202 || !text) return undefined;
-    if (!response.ok) throw new Error(`HTTP ${response.status}: ${text.slice(0, 200)}`);
-    if ((response.headers.get('content-type') ?? '').includes('text/event-stream')) {
+    const { status, type, text } = await send('POST', JSON.stringify(body));
+    if (status === 202 || !text) return undefined;
+    if (status < 200 || status >= 300) throw new Error(`HTTP ${status}: ${text.slice(0, 200)}`);
+    if (type.includes('text/event-stream')) {
       for (const line of text.split('\n')) {
         if (!line.startsWith('data:')) continue;
         const message = JSON.parse(line.slice(5)) as RawAnswer;
@@ -48,7 +74,8 @@ export async function startHttpClient(url: string, token: string): Promise<HttpM
       return answer;
     },
     async close() {
-      if (session) await fetch(url, { method: 'DELETE', headers: { ...base, 'mcp-session-id': session } }).catch(() => undefined);
+      if (session) await send('DELETE').catch(() => undefined);
+      agent.destroy();
     },
   };
 }

@@ -85,7 +85,10 @@ interface Companion {
 }
 
 async function startCompanion(dir: string): Promise<Companion> {
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--data-dir', dir, '--log-level', 'info'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // No per-client rate limit (default 20 calls/s): the timed figures call as fast as they can, one client at a time.
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--data-dir', dir, '--log-level', 'info', '--rate-limit', '0'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const url = await waitFor(
@@ -201,7 +204,11 @@ try {
   let companion = await startCompanion(dir);
   const client = await joined(dir);
   const inProcessDir = join(work, 'in-process');
-  const inProcess = await startRawClient({ command: process.execPath, args: [cli, 'stdio', '--in-process', '--data-dir', inProcessDir], timeoutMs: 60_000 });
+  const inProcess = await startRawClient({
+    command: process.execPath,
+    args: [cli, 'stdio', '--in-process', '--data-dir', inProcessDir, '--rate-limit', '0'],
+    timeoutMs: 60_000,
+  });
   const sum = { code: 'return 1+1' };
   const joinedSum = await timed(CALLS, () => client.call('execute', sum));
   const inProcessSum = await timed(CALLS, () => inProcess.call('execute', sum));

@@ -132,3 +132,23 @@ test("the companion's credentials carry the plain words (what status shows)", as
   const memory = await createCredentials({ store: createMemoryStore(), profile: 'custom', auth: { type: 'none' }, env: {}, logger, onSecret: () => undefined });
   assert.equal(memory.secretStore.available, true);
 });
+
+test('a key store that is down is asked again after a while, not at every call (each call would wait on it)', async () => {
+  const logger = createLogger({ level: 'error', sink: () => undefined });
+  let asked = 0;
+  const down = {
+    ...createMemoryStore(),
+    probe: async () => ({ available: false as const, reason: 'no Secret Service' }),
+    get: async () => {
+      asked++;
+      throw new Error('the keychain is down');
+    },
+  };
+  const credentials = await createCredentials({ store: down, profile: 'github', auth: { type: 'bearer' }, env: {}, logger, onSecret: () => undefined });
+  const first = asked;
+  for (let i = 0; i < 5; i++) await assert.rejects(credentials.get(), /down/);
+  assert.equal(asked, first, 'the failure is remembered, and said again');
+  credentials.invalidate();
+  await assert.rejects(credentials.get(), /down/);
+  assert.ok(asked > first, 'a key set or removed makes it ask again');
+});

@@ -41,14 +41,24 @@ export async function createCredentials(options: {
   const probe = await store.probe();
   const keychain = probe.available ? { available: true, detail: probe.detail } : { available: false, detail: `${store.kind} unavailable: ${probe.reason}` };
   const secretStore = describeSecretStore({ kind: store.kind, probe, ...(store.location ? { location: store.location } : {}) });
-  let cached: { value: ResolvedCredential | undefined; until: number } | undefined;
+  /** The key as last resolved, or why it could not be (a store that is down is not asked again at every call). */
+  let cached: { value: ResolvedCredential | undefined; error?: unknown; until: number } | undefined;
   let state: CredentialState = { source: 'none' };
   let warnedUnavailable = false;
 
   const get = async (): Promise<string | undefined> => {
     if (options.auth.type === 'none') return undefined;
-    if (cached && cached.until > Date.now()) return cached.value?.secret;
-    const value = await resolveCredential({ store, profile, env: options.env });
+    if (cached && cached.until > Date.now()) {
+      if (cached.error !== undefined) throw cached.error;
+      return cached.value?.secret;
+    }
+    let value: ResolvedCredential | undefined;
+    try {
+      value = await resolveCredential({ store, profile, env: options.env });
+    } catch (error) {
+      cached = { value: undefined, error, until: Date.now() + CREDENTIAL_TTL_MS };
+      throw error;
+    }
     cached = { value, until: Date.now() + CREDENTIAL_TTL_MS };
     if (value) options.onSecret(value.secret);
     state = value ? { source: value.source === 'memory' ? 'keychain' : value.source, fingerprint: fingerprint(value.secret) } : { source: 'none' };
