@@ -4,7 +4,7 @@
 // validation, nothing the client would charge to the server (the counterpart
 // of rawMcpClient.ts on stdio).
 import { Agent, request as httpRequest } from 'node:http';
-import type { RawAnswer } from './rawMcpClient.ts';
+import { callTool, type RawAnswer } from './rawMcpClient.ts';
 
 export interface HttpMcpClient {
   request(method: string, params?: unknown): Promise<RawAnswer>;
@@ -67,12 +67,7 @@ export async function startHttpClient(url: string, token: string): Promise<HttpM
   await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
   return {
     request,
-    async call(name, args) {
-      const answer = await request('tools/call', { name, arguments: args });
-      if (answer.error) throw new Error(`${name}: ${answer.error.message}`);
-      if (answer.result?.isError) throw new Error(`${name}: ${JSON.stringify(answer.result.content)}`);
-      return answer;
-    },
+    call: (name, args) => callTool(request, name, args),
     async close() {
       if (session) await send('DELETE').catch(() => undefined);
       agent.destroy();

@@ -80,12 +80,7 @@ export async function startRawClient(options: RawSpawn): Promise<RawMcpClient> {
     pid: child.pid!,
     initializeMs,
     request,
-    async call(name, args) {
-      const answer = await request('tools/call', { name, arguments: args });
-      if (answer.error) throw new Error(`${name}: ${answer.error.message}`);
-      if (answer.result?.isError) throw new Error(`${name}: ${JSON.stringify(answer.result.content)}`);
-      return answer;
-    },
+    call: (name, args) => callTool(request, name, args),
     async close() {
       if (exited) return;
       const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -96,6 +91,18 @@ export async function startRawClient(options: RawSpawn): Promise<RawMcpClient> {
       clearTimeout(kill);
     },
   };
+}
+
+/** A tools/call through `request` that throws on a protocol error or an `isError` result. */
+export async function callTool(
+  request: (method: string, params?: unknown) => Promise<RawAnswer>,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<RawAnswer> {
+  const answer = await request('tools/call', { name, arguments: args });
+  if (answer.error) throw new Error(`${name}: ${answer.error.message}`);
+  if (answer.result?.isError) throw new Error(`${name}: ${JSON.stringify(answer.result.content)}`);
+  return answer;
 }
 
 export function percentile(values: number[], p: number): number {

@@ -11,10 +11,8 @@ import { createQuickJsEngine } from '../../main/core/sandbox/quickjs/quickjsEngi
 import { clientShape, clientShapeJson } from '../../main/core/sandbox/guestClient.ts';
 import type { ApiCallRequest, ClientManifest, RunRequest } from '../../main/core/sandbox/engine.ts';
 import { ServedApis, type OpenedApi, type OpenOptions } from '../../main/core/runtime/servedApis.ts';
-import { buildCatalogue } from '../../main/core/openapi/catalogue.ts';
 import { silentLogger } from '../../main/core/log/logger.ts';
-import { createRedactor } from '../../main/core/log/redactor.ts';
-import type { Profile } from '../../main/core/profiles/profile.ts';
+import { openedApi, testProfile } from '../helpers/openedApi.ts';
 
 const T = { timeout: 60_000 };
 const limits = { timeoutMs: 10_000, memoryBytes: 64 * 1024 * 1024, outputBytes: 256 * 1024 };
@@ -82,42 +80,8 @@ test('an API still loading is in the client under its names: every call answers 
   assert.deepEqual(calls, [], 'nothing left the sandbox');
 });
 
-const profile = (name: string): Profile => ({
-  name,
-  spec: `${name}.json`,
-  policy: 'ask',
-  readOnly: false,
-  allowPrivateNetwork: false,
-  mutations: [],
-  origin: 'file',
-});
-
-function opened(name: string): OpenedApi {
-  const catalogue = buildCatalogue({
-    openapi: '3.1.0',
-    info: { title: name, version: '1' },
-    servers: [{ url: 'https://x.test' }],
-    paths: { '/things': { get: { operationId: 'things.list', responses: { 200: { description: 'ok' } } } } },
-  } as never);
-  return {
-    api: {
-      profile: profile(name),
-      id: name,
-      baseUrl: 'https://x.test',
-      auth: { type: 'none' },
-      catalogue,
-      search: undefined as never,
-      origin: { kind: 'url', location: 'x' },
-      readyMs: 1,
-      cache: 'off',
-      clientNames: ['api', name],
-      shape: clientShape(clientShapeJson(catalogue.operations)),
-    },
-    credentials: { invalidate: () => undefined } as never,
-    gate: { call: async () => ({ data: null, error: null, status: 200 }), isMutation: () => false, redactor: async () => createRedactor([]) },
-    close: async () => undefined,
-  };
-}
+const profile = testProfile;
+const opened = (name: string) => openedApi(name);
 
 test('a run never waits for an API whose document is being prepared; it waits for one being opened', T, async () => {
   const held = new Map<string, { options: OpenOptions; finish: () => void }>();

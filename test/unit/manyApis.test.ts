@@ -14,7 +14,7 @@ import type { EgressGate } from '../../main/core/egress/egressGate.ts';
 import type { ApiCallRequest, ClientShape } from '../../main/core/sandbox/engine.ts';
 import { clientShape, clientShapeJson } from '../../main/core/sandbox/guestClient.ts';
 import { globalsOf, methods } from '../helpers/clientMethods.ts';
-import type { Profile } from '../../main/core/profiles/profile.ts';
+import { openedApi, testProfile } from '../helpers/openedApi.ts';
 
 const T = { timeout: 10_000 };
 
@@ -106,37 +106,10 @@ test("one API: the client is `api` as before; several: each under its name; ever
   assert.equal(redact.leaks('KEY-BETA-1234567'), true);
 });
 
-const profile = (name: string, extra: Partial<Profile> = {}): Profile => ({
-  name,
-  spec: `${name}.json`,
-  policy: 'ask',
-  readOnly: false,
-  allowPrivateNetwork: false,
-  mutations: [],
-  origin: 'file',
-  ...extra,
-});
+const profile = testProfile;
 
 function opened(name: string, closed: string[]): OpenedApi {
-  const cat = catalogue(name, ['things.list']);
-  return {
-    api: {
-      profile: profile(name),
-      id: apiIdentifier(name),
-      baseUrl: 'https://x.test',
-      auth: { type: 'none' },
-      catalogue: cat,
-      search: undefined as never,
-      origin: { kind: 'url', location: 'x' },
-      readyMs: 1,
-      cache: 'off',
-      clientNames: ['api', apiIdentifier(name)],
-      shape: clientShape(clientShapeJson(cat.operations)),
-    },
-    credentials: { invalidate: () => undefined } as never,
-    gate: recordingGate(`KEY-${name}-000000000`, []),
-    close: async () => void closed.push(name),
-  };
+  return openedApi(name, { gate: recordingGate(`KEY-${name}-000000000`, []), onClose: () => void closed.push(name) });
 }
 
 test('served APIs: each loads on its own; one that fails says why and does not stop the others; a scope gets exactly its APIs', T, async () => {

@@ -14,6 +14,7 @@
 // (test/unit/recallEngine.test.ts).
 import SearchableMap from 'minisearch/SearchableMap';
 import type MiniSearch from 'minisearch';
+import type { IndexInternals } from './recallEngine.ts';
 
 /** What a compact index is made of: plain data (the JSON form) or bytes (a prepared store's sections). */
 export interface CompactIndexParts {
@@ -33,17 +34,8 @@ export interface CompactIndexParts {
   documentIds?: number[];
 }
 
-/** The MiniSearch internals the compact form is read from (MiniSearch 7). */
-interface MiniSearchInternals {
-  _index: Iterable<[string, Map<number, Map<number, number>>]>;
-  _fieldIds: Record<string, number>;
-  _avgFieldLength: number[];
-  _fieldLength: Map<number, number[]>;
-  _documentCount: number;
-  _documentIds: Map<number, unknown>;
-  _dirtCount: number;
-  _nextId: number;
-}
+/** The MiniSearch internals the compact form is read from: recall's, its words iterated in order. */
+type MiniSearchInternals = Omit<IndexInternals, '_index' | '_options'> & { _index: Iterable<[string, Map<number, Map<number, number>>]> };
 
 /** One field's postings of a word: operation numbers and how often the word occurs in each, in index order. */
 export interface FieldPostings {

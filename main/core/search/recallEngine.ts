@@ -22,8 +22,8 @@ export type RecallHit = Pick<SearchResult, 'id' | 'score'>;
 /** A word's postings: field id → operation (short id) → how often. */
 type FieldTermData = Map<number, Map<number, number>>;
 
-/** The parts of a MiniSearch index this module reads (MiniSearch 7). */
-interface IndexInternals {
+/** The parts of a MiniSearch index this module reads (MiniSearch 7); compactIndex.ts reads the same. */
+export interface IndexInternals {
   _index: {
     get(term: string): FieldTermData | undefined;
     atPrefix(prefix: string): Iterable<[string, FieldTermData]>;
