@@ -13,6 +13,8 @@ import type { ApiCallRequest, ClientManifest, RunRequest } from '../../main/core
 import { ServedApis, type OpenedApi, type OpenOptions } from '../../main/core/runtime/servedApis.ts';
 import { silentLogger } from '../../main/core/log/logger.ts';
 import { openedApi, testProfile } from '../helpers/openedApi.ts';
+import { runClient } from '../../main/core/execute/runClient.ts';
+import { createRedactor } from '../../main/core/log/redactor.ts';
 
 const T = { timeout: 60_000 };
 const limits = { timeoutMs: 10_000, memoryBytes: 64 * 1024 * 1024, outputBytes: 256 * 1024 };
@@ -73,7 +75,11 @@ test('an API still loading is in the client under its names: every call answers 
   const engine = createQuickJsEngine({ poolSize: 0 });
   t.after(() => engine.close());
   const message = 'API graph is still loading (indexing, 45%): call it again once it is served';
-  const client: ClientManifest = { roots: [{ shape: { key: 'none', json: '{}', top: [] }, idPrefix: 'graph:', globals: ['graph', 'g'], pending: message }] };
+  const client: ClientManifest = {
+    roots: [
+      { shape: { key: 'none', json: '{}', top: [] }, idPrefix: 'graph:', globals: ['graph', 'g'], unavailable: { code: 'airlock_api_loading', message } },
+    ],
+  };
   const calls: ApiCallRequest[] = [];
   const outcome = await engine.run(run('const r = await graph.users.list({ query: { top: 1 } }); return [r, graph === g];', client, calls));
   assert.deepEqual(outcome.ok && outcome.value, [{ data: null, error: { code: 'airlock_api_loading', message }, status: 0 }, true]);
@@ -112,7 +118,7 @@ test('a run never waits for an API whose document is being prepared; it waits fo
   assert.ok(typeof got === 'object');
   const roots = 'roots' in got.manifest ? got.manifest.roots : [];
   assert.deepEqual(
-    roots.map((r) => [r.globals, r.pending ?? 'served']),
+    roots.map((r) => [r.globals, r.unavailable?.message ?? 'served']),
     [
       [['demo'], 'served'],
       [['stripe'], 'served'],
@@ -123,3 +129,25 @@ test('a run never waits for an API whose document is being prepared; it waits fo
   await started;
   await apis.close();
 });
+
+test("before any server's tools are accepted, `mcp` answers why and what a person does, instead of not being there", T, async (t) => {
+  const engine = createQuickJsEngine({ poolSize: 0 });
+  t.after(() => engine.close());
+  const client = runClient([openedApiRun('demo')], {
+    tools: { servers: [], awaiting: ['fs'], call: async () => ({ data: null, error: null, status: 200 }), redactor: async () => createRedactor([]) },
+  });
+  const outcome = await engine.run(
+    run('const r = await mcp.fs.read_file({ path: "a" }); return [r.error.code, r.error.message, typeof demo.things.list];', client.manifest),
+  );
+  assert.ok(outcome.ok);
+  const [code, message, demo] = outcome.value as [string, string, string];
+  assert.equal(code, 'airlock_server_not_accepted');
+  assert.match(message, /waiting for a person's review: fs\): .*airlock servers accept fs/);
+  assert.equal(demo, 'function', 'the rest of the client is there');
+});
+
+/** A served API as a run's client takes it. */
+function openedApiRun(name: string) {
+  const { api, gate } = openedApi(name);
+  return { id: api.id, shape: api.shape, gate, clientNames: api.clientNames };
+}

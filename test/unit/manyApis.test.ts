@@ -132,11 +132,20 @@ test('served APIs: each loads on its own; one that fails says why and does not s
   assert.ok(changes >= 3);
 
   const every = await apis.clientFor(undefined);
-  assert.equal(typeof every, 'object', 'an unscoped run gets the APIs that loaded');
-  assert.deepEqual(globalsOf((every as Exclude<typeof every, string>).manifest), [['alpha'], ['beta']]);
+  assert.equal(typeof every, 'object', 'an unscoped run gets every API');
+  assert.deepEqual(globalsOf((every as Exclude<typeof every, string>).manifest), [['alpha'], ['beta'], ['broken']]);
   const beta = await apis.clientFor(['beta']);
   assert.deepEqual(typeof beta === 'object' && globalsOf(beta.manifest), [['api', 'beta']]);
-  assert.match((await apis.clientFor(['broken'])) as string, /could not load broken: spec: unexpected end/);
+  // A failed API in a scope fails only what calls it: its names answer why, and what to do.
+  const both = await apis.clientFor(['broken', 'beta']);
+  assert.ok(typeof both === 'object' && 'roots' in both.manifest);
+  const failed = both.manifest.roots.find((r) => r.globals.includes('broken'))!;
+  assert.equal(failed.unavailable?.code, 'airlock_api_failed');
+  assert.match(
+    failed.unavailable!.message,
+    /^could not load broken: spec: unexpected end .*; the person running Airlock can see why .*airlock apis enable broken/,
+  );
+  assert.equal(both.manifest.roots.find((r) => r.globals.includes('beta'))?.unavailable, undefined);
   assert.match((await apis.clientFor(['gamma'])) as string, /not served: gamma\. The person running Airlock can enable it/);
 
   // Disabled while a run holds its client: the run keeps it; what it opened is closed with the companion.

@@ -25,6 +25,8 @@ export interface RunToolCall {
 /** The tools of other MCP servers a run may call (`mcp.<server>.<tool>(args)`), and the gate those calls go through. */
 export interface RunTools {
   servers: readonly { name: string; tools: readonly string[] }[];
+  /** Servers added and on whose tools no person has accepted yet: until one is, `mcp` says so. */
+  awaiting?: readonly string[];
   call(call: RunToolCall, run: RunContext): Promise<ApiCallResult>;
   /** Knows the servers' secrets (as they were read): the run's output is scrubbed of them too. */
   redactor(): Promise<Redactor>;
@@ -50,12 +52,14 @@ export interface RunApi {
   alias?: string;
 }
 
-/** An API in a run's reach that is still loading: its names answer every call with `message`. */
-export interface PendingApi {
+/** An API in a run's reach that it cannot call (still loading, or failed to load): its names answer every call with this error. */
+export interface UnavailableApi {
   id: string;
   alias?: string;
   /** Globals bound to it when it is the run's only API. */
   clientNames: string[];
+  /** `airlock_api_loading` or `airlock_api_failed`. */
+  code: string;
   message: string;
 }
 
@@ -78,20 +82,24 @@ export function qualifiedOperationId(apiId: string, operationId: string): string
  * What this costs does not depend on how many operations the APIs have: each is a root of the client, by its
  * prepared shape.
  */
-export function runClient(apis: readonly RunApi[], options: { defaultApi?: string; tools?: RunTools; pending?: readonly PendingApi[] } = {}): RunClient {
+export function runClient(
+  apis: readonly RunApi[],
+  options: { defaultApi?: string; tools?: RunTools; unavailable?: readonly UnavailableApi[] } = {},
+): RunClient {
   const tools = options.tools && options.tools.servers.some((s) => s.tools.length > 0) ? options.tools : undefined;
-  const pending = options.pending ?? [];
-  if (apis.length + pending.length === 0 && !tools) throw new Error('a run needs at least one API');
+  const awaiting = !tools && options.tools?.awaiting?.length ? options.tools.awaiting : undefined;
+  const unavailable = options.unavailable ?? [];
+  if (apis.length + unavailable.length === 0 && !tools && !awaiting) throw new Error('a run needs at least one API');
   const byId = new Map(apis.map((a) => [a.id, a]));
-  const ids = new Set([...byId.keys(), ...pending.map((p) => p.id)]);
+  const ids = new Set([...byId.keys(), ...unavailable.map((p) => p.id)]);
   const roots: ClientRoot[] = [];
   const bound = new Set<string>();
-  const root = (shape: ClientShape, idPrefix: string, names: string[], message?: string) => {
+  const root = (shape: ClientShape, idPrefix: string, names: string[], error?: { code: string; message: string }) => {
     const globals = clientGlobals(names).filter((n) => !bound.has(n));
     for (const n of globals) bound.add(n);
-    if (globals.length > 0) roots.push({ shape, idPrefix, globals, ...(message !== undefined ? { pending: message } : {}) });
+    if (globals.length > 0) roots.push({ shape, idPrefix, globals, ...(error ? { unavailable: error } : {}) });
   };
-  // The names of each API (or of one still loading): as `api` when it is the run's only one, else under its own name.
+  // The names of each API (or of one it cannot call): as `api` when it is the run's only one, else under its own name.
   const namesOf = (api: { id: string; alias?: string; clientNames: string[] }, only: boolean) =>
     only
       ? api.clientNames
@@ -101,12 +109,18 @@ export function runClient(apis: readonly RunApi[], options: { defaultApi?: strin
           ...(api.alias && api.alias !== 'api' && !ids.has(api.alias) ? [api.alias] : []),
           ...(api.id === options.defaultApi ? ['api'] : []),
         ];
-  const only = apis.length + pending.length === 1;
+  const only = apis.length + unavailable.length === 1;
   for (const api of apis) root(api.shape, qualifiedOperationId(api.id, ''), namesOf(api, only));
-  for (const api of pending) root(NO_SHAPE, qualifiedOperationId(api.id, ''), namesOf(api, only), api.message);
+  for (const api of unavailable) root(NO_SHAPE, qualifiedOperationId(api.id, ''), namesOf(api, only), { code: api.code, message: api.message });
   // Other servers' tools under `mcp`, unless an API already answers to that name (it keeps it).
   const toolsBound = tools !== undefined && !bound.has(TOOLS_GLOBAL) && !(only && rootTakes(apis, TOOLS_GLOBAL));
   if (tools && toolsBound) root(toolsShape(tools.servers), '', [TOOLS_GLOBAL]);
+  // No server's tools accepted yet: `mcp` says why, and what a person does about it.
+  else if (awaiting && !bound.has(TOOLS_GLOBAL) && !(only && rootTakes(apis, TOOLS_GLOBAL)))
+    root(NO_SHAPE, '', [TOOLS_GLOBAL], {
+      code: 'airlock_server_not_accepted',
+      message: `no tool of another MCP server is accepted yet (waiting for a person's review: ${awaiting.join(', ')}): a person reviews and accepts them (\`airlock servers accept ${awaiting[0]}\`, or the Servers screen)`,
+    });
   const manifest: ClientManifest = { roots };
   const first = apis[0];
   return {
@@ -154,7 +168,7 @@ function toolsShape(servers: RunTools['servers']): ClientShape {
 
 let lastTools: ClientShape | undefined;
 
-/** The shape of an API still loading: nothing is built from it (its names answer that it is loading). */
+/** The shape of an API a run cannot call: nothing is built from it (its names answer why). */
 const NO_SHAPE: ClientShape = { key: 'none', json: '{}', top: [] };
 
 /** Whether a run's only API has a top-level group of this name (its client is bound whole, as `api`). */

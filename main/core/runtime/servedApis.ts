@@ -11,7 +11,7 @@ import type { Profile } from '../profiles/profile.ts';
 import { apiIdentifier, clientNamesOf, identifierClash } from '../profiles/apiIdentifier.ts';
 import type { Credentials } from '../secrets/credentials.ts';
 import type { EgressGate } from '../egress/egressGate.ts';
-import { runClient, type PendingApi, type RunClient, type RunTools } from '../execute/runClient.ts';
+import { runClient, type RunClient, type RunTools, type UnavailableApi } from '../execute/runClient.ts';
 import type { LoadedApi } from './loadApi.ts';
 import type { PrepareProgress } from '../search/preparedApi.ts';
 
@@ -157,9 +157,10 @@ export class ServedApis {
   }
 
   /**
-   * The client a run gets for a scope (absent: every served API that loaded). Waits for an API being opened, never
-   * for one whose document is being prepared: that one is in the client as a name whose every call answers that
-   * it is still loading. A string says why there is no client.
+   * The client a run gets for a scope (absent: every served API). Waits for an API being opened, never for one
+   * whose document is being prepared: that one is in the client as a name whose every call answers that it is
+   * still loading, and one that failed to load answers why and what to do; only a run that calls it is told. A
+   * string says why there is no client at all.
    */
   async clientFor(scope: readonly string[] | undefined, options: { defaultApi?: string; tools?: RunTools } = {}): Promise<RunClient | string> {
     const wanted = scope ? scope.map((n) => ({ name: n, entry: this.find(n) })) : [...this.entries.values()].map((e) => ({ name: e.name, entry: e }));
@@ -167,8 +168,7 @@ export class ServedApis {
     if (missing.length > 0)
       return `not served: ${missing.join(', ')}. The person running Airlock can enable it (\`airlock apis enable ${missing[0]}\`, or the APIs screen).`;
     const opened: OpenedApi[] = [];
-    const pending: PendingApi[] = [];
-    const failed: string[] = [];
+    const unavailable: UnavailableApi[] = [];
     for (const w of wanted) {
       const entry = w.entry!;
       await entry.settled.promise;
@@ -177,23 +177,27 @@ export class ServedApis {
         if (scope) return `not served: ${w.name}. The person running Airlock can enable it (\`airlock apis enable ${w.name}\`, or the APIs screen).`;
         continue;
       }
-      if (entry.opened) opened.push(entry.opened);
-      else if (entry.state === 'loading')
-        pending.push({
-          id: entry.id,
-          ...(entry.profile.alias ? { alias: entry.profile.alias } : {}),
-          clientNames: clientNamesOf(entry.profile),
-          message: `API ${entry.name} is still loading (${entry.progress ? `${entry.progress.phase}, ${Math.round(entry.progress.percent)}%` : 'its document is being prepared'}): call it again once it is served`,
-        });
-      else failed.push(`${w.name}: ${entry.error ?? 'it could not be loaded'}`);
+      if (entry.opened) {
+        opened.push(entry.opened);
+        continue;
+      }
+      const names = { id: entry.id, ...(entry.profile.alias ? { alias: entry.profile.alias } : {}), clientNames: clientNamesOf(entry.profile) };
+      unavailable.push(
+        entry.state === 'loading'
+          ? {
+              ...names,
+              code: 'airlock_api_loading',
+              message: `API ${entry.name} is still loading (${entry.progress ? `${entry.progress.phase}, ${Math.round(entry.progress.percent)}%` : 'its document is being prepared'}): call it again once it is served`,
+            }
+          : {
+              ...names,
+              code: 'airlock_api_failed',
+              message: `could not load ${entry.name}: ${entry.error ?? 'no reason given'}; the person running Airlock can see why on the APIs screen (or \`airlock apis show ${entry.name}\`), fix it and serve it again (\`airlock apis enable ${entry.name}\`)`,
+            },
+      );
     }
-    // A session that names its APIs needs each; one that takes every API gets those that loaded.
-    const tools = options.tools?.servers.some((s) => s.tools.length > 0) ? options.tools : undefined;
-    if ((opened.length + pending.length === 0 && !(tools && failed.length === 0)) || (scope && failed.length > 0)) {
-      return failed.length > 0
-        ? `could not load ${failed.join('; ')}`
-        : 'no API is served: the person running Airlock can enable one (`airlock apis enable demo`).';
-    }
+    const tools = options.tools?.servers.some((s) => s.tools.length > 0) || options.tools?.awaiting?.length ? options.tools : undefined;
+    if (opened.length + unavailable.length === 0 && !tools) return 'no API is served: the person running Airlock can enable one (`airlock apis enable demo`).';
     return runClient(
       opened
         .sort((a, b) => a.api.profile.name.localeCompare(b.api.profile.name))
@@ -204,7 +208,7 @@ export class ServedApis {
           clientNames: o.api.clientNames,
           ...(o.api.profile.alias ? { alias: o.api.profile.alias } : {}),
         })),
-      { ...(options.defaultApi ? { defaultApi: options.defaultApi } : {}), ...(tools ? { tools } : {}), ...(pending.length ? { pending } : {}) },
+      { ...(options.defaultApi ? { defaultApi: options.defaultApi } : {}), ...(tools ? { tools } : {}), ...(unavailable.length ? { unavailable } : {}) },
     );
   }
 

@@ -67,6 +67,13 @@ export function createUpstream(deps: {
   return {
     servers,
     gate,
-    runTools: () => ({ servers: servers.acceptedTools(), call: (call, run) => gate.call(call, run), redactor: async () => deps.redaction.redactor }),
+    runTools: () => {
+      const accepted = servers.acceptedTools();
+      const awaiting = entries
+        .list()
+        .filter(({ name, entry }) => entry.enabled && !accepted.some((a) => a.name === name))
+        .map(({ name }) => name);
+      return { servers: accepted, awaiting, call: (call, run) => gate.call(call, run), redactor: async () => deps.redaction.redactor };
+    },
   };
 }

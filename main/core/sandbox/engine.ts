@@ -32,8 +32,8 @@ export interface ClientRoot {
   idPrefix: string;
   /** The globals bound to it (`api`, the API's name and alias; `mcp`): the first labels its methods (`api.events.list`). */
   globals: string[];
-  /** An API still loading: every name under its globals is a method that answers this (as an error value), and has no tree. */
-  pending?: string;
+  /** An API the run cannot call (still loading, or failed to load): every name under its globals is a method that answers this error, as a value; it has no tree. */
+  unavailable?: { code: string; message: string };
 }
 
 /**

@@ -260,9 +260,9 @@ export const GUEST_COMMON_SOURCE = String.raw`
     return target;
   }
 
-  function pendingClient(message) {
+  function unavailableClient(error) {
     var answer = function () {
-      return PromiseCtor.resolve({ data: null, error: { code: 'airlock_api_loading', message: message }, status: 0 });
+      return PromiseCtor.resolve({ data: null, error: { code: StringCtor(error.code), message: StringCtor(error.message) }, status: 0 });
     };
     var proxy = new ProxyCtor(function () {}, {
       get: function (target, key) { return key === 'then' ? undefined : proxy; },
@@ -276,7 +276,7 @@ export const GUEST_COMMON_SOURCE = String.raw`
       (function (rootIndex, root) {
         var made;
         var make = function () {
-          if (made === undefined) made = root.pending !== undefined ? pendingClient(root.pending) : makeNamespace(rootIndex, root, [], makeMethod, children);
+          if (made === undefined) made = root.unavailable !== undefined ? unavailableClient(root.unavailable) : makeNamespace(rootIndex, root, [], makeMethod, children);
           return made;
         };
         for (var g = 0; g < root.globals.length; g++) lazy(target, root.globals[g], false, make);

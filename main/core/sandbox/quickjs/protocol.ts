@@ -118,7 +118,7 @@ export type HostToWorker =
       seq: number;
       code: string;
       /** The client's roots: each tree by its shape's key, the prefix of its operation ids, its globals. */
-      roots: { key: string; idPrefix: string; globals: string[]; pending?: string }[];
+      roots: { key: string; idPrefix: string; globals: string[]; unavailable?: { code: string; message: string } }[];
       /** Shapes this worker does not hold yet (it keeps them for later runs), and keys it may drop. */
       shapes: { key: string; json: string }[];
       forget: string[];

@@ -407,7 +407,7 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
         type: 'run',
         seq: active.seq,
         code: request.code,
-        roots: roots.map((r) => ({ key: r.shape.key, idPrefix: r.idPrefix, globals: r.globals, ...(r.pending !== undefined ? { pending: r.pending } : {}) })),
+        roots: roots.map((r) => ({ key: r.shape.key, idPrefix: r.idPrefix, globals: r.globals, ...(r.unavailable ? { unavailable: r.unavailable } : {}) })),
         ...shapesFor(slot, roots, active.seq),
         limits,
       } satisfies HostToWorker);
@@ -418,8 +418,8 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
   /** The shapes a run needs that its worker does not hold yet, and those it may drop (the least recently used beyond a few). */
   function shapesFor(slot: Slot<ActiveRun>, roots: readonly ClientRoot[], seq: number): { shapes: { key: string; json: string }[]; forget: string[] } {
     const shapes: { key: string; json: string }[] = [];
-    for (const { shape, pending } of roots) {
-      if (pending !== undefined) continue;
+    for (const { shape, unavailable } of roots) {
+      if (unavailable) continue;
       if (!slot.shapes.has(shape.key) && !shapes.some((s) => s.key === shape.key)) shapes.push({ key: shape.key, json: shape.json });
       slot.shapes.set(shape.key, seq);
     }

@@ -607,7 +607,7 @@ function setUp(message: RunMessage, sandbox: Sandbox): Run {
     sandbox.hostShape,
     context.newNumber(message.limits.outputBytes),
     context.newString(
-      JSON.stringify(message.roots.map((r) => ({ idPrefix: r.idPrefix, globals: r.globals, ...(r.pending !== undefined ? { pending: r.pending } : {}) }))),
+      JSON.stringify(message.roots.map((r) => ({ idPrefix: r.idPrefix, globals: r.globals, ...(r.unavailable ? { unavailable: r.unavailable } : {}) }))),
     ),
   ];
   const made = context.callFunction(sandbox.prelude, context.undefined, args);

@@ -53,7 +53,7 @@ export interface GuestScriptInput {
   nonce: string;
   code: string;
   /** The client's roots: each tree as JSON text (parsed when the code first reaches it), its operation ids' prefix, its globals. */
-  roots: { shape: string; idPrefix: string; globals: string[]; pending?: string }[];
+  roots: { shape: string; idPrefix: string; globals: string[]; unavailable?: { code: string; message: string } }[];
   gate: {
     /** `http://127.0.0.1:<port>` */
     url: string;

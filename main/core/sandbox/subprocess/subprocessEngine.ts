@@ -179,7 +179,7 @@ export function createSubprocessEngine(config: SubprocessEngineConfig): Subproce
         shape: r.shape.json,
         idPrefix: r.idPrefix,
         globals: r.globals,
-        ...(r.pending !== undefined ? { pending: r.pending } : {}),
+        ...(r.unavailable ? { unavailable: r.unavailable } : {}),
       })),
       gate: { url: config.proxy.url, port: config.proxy.port, token: childRun.gateToken, viaProxy: config.viaProxy },
       outputBytes: limits.outputBytes,
