@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { classifyAddress, resolveAllowedAddress } from '../../main/core/egress/addressPolicy.ts';
+import { classifyAddress, resolveAllowedAddress } from '../../main/core/util/addressPolicy.ts';
 
 test('addresses are classified (IPv4, IPv6, mapped, metadata)', () => {
   const cases: [string, string][] = [

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createEgressGate } from '../../main/core/egress/egressGate.ts';
 import { createRedactor } from '../../main/core/log/redactor.ts';
-import { BlockedAddressError } from '../../main/core/egress/addressPolicy.ts';
+import { BlockedAddressError } from '../../main/core/util/addressPolicy.ts';
 import type { ApiCallRecord } from '../../main/core/audit/types.ts';
 import type { ApprovalHook } from '../../main/core/approvals/types.ts';
 import type { RunContext } from '../../main/core/egress/types.ts';

@@ -11,7 +11,7 @@ import type { Redactor } from '../log/redactor.ts';
 import type { ApiCallRecord } from '../audit/types.ts';
 import type { ApprovalHook } from '../approvals/types.ts';
 import type { ClassifyInput } from './classify.ts';
-import { addressPins, type PinnedAddress, type Resolver } from './addressPolicy.ts';
+import { addressPins, type PinnedAddress, type Resolver } from '../util/addressPolicy.ts';
 import { nodeTransport, type Transport } from './upstream.ts';
 import { credentialPlacement, type CredentialPlacement } from './credentialPlacement.ts';
 import type { DecisionContext } from './gateDecision.ts';

@@ -10,7 +10,7 @@
 import type { ApiCallResult } from '../sandbox/engine.ts';
 import type { Redactor } from '../log/redactor.ts';
 import type { UpstreamResponse } from './upstream.ts';
-import { BlockedAddressError, type PinnedAddress } from './addressPolicy.ts';
+import { BlockedAddressError, type PinnedAddress } from '../util/addressPolicy.ts';
 import { credentialProblem, injectCredential } from './credentialPlacement.ts';
 import { decideHop, gateError, type HopDecision } from './gateDecision.ts';
 import { isPlainRead, redirectHop, redirectNotFollowed, type Hop } from './hop.ts';

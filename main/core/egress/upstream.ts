@@ -6,7 +6,7 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { http, https } from '../util/nodeHttp.ts';
 import { createGunzip, createInflate, createBrotliDecompress } from 'node:zlib';
 import type { Readable } from 'node:stream';
-import type { PinnedAddress } from './addressPolicy.ts';
+import type { PinnedAddress } from '../util/addressPolicy.ts';
 import type { UpstreamRequest } from './requestBuilder.ts';
 
 /** A request as it leaves (the key in its place), where it goes, and its bounds. */

@@ -203,6 +203,8 @@ async function readUrl(url: string, options: LoadOptions, logger: Logger): Promi
     return { text, origin: { kind: 'url', location: url, cacheFile, fetchedAt, fromCache: false } };
   } catch (error) {
     if (/larger than \d+ bytes/.test(errorMessage(error))) throw tooLarge(url, 'larger', options.maxBytes ?? DEFAULT_SPEC_MAX_BYTES);
+    // Where it may not be read from (an address, a redirect): said as it is, never replaced by an older copy.
+    if (error instanceof AirlockError && error.kind === 'denied') throw error;
     if (cached) {
       logger.warn(`could not refresh ${url} (${errorMessage(error)}); using the copy cached at ${cached.fetchedAt}`);
       return { text: cached.text, origin: { kind: 'url', location: url, cacheFile, fetchedAt: cached.fetchedAt, fromCache: true } };

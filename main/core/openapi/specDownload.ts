@@ -1,9 +1,23 @@
 // Downloads an OpenAPI document (or a file it refers to) with a byte cap and a
 // time cap enforced while the body streams: a chunked, slow or endless body
 // is cut off at the cap, so memory stays bounded whatever the server sends.
+//
+// Where it connects is checked as for API calls (documentFetch.ts): the host
+// is resolved once and every address classified — link-local and cloud
+// metadata addresses are never reached, private and loopback ones only when
+// the address given is one — and the checked address is used for the whole
+// download. Redirects are followed by hand, at most five, within the origin
+// given: one to another origin is refused, naming it, so a document is only
+// ever read from where the person pointed.
+import { AirlockError } from '../util/errors.ts';
+import { documentFetch } from './documentFetch.ts';
+import type { Resolver } from '../util/addressPolicy.ts';
 
 export interface DownloadLimits {
+  /** Replaces the checked fetch (tests); it must not follow redirects itself. */
   fetch?: typeof fetch;
+  /** How host names are resolved (tests). */
+  resolver?: Resolver;
   /** The whole download, headers and body: default 20 s. */
   timeoutMs?: number;
   /** Bytes of body read before giving up: default 64 MiB. */
@@ -12,18 +26,36 @@ export interface DownloadLimits {
 
 export const DEFAULT_SPEC_MAX_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_SPEC_TIMEOUT_MS = 20_000;
+/** Redirects followed at most (each within the origin given). */
+const MAX_REDIRECTS = 5;
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 export async function downloadText(url: string, limits: DownloadLimits = {}): Promise<string> {
-  const doFetch = limits.fetch ?? fetch;
+  const doFetch = limits.fetch ?? documentFetch(url, limits.resolver ? { resolver: limits.resolver } : {});
   const max = limits.maxBytes ?? DEFAULT_SPEC_MAX_BYTES;
   const timeoutMs = limits.timeoutMs ?? DEFAULT_SPEC_TIMEOUT_MS;
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error(`no complete answer within ${timeoutMs} ms`)), timeoutMs);
   try {
-    const response = await raceAbort(
-      doFetch(url, { signal: controller.signal, headers: { accept: 'application/json, application/yaml, text/yaml, */*' } }),
-      controller.signal,
-    );
+    let at = new URL(url);
+    let response: Response;
+    for (let hop = 0; ; hop++) {
+      response = await raceAbort(
+        doFetch(at, { signal: controller.signal, redirect: 'manual', headers: { accept: 'application/json, application/yaml, text/yaml, */*' } }),
+        controller.signal,
+      );
+      if (!REDIRECTS.has(response.status)) break;
+      await response.body?.cancel().catch(() => {});
+      const location = response.headers.get('location');
+      if (!location) throw new Error(`HTTP ${response.status} with no Location`);
+      const next = new URL(location, at);
+      if (next.origin !== at.origin)
+        throw new AirlockError('denied', `${at.href} redirects to another origin (${next.origin}): a document is read only from the origin it was given at`, {
+          hint: `if you trust ${next.origin}, give the document's address there itself`,
+        });
+      if (hop >= MAX_REDIRECTS) throw new Error(`more than ${MAX_REDIRECTS} redirects`);
+      at = next;
+    }
     if (!response.ok) {
       await response.body?.cancel().catch(() => {});
       throw new Error(`HTTP ${response.status}`);

@@ -16,7 +16,7 @@ import { isIP, type LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { classifyAddress, systemResolver, type Resolver } from '../egress/addressPolicy.ts';
+import { classifyAddress, systemResolver, type Resolver } from '../util/addressPolicy.ts';
 import { AirlockError } from '../util/errors.ts';
 import type { ChildExit } from './childProcess.ts';
 import type { HttpServerEntry } from './serverEntry.ts';

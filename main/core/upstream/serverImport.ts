@@ -13,7 +13,7 @@ import { isIP } from 'node:net';
 import { REDACTED_FROM_LENGTH, SERVER_NAME, commandProblem, secretAccount, serverEntrySchema, type ServerEntry } from './serverEntry.ts';
 import { AirlockError } from '../util/errors.ts';
 import { createRedactor } from '../log/redactor.ts';
-import { classifyAddress } from '../egress/addressPolicy.ts';
+import { classifyAddress } from '../util/addressPolicy.ts';
 
 export interface ImportCandidate {
   /** The entry's name in the client. */
