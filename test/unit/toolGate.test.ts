@@ -25,6 +25,8 @@ import { buildCatalogue } from '../../main/core/openapi/catalogue.ts';
 import { tempDir } from '../helpers/paths.ts';
 import { RedactionHolder } from '../../main/core/log/redactionHolder.ts';
 import { ServerStore } from '../../main/core/upstream/serverStore.ts';
+import { PassThrough } from 'node:stream';
+import { ChildTransport } from '../../main/core/upstream/childTransport.ts';
 
 const T = { timeout: 10_000 };
 const SECRET = 'sk-live-0123456789abcdefSECRET';
@@ -80,7 +82,10 @@ function run(overrides: Partial<RunContext> = {}): RunContext {
   };
 }
 
-function setup(server: ReturnType<typeof fakeServer>, options: { maxResultBytes?: number; rateLimit?: (key: string) => boolean } = {}) {
+function setup(
+  server: ReturnType<typeof fakeServer>,
+  options: { maxResultBytes?: number; rateLimit?: (key: string) => boolean; maxArgumentBytes?: () => number } = {},
+) {
   const broker = new ApprovalBroker({ timeoutMs: 60_000, approversAvailable: () => true, noApproverMessage: 'nobody', grants: new GrantStore() });
   const records: ApiCallRecord[] = [];
   const gate = createToolGate({
@@ -128,6 +133,22 @@ test('a read-only tool of an accepted server runs at once; its result is redacte
   assert.ok(r.bytes > SECRET.length);
   assert.match(r.arguments!, /"path"/);
   assert.doesNotMatch(JSON.stringify(r), /sk-live/, 'nor in the audit record');
+});
+
+test('arguments over the cap on messages to other servers never reach the server: the script is told the cap and the setting (issue 36 §2)', T, async () => {
+  const server = fakeServer({ accepted: 'same' });
+  const { gate, records } = setup(server, { maxArgumentBytes: () => 1024 * 1024 });
+  const result = await gate.call({ server: 'fs', tool: 'read_file', args: { path: 'x'.repeat(1024 * 1024) } }, run());
+  assert.deepEqual(server.ran, [], 'nothing reached the server');
+  assert.equal((result.error as { code: string }).code, 'airlock_request_too_large');
+  assert.match(
+    (result.error as { message: string }).message,
+    /the arguments of fs\/read_file are 1\.0 MB, over the 1\.0 MB cap on messages to other MCP servers; send less \(a setting: --mcp-message-mb\)/,
+  );
+  assert.equal(records[0]?.decision, 'refused');
+  // Under the cap, it goes.
+  await gate.call({ server: 'fs', tool: 'read_file', args: { path: 'small' } }, run());
+  assert.equal(server.ran.length, 1);
 });
 
 test('a destructive tool waits for a person, who sees server, tool, description and arguments; yes runs it exactly once', T, async () => {
@@ -409,4 +430,21 @@ test("over the client's rate, a tool call is refused and recorded, from a script
   const other = await gate.call({ server: 'fs', tool: 'read_file', args: {} }, run({ caller: { key: 'caller-2', clientName: 'Cursor', transport: 'http' } }));
   assert.equal(other.error, null);
   assert.deepEqual(asked, ['caller-1', 'caller-1', 'caller-2']);
+});
+
+test('a message to a stdio server over the cap is never written: the call fails, the pipe stays whole for the next', T, async () => {
+  const from = new PassThrough();
+  const to = new PassThrough();
+  const written: Buffer[] = [];
+  to.on('data', (chunk: Buffer) => written.push(chunk));
+  const transport = new ChildTransport({ from, to, maxMessageBytes: 1024 });
+  await transport.start();
+  await assert.rejects(
+    transport.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x'.repeat(2048) } } }),
+    /over the 1024-byte cap on messages to the server/,
+  );
+  await transport.send({ jsonrpc: '2.0', id: 2, method: 'ping' });
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(Buffer.concat(written).toString('utf8'), '{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
+  await transport.close();
 });

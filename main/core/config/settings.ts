@@ -573,6 +573,18 @@ export const SETTINGS = [
       'offer the read-only MCP tools server_log, health and get_config (and, where a person has other MCP servers, list_mcp_servers and toggle_mcp_server, whose switch waits for a yes)',
   }),
   def({
+    key: 'mcpMessageMb',
+    flag: '--mcp-message-mb',
+    valueName: '<mb>',
+    label: 'Largest message to or from another MCP server',
+    group: 'safety',
+    spec: size(1, 1024, 'MB'),
+    persist: true,
+    live: true,
+    defaultValue: 10,
+    description: "a call's arguments to another MCP server, or a message from one, larger than this is refused, naming this cap",
+  }),
+  def({
     key: 'directToolsMax',
     flag: '--direct-tools-max',
     valueName: '<n>',
@@ -628,6 +640,7 @@ export interface Settings {
   logBufferSize: number;
   diagnosticsTools: boolean;
   directToolsMax: number;
+  mcpMessageMb: number;
 }
 
 export type SettingSource = 'flag' | 'env' | 'file' | 'default';

@@ -198,6 +198,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       audit,
       killSwitch: () => values.killSwitch,
       rateLimit: (key) => rate.take(key),
+      maxMessageBytes: () => values.mcpMessageMb * 1024 * 1024,
     });
     closers.push(() => upstream.servers.close());
     upstream.servers.startAutostart();

@@ -35,6 +35,8 @@ export function createUpstream(deps: {
   killSwitch(): boolean;
   /** The per-client rate the API calls share (RateLimiter.take). */
   rateLimit(callerKey: string): boolean;
+  /** The largest message to or from another server, in bytes (a live setting). */
+  maxMessageBytes(): number;
 }): UpstreamParts {
   const log = deps.logger.child('servers');
   const entries = new ServerStore(deps.paths.servers);
@@ -51,6 +53,7 @@ export function createUpstream(deps: {
         log: (line) => log.info(line),
         redact: (text) => deps.redaction.redact(text),
         onMissingSecret: (variable) => log.warn(`MCP server ${name} has no ${variable} yet (airlock servers secret ${name} ${variable}); started without it`),
+        maxMessageBytes: deps.maxMessageBytes(),
       }),
     logger: log,
     onChange: () => deps.hub.publish({ type: 'servers-changed' }),
@@ -63,6 +66,7 @@ export function createUpstream(deps: {
     logger: deps.logger.child('gate'),
     killSwitch: deps.killSwitch,
     rateLimit: deps.rateLimit,
+    maxArgumentBytes: deps.maxMessageBytes,
   });
   return {
     servers,

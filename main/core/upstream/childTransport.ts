@@ -1,8 +1,10 @@
 // The MCP client side of a stdio server's pipes: one JSON-RPC message per
-// line, each line bounded (10 MB by default). A line over the bound is
-// drained as it streams in — never buffered — and reported, and the
-// connection reads on; a line that is not JSON-RPC is reported too. What the
-// server writes is never trusted to be well-formed.
+// line, each line bounded (10 MB by default) in both directions. A line over
+// the bound from the server is drained as it streams in — never buffered —
+// and reported, and the connection reads on; a line that is not JSON-RPC is
+// reported too. A message to the server over the bound is never written (a
+// server sent more than it reads may die, failing every call in flight). What
+// the server writes is never trusted to be well-formed.
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -26,7 +28,7 @@ export class ChildTransport implements Transport {
 
   private readonly options: ChildTransportOptions;
   private readonly reader: JsonLineReader;
-  private readonly write: (value: unknown) => Promise<void>;
+  private readonly write: (value: unknown, line?: Buffer) => Promise<void>;
   private closed = false;
 
   constructor(options: ChildTransportOptions) {
@@ -53,7 +55,10 @@ export class ChildTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) throw new Error('the server has gone');
-    await this.write(message);
+    const line = Buffer.from(JSON.stringify(message));
+    const max = this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    if (line.length > max) throw new Error(`a message of ${line.length} bytes is over the ${max}-byte cap on messages to the server`);
+    await this.write(message, line);
   }
 
   async close(): Promise<void> {

@@ -31,6 +31,8 @@ export interface LaunchOptions {
   onMissingSecret?(variable: string): void;
   /** The server said its tools changed. */
   onToolsChanged?(): void;
+  /** The largest message to or from the server, in bytes (default 10 MB). */
+  maxMessageBytes?: number;
   /**
    * A remote server behind OAuth: takes the person to its authorization page and resolves with the code (the
    * browser flow of `airlock servers login`). Absent (the companion, serving scripts), a server that needs a
@@ -64,7 +66,8 @@ export async function launchServer(name: string, entry: ServerEntry, options: La
     if (value.length >= REDACTED_FROM_LENGTH) options.onSecret(value);
     secrets[secret] = value;
   }
-  const common = { log: options.log, redact: options.redact, ...(options.onToolsChanged ? { onToolsChanged: options.onToolsChanged } : {}) };
+  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  const common = { log: options.log, redact: options.redact, maxMessageBytes, ...(options.onToolsChanged ? { onToolsChanged: options.onToolsChanged } : {}) };
   if (entry.transport === 'http' && entry.crossApp) {
     // Signed in through the person's identity provider: its ID token exchanged for a grant, the grant for a token.
     const { [CLIENT_SECRET]: clientSecret, [IDP_ID_TOKEN]: idToken, ...headers } = secrets;
@@ -91,7 +94,7 @@ export async function launchServer(name: string, entry: ServerEntry, options: La
         return current;
       },
       ...(entry.crossApp.scope ? { scope: entry.crossApp.scope } : {}),
-      fetch: checkedFetch(entry, { maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES }),
+      fetch: checkedFetch(entry, { maxMessageBytes }),
       onSecret: options.onSecret,
     });
     return connectHttp(name, entry, { headers, oauth, ...common });

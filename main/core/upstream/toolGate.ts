@@ -27,6 +27,13 @@ import type { Review } from './toolPins.ts';
 
 /** The largest tool result a script or a client gets, as JSON; the rest is cut, and the result says so. */
 export const DEFAULT_MAX_RESULT_BYTES = 512 * 1024;
+/** The largest arguments sent to another server by default, as JSON. */
+export const DEFAULT_MAX_ARGUMENT_BYTES = 10 * 1024 * 1024;
+
+function megabytes(bytes: number): string {
+  return (bytes / 1024 / 1024).toFixed(1);
+}
+
 /** The most of a call's arguments a person is shown and the audit keeps. */
 const ARGUMENTS_PREVIEW_CHARS = 16_384;
 const DESCRIPTION_CHARS = 2000;
@@ -46,6 +53,8 @@ export interface ToolGateOptions {
   onApiCall?(record: ApiCallRecord): void | Promise<unknown>;
   logger: Logger;
   maxResultBytes?: number;
+  /** The largest arguments sent to a server, as JSON (default 10 MB; read at each call: a setting). */
+  maxArgumentBytes?(): number;
   /** The kill switch: when on, no call goes out (a client's direct calls included). */
   killSwitch?(): boolean;
   /** The client's rate, shared with its API calls: false when this call is over it (scripts' and direct calls alike). */
@@ -125,6 +134,17 @@ export function createToolGate(options: ToolGateOptions): ToolGate {
       if (call.args !== undefined && (call.args === null || typeof call.args !== 'object' || Array.isArray(call.args))) {
         return refused(
           await refuse('airlock_invalid_request', `mcp.${call.server}.${call.tool}() takes one argument: an object of the tool's arguments`, 'refused'),
+        );
+      }
+      const maxArguments = options.maxArgumentBytes?.() ?? DEFAULT_MAX_ARGUMENT_BYTES;
+      const argumentBytes = Buffer.byteLength(argsJson);
+      if (argumentBytes > maxArguments) {
+        return refused(
+          await refuse(
+            'airlock_request_too_large',
+            `the arguments of ${call.server}/${call.tool} are ${megabytes(argumentBytes)} MB, over the ${megabytes(maxArguments)} MB cap on messages to other MCP servers; send less (a setting: --mcp-message-mb)`,
+            'refused',
+          ),
         );
       }
       if (options.killSwitch?.()) {
