@@ -51,12 +51,21 @@ test('a line that is not JSON, or over 4 MiB, is answered here; nothing reaches 
   stdin.write('this is not json\n');
   stdin.write('x'.repeat(5 * 1024 * 1024) + '\n');
   stdin.write('[1, 2]\n');
+  // A 6 MB execute (the field test's): answered under its own id, so the client's call ends now, not at its timeout.
+  stdin.write(
+    JSON.stringify({ jsonrpc: '2.0', id: 12, method: 'tools/call', params: { name: 'execute', arguments: { code: 'x'.repeat(6 * 1024 * 1024) } } }) + '\n',
+  );
   stdin.end();
   await done;
-  const answers = lines.map((l) => JSON.parse(l) as { id: null; error: { code: number; message: string } });
+  const answers = lines.map((l) => JSON.parse(l) as { id: number | null; error: { code: number; message: string } });
   assert.deepEqual(
-    answers.map((a) => a.error.code),
-    [-32700, -32600, -32600],
+    answers.map((a) => [a.id, a.error.code]),
+    [
+      [null, -32700],
+      [null, -32600],
+      [null, -32600],
+      [12, -32600],
+    ],
   );
   assert.match(answers[1]!.error.message, /5\.0 MiB is over the 4\.0 MiB limit/);
   assert.equal(connects, 0);

@@ -119,3 +119,30 @@ test('a line written to a stream that pushes back and then closes settles: nothi
   assert.equal(settled, true);
   assert.equal(stream.listenerCount('drain'), 0, 'no listener left behind');
 });
+
+test(
+  "a request over the limit is answered under its own id, read off the line's start or end, so the call waiting for it ends",
+  { timeout: 10_000 },
+  async () => {
+    const h = harness(1024);
+    await h.transport.start();
+    const big = 'x'.repeat(64 * 1024);
+    // The id first (as clients write it), streamed in chunks; then the id last.
+    const first = JSON.stringify({ jsonrpc: '2.0', id: 41, method: 'tools/call', params: { name: 'execute', arguments: { code: big } } });
+    for (let at = 0; at < first.length; at += 4096) h.input.write(first.slice(at, at + 4096));
+    h.input.write('\n');
+    h.input.write(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"execute","arguments":{"code":"${big}"}},"id":"last-7"}\n`);
+    h.input.write(ping(3));
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(
+      h.replies.map((r) => (r as { id: unknown }).id),
+      [41, 'last-7'],
+    );
+    assert.match((h.replies[0] as { error: { message: string } }).error.message, /request line of 64\.\d KiB is over the 1\.0 KiB limit/);
+    assert.deepEqual(
+      h.received.map((m) => (m as { id: number }).id),
+      [3],
+      'the next request is served',
+    );
+  },
+);

@@ -146,9 +146,9 @@ export async function runForwarder(options: ForwarderOptions): Promise<void> {
       // One message at a time, in order: the companion sees them as the client sent them.
       queue = queue.then(() => forward(raw as Message, line));
     },
-    refused: (code, message) => {
+    refused: (code, message, id) => {
       options.log(`stdin: ${message}`);
-      fail(null, code === -32700 ? 'parse error: the line is not JSON' : message, code);
+      fail(id ?? null, code === -32700 ? 'parse error: the line is not JSON' : message, code);
     },
   });
   const ended = new Promise<void>((resolve) => {

@@ -62,11 +62,11 @@ export class LineLimitedStdioTransport implements Transport {
     this.reader = new JsonLineReader(
       {
         value: (raw) => this.handleValue(raw),
-        refused: (code, message) => {
+        refused: (code, message, id) => {
           this.log(code === -32700 ? `stdin: ${message}` : message);
           void this.send({
             jsonrpc: '2.0',
-            id: null,
+            id: id ?? null,
             error: { code, message: code === -32700 ? 'parse error: the line is not JSON' : message },
           } as unknown as JSONRPCMessage);
         },
