@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { INPUT_CAP_BYTES, openAuditStore, type AuditStore, type AuditStoreOptions } from '../../main/core/audit/auditStore.ts';
 import type { AuditEntry, ToolCallInput } from '../../main/core/audit/types.ts';
@@ -630,3 +630,17 @@ async function store2Call(file: string, startedAt: string): Promise<void> {
     other.close();
   }
 }
+
+test(
+  'once its data dir is removed, no record is taken for written: the call it is for is refused, not answered (issue 36 §15)',
+  withStore(async (store, file) => {
+    await store.recordApiCall(apiCall());
+    rmSync(join(file, '..'), { recursive: true, force: true });
+    await assert.rejects(
+      store.recordApiCall(apiCall({ runId: 'run-2' })),
+      (error: unknown) =>
+        error instanceof AirlockError && /cannot keep this record: its file no longer exists \(was the data dir removed\?\)/.test(error.message),
+    );
+    await assert.rejects(store.recordToolCall(toolCall({ runId: 'run-2' })), /no longer exists/);
+  }),
+);

@@ -118,3 +118,48 @@ test('a body over the limit gets a 413 with a JSON error the client can read; a 
     await server.close();
   }
 });
+
+test(
+  'a call in flight when the companion goes is answered with a JSON-RPC error under its id, on its own stream (issue 36 §3)',
+  { timeout: 30_000 },
+  async () => {
+    const started = Promise.withResolvers<void>();
+    const endpoint = createMcpEndpoint({
+      createServer: () => {
+        const server = new McpServer({ name: 't', version: '1' }, { capabilities: { tools: {} } });
+        // A call that would wait for a person: it never answers by itself.
+        server.registerTool('hold', { description: 'waits' }, () => {
+          started.resolve();
+          return new Promise(() => undefined);
+        });
+        return server;
+      },
+      logger: silentLogger,
+    });
+    const server = await startLoopbackServer({
+      host: '127.0.0.1',
+      port: 0,
+      allowNonLoopback: false,
+      tokens: { mcp: TOKEN },
+      routes: [endpoint.route],
+      logger: silentLogger,
+    });
+    try {
+      const session = await initialize(server);
+      const held = fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
+        body: '{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"hold","arguments":{}}}',
+      }).then((r) => r.text());
+      await started.promise;
+      await endpoint.close();
+      const text = await held;
+      const answer = JSON.parse(/^data: (.*)$/m.exec(text)![1]!) as { id: number; error: { code: number; message: string } };
+      assert.equal(answer.id, 77);
+      assert.equal(answer.error.code, -32000);
+      assert.match(answer.error.message, /shutting down: this call was not completed; retry once it is back/);
+    } finally {
+      await server.close();
+    }
+  },
+);

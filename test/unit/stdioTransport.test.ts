@@ -146,3 +146,23 @@ test(
     );
   },
 );
+
+test(
+  'requests still in flight when the process goes are answered under their ids; a late answer is not sent twice (issue 36 §3)',
+  { timeout: 10_000 },
+  async () => {
+    const h = harness(1024 * 1024);
+    await h.transport.start();
+    h.input.write(ping(5));
+    h.input.write(ping(6));
+    await new Promise((r) => setImmediate(r));
+    await h.transport.send({ jsonrpc: '2.0', id: 5, result: {} });
+    assert.equal(await h.transport.answerInFlight('going away'), 1, 'only the request not answered yet');
+    await h.transport.send({ jsonrpc: '2.0', id: 6, result: {} });
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(h.replies, [
+      { jsonrpc: '2.0', id: 5, result: {} },
+      { jsonrpc: '2.0', id: 6, error: { code: -32000, message: 'going away' } },
+    ]);
+  },
+);

@@ -114,18 +114,21 @@ async function inProcess(ctx: CliContext, scope: string[] | undefined): Promise<
   const early = await answerEarly(ctx, scope);
   const { LineLimitedStdioTransport } = await import('../../core/mcp/stdioTransport.ts');
   const { preparedAnswer } = await import('../../core/mcp/createMcpServer.ts');
+  const { GOING_AWAY, GOING_AWAY_CODE } = await import('../../core/mcp/goingAway.ts');
   const { createCompanion } = await import('../../core/runtime/companion.ts');
   const { logger } = ctx;
   const companion = await createCompanion({ resolved: ctx, logger, logBuffer: ctx.logBuffer, mode: 'stdio', redaction: ctx.redaction });
   const server = companion.createMcpServer('stdio', scope ? { scope } : {});
+  const read = early?.take();
+  const mcpLog = logger.child('mcp');
+  const transport = new LineLimitedStdioTransport(process.stdin, process.stdout, { log: (m) => mcpLog.warn(m), ...(read ? { early: read } : {}) });
   onShutdown(async () => {
+    // A call still in flight is answered under its id before the process goes.
+    await transport.answerInFlight(GOING_AWAY, GOING_AWAY_CODE);
     await server.close();
     await companion.close();
   });
-  const read = early?.take();
   process.stdin.on('end', () => void shutdown(0));
-  const mcpLog = logger.child('mcp');
-  const transport = new LineLimitedStdioTransport(process.stdin, process.stdout, { log: (m) => mcpLog.warn(m), ...(read ? { early: read } : {}) });
   // A plain tools/list is answered from the server's prepared reply, before the SDK reads it.
   transport.answerEarly = (raw) => preparedAnswer(server, raw);
   await server.connect(transport);

@@ -78,6 +78,7 @@ import { exportRecords } from './auditExport.ts';
 import { verifyChain } from './auditVerify.ts';
 import { pruneInTransaction } from './auditPrune.ts';
 import { usage } from './auditWhere.ts';
+import { statSync } from 'node:fs';
 
 export { MAX_PAGE, DEFAULT_PAGE } from './auditWhere.ts';
 export { INPUT_CAP_BYTES } from './auditWriter.ts';
@@ -138,7 +139,14 @@ export function openAuditStore(options: AuditStoreOptions): AuditStore {
 
   const readChain = db.prepare('SELECT head_seq, head_hash, anchor_seq, anchor_hash, pruned_total FROM chain WHERE id = 1');
   const chainRow = (): ChainRow => readChain.get() as unknown as ChainRow;
-  const writer = createAuditWriter({ db, file, synchronous, syncWal: options.syncWal ?? wal.sync, now, log, redact, chainRow, hooks: options });
+  // The file as opened: a record is written only while it is still there, as itself (its data dir may be removed under us).
+  const openedAs = statSync(file, { throwIfNoEntry: false });
+  const gone = (): string | undefined => {
+    const now = statSync(file, { throwIfNoEntry: false });
+    if (!now) return 'its file no longer exists (was the data dir removed?)';
+    return openedAs && (now.ino !== openedAs.ino || now.dev !== openedAs.dev) ? 'its file was replaced by another' : undefined;
+  };
+  const writer = createAuditWriter({ db, file, synchronous, syncWal: options.syncWal ?? wal.sync, now, log, redact, chainRow, hooks: options, gone });
   const queries = createAuditQueries(db);
 
   const selectMisfiled = db.prepare(

@@ -55,6 +55,8 @@ export interface AuditWriterContext {
   chainRow: () => ChainRow;
   /** Read on every record, so a listener set after opening is called too. */
   hooks: { onRecord?: (entry: AuditEntry) => void };
+  /** Why the database file is no longer the one open (its data dir removed, the file replaced), else undefined. */
+  gone?(): string | undefined;
 }
 
 export interface AuditWriter {
@@ -176,6 +178,12 @@ export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
   /** Commits a batch and settles its records; a failed batch is retried one record at a time, unless the database itself is busy. */
   function settle(batch: Queued[]): void {
     let entries: AuditEntry[];
+    // A file no longer there keeps nothing: no record is taken for written, and the call it is for is not answered.
+    const gone = ctx.gone?.();
+    if (gone !== undefined) {
+      for (const queued of batch) queued.reject(new AirlockError('unavailable', `the audit log ${file} cannot keep this record: ${gone}`));
+      return;
+    }
     try {
       entries = commit(batch);
     } catch (error) {

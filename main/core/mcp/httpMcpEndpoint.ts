@@ -16,6 +16,7 @@ import { getRequestListener } from '@hono/node-server';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { preparedAnswer } from './createMcpServer.ts';
+import { GOING_AWAY, GOING_AWAY_CODE } from './goingAway.ts';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Logger } from '../log/logger.ts';
 import { sendJson, type Route } from '../http/loopbackServer.ts';
@@ -37,6 +38,8 @@ interface Session {
   server: McpServer;
   lastSeen: number;
   inFlight: number;
+  /** The ids of the requests in flight (each answered with an error if the companion goes first). */
+  pending: Set<string | number>;
 }
 
 export interface McpEndpointOptions {
@@ -56,7 +59,8 @@ export interface McpEndpoint extends McpTakeover {
   sweep(): number;
   /** Ends every session (the token was rotated): their clients must initialize again, with the new token. */
   endAll(why: string): number;
-  close(): Promise<void>;
+  /** Answers every request in flight with a JSON-RPC error under its id (`why`) on its own stream, then ends every session. */
+  close(why?: string): Promise<void>;
 }
 
 /** The request takes a JSON answer (Streamable HTTP: a client accepts JSON and an event stream). */
@@ -123,7 +127,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     const transport: Transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => sessionId,
       onsessioninitialized: (sid) => {
-        sessions.set(sid, { transport, server, lastSeen: now(), inFlight: 0 });
+        sessions.set(sid, { transport, server, lastSeen: now(), inFlight: 0, pending: new Set() });
         log.info(`mcp session ${sid.slice(0, 8)} opened (${sessions.size} live)`);
       },
     });
@@ -180,9 +184,11 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       }
       session.inFlight++;
       const ids = requestIds(body);
+      for (const requestId of ids) session.pending.add(requestId);
       // The client dropped the connection before its answer: its requests are cancelled (pending approvals withdrawn).
       res.on('close', () => {
         session.inFlight--;
+        for (const requestId of ids) session.pending.delete(requestId);
         session.lastSeen = now();
         if (res.writableFinished || ids.length === 0 || !sessions.has(id)) return;
         for (const requestId of ids) {
@@ -221,10 +227,16 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       for (const id of ids) end(id, why);
       return ids.length;
     },
-    async close() {
+    async close(why = GOING_AWAY) {
       clearInterval(timer);
       const all = [...sessions.values()];
       sessions.clear();
+      // Every call still waiting gets its answer, on its own stream, before the session ends.
+      await Promise.allSettled(
+        all.flatMap((s) =>
+          [...s.pending].map((id) => s.transport.send({ jsonrpc: '2.0', id, error: { code: GOING_AWAY_CODE, message: why } } as JSONRPCMessage)),
+        ),
+      );
       await Promise.allSettled(all.map((s) => s.server.close()));
     },
   };

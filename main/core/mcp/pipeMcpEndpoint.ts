@@ -20,6 +20,7 @@ import type { Logger } from '../log/logger.ts';
 import type { UpgradeRoute } from '../http/loopbackServer.ts';
 import { LineLimitedStdioTransport } from './stdioTransport.ts';
 import { preparedAnswer } from './createMcpServer.ts';
+import { GOING_AWAY } from './goingAway.ts';
 import { PIPE_PATH, PIPE_PROTOCOL } from './pipeProtocol.ts';
 
 /** The line transport over one upgraded connection; its session id keys the caller. */
@@ -40,17 +41,20 @@ export interface PipeEndpoint {
   sessionCount(): number;
   /** Ends every joined session (the token was rotated): their shims reconnect with the new token. */
   endAll(why: string): number;
-  close(): Promise<void>;
+  /** Answers every request still in flight with a JSON-RPC error under its id (`why`), then ends every session. */
+  close(why?: string): Promise<void>;
 }
 
 export function createPipeEndpoint(options: PipeEndpointOptions): PipeEndpoint {
   const log = options.logger;
   const live = new Map<Duplex, McpServer>();
+  const transports = new Map<Duplex, PipeTransport>();
 
   const end = (socket: Duplex, why: string) => {
     const server = live.get(socket);
     if (!server) return;
     live.delete(socket);
+    transports.delete(socket);
     log.info(`stdio session ${why} (${live.size} joined)`);
     void server.close().catch(() => undefined);
     socket.destroy();
@@ -85,6 +89,7 @@ export function createPipeEndpoint(options: PipeEndpointOptions): PipeEndpoint {
     const server = options.createServer(read.scope);
     live.set(socket, server);
     const transport = new PipeTransport(socket, socket, { log: (m) => log.warn(m) });
+    transports.set(socket, transport);
     // A plain tools/list is answered from the server's prepared reply, before the SDK reads it.
     transport.answerEarly = (raw) => preparedAnswer(server, raw);
     // The shim ends its side when its client is done; the OS closes it when the shim dies.
@@ -105,10 +110,22 @@ export function createPipeEndpoint(options: PipeEndpointOptions): PipeEndpoint {
       for (const socket of sockets) end(socket, why);
       return sockets.length;
     },
-    async close() {
-      const all = [...live.entries()];
+    async close(why = GOING_AWAY) {
+      const all = [...live.entries()].map(([socket, server]) => ({ socket, server, transport: transports.get(socket) }));
       live.clear();
-      await Promise.allSettled(all.map(([socket, server]) => server.close().finally(() => socket.destroy())));
+      transports.clear();
+      // Every call still waiting is answered under its id, and the answers flushed, before the connection ends.
+      await Promise.allSettled(all.map(({ transport }) => transport?.answerInFlight(why)));
+      await Promise.allSettled(
+        all.map(async ({ socket, server }) => {
+          await new Promise<void>((resolve) => {
+            socket.end(resolve);
+            setTimeout(resolve, 1000).unref();
+          });
+          await server.close();
+          socket.destroy();
+        }),
+      );
     },
   };
 }

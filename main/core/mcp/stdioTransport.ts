@@ -111,7 +111,25 @@ export class LineLimitedStdioTransport implements Transport {
       void this.send({ jsonrpc: '2.0', id, error: { code: -32600, message: 'invalid request: not a JSON-RPC 2.0 message' } } as unknown as JSONRPCMessage);
       return;
     }
-    this.onmessage?.(parsed.data);
+    const message = parsed.data;
+    if ('method' in message && 'id' in message) this.inFlight.add(message.id);
+    this.onmessage?.(message);
+  }
+
+  /** Requests read and not yet answered, by id; and those answered by answerInFlight (a later answer is not sent). */
+  private readonly inFlight = new Set<string | number>();
+  private readonly cutOff = new Set<string | number>();
+
+  /**
+   * Answers every request still waiting with a JSON-RPC error under its id (the companion is going): no call of
+   * the peer waits for an answer that will never come. Resolves once the answers are written.
+   */
+  async answerInFlight(message: string, code = -32000): Promise<number> {
+    const ids = [...this.inFlight];
+    const sent = Promise.all(ids.map((id) => this.send({ jsonrpc: '2.0', id, error: { code, message } } as JSONRPCMessage)));
+    for (const id of ids) this.cutOff.add(id);
+    await sent;
+    return ids.length;
   }
 
   /**
@@ -120,6 +138,12 @@ export class LineLimitedStdioTransport implements Transport {
    * no more requests are read until the output drains.
    */
   send(message: JSONRPCMessage): Promise<void> {
+    const answered = ('result' in message || 'error' in message) && 'id' in message ? message.id : undefined;
+    if (answered !== undefined && answered !== null) {
+      // Answered once: the server's late answer to a request answerInFlight answered is not sent.
+      if (this.cutOff.has(answered)) return Promise.resolve();
+      this.inFlight.delete(answered);
+    }
     if ('id' in message && message.id === LineLimitedStdioTransport.EARLY_ID && this.early?.answered !== undefined) {
       const answered = this.early.answered;
       this.early = undefined;

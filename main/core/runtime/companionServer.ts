@@ -272,14 +272,15 @@ export function orphanReason(root: string, serverInfo: string, pid = process.pid
   return undefined;
 }
 
-/** Checks every second; three checks in a row that find the companion orphaned resolve `reached` with the reason. */
+/** Checks every second; the data dir gone, or three checks in a row that find the companion orphaned, resolve `reached` with the reason. */
 function watchOrphaned(root: string, serverInfo: string): { reached: Promise<string>; stop(): void } {
   const { promise, resolve } = Promise.withResolvers<string>();
   let strikes = 0;
   const timer = setInterval(() => {
     const why = orphanReason(root, serverInfo);
     strikes = why === undefined ? 0 : strikes + 1;
-    if (why === undefined || strikes < 3) return;
+    // The data dir gone is proof at once (nothing can be kept any more); server.json is looked at three times.
+    if (why === undefined || (strikes < 3 && !why.startsWith('the data dir'))) return;
     clearInterval(timer);
     resolve(why);
   }, 1000);
