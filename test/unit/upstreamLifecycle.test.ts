@@ -22,7 +22,7 @@ function entry(extra: Partial<ServerEntry> = {}): ServerEntry {
 }
 
 /** A fake process per launch: `crash()` ends the latest one as a crash would. */
-function harness(options: { failLaunch?: () => boolean; failTools?: () => boolean } = {}) {
+function harness(options: { failLaunch?: () => boolean; failTools?: () => boolean; baseDelayMs?: number } = {}) {
   const toolsChanged: (() => void)[] = [];
   const lines: string[] = [];
   const authorizers: (((url: URL) => Promise<string>) | undefined)[] = [];
@@ -63,7 +63,7 @@ function harness(options: { failLaunch?: () => boolean; failTools?: () => boolea
       return connection;
     },
     logger: { ...silentLogger, info: (line: string) => void lines.push(line), child: () => silentLogger } as typeof silentLogger,
-    restart: { baseDelayMs: 30, maxCrashes: 3, windowMs: 60_000 },
+    restart: { baseDelayMs: options.baseDelayMs ?? 30, maxCrashes: 3, windowMs: 60_000 },
     onChange: () => changes.push(servers.status()[0]?.state ?? 'none'),
   });
   /** Waits, within the test's deadline, for the first server to reach a state. */
@@ -108,6 +108,24 @@ test('a server starts on first use, not before, and then shows its tool count an
   assert.equal(h.launched[0]!.closed, true, 'stopped with the companion');
 });
 
+test('while a server waits to start again after a crash, a call is told so at once, with when, not left to time out (issue 36 §5)', T, async () => {
+  const h = harness({ baseDelayMs: 45_000 });
+  await h.servers.tools('fs');
+  await h.reach('connected');
+  h.launched[0]!.exit({ code: 1, signal: null });
+  await h.reach('failed');
+  await assert.rejects(h.servers.call('fs', 'echo', {}), (error: unknown) => {
+    const message = (error as Error).message;
+    return /MCP server fs is restarting \(exited \(code 1\).*\): retry in 4[45] s/.test(message);
+  });
+  assert.equal(h.launched.length, 1, 'the call started nothing');
+  // A person may start it now.
+  await h.servers.restart('fs');
+  await h.reach('connected');
+  assert.equal((await h.servers.call('fs', 'echo', {})).content[0]?.type, 'text');
+  await h.servers.close();
+});
+
 test('a crash starts it again after the backoff; a crash loop stops it, with the reason, until a person restarts it', T, async () => {
   const h = harness();
   await h.servers.tools('fs');
@@ -131,17 +149,20 @@ test('a crash starts it again after the backoff; a crash loop stops it, with the
   await h.servers.close();
 });
 
-test('a server that cannot start fails with why, and is retried with the backoff', T, async () => {
+test('a server that cannot start fails with why; a call during its backoff is told so at once, and starts nothing', T, async () => {
   let fail = true;
-  const h = harness({ failLaunch: () => fail });
+  // A backoff longer than the test: what is checked happens during it, whatever the speed of the machine.
+  const h = harness({ failLaunch: () => fail, baseDelayMs: 60_000 });
   await assert.rejects(h.servers.tools('fs'), /ENOENT/);
   await h.reach('failed');
   assert.match(h.servers.status()[0]!.reason!, /spawn srv ENOENT/);
   fail = false;
-  // A call during the backoff waits for the one restart: it does not start a second process.
+  await assert.rejects(h.servers.tools('fs'), /MCP server fs is restarting \(spawn srv ENOENT\): retry in (59|60) s/);
+  assert.equal(h.launched.length, 0, 'no second start');
+  await h.servers.restart('fs');
+  await h.reach('connected');
   const { tools } = await h.servers.tools('fs');
   assert.equal(tools.length, 1);
-  await h.reach('connected');
   assert.equal(h.launched.length, 1);
   await h.servers.close();
 });

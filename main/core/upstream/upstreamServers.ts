@@ -75,6 +75,8 @@ interface Slot {
   up?: Live;
   policy: RestartPolicy;
   restartTimer?: NodeJS.Timeout;
+  /** When it starts again (Date.now() ms), while it waits to. */
+  restartAt?: number;
   /** Ends the wait for a restart (the server was stopped meanwhile). */
   cancelRestart?: () => void;
   /** The listing of its tools going on after it said they changed, and whether another was asked for meanwhile. */
@@ -229,6 +231,15 @@ export class UpstreamServers {
     }
     if (slot.state === 'stopped')
       return Promise.reject(new AirlockError('unavailable', `MCP server ${name} ${slot.reason}`, { hint: `airlock servers restart ${name}` }));
+    // Waiting to start again after it stopped: said at once, with when (a call would otherwise wait out its own deadline).
+    if (slot.restartAt !== undefined) {
+      const seconds = Math.max(1, Math.ceil((slot.restartAt - Date.now()) / 1000));
+      return Promise.reject(
+        new AirlockError('unavailable', `MCP server ${name} is restarting (${slot.reason ?? 'it stopped'}): retry in ${seconds} s`, {
+          hint: `or start it now: airlock servers restart ${name}`,
+        }),
+      );
+    }
     slot.live ??= this.start(name, slot);
     return slot.live;
   }
@@ -328,10 +339,12 @@ export class UpstreamServers {
         slot.cancelRestart = () => reject(new AirlockError('unavailable', `MCP server ${name} was stopped before it started again`));
         slot.restartTimer = setTimeout(resolve, decision.afterMs);
         slot.restartTimer.unref();
+        slot.restartAt = Date.now() + decision.afterMs;
       });
       slot.live = delayed.then(() => {
         delete slot.restartTimer;
         delete slot.cancelRestart;
+        delete slot.restartAt;
         // Disabled, removed or changed while it waited: it is not started again.
         const now = this.options.entries().find((e) => e.name === name);
         if (!now || !now.entry.enabled || launchKey(now.entry) !== slot.entryJson) {
@@ -350,6 +363,7 @@ export class UpstreamServers {
   private async stop(name: string, slot: Slot): Promise<void> {
     slot.stopping = true;
     if (slot.restartTimer) clearTimeout(slot.restartTimer);
+    delete slot.restartAt;
     slot.cancelRestart?.();
     const live = slot.live;
     delete slot.live;
