@@ -78,7 +78,11 @@ export const controlContract = {
   /** Adds a server from a form's entry or a pasted JSON entry (inline values into the key store); it waits for review. */
   'servers.add': { input: serverAddInputSchema, output: serverViewSchema },
   /** Removes a server: its process stops; its secrets, sign-in and review go with it. */
-  'servers.remove': { input: serverNameInputSchema, output: z.object({ removed: z.boolean() }) },
+  'servers.remove': {
+    input: serverNameInputSchema,
+    /** leftBehind: the key store entries (secrets, sign-in) that could not be removed with it (a keychain not readable here). */
+    output: z.object({ removed: z.boolean(), leftBehind: z.array(z.string()).optional() }),
+  },
   /** The servers each MCP client on this machine runs itself (never their secrets' values). */
   'servers.importable': { input: empty, output: z.array(importableClientSchema) },
   /** Moves a client's servers behind Airlock (dryRun: only what would change): previewed, backed up, undone by clients.undo. */

@@ -295,16 +295,24 @@ export async function serversRemove(ctx: CliContext, name: string): Promise<numb
   const entry = storeOf(ctx).get(name);
   if (!entry) throw new AirlockError('not_found', `no MCP server named '${name}'`, { hint: 'airlock servers list' });
   const control = await running(ctx);
-  if (control) await control.call('servers.remove', { name });
+  let leftBehind: string[] = [];
+  if (control) leftBehind = (await control.call('servers.remove', { name })).leftBehind ?? [];
   else {
     const { removeServer } = await import('../../core/upstream/serverAdmin.ts');
-    // Its secrets first: a key store that cannot be reached leaves the entry (and says why), never a secret nobody lists.
+    // The configuration never needs the key store; its secrets are removed where the store can be reached.
     const { GrantStore } = await import('../../core/approvals/grantStore.ts');
     const grants = new GrantStore({ file: dataPaths(ctx.settings.dataDir).grants });
-    await removeServer(name, { store: storeOf(ctx), pins: pinsOf(ctx), keys: secretStoreFor(ctx), grants, by: 'the CLI' });
+    ({ leftBehind } = await removeServer(name, { store: storeOf(ctx), pins: pinsOf(ctx), keys: secretStoreFor(ctx), grants, by: 'the CLI' }));
     await grants.flush();
   }
-  process.stdout.write(`Removed ${name}${secretNames(entry).length > 0 ? ' and its secrets' : ''}.\n`);
+  if (leftBehind.length === 0) {
+    process.stdout.write(`Removed ${name}${secretNames(entry).length > 0 ? ' and its secrets' : ''}.\n`);
+    return 0;
+  }
+  process.stdout.write(
+    `Removed ${name}. The key store cannot be reached here, so these entries stay in it: ${leftBehind.join(', ')}. ` +
+      `Remove them once it can be reached (a server added again as ${name} would find them).\n`,
+  );
   return 0;
 }
 

@@ -117,13 +117,14 @@ export function createServerHandlers(c: ServerHandlerServices): Pick<ControlHand
       return viewOf(name);
     },
     'servers.remove': async ({ name }, caller) => {
-      const removed = await removeServer(name, { store, pins, keys: c.keys.store, grants: c.broker.grants, by: caller.by });
+      const { removed, leftBehind } = await removeServer(name, { store, pins, keys: c.keys.store, grants: c.broker.grants, by: caller.by });
       if (removed) {
         log.info(`MCP server ${name} removed by ${caller.by}`);
+        if (leftBehind.length > 0) log.warn(`MCP server ${name}: the key store cannot be reached, so ${leftBehind.join(', ')} stay in it`);
         c.upstream.sync(); // stops its process now
         changed();
       }
-      return { removed };
+      return { removed, ...(leftBehind.length > 0 ? { leftBehind } : {}) };
     },
     'servers.importable': async () => {
       const registrar = await registrarOf();

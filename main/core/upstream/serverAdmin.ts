@@ -56,15 +56,25 @@ export async function addFromJson(name: string, json: string, deps: { store: Ser
 }
 
 /** Removes a server with its secrets, its sign-in and its review; false when there was none. */
+/**
+ * Removes a server: its configuration, its review and its grants always (none of them needs the key store); its
+ * secrets and sign-in from the key store where it can be reached. `leftBehind` names the key store entries that
+ * could not be removed (a keychain that cannot be read here), so a person can remove them once it can.
+ */
 export async function removeServer(
   name: string,
   deps: { store: ServerStore; pins: PinStore; keys: Pick<SecretStore, 'delete'>; grants: Pick<GrantStore, 'revokeProfile'>; by: string },
-): Promise<boolean> {
+): Promise<{ removed: boolean; leftBehind: string[] }> {
   const entry = deps.store.get(name);
-  if (!entry) return false;
-  for (const secret of [...secretNames(entry), OAUTH_SECRET]) await deps.keys.delete(secretAccount(name, secret));
+  if (!entry) return { removed: false, leftBehind: [] };
+  const leftBehind: string[] = [];
+  // A stdio server has no sign-in; a remote one may have one, kept like a secret.
+  for (const secret of [...secretNames(entry), ...(entry.transport === 'http' ? [OAUTH_SECRET] : [])]) {
+    const account = secretAccount(name, secret);
+    await deps.keys.delete(account).catch(() => void leftBehind.push(account));
+  }
   await deps.pins.forget(name);
   // A server added later under this name starts with no grant of this one's.
   deps.grants.revokeProfile(serverProfile(name), deps.by);
-  return deps.store.remove(name);
+  return { removed: await deps.store.remove(name), leftBehind };
 }

@@ -83,3 +83,15 @@ test('pasted JSON: one entry, a name over one, or a client config with one serve
   assert.throws(() => pastedEntry('not json'), /not JSON/);
   assert.throws(() => pastedEntry('[1]'), /not an object/);
 });
+
+test('removing a server never needs the key store: with none to reach, the entry goes and the secrets left in it are named (issue 36 §7)', T, async (t) => {
+  const { keyStore, handlers } = setup(t);
+  await invoke(handlers, 'servers.add', { name: 'plain', entry: { transport: 'stdio', command: '/usr/bin/true' } });
+  const json = JSON.stringify({ mcpServers: { github: { command: 'npx', args: ['-y', 'server-github'], env: { GITHUB_TOKEN: TOKEN } } } });
+  await invoke(handlers, 'servers.add', { name: 'github', json });
+  // The keychain goes away (a machine with no Secret Service).
+  keyStore.delete = () => Promise.reject(new Error('keychain unavailable: no Secret Service'));
+  assert.deepEqual(await invoke(handlers, 'servers.remove', { name: 'plain' }), { removed: true }, 'a server with no secret: nothing to say');
+  assert.deepEqual(await invoke(handlers, 'servers.remove', { name: 'github' }), { removed: true, leftBehind: ['mcp-server:github:GITHUB_TOKEN'] });
+  assert.deepEqual(await invoke(handlers, 'servers.list', {}), []);
+});
