@@ -295,16 +295,17 @@ export async function serversRemove(ctx: CliContext, name: string): Promise<numb
   const entry = storeOf(ctx).get(name);
   if (!entry) throw new AirlockError('not_found', `no MCP server named '${name}'`, { hint: 'airlock servers list' });
   const control = await running(ctx);
-  let leftBehind: string[] = [];
-  if (control) leftBehind = (await control.call('servers.remove', { name })).leftBehind ?? [];
-  else {
+  const remove = async (): Promise<string[]> => {
+    if (control) return (await control.call('servers.remove', { name })).leftBehind ?? [];
     const { removeServer } = await import('../../core/upstream/serverAdmin.ts');
     // The configuration never needs the key store; its secrets are removed where the store can be reached.
     const { GrantStore } = await import('../../core/approvals/grantStore.ts');
     const grants = new GrantStore({ file: dataPaths(ctx.settings.dataDir).grants });
-    ({ leftBehind } = await removeServer(name, { store: storeOf(ctx), pins: pinsOf(ctx), keys: secretStoreFor(ctx), grants, by: 'the CLI' }));
+    const { leftBehind } = await removeServer(name, { store: storeOf(ctx), pins: pinsOf(ctx), keys: secretStoreFor(ctx), grants, by: 'the CLI' });
     await grants.flush();
-  }
+    return leftBehind;
+  };
+  const leftBehind = await remove();
   if (leftBehind.length === 0) {
     process.stdout.write(`Removed ${name}${secretNames(entry).length > 0 ? ' and its secrets' : ''}.\n`);
     return 0;
