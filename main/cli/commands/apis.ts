@@ -149,6 +149,11 @@ export async function apisAdd(ctx: CliContext, name: string, options: AddOptions
     printer.done();
   }
   for (const warning of summary.warnings) process.stderr.write(`warning: ${warning}\n`);
+  // Nothing is saved for an API that could not be served: calls need somewhere to go.
+  const resolvable = summary.servers.some((s) => /^https?:\/\//i.test(s)) || (isUrl(spec) && summary.servers.length > 0);
+  if (!options.baseUrl && !resolvable) {
+    throw new AirlockError('usage', `${spec} declares no server URL to send its calls to; nothing was saved`, { hint: 'give one with --base-url https://…' });
+  }
   const fields = {
     name,
     spec,
@@ -159,8 +164,13 @@ export async function apisAdd(ctx: CliContext, name: string, options: AddOptions
   if (control) {
     await control.call('profiles.save', fields);
     const view = (await control.call('apis.list', {})).find((a) => a.name === name);
+    if (view?.state === 'failed') {
+      // It could not be served as saved: it is not kept (the person fixes what the error says, and adds it again).
+      await control.call('profiles.remove', { name });
+      throw new AirlockError('config', `${name} could not be served, so nothing was saved: ${view.error ?? 'no reason given'}`);
+    }
     process.stdout.write(`${name}: ${summary.title} ${summary.version}, ${summary.operations} operations; ${view ? stateOf(view, true) : 'saved'}\n`);
-    return view?.state === 'failed' ? 1 : 0;
+    return 0;
   }
   if (store.names().includes(name)) {
     throw new AirlockError('conflict', `an API is already named '${name}'${PRESETS[name] ? ' (built in)' : ''}`, {
