@@ -191,17 +191,23 @@ export function registerSearchDocs(tools: AuditedTools, ctx: SearchDocsContext):
       let hits: PlacedHit[] = [];
       let heading: string;
       if (related) {
+        let owner: SearchableApi | undefined;
         for (const a of chosen) {
           const found = relatedOperations(a.catalogue, related.startsWith(`${a.id}:`) ? related.slice(a.id.length + 1) : related, limit ?? 8);
           if (found) {
+            owner = a;
             hits = found.map((h) => ({ ...h, catalogue: a.catalogue, client: clientOf(a) }));
             break;
           }
         }
-        if (hits.length === 0)
+        if (!owner)
           return fail(
-            `No operation '${related}' in ${chosen.map((a) => a.catalogue.title).join(', ')}: search for it first (the results name each operationId).`,
+            `No operation '${related}' in ${chosen.map((a) => a.catalogue.title).join(', ')}: give an operationId as search_docs' results name it (structuredContent.results[].operationId).`,
           );
+        if (hits.length === 0) {
+          const text = `Nothing in ${owner.catalogue.title} goes with ${related} (no list that yields its ids, no other verb of its resource, no operation that takes what it returns): search for what you need next.`;
+          return { result: { content: [{ type: 'text', text }], structuredContent: { results: [] } } };
+        }
         heading = `operations related to ${related}`;
       } else {
         const sources: { search: OperationSearch; catalogue: Catalogue; names: string[]; api?: SearchableApi; tools?: SearchableTools }[] = [

@@ -10,6 +10,12 @@ function collectionOf(path: string): string {
   return path.replace(/\/\{[^}]+\}$/, '');
 }
 
+/** The item a path acts on: up to its last parameter (`/containers/{id}/restart` → `/containers/{id}`); none without one. */
+function itemOf(path: string): string | undefined {
+  const at = path.lastIndexOf('}');
+  return at < 0 ? undefined : path.slice(0, at + 1);
+}
+
 function schemaName(schema: JsonSchema | undefined, catalogue: Catalogue): string | undefined {
   if (!schema) return undefined;
   const direct = catalogue.refNames.get(schema);
@@ -29,15 +35,37 @@ export function relatedOperations(catalogue: Catalogue, operationId: string, lim
   };
   const collection = collectionOf(op.path);
   // The lists that yield the ids this operation takes: GET on the collection above each path parameter.
+  // (`/containers` itself, or a literal action under it without a parameter: Docker's `/containers/json`).
   const segments = op.path.split('/');
   segments.forEach((segment, i) => {
     if (!/^\{[^}]+\}$/.test(segment)) return;
     const listPath = segments.slice(0, i).join('/');
-    for (const other of catalogue.operations) if (other.method === 'GET' && other.path === listPath) add(other, 3);
+    for (const other of catalogue.operations) {
+      if (other.method !== 'GET') continue;
+      if (other.path === listPath) add(other, 3);
+      else if (other.path.startsWith(`${listPath}/`) && !other.path.slice(listPath.length + 1).includes('/') && !other.path.includes('{')) add(other, 2.5);
+    }
   });
-  // The same resource's other verbs: the collection and its items.
+  // The same resource's other verbs: the collection and its items; and the same item's other actions
+  // (`/containers/{id}/start` beside `/containers/{id}/restart`).
+  const item = itemOf(op.path);
   for (const other of catalogue.operations) {
     if (other.path === op.path || other.path === collection || collectionOf(other.path) === collection) add(other, 2);
+    else if (item && itemOf(other.path) === item) add(other, 1.5);
+  }
+  // An operation with no parameter in its path (`/containers/create`, `/swarm/init`, `/swarm`): its
+  // literal siblings and its parent, its literal children, and the items of the resource it sits under
+  // (`/containers/{id}/json` beside `/containers/json`).
+  if (!op.path.includes('{')) {
+    const parent = op.path.slice(0, op.path.lastIndexOf('/'));
+    const under = (other: ApiOperation, base: string) => (other.path.startsWith(`${base}/`) ? other.path.slice(base.length + 1) : undefined);
+    for (const other of catalogue.operations) {
+      const besideParent = parent ? under(other, parent) : undefined;
+      const below = under(other, op.path);
+      if (parent && (other.path === parent || (besideParent !== undefined && !besideParent.includes('/') && !besideParent.includes('{')))) add(other, 1.5);
+      else if (below !== undefined && !below.includes('/') && !below.includes('{')) add(other, 1.5);
+      else if (besideParent?.startsWith('{')) add(other, (besideParent.includes('/') ? 1.2 : 1.3) + (other.method === 'GET' ? 0.05 : 0));
+    }
   }
   // Schema flow: what takes what this returns, what returns what this takes.
   const returns = schemaName(op.responses.find((r) => /^2/.test(r.status))?.schema, catalogue);
