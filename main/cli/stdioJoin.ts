@@ -50,6 +50,7 @@ export async function stdioJoin(args: readonly string[], flags: Map<string, stri
   }
   const scope = flags.get('--api')?.split(',');
   const idleExit = Number(flags.get('--exit-when-idle') ?? env.AIRLOCK_EXIT_WHEN_IDLE ?? 0);
+  let refused = false;
   await runForwarder({
     stdin: process.stdin,
     stdout: process.stdout,
@@ -65,8 +66,19 @@ export async function stdioJoin(args: readonly string[], flags: Map<string, stri
       });
       return { ...address, mcpUrl: withScope(address.mcpUrl, scope) };
     },
+    refused: (why) => {
+      refused = true;
+      exitRefused(why);
+    },
   });
-  process.exit(0);
+  // Refused: exitRefused ends the process once the answer is written.
+  if (!refused) process.exit(0);
+}
+
+/** The companion refused the session for good (an --api it does not serve): each reason on stderr, exit 2 once the answer is out. */
+export function exitRefused(why: string): void {
+  for (const line of why.split('\n')) process.stderr.write(`airlock: ${line}\n`);
+  setImmediate(() => process.exit(2));
 }
 
 /** The flags of a session alone (--api): a companion started in the background for it does not take them. */

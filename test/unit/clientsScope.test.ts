@@ -13,7 +13,7 @@ import { createRegistrar } from '../../main/core/clients/registrar.ts';
 import { CLIENTS, type ClientEnv } from '../../main/core/clients/clientCatalog.ts';
 import { readConfig, readEntry } from '../../main/core/clients/configText.ts';
 import { checkScope, sameScope, scopedLaunch, scopedUrl, scopeOfEntry } from '../../main/core/clients/registrationScope.ts';
-import { readScope } from '../../main/core/mcp/sessionScope.ts';
+import { readScope, unservedScope } from '../../main/core/mcp/sessionScope.ts';
 import { leanArgs } from '../../main/cli/stdioJoin.ts';
 import { clientChangeInputSchema } from '../../contract/clients.ts';
 import { AirlockError } from '../../main/core/util/errors.ts';
@@ -63,6 +63,20 @@ test('HTTP: the MCP URL gets `?api=` per API, and the session reads back exactly
   assert.equal(scopedUrl('http://127.0.0.1:7339/mcp', undefined), 'http://127.0.0.1:7339/mcp');
   assert.deepEqual(scopeOfEntry({ url: url }), ['github', 'openagenda']);
   assert.equal(scopeOfEntry({ url: 'http://127.0.0.1:7339/mcp' }), undefined);
+});
+
+test('a scope naming an API not served: one line each, with the names served, or the exact name when only the case differs', () => {
+  const served = [
+    { name: 'demo', id: 'demo' },
+    { name: 'my-api', id: 'my_api' },
+  ];
+  assert.deepEqual(unservedScope(['demo', 'my_api', 'my-api'], served, 'c'), [], 'a profile name or its identifier is served');
+  assert.deepEqual(unservedScope(undefined, served, 'c'), [], 'no scope: every API');
+  const lines = unservedScope(['Demo', 'nosuch', 'MY_API'], served, 'the companion');
+  assert.equal(lines.length, 3);
+  assert.equal(lines[0], "--api Demo: the companion serves no API 'Demo'; names are exact: did you mean --api demo?");
+  assert.match(lines[1]!, /^--api nosuch: the companion serves no API 'nosuch' \(it serves demo, my-api\)\. Add or enable it/);
+  assert.match(lines[2]!, /did you mean --api my-api\?$/);
 });
 
 test('names are checked: the error names the flag and the value; the contract refuses them too', () => {

@@ -12,6 +12,7 @@ import { CLI_ENTRY } from '../../core/util/installPaths.ts';
 import type { CliContext } from '../context.ts';
 import { onShutdown, shutdown } from '../shutdown.ts';
 import { givenCompanionSettings, joinedVerdict, type GivenSetting, type JoinedVerdict } from '../joinedSettings.ts';
+import { unservedScope } from '../../core/mcp/sessionScope.ts';
 
 /** Keeps stdout for the protocol: console.log/info/debug go to stderr. */
 export function protectStdout(): void {
@@ -33,6 +34,7 @@ export async function stdioCommand(ctx: CliContext, options: { inProcess?: boole
   // and again once it answers (one started now in the background may be the desktop app, which takes no flags).
   const given = givenCompanionSettings(ctx);
   let checked = given.length === 0;
+  let refused = false;
   // --api, and --profile of an API the companion serves: what this session reaches.
   let scope = options.scope;
   const refuseUnhonoured = async () => {
@@ -60,8 +62,15 @@ export async function stdioCommand(ctx: CliContext, options: { inProcess?: boole
       if (!checked) await refuseUnhonoured();
       return { ...address, mcpUrl: withScope(address.mcpUrl, scope) };
     },
+    // The companion refused the session (--api names an API it does not serve): said, exit 2.
+    refused: (why) => {
+      refused = true;
+      for (const line of why.split('\n')) process.stderr.write(`airlock: ${line}\n`);
+      void shutdown(2);
+    },
   });
-  await shutdown(0);
+  // Refused: the shutdown under way ends the process with 2 once the answer is out.
+  if (!refused) await shutdown(0);
 }
 
 /**
@@ -118,6 +127,12 @@ async function inProcess(ctx: CliContext, scope: string[] | undefined): Promise<
   const { createCompanion } = await import('../../core/runtime/companion.ts');
   const { logger } = ctx;
   const companion = await createCompanion({ resolved: ctx, logger, logBuffer: ctx.logBuffer, mode: 'stdio', redaction: ctx.redaction });
+  const unserved = unservedScope(scope, companion.services.apis.list(), 'this companion');
+  if (unserved.length > 0) {
+    for (const line of unserved) process.stderr.write(`airlock: ${line}\n`);
+    await companion.close();
+    return shutdown(2);
+  }
   const server = companion.createMcpServer('stdio', scope ? { scope } : {});
   const read = early?.take();
   const mcpLog = logger.child('mcp');

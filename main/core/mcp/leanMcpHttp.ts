@@ -28,9 +28,21 @@ export interface LeanMcpHttp {
 
 export class HttpStatusError extends Error {
   readonly status: number;
+  /** The companion's reason, when its body is `{"error": "…"}`. */
+  readonly reason: string | undefined;
   constructor(status: number, body: string) {
     super(`HTTP ${status}${body ? `: ${body.slice(0, 200)}` : ''}`);
     this.status = status;
+    this.reason = reasonOf(body);
+  }
+}
+
+function reasonOf(body: string): string | undefined {
+  try {
+    const parsed = JSON.parse(body) as { error?: unknown };
+    return typeof parsed.error === 'string' ? parsed.error : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -31,6 +31,8 @@ class PipeTransport extends LineLimitedStdioTransport {
 export interface PipeEndpointOptions {
   /** A server for a new session; `scope` is what the upgrade request names (absent: every API). */
   createServer: (scope: string[] | undefined) => McpServer;
+  /** Why a session asking for this scope is refused (an API the companion does not serve), or undefined. */
+  refuseScope?: (scope: string[]) => string | undefined;
   logger: Logger;
   /** Joined sessions at most (each holds a server); one more is refused with 503 (default 64, as for HTTP sessions). */
   maxSessions?: number;
@@ -80,6 +82,11 @@ export function createPipeEndpoint(options: PipeEndpointOptions): PipeEndpoint {
     if (!read.ok) {
       log.warn(`refused a joined stdio session: ${read.error}`);
       return refuse(socket, '400 Bad Request', read.error);
+    }
+    const unserved = read.scope ? options.refuseScope?.(read.scope) : undefined;
+    if (unserved) {
+      log.warn(`refused a joined stdio session: ${unserved}`);
+      return refuse(socket, '400 Bad Request', unserved);
     }
     (socket as Socket).setNoDelay?.(true);
     // Beyond loopback (--dangerously-allow-non-loopback), a peer that vanished without a FIN is found out.

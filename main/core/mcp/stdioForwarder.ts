@@ -15,6 +15,9 @@
 //   a JSON-RPC error at once — never a hang — and the next message finds the
 //   companion again, replays the client's `initialize` to open a new session,
 //   and goes through.
+// - A session the companion refuses for good (400: `--api` names an API it
+//   does not serve) answers the request with the reason, and the command
+//   says it and exits 2 (refused).
 // - When the client goes away (stdin ends), the session is ended: in-flight
 //   requests are dropped, which withdraws their pending approvals. When this
 //   process dies without a word (SIGKILL), the OS closes the pipe and the
@@ -32,6 +35,11 @@ export interface ForwarderOptions {
   /** Finds the companion, starting one if needed. */
   connect(): Promise<CompanionAddress>;
   log(message: string): void;
+  /**
+   * The companion refused this session for good (400: an --api it does not serve, a bad scope): the request
+   * that asked has its error; the command says why and exits. Without it, each request gets the error.
+   */
+  refused?(why: string): void;
 }
 
 type Id = string | number;
@@ -133,6 +141,12 @@ export async function runForwarder(options: ForwarderOptions): Promise<void> {
         return;
       } catch (error) {
         if (id !== undefined) inFlight.delete(id);
+        if (error instanceof HttpStatusError && error.status === 400) {
+          const why = error.reason ?? error.message;
+          if (id !== undefined) await write({ jsonrpc: '2.0', id, error: { code: -32602, message: `Airlock: ${why}` } });
+          options.refused?.(why);
+          return;
+        }
         options.log(`forwarding ${method ?? 'a response'} failed: ${(error as Error).message}${attempt === 0 ? '; finding the companion again' : ''}`);
         drop('the companion went away; retry the call');
         if (attempt === 1 && id !== undefined) fail(id, `cannot reach the Airlock companion (${(error as Error).message})`);

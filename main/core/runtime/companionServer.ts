@@ -128,6 +128,7 @@ export async function startServing(ctx: StartContext, options: ServingOptions = 
     await part(() => import('@modelcontextprotocol/sdk/server/mcp.js'));
     const { createMcpEndpoint } = await part(() => import('../mcp/httpMcpEndpoint.ts'));
     const { createPipeEndpoint } = await part(() => import('../mcp/pipeMcpEndpoint.ts'));
+    const { unservedScope } = await part(() => import('../mcp/sessionScope.ts'));
     const { createControlRoutes } = await part(() => import('../control/controlRoutes.ts'));
     const { createWebUiRoutes } = await part(() => import('../control/webUi.ts'));
     const { createCompanion } = await part(() => import('./companion.ts'));
@@ -140,6 +141,7 @@ export async function startServing(ctx: StartContext, options: ServingOptions = 
     }));
     const pipe = (sessions.pipe = createPipeEndpoint({
       createServer: (scope) => built.createMcpServer('stdio', scope ? { scope } : {}),
+      refuseScope: (scope) => unservedScope(scope, services.apis.list(), `the running companion (pid ${process.pid})`).join('\n') || undefined,
       logger: logger.child('mcp'),
     }));
     if (early) await early.handOver(endpoint);
