@@ -80,6 +80,24 @@ const sharedValidator: jsonSchemaValidator = {
   getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema),
 };
 
+/**
+ * One notifications/tools/list_changed per change: the SDK sends one for every tool registered, updated or
+ * removed, so a direct-tools toggle (a dozen tools) or an API change (two descriptions) sent many. Every change
+ * made in the same turn of the event loop is told once, after it.
+ */
+function coalesceToolListChanged(server: McpServer): void {
+  const send = server.sendToolListChanged.bind(server);
+  let queued = false;
+  server.sendToolListChanged = () => {
+    if (queued) return;
+    queued = true;
+    setImmediate(() => {
+      queued = false;
+      send();
+    });
+  };
+}
+
 export function createMcpServer(options: McpServerOptions): McpServer {
   const atStart = options.apis();
   const taskStore = options.hasExecute ? new InMemoryTaskStore() : undefined;
@@ -93,6 +111,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       instructions: serverInstructions({ apis: options.named?.() ?? atStart.map(namedOf), hasExecute: options.hasExecute ?? false }),
     },
   );
+  coalesceToolListChanged(server);
   const log = options.logger.child('mcp');
   const tools = auditedTools(server, {
     transport: options.transport,
