@@ -22,6 +22,8 @@ export const serverViewSchema = z.object({
   toolCount: z.number().int().optional(),
   /** Failed or stopped: why. */
   reason: z.string().optional(),
+  /** A stdio server whose command is not found on the PATH it is started with: why (it fails to start until the command is there). */
+  commandMissing: z.string().optional(),
   /** Its last stderr lines, redacted. */
   stderr: z.array(z.string()),
   /** How its tools compare with what a person accepted; absent until they were listed once (and nothing was accepted). */

@@ -30,6 +30,14 @@ function harness(options: { failLaunch?: () => boolean; failTools?: () => boolea
   const launched: { closed: boolean; exit: (e: ChildExit) => void }[] = [];
   const accepted = new Map<string, Accepted>();
   const changes: string[] = [];
+  const waiters = new Set<() => void>();
+  const notify = () => {
+    for (const check of [...waiters]) check();
+  };
+  const log = (line: string) => {
+    lines.push(line);
+    notify();
+  };
   const servers = new UpstreamServers({
     entries: () => entries,
     pins: {
@@ -47,6 +55,7 @@ function harness(options: { failLaunch?: () => boolean; failTools?: () => boolea
       const exited = new Promise<ChildExit>((r) => (exit = r));
       const proc = { closed: false, exit };
       launched.push(proc);
+      notify();
       const connection: UpstreamConnection = {
         tools: async () => {
           if (options.failTools?.()) throw new Error('tools/list timed out');
@@ -57,33 +66,47 @@ function harness(options: { failLaunch?: () => boolean; failTools?: () => boolea
         exited,
         close: async () => {
           proc.closed = true;
+          notify();
           exit({ code: 0, signal: null });
         },
       };
       return connection;
     },
-    logger: { ...silentLogger, info: (line: string) => void lines.push(line), child: () => silentLogger } as typeof silentLogger,
+    logger: { ...silentLogger, info: log, warn: log, error: log, child: () => silentLogger } as typeof silentLogger,
     restart: { baseDelayMs: options.baseDelayMs ?? 30, maxCrashes: 3, windowMs: 60_000 },
-    onChange: () => changes.push(servers.status()[0]?.state ?? 'none'),
+    onChange: () => {
+      changes.push(servers.status()[0]?.state ?? 'none');
+      notify();
+    },
   });
-  /** Waits, within the test's deadline, for the first server to reach a state. */
-  const reach = async (state: string) => {
-    while (servers.status()[0]?.state !== state) await new Promise((r) => setTimeout(r, 1));
-  };
+  /**
+   * Waits for `ready()` to hold, checked again at every change the fake sees (a state, a log line, a start, a
+   * stop): no timer, so a wait that never ends fails on the test's deadline and keeps nothing running after it.
+   */
+  const until = (ready: () => boolean): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const check = () => {
+        if (!ready()) return;
+        waiters.delete(check);
+        resolve();
+      };
+      waiters.add(check);
+      check();
+    });
+  /** Waits for the first server to reach a state. */
+  const reach = (state: string) => until(() => servers.status()[0]?.state === state);
   /** Waits for the n-th process to have been started and its server connected. */
   const started = async (n: number) => {
-    while (launched.length < n) await new Promise((r) => setTimeout(r, 1));
+    await until(() => launched.length >= n);
     await reach('connected');
   };
   /** Waits for a process to be stopped. */
-  const closed = async (i: number) => {
-    while (!launched[i]!.closed) await new Promise((r) => setTimeout(r, 1));
-  };
+  const closed = (i: number) => until(() => launched[i]?.closed === true);
   /** Waits for a line of the log. */
-  const logged = async (line: RegExp) => {
-    while (!lines.some((l) => line.test(l))) await new Promise((r) => setTimeout(r, 1));
-  };
-  return { servers, launched, changes, reach, started, closed, toolsChanged, logged, authorizers, setEntries: (e: typeof entries) => (entries = e) };
+  const logged = (line: RegExp) => until(() => lines.some((l) => line.test(l)));
+  /** Marks a server's tools accepted without starting it (as a review done before). */
+  const accept = (name: string) => accepted.set(name, { acceptedAt: 'before', tools: TOOLS.map((t) => ({ name: t.name, inputSchema: t.inputSchema })) });
+  return { servers, launched, changes, lines, reach, started, closed, toolsChanged, logged, authorizers, accept, setEntries: (e: typeof entries) => (entries = e) };
 }
 
 test('a server starts on first use, not before, and then shows its tool count and review', T, async () => {
@@ -110,7 +133,7 @@ test('a server starts on first use, not before, and then shows its tool count an
 
 test('while a server waits to start again after a crash, a call is told so at once, with when, not left to time out (issue 36 §5)', T, async () => {
   const h = harness({ baseDelayMs: 45_000 });
-  await h.servers.tools('fs');
+  await h.servers.accept('fs');
   await h.reach('connected');
   h.launched[0]!.exit({ code: 1, signal: null });
   await h.reach('failed');
@@ -128,7 +151,7 @@ test('while a server waits to start again after a crash, a call is told so at on
 
 test('a crash starts it again after the backoff; a crash loop stops it, with the reason, until a person restarts it', T, async () => {
   const h = harness();
-  await h.servers.tools('fs');
+  await h.servers.accept('fs');
   await h.reach('connected');
   h.launched[0]!.exit({ code: 1, signal: null });
   await h.reach('failed');
@@ -153,6 +176,7 @@ test('a server that cannot start fails with why; a call during its backoff is to
   let fail = true;
   // A backoff longer than the test: what is checked happens during it, whatever the speed of the machine.
   const h = harness({ failLaunch: () => fail, baseDelayMs: 60_000 });
+  h.accept('fs');
   await assert.rejects(h.servers.tools('fs'), /ENOENT/);
   await h.reach('failed');
   assert.match(h.servers.status()[0]!.reason!, /spawn srv ENOENT/);
@@ -190,7 +214,7 @@ test(
   async () => {
     let failTools = false;
     const h = harness({ failTools: () => failTools });
-    await h.servers.tools('fs');
+    await h.servers.accept('fs');
     await h.reach('connected');
     failTools = true;
     h.toolsChanged[0]!();
@@ -207,8 +231,44 @@ test(
   },
 );
 
+test('a server whose tools no person accepted is never started by itself: not after it stops or fails to start, not with the companion (issue 36 §12)', T, async () => {
+  let fail = false;
+  // A backoff longer than the test: a restart scheduled by mistake would hold every look for a minute.
+  const h = harness({ failLaunch: () => fail, baseDelayMs: 60_000 });
+  // A person looks at it (servers show): it starts, and lists its tools.
+  await h.servers.tools('fs');
+  await h.reach('connected');
+  h.launched[0]!.exit({ code: 1, signal: null });
+  await h.reach('failed');
+  assert.match(h.servers.status()[0]!.reason!, /exited \(code 1\)/);
+  await h.logged(/its tools were never accepted, so it is not started again by itself \(airlock servers show fs\)/);
+  // No restart is pending: a person looking again starts it at once.
+  await h.servers.tools('fs');
+  assert.equal(h.launched.length, 2, 'started again when a person looked again, and only then');
+  // A command that is not there: it fails each time a person looks, with why, and nothing waits to start it.
+  fail = true;
+  h.launched[1]!.exit({ code: 127, signal: null });
+  await h.reach('failed');
+  await assert.rejects(h.servers.tools('fs'), /spawn srv ENOENT/);
+  await assert.rejects(h.servers.tools('fs'), /spawn srv ENOENT/, 'not "restarting": no start was scheduled');
+  assert.equal(h.servers.status()[0]!.state, 'failed');
+  await h.servers.close();
+
+  const auto = harness();
+  auto.setEntries([{ name: 'fs', entry: entry({ autostart: true }) }]);
+  auto.servers.startAutostart();
+  assert.equal(auto.servers.status()[0]!.state, 'configured', 'not started with the companion before its tools are accepted');
+  assert.ok(auto.lines.some((l) => /MCP server fs starts with Airlock once its tools are accepted/.test(l)));
+  auto.accept('fs');
+  auto.servers.startAutostart();
+  await auto.started(1);
+  await auto.servers.close();
+});
+
 test('a server whose entry says so starts with the companion; the others wait for their first use', T, async () => {
   const h = harness();
+  h.accept('fs');
+  h.accept('lazy');
   h.setEntries([
     { name: 'fs', entry: entry({ autostart: true }) },
     { name: 'lazy', entry: entry({ args: ['lazy'] }) },

@@ -10,7 +10,8 @@ import { printable, printableLines } from '../printable.ts';
 import { ServerStore } from '../../core/upstream/serverStore.ts';
 import { secretAccount, secretNames, serverTarget, DEFAULT_TIMEOUT_MS, httpServerSchema, type ServerEntry } from '../../core/upstream/serverEntry.ts';
 import { clientMetadataDocument } from '../../core/upstream/oauthProvider.ts';
-import { OAUTH_REDIRECT_URL } from '../../core/upstream/serverLauncher.ts';
+import { OAUTH_REDIRECT_URL, cachedLoginPath } from '../../core/upstream/serverLauncher.ts';
+import { missingCommandWarning } from '../../core/upstream/commandLookup.ts';
 import { AirlockError } from '../../core/util/errors.ts';
 import { dataPaths } from '../../core/config/dataDir.ts';
 import { fingerprint } from '../../core/secrets/fingerprint.ts';
@@ -54,6 +55,7 @@ export async function serversList(ctx: CliContext, options: { json?: boolean }):
       const review = v.review && v.review !== 'accepted' ? `, ${REVIEW_WORDS[v.review]}` : '';
       const reason = v.reason ? `: ${printable(v.reason)}` : '';
       process.stdout.write(`${v.name.padEnd(width)}  ${STATE_WORDS[v.state]}${tools}${review}${reason}  ${v.transport}  ${printable(v.target)}\n`);
+      if (v.commandMissing) process.stdout.write(`${' '.repeat(width)}  warning: ${printable(v.commandMissing)}\n`);
     }
     return;
   }
@@ -155,6 +157,9 @@ export async function serversAdd(ctx: CliContext, name: string, o: AddOptions): 
       `airlock: warning: ${mine.join(', ')} came after --, so it is part of the server's command line, not an option of Airlock's. If it was meant for Airlock, remove the server and add it again with the option before --.\n`,
     );
   }
+  // A command that is not there: added all the same (it may be installed next), but said now, not at its first start.
+  const missing = entry.transport === 'stdio' ? missingCommandWarning(entry.command, (await cachedLoginPath()) ?? process.env.PATH) : undefined;
+  if (missing) process.stderr.write(`airlock: warning: ${missing}.\n`);
   process.stdout.write(`Added MCP server ${name} (${entry.transport}: ${serverTarget(entry)})${entry.enabled ? '' : ', disabled'}.\n`);
   for (const secret of secretNames(entry)) process.stdout.write(`  its ${secret}: airlock servers secret ${name} ${secret}\n`);
   process.stdout.write(`See its tools: airlock servers show ${name}; then accept them: airlock servers accept ${name}.\n`);

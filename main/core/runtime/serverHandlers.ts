@@ -9,7 +9,8 @@ import { AirlockError } from '../util/errors.ts';
 import { ServerStore } from '../upstream/serverStore.ts';
 import { secretAccount, secretNames, serverTarget, type ServerEntry } from '../upstream/serverEntry.ts';
 import { serverReview } from '../upstream/serverReview.ts';
-import { OAUTH_CALLBACK_PORT } from '../upstream/serverLauncher.ts';
+import { OAUTH_CALLBACK_PORT, cachedLoginPath } from '../upstream/serverLauncher.ts';
+import { missingCommandWarning } from '../upstream/commandLookup.ts';
 import { OAUTH_SECRET } from '../upstream/oauthProvider.ts';
 import { browserAuthorize } from '../upstream/oauthBrowserFlow.ts';
 import { serverProfile } from '../upstream/toolGate.ts';
@@ -46,8 +47,10 @@ export function createServerHandlers(c: ServerHandlerServices): Pick<ControlHand
       unknown = redact((error as AirlockError).line ?? (error as Error).message);
     }
     const entries = new Map(store.list().map((s) => [s.name, s.entry]));
+    const path = (await cachedLoginPath()) ?? process.env.PATH;
     return c.upstream.status().map((s) => {
       const entry = entries.get(s.name)!;
+      const missing = entry.transport === 'stdio' && s.state !== 'connected' ? missingCommandWarning(entry.command, path) : undefined;
       return {
         name: s.name,
         transport: s.transport,
@@ -56,6 +59,7 @@ export function createServerHandlers(c: ServerHandlerServices): Pick<ControlHand
         state: s.state,
         ...(s.toolCount !== undefined ? { toolCount: s.toolCount } : {}),
         ...(s.reason ? { reason: redact(s.reason) } : {}),
+        ...(missing ? { commandMissing: missing } : {}),
         stderr: s.stderr.map(redact),
         ...(s.review ? { review: s.review } : {}),
         ...(entry.defaultPolicy ? { defaultPolicy: entry.defaultPolicy } : {}),

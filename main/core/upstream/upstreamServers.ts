@@ -4,7 +4,9 @@
 // (toolPins.ts), stopped with its process group when it is disabled, removed
 // or changed, or when the companion stops. A server that crashes is started
 // again after a delay that doubles, and a crash loop stops it with the reason
-// until a person starts it again (restartPolicy.ts). Its state — configured,
+// until a person starts it again (restartPolicy.ts). One whose tools no
+// person has accepted is started only when a person looks at it (`servers
+// show`, the review): never by itself, at start or after it stops. Its state — configured,
 // starting, connected (with its tool count), failed (with why and its last
 // stderr lines), stopped — is what the CLI and the screens show.
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -120,7 +122,10 @@ export class UpstreamServers {
   /** Starts, in the background, every enabled server whose entry says to start with the companion; a failure is its state. */
   startAutostart(): void {
     for (const { name, entry } of this.options.entries()) {
-      if (entry.enabled && entry.autostart) this.connect(name).catch(() => undefined);
+      if (!entry.enabled || !entry.autostart) continue;
+      // Not one whose tools no person has accepted: it starts when a person looks at it.
+      if (!this.options.pins.get(name)) this.options.logger.info(`MCP server ${name} starts with Airlock once its tools are accepted (airlock servers show ${name})`);
+      else this.connect(name).catch(() => undefined);
     }
   }
 
@@ -325,6 +330,14 @@ export class UpstreamServers {
     void (connection ?? slot.up?.connection)?.close().catch(() => undefined);
     delete slot.live;
     delete slot.up;
+    // A server whose tools no person has accepted runs only while a person looks at it (servers show): never again by itself.
+    if (!this.options.pins.get(name)) {
+      slot.state = 'failed';
+      slot.reason = why;
+      log.warn(`MCP server ${name} ${why}; its tools were never accepted, so it is not started again by itself (airlock servers show ${name})`);
+      this.options.onChange?.();
+      return;
+    }
     const decision = slot.policy.crashed(why);
     if (!decision.restart) {
       slot.state = 'stopped';

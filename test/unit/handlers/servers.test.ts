@@ -95,3 +95,18 @@ test('removing a server never needs the key store: with none to reach, the entry
   assert.deepEqual(await invoke(handlers, 'servers.remove', { name: 'github' }), { removed: true, leftBehind: ['mcp-server:github:GITHUB_TOKEN'] });
   assert.deepEqual(await invoke(handlers, 'servers.list', {}), []);
 });
+
+test('a server whose command is not there is added, and its view says so (issue 36 §12)', T, async (t) => {
+  const { handlers } = setup(t);
+  const ghost = await invoke(handlers, 'servers.add', { name: 'ghost', entry: { transport: 'stdio', command: 'airlock-no-such-command-xyz' } });
+  assert.match(ghost.commandMissing ?? '', /'airlock-no-such-command-xyz' is not found on the PATH a server is started with/);
+  const real = await invoke(handlers, 'servers.add', { name: 'real', entry: { transport: 'stdio', command: process.execPath } });
+  assert.equal(real.commandMissing, undefined);
+  assert.deepEqual(
+    (await invoke(handlers, 'servers.list', {})).map((v) => [v.name, v.commandMissing !== undefined]),
+    [
+      ['ghost', true],
+      ['real', false],
+    ],
+  );
+});

@@ -286,9 +286,11 @@ export function ServersScreen() {
                   Start again<span className="visually-hidden"> {v.name}</span>
                 </button>{' '}
                 <span className="hint">
-                  {v.state === 'failed'
-                    ? 'Airlock starts it again after a delay that doubles; five crashes in five minutes stop it until you start it again.'
-                    : 'It stays stopped until you start it again.'}
+                  {v.state === 'failed' && v.review === 'unreviewed'
+                    ? 'Its tools are not accepted yet, so Airlock does not start it by itself: it starts when you start it or review its tools.'
+                    : v.state === 'failed'
+                      ? 'Airlock starts it again after a delay that doubles; five crashes in five minutes stop it until you start it again.'
+                      : 'It stays stopped until you start it again.'}
                 </span>
               </p>
             ) : null}
@@ -296,6 +298,12 @@ export function ServersScreen() {
               <dt>{v.transport === 'stdio' ? 'Command' : 'URL'}</dt>
               <dd>
                 <code className="server-target">{printable(v.target)}</code> <span className="muted">({v.transport})</span>
+                {v.commandMissing ? (
+                  <span className="warning-text" role="note">
+                    {' '}
+                    Warning: {printable(v.commandMissing)}.
+                  </span>
+                ) : null}
               </dd>
               <dt>Tools</dt>
               <dd className={review.held ? 'held-text' : undefined}>{review.text}</dd>
