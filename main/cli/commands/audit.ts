@@ -57,9 +57,15 @@ export function formatEntry(e: AuditEntry): string {
 export async function auditTail(ctx: CliContext, options: AuditFilterOptions & { lines: number; json?: boolean; follow?: boolean }): Promise<void> {
   const store = openStore(ctx);
   try {
-    const page = store.query({ ...filterOf(options), limit: Math.min(500, options.lines) });
-    const entries = [...page.records].reverse();
-    for (const e of entries) process.stdout.write((options.json ? JSON.stringify(e) : formatEntry(e)) + '\n');
+    // Page by page (a page holds at most 500), newest first, until -n records or the first: every one asked for is printed.
+    const newest: AuditEntry[] = [];
+    let before: number | undefined;
+    do {
+      const page = store.query({ ...filterOf(options), limit: Math.min(500, options.lines - newest.length), ...(before !== undefined ? { before } : {}) });
+      newest.push(...page.records);
+      before = page.next;
+    } while (before !== undefined && newest.length < options.lines);
+    for (let i = newest.length - 1; i >= 0; i--) process.stdout.write((options.json ? JSON.stringify(newest[i]) : formatEntry(newest[i]!)) + '\n');
   } finally {
     store.close();
   }
