@@ -70,7 +70,7 @@ export async function auditTail(ctx: CliContext, options: AuditFilterOptions & {
     store.close();
   }
   if (!options.follow) return;
-  const client = connectToRunningServer(ctx.settings.dataDir);
+  const client = await connectToRunningServer(ctx.settings.dataDir);
   await new Promise<void>((resolve) => {
     void client.events(
       (batch) => {

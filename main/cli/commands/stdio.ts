@@ -79,11 +79,12 @@ export async function stdioCommand(ctx: CliContext, options: { inProcess?: boole
  * companion that cannot be asked is a refusal too: nothing is ignored in silence.
  */
 async function checkJoined(dataDir: string, given: GivenSetting[]): Promise<JoinedVerdict | undefined> {
-  const { readServerInfo, isAlive, connectToRunningServer } = await import('../runningServer.ts');
-  const info = readServerInfo(dataDir);
-  if (!info || !isAlive(info.pid)) return undefined;
+  const { serverInfoWhenStarted, connectToRunningServer } = await import('../runningServer.ts');
+  // One that is starting is waited for: it is the one this client joins.
+  const info = await serverInfoWhenStarted(dataDir);
+  if (!info) return undefined;
   try {
-    const control = connectToRunningServer(dataDir);
+    const control = await connectToRunningServer(dataDir);
     const [status, settings] = await Promise.all([control.call('status', {}), control.call('settings.get', {})]);
     return joinedVerdict(given, { pid: status.pid, apis: status.apis.map((a) => a.name), values: settings.values });
   } catch (error) {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { dataPaths } from '../config/dataDir.ts';
 import { AirlockError } from '../util/errors.ts';
 import { isAlive, readServerInfo } from '../config/serverInfo.ts';
+import { lockHolder, whileStarting } from '../runtime/companionLock.ts';
 
 export interface CompanionAddress {
   mcpUrl: string;
@@ -123,6 +124,14 @@ export async function connectOrStart(options: {
 }): Promise<CompanionAddress> {
   const running = locateCompanion(options.dataDir);
   if (running) return running;
+  // One is starting (it holds the lock, it does not serve yet): it is waited for, not raced by another.
+  const lock = dataPaths(options.dataDir).lock;
+  const starting = lockHolder(lock);
+  if (starting) {
+    options.log('info', `the companion for ${options.dataDir} is starting (pid ${starting.pid}): waiting for it`);
+    const started = await whileStarting(lock, () => locateCompanion(options.dataDir), 30_000);
+    if (started) return started;
+  }
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const app = findDesktopApp();
   if (app) {

@@ -88,3 +88,23 @@ export function acquireCompanionLock(file: string, dataDir: string, kind: LockIn
   }
   throw new AirlockError('conflict', `cannot lock data dir ${dataDir}: another process keeps taking it`);
 }
+
+/** The live process holding the lock — a companion starting, or running — if any. */
+export function lockHolder(file: string, isAlive: (pid: number) => boolean = isProcessAlive): LockInfo | undefined {
+  const holder = readLock(file);
+  return holder && isAlive(holder.pid) ? holder : undefined;
+}
+
+/**
+ * Waits while a companion is starting (it holds the lock but does not serve yet): until `serving()` finds it, the
+ * holder is gone, or `timeoutMs` passes. Checked every 100 ms: another process's file has no event to wait on on
+ * every platform.
+ */
+export async function whileStarting<T>(file: string, serving: () => T | undefined, timeoutMs: number): Promise<T | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = serving();
+    if (found || !lockHolder(file) || Date.now() >= deadline) return found;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
