@@ -7,9 +7,7 @@ import { readFileSync } from 'node:fs';
 import { dataPaths } from '../core/config/dataDir.ts';
 import { AirlockError } from '../core/util/errors.ts';
 import { createControlClient, type ControlClient } from '../core/control/controlClient.ts';
-import { lockHolder, whileStarting } from '../core/runtime/companionLock.ts';
-
-import { isAlive, readServerInfo, type ServerInfo } from '../core/config/serverInfo.ts';
+import { isAlive, lockHolder, readServerInfo, whileStarting, type ServerInfo } from '../core/config/serverInfo.ts';
 
 export { isAlive, readServerInfo, type ServerInfo };
 

@@ -21,7 +21,7 @@ import { createKeychainStore } from '../../core/secrets/keychainStore.ts';
 import { createFileStore } from '../../core/secrets/fileStore.ts';
 import { openAuditStore } from '../../core/audit/auditStore.ts';
 import { engineInventory, type ComponentState } from '../../core/diagnostics/engineInventory.ts';
-import { isProcessAlive } from '../../core/runtime/companionLock.ts';
+import { isAlive as isProcessAlive } from '../../core/config/serverInfo.ts';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 

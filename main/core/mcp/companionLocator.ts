@@ -9,8 +9,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { dataPaths } from '../config/dataDir.ts';
 import { AirlockError } from '../util/errors.ts';
-import { isAlive, readServerInfo } from '../config/serverInfo.ts';
-import { lockHolder, whileStarting } from '../runtime/companionLock.ts';
+import { isAlive, lockHolder, readServerInfo, whileStarting } from '../config/serverInfo.ts';
 
 export interface CompanionAddress {
   mcpUrl: string;

@@ -5,43 +5,18 @@
 // created atomically with its content (written beside, then hard-linked into
 // place), and removed on exit only by its holder — so a second process never
 // deletes the first one's lock or server.json.
-import { linkSync, readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs';
+import { linkSync, rmSync, writeFileSync, renameSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { AirlockError } from '../util/errors.ts';
+import { isAlive as isProcessAlive, readLock, type LockInfo } from '../config/serverInfo.ts';
 
-export interface LockInfo {
-  pid: number;
-  startedAt: string;
-  /** Set once the loopback server listens. */
-  url?: string;
-  port?: number;
-  kind: 'serve' | 'desktop';
-}
+export type { LockInfo };
 
 export interface CompanionLock {
   readonly file: string;
   /** Records where the holder can be reached. */
   update(info: Partial<Pick<LockInfo, 'url' | 'port'>>): void;
   release(): void;
-}
-
-export function isProcessAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-export function readLock(file: string): LockInfo | undefined {
-  try {
-    const info = JSON.parse(readFileSync(file, 'utf8')) as LockInfo;
-    return typeof info?.pid === 'number' ? info : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function heldError(dataDir: string, holder: LockInfo): AirlockError {
@@ -89,22 +64,3 @@ export function acquireCompanionLock(file: string, dataDir: string, kind: LockIn
   throw new AirlockError('conflict', `cannot lock data dir ${dataDir}: another process keeps taking it`);
 }
 
-/** The live process holding the lock — a companion starting, or running — if any. */
-export function lockHolder(file: string, isAlive: (pid: number) => boolean = isProcessAlive): LockInfo | undefined {
-  const holder = readLock(file);
-  return holder && isAlive(holder.pid) ? holder : undefined;
-}
-
-/**
- * Waits while a companion is starting (it holds the lock but does not serve yet): until `serving()` finds it, the
- * holder is gone, or `timeoutMs` passes. Checked every 100 ms: another process's file has no event to wait on on
- * every platform.
- */
-export async function whileStarting<T>(file: string, serving: () => T | undefined, timeoutMs: number): Promise<T | undefined> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = serving();
-    if (found || !lockHolder(file) || Date.now() >= deadline) return found;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
