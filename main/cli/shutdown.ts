@@ -19,6 +19,8 @@ export async function shutdown(code: number): Promise<never> {
   timer.unref();
   await Promise.allSettled(pending.map((c) => c()));
   // What was written to stdout (a last answer to the client) is out before the process ends.
-  await new Promise<void>((resolve) => (process.stdout.writableLength === 0 && !process.stdout.writableCorked ? resolve() : process.stdout.write('', () => resolve())));
+  await new Promise<void>((resolve) =>
+    process.stdout.writableLength === 0 && !process.stdout.writableCorked ? resolve() : process.stdout.write('', () => resolve()),
+  );
   process.exit(code);
 }

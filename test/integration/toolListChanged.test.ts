@@ -35,7 +35,9 @@ test('an API enabled, and a server offered directly and withdrawn, each send one
   assert.equal(accepted.code, 0, accepted.stderr);
 
   const client = new Client({ name: 'counting', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command: NODE, args: [CLI, 'stdio', '--data-dir', dir], cwd: ROOT, stderr: 'pipe', env: process.env as Record<string, string> }));
+  await client.connect(
+    new StdioClientTransport({ command: NODE, args: [CLI, 'stdio', '--data-dir', dir], cwd: ROOT, stderr: 'pipe', env: process.env as Record<string, string> }),
+  );
   t.after(() => client.close());
   let told = 0;
   let next: (() => void) | undefined;
@@ -63,7 +65,11 @@ test('an API enabled, and a server offered directly and withdrawn, each send one
 
   let before = told;
   await control.call('apis.enable', { name: 'beta' });
-  assert.equal(await toldUntil(before, (tools) => tools.some((x) => /^execute: .*`beta` \(Echo, 19 operations\)/s.test(x))), 1, 'one notification for an API enabled');
+  assert.equal(
+    await toldUntil(before, (tools) => tools.some((x) => /^execute: .*`beta` \(Echo, 19 operations\)/s.test(x))),
+    1,
+    'one notification for an API enabled',
+  );
 
   before = told;
   const direct = await runCliToEnd(['servers', 'direct', 'tools', 'on', '--data-dir', dir], { timeoutMs: 30_000 });

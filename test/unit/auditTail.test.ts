@@ -28,11 +28,18 @@ test('audit tail -n prints every record asked for, across pages, oldest first', 
   const seqs = async (n: number) => {
     const run = await runCliToEnd(['audit', 'tail', '-n', String(n), '--json', '--data-dir', dir], { timeoutMs: 60_000 });
     assert.equal(run.code, 0, run.stderr);
-    return run.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { seq: number }).seq);
+    return run.stdout
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { seq: number }).seq);
   };
   const all = await seqs(100_000);
   assert.equal(all.length, 1_234, 'all there are, not one page');
-  assert.deepEqual(all, [...all].sort((a, b) => a - b), 'oldest first');
+  assert.deepEqual(
+    all,
+    [...all].sort((a, b) => a - b),
+    'oldest first',
+  );
   const some = await seqs(700);
   assert.equal(some.length, 700);
   assert.deepEqual(some, all.slice(-700), 'the newest 700');

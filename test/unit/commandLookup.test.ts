@@ -42,7 +42,10 @@ test('servers add with a command that is not there warns at once, and adds it', 
   assert.equal(added.code, 0, added.stderr);
   assert.match(added.stderr, /airlock: warning: 'airlock-no-such-command-xyz' is not found on the PATH a server is started with/);
   assert.match(added.stdout, /Added MCP server ghost/);
-  const real = await runCliToEnd(['servers', 'add', 'real', '--data-dir', dir, '--', process.execPath, 'server.js'], { env: { SHELL: '/bin/false' }, timeoutMs: 30_000 });
+  const real = await runCliToEnd(['servers', 'add', 'real', '--data-dir', dir, '--', process.execPath, 'server.js'], {
+    env: { SHELL: '/bin/false' },
+    timeoutMs: 30_000,
+  });
   assert.equal(real.code, 0, real.stderr);
   assert.doesNotMatch(real.stderr, /warning/);
 });

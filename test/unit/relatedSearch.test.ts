@@ -38,23 +38,27 @@ async function served(name: string, spec: string, cacheDir: string): Promise<Api
 
 type Answer = { isError?: boolean; content: { text: string }[]; structuredContent?: { results: { operationId: string }[] } };
 
-test("related finds what goes with an operation the search named (Docker's ContainerRestart), and an id it does not know is not blamed on the caller", T, async (t) => {
-  const cacheDir = mkdtempSync(join(tmpdir(), 'airlock-related-'));
-  t.after(() => rmSync(cacheDir, { recursive: true, force: true }));
-  const client = await session([await served('docker', directorySpec('docker.com/engine'), cacheDir)]);
-  t.after(() => client.close());
-  const found = (await client.callTool({ name: 'search_docs', arguments: { query: 'restart a container' } })) as Answer;
-  const id = found.structuredContent!.results[0]!.operationId;
-  assert.equal(id, 'ContainerRestart');
-  const related = (await client.callTool({ name: 'search_docs', arguments: { related: id } })) as Answer;
-  assert.equal(related.isError, undefined, related.content[0]?.text);
-  const ids = related.structuredContent!.results.map((r) => r.operationId);
-  assert.equal(ids[0], 'ContainerList', 'the list that yields the id it takes');
-  assert.ok(ids.includes('ContainerInspect') || ids.includes('ContainerDelete'), ids.join(', '));
-  const unknown = (await client.callTool({ name: 'search_docs', arguments: { related: 'NoSuchOperation' } })) as Answer;
-  assert.equal(unknown.isError, true);
-  assert.doesNotMatch(unknown.content[0]!.text, /search for it first/, 'a lookup of ours is not blamed on the caller');
-});
+test(
+  "related finds what goes with an operation the search named (Docker's ContainerRestart), and an id it does not know is not blamed on the caller",
+  T,
+  async (t) => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'airlock-related-'));
+    t.after(() => rmSync(cacheDir, { recursive: true, force: true }));
+    const client = await session([await served('docker', directorySpec('docker.com/engine'), cacheDir)]);
+    t.after(() => client.close());
+    const found = (await client.callTool({ name: 'search_docs', arguments: { query: 'restart a container' } })) as Answer;
+    const id = found.structuredContent!.results[0]!.operationId;
+    assert.equal(id, 'ContainerRestart');
+    const related = (await client.callTool({ name: 'search_docs', arguments: { related: id } })) as Answer;
+    assert.equal(related.isError, undefined, related.content[0]?.text);
+    const ids = related.structuredContent!.results.map((r) => r.operationId);
+    assert.equal(ids[0], 'ContainerList', 'the list that yields the id it takes');
+    assert.ok(ids.includes('ContainerInspect') || ids.includes('ContainerDelete'), ids.join(', '));
+    const unknown = (await client.callTool({ name: 'search_docs', arguments: { related: 'NoSuchOperation' } })) as Answer;
+    assert.equal(unknown.isError, true);
+    assert.doesNotMatch(unknown.content[0]!.text, /search for it first/, 'a lookup of ours is not blamed on the caller');
+  },
+);
 
 test('every operationId of every evaluation document has an answer from related (none is unknown to it)', T, async (t) => {
   const cacheDir = mkdtempSync(join(tmpdir(), 'airlock-related-'));
@@ -76,19 +80,26 @@ test('every operationId of every evaluation document has an answer from related 
   assert.ok(asked > 3000, `only ${asked} operations asked`);
 });
 
-test('related in a session that never searched, with several APIs served: an id named with its API, one named bare, and one nothing goes with', T, async (t) => {
-  const cacheDir = mkdtempSync(join(tmpdir(), 'airlock-related-'));
-  t.after(() => rmSync(cacheDir, { recursive: true, force: true }));
-  const client = await session([await served('docker', directorySpec('docker.com/engine'), cacheDir), await served('demo', DEMO_SPEC, cacheDir)]);
-  t.after(() => client.close());
-  const create = (await client.callTool({ name: 'search_docs', arguments: { related: 'docker:ContainerCreate' } })) as Answer;
-  assert.equal(create.isError, undefined, create.content[0]?.text);
-  const ids = create.structuredContent!.results.map((r) => r.operationId);
-  assert.ok(ids.includes('ContainerList'), `a create goes with its resource's list: ${ids.join(', ')}`);
-  const bare = (await client.callTool({ name: 'search_docs', arguments: { related: 'SwarmInit' } })) as Answer;
-  assert.ok(bare.structuredContent!.results.some((r) => r.operationId === 'SwarmLeave'), bare.content[0]?.text);
-  const lonely = (await client.callTool({ name: 'search_docs', arguments: { related: 'SystemPing' } })) as Answer;
-  assert.equal(lonely.isError, undefined, 'an operation nothing goes with is an answer, not an error');
-  assert.deepEqual(lonely.structuredContent!.results, []);
-  assert.match(lonely.content[0]!.text, /Nothing in .* goes with SystemPing/);
-});
+test(
+  'related in a session that never searched, with several APIs served: an id named with its API, one named bare, and one nothing goes with',
+  T,
+  async (t) => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'airlock-related-'));
+    t.after(() => rmSync(cacheDir, { recursive: true, force: true }));
+    const client = await session([await served('docker', directorySpec('docker.com/engine'), cacheDir), await served('demo', DEMO_SPEC, cacheDir)]);
+    t.after(() => client.close());
+    const create = (await client.callTool({ name: 'search_docs', arguments: { related: 'docker:ContainerCreate' } })) as Answer;
+    assert.equal(create.isError, undefined, create.content[0]?.text);
+    const ids = create.structuredContent!.results.map((r) => r.operationId);
+    assert.ok(ids.includes('ContainerList'), `a create goes with its resource's list: ${ids.join(', ')}`);
+    const bare = (await client.callTool({ name: 'search_docs', arguments: { related: 'SwarmInit' } })) as Answer;
+    assert.ok(
+      bare.structuredContent!.results.some((r) => r.operationId === 'SwarmLeave'),
+      bare.content[0]?.text,
+    );
+    const lonely = (await client.callTool({ name: 'search_docs', arguments: { related: 'SystemPing' } })) as Answer;
+    assert.equal(lonely.isError, undefined, 'an operation nothing goes with is an answer, not an error');
+    assert.deepEqual(lonely.structuredContent!.results, []);
+    assert.match(lonely.content[0]!.text, /Nothing in .* goes with SystemPing/);
+  },
+);

@@ -106,7 +106,20 @@ function harness(options: { failLaunch?: () => boolean; failTools?: () => boolea
   const logged = (line: RegExp) => until(() => lines.some((l) => line.test(l)));
   /** Marks a server's tools accepted without starting it (as a review done before). */
   const accept = (name: string) => accepted.set(name, { acceptedAt: 'before', tools: TOOLS.map((t) => ({ name: t.name, inputSchema: t.inputSchema })) });
-  return { servers, launched, changes, lines, reach, started, closed, toolsChanged, logged, authorizers, accept, setEntries: (e: typeof entries) => (entries = e) };
+  return {
+    servers,
+    launched,
+    changes,
+    lines,
+    reach,
+    started,
+    closed,
+    toolsChanged,
+    logged,
+    authorizers,
+    accept,
+    setEntries: (e: typeof entries) => (entries = e),
+  };
 }
 
 test('a server starts on first use, not before, and then shows its tool count and review', T, async () => {
@@ -231,39 +244,43 @@ test(
   },
 );
 
-test('a server whose tools no person accepted is never started by itself: not after it stops or fails to start, not with the companion (issue 36 §12)', T, async () => {
-  let fail = false;
-  // A backoff longer than the test: a restart scheduled by mistake would hold every look for a minute.
-  const h = harness({ failLaunch: () => fail, baseDelayMs: 60_000 });
-  // A person looks at it (servers show): it starts, and lists its tools.
-  await h.servers.tools('fs');
-  await h.reach('connected');
-  h.launched[0]!.exit({ code: 1, signal: null });
-  await h.reach('failed');
-  assert.match(h.servers.status()[0]!.reason!, /exited \(code 1\)/);
-  await h.logged(/its tools were never accepted, so it is not started again by itself \(airlock servers show fs\)/);
-  // No restart is pending: a person looking again starts it at once.
-  await h.servers.tools('fs');
-  assert.equal(h.launched.length, 2, 'started again when a person looked again, and only then');
-  // A command that is not there: it fails each time a person looks, with why, and nothing waits to start it.
-  fail = true;
-  h.launched[1]!.exit({ code: 127, signal: null });
-  await h.reach('failed');
-  await assert.rejects(h.servers.tools('fs'), /spawn srv ENOENT/);
-  await assert.rejects(h.servers.tools('fs'), /spawn srv ENOENT/, 'not "restarting": no start was scheduled');
-  assert.equal(h.servers.status()[0]!.state, 'failed');
-  await h.servers.close();
+test(
+  'a server whose tools no person accepted is never started by itself: not after it stops or fails to start, not with the companion (issue 36 §12)',
+  T,
+  async () => {
+    let fail = false;
+    // A backoff longer than the test: a restart scheduled by mistake would hold every look for a minute.
+    const h = harness({ failLaunch: () => fail, baseDelayMs: 60_000 });
+    // A person looks at it (servers show): it starts, and lists its tools.
+    await h.servers.tools('fs');
+    await h.reach('connected');
+    h.launched[0]!.exit({ code: 1, signal: null });
+    await h.reach('failed');
+    assert.match(h.servers.status()[0]!.reason!, /exited \(code 1\)/);
+    await h.logged(/its tools were never accepted, so it is not started again by itself \(airlock servers show fs\)/);
+    // No restart is pending: a person looking again starts it at once.
+    await h.servers.tools('fs');
+    assert.equal(h.launched.length, 2, 'started again when a person looked again, and only then');
+    // A command that is not there: it fails each time a person looks, with why, and nothing waits to start it.
+    fail = true;
+    h.launched[1]!.exit({ code: 127, signal: null });
+    await h.reach('failed');
+    await assert.rejects(h.servers.tools('fs'), /spawn srv ENOENT/);
+    await assert.rejects(h.servers.tools('fs'), /spawn srv ENOENT/, 'not "restarting": no start was scheduled');
+    assert.equal(h.servers.status()[0]!.state, 'failed');
+    await h.servers.close();
 
-  const auto = harness();
-  auto.setEntries([{ name: 'fs', entry: entry({ autostart: true }) }]);
-  auto.servers.startAutostart();
-  assert.equal(auto.servers.status()[0]!.state, 'configured', 'not started with the companion before its tools are accepted');
-  assert.ok(auto.lines.some((l) => /MCP server fs starts with Airlock once its tools are accepted/.test(l)));
-  auto.accept('fs');
-  auto.servers.startAutostart();
-  await auto.started(1);
-  await auto.servers.close();
-});
+    const auto = harness();
+    auto.setEntries([{ name: 'fs', entry: entry({ autostart: true }) }]);
+    auto.servers.startAutostart();
+    assert.equal(auto.servers.status()[0]!.state, 'configured', 'not started with the companion before its tools are accepted');
+    assert.ok(auto.lines.some((l) => /MCP server fs starts with Airlock once its tools are accepted/.test(l)));
+    auto.accept('fs');
+    auto.servers.startAutostart();
+    await auto.started(1);
+    await auto.servers.close();
+  },
+);
 
 test('a server whose entry says so starts with the companion; the others wait for their first use', T, async () => {
   const h = harness();

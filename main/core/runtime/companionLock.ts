@@ -63,4 +63,3 @@ export function acquireCompanionLock(file: string, dataDir: string, kind: LockIn
   }
   throw new AirlockError('conflict', `cannot lock data dir ${dataDir}: another process keeps taking it`);
 }
-

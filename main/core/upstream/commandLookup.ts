@@ -26,7 +26,12 @@ function runnable(file: string, platform: NodeJS.Platform): boolean {
 export function findCommand(command: string, path: string | undefined, options: LookupOptions = {}): string | undefined {
   const platform = options.platform ?? process.platform;
   const extensions = platform === 'win32' ? ['', ...(options.pathext ?? process.env.PATHEXT ?? '.COM;.EXE;.BAT;.CMD').split(';').filter(Boolean)] : [''];
-  const candidates = isAbsolute(command) ? [command] : (path ?? '').split(platform === 'win32' ? ';' : delimiter).filter(Boolean).map((dir) => join(dir, command));
+  const candidates = isAbsolute(command)
+    ? [command]
+    : (path ?? '')
+        .split(platform === 'win32' ? ';' : delimiter)
+        .filter(Boolean)
+        .map((dir) => join(dir, command));
   for (const candidate of candidates) {
     for (const ext of extensions) if (runnable(candidate + ext, platform)) return candidate + ext;
   }

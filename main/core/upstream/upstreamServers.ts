@@ -124,7 +124,8 @@ export class UpstreamServers {
     for (const { name, entry } of this.options.entries()) {
       if (!entry.enabled || !entry.autostart) continue;
       // Not one whose tools no person has accepted: it starts when a person looks at it.
-      if (!this.options.pins.get(name)) this.options.logger.info(`MCP server ${name} starts with Airlock once its tools are accepted (airlock servers show ${name})`);
+      if (!this.options.pins.get(name))
+        this.options.logger.info(`MCP server ${name} starts with Airlock once its tools are accepted (airlock servers show ${name})`);
       else this.connect(name).catch(() => undefined);
     }
   }
