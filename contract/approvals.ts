@@ -146,8 +146,10 @@ export const approvalDecisionSchema = z.discriminatedUnion('approved', [
     at: z.string(),
     /** The grant that let it through without asking. */
     grantId: z.string().optional(),
+    /** The approval a person was asked (absent: no one was, a grant or an earlier yes answered). */
+    id: z.string().optional(),
   }),
-  z.object({ approved: z.literal(false), by: z.string(), reason: z.string(), at: z.string(), code: z.enum(DENIAL_CODES) }),
+  z.object({ approved: z.literal(false), by: z.string(), reason: z.string(), at: z.string(), code: z.enum(DENIAL_CODES), id: z.string().optional() }),
 ]);
 export type ApprovalDecision = z.infer<typeof approvalDecisionSchema>;
 

@@ -39,8 +39,12 @@ export const toolCallRecordSchema = z.object({
   runId: z.string().optional(),
 });
 
-/** evidence: a read Airlock made itself, to show a person what a held call would change (never seen by the run). */
-export const GATE_DECISIONS = ['read', 'allowed', 'approved', 'denied', 'refused', 'evidence'] as const;
+/**
+ * evidence: a read Airlock made itself, to show a person what a held call would change (never seen by the run).
+ * pending: a call held for a person, recorded when it is held (its outcome is a later record with the same
+ * approval id); interrupted: one whose companion ended before anyone answered, recorded at the next start.
+ */
+export const GATE_DECISIONS = ['read', 'allowed', 'approved', 'denied', 'refused', 'evidence', 'pending', 'interrupted'] as const;
 
 export const apiCallRecordSchema = z.object({
   kind: z.literal('api'),
@@ -67,8 +71,12 @@ export const apiCallRecordSchema = z.object({
       reason: z.string().optional(),
       code: z.string().optional(),
       grantId: z.string().optional(),
+      /** The approval a person was asked: the same on the pending record and on its outcome. */
+      id: z.string().optional(),
     })
     .optional(),
+  /** pending: the process that holds it (a pending record of a process that is gone is interrupted at the next start). */
+  heldBy: z.number().optional(),
   error: z.string().optional(),
   startedAt: z.string(),
   /** A tool of another MCP server (method TOOL): its arguments as JSON, redacted, capped. */

@@ -225,8 +225,11 @@ test('one execute calls three APIs: each mutation is approved and audited under 
   const decided = await fx.control.call('approvals.answered', { limit: 10 });
   assert.deepEqual(decided.map((d) => d.profile).sort(), ['alpha', 'beta', 'demo']);
   const audit = await fx.control.call('audit.query', { limit: 50 });
-  const calls = audit.records.flatMap((r) => (r.kind === 'api' && r.method === 'POST' ? [`${r.profile} ${r.operationId}`] : []));
-  assert.deepEqual(calls.sort(), ['alpha items.create', 'beta items.create', 'demo events.create']);
+  // Each held call is recorded when held (pending) and again with its outcome, under its own API both times.
+  const calls = (decision: string) =>
+    audit.records.flatMap((r) => (r.kind === 'api' && r.method === 'POST' && r.decision === decision ? [`${r.profile} ${r.operationId}`] : [])).sort();
+  assert.deepEqual(calls('approved'), ['alpha items.create', 'beta items.create', 'demo events.create']);
+  assert.deepEqual(calls('pending'), ['alpha items.create', 'beta items.create', 'demo events.create']);
 });
 
 test('an API enabled while a client is connected is searched and called at its next call; one disabled is refused', { timeout: 120_000 }, async (t) => {

@@ -201,6 +201,33 @@ test(
 );
 
 test(
+  'an API call whose run never got its tool record (the companion ended mid-run, or it is still held) verifies, filed under its own client; that column edited is caught',
+  withChain(async ({ store, raw }) => {
+    const held = await store.recordApiCall({
+      runId: 'run-cut-short',
+      callerKey: 'http:s',
+      clientName: 'claude-code',
+      operationId: 'events.create',
+      method: 'POST',
+      url: 'https://api.test/events',
+      status: 0,
+      durationMs: 0,
+      bytes: 0,
+      decision: 'pending',
+      startedAt: new Date(NOW).toISOString(),
+    });
+    assert.deepEqual(store.verify(), { ok: true, records: 13 });
+    assert.equal(store.query({ client: 'claude-code' }).records.length, 1, 'found under the client it names');
+    raw.prepare("UPDATE records SET client_name = 'cursor' WHERE seq = ?").run(held.seq);
+    const first = bad(store.verify());
+    assert.equal(first.seq, held.seq);
+    assert.match(first.reason, /client_name/);
+    raw.prepare("UPDATE records SET client_name = 'claude-code', tool = 'execute' WHERE seq = ?").run(held.seq);
+    assert.match(bad(store.verify()).reason, /column tool/);
+  }),
+);
+
+test(
   'a record deleted from the middle is caught at the missing seq',
   withChain(async ({ store, raw }) => {
     raw.prepare('DELETE FROM records WHERE seq = 6').run();

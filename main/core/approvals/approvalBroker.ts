@@ -146,9 +146,11 @@ export class ApprovalBroker implements ApprovalHook {
     };
     return new Promise<ApprovalDecision>((resolve) => {
       const onAbort = () => finish(this.withdrawnDecision(at()));
-      const finish = (decision: ApprovalDecision) => {
+      const finish = (answer: ApprovalDecision) => {
         const w = this.waiting.get(id);
         if (!w) return;
+        // The outcome names the approval it answers: its audit record follows the one written when it was held.
+        const decision = { ...answer, id };
         clearTimeout(w.timer);
         options.signal?.removeEventListener('abort', onAbort);
         this.waiting.delete(id);

@@ -20,6 +20,11 @@ export function hitKind(r: Pick<ApiCallEntry, 'decision' | 'approval'>): keyof O
     case 'evidence':
       // A read Airlock made for a prompt: not a call of the run, so no rule's hit.
       return undefined;
+    case 'pending':
+      // Held: counted once it has its outcome (a later record).
+      return undefined;
+    case 'interrupted':
+      return 'asked';
     case 'read':
     case 'allowed':
       return 'allowed';

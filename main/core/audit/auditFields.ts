@@ -43,7 +43,7 @@ export function toEntry(row: { seq: number; body: string; prev_hash: string; has
 }
 
 export function apiOutcome(r: ApiCallRecord): string {
-  if (r.decision === 'denied' || r.decision === 'refused') return r.decision;
+  if (r.decision === 'denied' || r.decision === 'refused' || r.decision === 'pending' || r.decision === 'interrupted') return r.decision;
   if (r.status >= 400) return 'http_error';
   if (r.error || !(r.status > 0)) return 'error';
   return 'ok';

@@ -149,11 +149,15 @@ export function openAuditStore(options: AuditStoreOptions): AuditStore {
   const writer = createAuditWriter({ db, file, synchronous, syncWal: options.syncWal ?? wal.sync, now, log, redact, chainRow, hooks: options, gone });
   const queries = createAuditQueries(db);
 
+  // An API call filed under its run's first tool record; one whose run has no tool record (its companion ended
+  // mid-run, or it is still held) under the client its own body names (see indexColumns).
   const selectMisfiled = db.prepare(
     `WITH owner AS (SELECT run_id, client_name, tool, MIN(seq) FROM records WHERE kind = 'tool' AND run_id IS NOT NULL GROUP BY run_id)
-     SELECT a.seq, CASE WHEN a.client_name IS NOT o.client_name THEN 'client_name' ELSE 'tool' END AS column
+     SELECT a.seq, CASE WHEN a.client_name IS NOT (CASE WHEN o.run_id IS NULL THEN json_extract(a.body, '$.clientName') ELSE o.client_name END) THEN 'client_name' ELSE 'tool' END AS column
      FROM records a LEFT JOIN owner o ON o.run_id = a.run_id
-     WHERE a.kind = 'api' AND (a.client_name IS NOT o.client_name OR a.tool IS NOT o.tool)
+     WHERE a.kind = 'api' AND CASE
+       WHEN o.run_id IS NULL THEN a.client_name IS NOT json_extract(a.body, '$.clientName') OR a.tool IS NOT NULL
+       ELSE a.client_name IS NOT o.client_name OR a.tool IS NOT o.tool END
      ORDER BY a.seq LIMIT 1`,
   );
 

@@ -298,8 +298,10 @@ export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
               reason: optionalString(record.approval.reason),
               code: optionalString(record.approval.code),
               grantId: optionalString(record.approval.grantId),
+              id: optionalString(record.approval.id),
             }
           : undefined,
+        heldBy: typeof record.heldBy === 'number' && Number.isInteger(record.heldBy) ? record.heldBy : undefined,
         error: optionalString(record.error),
         startedAt: String(record.startedAt ?? ''),
         arguments: optionalString(record.arguments),

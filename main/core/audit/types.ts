@@ -9,7 +9,8 @@ import type { Caller, ApproveScope } from '../../../contract/approvals.ts';
 export type ApprovalScope = ApproveScope | 'policy';
 
 /** evidence: a read the gate made for the person's prompt (the run never sees it). */
-export type GateDecision = 'read' | 'allowed' | 'approved' | 'denied' | 'refused' | 'evidence';
+/** pending: held for a person (recorded when held; its outcome is a later record with the same approval id); interrupted: its companion ended first. */
+export type GateDecision = 'read' | 'allowed' | 'approved' | 'denied' | 'refused' | 'evidence' | 'pending' | 'interrupted';
 
 export interface ApiCallRecord {
   runId: string;
@@ -26,7 +27,9 @@ export interface ApiCallRecord {
   durationMs: number;
   bytes: number;
   decision: GateDecision;
-  approval?: { by: string; at: string; scope?: ApprovalScope; reason?: string; code?: string; grantId?: string };
+  approval?: { by: string; at: string; scope?: ApprovalScope; reason?: string; code?: string; grantId?: string; id?: string };
+  /** pending: the pid of the companion holding it. */
+  heldBy?: number;
   error?: string;
   startedAt: string;
   /** A tool of another MCP server (method TOOL): its arguments as JSON, redacted, capped. */

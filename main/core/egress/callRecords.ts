@@ -53,8 +53,8 @@ export function approvalField(d: ApprovalDecision | undefined): Pick<ApiCallReco
   if (!d) return {};
   return {
     approval: d.approved
-      ? { by: d.by, at: d.at, scope: d.scope, ...(d.grantId ? { grantId: d.grantId } : {}) }
-      : { by: d.by, at: d.at, reason: d.reason, code: d.code },
+      ? { by: d.by, at: d.at, scope: d.scope, ...(d.grantId ? { grantId: d.grantId } : {}), ...(d.id ? { id: d.id } : {}) }
+      : { by: d.by, at: d.at, reason: d.reason, code: d.code, ...(d.id ? { id: d.id } : {}) },
   };
 }
 

@@ -17,6 +17,8 @@ import { createKeychainStore } from '../secrets/keychainStore.ts';
 import { createFileStore, fileStoreBanner } from '../secrets/fileStore.ts';
 import { createCredentials } from '../secrets/credentials.ts';
 import { openAuditStore, type AuditStore } from '../audit/auditStore.ts';
+import { heldRecord, settleInterrupted } from '../audit/heldCalls.ts';
+import { isAlive } from '../config/serverInfo.ts';
 import { ApprovalBroker } from '../approvals/approvalBroker.ts';
 import { GrantStore } from '../approvals/grantStore.ts';
 import { createEgressGate } from '../egress/egressGate.ts';
@@ -122,6 +124,17 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       grants,
       logger: logger.child('approvals'),
     });
+    // A call held for a person is in the audit from the moment it is held (its outcome follows, under the same
+    // approval id); one a companion that is gone left held is recorded as interrupted now.
+    broker.subscribe((e) => {
+      if (e.type !== 'approval-requested') return;
+      audit
+        .recordApiCall(heldRecord(e.approval))
+        .catch((error: Error) => logger.warn(`audit: the held call ${e.approval.id} was not recorded: ${error.message}`));
+    });
+    const interrupted = await settleInterrupted(audit, { alive: isAlive });
+    if (interrupted > 0)
+      logger.warn(`audit: ${interrupted} call${interrupted === 1 ? '' : 's'} held for a person when the companion last ended recorded as interrupted`);
 
     // 4. The APIs, each loaded with its catalogue and search index, its key and the gate its calls go through:
     //    every enabled profile, or the one the command named (--profile, --spec), which alone gets AIRLOCK_API_KEY.

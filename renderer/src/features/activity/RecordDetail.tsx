@@ -11,6 +11,7 @@ import { useControl } from '../../api/ControlProvider.tsx';
 import { useControlEvents } from '../../api/hooks.ts';
 import { ScriptView } from '../../components/ScriptView.tsx';
 import { InlineText } from '../../components/InlineText.tsx';
+import { callRows, decisionText } from './decisionText.ts';
 
 type ToolRecord = Extract<AuditRecord, { kind: 'tool' }>;
 type ApiRecord = Extract<AuditRecord, { kind: 'api' }>;
@@ -44,22 +45,6 @@ function clientOf(r: ToolRecord | ApiRecord): string {
   if (r.kind === 'api') return r.clientName ?? `unnamed client (${r.callerKey})`;
   const name = r.clientName ?? 'unnamed client';
   return `${name}${r.clientVersion ? ` ${r.clientVersion}` : ''} over ${r.transport}${r.sessionId ? `, session ${r.sessionId.slice(0, 8)}` : ''}`;
-}
-
-/** The gate's decision and who made it, in words: "approved by alice via web UI (once)", "allowed by grant g_12 (always)". */
-export function decisionText(r: ApiRecord): string {
-  const a = r.approval;
-  if (!a)
-    return r.decision === 'read'
-      ? 'read (no approval needed)'
-      : r.decision === 'evidence'
-        ? 'read by Airlock for the prompt (the run never saw it)'
-        : r.decision;
-  if (r.decision === 'approved' || r.decision === 'allowed') {
-    return `${r.decision} by ${a.by}${a.scope ? ` (${a.scope})` : ''}${a.grantId && !a.by.includes(a.grantId) ? `, grant ${a.grantId}` : ''}`;
-  }
-  const reason = a.reason && a.reason !== `denied by ${a.by}` ? `: ${a.reason}` : '';
-  return `${r.decision} by ${a.by}${reason}`;
 }
 
 function when(iso: string): string {
@@ -98,24 +83,27 @@ function CallsTable({ calls, selected }: { calls: ApiRecord[]; selected: number 
         </tr>
       </thead>
       <tbody>
-        {calls.map((c) => (
-          <tr key={c.seq} aria-current={c.seq === selected ? 'true' : undefined} className={c.seq === selected ? 'current' : undefined}>
-            <th scope="row">
-              <code>
-                {c.method} {c.url}
-              </code>
-              {c.error && c.decision !== 'denied' ? (
-                <div className="call-error">
-                  <InlineText text={c.error} />
-                </div>
-              ) : null}
-            </th>
-            <td>{c.status || '—'}</td>
-            <td>
-              <span className={`decision decision-${c.decision}`}>{decisionText(c)}</span>
-            </td>
-          </tr>
-        ))}
+        {callRows(calls).map(({ call: c, seqs }) => {
+          const current = selected !== undefined && seqs.includes(selected);
+          return (
+            <tr key={c.seq} aria-current={current ? 'true' : undefined} className={current ? 'current' : undefined}>
+              <th scope="row">
+                <code>
+                  {c.method} {c.url}
+                </code>
+                {c.error && c.decision !== 'denied' ? (
+                  <div className="call-error">
+                    <InlineText text={c.error} />
+                  </div>
+                ) : null}
+              </th>
+              <td>{c.status || '—'}</td>
+              <td>
+                <span className={`decision decision-${c.decision}`}>{decisionText(c)}</span>
+              </td>
+            </tr>
+          );
+        })}
       </tbody>
     </table>
   );
