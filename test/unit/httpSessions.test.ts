@@ -11,13 +11,14 @@ import { silentLogger } from '../../main/core/log/logger.ts';
 
 const TOKEN = 'a'.repeat(64);
 
-async function start(options: { max?: number; idleMs?: number; now?: () => number }) {
+async function start(options: { max?: number; idleMs?: number | (() => number); now?: () => number; onSeen?: (id: string) => void }) {
   const endpoint = createMcpEndpoint({
     createServer: () => new McpServer({ name: 't', version: '1' }, { capabilities: { tools: {} } }),
     logger: silentLogger,
     maxSessions: options.max ?? 64,
     idleMs: options.idleMs ?? 60_000,
     ...(options.now ? { now: options.now } : {}),
+    ...(options.onSeen ? { onSeen: options.onSeen } : {}),
   });
   const server = await startLoopbackServer({
     host: '127.0.0.1',
@@ -92,6 +93,53 @@ test('an abandoned session expires after the idle time', { timeout: 30_000 }, as
     await server.close();
   }
 });
+
+test(
+  'a client that went away without a DELETE: its session ends once idle past the limit, read live; one listening on its event stream stays until the stream closes (issue 36 §16)',
+  { timeout: 30_000 },
+  async () => {
+    let clock = 1_000_000;
+    let limit = 600_000;
+    const seen: string[] = [];
+    const { endpoint, server } = await start({ idleMs: () => limit, now: () => clock, onSeen: (id) => seen.push(id) });
+    try {
+      const gone = await initialize(server);
+      const listening = await initialize(server);
+      (await ping(server, gone)).body?.cancel();
+      assert.deepEqual(seen, [gone], 'each request in a session is seen');
+      // The listening client holds its GET stream open.
+      const stream = new AbortController();
+      const get = await fetch(`${server.url}/mcp`, {
+        headers: { ...headers, accept: 'text/event-stream', 'mcp-session-id': listening, 'mcp-protocol-version': '2025-06-18' },
+        signal: stream.signal,
+      });
+      assert.equal(get.status, 200);
+      clock += 300_000;
+      assert.equal(endpoint.sweep(), 0, 'within the limit nothing ends');
+      // The setting is lowered while the companion runs: the next sweep uses it.
+      limit = 120_000;
+      assert.equal(endpoint.sweep(), 1, 'the silent session ends at the new limit');
+      assert.equal((await ping(server, gone)).status, 404);
+      assert.equal(endpoint.sessionCount(), 1, 'the listening one stays');
+      // Its stream closes: idle from then on (each turn moves the clock past the limit until the close is seen).
+      stream.abort();
+      const closed = new Promise<void>((resolve) => {
+        const check = () => {
+          clock += 121_000;
+          if (endpoint.sweep() === 1) resolve();
+          else setImmediate(check);
+        };
+        setImmediate(check);
+      });
+      await closed;
+      assert.equal(endpoint.sessionCount(), 0);
+      assert.equal((await ping(server, listening)).status, 404);
+    } finally {
+      await endpoint.close();
+      await server.close();
+    }
+  },
+);
 
 test('a body over the limit gets a 413 with a JSON error the client can read; a bad path gets a 400', { timeout: 30_000 }, async () => {
   const { endpoint, server } = await start({});

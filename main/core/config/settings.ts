@@ -285,6 +285,19 @@ export const SETTINGS = [
       '`serve` exits after this many seconds with no MCP client, run or pending approval (0: never); the companion `airlock stdio` starts in the background uses 300',
   }),
   def({
+    key: 'httpSessionIdle',
+    flag: '--http-session-idle',
+    valueName: '<seconds>',
+    label: 'End an idle HTTP session after',
+    group: 'server',
+    spec: duration(60, 86_400, 's'),
+    persist: true,
+    live: true,
+    defaultValue: 1800,
+    description:
+      'an MCP session over HTTP with no request, no call in flight and no open event stream for this long ends (its client went away without saying so; it initializes again if it comes back)',
+  }),
+  def({
     key: 'ui',
     flag: '--ui',
     label: 'Serve the web UI',
@@ -615,6 +628,7 @@ export interface Settings {
   host: string;
   dangerouslyAllowNonLoopback: boolean;
   exitWhenIdle: number;
+  httpSessionIdle: number;
   ui: boolean;
   startAtLogin: boolean;
   autoUpdate: boolean;

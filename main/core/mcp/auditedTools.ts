@@ -4,6 +4,7 @@
 // self-declared name), runs the handler and records the call in the audit
 // store before its result leaves. A call that cannot be audited does not
 // hand its result back.
+import { httpSessionKey } from './sessionRegistry.ts';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { AnySchema, ZodRawShapeCompat, ShapeOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
@@ -93,7 +94,7 @@ export interface AuditedToolsOptions {
 export function callerOf(server: McpServer, transport: 'stdio' | 'http', sessionId: string | undefined): CallerInfo {
   const client = server.server.getClientVersion();
   return {
-    key: transport === 'http' ? `http:${sessionId ?? 'nosession'}` : `stdio:${sessionId ?? process.pid}`,
+    key: transport === 'http' ? httpSessionKey(sessionId) : `stdio:${sessionId ?? process.pid}`,
     transport,
     ...(client?.name ? { clientName: client.name } : {}),
     ...(client?.version ? { clientVersion: client.version } : {}),

@@ -1,7 +1,8 @@
 // MCP Streamable HTTP on /mcp (POST, GET, DELETE), one SDK transport and one
 // server per session. Bounded without locking anyone out: a session idle for
-// `idleMs` (no request, nothing in flight) expires, and when the session cap
-// is reached the oldest idle session is evicted to make room. A client that
+// `idleMs` (no request, nothing in flight, no open event stream: its client
+// went away without a DELETE) expires, and when the session cap is reached
+// the oldest idle session is evicted to make room. A client that
 // drops the connection of a POST before its answer is treated as cancelling
 // the requests in it, so a call waiting for a person is withdrawn.
 //
@@ -24,6 +25,8 @@ import { readMcpBody } from './mcpRequestBody.ts';
 import type { EarlySession, McpTakeover } from './earlyHttpMcp.ts';
 
 const DEFAULT_IDLE_MS = 30 * 60_000;
+/** How often idle sessions are looked for (they are also looked for before each new session). */
+const SWEEP_EVERY_MS = 15_000;
 
 type Transport = WebStandardStreamableHTTPServerTransport;
 
@@ -38,6 +41,8 @@ interface Session {
   server: McpServer;
   lastSeen: number;
   inFlight: number;
+  /** Event streams (GET) the client holds open: a client listening is not gone. */
+  streams: number;
   /** The ids of the requests in flight (each answered with an error if the companion goes first). */
   pending: Set<string | number>;
 }
@@ -47,8 +52,10 @@ export interface McpEndpointOptions {
   createServer: (scope: string[] | undefined) => McpServer;
   logger: Logger;
   maxSessions?: number;
-  /** A session with no request for this long expires (default 30 min). */
-  idleMs?: number;
+  /** A session with no request, call or stream for this long expires (default 30 min); read at each sweep (a live setting). */
+  idleMs?: number | (() => number);
+  /** A request arrived in this session (the registry's "last seen"). */
+  onSeen?: (sessionId: string) => void;
   now?: () => number;
 }
 
@@ -85,7 +92,8 @@ function requestIds(body: unknown): (string | number)[] {
 export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   const sessions = new Map<string, Session>();
   const max = options.maxSessions ?? 64;
-  const idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
+  const idle = options.idleMs ?? DEFAULT_IDLE_MS;
+  const idleMs = typeof idle === 'function' ? idle : () => idle;
   const now = options.now ?? Date.now;
   const log = options.logger;
 
@@ -99,15 +107,16 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
 
   function sweep(): number {
     let n = 0;
+    const limit = idleMs();
     for (const [id, s] of sessions) {
-      if (s.inFlight === 0 && now() - s.lastSeen > idleMs) {
-        end(id, `expired after ${Math.round(idleMs / 60_000)} min idle`);
+      if (s.inFlight === 0 && s.streams === 0 && now() - s.lastSeen > limit) {
+        end(id, `expired: no request for ${Math.round((now() - s.lastSeen) / 1000)} s (the limit is ${Math.round(limit / 1000)} s, --http-session-idle)`);
         n++;
       }
     }
     return n;
   }
-  const timer = setInterval(sweep, Math.max(1000, Math.min(idleMs, 60_000)));
+  const timer = setInterval(sweep, SWEEP_EVERY_MS);
   timer.unref();
 
   /** Makes room for a new session: the oldest idle one goes. False when every session is busy. */
@@ -127,7 +136,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     const transport: Transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => sessionId,
       onsessioninitialized: (sid) => {
-        sessions.set(sid, { transport, server, lastSeen: now(), inFlight: 0, pending: new Set() });
+        sessions.set(sid, { transport, server, lastSeen: now(), inFlight: 0, streams: 0, pending: new Set() });
         log.info(`mcp session ${sid.slice(0, 8)} opened (${sessions.size} live)`);
       },
     });
@@ -174,6 +183,15 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       const session = sessions.get(id);
       if (!session) return sendJson(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: 'session not found: initialize again' }, id: null });
       session.lastSeen = now();
+      options.onSeen?.(id);
+      if (req.method === 'GET') {
+        // A client listening on its stream is there; when the stream closes, the idle clock starts.
+        session.streams++;
+        res.on('close', () => {
+          session.streams--;
+          session.lastSeen = now();
+        });
+      }
       if (req.method !== 'POST') return serveNode(session.transport, req, res, body);
       // A plain tools/list is answered from the session server's prepared reply, as JSON, before the SDK reads it.
       const prepared = acceptsJson(req) && knownVersion(req) ? preparedAnswer(session.server, body) : undefined;

@@ -6,6 +6,11 @@
 import type { McpSession } from '../../../contract/status.ts';
 import type { CallerInfo } from '../approvals/types.ts';
 
+/** The caller key of an HTTP session (grants, limits and the registry are keyed by it). */
+export function httpSessionKey(sessionId: string | undefined): string {
+  return `http:${sessionId ?? 'nosession'}`;
+}
+
 export class SessionRegistry {
   private readonly sessions = new Map<string, McpSession>();
   private readonly closeListeners = new Set<(key: string) => void>();
@@ -46,6 +51,12 @@ export class SessionRegistry {
     if (!s) return;
     s.inFlight = Math.max(0, s.inFlight - 1);
     s.lastSeenAt = this.now().toISOString();
+  }
+
+  /** The client was heard from (any request, not only a tool call): when it was last seen. */
+  seen(key: string): void {
+    const s = this.sessions.get(key);
+    if (s) s.lastSeenAt = this.now().toISOString();
   }
 
   close(key: string): void {

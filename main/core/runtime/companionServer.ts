@@ -25,6 +25,7 @@ import { assertUiBuilt } from '../http/uiFiles.ts';
 import type { McpEndpoint } from '../mcp/httpMcpEndpoint.ts';
 import type { PipeEndpoint } from '../mcp/pipeMcpEndpoint.ts';
 import { PIPE_PROTOCOL } from '../mcp/pipeProtocol.ts';
+import { httpSessionKey } from '../mcp/sessionRegistry.ts';
 import { createEarlyMcp, type EarlyMcp } from '../mcp/earlyHttpMcp.ts';
 
 export interface ServingCompanion {
@@ -138,6 +139,8 @@ export async function startServing(ctx: StartContext, options: ServingOptions = 
     const endpoint = (sessions.http = createMcpEndpoint({
       createServer: (scope) => built.createMcpServer('http', scope ? { scope } : {}),
       logger: logger.child('mcp'),
+      idleMs: () => services.settings.values.httpSessionIdle * 1000,
+      onSeen: (sessionId) => services.sessions.seen(httpSessionKey(sessionId)),
     }));
     const pipe = (sessions.pipe = createPipeEndpoint({
       createServer: (scope) => built.createMcpServer('stdio', scope ? { scope } : {}),

@@ -142,3 +142,16 @@ test('status counts what is waiting and running, and shows the profile, the API 
   assert.equal((await waiting).approved, false);
   assert.equal(s.status().pendingApprovals, 0);
 });
+
+test('status says when each client was last heard from: any request moves it, not only a tool call (issue 36 §16)', () => {
+  let now = Date.parse('2030-01-01T10:00:00Z');
+  const registry = new SessionRegistry(() => new Date(now));
+  registry.open({ key: 'http:s1', transport: 'http', sessionId: 's1', clientName: 'cursor' });
+  now += 90_000;
+  registry.seen('http:s1');
+  registry.seen('http:unknown');
+  assert.deepEqual(
+    registry.list().map((x) => [x.key, x.connectedAt, x.lastSeenAt]),
+    [['http:s1', '2030-01-01T10:00:00.000Z', '2030-01-01T10:01:30.000Z']],
+  );
+});

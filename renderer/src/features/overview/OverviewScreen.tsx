@@ -394,32 +394,42 @@ export function OverviewScreen({ pending, status }: { pending: number; status: C
         {s.sessions.length === 0 ? (
           <p>No MCP client is connected.</p>
         ) : (
-          <table className="grid">
-            <thead>
-              <tr>
-                <th scope="col">Client</th>
-                <th scope="col">Transport</th>
-                <th scope="col">Session</th>
-                <th scope="col">Connected</th>
-                <th scope="col">Calls in flight</th>
-              </tr>
-            </thead>
-            <tbody>
-              {s.sessions.map((c) => (
-                <tr key={c.key}>
-                  <td>
-                    {c.clientName ?? 'unnamed'} {c.clientVersion ?? ''}
-                  </td>
-                  <td>{c.transport}</td>
-                  <td>
-                    <code>{c.sessionId?.slice(0, 8) ?? c.key}</code>
-                  </td>
-                  <td>{new Date(c.connectedAt).toLocaleTimeString()}</td>
-                  <td>{c.inFlight}</td>
+          <>
+            {s.sessions.some((c) => c.transport === 'http') ? (
+              <p className="muted">
+                An HTTP client that quits without ending its session is listed until the session has been idle for the time set in Settings (“End an idle HTTP
+                session after”).
+              </p>
+            ) : null}
+            <table className="grid">
+              <thead>
+                <tr>
+                  <th scope="col">Client</th>
+                  <th scope="col">Transport</th>
+                  <th scope="col">Session</th>
+                  <th scope="col">Connected</th>
+                  <th scope="col">Last seen</th>
+                  <th scope="col">Calls in flight</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {s.sessions.map((c) => (
+                  <tr key={c.key}>
+                    <td>
+                      {c.clientName ?? 'unnamed'} {c.clientVersion ?? ''}
+                    </td>
+                    <td>{c.transport}</td>
+                    <td>
+                      <code>{c.sessionId?.slice(0, 8) ?? c.key}</code>
+                    </td>
+                    <td>{new Date(c.connectedAt).toLocaleTimeString()}</td>
+                    <td>{c.inFlight > 0 ? 'now (calling)' : new Date(c.lastSeenAt).toLocaleTimeString()}</td>
+                    <td>{c.inFlight}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </>
         )}
       </section>
     </div>
