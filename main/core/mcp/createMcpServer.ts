@@ -89,7 +89,9 @@ function coalesceToolListChanged(server: McpServer): void {
   const send = server.sendToolListChanged.bind(server);
   let queued = false;
   server.sendToolListChanged = () => {
-    if (queued) return;
+    // As the SDK does: a change made before a client is connected (the tools registered as the server is built) is
+    // told to no one — the client lists them after initialize.
+    if (queued || !server.isConnected()) return;
     queued = true;
     setImmediate(() => {
       queued = false;

@@ -14,7 +14,7 @@
 // (test/unit/recallEngine.test.ts).
 import SearchableMap from 'minisearch/SearchableMap';
 import type MiniSearch from 'minisearch';
-import type { IndexInternals } from './recallEngine.ts';
+import type { IndexInternals } from './miniSearchInternals.ts';
 
 /** What a compact index is made of: plain data (the JSON form) or bytes (a prepared store's sections). */
 export interface CompactIndexParts {

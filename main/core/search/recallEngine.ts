@@ -15,44 +15,10 @@
 // MiniSearch itself.
 import type { SearchResult } from 'minisearch';
 import type { CompactIndex } from './compactIndex.ts';
+import type { FieldTermData, IndexInternals, SearchDefaults } from './miniSearchInternals.ts';
 
 /** An operation recall found (`id`: its position in the catalogue) and its BM25 score. */
 export type RecallHit = Pick<SearchResult, 'id' | 'score'>;
-
-/** A word's postings: field id → operation (short id) → how often. */
-type FieldTermData = Map<number, Map<number, number>>;
-
-/** The parts of a MiniSearch index this module reads (MiniSearch 7); compactIndex.ts reads the same. */
-export interface IndexInternals {
-  _index: {
-    get(term: string): FieldTermData | undefined;
-    atPrefix(prefix: string): Iterable<[string, FieldTermData]>;
-    fuzzyGet(term: string, maxDistance: number): Map<string, [FieldTermData, number]>;
-  };
-  _fieldIds: Record<string, number>;
-  _avgFieldLength: number[];
-  _fieldLength: Map<number, number[]>;
-  _documentCount: number;
-  _documentIds: Map<number, unknown>;
-  _dirtCount: number;
-  _nextId: number;
-  _options: {
-    fields: string[];
-    tokenize: (text: string) => string[];
-    processTerm: (term: string) => string | string[] | null | undefined | false;
-    searchOptions: SearchDefaults;
-  };
-}
-
-interface SearchDefaults {
-  boost?: Record<string, number>;
-  prefix?: boolean | ((term: string, i: number, terms: string[]) => boolean);
-  fuzzy?: boolean | number | ((term: string, i: number, terms: string[]) => boolean | number);
-  maxFuzzy: number;
-  weights: { fuzzy: number; prefix: number };
-  bm25: { k: number; b: number; d: number };
-  boostDocument?: unknown;
-}
 
 /** A word's postings, scored: entry i is operation `docs[i]` with BM25 `scores[i]`, field by field in order (each field's entries end at its `end`). */
 interface ScoredPostings {
