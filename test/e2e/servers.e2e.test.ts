@@ -333,7 +333,7 @@ test('a server is added with the form, by keyboard: listed, focused, its secret 
   // Started with Airlock, not on first use: ticked by keyboard, and the form says so.
   await form().getByRole('checkbox', { name: 'Start it with Airlock' }).focus();
   await page.keyboard.press('Space');
-  await form().getByText('It starts with Airlock, to list its tools; none of them runs until you accept them.').waitFor();
+  await form().getByText('It starts with Airlock once you accept its tools; until then it runs only while you review them.').waitFor();
   await field('Name').focus();
   await page.keyboard.press('Enter');
 
@@ -353,7 +353,8 @@ test('a server is added with the form, by keyboard: listed, focused, its secret 
 
   const view = (await controlClient(dataDir, server.url).call('servers.list', {})).find((v) => v.name === 'fixture');
   assert.deepEqual([view?.review, view?.secrets], ['unreviewed', [{ name: 'FIXTURE_TOKEN', set: false }]]);
-  assert.notEqual(view?.state, 'configured', 'it was started as soon as it was added');
+  // Never started by itself before a person accepts its tools (issue 36 §12): autostart waits for the accept.
+  assert.equal(view?.state, 'configured', 'not started when added, its tools not accepted');
   assert.match(serversFile(), /"autostart": true/);
 });
 

@@ -65,7 +65,11 @@ after(async () => {
 });
 
 test('before a person accepts its tools, no script reaches the server; `accept` lets them through under their policies', T, async () => {
-  assert.match(await run('return typeof mcp'), /"undefined"|undefined/);
+  // `mcp` answers that the tools wait for a person's review, and how to accept them; the server is never reached.
+  const early = await run("const r = await mcp.misbehaving.write_note({ note: 'too early' }); return r.error;");
+  assert.match(early, /airlock_server_not_accepted/);
+  assert.match(early, /airlock servers accept misbehaving/);
+  assert.deepEqual(noteLines(), [], 'no script reached the server');
   const accepted = await cli(['servers', 'accept', 'misbehaving', '--yes']);
   assert.equal(accepted.code, 0, accepted.stderr);
   assert.match(accepted.stdout, /added: delete_notes/);

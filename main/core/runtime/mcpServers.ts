@@ -70,7 +70,7 @@ function boundaryFor(s: McpServerServices, scope: readonly string[] | undefined)
 
 /** As apisInReach, once the APIs in the scope being opened are open (one whose document is being prepared is not waited for). */
 async function apisInReachReady(s: Pick<Services, 'apis'>, scope: readonly string[] | undefined): Promise<ApiInReach[]> {
-  await Promise.all(s.apis.inScope(scope).map((a) => a.settled()));
+  await s.apis.usable(scope);
   return apisInReach(s, scope);
 }
 

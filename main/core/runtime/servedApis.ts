@@ -86,6 +86,8 @@ interface Entry {
 
 /** Progress is told to the screens at most this often. */
 const PROGRESS_EVERY_MS = 250;
+/** How long a call waits for a document being prepared when nothing in its reach is open yet. */
+const FIRST_OPEN_WAIT_MS = 20_000;
 
 export class ServedApis {
   private readonly entries = new Map<string, Entry>();
@@ -157,6 +159,21 @@ export class ServedApis {
   }
 
   /**
+   * Waits until what a scope reaches can be used: each API loaded or failed, or its document being prepared (a
+   * run does not wait for a big document while others serve). When nothing in reach is open yet — a first call
+   * right after the companion starts, or after the only API was added — it waits for those being prepared too, up
+   * to `waitMs`: that call gets the API rather than "still loading".
+   */
+  async usable(scope: readonly string[] | undefined, waitMs: number = FIRST_OPEN_WAIT_MS): Promise<void> {
+    const inReach = [...this.entries.values()].filter((e) => !scope || scope.includes(e.name) || scope.includes(e.id));
+    await Promise.all(inReach.map((e) => e.settled.promise));
+    if (inReach.length === 0 || inReach.some((e) => e.opened) || !inReach.some((e) => e.state === 'loading')) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled(inReach.map((e) => e.loading)), new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs).unref()))]);
+    clearTimeout(timer);
+  }
+
+  /**
    * The client a run gets for a scope (absent: every served API). Waits for an API being opened, never for one
    * whose document is being prepared: that one is in the client as a name whose every call answers that it is
    * still loading, and one that failed to load answers why and what to do; only a run that calls it is told. A
@@ -167,6 +184,7 @@ export class ServedApis {
     const missing = wanted.filter((w) => !w.entry).map((w) => w.name);
     if (missing.length > 0)
       return `not served: ${missing.join(', ')}. The person running Airlock can enable it (\`airlock apis enable ${missing[0]}\`, or the APIs screen).`;
+    await this.usable(scope);
     const opened: OpenedApi[] = [];
     const unavailable: UnavailableApi[] = [];
     for (const w of wanted) {

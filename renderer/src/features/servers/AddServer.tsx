@@ -348,7 +348,7 @@ export function AddServer({ taken, onAdded }: { taken: readonly string[]; onAdde
           ) : (
             <span className="hint">
               {draft.autostart && draft.mode !== 'json'
-                ? 'It starts with Airlock, to list its tools; none of them runs until you accept them.'
+                ? 'It starts with Airlock once you accept its tools; until then it runs only while you review them.'
                 : 'It starts on first use; nothing of it runs until you accept its tools.'}
             </span>
           )}
