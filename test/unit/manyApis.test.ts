@@ -158,6 +158,37 @@ test('served APIs: each loads on its own; one that fails says why and does not s
   assert.deepEqual(closed.sort(), ['alpha', 'beta']);
 });
 
+test('a first call waits for its API being prepared when nothing in its reach is open; once one is, it waits for no document', T, async () => {
+  const closed: string[] = [];
+  const finish = new Map<string, () => void>();
+  const apis = new ServedApis({
+    open: (p, o) =>
+      new Promise<OpenedApi>((resolve) => {
+        o.onProgress?.({ phase: 'parsing', percent: 10 });
+        finish.set(p.name, () => resolve(opened(p.name, closed)));
+      }),
+    logger: silentLogger,
+  });
+  const starting = apis.start([profile('demo'), profile('huge')]);
+  let got: unknown;
+  const first = apis.clientFor(['demo']).then((c) => (got = c));
+  await new Promise((r) => setImmediate(r));
+  assert.equal(got, undefined, 'it waits while nothing it reaches is open');
+  finish.get('demo')!();
+  const client = await first;
+  assert.deepEqual(typeof client === 'object' && globalsOf(client.manifest), [['api', 'demo']], 'it gets the API, not "still loading"');
+  // demo is open: a run reaching both does not wait for huge's document, whose calls say it is still loading.
+  const both = await apis.clientFor(undefined);
+  assert.ok(typeof both === 'object');
+  assert.equal(both.manifest.roots.find((r) => r.globals.includes('huge'))?.unavailable?.code, 'airlock_api_loading');
+  // A session reaching only huge waits for it up to the bound, and no longer.
+  await apis.usable(['huge'], 5);
+  assert.equal(apis.get('huge')?.state, 'loading');
+  finish.get('huge')!();
+  await starting;
+  await apis.close();
+});
+
 test('two profiles that would share a name in execute: the second is refused with both names, the first keeps serving', T, async () => {
   const apis = new ServedApis({ open: async (p) => opened(p.name, []), logger: silentLogger });
   await apis.start([profile('my_api'), profile('my-api')]);
