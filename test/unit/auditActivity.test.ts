@@ -4,28 +4,16 @@
 // is written); an execute names its engine; both CSV exports carry them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { openAuditStore, type AuditStore } from '../../main/core/audit/auditStore.ts';
+import type { AuditStore } from '../../main/core/audit/auditStore.ts';
 import type { ToolCallInput } from '../../main/core/audit/types.ts';
 import type { ApiCallRecord } from '../../main/core/audit/types.ts';
 import { csvRow, CSV_COLUMNS } from '../../renderer/src/features/activity/exportRecords.ts';
 import type { AuditRecord } from '../../contract/audit.ts';
-import { tempDir } from '../helpers/paths.ts';
+import { withAuditStore } from '../helpers/auditStores.ts';
 
 const T0 = Date.parse('2030-06-01T12:00:00Z');
 
-function withStore(run: (store: AuditStore) => Promise<void>): () => Promise<void> {
-  return async () => {
-    const { dir, cleanup } = tempDir('airlock-audit-');
-    const store = openAuditStore({ file: join(dir, 'audit.sqlite'), now: () => new Date(T0) });
-    try {
-      await run(store);
-    } finally {
-      store.close();
-      cleanup();
-    }
-  };
-}
+const withStore = (run: (store: AuditStore) => Promise<void>) => withAuditStore(T0, run);
 
 const api = (runId: string, overrides: Partial<ApiCallRecord> = {}): ApiCallRecord => ({
   runId,

@@ -12,23 +12,13 @@ import type { AuditEntry, ToolCallInput } from '../../main/core/audit/types.ts';
 import type { ApiCallRecord } from '../../main/core/audit/types.ts';
 import { createRedactor } from '../../main/core/log/redactor.ts';
 import { AirlockError } from '../../main/core/util/errors.ts';
+import { withAuditStore } from '../helpers/auditStores.ts';
 import { tempDir } from '../helpers/paths.ts';
 
 const T0 = Date.parse('2030-06-01T12:00:00Z');
 
-function withStore(run: (store: AuditStore, file: string) => void | Promise<void>, options: Partial<AuditStoreOptions> = {}): () => Promise<void> {
-  return async () => {
-    const { dir, cleanup } = tempDir('airlock-audit-');
-    const file = join(dir, 'data', 'audit.sqlite');
-    const store = openAuditStore({ file, now: () => new Date(T0), ...options });
-    try {
-      await run(store, file);
-    } finally {
-      store.close();
-      cleanup();
-    }
-  };
-}
+const withStore = (run: (store: AuditStore, file: string) => void | Promise<void>, options: Partial<AuditStoreOptions> = {}) =>
+  withAuditStore(T0, run, options);
 
 function apiCall(overrides: Partial<ApiCallRecord> = {}): ApiCallRecord {
   return {

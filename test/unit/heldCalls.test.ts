@@ -4,13 +4,12 @@
 // answered, is left alone; Activity words both states.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { openAuditStore, type AuditStore } from '../../main/core/audit/auditStore.ts';
+import type { AuditStore } from '../../main/core/audit/auditStore.ts';
 import { heldRecord, settleInterrupted } from '../../main/core/audit/heldCalls.ts';
 import type { PendingApproval } from '../../contract/approvals.ts';
 import type { AuditRecord } from '../../contract/audit.ts';
 import { callRows, decisionText } from '../../renderer/src/features/activity/decisionText.ts';
-import { tempDir } from '../helpers/paths.ts';
+import { withAuditStore } from '../helpers/auditStores.ts';
 
 type ApiRecord = Extract<AuditRecord, { kind: 'api' }>;
 const T0 = Date.parse('2030-06-01T12:00:00Z');
@@ -30,18 +29,7 @@ function held(id: string, runId: string): Pick<PendingApproval, 'id' | 'request'
   };
 }
 
-function withStore(run: (store: AuditStore) => Promise<void>): () => Promise<void> {
-  return async () => {
-    const { dir, cleanup } = tempDir('airlock-held-');
-    const store = openAuditStore({ file: join(dir, 'audit.sqlite'), now: () => new Date(T0) });
-    try {
-      await run(store);
-    } finally {
-      store.close();
-      cleanup();
-    }
-  };
-}
+const withStore = (run: (store: AuditStore) => Promise<void>) => withAuditStore(T0, run);
 
 const byApproval = (store: AuditStore, id: string) =>
   (store.query({ kind: 'api', order: 'oldest', limit: 100 }).records as ApiRecord[]).filter((r) => r.approval?.id === id);

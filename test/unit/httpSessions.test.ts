@@ -11,9 +11,11 @@ import { silentLogger } from '../../main/core/log/logger.ts';
 
 const TOKEN = 'a'.repeat(64);
 
-async function start(options: { max?: number; idleMs?: number | (() => number); now?: () => number; onSeen?: (id: string) => void }) {
+async function start(
+  options: { max?: number; idleMs?: number | (() => number); now?: () => number; onSeen?: (id: string) => void; createServer?: () => McpServer } = {},
+) {
   const endpoint = createMcpEndpoint({
-    createServer: () => new McpServer({ name: 't', version: '1' }, { capabilities: { tools: {} } }),
+    createServer: options.createServer ?? (() => new McpServer({ name: 't', version: '1' }, { capabilities: { tools: {} } })),
     logger: silentLogger,
     maxSessions: options.max ?? 64,
     idleMs: options.idleMs ?? 60_000,
@@ -172,7 +174,7 @@ test(
   { timeout: 30_000 },
   async () => {
     const started = Promise.withResolvers<void>();
-    const endpoint = createMcpEndpoint({
+    const { endpoint, server } = await start({
       createServer: () => {
         const server = new McpServer({ name: 't', version: '1' }, { capabilities: { tools: {} } });
         // A call that would wait for a person: it never answers by itself.
@@ -182,15 +184,6 @@ test(
         });
         return server;
       },
-      logger: silentLogger,
-    });
-    const server = await startLoopbackServer({
-      host: '127.0.0.1',
-      port: 0,
-      allowNonLoopback: false,
-      tokens: { mcp: TOKEN },
-      routes: [endpoint.route],
-      logger: silentLogger,
     });
     try {
       const session = await initialize(server);

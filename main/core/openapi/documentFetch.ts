@@ -10,22 +10,17 @@
 // it follows no redirect (the caller checks each, specDownload.ts).
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import type { LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
 import { AirlockError } from '../util/errors.ts';
-import { classifyAddress, systemResolver, type PinnedAddress, type Resolver } from '../util/addressPolicy.ts';
+import { classifyAddress, hostAddresses, systemResolver, type PinnedAddress, type Resolver } from '../util/addressPolicy.ts';
 
 /** Address classes a document is read from when the address given is one of them. */
 const TYPED_ONLY = new Set(['private', 'loopback']);
 
 /** The checked address of `hostname`, the host of the address a person gave a document at. */
 export async function documentAddress(hostname: string, resolver: Resolver = systemResolver): Promise<PinnedAddress> {
-  const bare = hostname.replace(/^\[|\]$/g, '');
-  const found = isIP(bare)
-    ? [{ address: bare, family: isIP(bare) }]
-    : bare.toLowerCase() === 'localhost'
-      ? [{ address: '127.0.0.1', family: 4 }]
-      : await resolver(bare);
+  const { bare, found } = await hostAddresses(hostname, resolver);
   if (found.length === 0) throw new AirlockError('network', `${bare} does not resolve`);
   const classes = found.map((r) => ({ ...r, cls: classifyAddress(r.address) }));
   const refused = classes.find((r) => r.cls !== 'public' && !TYPED_ONLY.has(r.cls));

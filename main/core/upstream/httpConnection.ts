@@ -12,11 +12,11 @@
 // again when a call asks for more (step-up).
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import type { LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { classifyAddress, systemResolver, type Resolver } from '../util/addressPolicy.ts';
+import { classifyAddress, hostAddresses, systemResolver, type Resolver } from '../util/addressPolicy.ts';
 import { AirlockError } from '../util/errors.ts';
 import type { ChildExit } from './childProcess.ts';
 import type { HttpServerEntry } from './serverEntry.ts';
@@ -50,12 +50,7 @@ export async function checkedAddress(
   allowPrivate: boolean,
   resolver: Resolver = systemResolver,
 ): Promise<{ address: string; family: 4 | 6 }> {
-  const bare = hostname.replace(/^\[|\]$/g, '');
-  const found = isIP(bare)
-    ? [{ address: bare, family: isIP(bare) }]
-    : bare.toLowerCase() === 'localhost'
-      ? [{ address: '127.0.0.1', family: 4 }]
-      : await resolver(bare);
+  const { bare, found } = await hostAddresses(hostname, resolver);
   if (found.length === 0) throw new AirlockError('network', `${bare} does not resolve`);
   for (const r of found) {
     const cls = classifyAddress(r.address);

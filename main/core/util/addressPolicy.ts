@@ -92,6 +92,20 @@ export function isLiteralHost(hostname: string): boolean {
   return isIP(h) !== 0 || h.toLowerCase() === 'localhost';
 }
 
+/** A host's addresses, brackets dropped: a literal address as itself, `localhost` as 127.0.0.1, a name through DNS. */
+export async function hostAddresses(
+  hostname: string,
+  resolver: Resolver = systemResolver,
+): Promise<{ bare: string; found: { address: string; family: number }[] }> {
+  const bare = hostname.replace(/^\[|\]$/g, '');
+  const found = isIP(bare)
+    ? [{ address: bare, family: isIP(bare) }]
+    : bare.toLowerCase() === 'localhost'
+      ? [{ address: '127.0.0.1', family: 4 }]
+      : await resolver(bare);
+  return { bare, found };
+}
+
 /**
  * The address to connect to for `hostname`. Literal hosts are used as
  * configured; DNS names must resolve to allowed addresses only.
