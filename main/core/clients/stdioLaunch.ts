@@ -1,6 +1,7 @@
 // What a client registration runs to reach the companion over stdio: the
 // `airlock` command with Node, or the desktop app's own executable.
 import { CLI_ENTRY } from '../util/installPaths.ts';
+import { shellQuote } from '../../../contract/values.ts';
 
 type StdioLauncher = (dataDir: string, defaultDataDir?: string) => { command: string; args: string[] };
 let launcher: StdioLauncher | undefined;
@@ -26,8 +27,6 @@ export function stdioLaunch(dataDir: string, defaultDataDir?: string): { command
   if (launcher) return launcher(dataDir, defaultDataDir);
   return { command: process.execPath, args: [CLI_ENTRY, 'stdio', ...(defaultDataDir && dataDir !== defaultDataDir ? ['--data-dir', dataDir] : [])] };
 }
-
-export const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 /** The same, as one shell line. */
 export function stdioCommand(dataDir: string, defaultDataDir?: string): string {

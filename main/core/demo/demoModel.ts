@@ -4,6 +4,7 @@
 // DemoApiError whose details name the offending field, so a model (or a
 // person) can fix the call without guessing.
 import { z } from 'zod';
+import { isRecord } from '../../../contract/values.ts';
 
 export const CATEGORIES = ['music', 'theatre', 'exhibition', 'conference', 'workshop', 'sport', 'festival', 'food', 'cinema', 'family'] as const;
 export type Category = (typeof CATEGORIES)[number];
@@ -162,7 +163,7 @@ const WRITABLE = Object.keys(eventInputSchema.shape);
 
 /** Validates a create/replace body (read-only properties are dropped first); throws a 422 DemoApiError. */
 export function parseEventInput(body: unknown): EventInput {
-  if (!isPlainObject(body)) throw bodyNotObject(body);
+  if (!isRecord(body)) throw bodyNotObject(body);
   const writable = Object.fromEntries(Object.entries(body).filter(([key]) => !(READ_ONLY as readonly string[]).includes(key)));
   const result = eventInputSchema.safeParse(writable, { error: friendlyMessage });
   if (!result.success) {
@@ -178,7 +179,7 @@ export function applyMergePatch(target: Record<string, unknown>, patch: Record<s
   const out: Record<string, unknown> = { ...target };
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete out[key];
-    else if (isPlainObject(value)) out[key] = applyMergePatch(isPlainObject(out[key]) ? out[key] : {}, value);
+    else if (isRecord(value)) out[key] = applyMergePatch(isRecord(out[key]) ? out[key] : {}, value);
     else out[key] = value;
   }
   return out;
@@ -186,7 +187,7 @@ export function applyMergePatch(target: Record<string, unknown>, patch: Record<s
 
 /** Applies a merge patch to an event's writable fields and validates the result. */
 export function patchEventInput(current: EventInput, patch: unknown): EventInput {
-  if (!isPlainObject(patch)) throw bodyNotObject(patch);
+  if (!isRecord(patch)) throw bodyNotObject(patch);
   const writable = Object.fromEntries(Object.entries(patch).filter(([key]) => !(READ_ONLY as readonly string[]).includes(key)));
   const required = new Set(['title', 'category', 'city', 'venue', 'start', 'end']);
   const nulled = Object.entries(writable).filter(([key, value]) => value === null && required.has(key));
@@ -278,8 +279,4 @@ function bodyNotObject(body: unknown): DemoApiError {
   return new DemoApiError(422, 'validation_failed', `The body must be a JSON object, not ${got}.`, [
     { in: 'body', field: '(body)', message: `must be a JSON object, not ${got}` },
   ]);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -16,6 +16,7 @@ import type { Logger } from '../log/logger.ts';
 import { redactDeep, type Redactor } from '../log/redactor.ts';
 import { relativePath, type Hop } from './hop.ts';
 import type { UpstreamResponse } from './upstream.ts';
+import { isRecord } from '../../../contract/values.ts';
 
 export const EVIDENCE_TIMEOUT_MS = 3_000;
 export const EVIDENCE_MAX_BYTES = 512 * 1024;
@@ -56,10 +57,6 @@ export interface MatchingRead {
   op: ApiOperation;
   /** Encoded, the base path included. */
   pathAndQuery: string;
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 function templateNames(path: string): string[] {
@@ -135,7 +132,7 @@ function sameValue(a: unknown, b: unknown): boolean {
 
 function canonical(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(canonical);
-  if (isPlainObject(v))
+  if (isRecord(v))
     return Object.fromEntries(
       Object.keys(v)
         .sort()
@@ -155,7 +152,7 @@ function fieldName(path: string, key: string): string {
  */
 export function diffFields(before: unknown, body: unknown): { field: string; before?: unknown; after?: unknown }[] {
   const out: { field: string; before?: unknown; after?: unknown }[] = [];
-  if (Array.isArray(body) && body.every((o) => isPlainObject(o) && typeof o.op === 'string' && typeof o.path === 'string')) {
+  if (Array.isArray(body) && body.every((o) => isRecord(o) && typeof o.op === 'string' && typeof o.path === 'string')) {
     // A JSON Patch: its operations applied in order to a copy, then every place they touched compared, once each.
     const ops = body as PatchOp[];
     const after = applyPatch(before, ops);
@@ -169,13 +166,13 @@ export function diffFields(before: unknown, body: unknown): { field: string; bef
     return out;
   }
   const walk = (now: unknown, next: unknown, path: string) => {
-    if (isPlainObject(next) && isPlainObject(now) && Object.keys(next).length > 0) {
+    if (isRecord(next) && isRecord(now) && Object.keys(next).length > 0) {
       for (const [k, v] of Object.entries(next)) walk(now[k], v, fieldName(path, k));
       return;
     }
     if (!sameValue(now, next)) out.push({ field: path || '(body)', ...(now !== undefined ? { before: now } : {}), after: next });
   };
-  if (isPlainObject(body)) for (const [k, v] of Object.entries(body)) walk(isPlainObject(before) ? before[k] : undefined, v, fieldName('', k));
+  if (isRecord(body)) for (const [k, v] of Object.entries(body)) walk(isRecord(before) ? before[k] : undefined, v, fieldName('', k));
   else if (!sameValue(before, body)) out.push({ field: '(body)', ...(before !== undefined ? { before } : {}), after: body });
   return out;
 }
@@ -202,7 +199,7 @@ function applyPatch(doc: unknown, ops: PatchOp[]): unknown {
     const key = parts.pop();
     if (key === undefined) return undefined;
     const parent = pointerGet(root, parts.length ? `/${parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}` : '');
-    return Array.isArray(parent) || isPlainObject(parent) ? { parent, key } : undefined;
+    return Array.isArray(parent) || isRecord(parent) ? { parent, key } : undefined;
   };
   const put = (pointer: string, value: unknown, insert: boolean): boolean => {
     if (pointer === '') return ((root = value), true);
@@ -245,7 +242,7 @@ function pointerGet(value: unknown, pointer: string): unknown {
   let cur = value;
   for (const part of pointerParts(pointer)) {
     if (Array.isArray(cur)) cur = cur[Number(part)];
-    else if (isPlainObject(cur)) cur = cur[part];
+    else if (isRecord(cur)) cur = cur[part];
     else return undefined;
   }
   return cur;
@@ -257,8 +254,8 @@ function pointerField(pointer: string): string {
 
 /** The part of a read's answer that is the resource: the object itself, or the one object it wraps (`{ data: {…} }`, `{ event: {…} }`). */
 function resourceIn(payload: unknown, wants: (candidate: Record<string, unknown>) => number): Record<string, unknown> | undefined {
-  if (!isPlainObject(payload)) return undefined;
-  const candidates = [payload, ...Object.values(payload).filter(isPlainObject)];
+  if (!isRecord(payload)) return undefined;
+  const candidates = [payload, ...Object.values(payload).filter(isRecord)];
   let best = payload;
   let bestScore = wants(payload);
   for (const c of candidates.slice(1)) {
@@ -273,7 +270,7 @@ function resourceIn(payload: unknown, wants: (candidate: Record<string, unknown>
 export function titleFieldOf(schema: JsonSchema | undefined): string[] | undefined {
   const props = (s: JsonSchema | undefined): Record<string, JsonSchema> | undefined => {
     if (!s || typeof s !== 'object') return undefined;
-    const merged: Record<string, JsonSchema> = { ...(isPlainObject(s.properties) ? (s.properties as Record<string, JsonSchema>) : {}) };
+    const merged: Record<string, JsonSchema> = { ...(isRecord(s.properties) ? (s.properties as Record<string, JsonSchema>) : {}) };
     for (const part of [...(Array.isArray(s.allOf) ? s.allOf : [])]) Object.assign(merged, props(part) ?? {});
     return Object.keys(merged).length > 0 ? merged : undefined;
   };
@@ -293,7 +290,7 @@ export function titleFieldOf(schema: JsonSchema | undefined): string[] | undefin
 export function titleText(value: unknown): string | undefined {
   if (typeof value === 'string') return value.trim() || undefined;
   if (typeof value === 'number') return String(value);
-  if (isPlainObject(value)) {
+  if (isRecord(value)) {
     const texts = Object.entries(value).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1].trim() !== '');
     if (texts.length === 0) return undefined;
     const distinct = [...new Set(texts.map(([, t]) => t.trim()))];
@@ -310,7 +307,7 @@ export function titleText(value: unknown): string | undefined {
 function titleOf(resource: Record<string, unknown> | undefined, payload: unknown, schemaPath: string[] | undefined): string | undefined {
   if (schemaPath) {
     let cur: unknown = payload;
-    for (const part of schemaPath) cur = isPlainObject(cur) ? cur[part] : undefined;
+    for (const part of schemaPath) cur = isRecord(cur) ? cur[part] : undefined;
     const text = titleText(cur);
     if (text) return text;
   }
@@ -405,7 +402,7 @@ function deleteEvidence(read: ApiOperation, payload: unknown, source: string, re
 /** What a PATCH or PUT changes: the fields its body sends, before and after, redacted and capped. */
 function changeEvidence(body: unknown, payload: unknown, source: string, method: string, redact: Redactor): ApprovalEvidence {
   if (body === undefined) return { kind: 'none', source, note: 'The request has no body to compare with.' };
-  const keys = isPlainObject(body) ? Object.keys(body) : [];
+  const keys = isRecord(body) ? Object.keys(body) : [];
   const resource = Array.isArray(body) ? payload : resourceIn(payload, (c) => keys.filter((k) => c[k] !== undefined).length);
   const all = diffFields(resource, body);
   const changes = all.slice(0, MAX_CHANGES).map((c) => ({

@@ -9,6 +9,7 @@ import { encodeRequestBody } from '../openapi/bodyEncoding.ts';
 import type { ApiOperation, ApiParameter } from '../openapi/catalogue.ts';
 import type { ApiCallRequest } from '../sandbox/engine.ts';
 import { inKeySlot, type CredentialPlacement } from './credentialPlacement.ts';
+import { isRecord } from '../../../contract/values.ts';
 
 export interface UpstreamRequest {
   method: string;
@@ -46,17 +47,13 @@ export function isForbiddenHeader(name: string, credentialHeader?: string): bool
   return FORBIDDEN_HEADERS.has(n) || n.startsWith('proxy-') || n.startsWith('sec-') || (credentialHeader !== undefined && n === credentialHeader.toLowerCase());
 }
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
 function scalar(v: unknown): string {
   if (v instanceof Date) return v.toISOString();
   return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint' ? String(v) : JSON.stringify(v);
 }
 
 function encodePathValue(name: string, value: unknown): string | { error: string } {
-  const parts = Array.isArray(value) ? value.map(scalar) : isPlainObject(value) ? Object.entries(value).flatMap(([k, v]) => [k, scalar(v)]) : [scalar(value)];
+  const parts = Array.isArray(value) ? value.map(scalar) : isRecord(value) ? Object.entries(value).flatMap(([k, v]) => [k, scalar(v)]) : [scalar(value)];
   for (const p of parts) {
     if (p === '') return { error: `path parameter '${name}' is empty` };
     if (p === '.' || p === '..') return { error: `path parameter '${name}' cannot be '${p}'` };
@@ -75,7 +72,7 @@ function encodeQuery(name: string, value: unknown, param: ApiParameter | undefin
     const sep = style === 'spaceDelimited' ? ' ' : style === 'pipeDelimited' ? '|' : ',';
     return [[name, items.join(sep)]];
   }
-  if (isPlainObject(value)) {
+  if (isRecord(value)) {
     const entries = Object.entries(value).filter(([, v]) => v !== undefined && v !== null);
     if (style === 'deepObject') return entries.map(([k, v]) => [`${name}[${k}]`, scalar(v)]);
     if (explode) return entries.map(([k, v]) => [k, scalar(v)]);
@@ -127,7 +124,7 @@ export function buildUpstreamRequest(
       ['headers', call.headers],
       ['cookies', call.cookies],
     ] as const) {
-      if (v !== undefined && !isPlainObject(v)) refuse(`'${key}' must be an object`);
+      if (v !== undefined && !isRecord(v)) refuse(`'${key}' must be an object`);
     }
     const path = buildPath(op, call.path ?? {});
     const query = buildQuery(op, call.query ?? {}, reserved);

@@ -20,6 +20,7 @@
 // every form parser reads as a space).
 import { createHash } from 'node:crypto';
 import { isJsonMediaType, type ApiEncoding, type ApiMediaType, type ApiRequestBody, type JsonSchema } from './catalogue.ts';
+import { isRecord } from '../../../contract/values.ts';
 
 export type EncodedBody = { ok: true; contentType: string; body: Buffer } | { ok: false; message: string };
 
@@ -34,17 +35,13 @@ export interface FileValue {
 const FILE_KEYS = new Set(['filename', 'contentType', 'text', 'base64']);
 const FILE_HELP = '{ filename, contentType, base64 } (or text instead of base64)';
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
 function scalar(v: unknown): string {
   return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint' ? String(v) : JSON.stringify(v);
 }
 
 /** `{ base64 }` or `{ text }` with nothing but filename and contentType beside it. */
 export function isFileValue(v: unknown): v is FileValue {
-  if (!isPlainObject(v)) return false;
+  if (!isRecord(v)) return false;
   const keys = Object.keys(v);
   return keys.every((k) => FILE_KEYS.has(k)) && (typeof v.base64 === 'string' || typeof v.text === 'string');
 }
@@ -130,7 +127,7 @@ function styledFields(name: string, value: unknown, enc: ApiEncoding): Field[] {
     const sep = style === 'spaceDelimited' ? ' ' : style === 'pipeDelimited' ? '|' : ',';
     return [{ path: [name], value: items.join(sep) }];
   }
-  if (isPlainObject(value)) {
+  if (isRecord(value)) {
     const entries = Object.entries(value).filter(([, v]) => v !== undefined && v !== null);
     if (explode) return entries.map(([k, v]) => ({ path: [k], value: scalar(v) }));
     return entries.length === 0 ? [] : [{ path: [name], value: entries.flatMap(([k, v]) => [k, scalar(v)]).join(',') }];
@@ -142,7 +139,7 @@ function styledFields(name: string, value: unknown, enc: ApiEncoding): Field[] {
 function deepFields(path: string[], value: unknown): Field[] {
   if (value === undefined || value === null) return [];
   if (Array.isArray(value)) return value.flatMap((v, i) => deepFields([...path, String(i)], v));
-  if (isPlainObject(value)) return Object.entries(value).flatMap(([k, v]) => deepFields([...path, k], v));
+  if (isRecord(value)) return Object.entries(value).flatMap(([k, v]) => deepFields([...path, k], v));
   return [{ path, value: scalar(value) }];
 }
 
@@ -175,7 +172,7 @@ function formKey(path: string[]): string {
 }
 
 function encodeForm(opId: string, value: unknown, media: ApiMediaType): Buffer | { error: string } {
-  if (!isPlainObject(value)) return { error: `${opId} takes a form body: pass a plain object of fields` };
+  if (!isRecord(value)) return { error: `${opId} takes a form body: pass a plain object of fields` };
   const pairs: string[] = [];
   for (const [name, v] of Object.entries(value)) {
     if (v === undefined || v === null) continue;
@@ -219,7 +216,7 @@ function multipartPart(name: string, item: unknown, enc: ApiEncoding | undefined
 }
 
 function encodeMultipart(opId: string, value: unknown, media: ApiMediaType): { body: Buffer; boundary: string } | { error: string } {
-  if (!isPlainObject(value)) return { error: `${opId} takes a multipart/form-data body: pass a plain object, one property per part` };
+  if (!isRecord(value)) return { error: `${opId} takes a multipart/form-data body: pass a plain object, one property per part` };
   const parts: Part[] = [];
   for (const [name, v] of Object.entries(value)) {
     if (v === undefined || v === null) continue;

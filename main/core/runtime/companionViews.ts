@@ -4,7 +4,8 @@
 import type { Status } from '../../../contract/status.ts';
 import { defaultDataDir } from '../config/dataDir.ts';
 import { formatAuthScheme } from '../config/auth.ts';
-import { shellQuote, stdioCommand } from '../clients/stdioLaunch.ts';
+import { stdioCommand } from '../clients/stdioLaunch.ts';
+import { shellQuote } from '../../../contract/values.ts';
 import type { Services } from './services.ts';
 
 /** What the views read: the companion's parts, never its composition. */

@@ -17,6 +17,7 @@
 import { lstat, readFile } from 'node:fs/promises';
 import { writeFileAtomic } from '../util/atomicWrite.ts';
 import { type ProbeResult, type SecretStore, SecretStoreUnavailableError, isAccount, assertProfileName, assertSecret } from './secretStore.ts';
+import { shellQuote } from '../../../contract/values.ts';
 
 export interface FileStoreOptions {
   /** The key file; the person chose it when opting in. */
@@ -42,8 +43,6 @@ export function fileStoreBanner(path: string): string {
     'Prefer the OS keychain wherever one can run.'
   );
 }
-
-const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
 export function createFileStore(options: FileStoreOptions): SecretStore {
   const path = options.path;

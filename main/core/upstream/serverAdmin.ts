@@ -13,11 +13,10 @@ import { OAUTH_SECRET } from './oauthProvider.ts';
 import { importCandidate } from './serverImport.ts';
 import { serverProfile } from './toolGate.ts';
 import type { GrantStore } from '../approvals/grantStore.ts';
+import { isRecord } from '../../../contract/values.ts';
 
 /** Where clients keep their map of servers, for a pasted config that holds one. */
 const ROOTS = ['mcpServers', 'servers', 'context_servers', 'mcp_servers'];
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The one server entry a pasted JSON holds: the entry itself, `{ "name": entry }`, or a client config with one server. */
 export function pastedEntry(json: string): { from?: string; raw: unknown } {

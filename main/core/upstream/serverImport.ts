@@ -14,6 +14,7 @@ import { REDACTED_FROM_LENGTH, SERVER_NAME, commandProblem, secretAccount, serve
 import { AirlockError } from '../util/errors.ts';
 import { createRedactor } from '../log/redactor.ts';
 import { classifyAddress } from '../util/addressPolicy.ts';
+import { isRecord } from '../../../contract/values.ts';
 
 export interface ImportCandidate {
   /** The entry's name in the client. */
@@ -40,7 +41,6 @@ export function serverNameFor(raw: string): string {
   return SERVER_NAME.test(name) ? name : `server-${name}`.slice(0, 30);
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const strings = (v: unknown): Record<string, string> =>
   isRecord(v)
     ? Object.fromEntries(

@@ -50,6 +50,7 @@ import { formatBytes, limitError, OutputBudget } from '../runBudget.ts';
 import { Wasm, type WasmMemory } from './wasm.ts';
 import { GUEST_FILENAME, PRELUDE_FILENAME, PRELUDE_SOURCE, WRAPPER_PREFIX, WRAPPER_SUFFIX } from './guestPrelude.ts';
 import type { ShapeNode } from '../guestClient.ts';
+import { isRecord } from '../../../../contract/values.ts';
 
 type RunMessage = Extract<HostToWorker, { type: 'run' }>;
 
@@ -510,21 +511,17 @@ function writeConsole(run: Run, level: ConsoleLevel, text: string): number {
 
 // ---- API calls ------------------------------------------------------------------
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function toApiRequest(operationId: string, args: unknown): ApiCallRequest {
-  if (!isPlainObject(args)) throw new TypeError('the argument must be an object { path, query, body, headers, cookies }');
+  if (!isRecord(args)) throw new TypeError('the argument must be an object { path, query, body, headers, cookies }');
   const request: ApiCallRequest = { operationId };
   for (const key of ['path', 'query', 'cookies'] as const) {
     const value = args[key];
     if (value === undefined) continue;
-    if (!isPlainObject(value)) throw new TypeError(`${key} must be an object`);
+    if (!isRecord(value)) throw new TypeError(`${key} must be an object`);
     request[key] = value;
   }
   if (args.headers !== undefined) {
-    if (!isPlainObject(args.headers)) throw new TypeError('headers must be an object of strings');
+    if (!isRecord(args.headers)) throw new TypeError('headers must be an object of strings');
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(args.headers)) {
       if (typeof value !== 'string') throw new TypeError(`header ${JSON.stringify(name)} must be a string`);

@@ -2,6 +2,7 @@
 // key is sent, where the key in use came from, and what "Copy" puts on the
 // clipboard for an HTTP client (never the token itself: where it is).
 import type { Status } from '../../../../contract/status.ts';
+import { shellQuote } from '../../../../contract/values.ts';
 
 /** `header:x-api-key` → "in the x-api-key header". */
 export function authWords(auth: string): string {
@@ -44,8 +45,6 @@ export function credentialWords(s: Status): string {
 export function keyWords(fingerprint: string | undefined, from: string): string {
   return `Key ${fingerprint ?? ''} from ${from}`.replace('Key  ', 'Key ');
 }
-
-const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 /** What "Copy the URL and how to pass the token" copies. */
 export function httpConnectText(url: string, tokenFile: string | undefined): string {

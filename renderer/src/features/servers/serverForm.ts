@@ -7,6 +7,7 @@
 // it is shown by that field, else by the button.
 import { SERVER_NAME } from '../../../../contract/names.ts';
 import type { ControlInput } from '../../../../contract/control.ts';
+import { isRecord } from '../../../../contract/values.ts';
 
 export type AddMode = 'command' | 'url' | 'json';
 export type AddField = 'name' | 'command' | 'args' | 'env' | 'secrets' | 'url' | 'headers' | 'json';
@@ -105,8 +106,6 @@ export function fieldOfError(mode: AddMode, message: string): AddField | undefin
   if (mode === 'url' && /\burl\b|URL/.test(message)) return 'url';
   return undefined;
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * A name for a pasted entry that names its server (`{"mcpServers": {"github": {…}}}`, `{"github": {…}}`), made a
