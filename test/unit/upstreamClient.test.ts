@@ -5,7 +5,7 @@
 // connection still usable; a call timed out, or kept alive by progress; its
 // whole process group stopped; a server that cannot start, or dies before
 // answering, refused with why and its last stderr lines.
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import { connectStdio, type UpstreamConnection } from '../../main/core/upstream/
 import { childEnvironment } from '../../main/core/upstream/childEnvironment.ts';
 import type { StdioServerEntry } from '../../main/core/upstream/serverEntry.ts';
 import { ROOT } from '../helpers/paths.ts';
+import { clientClock, turn } from '../helpers/clientClock.ts';
 
 const T = { timeout: 30_000 };
 const SERVER = join(ROOT, 'test', 'fixtures', 'upstream', 'testServer.ts');
@@ -87,57 +88,9 @@ test('a line over the bound is drained and refused, and the connection stays usa
   assert.equal(textOf(await connection.call('echo', { text: 'still here' })), 'still here');
 });
 
-/**
- * The client's clock, for the calls of one test: setTimeout is mocked in this process (the server, another process,
- * keeps real time), so a call's deadline passes only when the test moves the clock, whatever the load of the machine.
- * `deadlines` counts each time a timer of `ms` is set: the call's deadline, set when it is sent and set again by each
- * progress notification.
- */
-function clientClock(t: TestContext, ms: number) {
-  t.mock.timers.enable({ apis: ['setTimeout'] });
-  const mocked = globalThis.setTimeout;
-  let now = 0;
-  let dueAt = 0;
-  let deadlines = 0;
-  const waiting: (() => void)[] = [];
-  globalThis.setTimeout = ((fn: () => void, delay?: number, ...args: unknown[]) => {
-    if (delay === ms) {
-      deadlines++;
-      dueAt = now + ms;
-      for (const wake of waiting.splice(0)) wake();
-    }
-    return mocked(fn, delay, ...args);
-  }) as typeof setTimeout;
-  return {
-    get now() {
-      return now;
-    },
-    get deadlines() {
-      return deadlines;
-    },
-    get dueAt() {
-      return dueAt;
-    },
-    /** Resolves once `count` deadlines in all were set. */
-    deadlineSet(count: number): Promise<void> {
-      return deadlines >= count ? Promise.resolve() : new Promise((wake) => waiting.push(wake)).then(() => this.deadlineSet(count));
-    },
-    tick(by: number) {
-      now += by;
-      t.mock.timers.tick(by);
-    },
-    reset() {
-      t.mock.timers.reset();
-    },
-  };
-}
-
-/** One turn of the event loop (setImmediate is not mocked): what a timer that fired has settled by then. */
-const turn = () => new Promise<void>((r) => setImmediate(r));
-
 test('a call gets no answer within the timeout and fails; progress keeps a long call alive', T, async (t) => {
   const { connection } = await connect(t, { timeoutMs: 1000 });
-  const clock = clientClock(t, 1000);
+  const clock = clientClock(1000);
   try {
     // A server that does not answer: the call fails when its 1 s deadline passes on the client's clock, not before.
     let settled = false;
@@ -157,12 +110,12 @@ test('a call gets no answer within the timeout and fails; progress keeps a long 
     const kept = connection.call('slow', { ms: 1000, progress: true }).finally(() => (done = true));
     for (let seen = firstDeadline; !done; seen = clock.deadlines + 1) {
       await Promise.race([clock.deadlineSet(seen), kept.catch(() => undefined)]);
-      if (clock.dueAt - clock.now > 1) clock.tick(clock.dueAt - clock.now - 1);
+      clock.toJustBeforeDeadline();
     }
     assert.equal(textOf(await kept), 'done');
     assert.ok(clock.now - started >= 2 * 1000, `alive after ${clock.now - started} ms of the client's clock, over twice its timeout`);
   } finally {
-    clock.reset();
+    clock.off();
   }
 });
 
