@@ -1,7 +1,10 @@
 // The srt wrapper: its policy (the settings file), what srt actually enforces
 // on this machine (a plain Node script under srt, with no permission model
-// and no Airlock prelude, so only srt is being tested), and the node and deno
-// engines running under it (the shared engine suite).
+// and no Airlock prelude, so only srt is being tested), the memory cap of the
+// node and deno engines running under it, and a wrapped sandbox's death with
+// its host. The shared engine suite under srt is in srtNodeEngine.test.ts and
+// srtDenoEngine.test.ts (files of their own, so the engines tier runs them
+// beside this one).
 //
 // Everything but the policy needs srt's tools (on Linux: bubblewrap, socat,
 // ripgrep — .ci/run installs them). Where they are missing, that part is one
@@ -17,9 +20,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createNodeEngine } from '../../main/core/sandbox/node/nodeEngine.ts';
 import { createDenoEngine } from '../../main/core/sandbox/deno/denoEngine.ts';
-import { findDeno } from '../../main/core/sandbox/deno/findDeno.ts';
 import { findSrt, locateSrt, renderSrtSettings, srtEnv, srtInvocation, srtSettingsFor, type SrtAvailability } from '../../main/core/sandbox/srt/srtWrapper.ts';
-import { defineEngineSuite, type SuiteContext } from '../helpers/subprocessSuite.ts';
 import { defineMemoryAttacks } from '../helpers/memoryAttacks.ts';
 import {
   fakeDataDir,
@@ -36,14 +37,7 @@ import {
 } from '../helpers/subprocessHarness.ts';
 import { tempDir } from '../helpers/paths.ts';
 import { DENO, describeWithTools, requireTools, SRT } from '../helpers/systemTools.ts';
-
-const deno = findDeno();
-/** Used only where DENO is required. */
-const denoPath = deno.found ? deno.path : '';
-/** The two subprocess engines under srt, as the engine and memory suites build them. */
-const nodeUnderSrt = (ctx: SuiteContext) => createNodeEngine({ proxy: ctx.proxy, egress: 'wrapper', tmpDir: ctx.tmpDir, srt: { dataDir: ctx.dataDir } });
-const denoUnderSrt = (ctx: SuiteContext) =>
-  createDenoEngine({ proxy: ctx.proxy, egress: 'wrapper', denoPath, denoDir: join(ctx.tmpDir, 'deno-dir'), tmpDir: ctx.tmpDir, srt: { dataDir: ctx.dataDir } });
+import { denoPath, denoUnderSrt, nodeUnderSrt } from '../helpers/srtEngines.ts';
 
 describe('srt: the policy', () => {
   test('srtSettingsFor allows the gate and nothing else, writes only to the temp dir, hides home and data dir', () => {
@@ -198,17 +192,6 @@ console.log(JSON.stringify(report));`;
         data.cleanup();
       }
     });
-  });
-
-  defineEngineSuite({
-    name: 'node engine under srt (egress wrapper)',
-    create: nodeUnderSrt,
-  });
-
-  defineEngineSuite({
-    name: 'deno engine under srt (egress wrapper)',
-    needs: [DENO],
-    create: denoUnderSrt,
   });
 
   // The wrapper's own processes (srt's Node, socat, bubblewrap: ~120 MB of RSS) are the run's processes too, and count against the cap.

@@ -3,7 +3,7 @@
 // taking the tools off PATH (the code under test finds them on PATH too) and
 // running the real tests in a child process:
 // - the srt tests without bubblewrap, socat and ripgrep skip with one line
-//   naming the apt packages, and the run passes; with AIRLOCK_REQUIRE_ALL=1
+//   per file naming the apt packages, and the run passes; with AIRLOCK_REQUIRE_ALL=1
 //   (as in CI) the same run fails with that line;
 // - the keychain tier without gnome-keyring, dbus and gdbus does the same;
 // each within a deadline. And every `node --test` in package.json carries
@@ -34,30 +34,49 @@ async function runWithout(hidden: string[], command: string, args: string[], env
   }
 }
 
-const nodeTest = (file: string) => ['--test', '--test-timeout=60000', '--test-force-exit', '--test-reporter=spec', join(ROOT, 'test', 'engines', file)];
+const nodeTest = (...files: string[]) => [
+  '--test',
+  '--test-timeout=60000',
+  '--test-force-exit',
+  '--test-reporter=spec',
+  ...files.map((file) => join(ROOT, 'test', 'engines', file)),
+];
 
 function assertBounded(run: Ran): void {
   assert.equal(run.timedOut, false, `still running after ${DEADLINE_MS} ms:\n${run.output}`);
   assert.ok(run.ms < DEADLINE_MS);
 }
 
-test('without bubblewrap, socat and ripgrep, the srt tests skip with one line naming the apt packages, and pass', async () => {
-  const run = await runWithout(['bwrap', 'socat', 'rg'], process.execPath, nodeTest('srtWrapper.test.ts'), { AIRLOCK_REQUIRE_ALL: undefined });
+/** The srt tests, a file each part (the engines tier runs them side by side), and the name each skips under. */
+const SRT_FILES = [
+  ['srtWrapper.test.ts', 'srt on this machine'],
+  ['srtNodeEngine.test.ts', 'srt on this machine: the node engine under it'],
+  ['srtDenoEngine.test.ts', 'srt on this machine: the deno engine under it'],
+] as const;
+
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+test('without bubblewrap, socat and ripgrep, the srt tests skip with one line each naming the apt packages, and pass', async () => {
+  const run = await runWithout(['bwrap', 'socat', 'rg'], process.execPath, nodeTest(...SRT_FILES.map(([file]) => file)), { AIRLOCK_REQUIRE_ALL: undefined });
   assertBounded(run);
   assert.equal(run.code, 0, run.output);
   const lines = run.output.split('\n').filter((line) => line.includes('needs bubblewrap'));
-  assert.equal(lines.length, 1, run.output);
-  assert.match(lines[0]!, /^﹣ srt on this machine \([\d.]+ms\) # skip: needs bubblewrap socat ripgrep \(apt-get install bubblewrap socat ripgrep\)$/);
+  assert.equal(lines.length, SRT_FILES.length, run.output);
+  for (const [file, name] of SRT_FILES) {
+    const line = new RegExp(`^﹣ ${escaped(name)} \\([\\d.]+ms\\) # skip: needs bubblewrap socat ripgrep \\(apt-get install bubblewrap socat ripgrep\\)$`);
+    assert.equal(lines.filter((l) => line.test(l)).length, 1, `${file}: ${lines.join('\n')}`);
+  }
   assert.match(run.output, /^ℹ fail 0$/m);
   assert.match(run.output, /^ℹ pass [1-9]/m, 'the policy tests, which need no tools, still run');
 });
 
-test('…and with AIRLOCK_REQUIRE_ALL=1 (as in CI) the same run fails with that line', async () => {
-  const run = await runWithout(['bwrap', 'socat', 'rg'], process.execPath, nodeTest('srtWrapper.test.ts'), { AIRLOCK_REQUIRE_ALL: '1' });
+test('…and with AIRLOCK_REQUIRE_ALL=1 (as in CI) the same run fails with that line, once for each file', async () => {
+  const run = await runWithout(['bwrap', 'socat', 'rg'], process.execPath, nodeTest(...SRT_FILES.map(([file]) => file)), { AIRLOCK_REQUIRE_ALL: '1' });
   assertBounded(run);
   assert.equal(run.code, 1, run.output);
+  for (const [file, name] of SRT_FILES) assert.ok(run.output.includes(`✖ ${name} (`), `${file} fails: ${run.output}`);
   assert.ok(run.output.includes(`${SRT_LINE} [missing: bwrap, socat, rg;`), run.output);
-  assert.match(run.output, /^ℹ fail 1$/m);
+  assert.match(run.output, new RegExp(`^ℹ fail ${SRT_FILES.length}$`, 'm'));
   assert.doesNotMatch(run.output, /# skip: needs bubblewrap/);
 });
 

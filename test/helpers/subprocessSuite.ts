@@ -343,20 +343,25 @@ export function defineEngineSuite(options: SuiteOptions): void {
     });
 
     test('time inside whilePaused does not count against the deadline; time outside it does', TIMEOUT, async () => {
-      // The scenario itself: a person who takes three times the run's whole budget to decide.
+      // The scenario itself: a person who takes twice the run's whole budget to decide. The budget leaves the code
+      // room for its own part (a call through the gate, and the answer) on a loaded machine.
+      const BUDGET_MS = 1500;
       const approval = (ms: number) => humanDecision(ms, true);
       const paused = fakeApi(async (_request, control) => {
-        const approved = await control.whilePaused(() => approval(1200));
+        const approved = await control.whilePaused(() => approval(2 * BUDGET_MS));
         return { data: { approved }, error: null, status: 200 };
       });
-      const outcome = await runCode(engine, 'const r = await api.items.create({ body: {} }); return r.data;', { api: paused, limits: { timeoutMs: 400 } });
+      const outcome = await runCode(engine, 'const r = await api.items.create({ body: {} }); return r.data;', {
+        api: paused,
+        limits: { timeoutMs: BUDGET_MS },
+      });
       assert.deepEqual(expectValue(outcome), { approved: true });
 
       const unpaused = fakeApi(async () => {
-        await approval(1200);
+        await approval(2 * BUDGET_MS);
         return { data: null, error: null, status: 200 };
       });
-      expectError(await runCode(engine, 'await api.items.create({ body: {} }); return 1;', { api: unpaused, limits: { timeoutMs: 400 } }), 'timeout');
+      expectError(await runCode(engine, 'await api.items.create({ body: {} }); return 1;', { api: unpaused, limits: { timeoutMs: BUDGET_MS } }), 'timeout');
     });
 
     test('an abort signal ends the run with kind aborted and kills it', TIMEOUT, async () => {

@@ -14,6 +14,7 @@ import { httpClient } from '../helpers/mcpClients.ts';
 import { controlClient, waitForEvent, waitForStoppedWaiting } from '../helpers/control.ts';
 import { startEchoApi, writeEchoSpec, type EchoApi } from '../helpers/echoApi.ts';
 import { CLI, NODE, ROOT, tempDir } from '../helpers/paths.ts';
+import { clientClock } from '../helpers/clientClock.ts';
 import type { ControlClient } from '../../main/core/control/controlClient.ts';
 
 let echo: EchoApi;
@@ -22,6 +23,8 @@ let control: ControlClient;
 let dataDir: string;
 let cleanup: () => void;
 
+/** When a call waiting for a person is answered "held" in these tests. */
+const REPLY_AFTER_MS = 1_000;
 const mutations = () => echo.received.filter((r) => r.method !== 'GET').length;
 const textOf = (r: CallToolResult) => (r.content as { text: string }[])[0]!.text;
 type Held = { id: string; operation: string; expiresAt: string };
@@ -33,8 +36,8 @@ before(async () => {
   const spec = writeEchoSpec(dataDir, echo.url);
   server = await serve(dataDir, ['--spec', spec, '--auth', 'bearer'], { AIRLOCK_API_KEY: 'sk_test_HELD_0123456789' });
   control = controlClient(dataDir, server.url);
-  // An impatient client's 5 s is this test's 60 s: answer "held" after 2 s (a live setting).
-  const update = await control.call('settings.update', { values: { approvalReplyAfterMs: 2000 } });
+  // An impatient client's 5 s is this test's 60 s: answer "held" after 1 s (a live setting), well inside it on a loaded machine.
+  const update = await control.call('settings.update', { values: { approvalReplyAfterMs: REPLY_AFTER_MS } });
   assert.deepEqual(update.applied, ['approvalReplyAfterMs']);
 });
 
@@ -68,18 +71,19 @@ test('a client that gives up after 5 s gets the final result through resume; one
   assert.match(textOf(first), new RegExp(`"resume": "${held.id}"`));
   assert.equal(mutations(), before, 'nothing sent while the person has not decided');
 
-  // The person decides after 12 s; meanwhile each resume is answered "held" again, before the client's deadline.
-  const decided = new Promise<void>((resolve, reject) =>
-    setTimeout(() => control.call('approvals.decide', { id: approval.id, decision: 'approve', scope: 'once' }).then(() => resolve(), reject), 12_000),
-  );
+  // The person decides once the client has been answered "held" three times more (each a resume, answered before
+  // the client's deadline); the resume then in flight gets the final result.
+  let decided: Promise<unknown> | undefined;
   let last = first;
   let heldAgain = 0;
   for (const deadline = Date.now() + 60_000; heldOf(last); heldAgain++) {
     assert.ok(Date.now() < deadline, 'the run finishes once the person decides');
-    last = await impatient(client, { resume: held.id });
+    const resumed = impatient(client, { resume: held.id });
+    if (heldAgain === 3) decided = control.call('approvals.decide', { id: approval.id, decision: 'approve', scope: 'once' });
+    last = await resumed;
   }
   await decided;
-  assert.ok(heldAgain >= 3, `held again while the person took 12 s (${heldAgain} resumes)`);
+  assert.ok(heldAgain >= 4, `answered "held" again until the person decided (${heldAgain} resumes)`);
   assert.deepEqual(JSON.parse(textOf(last)), { status: 201, error: null });
   assert.equal(mutations(), before + 1, 'exactly one mutation reached the API');
 
@@ -123,30 +127,45 @@ test('a client that cancels leaves the request to the person, marked; the result
 
 test('a client that handles progress keeps waiting past its idle limit and receives the messages', { timeout: 90_000 }, async (t) => {
   assert.deepEqual((await control.call('settings.update', { values: { approvalReplyAfterMs: 60_000 } })).applied, ['approvalReplyAfterMs']);
-  t.after(() => control.call('settings.update', { values: { approvalReplyAfterMs: 2_000 } }));
+  t.after(() => control.call('settings.update', { values: { approvalReplyAfterMs: REPLY_AFTER_MS } }));
   const client = await httpClient(server.mcpUrl, server.token, 'patient-client');
   t.after(() => client.close());
   const messages: string[] = [];
   const requested = waitForEvent(control, 'approval-requested');
-  const started = Date.now();
-  // Idle limit 12 s, reset by each progress notification (Claude Code's behaviour); Airlock tells it every 10 s.
-  const call = client.callTool(
-    { name: 'execute', arguments: { code: `const r = await api.items.delete({ path: { id: '9' } }); return r.status;` } },
-    undefined,
-    {
-      timeout: 12_000,
-      resetTimeoutOnProgress: true,
-      maxTotalTimeout: 80_000,
-      onprogress: (p) => void messages.push(p.message ?? ''),
-    },
-  ) as Promise<CallToolResult>;
-  const { approval } = await requested;
-  const decided = new Promise<void>((resolve, reject) =>
-    setTimeout(() => control.call('approvals.decide', { id: approval.id, decision: 'approve', scope: 'once' }).then(() => resolve(), reject), 25_000),
-  );
-  const result = await call;
-  await decided;
-  assert.ok(Date.now() - started >= 24_000, 'it waited past twice its idle limit');
+  // Idle limit 12 s, reset by each progress notification (Claude Code's behaviour); Airlock tells it at once and
+  // every 10 s. The client's 12 s pass on its own clock: each time a message sets its deadline again, the clock
+  // moves to 1 ms before it, so the client waits as long as it would without a message, whatever the load here.
+  const IDLE_MS = 12_000;
+  const clock = clientClock(IDLE_MS);
+  let result: CallToolResult;
+  try {
+    let done = false;
+    let toldAgain: (() => void) | undefined;
+    const call = (
+      client.callTool({ name: 'execute', arguments: { code: `const r = await api.items.delete({ path: { id: '9' } }); return r.status;` } }, undefined, {
+        timeout: IDLE_MS,
+        resetTimeoutOnProgress: true,
+        maxTotalTimeout: 80_000,
+        onprogress: (p) => {
+          messages.push(p.message ?? '');
+          toldAgain?.();
+        },
+      }) as Promise<CallToolResult>
+    ).finally(() => (done = true));
+    const { approval } = await requested;
+    // The person decides once the client was told three times (at once, then twice 10 s apart).
+    let decided: Promise<unknown> | undefined;
+    for (let seen = 1; !done; seen = clock.deadlines + 1) {
+      await Promise.race([clock.deadlineSet(seen), new Promise<void>((r) => (toldAgain = r)), call.catch(() => undefined)]);
+      clock.toJustBeforeDeadline();
+      if (messages.length >= 3 && !decided) decided = control.call('approvals.decide', { id: approval.id, decision: 'approve', scope: 'once' });
+    }
+    result = await call;
+    await decided;
+  } finally {
+    clock.off();
+  }
+  assert.ok(clock.now >= 2 * IDLE_MS, `it waited past twice its idle limit (${clock.now} ms of the client's clock)`);
   assert.equal(heldOf(result), undefined);
   assert.equal(textOf(result), '200');
   assert.ok(messages.length >= 3, `told at once and every 10 s (${messages.length} messages)`);
@@ -175,7 +194,7 @@ test('a client that asks for a task gets one at once, polls it while the person 
   const before = mutations();
   // A plain call would be answered "held" 1 ms into its wait; a task never is.
   assert.deepEqual((await control.call('settings.update', { values: { approvalReplyAfterMs: 1 } })).applied, ['approvalReplyAfterMs']);
-  t.after(() => control.call('settings.update', { values: { approvalReplyAfterMs: 2_000 } }));
+  t.after(() => control.call('settings.update', { values: { approvalReplyAfterMs: REPLY_AFTER_MS } }));
   // The task says what it waits for: in tasks/get, and in the status notification the server sends when it changes.
   const waiting = new Promise<string>((resolve) =>
     client.setNotificationHandler(TaskStatusNotificationSchema, (n) => {
@@ -242,7 +261,7 @@ test('the kill switch stops runs still going: one waiting for a person has its r
   )) as CallToolResult;
   const { approval } = await requested;
   const held = heldOf(first);
-  assert.ok(held, 'answered "held" after 2 s');
+  assert.ok(held, 'answered "held" after 1 s');
   assert.deepEqual((await control.call('settings.update', { values: { killSwitch: true } })).applied, ['killSwitch']);
   t.after(() => control.call('settings.update', { values: { killSwitch: false } }));
   for (const deadline = Date.now() + 10_000; (await control.call('approvals.list', {})).some((p) => p.id === approval.id);) {

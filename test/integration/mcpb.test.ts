@@ -8,6 +8,8 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { NODE, ROOT, tempDir } from '../helpers/paths.ts';
+import { dataPaths, defaultDataDir } from '../../main/core/config/dataDir.ts';
+import { lockHolder } from '../../main/core/config/serverInfo.ts';
 
 const built = existsSync(join(ROOT, 'dist', 'cli', 'airlock.js'));
 
@@ -39,7 +41,15 @@ test(
     const bundle = join(ROOT, 'build', `airlock-${version}.mcpb`);
     assert.ok(existsSync(bundle));
     const { dir, cleanup } = tempDir();
-    t.after(cleanup);
+    // The companion the manifest's command started in that HOME exits once idle (AIRLOCK_EXIT_WHEN_IDLE=2); it is
+    // waited for before its directory is removed (it writes there until it exits).
+    const home = join(dir, 'home');
+    t.after(async () => {
+      const lock = dataPaths(defaultDataDir({ platform: process.platform, env: { ...process.env, HOME: home }, home })).lock;
+      for (const deadline = Date.now() + 30_000; lockHolder(lock); await new Promise((r) => setTimeout(r, 100)))
+        assert.ok(Date.now() < deadline, `the companion in ${home} still runs 30 s after the last client left`);
+      cleanup();
+    });
     const unpacked = join(dir, 'ext');
     execFileSync(join(ROOT, 'node_modules', '.bin', 'mcpb'), ['unpack', bundle, unpacked], { stdio: 'ignore', timeout: 60_000 });
     const manifest = JSON.parse(readFileSync(join(unpacked, 'manifest.json'), 'utf8')) as {
@@ -54,7 +64,6 @@ test(
     assert.equal(readdirSync(unpacked).includes('test'), false);
     const args = manifest.server.mcp_config.args.map((a) => a.replace('${__dirname}', unpacked));
     // The manifest's command joins (or starts) the companion of the default data dir: HOME is a temporary one here.
-    const home = join(dir, 'home');
     const list = await inspector(['-e', 'AIRLOCK_EXIT_WHEN_IDLE=2', NODE, ...args, '--method', 'tools/list'], home);
     assert.equal(list.code, 0, list.stderr);
     const tools = (JSON.parse(list.stdout) as { tools: { name: string }[] }).tools.map((x) => x.name);

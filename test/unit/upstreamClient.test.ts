@@ -13,6 +13,7 @@ import { connectStdio, type UpstreamConnection } from '../../main/core/upstream/
 import { childEnvironment } from '../../main/core/upstream/childEnvironment.ts';
 import type { StdioServerEntry } from '../../main/core/upstream/serverEntry.ts';
 import { ROOT } from '../helpers/paths.ts';
+import { clientClock, turn } from '../helpers/clientClock.ts';
 
 const T = { timeout: 30_000 };
 const SERVER = join(ROOT, 'test', 'fixtures', 'upstream', 'testServer.ts');
@@ -89,8 +90,33 @@ test('a line over the bound is drained and refused, and the connection stays usa
 
 test('a call gets no answer within the timeout and fails; progress keeps a long call alive', T, async (t) => {
   const { connection } = await connect(t, { timeoutMs: 1000 });
-  await assert.rejects(connection.call('slow', { ms: 3000 }), /timed out|Request timed out/i);
-  assert.equal(textOf(await connection.call('slow', { ms: 1800, progress: true })), 'done');
+  const clock = clientClock(1000);
+  try {
+    // A server that does not answer: the call fails when its 1 s deadline passes on the client's clock, not before.
+    let settled = false;
+    const silent = connection.call('slow', { ms: 600_000 }).finally(() => (settled = true));
+    await clock.deadlineSet(1);
+    clock.tick(999);
+    await turn();
+    assert.equal(settled, false, 'still waiting 1 ms before the timeout');
+    clock.tick(1);
+    await assert.rejects(silent, /timed out|Request timed out/i);
+
+    // A server that tells progress every 100 ms (real time): each progress sets the deadline again, so the call
+    // lives on while the client's clock moves on to 1 ms before each deadline, many timeouts in all.
+    const started = clock.now;
+    const firstDeadline = clock.deadlines + 1;
+    let done = false;
+    const kept = connection.call('slow', { ms: 1000, progress: true }).finally(() => (done = true));
+    for (let seen = firstDeadline; !done; seen = clock.deadlines + 1) {
+      await Promise.race([clock.deadlineSet(seen), kept.catch(() => undefined)]);
+      clock.toJustBeforeDeadline();
+    }
+    assert.equal(textOf(await kept), 'done');
+    assert.ok(clock.now - started >= 2 * 1000, `alive after ${clock.now - started} ms of the client's clock, over twice its timeout`);
+  } finally {
+    clock.off();
+  }
 });
 
 test('closing stops the whole process group: nothing the server started is left', { timeout: 30_000, skip: process.platform === 'win32' }, async (t) => {
