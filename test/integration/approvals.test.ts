@@ -271,10 +271,11 @@ test('a client that goes away (connection dropped) leaves its request marked; a 
     'still waiting for the person',
   );
   await control.call('approvals.decide', { id: approval.id, decision: 'approve', scope: 'once' });
-  // The run goes on without its client: its API call is recorded once it is sent (a condition with a deadline).
+  // The run goes on without its client: its API call is recorded once it is sent (a condition with a deadline). The
+  // call was recorded once already when it was held (decision pending): the record awaited is the approved one.
   for (const deadline = Date.now() + 15_000; ; await new Promise((r) => setTimeout(r, 50))) {
     const page = await control.call('audit.query', { kind: 'api', limit: 20 });
-    if (page.records.some((r) => r.kind === 'api' && r.runId === approval.request.runId)) break;
+    if (page.records.some((r) => r.kind === 'api' && r.runId === approval.request.runId && r.decision === 'approved')) break;
     assert.ok(Date.now() < deadline, 'the approved call was sent and recorded');
   }
   assert.equal(posts(), before + 1);
