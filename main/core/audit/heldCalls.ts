@@ -31,7 +31,7 @@ export function heldRecord(held: Pick<PendingApproval, 'id' | 'request' | 'creat
 
 /** What settling needs of the audit: the pending records, a run's records, and writing one. */
 export interface HeldAudit {
-  query(q: { kind: 'api'; decision: 'pending'; order: 'oldest'; after?: number; limit: number }): { records: unknown[]; next?: number };
+  query(q: { kind: 'api'; outcome: 'pending'; order: 'oldest'; after?: number; limit: number }): { records: unknown[]; next?: number };
   apiCallsForRun(runId: string): ApiCallEntry[];
   recordApiCall(record: ApiCallRecord): Promise<unknown>;
 }
@@ -45,7 +45,8 @@ export async function settleInterrupted(audit: HeldAudit, options: { alive(pid: 
   let settled = 0;
   let after: number | undefined;
   do {
-    const page = audit.query({ kind: 'api', decision: 'pending', order: 'oldest', limit: 500, ...(after !== undefined ? { after } : {}) });
+    // Through the indexed outcome column (a held call's outcome is `pending`): a start never reads the whole log.
+    const page = audit.query({ kind: 'api', outcome: 'pending', order: 'oldest', limit: 500, ...(after !== undefined ? { after } : {}) });
     for (const record of page.records as ApiCallEntry[]) {
       const id = record.approval?.id;
       if (!id || (record.heldBy !== undefined && options.alive(record.heldBy))) continue;
