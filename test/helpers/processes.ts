@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, NODE, ROOT } from './paths.ts';
+import { seedDemoStore } from './demoStore.ts';
 
 export interface Running {
   child: ChildProcess;
@@ -112,6 +113,7 @@ export interface Served extends Running {
  * (they load in the background: a test that acts on the data dir must not race the demo API creating its files).
  */
 export async function serve(dataDir: string, args: string[] = [], env: Record<string, string | undefined> = {}): Promise<Served> {
+  await seedDemoStore(dataDir);
   const running = runCli(['serve', '--port', '0', '--data-dir', dataDir, ...args], { env });
   const m = await running.waitFor(/serving .* on (http:\/\/[^\s]+)\/mcp/);
   await running.waitFor(/APIs loaded: /);
