@@ -11,3 +11,8 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 export function shellQuote(s: string): string {
   return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
+
+/** What a thrown value says: an Error's message, else the value as text (a throw can throw anything). */
+export function messageOf(thrown: unknown): string {
+  return thrown instanceof Error ? thrown.message : String(thrown);
+}

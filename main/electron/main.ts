@@ -24,6 +24,7 @@ import { appStdioLaunch, launchMode } from './launchMode.ts';
 import { createUpdateCheck } from './updates.ts';
 import { useStdioLauncher } from '../core/clients/stdioLaunch.ts';
 import { defaultDataDir } from '../core/config/dataDir.ts';
+import { messageOf } from '../../contract/values.ts';
 
 const { app, protocol, dialog } = electron;
 
@@ -157,6 +158,6 @@ export async function startDesktop(): Promise<void> {
 }
 
 void startDesktop().catch((error: unknown) => {
-  dialog.showErrorBox('Airlock could not start', (error as { line?: string }).line ?? (error as Error).message);
+  dialog.showErrorBox('Airlock could not start', (error as { line?: string }).line ?? messageOf(error));
   app.exit(1);
 });

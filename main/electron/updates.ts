@@ -1,3 +1,4 @@
+import { messageOf } from '../../contract/values.ts';
 // Updates of the desktop app, opt-in (the `autoUpdate` setting, off by
 // default): check at start and once a day, download in the background, and
 // install when the person quits — the quit flow has already asked about, and
@@ -53,7 +54,7 @@ export function createUpdateCheck(options: UpdateOptions): UpdateCheck {
     try {
       await updater.checkForUpdates();
     } catch (error) {
-      options.log(`update check failed: ${(error as Error).message}`);
+      options.log(`update check failed: ${messageOf(error)}`);
     }
   };
   void checkNow();

@@ -5,16 +5,17 @@
 // worker by the engine, the process by the preparation.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from '../helpers/paths.ts';
 import { createQuickJsEngine, defaultWorkerUrl } from '../../main/core/sandbox/quickjs/quickjsEngine.ts';
 import { createPreparation, defaultPrepareModuleUrl } from '../../main/core/search/preparation.ts';
 import { DEMO_SPEC, tempDir } from '../helpers/paths.ts';
+import { assertFresh, notBuilt as notBuiltYet } from '../helpers/builtOutput.ts';
 
 const worker = join(ROOT, 'out', 'main', 'quickjsWorker.js');
-const notBuilt = existsSync(worker) ? false : 'not built (npm run build)';
+const notBuilt = notBuiltYet(worker);
 
 test('the worker is resolved beside the module: .ts in a checkout, .js in the bundle', () => {
   assert.equal(defaultWorkerUrl('file:///app/out/main/main.js').href, 'file:///app/out/main/quickjsWorker.js');
@@ -24,6 +25,7 @@ test('the worker is resolved beside the module: .ts in a checkout, .js in the bu
 });
 
 test('the built main bundle resolves the worker at run time, not a TypeScript file', { skip: notBuilt, timeout: 10_000 }, () => {
+  assertFresh(worker);
   // The bundle is split in chunks (the core loads after the companion's port is bound), all beside the worker.
   const dir = join(ROOT, 'out', 'main');
   const chunks = readdirSync(dir)
@@ -42,6 +44,7 @@ test('the built main bundle resolves the worker at run time, not a TypeScript fi
 });
 
 test('the built preparing process prepares a document, and the store it writes opens', { skip: notBuilt, timeout: 60_000 }, async (t) => {
+  assertFresh(worker);
   const { dir, cleanup } = tempDir('airlock-bundle-prepare-');
   t.after(cleanup);
   const preparation = createPreparation({ memoryMb: () => 256, moduleUrl: pathToFileURL(join(ROOT, 'out', 'main', 'prepareProcess.js')) });
@@ -56,6 +59,7 @@ test('the built preparing process prepares a document, and the store it writes o
 });
 
 test('the built worker runs code and API calls for the engine', { skip: notBuilt, timeout: 30_000 }, async (t) => {
+  assertFresh(worker);
   const engine = createQuickJsEngine({ poolSize: 0, workerUrl: pathToFileURL(worker) });
   t.after(() => engine.close());
   const client = { operations: [{ operationId: 'items.list', callPath: ['items', 'list'] }], globals: ['api'] };

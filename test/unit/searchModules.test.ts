@@ -127,7 +127,7 @@ test('the fields an operation returns are read without its links and ids, throug
   assert.deepEqual(returnedFields(catalogue.operations[0]!), ['data', 'tempo', 'total']);
 });
 
-test("an operation's score is the sum of its named parts, rounded", () => {
+test("each part of a score is a named weight: a request in the operation's words earns them, one asking for another action loses", () => {
   const catalogue = catalogueOf({
     '/projects/{id}/tasks': { get: { operationId: 'tasks.list', summary: 'List tasks', responses: { 200: { description: 'ok' } } } },
   });
@@ -136,8 +136,10 @@ test("an operation's score is the sum of its named parts, rounded", () => {
   assert.equal(f.action, 'list');
   assert.equal(f.resource, 'task');
   assert.deepEqual(f.segments, [['project'], ['task']]);
-  const { score, parts } = scoreCandidate(op, f, readQuery('list tasks in a project', { vocabulary, learned: {} }), 1);
-  assert.deepEqual(Object.keys(parts), [
+  const scored = (q: string) => scoreCandidate(op, f, readQuery(q, { vocabulary, learned: {} }), 1);
+  const { SCORE_WEIGHTS: S, ACTION_FIT: A, SUMMARY_CREDITS: SU } = weights;
+  const inItsWords = scored('list tasks in a project');
+  assert.deepEqual(Object.keys(inItsWords.parts), [
     'recall',
     'coverage',
     'summary',
@@ -153,18 +155,23 @@ test("an operation's score is the sum of its named parts, rounded", () => {
     'unexplained',
     'object',
   ]);
-  assert.equal(parts.recall, weights.SCORE_WEIGHTS.recall);
-  assert.equal(parts.action, weights.ACTION_FIT.same);
-  assert.equal(parts.owner, weights.SCORE_WEIGHTS.owner);
-  const sum = Object.values(parts).reduce((a, b) => a + b, 0);
-  assert.equal(score, Math.round(sum * weights.SCORE_PRECISION) / weights.SCORE_PRECISION);
+  // Every word explained: full coverage, the summary matched as written, the same action, its owner named, nothing left over.
+  assert.deepEqual(
+    [inItsWords.parts.recall, inItsWords.parts.coverage, inItsWords.parts.summary, inItsWords.parts.action, inItsWords.parts.verb],
+    [S.recall, S.coverage, SU.direct * S.summary, A.same, S.verb],
+  );
+  assert.deepEqual([inItsWords.parts.resource, inItsWords.parts.owner], [S.resource, S.owner]);
+  assert.ok(inItsWords.parts.unexplained === 0, 'nothing left unexplained');
+  // The resource alone: no verb, the project segment unexplained.
+  const bare = scored('tasks');
+  assert.deepEqual([bare.parts.verb, bare.parts.owner, bare.parts.unexplained], [0, 0, -S.unexplainedSegment]);
+  // Another action: the action part turns against it.
+  const other = scored('delete tasks');
+  assert.equal(other.parts.action, A.other);
+  assert.ok(inItsWords.score > bare.score && bare.score > other.score, `${inItsWords.score} > ${bare.score} > ${other.score}`);
 });
 
-test('every weight is a named finite number', () => {
-  for (const [group, value] of Object.entries(weights)) {
-    const entries = typeof value === 'number' ? [[group, value] as const] : Object.entries(value);
-    for (const [name, w] of entries) assert.ok(Number.isFinite(w), `${group}.${name}`);
-  }
+test('a verb is told from a noun', () => {
   assert.ok(isVerb('duplicate') && isVerb('delete') && !isVerb('project'));
 });
 

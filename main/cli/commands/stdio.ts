@@ -13,6 +13,7 @@ import type { CliContext } from '../context.ts';
 import { onShutdown, shutdown } from '../shutdown.ts';
 import { givenCompanionSettings, joinedVerdict, type GivenSetting, type JoinedVerdict } from '../joinedSettings.ts';
 import { unservedScope } from '../../core/mcp/sessionScope.ts';
+import { messageOf } from '../../../contract/values.ts';
 
 /** Keeps stdout for the protocol: console.log/info/debug go to stderr. */
 export function protectStdout(): void {
@@ -91,7 +92,7 @@ async function checkJoined(dataDir: string, given: GivenSetting[]): Promise<Join
     const names = given.map((g) => g.key).join(', ');
     return {
       refused: [
-        `could not ask the running companion (pid ${info.pid}) whether it uses the settings given here (${names}): ${(error as Error).message}. Remove them, or run this client with --in-process.`,
+        `could not ask the running companion (pid ${info.pid}) whether it uses the settings given here (${names}): ${messageOf(error)}. Remove them, or run this client with --in-process.`,
       ],
     };
   }

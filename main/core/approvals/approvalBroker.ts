@@ -30,6 +30,7 @@ import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
 import { AirlockError } from '../util/errors.ts';
 import { GrantStore, grantCovers } from './grantStore.ts';
+import { messageOf } from '../../../contract/values.ts';
 
 export type { PendingApproval, ApprovalRequest };
 
@@ -300,7 +301,7 @@ export class ApprovalBroker implements ApprovalHook {
       try {
         l(e);
       } catch (error) {
-        this.log.error(`approval listener failed: ${(error as Error).message}`);
+        this.log.error(`approval listener failed: ${messageOf(error)}`);
       }
     }
   }

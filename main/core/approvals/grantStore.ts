@@ -19,6 +19,7 @@ import { writeFileAtomic } from '../util/atomicWrite.ts';
 import { AirlockError } from '../util/errors.ts';
 import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
+import { messageOf } from '../../../contract/values.ts';
 
 const fileSchema = z.object({ version: z.literal(1), grants: z.array(grantSchema) });
 
@@ -88,13 +89,13 @@ export class GrantStore {
       text = readFileSync(file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw new AirlockError('config', `cannot read ${file}: ${(error as Error).message}`);
+      throw new AirlockError('config', `cannot read ${file}: ${messageOf(error)}`);
     }
     let parsed: z.infer<typeof fileSchema>;
     try {
       parsed = fileSchema.parse(JSON.parse(text));
     } catch (error) {
-      throw new AirlockError('config', `${file} is not a valid grants file: ${(error as Error).message.split('\n')[0]}`, {
+      throw new AirlockError('config', `${file} is not a valid grants file: ${messageOf(error).split('\n')[0]}`, {
         hint: 'fix it, or delete it to forget every "until revoked" grant',
       });
     }
@@ -238,7 +239,7 @@ export class GrantStore {
     try {
       await writeFileAtomic(file, JSON.stringify({ version: 1, grants }, null, 2) + '\n');
     } catch (error) {
-      this.log.error(`cannot save grants to ${file}: ${(error as Error).message}`);
+      this.log.error(`cannot save grants to ${file}: ${messageOf(error)}`);
     }
   }
 }

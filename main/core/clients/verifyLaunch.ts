@@ -4,6 +4,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { LaunchCommand } from './clientCatalog.ts';
+import { messageOf } from '../../../contract/values.ts';
 
 export type Handshake = { ok: true; tools: string[]; ms: number } | { ok: false; reason: string };
 
@@ -25,7 +26,7 @@ export async function verifyLaunch(launch: LaunchCommand, timeoutMs = 30_000): P
     return { ok: true, tools: tools.map((t) => t.name), ms: Math.round(performance.now() - started) };
   } catch (error) {
     const last = stderr.trim().split('\n').at(-1);
-    return { ok: false, reason: `${(error as Error).message}${last ? ` (the server said: ${last})` : ''}` };
+    return { ok: false, reason: `${messageOf(error)}${last ? ` (the server said: ${last})` : ''}` };
   } finally {
     clearTimeout(timer);
     await client.close().catch(() => undefined);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { mkdirSync, chmodSync, statSync, accessSync, realpathSync, constants, writeFileSync, rmSync } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';
 import { AirlockError } from '../util/errors.ts';
+import { messageOf } from '../../../contract/values.ts';
 
 export const APP_NAME = 'Airlock';
 
@@ -87,7 +88,7 @@ export function checkDataDir(dataDir: string, flag = '--data-dir'): void {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOTDIR') throw fail('a part of the path is a file');
-    if (code !== 'ENOENT') throw fail((error as Error).message);
+    if (code !== 'ENOENT') throw fail(messageOf(error));
   }
   if (isDir === false) throw fail('it is a file, not a directory');
   const target = isDir ? dataDir : real;
@@ -103,7 +104,7 @@ export function checkDataDir(dataDir: string, flag = '--data-dir'): void {
       writeFileSync(probe, '', { mode: 0o600 });
       rmSync(probe, { force: true });
     } catch (error) {
-      throw fail(`cannot write in it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      throw fail(`cannot write in it (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})`);
     }
   }
 }

@@ -11,6 +11,7 @@ import { LOG_LEVELS, type LogLevel } from '../log/logBuffer.ts';
 import type { ChoiceSettingSpec, NumericSettingSpec, SettingGroup, SettingSpec, TextSettingSpec } from '../../../contract/settings.ts';
 import { checkSettingValue } from '../../../contract/settingCheck.ts';
 import { type AuthScheme, AUTH_FORMS, parseAuthScheme } from './auth.ts';
+import { messageOf } from '../../../contract/values.ts';
 
 export type { SettingGroup } from '../../../contract/settings.ts';
 import { ENGINES, NETWORK_MODES } from '../../../contract/names.ts';
@@ -695,7 +696,7 @@ export function resolveSettings(inputs: SettingInputs): ResolvedSettings {
       try {
         values[s.key] = s.parse(raw);
       } catch (error) {
-        throw new SettingError(`${s.env}: ${(error as Error).message}`);
+        throw new SettingError(`${s.env}: ${messageOf(error)}`);
       }
       sources[s.key] = 'env';
       continue;

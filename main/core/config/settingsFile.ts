@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../util/atomicWrite.ts';
 import { AirlockError } from '../util/errors.ts';
 import { type SettingDef, SETTINGS, SettingError } from './settings.ts';
+import { messageOf } from '../../../contract/values.ts';
 
 export function readSettingsFile(file: string): Record<string, unknown> {
   let text: string;
@@ -12,13 +13,13 @@ export function readSettingsFile(file: string): Record<string, unknown> {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new AirlockError('config', `cannot read ${file}: ${(error as Error).message}`);
+    throw new AirlockError('config', `cannot read ${file}: ${messageOf(error)}`);
   }
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    throw new AirlockError('config', `${file} is not valid JSON: ${(error as Error).message}`, { hint: 'fix or delete the file' });
+    throw new AirlockError('config', `${file} is not valid JSON: ${messageOf(error)}`, { hint: 'fix or delete the file' });
   }
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new AirlockError('config', `${file} must hold a JSON object`);
   return validateSettingsObject(raw as Record<string, unknown>, file);

@@ -7,6 +7,7 @@ import { ControlError, type ControlApi } from '../../../contract/controlApi.ts';
 import { controlEventBatchSchema, type ControlEvent } from '../../../contract/events.ts';
 import { errorEnvelopeSchema } from '../../../contract/errors.ts';
 import { AirlockError } from '../util/errors.ts';
+import { messageOf } from '../../../contract/values.ts';
 
 export interface ControlClient extends ControlApi {
   /** Like `events`, but resolves once the stream is open (rejects when it cannot be). */
@@ -21,7 +22,7 @@ export function createControlClient(baseUrl: string, token: string, doFetch: typ
     try {
       response = await doFetch(`${baseUrl}${controlPath(method)}`, { method: 'POST', headers, body: JSON.stringify(input ?? {}) });
     } catch (error) {
-      throw new AirlockError('unavailable', `cannot reach Airlock at ${baseUrl}: ${(error as Error).message}`, {
+      throw new AirlockError('unavailable', `cannot reach Airlock at ${baseUrl}: ${messageOf(error)}`, {
         hint: 'is `airlock serve` (or the app) running? `airlock doctor` tells',
       });
     }

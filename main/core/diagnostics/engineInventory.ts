@@ -4,6 +4,7 @@
 import { createRequire } from 'node:module';
 import { findDeno } from '../sandbox/deno/findDeno.ts';
 import { findSrt } from '../sandbox/srt/srtWrapper.ts';
+import { messageOf } from '../../../contract/values.ts';
 
 export interface ComponentState {
   found: boolean;
@@ -29,7 +30,7 @@ export async function engineInventory(): Promise<EngineInventory> {
     const version = (require('quickjs-emscripten/package.json') as { version: string }).version;
     quickjs = { found: true, version, detail: `quickjs-emscripten ${version} (bundled, wasm)` };
   } catch (error) {
-    quickjs = { found: false, detail: `quickjs-emscripten is missing: ${(error as Error).message}`, installHint: 'reinstall Airlock (npm ci)' };
+    quickjs = { found: false, detail: `quickjs-emscripten is missing: ${messageOf(error)}`, installHint: 'reinstall Airlock (npm ci)' };
   }
   const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
   const permission = major > 22 || (major === 22 && minor >= 13);

@@ -12,6 +12,7 @@ import { redactDeep, type Redactor } from '../log/redactor.ts';
 import type { ApiCallRecord, GateDecision } from '../audit/types.ts';
 import type { ApprovalDecision } from '../approvals/types.ts';
 import type { RunContext } from './types.ts';
+import { messageOf } from '../../../contract/values.ts';
 
 /** The audit could not record a call: its result is withheld. */
 export class AuditWriteError extends Error {}
@@ -97,8 +98,8 @@ async function emit(sink: RecordSink, run: RunContext, full: ApiCallRecord): Pro
     await sink.onApiCall?.(full);
   } catch (error) {
     // Fail closed: a call that cannot be audited does not hand its result back.
-    sink.log.error(`recording an API call failed: ${(error as Error).message}`);
-    throw new AuditWriteError((error as Error).message);
+    sink.log.error(`recording an API call failed: ${messageOf(error)}`);
+    throw new AuditWriteError(messageOf(error));
   }
 }
 

@@ -28,6 +28,7 @@ import { sendHops } from './hopLoop.ts';
 import { AuditWriteError, callRecorder } from './callRecords.ts';
 import { gateContext, type EgressGateOptions, type GateContext } from './gateContext.ts';
 import type { RunContext } from './types.ts';
+import { messageOf } from '../../../contract/values.ts';
 
 export type { GateApi, EgressGateOptions } from './gateContext.ts';
 export { MASK } from './credentialPlacement.ts';
@@ -77,7 +78,7 @@ async function handleCall(gate: GateContext, call: ApiCallRequest, run: RunConte
   try {
     credential = (await gate.options.getCredential()) || undefined;
   } catch (error) {
-    unavailable = (error as { line?: string }).line ?? (error as Error).message;
+    unavailable = (error as { line?: string }).line ?? messageOf(error);
   }
   const redact = redactorFor(gate.options.redactor(), credential);
   const recorder = callRecorder(gate.records, { run, operationId: call?.operationId, redact, started, startedAt });

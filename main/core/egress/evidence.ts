@@ -16,7 +16,7 @@ import type { Logger } from '../log/logger.ts';
 import { redactDeep, type Redactor } from '../log/redactor.ts';
 import { relativePath, type Hop } from './hop.ts';
 import type { UpstreamResponse } from './upstream.ts';
-import { isRecord } from '../../../contract/values.ts';
+import { isRecord, messageOf } from '../../../contract/values.ts';
 
 export const EVIDENCE_TIMEOUT_MS = 3_000;
 export const EVIDENCE_MAX_BYTES = 512 * 1024;
@@ -364,7 +364,7 @@ export async function gatherEvidence(hop: Hop, method: string, options: Evidence
   } catch (error) {
     const timedOut = signal.aborted && !options.signal?.aborted;
     log.info(
-      `evidence read ${source} for ${upper} ${hop.op.path}: ${timedOut ? `no answer within ${timeoutMs} ms` : preview((error as Error).message, redact)}`,
+      `evidence read ${source} for ${upper} ${hop.op.path}: ${timedOut ? `no answer within ${timeoutMs} ms` : preview(messageOf(error), redact)}`,
       about,
     );
     return {
@@ -372,7 +372,7 @@ export async function gatherEvidence(hop: Hop, method: string, options: Evidence
       source,
       note: timedOut
         ? `${source} did not answer within ${timeoutMs / 1000} s, so the current state cannot be shown.`
-        : `${source} could not be read (${preview((error as Error).message, redact)}), so the current state cannot be shown.`,
+        : `${source} could not be read (${preview(messageOf(error), redact)}), so the current state cannot be shown.`,
     };
   }
   log.info(`evidence read ${source} for ${upper} ${hop.op.path}: ${response.status}, ${response.body.length} bytes`, about);
@@ -457,6 +457,6 @@ export async function evidenceFor(
     const evidence = await source(hop, method, redact, run);
     return evidence ? { evidence } : {};
   } catch (error) {
-    return { evidence: { kind: 'none', note: `The current state could not be read: ${redact((error as Error).message).slice(0, 200)}` } };
+    return { evidence: { kind: 'none', note: `The current state could not be read: ${redact(messageOf(error)).slice(0, 200)}` } };
   }
 }

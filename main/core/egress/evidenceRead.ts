@@ -11,6 +11,7 @@ import { gatherEvidence, type EvidenceRead, type EvidenceRun, type EvidenceSourc
 import { callRecord } from './callRecords.ts';
 import type { GateContext } from './gateContext.ts';
 import type { Redactor } from '../log/redactor.ts';
+import { messageOf } from '../../../contract/values.ts';
 
 /** The evidence of one call's held hops, read with that call's key. */
 export function evidenceSource(gate: GateContext, credential: string | undefined): EvidenceSource {
@@ -60,14 +61,14 @@ function evidenceRead(gate: GateContext, credential: string | undefined, redact:
             startedAt,
           }),
         ),
-      ).catch((e: unknown) => gate.log.error(`recording the evidence read failed: ${(e as Error).message}`));
+      ).catch((e: unknown) => gate.log.error(`recording the evidence read failed: ${messageOf(e)}`));
     try {
       const pinned = await gate.pin(gate.origin.hostname);
       const response = await gate.transport({ origin: gate.origin, pinned, method: 'GET', ...request, ...limits });
       await audit(response.status, response.body.length);
       return response;
     } catch (error) {
-      await audit(0, 0, (error as Error).message);
+      await audit(0, 0, messageOf(error));
       throw error;
     }
   };

@@ -13,6 +13,7 @@ import type { LogBuffer, LogLevel } from '../log/logBuffer.ts';
 import { CapacityError, type ExecutionCaps } from './caps.ts';
 import { HeldRuns, KEEP_FINISHED_MS, type HeldApprovals } from './heldRuns.ts';
 import { requestLine, type PendingApproval } from '../../../contract/approvals.ts';
+import { messageOf } from '../../../contract/values.ts';
 
 export const MAX_CODE_BYTES = 256 * 1024;
 
@@ -94,7 +95,7 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
 
   const held = new HeldRuns<ExecuteOutcome>({
     ...(options.approvals ? { approvals: options.approvals } : {}),
-    failed: (error) => notRun('', 'internal', `internal: the run failed: ${(error as Error)?.message ?? String(error)}`),
+    failed: (error) => notRun('', 'internal', `internal: the run failed: ${messageOf(error)}`),
   });
 
   async function execute(code: string, caller: CallerInfo, runOptions: RunOptions = {}): Promise<ExecuteOutcome> {
@@ -127,7 +128,7 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
     try {
       release = await options.caps.acquire(caller.key, signal);
     } catch (error) {
-      return fail(error instanceof CapacityError ? 'capacity' : 'invalid', (error as Error).message);
+      return fail(error instanceof CapacityError ? 'capacity' : 'invalid', messageOf(error));
     }
     // The run has its own cancellation: it may outlive this call (held for a person), and a later call may follow it.
     const cancel = new AbortController();
@@ -180,8 +181,8 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
           bytesOut: Buffer.byteLength(text),
         };
       } catch (error) {
-        log.error(`run ${runId.slice(0, 8)}: the engine failed: ${(error as Error).message}`);
-        return fail('internal', `internal: the sandbox engine failed: ${(error as Error).message}`);
+        log.error(`run ${runId.slice(0, 8)}: the engine failed: ${messageOf(error)}`);
+        return fail('internal', `internal: the sandbox engine failed: ${messageOf(error)}`);
       } finally {
         options.onRunEnd?.(runId);
         ended.abort(RUN_OVER);

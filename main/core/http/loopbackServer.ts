@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { AirlockError } from '../util/errors.ts';
 import type { Logger } from '../log/logger.ts';
 import { checkBearer, checkHostAndOrigin, isLoopbackAddress, type GuardOptions } from './requestGuards.ts';
+import { messageOf } from '../../../contract/values.ts';
 
 export type RouteAuth = 'none' | 'mcp' | 'control';
 
@@ -116,7 +117,7 @@ export async function openLoopbackServer(options: OpeningServerOptions): Promise
   const findRoute = (pathname: string) => routes.find((r) => (r.path.endsWith('/') ? pathname.startsWith(r.path) : pathname === r.path));
   const server: Server = http.createServer({ shouldUpgradeCallback: isOurUpgrade } as ServerOptions, (req, res) => {
     void handle(req, res).catch((error) => {
-      logger.error(`request ${req.method} ${req.url} failed: ${(error as Error).message}`);
+      logger.error(`request ${req.method} ${req.url} failed: ${messageOf(error)}`);
       if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
       else res.end();
     });

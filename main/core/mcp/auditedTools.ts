@@ -11,6 +11,7 @@ import type { AnySchema, ZodRawShapeCompat, ShapeOutput } from '@modelcontextpro
 import { z } from 'zod';
 import type { CallerInfo } from '../approvals/types.ts';
 import type { TaskTool } from './toolTasks.ts';
+import { messageOf } from '../../../contract/values.ts';
 
 /** What a tool handler gets besides its arguments. */
 export interface ToolContext {
@@ -143,7 +144,7 @@ export function auditedTools(server: McpServer, options: AuditedToolsOptions): A
           const progress = task ? { progress: task.status } : progressOf(extra);
           outcome = await handler(args as never, { caller, signal: extra.signal, server, ...progress, ...(task ? { task: { id: task.id } } : {}) });
         } catch (error) {
-          const message = (error as Error).message;
+          const message = messageOf(error);
           try {
             await options.report({ ...base, durationMs: performance.now() - started, outcome: 'error', bytesOut: 0, error: message });
           } catch {
@@ -168,7 +169,7 @@ export function auditedTools(server: McpServer, options: AuditedToolsOptions): A
             content: [
               {
                 type: 'text',
-                text: `The audit log could not record this call (${(error as Error).message}), so its result is withheld. The person running Airlock should check its log.`,
+                text: `The audit log could not record this call (${messageOf(error)}), so its result is withheld. The person running Airlock should check its log.`,
               },
             ],
           };

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { dataPaths } from '../config/dataDir.ts';
 import { AirlockError } from '../util/errors.ts';
 import { isAlive, lockHolder, readServerInfo, whileStarting } from '../config/serverInfo.ts';
+import { messageOf } from '../../../contract/values.ts';
 
 export interface CompanionAddress {
   mcpUrl: string;
@@ -138,7 +139,7 @@ export async function connectOrStart(options: {
     try {
       return await startDesktopApp(app, options.dataDir);
     } catch (error) {
-      options.log('warn', `${(error as Error).message}; starting a headless companion instead`);
+      options.log('warn', `${messageOf(error)}; starting a headless companion instead`);
     }
   }
   options.log('info', `no companion serves ${options.dataDir}: starting one in the background`);

@@ -28,6 +28,7 @@ import { createLeanMcpHttp, HttpStatusError, type LeanMcpHttp } from './leanMcpH
 import { openLeanMcpPipe, PipeClosedError } from './leanMcpPipe.ts';
 import type { CompanionAddress } from './companionLocator.ts';
 import { isAlive } from '../config/serverInfo.ts';
+import { messageOf } from '../../../contract/values.ts';
 
 export interface ForwarderOptions {
   stdin: Readable;
@@ -147,9 +148,9 @@ export async function runForwarder(options: ForwarderOptions): Promise<void> {
           options.refused?.(why);
           return;
         }
-        options.log(`forwarding ${method ?? 'a response'} failed: ${(error as Error).message}${attempt === 0 ? '; finding the companion again' : ''}`);
+        options.log(`forwarding ${method ?? 'a response'} failed: ${messageOf(error)}${attempt === 0 ? '; finding the companion again' : ''}`);
         drop('the companion went away; retry the call');
-        if (attempt === 1 && id !== undefined) fail(id, `cannot reach the Airlock companion (${(error as Error).message})`);
+        if (attempt === 1 && id !== undefined) fail(id, `cannot reach the Airlock companion (${messageOf(error)})`);
       }
     }
   }

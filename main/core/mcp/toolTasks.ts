@@ -13,6 +13,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestTaskStore } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { z } from 'zod';
+import { messageOf } from '../../../contract/values.ts';
 
 /** How long a task and its result are kept: at least 30 min (a person may take as long as the approval timeout), at most 1 h. */
 export const DEFAULT_TASK_TTL_MS = 30 * 60_000;
@@ -80,7 +81,7 @@ export function serveToolTasks(server: McpServer, tools: Map<string, TaskTool>):
       .then(
         (result) => store.storeTaskResult(task.taskId, 'completed', result),
         (error: unknown) =>
-          store.storeTaskResult(task.taskId, 'failed', { content: [{ type: 'text', text: (error as Error).message }], isError: true } satisfies CallToolResult),
+          store.storeTaskResult(task.taskId, 'failed', { content: [{ type: 'text', text: messageOf(error) }], isError: true } satisfies CallToolResult),
       )
       // A cancelled task is terminal: its late result has nowhere to go.
       .catch(() => undefined)

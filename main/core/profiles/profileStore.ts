@@ -11,6 +11,7 @@ import { type Profile, profileFileSchema, profileToFile } from './profile.ts';
 import { PRESETS } from './presets.ts';
 import { isUrl } from '../openapi/loadDocument.ts';
 import { DEMO_SPEC, PROFILE_NAME } from './profile.ts';
+import { messageOf } from '../../../contract/values.ts';
 
 export { PROFILE_NAME };
 
@@ -26,7 +27,7 @@ export function readProfileFile(file: string, name: string): Profile {
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new AirlockError('config', `${file}: not valid JSON: ${(error as Error).message}`, { hint: 'fix or delete the file' });
+    throw new AirlockError('config', `${file}: not valid JSON: ${messageOf(error)}`, { hint: 'fix or delete the file' });
   }
   const parsed = profileFileSchema.safeParse(raw);
   if (!parsed.success) throw new AirlockError('config', `${file}: ${describeZodError(parsed.error)}`, { hint: 'fix the field or delete the file' });
@@ -86,7 +87,7 @@ export class ProfileStore {
       try {
         return { name, profile: this.get(name) };
       } catch (error) {
-        return { name, error: (error as Error).message };
+        return { name, error: messageOf(error) };
       }
     });
   }

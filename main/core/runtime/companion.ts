@@ -43,6 +43,7 @@ import { createMcpServerFactory, type SessionOptions } from './mcpServers.ts';
 import { tuneHeapForServing } from './startContext.ts';
 import { createUpstream } from './upstream.ts';
 import type { CompanionMode, Host, LiveSettings, Services } from './services.ts';
+import { messageOf } from '../../../contract/values.ts';
 
 export type { CompanionMode, Host } from './services.ts';
 
@@ -88,7 +89,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       try {
         await close();
       } catch (error) {
-        logger.error(`closing: ${(error as Error).message}`);
+        logger.error(`closing: ${messageOf(error)}`);
       }
     }
   };

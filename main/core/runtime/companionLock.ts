@@ -9,6 +9,7 @@ import { linkSync, rmSync, writeFileSync, renameSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { AirlockError } from '../util/errors.ts';
 import { isAlive as isProcessAlive, readLock, type LockInfo } from '../config/serverInfo.ts';
+import { messageOf } from '../../../contract/values.ts';
 
 export type { LockInfo };
 
@@ -53,7 +54,7 @@ export function acquireCompanionLock(file: string, dataDir: string, kind: LockIn
     } catch (error) {
       rmSync(tmp, { force: true });
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-        throw new AirlockError('usage', `cannot lock data dir ${dataDir}: ${(error as Error).message}`);
+        throw new AirlockError('usage', `cannot lock data dir ${dataDir}: ${messageOf(error)}`);
       }
     }
     const holder = readLock(file);

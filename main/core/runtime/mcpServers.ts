@@ -22,6 +22,7 @@ import type { SearchableTools } from '../mcp/searchDocsTool.ts';
 import type { ApiOperation } from '../openapi/catalogue.ts';
 import { redactDeep } from '../log/redactor.ts';
 import { createHash, randomUUID } from 'node:crypto';
+import { messageOf } from '../../../contract/values.ts';
 
 export type McpServerServices = Pick<
   Services,
@@ -305,7 +306,7 @@ function searchableTools(s: Pick<Services, 'upstream' | 'logs'>): SearchableTool
       source = toolSearchSource(name, accepted);
     } catch (error) {
       // One server's odd schema costs its own tools their place in search, never the others' or the APIs'.
-      s.logs.logger.warn(`MCP server ${name}: its tools cannot be indexed for search_docs: ${(error as Error).message}`);
+      s.logs.logger.warn(`MCP server ${name}: its tools cannot be indexed for search_docs: ${messageOf(error)}`);
       return [];
     }
     const toolOfOp = (op: ApiOperation) => toolOf(source, op)!;

@@ -11,6 +11,7 @@ import type { SandboxEngine } from '../sandbox/engine.ts';
 import type { GateProxy } from '../sandbox/gateProxy.ts';
 import type { DataPaths } from '../config/dataDir.ts';
 import { createQuickJsEngine } from '../sandbox/quickjs/quickjsEngine.ts';
+import { messageOf } from '../../../contract/values.ts';
 
 export interface EngineRequest {
   settings: Settings;
@@ -56,6 +57,6 @@ export async function createEngine(req: EngineRequest): Promise<SandboxEngine> {
     }
   } catch (error) {
     if (error instanceof AirlockError) throw error;
-    throw new AirlockError('config', `engine ${req.settings.engine} with egress ${req.network} cannot start: ${(error as Error).message}`);
+    throw new AirlockError('config', `engine ${req.settings.engine} with egress ${req.network} cannot start: ${messageOf(error)}`);
   }
 }

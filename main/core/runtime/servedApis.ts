@@ -14,6 +14,7 @@ import type { EgressGate } from '../egress/egressGate.ts';
 import { runClient, type RunClient, type RunTools, type UnavailableApi } from '../execute/runClient.ts';
 import type { LoadedApi } from './loadApi.ts';
 import type { PrepareProgress } from '../search/preparedApi.ts';
+import { messageOf } from '../../../contract/values.ts';
 
 /** One API, opened: loaded, with its key and its gate. */
 export interface OpenedApi {
@@ -297,7 +298,7 @@ export class ServedApis {
         // Cancelled because it was disabled: nothing to say.
         if (entry.cancel.signal.aborted && this.entries.get(entry.name) !== entry) return;
         entry.state = 'failed';
-        entry.error = (error as AirlockError).line ?? (error as Error).message;
+        entry.error = (error as AirlockError).line ?? messageOf(error);
         if (this.entries.get(entry.name) === entry) this.options.logger.error(`API ${entry.name} could not be loaded: ${entry.error}`);
         this.changed();
       },

@@ -19,6 +19,7 @@ import { addFromJson, removeServer } from '../upstream/serverAdmin.ts';
 import { carryOut, importCandidate, planImport } from '../upstream/serverImport.ts';
 import type { ServerReview, ServerView } from '../../../contract/servers.ts';
 import type { Services } from './services.ts';
+import { messageOf } from '../../../contract/values.ts';
 
 export type ServerHandlerServices = Pick<Services, 'info' | 'upstream' | 'keys' | 'logs' | 'hub' | 'broker'>;
 
@@ -44,7 +45,7 @@ export function createServerHandlers(c: ServerHandlerServices): Pick<ControlHand
     try {
       held = new Set(await c.keys.store.list());
     } catch (error) {
-      unknown = redact((error as AirlockError).line ?? (error as Error).message);
+      unknown = redact((error as AirlockError).line ?? messageOf(error));
     }
     const entries = new Map(store.list().map((s) => [s.name, s.entry]));
     const path = (await cachedLoginPath()) ?? process.env.PATH;
@@ -140,7 +141,7 @@ export function createServerHandlers(c: ServerHandlerServices): Pick<ControlHand
           found = await registrar.servers(d.id);
         } catch (error) {
           // A file that cannot be read is said, never shown as a client with no server.
-          out.push({ client: d.id, label: d.label, error: (error as AirlockError).line ?? (error as Error).message, servers: [] });
+          out.push({ client: d.id, label: d.label, error: (error as AirlockError).line ?? messageOf(error), servers: [] });
           continue;
         }
         const { label, file, entries } = found;

@@ -9,6 +9,7 @@ import { createLogger, type Logger } from '../log/logger.ts';
 import { usageError } from '../util/errors.ts';
 import { RedactionHolder } from '../log/redactionHolder.ts';
 import v8 from 'node:v8';
+import { messageOf } from '../../../contract/values.ts';
 
 export interface StartContext extends ResolvedSettings {
   logBuffer: LogBuffer;
@@ -23,7 +24,7 @@ export function startContext(flags: Record<string, unknown>, env: Record<string,
   try {
     dataDir = (flags.dataDir as string | undefined) ?? (env[dataDirDef.env] ? dataDirDef.parse(env[dataDirDef.env]!) : defaultDataDir());
   } catch (error) {
-    throw usageError(`${dataDirDef.env}: ${(error as Error).message}`);
+    throw usageError(`${dataDirDef.env}: ${messageOf(error)}`);
   }
   checkDataDir(dataDir, flags.dataDir !== undefined ? '--data-dir' : env[dataDirDef.env] ? dataDirDef.env : 'the default data dir');
   const file = readSettingsFile(dataPaths(dataDir).settings);

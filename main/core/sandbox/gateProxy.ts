@@ -10,6 +10,7 @@ import { silentLogger } from '../log/logger.ts';
 import { tokensEqual } from '../http/tokenFile.ts';
 import { checkHostAndOrigin } from '../http/requestGuards.ts';
 import type { ApiCallRequest, ApiCallResult } from './engine.ts';
+import { messageOf } from '../../../contract/values.ts';
 
 /** What a run does with each call that arrives with its token (the run's bound `callApi`). */
 export type RunCallHandler = (request: ApiCallRequest) => Promise<ApiCallResult>;
@@ -69,14 +70,14 @@ export async function startGateProxy(options: { logger?: Logger; maxBodyBytes?: 
         call = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ApiCallRequest;
         if (!call || typeof call !== 'object' || typeof call.operationId !== 'string') throw new Error('operationId missing');
       } catch (error) {
-        return reply(400, { error: `bad call: ${(error as Error).message}` });
+        return reply(400, { error: `bad call: ${messageOf(error)}` });
       }
       // The run may have ended while the body was in flight.
       if (!findRun(req.headers.authorization)) return reply(401, { error: 'no live run for this token' });
       run(call)
         .then((result) => reply(200, result))
         .catch((error) => {
-          log.error(`gate proxy: ${(error as Error).message}`);
+          log.error(`gate proxy: ${messageOf(error)}`);
           reply(500, { error: 'gate failure' });
         });
     });

@@ -10,6 +10,7 @@ import { resolveCredential, type ResolvedCredential } from './resolveCredential.
 import { fingerprint } from './fingerprint.ts';
 import { describeSecretStore, type SecretStoreView } from './secretStoreView.ts';
 import type { AuthScheme } from '../config/auth.ts';
+import { messageOf } from '../../../contract/values.ts';
 
 const CREDENTIAL_TTL_MS = 10_000;
 
@@ -70,7 +71,7 @@ export async function createCredentials(options: {
   } catch (error) {
     // The store's error names the way forward; it is said once, here.
     warnedUnavailable = true;
-    logger.warn(`API key for profile ${profile}: ${(error as AirlockError).line ?? (error as Error).message}`);
+    logger.warn(`API key for profile ${profile}: ${(error as AirlockError).line ?? messageOf(error)}`);
   }
   if (!keychain.available && !warnedUnavailable && options.auth.type !== 'none') {
     logger.warn(`${keychain.detail}${state.source === 'env' ? '; using AIRLOCK_API_KEY' : ''}`);

@@ -24,6 +24,7 @@ import { airlockClient, clientCalls, type ElicitHandler, type UpstreamConnection
 import type { AirlockOAuth } from './oauthProvider.ts';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { messageOf } from '../../../contract/values.ts';
 
 export interface HttpConnectOptions {
   /** Header values by header name (from the key store). */
@@ -166,7 +167,7 @@ export async function connectHttp(name: string, entry: HttpServerEntry, options:
   const signedIn = async (error: unknown, transport: AuthTransport): Promise<boolean> => {
     const code = oauth?.pendingCode?.();
     if (!code) return false;
-    options.log(redact(`MCP server ${name}: signing in (${(error as Error).message})`));
+    options.log(redact(`MCP server ${name}: signing in (${messageOf(error)})`));
     await transport.finishAuth(await code);
     return true;
   };
@@ -193,11 +194,11 @@ export async function connectHttp(name: string, entry: HttpServerEntry, options:
     if (error instanceof AirlockError) throw failed(error.line);
     if (error instanceof UnauthorizedError) throw failed(`needs you to sign in: airlock servers login ${name} (${error.message})`);
     // A server that does not speak Streamable HTTP (4xx to its POST) may speak the legacy SSE transport.
-    options.log(redact(`MCP server ${name}: Streamable HTTP failed (${(error as Error).message}); trying the legacy SSE transport`));
+    options.log(redact(`MCP server ${name}: Streamable HTTP failed (${messageOf(error)}); trying the legacy SSE transport`));
     try {
       connection = await attempt(() => new SSEClientTransport(url, { fetch: fetchChecked, eventSourceInit: { fetch: fetchChecked }, requestInit, ...auth }));
     } catch (second) {
-      throw failed(`did not answer initialize: ${(second as Error).message}`);
+      throw failed(`did not answer initialize: ${messageOf(second)}`);
     }
   }
   const { client: connected, transport } = connection;

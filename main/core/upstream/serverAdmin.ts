@@ -13,7 +13,7 @@ import { OAUTH_SECRET } from './oauthProvider.ts';
 import { importCandidate } from './serverImport.ts';
 import { serverProfile } from './toolGate.ts';
 import type { GrantStore } from '../approvals/grantStore.ts';
-import { isRecord } from '../../../contract/values.ts';
+import { isRecord, messageOf } from '../../../contract/values.ts';
 
 /** Where clients keep their map of servers, for a pasted config that holds one. */
 const ROOTS = ['mcpServers', 'servers', 'context_servers', 'mcp_servers'];
@@ -24,7 +24,7 @@ export function pastedEntry(json: string): { from?: string; raw: unknown } {
   try {
     value = JSON.parse(json);
   } catch (error) {
-    throw new AirlockError('usage', `the pasted text is not JSON: ${(error as Error).message}`);
+    throw new AirlockError('usage', `the pasted text is not JSON: ${messageOf(error)}`);
   }
   if (!isRecord(value)) throw new AirlockError('usage', 'the pasted JSON is not an object (paste one server entry, e.g. {"command": "npx", "args": [...]})');
   if ('command' in value || 'url' in value || 'serverUrl' in value || 'httpUrl' in value) return { raw: value };

@@ -24,6 +24,7 @@ import type { AirlockError } from '../util/errors.ts';
 import type { ServerEntry } from './serverEntry.ts';
 import { policyFor, toolKind } from './toolPolicy.ts';
 import type { Review } from './toolPins.ts';
+import { messageOf } from '../../../contract/values.ts';
 
 /** The largest tool result a script or a client gets, as JSON; the rest is cut, and the result says so. */
 export const DEFAULT_MAX_RESULT_BYTES = 512 * 1024;
@@ -123,7 +124,7 @@ export function createToolGate(options: ToolGateOptions): ToolGate {
       try {
         await options.onApiCall?.(full);
       } catch (error) {
-        throw new AuditWriteError((error as Error).message);
+        throw new AuditWriteError(messageOf(error));
       }
     };
     const refuse = async (code: string, message: string, decision: GateDecision, approval?: ApprovalDecision) => {
@@ -162,7 +163,7 @@ export function createToolGate(options: ToolGateOptions): ToolGate {
       try {
         listed = await options.servers.tools(call.server);
       } catch (error) {
-        return refused(await refuse('airlock_server_unavailable', (error as AirlockError).line ?? (error as Error).message, 'refused'));
+        return refused(await refuse('airlock_server_unavailable', (error as AirlockError).line ?? messageOf(error), 'refused'));
       }
       if (listed.review.state !== 'accepted') {
         const what = listed.review.state === 'unreviewed' ? 'its tools have not been reviewed yet' : 'its tools changed since a person accepted them';
@@ -225,8 +226,8 @@ export function createToolGate(options: ToolGateOptions): ToolGate {
       try {
         result = await options.servers.call(call.server, call.tool, (call.args ?? {}) as Record<string, unknown>, run.signal);
       } catch (error) {
-        await record({ decision, status: 0, error: (error as AirlockError).line ?? (error as Error).message, ...(approval ? { approval } : {}) });
-        return refused(gateError('airlock_tool_failed', redact(`${call.server}/${call.tool} failed: ${(error as Error).message}`)));
+        await record({ decision, status: 0, error: (error as AirlockError).line ?? messageOf(error), ...(approval ? { approval } : {}) });
+        return refused(gateError('airlock_tool_failed', redact(`${call.server}/${call.tool} failed: ${messageOf(error)}`)));
       }
       await record({
         decision,

@@ -11,6 +11,7 @@ import { AIRLOCK_VERSION } from '../util/version.ts';
 import { startChild, type ChildExit, type StartedChild } from './childProcess.ts';
 import { ChildTransport } from './childTransport.ts';
 import type { StdioServerEntry } from './serverEntry.ts';
+import { messageOf } from '../../../contract/values.ts';
 
 export interface UpstreamConnection {
   /** The server's tools, as it lists them (every page). */
@@ -49,7 +50,7 @@ export async function connectStdio(name: string, entry: StdioServerEntry, option
   try {
     child = startChild({ command: entry.command, args: entry.args, env: options.env, onStderrLine: (line) => options.log(redact(`${name} stderr: ${line}`)) });
   } catch (error) {
-    throw new AirlockError('config', `MCP server ${name}: ${entry.command} could not be started: ${(error as Error).message}`);
+    throw new AirlockError('config', `MCP server ${name}: ${entry.command} could not be started: ${messageOf(error)}`);
   }
   const transport = new ChildTransport({
     from: child.process.stdout,
@@ -81,7 +82,7 @@ export async function connectStdio(name: string, entry: StdioServerEntry, option
     await child.stop();
     if (error instanceof AirlockError) throw error;
     if (exit) throw failed(exit.error ? `could not be started: ${exit.error.message}` : `exited before it answered (${exit.signal ?? `code ${exit.code}`})`);
-    throw failed(`did not answer initialize: ${(error as Error).message}`);
+    throw failed(`did not answer initialize: ${messageOf(error)}`);
   }
   return {
     ...clientCalls(client, entry.timeoutMs, failed),

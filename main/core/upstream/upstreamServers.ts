@@ -17,6 +17,7 @@ import type { ServerEntry } from './serverEntry.ts';
 import type { NamedServer } from './serverStore.ts';
 import { reviewOf, toolsDigest, type PinStore, type PinnedTool, type Review } from './toolPins.ts';
 import type { UpstreamConnection } from './upstreamClient.ts';
+import { messageOf } from '../../../contract/values.ts';
 
 export type ServerState = 'disabled' | 'configured' | 'starting' | 'connected' | 'failed' | 'stopped';
 
@@ -308,7 +309,7 @@ export class UpstreamServers {
           up.tools = await up.connection.tools();
         } catch (error) {
           // Its tools are unknown now: it is not left running on the list it had (started again, and listed, later).
-          this.crashed(name, slot, `its tools changed, and listing them again failed: ${(error as Error).message}`, up.connection);
+          this.crashed(name, slot, `its tools changed, and listing them again failed: ${messageOf(error)}`, up.connection);
           return;
         }
         const review = reviewOf(this.options.pins.get(name)?.tools, up.tools);

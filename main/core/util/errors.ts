@@ -4,6 +4,7 @@
 // Each kind maps to one code of the contract's error envelope, so every
 // surface reports the same failure the same way.
 import type { ErrorCode, ErrorEnvelope } from '../../../contract/errors.ts';
+import { messageOf } from '../../../contract/values.ts';
 
 export type ErrorKind =
   | 'usage' // a bad flag, value or argument: the CLI exits 2
@@ -54,10 +55,9 @@ export function usageError(message: string, hint?: string): AirlockError {
   return new AirlockError('usage', message, hint === undefined ? {} : { hint });
 }
 
+/** What a thrown value says, for a person: an AirlockError's line (its message and hint), else its message. */
 export function errorMessage(error: unknown): string {
-  if (error instanceof AirlockError) return error.line;
-  if (error instanceof Error) return error.message;
-  return String(error);
+  return error instanceof AirlockError ? error.line : messageOf(error);
 }
 
 /**

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import { AirlockError } from './errors.ts';
+import { messageOf } from '../../../contract/values.ts';
 
 /** The first problem of a schema check, with its field, and how many more there are. */
 export function firstIssue(error: z.ZodError): string {
@@ -20,7 +21,7 @@ export function readJsonFile<S extends z.ZodType>(file: string, schema: S, hint:
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new AirlockError('config', `${file}: not valid JSON: ${(error as Error).message}`, { hint });
+    throw new AirlockError('config', `${file}: not valid JSON: ${messageOf(error)}`, { hint });
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) throw new AirlockError('config', `${file}: ${firstIssue(parsed.error)}`, { hint });

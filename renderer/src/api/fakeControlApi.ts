@@ -13,6 +13,7 @@ import type { ApiView } from '../../../contract/apis.ts';
 import type { Status } from '../../../contract/status.ts';
 import type { ServerReview, ServerView } from '../../../contract/servers.ts';
 import { SERVER_NAME } from '../../../contract/names.ts';
+import { messageOf } from '../../../contract/values.ts';
 
 export type FakeHandlers = { [M in ControlMethod]?: (input: ControlInput<M>) => ControlOutput<M> | Promise<ControlOutput<M>> };
 
@@ -326,7 +327,7 @@ export function fakeServers(
           try {
             value = JSON.parse(json);
           } catch (error) {
-            throw new ControlError('bad_input', `the pasted text is not JSON: ${(error as Error).message}`);
+            throw new ControlError('bad_input', `the pasted text is not JSON: ${messageOf(error)}`);
           }
           if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ControlError('bad_input', 'the pasted JSON is not an object');
           const record = value as Record<string, unknown>;

@@ -8,6 +8,7 @@ import type { Status } from '../../../contract/status.ts';
 import type { CallState } from '../api/hooks.ts';
 import { useControl } from '../api/ControlProvider.tsx';
 import './shell.css';
+import { messageOf } from '../../../contract/values.ts';
 
 function useKillSwitch(status: CallState<Status>) {
   const { api } = useControl();
@@ -24,7 +25,7 @@ function useKillSwitch(status: CallState<Status>) {
       }
       return true;
     } catch (e) {
-      setError(`The kill switch was not changed: ${(e as Error).message}`);
+      setError(`The kill switch was not changed: ${messageOf(e)}`);
       return false;
     } finally {
       setBusy(false);

@@ -24,6 +24,7 @@ import { useControl } from '../api/ControlProvider.tsx';
 import { rangeText, readable, shownValue } from './settingText.ts';
 import { InlineText } from './InlineText.tsx';
 import './SettingsForm.css';
+import { messageOf } from '../../../contract/values.ts';
 
 /** Settings with their own home elsewhere in the app, never in this form. */
 const ELSEWHERE: ReadonlySet<string> = new Set(['killSwitch']);
@@ -306,7 +307,7 @@ export function SettingsForm({ keys, label }: { keys?: readonly string[]; label:
       setDrafts({});
       view.reload();
     } catch (error) {
-      const message = (error as Error).message;
+      const message = messageOf(error);
       const named = refusedSetting(message, shown);
       if (named) setErrors({ [named.meta.key]: refusal(named.meta, named.message) });
       setOutcome({ kind: 'alert', text: named ? `Nothing was saved: ${named.meta.label} was refused.` : `Nothing was saved: ${message}` });

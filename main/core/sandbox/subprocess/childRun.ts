@@ -19,6 +19,7 @@ import { lineReader, parseGuestLine, type GuestMessage } from './childLines.ts';
 import { errorFromExit, errorFromReport, makePathScrubber, makeScrubber, type GuestErrorReport } from './outcome.ts';
 import type { MemoryCap } from './hostTools.ts';
 import { MemoryGuard } from './memoryGuard.ts';
+import { messageOf } from '../../../../contract/values.ts';
 
 /** A runtime that has not said its code is about to run by then has failed to start. */
 const STARTUP_TIMEOUT_MS = 30_000;
@@ -221,7 +222,7 @@ export class ChildRun {
     } catch (error) {
       // A run that ended meanwhile (deadline, abort, its process gone) has nothing left to cap.
       if (this.#settled) return;
-      log.error(`could not cap the memory of a ${name} run: ${(error as Error).message}`);
+      log.error(`could not cap the memory of a ${name} run: ${messageOf(error)}`);
       this.fail({ kind: 'internal', message: `The ${label} engine could not put the run under its memory cap` });
       return;
     }
@@ -229,7 +230,7 @@ export class ChildRun {
     try {
       process.kill(runtimePid, 'SIGUSR2');
     } catch (error) {
-      if (!this.#settled) this.fail({ kind: 'internal', message: `The ${label} runtime could not be told to start: ${(error as Error).message}` });
+      if (!this.#settled) this.fail({ kind: 'internal', message: `The ${label} runtime could not be told to start: ${messageOf(error)}` });
     }
   }
 

@@ -37,6 +37,7 @@ import { buildGuestScript, clientRoots } from './guestPrelude.ts';
 import { limitError } from '../runBudget.ts';
 import { ChildRun, killGroup } from './childRun.ts';
 import type { MemoryCap } from './hostTools.ts';
+import { messageOf } from '../../../../contract/values.ts';
 
 export interface LaunchSpec {
   command: string;
@@ -136,11 +137,11 @@ export function createSubprocessEngine(config: SubprocessEngineConfig): Subproce
     try {
       runDir = await mkdtemp(join(config.tmpRoot, 'run-'));
     } catch (error) {
-      log.error(`could not create a run directory: ${(error as Error).message}`);
+      log.error(`could not create a run directory: ${messageOf(error)}`);
       return early(started, { kind: 'internal', message: `The ${config.label} engine could not prepare the run` });
     }
     const removeRunDir = () => {
-      rm(runDir, { recursive: true, force: true }).catch((error: unknown) => log.warn(`could not remove a run directory: ${(error as Error).message}`));
+      rm(runDir, { recursive: true, force: true }).catch((error: unknown) => log.warn(`could not remove a run directory: ${messageOf(error)}`));
     };
     const nonce = randomBytes(12).toString('hex');
     const childRun = new ChildRun({
@@ -162,7 +163,7 @@ export function createSubprocessEngine(config: SubprocessEngineConfig): Subproce
     try {
       spec = await config.launch({ runDir, limits });
     } catch (error) {
-      log.error(`could not prepare the ${config.label} command: ${(error as Error).message}`);
+      log.error(`could not prepare the ${config.label} command: ${messageOf(error)}`);
       childRun.fail({ kind: 'internal', message: `The ${config.label} engine could not prepare the run` }, false);
     }
     if (!spec || childRun.settled || closed) {

@@ -13,6 +13,7 @@ import { useControl } from '../../api/ControlProvider.tsx';
 import { useControlEvents } from '../../api/hooks.ts';
 import { RecordDetail } from './RecordDetail.tsx';
 import './Activity.css';
+import { messageOf } from '../../../../contract/values.ts';
 
 const EMPTY = { text: '', client: '', tool: '', profile: '', operation: '', method: '', outcome: '', decision: '', from: '', to: '', runId: '' };
 /** A link from elsewhere (the Answered list: `#/activity?run=<runId>&seq=<seq>`): that run's records, the one named selected. */
@@ -104,7 +105,7 @@ export default function ActivityScreen() {
       download(parts, name, format === 'csv' ? 'text/csv' : 'application/x-ndjson');
       setExported(`Exported ${count} records to ${name}.`);
     } catch (error) {
-      setExported(controller.signal.aborted ? 'Export cancelled.' : `Export failed: ${(error as Error).message}`);
+      setExported(controller.signal.aborted ? 'Export cancelled.' : `Export failed: ${messageOf(error)}`);
     } finally {
       setExporting(undefined);
     }

@@ -14,6 +14,7 @@ import { useCall, useControlEvents } from '../../api/hooks.ts';
 import type { ApiProgress } from '../../../../contract/apis.ts';
 import { progressWords } from './progressWords.ts';
 import { InlineText } from '../../components/InlineText.tsx';
+import { messageOf } from '../../../../contract/values.ts';
 
 type Summary = ControlOutput<'profiles.inspect'>;
 
@@ -49,7 +50,7 @@ export function AddProfile({ onSaved }: { onSaved(message: string): void }) {
       if (!auth) setAuth(summary.auth);
       if (!name) setName(suggestName(summary.title));
     } catch (error) {
-      setState({ phase: 'failed', error: (error as Error).message });
+      setState({ phase: 'failed', error: messageOf(error) });
     }
   };
   const wanted = name.trim();
@@ -98,7 +99,7 @@ export function AddProfile({ onSaved }: { onSaved(message: string): void }) {
         setTakenHere(wanted);
         profiles.reload();
         setState((s) => ({ ...s, phase: 'loaded' }));
-      } else setState((s) => ({ ...s, phase: 'loaded', error: (error as Error).message }));
+      } else setState((s) => ({ ...s, phase: 'loaded', error: messageOf(error) }));
     }
   };
   const s = state.summary;

@@ -23,6 +23,7 @@ import { InlineText } from '../../components/InlineText.tsx';
 import { PendingSwitch } from '../../components/PendingSwitch.tsx';
 import { Message, type ScreenMessage } from '../../components/Message.tsx';
 import './apis.css';
+import { messageOf } from '../../../../contract/values.ts';
 
 /** APIs this small show their operations at once; larger ones behind a click (and are only then read). */
 const OPEN_UP_TO = 50;
@@ -32,7 +33,7 @@ function keyError(error: unknown, store: SecretStoreView | undefined): string {
   if (error instanceof ControlError && error.code === 'unavailable' && store && !store.available) {
     return `The key was not stored: ${store.problem ?? 'the keychain cannot be used'} ${store.action ?? ''}`.trim();
   }
-  return (error as Error).message;
+  return messageOf(error);
 }
 
 function KeyForm({ profile, onDone, store, sendsKey }: { profile: string; onDone(message: string): void; store?: SecretStoreView; sendsKey: boolean }) {
@@ -209,7 +210,7 @@ export function ApisScreen() {
             : `${a.name} is served${v.operations !== undefined ? ` (${v.operations} operations)` : ''}: scripts reach it as ${v.id}.`,
       });
     } catch (error) {
-      setMessage({ kind: 'alert', text: `${a.name}: ${(error as Error).message}` });
+      setMessage({ kind: 'alert', text: `${a.name}: ${messageOf(error)}` });
     } finally {
       setWanted((w) => {
         const { [a.name]: _, ...rest } = w;

@@ -11,6 +11,7 @@ import { useControl } from '../../api/ControlProvider.tsx';
 import { useRules } from '../rules/useRules.ts';
 import { EffectiveBadge } from '../rules/ruleParts.tsx';
 import { Message, type ScreenMessage } from '../../components/Message.tsx';
+import { messageOf } from '../../../../contract/values.ts';
 
 const SHOWN = 200;
 
@@ -42,7 +43,7 @@ export function OperationPolicies({ profile }: { profile: ProfileView }) {
       operations.reload();
       rules.reload();
     } catch (error) {
-      setMessage({ kind: 'alert', text: (error as Error).message });
+      setMessage({ kind: 'alert', text: messageOf(error) });
     }
   };
   const list = operations.data ?? [];

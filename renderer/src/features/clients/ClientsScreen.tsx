@@ -17,6 +17,7 @@ import { InlineText } from '../../components/InlineText.tsx';
 import { DiffView } from '../../components/DiffView.tsx';
 import { Message, type ScreenMessage } from '../../components/Message.tsx';
 import { ApiPicker, reachOf, sameScope } from './ApiPicker.tsx';
+import { messageOf } from '../../../../contract/values.ts';
 
 type Change = ControlOutput<'clients.change'>;
 
@@ -51,7 +52,7 @@ function ClientRow({ client, apis, onChanged }: { client: ClientStatusView; apis
     try {
       await fn();
     } catch (error) {
-      setMessage({ kind: 'alert', text: (error as Error).message });
+      setMessage({ kind: 'alert', text: messageOf(error) });
     } finally {
       setBusy(false);
     }

@@ -8,6 +8,7 @@ import { NETWORK_MODES, ENGINES } from '../../../../contract/engine.ts';
 import { useCall } from '../../api/hooks.ts';
 import { useControl } from '../../api/ControlProvider.tsx';
 import { InlineText } from '../../components/InlineText.tsx';
+import { messageOf } from '../../../../contract/values.ts';
 
 const ENGINE_LABEL: Record<string, string> = { quickjs: 'QuickJS', deno: 'Deno', node: 'Node' };
 const EGRESS_LABEL: Record<string, string> = { executor: 'Engine bounds it', wrapper: 'srt wrapper', none: 'Unbounded' };
@@ -37,7 +38,7 @@ function CellDetails({ cell, locked, onApplied }: { cell: EngineCell; locked: st
       });
       onApplied(`Applied: the next run uses ${ENGINE_LABEL[r.engine]} with egress ${r.egress}${r.saved ? '' : ' (for this session only: not saved)'}.`);
     } catch (e) {
-      setError((e as Error).message);
+      setError(messageOf(e));
     } finally {
       setBusy(false);
     }

@@ -17,6 +17,7 @@ import { EffectiveBadge, Hits, when } from './ruleParts.tsx';
 import './rules.css';
 import { InlineText } from '../../components/InlineText.tsx';
 import { Message, type ScreenMessage } from '../../components/Message.tsx';
+import { messageOf } from '../../../../contract/values.ts';
 
 /** Rows shown unless "every operation" is ticked: what a rule can matter for. */
 function worthShowing(op: RuleOperation): boolean {
@@ -67,7 +68,7 @@ export function RulesScreen() {
       setMessage({ kind: 'status', text: await work() });
       rules.reload();
     } catch (error) {
-      setMessage({ kind: 'alert', text: (error as Error).message });
+      setMessage({ kind: 'alert', text: messageOf(error) });
     }
   };
   const setPolicy = (op: RuleOperation, value: string) =>

@@ -13,6 +13,7 @@ import { ControlError } from '../../../../contract/controlApi.ts';
 import { useControl } from '../../api/ControlProvider.tsx';
 import { InlineText } from '../../components/InlineText.tsx';
 import { EMPTY_DRAFT, MODE_FIELDS, addInput, draftProblems, fieldOfError, suggestedName, type AddDraft, type AddField, type AddMode } from './serverForm.ts';
+import { messageOf } from '../../../../contract/values.ts';
 
 const MODES: { value: AddMode; label: string; hint: string }[] = [
   { value: 'command', label: 'Command', hint: 'Airlock starts it' },
@@ -73,7 +74,7 @@ export function AddServer({ taken, onAdded }: { taken: readonly string[]; onAdde
       nameFromJson.current = false;
       onAdded(view, draft.mode);
     } catch (error) {
-      const message = (error as Error).message;
+      const message = messageOf(error);
       const field = fieldOfError(draft.mode, message);
       setRefusal({ field, message, ...(error instanceof ControlError && error.hint ? { hint: error.hint } : {}) });
       if (field) focusField(field);

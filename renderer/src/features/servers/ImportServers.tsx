@@ -15,6 +15,7 @@ import { useControl } from '../../api/ControlProvider.tsx';
 import { DiffView } from '../../components/DiffView.tsx';
 import { InlineText } from '../../components/InlineText.tsx';
 import { printable } from './serverWords.ts';
+import { messageOf } from '../../../../contract/values.ts';
 
 type ImportableClient = ControlOutput<'servers.importable'>[number];
 type ImportResult = ControlOutput<'servers.import'>;
@@ -60,7 +61,7 @@ function ImportClient({ client, taken, onMoved }: { client: ImportableClient; ta
         onMoved(r);
       }
     } catch (e) {
-      if (mine === asked.current) setError((e as Error).message);
+      if (mine === asked.current) setError(messageOf(e));
     } finally {
       if (mine === asked.current) setBusy(undefined);
     }

@@ -5,6 +5,7 @@
 // refusal is said in the question, which stays open.
 import { ErrorAlert } from '../../components/Message.tsx';
 import { useEffect, useRef, useState } from 'react';
+import { messageOf } from '../../../../contract/values.ts';
 
 /** `onRemove` resolves once the core removed it (the screen then moves the focus on), rejects with why not. */
 export function RemoveServer({ name, secrets, onRemove }: { name: string; secrets: number; onRemove(): Promise<void> }) {
@@ -30,7 +31,7 @@ export function RemoveServer({ name, secrets, onRemove }: { name: string; secret
     try {
       await onRemove();
     } catch (e) {
-      setError((e as Error).message);
+      setError(messageOf(e));
       setRemoving(false);
     }
   };

@@ -27,6 +27,7 @@ import { RemoveServer } from './RemoveServer.tsx';
 import type { AddMode } from './serverForm.ts';
 import { ADD_COMMAND, ADD_URL_COMMAND, printable, reviewWords, secretCommand, stateWords } from './serverWords.ts';
 import './servers.css';
+import { messageOf } from '../../../../contract/values.ts';
 
 function EnabledSwitch({ v, wanted, onChange }: { v: ServerView; wanted: boolean | undefined; onChange(on: boolean): void }) {
   return (
@@ -176,7 +177,7 @@ export function ServersScreen() {
         text: on ? `${v.name} enabled: it starts on first use.` : `${v.name} disabled: its process is stopped, and calls to its tools are refused.`,
       });
     } catch (error) {
-      setMessage({ kind: 'alert', text: `${v.name}: ${(error as Error).message}` });
+      setMessage({ kind: 'alert', text: `${v.name}: ${messageOf(error)}` });
     } finally {
       setWanted((w) => {
         const { [v.name]: _, ...rest } = w;
@@ -195,7 +196,7 @@ export function ServersScreen() {
       answered(next);
       setMessage(done(next));
     } catch (error) {
-      setMessage({ kind: 'alert', text: `${v.name}: ${(error as Error).message}` });
+      setMessage({ kind: 'alert', text: `${v.name}: ${messageOf(error)}` });
     } finally {
       setRestarting((r) => {
         const { [v.name]: _, ...rest } = r;

@@ -16,6 +16,7 @@ import { DiffView } from '../../components/DiffView.tsx';
 import { InlineText } from '../../components/InlineText.tsx';
 import { Message, type ScreenMessage } from '../../components/Message.tsx';
 import { KIND_WORDS, POLICY_WORDS, REVIEW_WORDS, printable, type ToolPolicy } from './serverWords.ts';
+import { messageOf } from '../../../../contract/values.ts';
 
 type Loaded = { kind: 'loading' } | { kind: 'error'; message: string } | { kind: 'ready'; review: ServerReview };
 
@@ -59,7 +60,7 @@ export function ToolReview({ server, listed }: { server: ServerView; listed: unk
         },
         (error: unknown) => {
           if (mine !== generation.current) return;
-          setLoaded({ kind: 'error', message: (error as Error).message });
+          setLoaded({ kind: 'error', message: messageOf(error) });
           setReloading(false);
         },
       );
@@ -94,7 +95,7 @@ export function ToolReview({ server, listed }: { server: ServerView; listed: unk
       show(await api.call('servers.setPolicy', { name, ...(tool ? { tool } : {}), policy }));
       setMessage({ kind: 'status', text: `${what}: ${policy ?? 'back to the default'}, from the next call.` });
     } catch (error) {
-      setMessage({ kind: 'alert', text: `${what}: ${(error as Error).message}` });
+      setMessage({ kind: 'alert', text: `${what}: ${messageOf(error)}` });
     }
   };
 
@@ -110,7 +111,7 @@ export function ToolReview({ server, listed }: { server: ServerView; listed: unk
       });
     } catch (error) {
       const changed = error instanceof ControlError && error.code === 'conflict';
-      setMessage({ kind: 'alert', text: changed ? `${(error as Error).message}. Here they are as they are now: read them again.` : (error as Error).message });
+      setMessage({ kind: 'alert', text: changed ? `${messageOf(error)}. Here they are as they are now: read them again.` : messageOf(error) });
       if (changed) load(false);
     } finally {
       setAccepting(false);

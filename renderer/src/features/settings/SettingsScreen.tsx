@@ -8,6 +8,7 @@ import { SettingsForm } from '../../components/SettingsForm.tsx';
 import { useControl } from '../../api/ControlProvider.tsx';
 import { useCall } from '../../api/hooks.ts';
 import { Message, type ScreenMessage } from '../../components/Message.tsx';
+import { messageOf } from '../../../../contract/values.ts';
 
 function TokenRotation() {
   const { api } = useControl();
@@ -23,7 +24,7 @@ function TokenRotation() {
         text: `MCP token rotated: the new one is in ${r.file}; ${r.endedSessions} client session(s) ended. Clients that send the old token are refused until their configuration has the new one.`,
       });
     } catch (error) {
-      setMessage({ kind: 'alert', text: (error as Error).message });
+      setMessage({ kind: 'alert', text: messageOf(error) });
     }
   };
   return (
