@@ -223,6 +223,25 @@ test('an oversized response and the rate limit end in clear errors', async () =>
   assert.equal((limited.error as { code: string }).code, 'airlock_rate_limited');
 });
 
+test("over the client's rate, a mutation under ask is refused before a person is asked or anything is read, and recorded", async () => {
+  const { hook, requests } = scriptedApprovals(['yes']);
+  const records: ApiCallRecord[] = [];
+  const before = echo.received.length;
+  const keys: string[] = [];
+  const limited = await gate({ profile: { policy: 'ask' }, approvals: hook, records, rateLimit: (key) => (keys.push(key), false) }).call(
+    { operationId: 'items.delete', path: { id: '7' } },
+    freshRun(),
+  );
+  assert.equal((limited.error as { code: string }).code, 'airlock_rate_limited');
+  assert.deepEqual(keys, ['test'], "the rate is the caller's");
+  assert.equal(requests.length, 0, 'no person was asked');
+  assert.equal(echo.received.length, before, 'nothing reached the API, not even a read for evidence');
+  assert.deepEqual(
+    records.map((r) => [r.decision, r.status]),
+    [['refused', 429]],
+  );
+});
+
 /** An approval hook that records each request and answers from a script of decisions. */
 function scriptedApprovals(answers: ('yes' | 'no')[]) {
   const requests: import('../../main/core/approvals/types.ts').MutationApprovalRequest[] = [];

@@ -14,6 +14,7 @@ import { maskedCredential, type CredentialPlacement } from './credentialPlacemen
 import { evidenceFor, type EvidenceSource } from './evidence.ts';
 import type { ApprovalDecision, ApprovalHook, MutationApprovalRequest } from '../approvals/types.ts';
 import type { GateDecision } from '../audit/types.ts';
+import { notApprovedCode } from '../approvals/notApproved.ts';
 import type { RunContext } from './types.ts';
 
 const BODY_PREVIEW_CHARS = 16_384;
@@ -133,12 +134,7 @@ function answered(decision: ApprovalDecision, hop: Hop, url: string, what: strin
     }
     return { decision: 'approved', approval: decision };
   }
-  const code = {
-    no_approver: 'airlock_approval_required',
-    timeout: 'airlock_approval_timeout',
-    withdrawn: 'airlock_approval_withdrawn',
-    denied: 'airlock_mutation_denied',
-  }[decision.code];
+  const code = notApprovedCode(decision.code, 'airlock_mutation_denied');
   const text = decision.code === 'no_approver' ? `${what} ${decision.reason}` : `${what} was not approved: ${decision.reason}`;
   return { decision: 'denied', approval: decision, refusal: gateError(code, text) };
 }

@@ -1,7 +1,7 @@
 // The hops of one call: the request the script asked for, then each
 // same-origin redirect it may lead to. Every hop is decided on its own
-// (gateDecision.ts), checked once more just before it leaves (the run still
-// going, the caller's rate, the key's form), sent to the pinned address with
+// (gateDecision.ts) once it is within the caller's rate, checked once more
+// just before it leaves (the run still going, the key's form), sent to the pinned address with
 // the key in its place, and recorded. A redirect is followed only when a read
 // leads to a read, at most MAX_REDIRECTS times, and never to another origin:
 // the key goes nowhere else. Any other redirect comes back to the script
@@ -64,6 +64,9 @@ function shownUrl(gate: GateContext, hop: Hop): string {
 
 async function sendHop(gate: GateContext, hop: Hop, hops: number, pinned: PinnedAddress, call: CallInFlight): Promise<Step> {
   const url = shownUrl(gate, hop);
+  // Over the client's rate, nothing more happens: no evidence is read, no person is asked (as for a tool call).
+  const overRate = rateRefusal(gate, call);
+  if (overRate) return { result: await call.recorder.refuse(hop.op, hop.method, overRate, url) };
   const context = { ...gate.decision, evidence: evidenceSource(gate, call.credential) };
   const decision = await decideHop(context, hop, url, call.run, call.redact, call.credential !== undefined);
   const held = decision.refusal ? { result: decision.refusal, decision: decision.decision, approval: decision.approval } : lastCheck(gate, decision, call);
@@ -92,14 +95,17 @@ async function sendHop(gate: GateContext, hop: Hop, hops: number, pinned: Pinned
   return { result };
 }
 
-/** Why a hop the decision lets through is still not sent: the run ended, the caller is over its rate, the key is not in the scheme's form. */
+/** A hop over the caller's rate: refused before anything else is done for it. */
+function rateRefusal(gate: GateContext, call: CallInFlight): Refusal | undefined {
+  if (!gate.options.rateLimit || gate.options.rateLimit(call.run.caller.key)) return undefined;
+  const message = 'too many API calls from this client: slow down and retry (the limit is a setting: --rate-limit)';
+  return { result: gateError('airlock_rate_limited', message, 429), decision: 'refused' };
+}
+
+/** Why a hop the decision lets through is still not sent: the run ended, the key is not in the scheme's form. */
 function lastCheck(gate: GateContext, decision: HopDecision, call: CallInFlight): Refusal | undefined {
   if (call.run.signal?.aborted)
     return { result: gateError('airlock_run_ended', 'the run ended before the call was sent'), decision: 'refused', approval: decision.approval };
-  if (gate.options.rateLimit && !gate.options.rateLimit(call.run.caller.key)) {
-    const message = 'too many API calls from this client: slow down and retry (the limit is a setting: --rate-limit)';
-    return { result: gateError('airlock_rate_limited', message, 429), decision: 'refused' };
-  }
   const problem = credentialProblem(gate.placement, call.credential, gate.api.profile.name);
   return problem ? { result: gateError('airlock_credential_format', problem, 401), decision: 'refused' } : undefined;
 }

@@ -273,6 +273,8 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       },
       engines,
       upstream: upstream.servers,
+      serverEntries: upstream.entries,
+      serverReviews: upstream.reviews,
       toolGate: upstream.gate,
       runs: { execute, caps },
       sessions,

@@ -6,7 +6,6 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createMcpServer, refreshTools, type ToolRegistrar } from '../mcp/createMcpServer.ts';
 import { executeInputText, registerExecute } from '../mcp/executeTool.ts';
 import { registerDiagnostics, type DiagnosticsContext } from '../mcp/diagnosticsTools.ts';
-import { ServerStore } from '../upstream/serverStore.ts';
 import { callerOf, type ToolCallReport, type ToolContext } from '../mcp/auditedTools.ts';
 import type { ApiInReach, NamedApi } from '../mcp/apisInReach.ts';
 import { namedFromProfile } from '../profiles/apiIdentifier.ts';
@@ -26,7 +25,22 @@ import { messageOf } from '../../../contract/values.ts';
 
 export type McpServerServices = Pick<
   Services,
-  'info' | 'settings' | 'logs' | 'api' | 'apis' | 'keys' | 'audit' | 'broker' | 'engines' | 'runs' | 'sessions' | 'host' | 'hub' | 'upstream' | 'toolGate'
+  | 'info'
+  | 'settings'
+  | 'logs'
+  | 'api'
+  | 'apis'
+  | 'keys'
+  | 'audit'
+  | 'broker'
+  | 'engines'
+  | 'runs'
+  | 'sessions'
+  | 'host'
+  | 'hub'
+  | 'upstream'
+  | 'serverEntries'
+  | 'toolGate'
 >;
 
 /** The audit record of one tool call. */
@@ -243,8 +257,8 @@ async function callDirect(s: Pick<Services, 'toolGate'>, tool: DirectTool, args:
 }
 
 /** list_mcp_servers and toggle_mcp_server: the servers' states, and a switch that waits for a person's yes. */
-function serverDiagnostics(s: Pick<Services, 'upstream' | 'broker' | 'info' | 'hub' | 'logs'>): NonNullable<DiagnosticsContext['servers']> {
-  const store = new ServerStore(s.info.paths.servers);
+function serverDiagnostics(s: Pick<Services, 'upstream' | 'serverEntries' | 'broker' | 'hub' | 'logs'>): NonNullable<DiagnosticsContext['servers']> {
+  const store = s.serverEntries;
   return {
     list: () =>
       s.upstream.status().map((v) => ({

@@ -6,7 +6,6 @@
 // server-reviews.json, and the running servers read them at the next call.
 import type { ControlHandlers } from '../control/dispatch.ts';
 import { AirlockError } from '../util/errors.ts';
-import { ServerStore } from '../upstream/serverStore.ts';
 import { secretAccount, secretNames, serverTarget, type ServerEntry } from '../upstream/serverEntry.ts';
 import { serverReview } from '../upstream/serverReview.ts';
 import { OAUTH_CALLBACK_PORT, cachedLoginPath } from '../upstream/serverLauncher.ts';
@@ -14,20 +13,19 @@ import { missingCommandWarning } from '../upstream/commandLookup.ts';
 import { OAUTH_SECRET } from '../upstream/oauthProvider.ts';
 import { browserAuthorize } from '../upstream/oauthBrowserFlow.ts';
 import { serverProfile } from '../upstream/toolGate.ts';
-import { PinStore } from '../upstream/toolPins.ts';
 import { addFromJson, removeServer } from '../upstream/serverAdmin.ts';
 import { carryOut, importCandidate, planImport } from '../upstream/serverImport.ts';
 import type { ServerReview, ServerView } from '../../../contract/servers.ts';
 import type { Services } from './services.ts';
 import { messageOf } from '../../../contract/values.ts';
 
-export type ServerHandlerServices = Pick<Services, 'info' | 'upstream' | 'keys' | 'logs' | 'hub' | 'broker'>;
+export type ServerHandlerServices = Pick<Services, 'info' | 'upstream' | 'serverEntries' | 'serverReviews' | 'keys' | 'logs' | 'hub' | 'broker'>;
 
 type ServerMethods = Extract<keyof ControlHandlers, `servers.${string}`>;
 
 export function createServerHandlers(c: ServerHandlerServices): Pick<ControlHandlers, ServerMethods> {
-  const store = new ServerStore(c.info.paths.servers);
-  const pins = new PinStore(c.info.paths.serverReviews);
+  const store = c.serverEntries;
+  const pins = c.serverReviews;
   const registrarOf = async () => (await import('../clients/machineRegistrar.ts')).machineRegistrar(c.info.paths.root);
   const log = c.logs.logger;
   const redact = (line: string) => c.logs.redact(line);

@@ -19,6 +19,8 @@ import type { EventHub } from '../control/eventHub.ts';
 import type { LoadedApi } from './loadApi.ts';
 import type { ServedApis } from './servedApis.ts';
 import type { UpstreamServers } from '../upstream/upstreamServers.ts';
+import type { ServerStore } from '../upstream/serverStore.ts';
+import type { PinStore } from '../upstream/toolPins.ts';
 import type { ToolGate } from '../upstream/toolGate.ts';
 import type { Preparation } from '../search/preparation.ts';
 
@@ -115,6 +117,10 @@ export interface Services {
   engines: Engines;
   /** Other MCP servers behind the gate (issue 20). */
   upstream: UpstreamServers;
+  /** servers.json, read and written through this one store. */
+  serverEntries: ServerStore;
+  /** What a person accepted of each server's tools. */
+  serverReviews: PinStore;
   /** The gate every call to one of their tools goes through (scripts' and clients' direct calls alike). */
   toolGate: ToolGate;
   runs: Runs;

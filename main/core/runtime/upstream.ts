@@ -18,6 +18,10 @@ import { launchServer } from '../upstream/serverLauncher.ts';
 import { createToolGate, type ToolGate } from '../upstream/toolGate.ts';
 
 export interface UpstreamParts {
+  /** servers.json: the servers a person added (made once here; the control methods and the tools share it). */
+  entries: ServerStore;
+  /** What a person accepted of each server's tools. */
+  reviews: PinStore;
   servers: UpstreamServers;
   gate: ToolGate;
   /** What a run may reach of them: the accepted tools of every enabled server, through the gate. */
@@ -69,6 +73,8 @@ export function createUpstream(deps: {
     maxArgumentBytes: deps.maxMessageBytes,
   });
   return {
+    entries,
+    reviews: pins,
     servers,
     gate,
     runTools: () => {

@@ -23,6 +23,7 @@ import { AuditWriteError, approvalField, callRecord } from '../egress/callRecord
 import type { AirlockError } from '../util/errors.ts';
 import type { ServerEntry } from './serverEntry.ts';
 import { policyFor, toolKind } from './toolPolicy.ts';
+import { notApprovedCode } from '../approvals/notApproved.ts';
 import type { Review } from './toolPins.ts';
 import { messageOf } from '../../../contract/values.ts';
 
@@ -195,13 +196,14 @@ export function createToolGate(options: ToolGateOptions): ToolGate {
           .whilePaused(() => approvals.request(request, { ...(run.signal ? { signal: run.signal } : {}), ...(run.elicit ? { elicit: run.elicit } : {}) }))
           .finally(() => waited?.());
         if (!approval.approved) {
-          const code = {
-            no_approver: 'airlock_approval_required',
-            timeout: 'airlock_approval_timeout',
-            withdrawn: 'airlock_approval_withdrawn',
-            denied: 'airlock_tool_denied',
-          }[approval.code];
-          return refused(await refuse(code, `${call.server}/${call.tool} was not approved: ${approval.reason}`, 'denied', approval));
+          return refused(
+            await refuse(
+              notApprovedCode(approval.code, 'airlock_tool_denied'),
+              `${call.server}/${call.tool} was not approved: ${approval.reason}`,
+              'denied',
+              approval,
+            ),
+          );
         }
         decision = 'approved';
         // While the person decided, the server may have said its tools changed: the yes was for what was reviewed.

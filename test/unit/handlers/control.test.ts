@@ -30,6 +30,8 @@ import {
   shopApi,
   testLogs,
 } from '../../helpers/handlerServices.ts';
+import { ServerStore } from '../../../main/core/upstream/serverStore.ts';
+import { PinStore } from '../../../main/core/upstream/toolPins.ts';
 
 const T = { timeout: 10_000 };
 
@@ -54,6 +56,8 @@ async function setup(t: { after(fn: () => void): void }) {
     gate: fakeGate(api),
     engines: fakeEngines(),
     upstream: noUpstream(),
+    serverEntries: new ServerStore(companionInfo(dir).paths.servers),
+    serverReviews: new PinStore(companionInfo(dir).paths.serverReviews),
     toolGate: noToolGate(),
     runs: fakeRuns(),
     sessions: new SessionRegistry(),

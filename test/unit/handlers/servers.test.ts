@@ -33,14 +33,24 @@ function setup(t: { after(fn: () => void): void }) {
   let heard!: () => void;
   const changed = new Promise<void>((resolve) => (heard = resolve));
   hub.subscribe({ send: (batch) => batch.some((e) => e.type === 'servers-changed') && heard() });
+  const reviews = new PinStore(info.paths.serverReviews);
   const upstream = new UpstreamServers({
     entries: () => store.list(),
-    pins: new PinStore(info.paths.serverReviews),
+    pins: reviews,
     launch: () => Promise.reject(new Error('not started in this test')),
     logger: silentLogger,
   });
   const broker = new ApprovalBroker({ timeoutMs: 60_000, approversAvailable: () => true, noApproverMessage: 'nobody', grants: new GrantStore() });
-  const handlers = createServerHandlers({ info, upstream, keys: fakeKeys(keyStore), logs: testLogs(), hub, broker });
+  const handlers = createServerHandlers({
+    info,
+    upstream,
+    serverEntries: store,
+    serverReviews: reviews,
+    keys: fakeKeys(keyStore),
+    logs: testLogs(),
+    hub,
+    broker,
+  });
   return { info, store, keyStore, handlers, changed };
 }
 
