@@ -12,8 +12,8 @@ import { useApprovals } from '../api/useApprovals.ts';
 import { useTheme } from './useTheme.ts';
 import type { PendingApproval } from '../../../contract/approvals.ts';
 import { bridge } from '../api/ipcControlApi.ts';
-import { useCall } from '../api/hooks.ts';
 import { useConnection } from '../api/ControlProvider.tsx';
+import { StatusProvider, useStatus } from '../api/StatusProvider.tsx';
 import { KillSwitchBar, KillSwitchControl, type KillFocus } from './KillSwitch.tsx';
 import { ConnectionBanner, CONNECTION_BANNER_ID } from './ConnectionBanner.tsx';
 import { ScreenBoundary, retryableLazy } from './ScreenBoundary.tsx';
@@ -44,11 +44,20 @@ function useScreen(): [ScreenId, (id: ScreenId) => void] {
 }
 
 export function App() {
+  return (
+    <StatusProvider>
+      <Shell />
+    </StatusProvider>
+  );
+}
+
+/** The nav, the kill switch, the current screen and the approval drawer. */
+function Shell() {
   const [screen, go] = useScreen();
   useTheme();
   useEffect(() => bridge()?.onNavigate?.((id) => go(screenFromHash(`#/${id}`))), [go]);
   const approvals = useApprovals();
-  const status = useCall('status', {}, { intervalMs: 2000, refreshOn: ['approval-requested', 'approval-decided', 'apis-changed'] });
+  const status = useStatus();
   const connection = useConnection();
   const stale = connection.state !== 'ok';
   const [killFocus, setKillFocus] = useState<KillFocus>();

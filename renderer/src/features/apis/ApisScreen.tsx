@@ -9,6 +9,7 @@
 // API is one API among the others: it can be switched off too.
 import { useRef, useState } from 'react';
 import { useCall, useControlEvents } from '../../api/hooks.ts';
+import { useStatus } from '../../api/StatusProvider.tsx';
 import { useControl } from '../../api/ControlProvider.tsx';
 import { ControlError } from '../../../../contract/controlApi.ts';
 import type { ApiProgress, ApiView } from '../../../../contract/apis.ts';
@@ -157,7 +158,7 @@ export function ApisScreen() {
   const apis = useCall('apis.list', {}, { refreshOn: ['apis-changed'] });
   const profiles = useCall('profiles.list', {}, { refreshOn: ['apis-changed', 'rules-changed'] });
   const keys = useCall('keys.list', {});
-  const status = useCall('status', {}, { refreshOn: ['apis-changed'] });
+  const status = useStatus();
   const [message, setMessage] = useState<ScreenMessage>();
   /** Switches on their way: the state each was turned to. */
   const [wanted, setWanted] = useState<Record<string, boolean>>({});

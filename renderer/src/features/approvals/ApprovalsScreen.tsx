@@ -28,11 +28,11 @@ import { GrantsList } from './GrantsList.tsx';
 import { ScopeChooser, SCOPE_TEXT } from './ScopeChooser.tsx';
 import { AnsweredList } from './AnsweredList.tsx';
 import { GUARD_MS, isTextField, keysDownNow, trackKeys } from './promptGuard.ts';
-import { useCall } from '../../api/hooks.ts';
+import { useStatus } from '../../api/StatusProvider.tsx';
 
 /** In the desktop app: say so when the OS will not show Airlock's notifications, so nobody waits for one. */
 function NotificationsNotice() {
-  const status = useCall('status', {}, { refreshOn: ['approval-requested'] });
+  const status = useStatus();
   const desktop = status.data?.desktop;
   if (!desktop || desktop.notifications === 'enabled') return null;
   return (

@@ -6,6 +6,7 @@ import { useState } from 'react';
 import type { EngineCell } from '../../../../contract/engine.ts';
 import { NETWORK_MODES, ENGINES } from '../../../../contract/engine.ts';
 import { useCall } from '../../api/hooks.ts';
+import { useStatus } from '../../api/StatusProvider.tsx';
 import { useControl } from '../../api/ControlProvider.tsx';
 import { InlineText } from '../../components/InlineText.tsx';
 import { messageOf } from '../../../../contract/values.ts';
@@ -107,7 +108,7 @@ function CellDetails({ cell, locked, onApplied }: { cell: EngineCell; locked: st
 }
 
 export function EngineScreen() {
-  const status = useCall('status', {}, { refreshOn: ['status'] });
+  const status = useStatus();
   const matrix = useCall('engine.matrix', {});
   const [chosen, setChosen] = useState<{ engine: string; egress: string }>();
   const [applied, setApplied] = useState<string>();

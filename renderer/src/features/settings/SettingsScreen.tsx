@@ -6,13 +6,13 @@
 import { useState } from 'react';
 import { SettingsForm } from '../../components/SettingsForm.tsx';
 import { useControl } from '../../api/ControlProvider.tsx';
-import { useCall } from '../../api/hooks.ts';
+import { useStatus } from '../../api/StatusProvider.tsx';
 import { Message, type ScreenMessage } from '../../components/Message.tsx';
 import { messageOf } from '../../../../contract/values.ts';
 
 function TokenRotation() {
   const { api } = useControl();
-  const status = useCall('status', {});
+  const status = useStatus();
   const [confirming, setConfirming] = useState(false);
   const [message, setMessage] = useState<ScreenMessage>();
   const rotate = async () => {
