@@ -33,6 +33,7 @@ import { UpstreamServers } from '../../main/core/upstream/upstreamServers.ts';
 import type { ToolGate } from '../../main/core/upstream/toolGate.ts';
 import { silentLogger } from '../../main/core/log/logger.ts';
 import type { CompanionInfo, Engines, EngineState, Keys, LiveSettings, Logs, Runs } from '../../main/core/runtime/services.ts';
+import { createLiveSettings } from '../../main/core/runtime/liveSettings.ts';
 import { AirlockError, type ErrorKind } from '../../main/core/util/errors.ts';
 import { clientShape, clientShapeJson } from '../../main/core/sandbox/guestClient.ts';
 
@@ -57,18 +58,20 @@ export const logged = (logs: Logs, level?: 'debug' | 'info' | 'warn' | 'error'):
     .map((e) => e.message);
 
 export interface TestSettings extends LiveSettings {
-  /** Each `apply` call's keys, in order. */
+  /** The keys of each change put into effect, in order. */
   readonly applied: string[][];
 }
 
-/** The settings in effect as resolveSettings makes them from flags, env and settings.json; `apply` is recorded. */
+/** The settings in effect as resolveSettings makes them from flags, env and settings.json; each change applied is recorded. */
 export function liveSettings(
   dir: string,
   inputs: { flags?: Record<string, unknown>; env?: Record<string, string>; file?: Record<string, unknown> } = {},
 ): TestSettings {
   const resolved = resolveSettings({ flags: { dataDir: dir, ...inputs.flags }, env: inputs.env ?? {}, file: inputs.file ?? {}, defaultDataDir: dir });
   const applied: string[][] = [];
-  return { values: resolved.settings, sources: resolved.sources, apply: (keys) => void applied.push([...keys]), applied };
+  const settings = createLiveSettings(resolved);
+  settings.onApplied((keys) => void applied.push([...keys]));
+  return Object.assign(settings, { applied });
 }
 
 /** A small API: reads, a create, a delete, and a read the profile marks as a mutation. */

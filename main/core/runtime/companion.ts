@@ -42,7 +42,8 @@ import { noApproverMessage } from './boundaryText.ts';
 import { createMcpServerFactory, type SessionOptions } from './mcpServers.ts';
 import { tuneHeapForServing } from './startContext.ts';
 import { createUpstream } from './upstream.ts';
-import type { CompanionMode, Host, LiveSettings, Services } from './services.ts';
+import type { CompanionMode, Host, Services } from './services.ts';
+import { createLiveSettings } from './liveSettings.ts';
 import { messageOf } from '../../../contract/values.ts';
 
 export type { CompanionMode, Host } from './services.ts';
@@ -72,11 +73,6 @@ export interface Companion {
   close(): Promise<void>;
 }
 
-/** The settings in effect (a copy the companion may change live), where each came from, and how a change is applied. */
-function liveSettings(resolved: ResolvedSettings, apply: (keys: string[]) => void): LiveSettings {
-  return { values: { ...resolved.settings }, sources: resolved.sources, apply };
-}
-
 export async function createCompanion(options: CompanionOptions): Promise<Companion> {
   const { logger, logBuffer: buffer, mode } = options;
   const env = options.env ?? process.env;
@@ -96,9 +92,8 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
 
   try {
     // 1. The settings in effect, the engine choice checked before anything starts, the data dir. A live change
-    //    reaches the caps, the rate limit and the runs built below: `live.apply` is set once they exist (step 6).
-    const live: { apply(keys: string[]): void } = { apply: () => {} };
-    const settings = liveSettings(options.resolved, (keys) => live.apply(keys));
+    //    reaches the caps, the rate limit and the runs built below, which listen once they exist (step 6).
+    const settings = createLiveSettings(options.resolved);
     const values = settings.values;
     const engineChoice = checkEngineChoice(values, logger);
     const info = { version: AIRLOCK_VERSION, mode, startedAt: new Date(), paths: dataPaths(values.dataDir) };
@@ -241,7 +236,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       approvals: broker,
       replyAfterMs: () => values.approvalReplyAfterMs,
     });
-    live.apply = liveApplier({ values, caps, rate, execute, hub, logger });
+    settings.onApplied(liveApplier({ values, caps, rate, execute, hub, logger }));
 
     // 7. The MCP sessions: when one ends, its session grants end and its waiting runs say so.
     const sessions = new SessionRegistry();
@@ -256,9 +251,6 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       logs,
       preparation,
       apis,
-      get api() {
-        return apis.primary().api;
-      },
       keys: {
         store,
         get credentials() {
@@ -268,9 +260,6 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       },
       audit,
       broker,
-      get gate() {
-        return apis.primary().gate;
-      },
       engines,
       upstream: upstream.servers,
       serverEntries: upstream.entries,
@@ -346,13 +335,13 @@ function describeServed(apis: ServedApis): string {
 
 /** Puts live settings (already written into `values`) into effect: caps, the rate limit, the kill switch. */
 function liveApplier(parts: {
-  values: Settings;
+  values: Readonly<Settings>;
   caps: ExecutionCaps;
   rate: RateLimiter;
   execute: ExecuteService;
   hub: EventHub;
   logger: Logger;
-}): (keys: string[]) => void {
+}): (keys: (keyof Settings)[]) => void {
   const { values, caps, rate, execute, hub, logger } = parts;
   return (keys) => {
     if (keys.some((k) => ['maxConcurrent', 'queueSize', 'queueTimeoutMs', 'perCallerConcurrent'].includes(k))) caps.configure(capsOf(values));

@@ -28,7 +28,6 @@ export type McpServerServices = Pick<
   | 'info'
   | 'settings'
   | 'logs'
-  | 'api'
   | 'apis'
   | 'keys'
   | 'audit'

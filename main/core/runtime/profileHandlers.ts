@@ -23,7 +23,7 @@ function readBack(store: ProfileStore, saved: Profile): Profile {
   }
 }
 
-export type ProfileHandlerServices = Pick<Services, 'info' | 'api' | 'apis' | 'logs' | 'hub' | 'preparation' | 'settings'>;
+export type ProfileHandlerServices = Pick<Services, 'info' | 'apis' | 'logs' | 'hub' | 'preparation' | 'settings'>;
 
 export function createProfileHandlers(
   c: ProfileHandlerServices,

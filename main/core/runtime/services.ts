@@ -11,12 +11,10 @@ import type { SecretStore } from '../secrets/secretStore.ts';
 import type { Credentials } from '../secrets/credentials.ts';
 import type { AuditStore } from '../audit/auditStore.ts';
 import type { ApprovalBroker } from '../approvals/approvalBroker.ts';
-import type { EgressGate } from '../egress/egressGate.ts';
 import type { ExecuteService } from '../execute/executeService.ts';
 import type { ExecutionCaps } from '../execute/caps.ts';
 import type { SessionRegistry } from '../mcp/sessionRegistry.ts';
 import type { EventHub } from '../control/eventHub.ts';
-import type { LoadedApi } from './loadApi.ts';
 import type { ServedApis } from './servedApis.ts';
 import type { UpstreamServers } from '../upstream/upstreamServers.ts';
 import type { ServerStore } from '../upstream/serverStore.ts';
@@ -34,13 +32,15 @@ export interface CompanionInfo {
   readonly paths: DataPaths;
 }
 
-/** The settings in effect, where each came from, and how a live change is put into effect. */
+/** The settings in effect, where each came from, and the one way a live change is made (liveSettings.ts). */
 export interface LiveSettings {
-  /** The values in effect; a live change is written here before `apply`. */
-  readonly values: Settings;
-  readonly sources: ResolvedSettings['sources'];
-  /** Puts live settings (already written into `values`) into effect: caps, rate limit, kill switch. */
-  apply(keys: string[]): void;
+  /** The values in effect (changed only through `set`). */
+  readonly values: Readonly<Settings>;
+  readonly sources: Readonly<ResolvedSettings['sources']>;
+  /** Changes live settings, as read from the settings file, and puts them into effect: every listener hears the keys. */
+  set(changes: Partial<Settings>): void;
+  /** Called with the keys of each change `set` makes. */
+  onApplied(listener: (keys: (keyof Settings)[]) => void): void;
 }
 
 /** The process's log: the logger, its ring buffer, and the redactor every line goes through. */
@@ -107,13 +107,9 @@ export interface Services {
   preparation: Preparation;
   /** Every API served, each with its key and gate. */
   apis: ServedApis;
-  /** The API meant where one is: the one the command named, else the first served. Throws when none is served. */
-  readonly api: LoadedApi;
   keys: Keys;
   audit: AuditStore;
   broker: ApprovalBroker;
-  /** The primary API's gate. */
-  readonly gate: EgressGate;
   engines: Engines;
   /** Other MCP servers behind the gate (issue 20). */
   upstream: UpstreamServers;

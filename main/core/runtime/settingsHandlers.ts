@@ -63,20 +63,18 @@ export function createSettingsHandlers(c: SettingsHandlerServices): Pick<Control
       const merged = { ...readSettingsFile(file), ...validated };
       refuseUnstartable(merged, c.settings);
       await writeSettingsFile(file, shown(merged));
-      const applied: string[] = [];
+      const live: Partial<Settings> = {};
       const restartRequired: string[] = [];
       for (const [key, value] of Object.entries(validated)) {
         const source = c.settings.sources[key];
         if (source === 'flag' || source === 'env') {
           const def = settingByKey(key)!;
           restartRequired.push(`${key} (overridden by ${source === 'flag' ? def.flag : def.env} until that is removed)`);
-        } else if (LIVE_SETTINGS.has(key)) {
-          (c.settings.values as unknown as Record<string, unknown>)[key] = value;
-          c.settings.sources[key] = 'file';
-          applied.push(key);
-        } else restartRequired.push(key);
+        } else if (LIVE_SETTINGS.has(key)) (live as Record<string, unknown>)[key] = value;
+        else restartRequired.push(key);
       }
-      if (applied.length > 0) c.settings.apply(applied);
+      const applied = Object.keys(live);
+      c.settings.set(live);
       if (applied.includes('killSwitch'))
         log.warn(`kill switch ${c.settings.values.killSwitch ? 'ON: execute is refused' : 'off: execute serves again'} (${caller.by})`);
       return { saved: Object.keys(validated), applied, restartRequired };

@@ -21,7 +21,6 @@ import {
   fakeKeys,
   servedApisOf,
   fakeEngines,
-  fakeGate,
   fakeRuns,
   invoke,
   noUpstream,
@@ -49,11 +48,9 @@ async function setup(t: { after(fn: () => void): void }) {
     logs: testLogs(),
     preparation: { prepare: () => Promise.reject(new Error('not prepared in this test')), close: () => undefined },
     apis: await servedApisOf(api),
-    api,
     keys: fakeKeys(createMemoryStore()),
     audit,
     broker: new ApprovalBroker({ timeoutMs: 600_000, approversAvailable: () => true, noApproverMessage: 'no one to ask', grants: new GrantStore() }),
-    gate: fakeGate(api),
     engines: fakeEngines(),
     upstream: noUpstream(),
     serverEntries: new ServerStore(companionInfo(dir).paths.servers),
@@ -64,7 +61,7 @@ async function setup(t: { after(fn: () => void): void }) {
     hub: new EventHub(),
     host: {},
   };
-  return { services, handlers: createControlHandlers(services) };
+  return { api, services, handlers: createControlHandlers(services) };
 }
 
 test('createControlHandlers has a handler for every method of the contract, and no other', T, async (t) => {
@@ -94,5 +91,5 @@ test('the merged handlers are the groups built from the same services', T, async
   await invoke(s.handlers, 'keys.set', { profile: 'shop', secret: 'sk-test-0123456789' });
   assert.equal(await s.services.keys.store.get('shop'), 'sk-test-0123456789');
   await assert.rejects(invoke(s.handlers, 'ui.loginLink', {}), airlockError('unavailable'));
-  assert.equal((await invoke(s.handlers, 'profiles.operations', {})).length, s.services.api.catalogue.operations.length);
+  assert.equal((await invoke(s.handlers, 'profiles.operations', {})).length, s.api.catalogue.operations.length);
 });

@@ -41,7 +41,7 @@ async function setup(t: { after(fn: () => void): void }, profile: Profile = shop
   hub.subscribe({ send: (batch) => void events.push(...batch) });
   // Documents are prepared here, in this process (the companion does it in a child process).
   const preparation = { prepare: (r: PrepareRequest) => prepareApi(r.spec, r), close: () => undefined };
-  const services: ProfileHandlerServices = { info, api, apis: await servedApisOf(api), logs: testLogs(), hub, preparation, settings: liveSettings(dir) };
+  const services: ProfileHandlerServices = { info, apis: await servedApisOf(api), logs: testLogs(), hub, preparation, settings: liveSettings(dir) };
   const store = new ProfileStore(info.paths.profiles);
   /** The events published so far (the hub batches; this delivers them now). */
   const published = () => {

@@ -113,7 +113,7 @@ test('desktop only in the desktop app, and the start command only outside it', T
 
 test('status counts what is waiting and running, and shows the profile, the API and the key without the key', T, async (t) => {
   const s = await setup(t);
-  s.source.settings.values.killSwitch = true;
+  s.source.settings.set({ killSwitch: true });
   s.source.sessions.open({ key: 'http:s1', transport: 'http', sessionId: 's1', clientName: 'claude-code' });
   const release = await s.source.runs.caps.acquire('http:s1');
   const waiting = s.broker.request(mutationRequest({ bodyPreview: '', script: '', rule: 'policy ask' }));

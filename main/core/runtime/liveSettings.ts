@@ -1,0 +1,27 @@
+// The settings in effect, changed live through one typed door: `set` writes
+// the new values (as coming from the settings file), then every listener
+// hears which keys changed. The companion's parts that follow a live setting
+// (the caps, the rate limit, the kill switch's stop) listen once they are
+// built; nothing is assigned afterwards.
+import type { ResolvedSettings, Settings } from '../config/settings.ts';
+import type { LiveSettings } from './services.ts';
+
+export function createLiveSettings(resolved: ResolvedSettings): LiveSettings {
+  const values: Settings = { ...resolved.settings };
+  const sources = { ...resolved.sources };
+  const listeners: ((keys: (keyof Settings)[]) => void)[] = [];
+  return {
+    values,
+    sources,
+    set(changes) {
+      const keys = Object.keys(changes) as (keyof Settings)[];
+      if (keys.length === 0) return;
+      Object.assign(values, changes);
+      for (const key of keys) sources[key] = 'file';
+      for (const listener of listeners) listener(keys);
+    },
+    onApplied(listener) {
+      listeners.push(listener);
+    },
+  };
+}
