@@ -35,3 +35,6 @@ export interface SearchDefaults {
   bm25: { k: number; b: number; d: number };
   boostDocument?: unknown;
 }
+
+/** The MiniSearch release these internals are read from: package.json pins it, and test/unit/miniSearchInternals.test.ts checks both. */
+export const MINISEARCH_VERSION = '7.2.0';
