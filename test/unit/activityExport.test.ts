@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { csvField, exportRecords } from '../../renderer/src/features/activity/exportRecords.ts';
-import { createFakeControlApi } from '../../renderer/src/api/fakeControlApi.ts';
+import { createFakeControlApi } from '../helpers/fakeControlApi.ts';
 import type { AuditRecord } from '../../contract/audit.ts';
 
 const record = (seq: number): AuditRecord => ({

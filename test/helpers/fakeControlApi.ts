@@ -6,14 +6,14 @@
 // (servers.list|review|accept|setEnabled|restart|setPolicy|add|remove|
 // importable|import) the same way, emitting `servers-changed`; `fakeStatus`
 // is a status to start from.
-import type { ControlMethod, ControlInput, ControlOutput } from '../../../contract/control.ts';
-import { ControlError, type ControlApi } from '../../../contract/controlApi.ts';
-import type { ControlEvent } from '../../../contract/events.ts';
-import type { ApiView } from '../../../contract/apis.ts';
-import type { Status } from '../../../contract/status.ts';
-import type { ServerReview, ServerView } from '../../../contract/servers.ts';
-import { SERVER_NAME } from '../../../contract/names.ts';
-import { messageOf } from '../../../contract/values.ts';
+import type { ControlMethod, ControlInput, ControlOutput } from '../../contract/control.ts';
+import { ControlError, type ControlApi } from '../../contract/controlApi.ts';
+import type { ControlEvent } from '../../contract/events.ts';
+import type { ApiView } from '../../contract/apis.ts';
+import type { Status } from '../../contract/status.ts';
+import type { ServerReview, ServerView } from '../../contract/servers.ts';
+import { SERVER_NAME } from '../../contract/names.ts';
+import { messageOf } from '../../contract/values.ts';
 
 export type FakeHandlers = { [M in ControlMethod]?: (input: ControlInput<M>) => ControlOutput<M> | Promise<ControlOutput<M>> };
 
