@@ -12,7 +12,6 @@ import { scoreCandidate } from '../../main/core/search/scoring.ts';
 import * as weights from '../../main/core/search/weights.ts';
 import { isVerb } from '../../main/core/search/wordLists.ts';
 import { corpusMeanings, corpusMethod } from '../../main/core/search/corpusVocabulary.ts';
-import { PHRASEBOOK, phraseMeanings, phraseWords } from '../../main/core/search/phrasebook.ts';
 import { candidates } from '../../main/core/search/searchIndex.ts';
 import { joinSplitParticles } from '../../main/core/search/synonyms.ts';
 import { extendsWord, stem } from '../../main/core/search/textProcessing.ts';
@@ -181,39 +180,6 @@ test('a query word that names a property of every object (constructor, toString)
     assert.deepEqual([...read.learnedTerms], ['repository'], word);
     assert.equal(isVerb(word), false, word);
   }
-});
-
-test('the phrasebook gives a phrase the name words it stands for, only those this API uses, only where the API does not know the phrase', () => {
-  const api = new Set(['approve', 'claim', 'expense', 'symbol']);
-  const known = (w: string) => api.has(w);
-  const unknown = (t: string) => !api.has(t);
-  const said = phraseWords('sign off on an expense claim');
-  // "sign off" stands for approve (phrasebook.json), and "sign" alone for a symbol: the longer phrase counts.
-  assert.ok(PHRASEBOOK.approve?.includes('sign off'));
-  assert.deepEqual(phraseMeanings(said, { known, unknown }), [{ terms: ['sign', 'off'], names: ['approve'] }]);
-  assert.deepEqual(phraseMeanings(phraseWords('a sign for the shop'), { known, unknown }), [{ terms: ['sign'], names: ['symbol'] }]);
-  // A phrase is matched word for word, its small words kept: "sign out" is not "sign off".
-  assert.deepEqual(phraseMeanings(phraseWords('sign out'), { known: () => true, unknown: () => true }), [{ terms: ['sign', 'out'], names: ['logout'] }]);
-  // An API with nothing to approve gains nothing.
-  assert.deepEqual(phraseMeanings(said, { known: () => false, unknown }), []);
-  // An API whose own word is "sign" means it: its words are never read as others ("off" says nothing on its own).
-  assert.deepEqual(phraseMeanings(said, { known, unknown: (t) => t !== 'sign' }), []);
-  // Generic name words and the built-in vocabulary's own phrases are the built-in synonyms' job ("remove" → delete).
-  assert.ok(PHRASEBOOK.delete?.includes('remove'));
-  assert.deepEqual(
-    phraseMeanings(phraseWords('remove a claim'), { known: () => true, unknown: () => true }).filter((m) => m.terms.includes('remove')),
-    [],
-  );
-  // A word that is a property of every object is no phrase.
-  assert.deepEqual(phraseMeanings(['constructor', '__proto__'], { known: () => true, unknown: () => true }), []);
-
-  const read = readQuery('sign off on an expense claim', { vocabulary: api, learned: {} });
-  assert.deepEqual([...read.phrasedTerms], ['approve']);
-  assert.deepEqual(read.phrased.get('sign'), ['approve']);
-  assert.ok(read.explained.has('approve'));
-  // A word the document taught a meaning is the document's: "sign" here is a signature.
-  const taught = readQuery('sign off on an expense claim', { vocabulary: api, learned: { sign: ['signature'] } });
-  assert.deepEqual([...taught.phrasedTerms], []);
 });
 
 test('the corpus vocabulary gives a query word only the name words this API uses, and its verb the method most APIs give it', () => {

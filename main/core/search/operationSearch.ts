@@ -17,7 +17,6 @@ import { CompactIndex } from './compactIndex.ts';
 import { type OperationFeatures, featuresToJson, operationFeatures, selfParameters } from './operationFeatures.ts';
 import { descriptionTexts } from './operationText.ts';
 import { readQuery } from './queryParsing.ts';
-import { preparePhrasebook } from './phrasebook.ts';
 import { typoCorrections } from './typoCorrection.ts';
 import { scoreCandidate } from './scoring.ts';
 
@@ -85,8 +84,6 @@ export class OperationSearch {
     this.readFeatures = restored?.features;
     this.features = this.readFeatures ? new Map() : new Array<OperationFeatures | undefined>(this.operations.length);
     this.selfParams = new Set(restored ? restored.selfParams : selfParameters(this.operations));
-    // Once per process, with the index, so the first search does not wait for it.
-    preparePhrasebook();
     if (restored) {
       this.vocabulary = new Set(restored.vocabulary);
       this.learned = restored.learned;

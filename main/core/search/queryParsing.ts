@@ -2,8 +2,7 @@
 // the way it is put ("how do I…") and with unknown compounds split, its terms
 // (stemmed, stop words out), their typo fixes, the built-in synonym groups its
 // wording triggers, the name words the document's prose says its words stand
-// for (learnt vocabulary), and those the corpus vocabulary and the phrasebook
-// give the words the document says nothing of, the action its main verb asks, its verb, the thing
+// for (learnt vocabulary), and those the corpus vocabulary gives the words the document says nothing of, the action its main verb asks, its verb, the thing
 // it is about (its head noun) and the things it places that in ("tasks in a
 // project"), and whether it is a question, a command, about the asker's own
 // things, a question of who, or a request to be told when something happens.
@@ -12,7 +11,6 @@ import { type TriggeredGroup, askedAction, isBuiltInWord, joinSplitParticles, tr
 import { isPlural, isStopWord, normalize, someStartsWith, splitWords, stem, terms } from './textProcessing.ts';
 import { typoCorrections } from './typoCorrection.ts';
 import { corpusMeanings, corpusMethod } from './corpusVocabulary.ts';
-import { phraseMeanings, phraseWords } from './phrasebook.ts';
 import {
   type Action,
   ENDING_VERBS,
@@ -47,9 +45,6 @@ export interface ReadQuery {
   /** query term → name words of this API the corpus vocabulary says it stands for (where the document teaches none) */
   corpus: Map<string, string[]>;
   corpusTerms: Set<string>;
-  /** query term → name words of this API that a phrase of the phrasebook it is part of stands for (phrasebook.ts) */
-  phrased: Map<string, string[]>;
-  phrasedTerms: Set<string>;
   asked: Action | undefined;
   /** The thing the query is about, and the words that may name it (synonyms, learnt vocabulary). */
   head: string | undefined;
@@ -112,12 +107,11 @@ export function readQuery(text: string, { vocabulary, learned: learnedVocabulary
   const expansionTerms = new Set(expansions.flatMap((e) => terms(e)));
   const { learned, learnedTerms } = learnedWords(queryTerms, corrections, learnedVocabulary);
   const { corpus, corpusTerms } = corpusWords(queryTerms, corrections, learned, vocabulary);
-  const { phrased, phrasedTerms } = phrasedWords(query, queryTerms, corrections, vocabulary, (t) => learned.has(t) || Object.hasOwn(learnedVocabulary, t));
   const verbTerms = new Set(groups.filter((g) => g.action).flatMap((g) => g.expansions.map(stemmed)));
-  // A word of the query and what it may stand for: its typo fix, the name words the prose, the corpus or the phrasebook give it, its synonyms.
+  // A word of the query and what it may stand for: its typo fix, the name words the prose, or the corpus give it, its synonyms.
   const meanings = (word: string): string[] => {
     const fixed = corrections.get(word) ?? word;
-    return [fixed, ...(learned.get(word) ?? learnedFor(learnedVocabulary, fixed) ?? corpus.get(word) ?? phrased.get(word) ?? []), ...synonymsOf(groups, word)];
+    return [fixed, ...(learned.get(word) ?? learnedFor(learnedVocabulary, fixed) ?? corpus.get(word) ?? []), ...synonymsOf(groups, word)];
   };
   const nouns = nounWords(query);
   const { head: rawHead, plural, view } = headNoun(nouns, isQueryVerb);
@@ -150,8 +144,6 @@ export function readQuery(text: string, { vocabulary, learned: learnedVocabulary
     learnedTerms,
     corpus,
     corpusTerms,
-    phrased,
-    phrasedTerms,
     asked,
     verb: subscribes ? undefined : verb,
     verbMethod: asked ? undefined : queryTerms.map((t) => corpusMethod(corrections.get(t) ?? t)).find((m) => m !== undefined),
@@ -164,7 +156,7 @@ export function readQuery(text: string, { vocabulary, learned: learnedVocabulary
     ending: opening !== undefined && ENDING_VERBS.has(opening),
     mainVerb,
     said: new Set([...queryTerms, ...corrections.values()]),
-    explained: new Set([...queryTerms, ...corrections.values(), ...expansionTerms, ...learnedTerms, ...corpusTerms, ...phrasedTerms, ...heads, ...verbTerms]),
+    explained: new Set([...queryTerms, ...corrections.values(), ...expansionTerms, ...learnedTerms, ...corpusTerms, ...heads, ...verbTerms]),
     owners,
     verbTerms,
     verbLike,
@@ -354,35 +346,6 @@ function corpusWords(
     for (const w of words) corpusTerms.add(w);
   }
   return { corpus, corpusTerms };
-}
-
-/**
- * Each query term inside a phrase of the phrasebook that counts for this API (one of its words the API does not know,
- * nor the document taught), and the name words of this API the phrase stands for.
- */
-function phrasedWords(
-  query: string,
-  queryTerms: string[],
-  corrections: Map<string, string>,
-  vocabulary: Set<string>,
-  taught: (term: string) => boolean,
-): { phrased: Map<string, string[]>; phrasedTerms: Set<string> } {
-  const phrased = new Map<string, string[]>();
-  const phrasedTerms = new Set<string>();
-  const words = phraseWords(query).map((w) => corrections.get(w) ?? w);
-  const found = phraseMeanings(words, {
-    known: (w) => vocabulary.has(w) && !queryTerms.includes(w),
-    unknown: (t) => !vocabulary.has(t) && !taught(t),
-  });
-  for (const { terms: said, names } of found) {
-    for (const t of said) {
-      // A term the query says as written, or as typo-corrected.
-      const term = queryTerms.find((q) => q === t || corrections.get(q) === t);
-      if (term) phrased.set(term, [...new Set([...(phrased.get(term) ?? []), ...names])]);
-    }
-    for (const w of names) phrasedTerms.add(w);
-  }
-  return { phrased, phrasedTerms };
 }
 
 /**

@@ -49,7 +49,7 @@ export function scoreCandidate(op: ApiOperation, f: OperationFeatures, read: Rea
 
 /** Share of the query's terms the operation accounts for (directly, through a typo fix, a synonym, its learnt vocabulary or its prose). */
 function coverage(read: ReadQuery, f: OperationFeatures): number {
-  const { queryTerms, corrections, stemmedGroups, learned, corpus, phrased } = read;
+  const { queryTerms, corrections, stemmedGroups, learned, corpus } = read;
   if (queryTerms.length === 0) return 0;
   let sum = 0;
   for (const t of queryTerms) {
@@ -67,7 +67,6 @@ function coverage(read: ReadQuery, f: OperationFeatures): number {
     }
     if (learned.get(t)?.some((w) => f.names.has(w))) best = Math.max(best, COVERAGE_CREDITS.learned);
     else if (corpus.get(t)?.some((w) => f.names.has(w))) best = Math.max(best, COVERAGE_CREDITS.corpus);
-    if (phrased.get(t)?.some((w) => f.names.has(w))) best = Math.max(best, COVERAGE_CREDITS.phrased);
     if (f.params.has(direct)) best = Math.max(best, COVERAGE_CREDITS.param);
     if (f.values.has(direct)) best = Math.max(best, COVERAGE_CREDITS.value);
     if (f.returns.has(direct)) best = Math.max(best, COVERAGE_CREDITS.returned);
@@ -80,13 +79,12 @@ function coverage(read: ReadQuery, f: OperationFeatures): number {
 /** Share of the operation's summary the query accounts for. */
 function summaryFit(read: ReadQuery, f: OperationFeatures): number {
   if (f.summary.length === 0) return 0;
-  const { said, expansionTerms, learnedTerms, corpusTerms, phrasedTerms, verbTerms } = read;
+  const { said, expansionTerms, learnedTerms, corpusTerms, verbTerms } = read;
   let sum = 0;
   for (const w of f.summary) {
     if (said.has(w) || extendsAny(w, said)) sum += SUMMARY_CREDITS.direct;
     else if (verbTerms.has(w)) sum += SUMMARY_CREDITS.verb;
     else if (expansionTerms.has(w) || learnedTerms.has(w) || corpusTerms.has(w)) sum += SUMMARY_CREDITS.expansion;
-    else if (phrasedTerms.has(w)) sum += SUMMARY_CREDITS.phrased;
   }
   return sum / f.summary.length;
 }

@@ -154,7 +154,7 @@ let optionsHolder: SearchIndex | undefined;
 export function recall(
   index: SearchIndex | CompactIndex,
   query: string,
-  read: Pick<ReadQuery, 'corrections' | 'expansionTerms' | 'learnedTerms' | 'corpusTerms' | 'phrasedTerms' | 'peopleTerms'>,
+  read: Pick<ReadQuery, 'corrections' | 'expansionTerms' | 'learnedTerms' | 'corpusTerms' | 'peopleTerms'>,
   known: (term: string) => boolean = () => false,
 ): RecallHit[] {
   const queries = recallQueries(query, read, known);
@@ -182,13 +182,13 @@ export function candidates(operations: number): number {
 /** Each index's recall engine (undefined: MiniSearch searches it itself). */
 const engines = new WeakMap<SearchIndex | CompactIndex, RecallEngine | undefined>();
 
-/** Recall's queries, as MiniSearch takes them: the query, then its typo fixes, synonyms, learnt words, phrasebook words and the words for people a "who" asks for, each of one string. */
+/** Recall's queries, as MiniSearch takes them: the query, then its typo fixes, synonyms, learnt words and the words for people a "who" asks for, each of one string. */
 export function recallQueries(
   query: string,
-  read: Pick<ReadQuery, 'corrections' | 'expansionTerms' | 'learnedTerms' | 'corpusTerms' | 'phrasedTerms' | 'peopleTerms'>,
+  read: Pick<ReadQuery, 'corrections' | 'expansionTerms' | 'learnedTerms' | 'corpusTerms' | 'peopleTerms'>,
   known: (term: string) => boolean,
 ): (Query & { queries: [string] })[] {
-  const { corrections, expansionTerms, learnedTerms, corpusTerms, phrasedTerms, peopleTerms } = read;
+  const { corrections, expansionTerms, learnedTerms, corpusTerms, peopleTerms } = read;
   const queries: (Query & { queries: [string] })[] = [
     { queries: [query], fuzzy: (term: string) => (term.length >= FUZZY_MIN_LENGTH && !known(term) ? FUZZINESS : false) },
   ];
@@ -198,7 +198,6 @@ export function recallQueries(
     queries.push({ queries: [[...expansionTerms].join(' ')], boostTerm: () => RECALL_BOOSTS.expansion, fuzzy: false, prefix: false });
   if (learnedTerms.size > 0) queries.push({ queries: [[...learnedTerms].join(' ')], boostTerm: () => RECALL_BOOSTS.learned, fuzzy: false, prefix: false });
   if (corpusTerms.size > 0) queries.push({ queries: [[...corpusTerms].join(' ')], boostTerm: () => RECALL_BOOSTS.corpus, fuzzy: false, prefix: false });
-  if (phrasedTerms.size > 0) queries.push({ queries: [[...phrasedTerms].join(' ')], boostTerm: () => RECALL_BOOSTS.phrased, fuzzy: false, prefix: false });
   if (peopleTerms.length > 0) queries.push({ queries: [peopleTerms.join(' ')], boostTerm: () => RECALL_BOOSTS.people, fuzzy: false, prefix: false });
   return queries;
 }

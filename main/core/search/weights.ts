@@ -43,8 +43,6 @@ export const RECALL_BOOSTS = {
   learned: 0.5,
   /** Name words of the API the corpus vocabulary says a query word stands for (corpusVocabulary.ts). */
   corpus: 0.3,
-  /** Name words of the API a phrase of the query stands for in the phrasebook (phrasebook.ts). */
-  phrased: 0.25,
   /** The words for people (users, members, attendees, watchers…) this API uses, when the query asks who. */
   people: 0.25,
 } as const;
@@ -109,8 +107,6 @@ export const COVERAGE_CREDITS = {
   learned: 0.7,
   /** A name word the corpus vocabulary says the term stands for. */
   corpus: 0.6,
-  /** A name word a phrase of the query (the term is part of) stands for in the phrasebook. */
-  phrased: 0.5,
   /** The term names one of its parameters. */
   param: 0.5,
   /** The term is a value its parameters or body take. */
@@ -129,8 +125,6 @@ export const SUMMARY_CREDITS = {
   verb: 0.5,
   /** The word is a synonym or learnt word of one of the query's. */
   expansion: 0.5,
-  /** The word is one a phrase of the query stands for in the phrasebook. */
-  phrased: 0.45,
 } as const;
 
 /** The action part: the action the query asks (create, list, delete…) against the operation's. */
