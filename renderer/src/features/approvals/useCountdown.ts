@@ -1,14 +1,21 @@
 // Seconds left before a pending approval times out, counted from what the
 // core said when it arrived (so a browser clock that is off does not matter).
+// Whole seconds, as shown: the screen is drawn again once a second, not at
+// every check of the clock.
 import { useEffect, useState } from 'react';
 
 export function useCountdown(secondsLeftAtArrival: number, arrivedAt: number): number {
-  const [now, setNow] = useState(() => performance.now());
+  const [left, setLeft] = useState(() => wholeSecondsLeft(secondsLeftAtArrival, arrivedAt));
   useEffect(() => {
-    const timer = setInterval(() => setNow(performance.now()), 250);
+    // Checked four times a second so the shown second turns on time; an unchanged value draws nothing.
+    const timer = setInterval(() => setLeft(wholeSecondsLeft(secondsLeftAtArrival, arrivedAt)), 250);
     return () => clearInterval(timer);
-  }, []);
-  return Math.max(0, secondsLeftAtArrival - (now - arrivedAt) / 1000);
+  }, [secondsLeftAtArrival, arrivedAt]);
+  return left;
+}
+
+function wholeSecondsLeft(secondsLeftAtArrival: number, arrivedAt: number): number {
+  return Math.max(0, Math.ceil(secondsLeftAtArrival - (performance.now() - arrivedAt) / 1000));
 }
 
 export function formatSeconds(s: number): string {
