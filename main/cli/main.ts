@@ -81,9 +81,30 @@ export function buildProgram(): Command {
       "\nSecrets are never flags: API keys come from the OS keychain (`airlock keys set <profile>`) or AIRLOCK_API_KEY.\nEvery flag has an AIRLOCK_* environment twin (shown in each command's --help); the flag wins.",
     );
 
-  const sub = (parent: Command, name: string, description: string) =>
-    parent.command(name).description(description).exitOverride().configureOutput(program.configureOutput()).showSuggestionAfterError(true);
+  const sub = subcommandOf(program);
+  addCompanionCommands(program, sub);
+  addApprovalCommands(program, sub);
+  addApiCommands(program, sub);
+  addServerCommands(program, sub);
+  addKeyCommands(program, sub);
+  addClientCommands(program, sub);
+  addAuditCommands(program, sub);
+  return program;
+}
 
+/** Makes a subcommand that reports errors as the program does. */
+type Sub = (parent: Command, name: string, description: string) => Command;
+
+function subcommandOf(program: Command): Sub {
+  return (parent, name, description) =>
+    parent.command(name).description(description).exitOverride().configureOutput(program.configureOutput()).showSuggestionAfterError(true);
+}
+
+/** Only where the data lives and how much is logged: an API's own fields are arguments of `apis add`. */
+const apiOptions = (c: Command) => addSettingOptions(c, [], ['dataDir', 'logLevel']);
+
+/** The companion itself: serve, stdio, doctor, print-egress-policy, open. */
+function addCompanionCommands(program: Command, sub: Sub): void {
   addSettingOptions(sub(program, 'serve', 'run the companion headless: MCP over HTTP on 127.0.0.1:<port>/mcp, control API under /control'), [
     'common',
     'server',
@@ -140,7 +161,10 @@ export function buildProgram(): Command {
         await openCommands()
       ).openCommand(await connectToRunningServer(cliContext(this).settings.dataDir), { print: this.opts().print === true });
     });
+}
 
+/** approvals list, approve, deny: the queue of a running companion. */
+function addApprovalCommands(program: Command, sub: Sub): void {
   const approvals = sub(program, 'approvals', 'answer the approval queue of a running `airlock serve`');
   addSettingOptions(sub(approvals, 'list', 'pending approvals, oldest first'), ['common'])
     .option('--json', 'machine-readable output')
@@ -176,9 +200,10 @@ export function buildProgram(): Command {
         json: this.opts().json === true,
       });
     });
+}
 
-  // Only where the data lives and how much is logged: an API's own fields are arguments of `apis add`.
-  const apiOptions = (c: Command) => addSettingOptions(c, [], ['dataDir', 'logLevel']);
+/** apis: the APIs served at once (list, add, show, remove, enable, disable). */
+function addApiCommands(program: Command, sub: Sub): void {
   const apis = sub(program, 'apis', 'the APIs the companion serves at once: list them, enable or disable one (no restart)');
   apiOptions(sub(apis, 'list', 'every API: served (with its operation count), loading, failed (why) or disabled'))
     .option('--json', 'machine-readable output')
@@ -236,7 +261,10 @@ export function buildProgram(): Command {
       process.exitCode = await (await apisCommands()).apisEnable(cliContext(this), name, enabled);
     });
   }
+}
 
+/** servers: other MCP servers behind the gate. */
+function addServerCommands(program: Command, sub: Sub): void {
   const servers = sub(program, 'servers', "other MCP servers behind Airlock's gate: scripts call their tools as mcp.<server>.<tool>(args)");
   const serverArg = (raw: string): string => {
     if (!SERVER_NAME.test(raw)) throw new InvalidArgumentError(`'${raw}' is not a server name (lowercase letters, digits, - and _; at most 30)`);
@@ -369,7 +397,10 @@ export function buildProgram(): Command {
     .action(async function (this: Command, name: string) {
       process.exitCode = await (await serversCommands()).serversRemove(cliContext(this), name);
     });
+}
 
+/** keys: API keys in the key store, never on the command line. */
+function addKeyCommands(program: Command, sub: Sub): void {
   const keys = sub(program, 'keys', 'API keys in the OS keychain (never on the command line)');
   addSettingOptions(sub(keys, 'set', 'store the key for a profile, read from stdin or a hidden prompt').argument('<profile>', 'profile name', profileArg), [
     'common',
@@ -387,7 +418,10 @@ export function buildProgram(): Command {
     .action(async function (this: Command) {
       await (await keysCommands()).keysList(cliContext(this), { json: this.opts().json === true });
     });
+}
 
+/** clients: registering Airlock in the MCP clients on this machine. */
+function addClientCommands(program: Command, sub: Sub): void {
   const clients = sub(program, 'clients', 'register Airlock in the MCP clients on this machine (Claude Desktop, Claude Code, Cursor, VS Code…)');
   const clientArg = 'claude-desktop, claude-code, cursor, vscode, vscode-insiders, windsurf, codex, gemini, zed, lmstudio or cline';
   addSettingOptions(sub(clients, 'list', 'each client: installed or not, its config file, registered, outdated or broken'), ['common'])
@@ -416,7 +450,10 @@ export function buildProgram(): Command {
     .action(async function (this: Command, name: string) {
       await (await clientsCommands()).clientsUndo(cliContext(this), name, { json: this.opts().json === true });
     });
+}
 
+/** audit: tail, export and verify the audit log. */
+function addAuditCommands(program: Command, sub: Sub): void {
   const audit = sub(program, 'audit', 'the audit log: every tool call and API call, hash-chained');
   auditFilterOptions(addSettingOptions(sub(audit, 'tail', 'the latest records, oldest first'), ['common']))
     .option('-n, --lines <n>', 'how many records', positiveInt, 20)
@@ -438,8 +475,6 @@ export function buildProgram(): Command {
     .action(async function (this: Command) {
       process.exitCode = (await auditCommands()).auditVerify(cliContext(this), { json: this.opts().json === true });
     });
-
-  return program;
 }
 
 export async function main(argv: string[]): Promise<void> {
