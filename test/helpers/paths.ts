@@ -49,8 +49,12 @@ export function openAgendaSpec(
 /** openAgendaSpec() at start-up: undefined on a clone with nothing beside it. */
 export const OPENAGENDA_SPEC: string | undefined = openAgendaSpec();
 
-/** A fresh temp dir, removed when the test's `after` hook runs `cleanup`. */
+/**
+ * A fresh temp dir, removed when the test's `after` hook runs `cleanup`. Hooks run in the order they are added, so a
+ * cleanup added before a process's stop runs while that process may still write there: a file it adds mid-removal
+ * (ENOTEMPTY) is removed on Node's own retry.
+ */
 export function tempDir(prefix = 'airlock-test-'): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 }) };
 }

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { existsSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { runCli, runCliToEnd } from '../helpers/processes.ts';
+import { runCli, runCliToEnd, type Running } from '../helpers/processes.ts';
 import { NODE, tempDir } from '../helpers/paths.ts';
 
 const noProc = process.platform === 'win32' ? 'holds the companion with SIGSTOP (POSIX)' : false;
@@ -32,10 +32,16 @@ function appears(dir: string, file: string): Promise<void> {
 
 test('a command run while the companion starts waits for it, says so, and then works', { timeout: 120_000, skip: noProc }, async (t) => {
   const { dir, cleanup } = tempDir();
-  t.after(cleanup);
+  // One hook, in order: every process this test started is gone before its data dir is removed (hooks run in the
+  // order they are added, so a cleanup added first would race a companion still writing there).
+  const started: Running[] = [];
+  t.after(async () => {
+    await Promise.all(started.map((r) => r.stop('SIGKILL')));
+    cleanup();
+  });
   const locked = appears(dir, 'companion.lock');
   const companion = runCli(['serve', '--port', '0', '--ui', '--data-dir', dir]);
-  t.after(() => companion.stop('SIGKILL'));
+  started.push(companion);
   await locked;
   companion.child.kill('SIGSTOP');
   t.after(() => companion.child.kill('SIGCONT'));
@@ -51,11 +57,11 @@ test('a command run while the companion starts waits for it, says so, and then w
     run.child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     return { run, stdout: () => stdout };
   });
-  t.after(() => Promise.all(commands.map((c) => c.run.stop('SIGKILL'))));
+  started.push(...commands.map((c) => c.run));
   for (const { run } of commands) await run.waitFor(/airlock: the companion for .* is starting \(pid \d+\); waiting for it…/);
   // A client's stdio: it waits for this companion rather than starting a second one.
   const joined = runCli(['stdio', '--data-dir', dir], { stdin: 'pipe' });
-  t.after(() => joined.stop('SIGKILL'));
+  started.push(joined);
   let answers = '';
   joined.child.stdout!.setEncoding('utf8').on('data', (d: string) => (answers += d));
   const answered = new Promise<void>((resolve) => joined.child.stdout!.on('data', () => answers.includes('"id":1') && resolve()));
