@@ -5,11 +5,27 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, readdirSync, watch } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { NODE, ROOT, tempDir } from '../helpers/paths.ts';
 import { dataPaths, defaultDataDir } from '../../main/core/config/dataDir.ts';
 import { lockHolder } from '../../main/core/config/serverInfo.ts';
+
+/** Resolves once `file` is gone (its directory watched), or after `ms`. */
+function removed(file: string, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const watcher = watch(dirname(file), (_event, name) => {
+      if ((name === null || name === basename(file)) && !existsSync(file)) done();
+    });
+    const timer = setTimeout(() => done(), ms);
+    function done() {
+      clearTimeout(timer);
+      watcher.close();
+      resolve();
+    }
+    if (!existsSync(file)) done();
+  });
+}
 
 const built = existsSync(join(ROOT, 'dist', 'cli', 'airlock.js'));
 
@@ -46,8 +62,9 @@ test(
     const home = join(dir, 'home');
     t.after(async () => {
       const lock = dataPaths(defaultDataDir({ platform: process.platform, env: { ...process.env, HOME: home }, home })).lock;
-      for (const deadline = Date.now() + 30_000; lockHolder(lock); await new Promise((r) => setTimeout(r, 100)))
-        assert.ok(Date.now() < deadline, `the companion in ${home} still runs 30 s after the last client left`);
+      // A companion that exits removes its lock: watched, not polled.
+      if (lockHolder(lock)) await removed(lock, 30_000);
+      assert.equal(lockHolder(lock), undefined, `the companion in ${home} still runs 30 s after the last client left`);
       cleanup();
     });
     const unpacked = join(dir, 'ext');
