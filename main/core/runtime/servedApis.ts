@@ -5,7 +5,7 @@
 // (what a disabled API opened is closed with the companion, never under a
 // run). A session's scope names the APIs it may reach; `clientFor` gives a
 // run the client for its scope once those APIs are loaded.
-import { AirlockError } from '../util/errors.ts';
+import { AirlockError, errorMessage } from '../util/errors.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Profile } from '../profiles/profile.ts';
 import { apiIdentifier, clientNamesOf, identifierClash } from '../profiles/apiIdentifier.ts';
@@ -14,7 +14,6 @@ import type { EgressGate } from '../egress/egressGate.ts';
 import { runClient, type RunClient, type RunTools, type UnavailableApi } from '../execute/runClient.ts';
 import type { LoadedApi } from './loadApi.ts';
 import type { PrepareProgress } from '../search/preparedApi.ts';
-import { messageOf } from '../../../contract/values.ts';
 
 /** One API, opened: loaded, with its key and its gate. */
 export interface OpenedApi {
@@ -298,7 +297,7 @@ export class ServedApis {
         // Cancelled because it was disabled: nothing to say.
         if (entry.cancel.signal.aborted && this.entries.get(entry.name) !== entry) return;
         entry.state = 'failed';
-        entry.error = (error as AirlockError).line ?? messageOf(error);
+        entry.error = errorMessage(error);
         if (this.entries.get(entry.name) === entry) this.options.logger.error(`API ${entry.name} could not be loaded: ${entry.error}`);
         this.changed();
       },

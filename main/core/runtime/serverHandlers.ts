@@ -5,7 +5,7 @@
 // and the person's policies. Changes are saved in servers.json and
 // server-reviews.json, and the running servers read them at the next call.
 import type { ControlHandlers } from '../control/dispatch.ts';
-import { AirlockError } from '../util/errors.ts';
+import { AirlockError, errorMessage } from '../util/errors.ts';
 import { secretAccount, secretNames, serverTarget, type ServerEntry } from '../upstream/serverEntry.ts';
 import { serverReview } from '../upstream/serverReview.ts';
 import { OAUTH_CALLBACK_PORT, cachedLoginPath } from '../upstream/serverLauncher.ts';
@@ -17,7 +17,6 @@ import { addFromJson, removeServer } from '../upstream/serverAdmin.ts';
 import { carryOut, importCandidate, planImport } from '../upstream/serverImport.ts';
 import type { ServerReview, ServerView } from '../../../contract/servers.ts';
 import type { Services } from './services.ts';
-import { messageOf } from '../../../contract/values.ts';
 
 export type ServerHandlerServices = Pick<Services, 'info' | 'upstream' | 'serverEntries' | 'serverReviews' | 'keys' | 'logs' | 'hub' | 'broker'>;
 
@@ -43,7 +42,7 @@ export function createServerHandlers(c: ServerHandlerServices): Pick<ControlHand
     try {
       held = new Set(await c.keys.store.list());
     } catch (error) {
-      unknown = redact((error as AirlockError).line ?? messageOf(error));
+      unknown = redact(errorMessage(error));
     }
     const entries = new Map(store.list().map((s) => [s.name, s.entry]));
     const path = (await cachedLoginPath()) ?? process.env.PATH;
@@ -139,7 +138,7 @@ export function createServerHandlers(c: ServerHandlerServices): Pick<ControlHand
           found = await registrar.servers(d.id);
         } catch (error) {
           // A file that cannot be read is said, never shown as a client with no server.
-          out.push({ client: d.id, label: d.label, error: (error as AirlockError).line ?? messageOf(error), servers: [] });
+          out.push({ client: d.id, label: d.label, error: errorMessage(error), servers: [] });
           continue;
         }
         const { label, file, entries } = found;

@@ -3,14 +3,13 @@
 // as it is known, and described without ever being shown (its source and
 // fingerprint). The store's availability is probed once at start and warned
 // about once, with the way forward.
-import type { AirlockError } from '../util/errors.ts';
+import { errorMessage } from '../util/errors.ts';
 import type { Logger } from '../log/logger.ts';
 import type { SecretStore } from './secretStore.ts';
 import { resolveCredential, type ResolvedCredential } from './resolveCredential.ts';
 import { fingerprint } from './fingerprint.ts';
 import { describeSecretStore, type SecretStoreView } from './secretStoreView.ts';
 import type { AuthScheme } from '../config/auth.ts';
-import { messageOf } from '../../../contract/values.ts';
 
 const CREDENTIAL_TTL_MS = 10_000;
 
@@ -71,7 +70,7 @@ export async function createCredentials(options: {
   } catch (error) {
     // The store's error names the way forward; it is said once, here.
     warnedUnavailable = true;
-    logger.warn(`API key for profile ${profile}: ${(error as AirlockError).line ?? messageOf(error)}`);
+    logger.warn(`API key for profile ${profile}: ${errorMessage(error)}`);
   }
   if (!keychain.available && !warnedUnavailable && options.auth.type !== 'none') {
     logger.warn(`${keychain.detail}${state.source === 'env' ? '; using AIRLOCK_API_KEY' : ''}`);

@@ -20,7 +20,7 @@ import type { ApprovalDecision, ApprovalHook, MutationApprovalRequest } from '..
 import type { RunContext } from '../egress/types.ts';
 import { gateError } from '../egress/gateDecision.ts';
 import { AuditWriteError, approvalField, callRecord } from '../egress/callRecords.ts';
-import type { AirlockError } from '../util/errors.ts';
+import { errorMessage } from '../util/errors.ts';
 import type { ServerEntry } from './serverEntry.ts';
 import { policyFor, toolKind } from './toolPolicy.ts';
 import { notApprovedCode } from '../approvals/notApproved.ts';
@@ -164,7 +164,7 @@ export function createToolGate(options: ToolGateOptions): ToolGate {
       try {
         listed = await options.servers.tools(call.server);
       } catch (error) {
-        return refused(await refuse('airlock_server_unavailable', (error as AirlockError).line ?? messageOf(error), 'refused'));
+        return refused(await refuse('airlock_server_unavailable', errorMessage(error), 'refused'));
       }
       if (listed.review.state !== 'accepted') {
         const what = listed.review.state === 'unreviewed' ? 'its tools have not been reviewed yet' : 'its tools changed since a person accepted them';
@@ -228,7 +228,7 @@ export function createToolGate(options: ToolGateOptions): ToolGate {
       try {
         result = await options.servers.call(call.server, call.tool, (call.args ?? {}) as Record<string, unknown>, run.signal);
       } catch (error) {
-        await record({ decision, status: 0, error: (error as AirlockError).line ?? messageOf(error), ...(approval ? { approval } : {}) });
+        await record({ decision, status: 0, error: errorMessage(error), ...(approval ? { approval } : {}) });
         return refused(gateError('airlock_tool_failed', redact(`${call.server}/${call.tool} failed: ${messageOf(error)}`)));
       }
       await record({
