@@ -82,7 +82,8 @@ export const CORE_ROOMS = [
   ['search', 'profiles'], // the search index (and the cached, prepared API); API profiles
   ['secrets', 'audit'], // keys in the keychain; the audit store
   ['approvals'], // the approval broker, grants
-  ['egress'], // the gate every API call goes through
+  ['gate'], // the one decision path every call takes (scope, rate, policy, evidence, approval, send, record), its records
+  ['egress'], // the gate's adapter for API calls: classify, build, send over HTTP
   ['execute'], // runs of execute: caps, held runs
   ['mcp', 'control', 'clients', 'diagnostics'], // MCP servers and transports; the control API; client registration; engine inventory
   ['upstream'], // other MCP servers Airlock stands in front of: their entries, and Airlock as their client

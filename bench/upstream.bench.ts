@@ -25,7 +25,7 @@ import { createMemoryStore } from '../main/core/secrets/memoryStore.ts';
 import { createRedactor } from '../main/core/log/redactor.ts';
 import { silentLogger } from '../main/core/log/logger.ts';
 import type { ServerEntry } from '../main/core/upstream/serverEntry.ts';
-import type { RunContext } from '../main/core/egress/types.ts';
+import type { RunContext } from '../main/core/gate/runContext.ts';
 import { ROOT } from '../test/helpers/paths.ts';
 
 const calls = Number(process.argv[process.argv.indexOf('--calls') + 1]) || 2000;

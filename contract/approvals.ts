@@ -4,6 +4,7 @@
 // first answer wins.
 import { z } from 'zod';
 import { approvalEvidenceSchema } from './evidence.ts';
+import { callKindSchema, callLine } from './calls.ts';
 
 export const callerSchema = z.object({
   /** What grants and per-client limits are bound to: the HTTP session, or the stdio process; never the self-declared client name. */
@@ -25,18 +26,44 @@ export const requestHeaderSchema = z.object({
   credential: z.boolean().optional(),
 });
 
-export const apiMutationRequestSchema = z.object({
-  kind: z.literal('api-mutation'),
+/** An earlier call of the run, as the prompt lists it (an API call has its method; a tool call its `mcp://` address only). */
+export const earlierCallSchema = z.object({
+  callKind: callKindSchema.optional(),
+  method: z.string().optional(),
+  url: z.string(),
+  status: z.number(),
+  decision: z.string(),
+});
+export type EarlierCall = z.infer<typeof earlierCallSchema>;
+
+/** What every request put to a person says, whatever its kind: who asks, in which run, under which rule, and the run's script. */
+const requestBase = {
   runId: z.string(),
   caller: callerSchema,
+  /** The API's profile; `mcp:<server>` for another MCP server's tool; `airlock` for a server switch. */
   profile: z.string(),
   reason: approvalReasonSchema,
   /** The rule that held it, in words ("policy ask: POST changes data"). */
   rule: z.string(),
+  /** The operation's id; the tool's name; `toggle_mcp_server`. What grants are kept under, with the profile. */
   operationId: z.string(),
-  /** `api.events.create` */
+  /** How the script names it: `api.events.create`, `mcp.fs.write_file`. */
   call: z.string(),
   summary: z.string().optional(),
+  /** sha256 of what would be sent: an approval is for exactly this request. */
+  requestHash: z.string(),
+  /** This is the run's call number `callIndex`; earlier calls are listed. */
+  callIndex: z.number().int().min(1),
+  earlierCalls: z.array(earlierCallSchema),
+  scriptSha256: z.string(),
+  /** The whole script (redacted). */
+  script: z.string(),
+};
+
+/** An API call: the exact HTTP request that would be sent. */
+export const apiCallRequestSchema = z.object({
+  kind: z.literal('api-call'),
+  ...requestBase,
   method: z.string(),
   pathTemplate: z.string(),
   /** Full URL (origin, path and query), the credential removed. */
@@ -45,45 +72,82 @@ export const apiMutationRequestSchema = z.object({
   headers: z.array(requestHeaderSchema),
   /** Pretty-printed body, secrets redacted, capped; empty when there is none. */
   bodyPreview: z.string(),
-  /** sha256 of method, full URL and body: an approval is for exactly this request. */
-  requestHash: z.string(),
   /** How this run reached the call: the method it was overridden from (a redirect never asks: it is handed back unfollowed). */
   override: z.object({ from: z.string(), via: z.string() }).optional(),
-  /** This is the run's call number `callIndex`; earlier calls are listed. */
-  callIndex: z.number().int().min(1),
-  earlierCalls: z.array(z.object({ method: z.string(), url: z.string(), status: z.number(), decision: z.string() })),
-  scriptSha256: z.string(),
-  /** The whole script (redacted). */
-  script: z.string(),
   /** For a PATCH, PUT or DELETE: the resource as it is now, what changes, or why nothing could be fetched. */
   evidence: approvalEvidenceSchema.optional(),
-  /**
-   * A tool of another MCP server, called through Airlock (issue 20): then `method` is TOOL, `url` and
-   * `pathTemplate` are `mcp://<server>/<tool>`, `profile` is `mcp:<server>` and `bodyPreview` holds the arguments.
-   */
-  mcpTool: z
-    .object({
-      server: z.string(),
-      tool: z.string(),
-      /** The tool's description, as the server gives it (redacted, capped). */
-      description: z.string().optional(),
-      /** What the tool's annotations say of it (a hint from the server, not a promise). */
-      readOnly: z.boolean().optional(),
-      destructive: z.boolean().optional(),
-      /** Called by a client directly under this name (`fs__write_file`), not from a script. */
-      direct: z.string().optional(),
-    })
-    .optional(),
 });
 
-export const approvalRequestSchema = z.discriminatedUnion('kind', [apiMutationRequestSchema]);
-export type ApprovalRequest = z.infer<typeof approvalRequestSchema>;
-export type MutationApprovalRequest = z.infer<typeof apiMutationRequestSchema>;
+/** A tool of another MCP server, called through Airlock (issue 20): the server, the tool, what it says of itself and the arguments. */
+export const toolCallRequestSchema = z.object({
+  kind: z.literal('tool-call'),
+  ...requestBase,
+  server: z.string(),
+  tool: z.string(),
+  /** `mcp://<server>/<tool>`, as the audit records it. */
+  address: z.string(),
+  /** The tool's description, as the server gives it (redacted, capped). */
+  description: z.string().optional(),
+  /** What the tool's annotations say of it (a hint from the server, not a promise). */
+  readOnly: z.boolean().optional(),
+  destructive: z.boolean().optional(),
+  /** Called by a client directly under this name (`fs__write_file`), not from a script. */
+  direct: z.string().optional(),
+  /** The arguments, pretty-printed, redacted, capped (a yes sends them whole). */
+  arguments: z.string(),
+});
 
-/** What a request is for, in one line: `POST /items (items.create)`, or `mcp.fs.write_file (a tool of MCP server fs)`. */
-export function requestLine(req: MutationApprovalRequest, where: 'url' | 'template' = 'template'): string {
-  if (req.mcpTool) return `${req.call} (a tool of MCP server ${req.mcpTool.server})`;
-  return `${req.method} ${where === 'url' ? req.url : req.pathTemplate} (${req.operationId})`;
+/** A client's request to turn another MCP server on or off (`toggle_mcp_server`). */
+export const serverSwitchRequestSchema = z.object({
+  kind: z.literal('server-switch'),
+  ...requestBase,
+  server: z.string(),
+  enabled: z.boolean(),
+});
+
+export const approvalRequestSchema = z.discriminatedUnion('kind', [apiCallRequestSchema, toolCallRequestSchema, serverSwitchRequestSchema]);
+export type ApprovalRequest = z.infer<typeof approvalRequestSchema>;
+export type ApiCallApprovalRequest = z.infer<typeof apiCallRequestSchema>;
+export type ToolCallApprovalRequest = z.infer<typeof toolCallRequestSchema>;
+export type ServerSwitchApprovalRequest = z.infer<typeof serverSwitchRequestSchema>;
+
+/**
+ * What a request is for, in one line: `POST /items (items.create)` (`where` picks the template or the full URL),
+ * `mcp.fs.write_file (a tool of MCP server fs)`, `turn MCP server fs on`.
+ */
+export function requestLine(req: ApprovalRequest, where: 'url' | 'template' = 'template'): string {
+  switch (req.kind) {
+    case 'api-call':
+      return `${req.method} ${where === 'url' ? req.url : req.pathTemplate} (${req.operationId})`;
+    case 'tool-call':
+      return `${req.call} (a tool of MCP server ${req.server})`;
+    case 'server-switch':
+      return `turn MCP server ${req.server} ${req.enabled ? 'on' : 'off'}`;
+  }
+}
+
+/** What is asked for, in a few words, for headings and notifications: `POST /events`, `mcp.fs.write_file`, `turn MCP server fs on`. */
+export function requestTarget(req: ApprovalRequest): string {
+  switch (req.kind) {
+    case 'api-call':
+      return `${req.method} ${req.pathTemplate}`;
+    case 'tool-call':
+      return req.call;
+    case 'server-switch':
+      return `turn MCP server ${req.server} ${req.enabled ? 'on' : 'off'}`;
+  }
+}
+
+/** What the request would send, for a question asked in words (elicitation, the CLI): the body, the arguments or the switch. */
+export function requestPayload(req: ApprovalRequest): string {
+  switch (req.kind) {
+    case 'api-call':
+      return req.bodyPreview;
+    case 'tool-call':
+      return req.arguments;
+    case 'server-switch':
+      return JSON.stringify({ name: req.server, enabled: req.enabled }, null, 2);
+  }
 }
 
 export const pendingApprovalSchema = z.object({
@@ -178,8 +242,10 @@ export function passedWithoutAsking(a: { by: string; grantId?: string | undefine
  * The broker refuses with this text, and the prompt and the CLI show it.
  */
 export function scopeWithheld(req: ApprovalRequest, scope: ApproveScope): string | undefined {
-  const where = `${req.method} ${req.pathTemplate}`;
-  if (req.override && isGrantScope(scope))
+  if (req.kind === 'server-switch')
+    return scope === 'once' ? undefined : `a server is switched on or off one yes at a time: nothing is granted for ${requestLine(req)}`;
+  const where = req.kind === 'api-call' ? `${req.method} ${req.pathTemplate}` : `${req.server}/${req.tool}`;
+  if (req.kind === 'api-call' && req.override && isGrantScope(scope))
     return `no grant is offered for ${where}: the call overrides its method (${req.override.from} via ${req.override.via}); approve it once or for the rest of this run`;
   if (req.reason === 'destructive' && untilRevoked(scope))
     return `"until revoked" is not offered for ${where}: a deletion is approved one call, one run or one session at a time`;
@@ -195,7 +261,7 @@ export function offeredScopes(req: ApprovalRequest): ApproveScope[] {
 
 /** What the prompt says about the widest scopes when they are withheld for a deletion (undefined otherwise). */
 export function untilRevokedWithheld(req: ApprovalRequest): string | undefined {
-  return req.override ? undefined : scopeWithheld(req, 'always');
+  return (req.kind === 'api-call' && req.override) || req.kind === 'server-switch' ? undefined : scopeWithheld(req, 'always');
 }
 
 export const grantSchema = z.object({
@@ -204,8 +270,11 @@ export const grantSchema = z.object({
   scope: z.enum(GRANT_SCOPES),
   profile: z.string(),
   operationId: z.string(),
-  method: z.string(),
-  pathTemplate: z.string(),
+  /** What it covers: absent in grants kept before the kinds (those are API calls, or tool calls whose method says TOOL: see callKindOf). */
+  callKind: callKindSchema.optional(),
+  /** An API call's method and path template; absent for a tool of another MCP server. */
+  method: z.string().optional(),
+  pathTemplate: z.string().optional(),
   /** The session it is bound to (session scope). */
   callerKey: z.string().optional(),
   /** The client that asked; for client-always, the declared name the grant is bound to. */
@@ -216,3 +285,8 @@ export const grantSchema = z.object({
   uses: z.number().int(),
 });
 export type Grant = z.infer<typeof grantSchema>;
+
+/** What a grant covers, in one line: `POST /events`, `tool write_file of MCP server fs` (grants of any age). */
+export function grantLine(g: Pick<Grant, 'callKind' | 'method' | 'pathTemplate' | 'profile' | 'operationId'>): string {
+  return callLine(g);
+}

@@ -2,6 +2,7 @@
 // the Activity screen): one record per tool call and one per API call,
 // linked by run id, each carrying its place in the hash chain.
 import { z } from 'zod';
+import { callKindSchema } from './calls.ts';
 
 const chain = {
   /** Position in the chain: 1, 2, 3… never reused. */
@@ -55,9 +56,15 @@ export const apiCallRecordSchema = z.object({
   clientName: z.string().optional(),
   /** The API profile the call went through. */
   profile: z.string().optional(),
+  /** The operation's id; for a tool of another MCP server, the tool's name. */
   operationId: z.string(),
-  method: z.string(),
-  /** Origin, path and query, the credential removed. */
+  /** What was called (absent in records written before the kinds: read them with callKindOf). */
+  callKind: callKindSchema.optional(),
+  /** An API call's HTTP method; absent for a tool call (older records say TOOL: see httpMethodOf). */
+  method: z.string().optional(),
+  /** A tool call's server (its profile is `mcp:<server>`). */
+  server: z.string().optional(),
+  /** Origin, path and query, the credential removed; a tool call's `mcp://<server>/<tool>`. */
   url: z.string(),
   status: z.number(),
   durationMs: z.number(),
@@ -79,7 +86,7 @@ export const apiCallRecordSchema = z.object({
   heldBy: z.number().optional(),
   error: z.string().optional(),
   startedAt: z.string(),
-  /** A tool of another MCP server (method TOOL): its arguments as JSON, redacted, capped. */
+  /** A tool call's arguments as JSON, redacted, capped. */
   arguments: z.string().optional(),
 });
 
@@ -105,6 +112,8 @@ export const auditFiltersSchema = z
     profile: z.string().max(100).optional(),
     operation: z.string().max(300).optional(),
     method: z.string().max(10).optional(),
+    /** API calls, tool calls of other MCP servers (records of any age). */
+    callKind: callKindSchema.optional(),
     outcome: z.string().max(40).optional(),
     decision: z.enum(GATE_DECISIONS).optional(),
     text: z.string().max(500).optional(),

@@ -3,6 +3,7 @@
 // built-ins, no DOM), so it compiles under both the Node and the web config.
 export * from './errors.ts';
 export * from './logs.ts';
+export * from './calls.ts';
 export * from './approvals.ts';
 export * from './audit.ts';
 export * from './settings.ts';

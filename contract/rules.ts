@@ -5,6 +5,7 @@
 // Also the Answered list: held calls a person (or the timeout) answered,
 // read from the audit.
 import { z } from 'zod';
+import { callKindSchema } from './calls.ts';
 import { policySchema } from './profiles.ts';
 import { grantSchema } from './approvals.ts';
 
@@ -65,7 +66,11 @@ export const answeredSchema = z.object({
   /** The API (profile) the call was for. */
   profile: z.string().optional(),
   operationId: z.string(),
-  method: z.string(),
+  /** An API call, or a tool of another MCP server. */
+  callKind: callKindSchema,
+  /** An API call's method; absent for a tool call. */
+  method: z.string().optional(),
+  /** The API call's URL; a tool call's `mcp://<server>/<tool>`. */
   url: z.string(),
   /** The client's declared name, else its caller key. */
   client: z.string(),

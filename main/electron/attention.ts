@@ -8,7 +8,7 @@
 // notifications, or one fails to show, the state says so (status.desktop)
 // for the Approvals screen to tell the person.
 import type { Notification as NotificationType, Tray as TrayType, BrowserWindow } from 'electron';
-import type { PendingApproval } from '../../contract/approvals.ts';
+import { requestTarget, type PendingApproval } from '../../contract/approvals.ts';
 import type { ElectronApi } from './electronApi.ts';
 import { NAVIGATE_CHANNEL } from '../../contract/ipc.ts';
 
@@ -64,7 +64,7 @@ export function createAttention(
       shown?.close();
       const r = head.request;
       const notification = new electron.Notification({
-        title: `Airlock: approve ${r.method} ${r.pathTemplate}?`,
+        title: `Airlock: approve ${requestTarget(r)}?`,
         body: `${r.caller.clientName ?? 'A client'} asks to run ${r.operationId}${count > 1 ? ` (${count} waiting)` : ''}.`,
         urgency: 'critical',
         actions: [

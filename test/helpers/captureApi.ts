@@ -11,7 +11,7 @@ import { GITHUB_SPEC, ROOT, tempDir } from './paths.ts';
 import { createEgressGate, type EgressGate } from '../../main/core/egress/egressGate.ts';
 import { createRedactor } from '../../main/core/log/redactor.ts';
 import type { Catalogue } from '../../main/core/openapi/catalogue.ts';
-import type { RunContext } from '../../main/core/egress/types.ts';
+import type { RunContext } from '../../main/core/gate/runContext.ts';
 import type { ApiCallRequest, ApiCallResult } from '../../main/core/sandbox/engine.ts';
 
 export interface Captured {

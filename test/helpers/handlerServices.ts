@@ -6,7 +6,7 @@
 // handler as the dispatcher does: the input parsed by the contract (defaults
 // applied), the output checked against it — and returned as the handler gave
 // it, so a test can also see a field the contract would strip.
-import type { MutationApprovalRequest } from '../../main/core/approvals/types.ts';
+import type { ApiCallApprovalRequest } from '../../main/core/approvals/types.ts';
 import type { ApiCallRecord } from '../../main/core/audit/types.ts';
 import assert from 'node:assert/strict';
 import type { z } from 'zod';
@@ -280,9 +280,9 @@ export function airlockError(kind: ErrorKind, message?: RegExp): (error: unknown
 }
 
 /** A held POST of the Shop API, as the gate puts it to the broker; `overrides` change what a test needs. */
-export function mutationRequest(overrides: Partial<MutationApprovalRequest> = {}): MutationApprovalRequest {
+export function mutationRequest(overrides: Partial<ApiCallApprovalRequest> = {}): ApiCallApprovalRequest {
   return {
-    kind: 'api-mutation',
+    kind: 'api-call',
     runId: 'run-1',
     caller: { key: 'http:s1', transport: 'http', clientName: 'claude-code', clientVersion: '2.0' },
     profile: 'shop',

@@ -14,11 +14,12 @@ import { buildCatalogue, type Catalogue } from '../../main/core/openapi/catalogu
 import { createEgressGate } from '../../main/core/egress/egressGate.ts';
 import { createRedactor } from '../../main/core/log/redactor.ts';
 import type { ApiCallRecord } from '../../main/core/audit/types.ts';
-import type { ApprovalHook, MutationApprovalRequest } from '../../main/core/approvals/types.ts';
-import type { RunContext } from '../../main/core/egress/types.ts';
+import type { ApprovalHook, ApiCallApprovalRequest } from '../../main/core/approvals/types.ts';
+import type { RunContext } from '../../main/core/gate/runContext.ts';
 import { createLogger } from '../../main/core/log/logger.ts';
 import { LogBuffer } from '../../main/core/log/logBuffer.ts';
 import { tempDir } from '../helpers/paths.ts';
+import { ofKind } from '../helpers/approvalKinds.ts';
 
 const KEY = 'demo_key_EVIDENCE_0123456789';
 let demo: DemoServer;
@@ -49,12 +50,12 @@ const run = (): RunContext => ({
 });
 
 function setup(baseUrl = demo.url) {
-  const asked: MutationApprovalRequest[] = [];
+  const asked: ApiCallApprovalRequest[] = [];
   const records: ApiCallRecord[] = [];
   const buffer = new LogBuffer();
   const approvals: ApprovalHook = {
     request: async (req) => {
-      asked.push(req);
+      asked.push(ofKind(req, 'api-call'));
       return { approved: false, by: 'tester', reason: 'no thanks', at: new Date().toISOString(), code: 'denied' };
     },
   };
@@ -151,11 +152,11 @@ test('nothing is read when no person will see it: a grant answers, or nobody can
   await new Promise<void>((r) => api.listen(0, '127.0.0.1', r));
   try {
     const baseUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
-    const seen: MutationApprovalRequest[] = [];
+    const seen: ApiCallApprovalRequest[] = [];
     const granted: ApprovalHook = {
       asksPerson: () => false,
       request: async (req) => {
-        seen.push(req);
+        seen.push(ofKind(req, 'api-call'));
         return { approved: true, by: 'grant g_1 (always)', scope: 'always', at: new Date().toISOString(), grantId: 'g_1' };
       },
     };

@@ -14,6 +14,7 @@ import { httpClient, execute } from '../helpers/mcpClients.ts';
 import { controlClient, waitForEvent } from '../helpers/control.ts';
 import { ROOT, tempDir } from '../helpers/paths.ts';
 import type { ControlClient } from '../../main/core/control/controlClient.ts';
+import { ofKind } from '../helpers/approvalKinds.ts';
 
 const T = { timeout: 120_000 };
 const FILESYSTEM = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
@@ -84,8 +85,9 @@ test('filesystem: reads run at once; a write waits for a person and is made exac
   );
   const { approval } = await requested;
   assert.equal(approval.request.call, 'mcp.fs.write_file');
-  assert.match(approval.request.mcpTool!.description!, /Create a new file or completely overwrite/);
-  assert.match(approval.request.bodyPreview, /"content": "# Hello\\n"/);
+  const asked = ofKind(approval.request, 'tool-call');
+  assert.match(asked.description!, /Create a new file or completely overwrite/);
+  assert.match(asked.arguments, /"content": "# Hello\\n"/);
   assert.equal(existsSync(target), false, 'nothing written while it waits');
   const approved = await cli(['approvals', 'approve', approval.id]);
   assert.equal(approved.code, 0, approved.stderr);
@@ -123,7 +125,7 @@ test("everything: a server's environment holds only what its entry passes (no Ai
 });
 
 test('search_docs finds the servers’ tools beside the API operations, as exact calls', T, async () => {
-  type Results = { results: { api: string; operationId: string; method: string; call: string }[] };
+  type Results = { results: { api: string; kind: string; operationId: string; method?: string; call: string }[] };
   const search = async (args: Record<string, unknown>) => {
     const r = await client.callTool({ name: 'search_docs', arguments: args });
     assert.equal(r.isError, undefined, JSON.stringify(r.content));
@@ -138,7 +140,8 @@ test('search_docs finds the servers’ tools beside the API operations, as exact
   assert.match(write.text, /may destroy data: a call may wait for a person/);
   const sum = await search({ query: 'add two numbers', limit: 3 });
   assert.equal(sum.results[0]!.call, 'mcp.everything["get-sum"]');
-  assert.equal(sum.results[0]!.method, 'TOOL');
+  assert.equal(sum.results[0]!.kind, 'tool-call');
+  assert.equal(sum.results[0]!.method, undefined, 'a tool has no HTTP method');
   assert.equal(sum.results[0]!.api, 'mcp:everything');
   // The demo API's own requests still find its operations first.
   const events = await search({ query: 'list upcoming events', limit: 3 });

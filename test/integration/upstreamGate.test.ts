@@ -17,6 +17,7 @@ import { httpClient, execute } from '../helpers/mcpClients.ts';
 import { controlClient, waitForEvent, waitForServer } from '../helpers/control.ts';
 import { ROOT, tempDir } from '../helpers/paths.ts';
 import type { ControlClient } from '../../main/core/control/controlClient.ts';
+import { ofKind } from '../helpers/approvalKinds.ts';
 
 const SERVER = join(ROOT, 'test', 'fixtures', 'upstream', 'testServer.ts');
 const SECRET = 'ghp_UPSTREAM0123456789abcdefSECRET';
@@ -82,7 +83,11 @@ test('a destructive tool waits for a person and runs exactly once when approved'
   const requested = waitForEvent(control, 'approval-requested');
   const running = execute(client, 'const r = await mcp.misbehaving.delete_notes({}); return { data: r.data, error: r.error };');
   const { approval } = await requested;
-  assert.deepEqual(approval.request.mcpTool, { server: 'misbehaving', tool: 'delete_notes', description: 'Deletes every note', destructive: true });
+  const asked = ofKind(approval.request, 'tool-call');
+  assert.deepEqual(
+    { server: asked.server, tool: asked.tool, description: asked.description, destructive: asked.destructive, readOnly: asked.readOnly },
+    { server: 'misbehaving', tool: 'delete_notes', description: 'Deletes every note', destructive: true, readOnly: undefined },
+  );
   assert.equal(approval.request.profile, 'mcp:misbehaving');
   assert.deepEqual(noteLines(), [], 'nothing ran while it waited');
   const approved = await cli(['approvals', 'approve', approval.id]);
@@ -115,7 +120,7 @@ test('a tool that lies in its annotations is believed until the person sets a po
   const requested = waitForEvent(control, 'approval-requested');
   const running = execute(client, 'return (await mcp.misbehaving.peek({})).error');
   const { approval } = await requested;
-  assert.equal(approval.request.mcpTool?.readOnly, true, 'the prompt says what the tool claims');
+  assert.equal(ofKind(approval.request, 'tool-call').readOnly, true, 'the prompt says what the tool claims');
   assert.equal((await cli(['approvals', 'deny', approval.id])).code, 0);
   assert.match((await running).text, /airlock_tool_denied/);
   assert.equal(noteLines().length, before + 1, 'it did not run again');
@@ -195,7 +200,7 @@ test('offered directly: the client is told its tools changed, sees <server>__<to
   const requested = waitForEvent(control, 'approval-requested');
   const calling = client.callTool({ name: 'misbehaving__delete_notes', arguments: {} }, undefined, { timeout: 60_000 });
   const { approval } = await requested;
-  assert.equal(approval.request.mcpTool?.tool, 'delete_notes');
+  assert.equal(ofKind(approval.request, 'tool-call').tool, 'delete_notes');
   assert.equal(noteLines().length, before);
   assert.equal((await cli(['approvals', 'approve', approval.id])).code, 0);
   const result = await calling;

@@ -55,8 +55,11 @@ test('the export pages through the filtered view oldest first, reporting progres
   assert.deepEqual(asked[0], { decision: 'approved', order: 'oldest', limit: 500 });
   const lines = csv.trimEnd().split('\r\n');
   assert.equal(lines.length, 2501);
-  assert.equal(lines[0], 'seq,time,kind,client,tool,profile,operation,method,url,status,decision,decidedBy,outcome,durationMs,runId,error');
-  assert.equal(lines[1], '1,2026-11-24T10:00:00.000Z,api,http:s1,,,events.create,POST,"https://api.test/events?x=1,2",201,approved,alice via web UI,ok,12,r1,');
+  assert.equal(lines[0], 'seq,time,kind,client,tool,profile,operation,call,method,url,status,decision,decidedBy,outcome,durationMs,runId,error');
+  assert.equal(
+    lines[1],
+    '1,2026-11-24T10:00:00.000Z,api,http:s1,,,events.create,api-call,POST,"https://api.test/events?x=1,2",201,approved,alice via web UI,ok,12,r1,',
+  );
   const jsonl = (await exportRecords(api, {}, 'jsonl', () => {})).parts.join('');
   const parsed = jsonl
     .trimEnd()

@@ -1,15 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApprovalBroker, type BrokerEvent } from '../../main/core/approvals/approvalBroker.ts';
-import type { MutationApprovalRequest } from '../../main/core/approvals/types.ts';
+import type { ApiCallApprovalRequest, ToolCallApprovalRequest } from '../../main/core/approvals/types.ts';
 import { GrantStore } from '../../main/core/approvals/grantStore.ts';
 import { tempDir } from '../helpers/paths.ts';
 import { classifyRequest } from '../../main/core/egress/classify.ts';
 import { offeredScopes } from '../../contract/approvals.ts';
 
-function req(overrides: Partial<MutationApprovalRequest> = {}): MutationApprovalRequest {
+function req(overrides: Partial<ApiCallApprovalRequest> = {}): ApiCallApprovalRequest {
   return {
-    kind: 'api-mutation',
+    kind: 'api-call',
     runId: 'run-1',
     caller: { key: 'http:s1', transport: 'http', clientName: 'claude-code', clientVersion: '2.0' },
     profile: 'demo',
@@ -45,6 +45,23 @@ function nextRequested(b: ApprovalBroker): Promise<string> {
       }
     });
   });
+}
+
+/** A held call of another MCP server's tool (fs/write_file), with the shared fields of `req()`. */
+function toolReq(overrides: Partial<ToolCallApprovalRequest> = {}): ToolCallApprovalRequest {
+  const { method: _method, pathTemplate: _path, url: _url, query: _query, headers: _headers, bodyPreview: _body, kind: _kind, ...shared } = req();
+  return {
+    ...shared,
+    kind: 'tool-call',
+    profile: 'mcp:fs',
+    operationId: 'write_file',
+    call: 'mcp.fs.write_file',
+    server: 'fs',
+    tool: 'write_file',
+    address: 'mcp://fs/write_file',
+    arguments: '{}',
+    ...overrides,
+  };
 }
 
 test('a request waits in the queue with what a person needs to decide, until approved once', async () => {
@@ -294,12 +311,12 @@ test('attack: a method override cannot launder a DELETE into an "until revoked" 
 test('a grant "until revoked" never covers a call that may destroy (given before the operation became one); a profile\'s grants go together', async () => {
   const grants = new GrantStore();
   const b = broker({ grants });
-  grants.add({ scope: 'always', profile: 'mcp:fs', operationId: 'write_file', method: 'TOOL', pathTemplate: 'mcp://fs/write_file', grantedBy: 'tester' });
-  const writes = await b.request(req({ profile: 'mcp:fs', operationId: 'write_file', method: 'TOOL', reason: 'mutation' }));
+  grants.add({ scope: 'always', profile: 'mcp:fs', operationId: 'write_file', callKind: 'tool-call', grantedBy: 'tester' });
+  const writes = await b.request(toolReq({ reason: 'mutation' }));
   assert.equal(writes.approved, true, 'covered while the tool said it does not destroy');
   // Now the tool says it may destroy: the old grant is not enough, a person is asked.
   const asked = nextRequested(b);
-  const deciding = b.request(req({ profile: 'mcp:fs', operationId: 'write_file', method: 'TOOL', reason: 'destructive' }));
+  const deciding = b.request(toolReq({ reason: 'destructive' }));
   const id = await asked;
   b.decide(id, { approve: false }, 'tester');
   assert.equal((await deciding).approved, false);
@@ -307,8 +324,7 @@ test('a grant "until revoked" never covers a call that may destroy (given before
     scope: 'everyone-session',
     profile: 'mcp:fs',
     operationId: 'read_file',
-    method: 'TOOL',
-    pathTemplate: 'mcp://fs/read_file',
+    callKind: 'tool-call',
     grantedBy: 'tester',
   });
   grants.add({ scope: 'always', profile: 'demo', operationId: 'events.create', method: 'POST', pathTemplate: '/events', grantedBy: 'tester' });

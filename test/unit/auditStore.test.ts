@@ -9,11 +9,13 @@ import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { INPUT_CAP_BYTES, openAuditStore, type AuditStore, type AuditStoreOptions } from '../../main/core/audit/auditStore.ts';
 import type { AuditEntry, ToolCallInput } from '../../main/core/audit/types.ts';
-import type { ApiCallRecord } from '../../main/core/audit/types.ts';
+import type { ApiCallEntry, ApiCallRecord } from '../../main/core/audit/types.ts';
 import { createRedactor } from '../../main/core/log/redactor.ts';
 import { AirlockError } from '../../main/core/util/errors.ts';
 import { withAuditStore } from '../helpers/auditStores.ts';
 import { tempDir } from '../helpers/paths.ts';
+import { DatabaseSync } from 'node:sqlite';
+import { callKindOf } from '../../contract/calls.ts';
 
 const T0 = Date.parse('2030-06-01T12:00:00Z');
 
@@ -632,5 +634,46 @@ test(
         error instanceof AirlockError && /cannot keep this record: its file no longer exists \(was the data dir removed\?\)/.test(error.message),
     );
     await assert.rejects(store.recordToolCall(toolCall({ runId: 'run-2' })), /no longer exists/);
+  }),
+);
+
+test(
+  'a tool call of another MCP server is recorded as one, with no HTTP method; the call-kind filter reads records of any age (TOOL in the method)',
+  withStore(async (store, file) => {
+    await store.recordApiCall(apiCall({ runId: 'r-api' }));
+    const tool = await store.recordApiCall(
+      apiCall({
+        runId: 'r-tool',
+        callKind: 'tool-call',
+        method: undefined,
+        server: 'fs',
+        profile: 'mcp:fs',
+        operationId: 'write_file',
+        url: 'mcp://fs/write_file',
+      }),
+    );
+    assert.equal(tool.callKind, 'tool-call');
+    assert.equal('method' in tool && tool.method !== undefined, false, 'no method is invented for a tool');
+    assert.equal(tool.server, 'fs');
+    // A caller that still says TOOL hands in a tool call: it is written as one.
+    const said = await store.recordApiCall(
+      apiCall({ runId: 'r-said', method: 'TOOL', profile: 'mcp:fs', operationId: 'read_file', url: 'mcp://fs/read_file' }),
+    );
+    assert.deepEqual([said.callKind, said.method], ['tool-call', undefined]);
+    // A record as versions before the kinds wrote it: no callKind, TOOL in its method.
+    const older = await store.recordApiCall(apiCall({ runId: 'r-old', operationId: 'list_dir', url: 'mcp://fs/list_dir' }));
+    const db = new DatabaseSync(file);
+    db.prepare("UPDATE records SET body = json_remove(json_set(body, '$.method', 'TOOL'), '$.callKind') WHERE seq = ?").run(older.seq);
+    db.close();
+    const runs = (callKind: string) =>
+      store
+        .query({ callKind, order: 'oldest' })
+        .records.map((r) => (r as ApiCallEntry).runId)
+        .sort();
+    assert.deepEqual(runs('tool-call'), ['r-old', 'r-said', 'r-tool']);
+    assert.deepEqual(runs('api-call'), ['r-api']);
+    const old = store.query({ runId: 'r-old' }).records[0] as ApiCallEntry;
+    assert.equal(callKindOf(old), 'tool-call', 'read as the tool call it was');
+    assert.throws(() => store.query({ callKind: 'TOOL' }), /call kind must be one of api-call, tool-call, server-switch/);
   }),
 );

@@ -5,11 +5,12 @@ import { createEgressGate, type EgressGateOptions } from '../../main/core/egress
 import { createRedactor } from '../../main/core/log/redactor.ts';
 import type { ApiCallRecord } from '../../main/core/audit/types.ts';
 import type { ApprovalHook } from '../../main/core/approvals/types.ts';
-import type { RunContext } from '../../main/core/egress/types.ts';
+import type { RunContext } from '../../main/core/gate/runContext.ts';
 import type { Profile } from '../../main/core/profiles/profile.ts';
 import type { AuthScheme } from '../../main/core/config/auth.ts';
 import type { ApiCallRequest } from '../../main/core/sandbox/engine.ts';
 import { startEchoApi, echoCatalogue, type EchoApi } from '../helpers/echoApi.ts';
+import { ofKind } from '../helpers/approvalKinds.ts';
 
 const KEY = 'sk_live_CANARY_0123456789abcdef';
 const redactor = createRedactor([KEY]);
@@ -244,10 +245,10 @@ test("over the client's rate, a mutation under ask is refused before a person is
 
 /** An approval hook that records each request and answers from a script of decisions. */
 function scriptedApprovals(answers: ('yes' | 'no')[]) {
-  const requests: import('../../main/core/approvals/types.ts').MutationApprovalRequest[] = [];
+  const requests: import('../../main/core/approvals/types.ts').ApiCallApprovalRequest[] = [];
   const hook: ApprovalHook = {
     request: async (req) => {
-      requests.push(req);
+      requests.push(ofKind(req, 'api-call'));
       const answer = answers.shift() ?? 'no';
       const at = new Date().toISOString();
       return answer === 'yes' ? { approved: true, by: 'tester', scope: 'once', at } : { approved: false, by: 'tester', reason: 'no', at, code: 'denied' };

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createEgressGate } from '../../main/core/egress/egressGate.ts';
 import { createRedactor } from '../../main/core/log/redactor.ts';
 import type { ApiCallRecord } from '../../main/core/audit/types.ts';
-import type { RunContext } from '../../main/core/egress/types.ts';
+import type { RunContext } from '../../main/core/gate/runContext.ts';
 import type { AuthScheme } from '../../main/core/config/auth.ts';
 import { startEchoApi, echoCatalogue, type EchoApi } from '../helpers/echoApi.ts';
 

@@ -9,12 +9,13 @@ import { createRedactor } from '../../main/core/log/redactor.ts';
 import { BlockedAddressError } from '../../main/core/util/addressPolicy.ts';
 import type { ApiCallRecord } from '../../main/core/audit/types.ts';
 import type { ApprovalHook } from '../../main/core/approvals/types.ts';
-import type { RunContext } from '../../main/core/egress/types.ts';
+import type { RunContext } from '../../main/core/gate/runContext.ts';
 import type { AuthScheme } from '../../main/core/config/auth.ts';
 import type { Logger } from '../../main/core/log/logger.ts';
 import type { Transport, UpstreamExchange } from '../../main/core/egress/upstream.ts';
 import type { MutationPolicy } from '../../main/core/profiles/profile.ts';
 import { echoCatalogue } from '../helpers/echoApi.ts';
+import { ofKind } from '../helpers/approvalKinds.ts';
 
 const KEY = 'sk_live_RECORDS_0123456789abcdef';
 const ORIGIN = 'https://api.example.test';
@@ -28,6 +29,7 @@ interface Setup {
   reply?: (x: UpstreamExchange) => Reply;
   approvals?: ApprovalHook;
   rateLimit?: () => boolean;
+  killSwitch?: () => boolean;
   onApiCall?: (r: ApiCallRecord) => void | Promise<unknown>;
   getCredential?: () => string | undefined;
   resolver?: () => Promise<{ address: string; family: 4 | 6 }[]>;
@@ -68,6 +70,7 @@ function setup(o: Setup = {}) {
     now: () => new Date(0),
     ...(o.approvals ? { approvals: o.approvals } : {}),
     ...(o.rateLimit ? { rateLimit: o.rateLimit } : {}),
+    ...(o.killSwitch ? { killSwitch: o.killSwitch } : {}),
     ...(o.responseBytes ? { responseBytes: o.responseBytes } : {}),
   });
   return { gate, records, lines, sent };
@@ -83,7 +86,7 @@ const run = (over: Partial<RunContext> = {}): RunContext => ({
   ...over,
 });
 
-const base = { runId: 'r1', callerKey: 'c1', clientName: 'Claude', profile: 'p', startedAt: AT };
+const base = { runId: 'r1', callerKey: 'c1', clientName: 'Claude', profile: 'p', startedAt: AT, callKind: 'api-call' };
 /** A record without its duration (a measured time). */
 const timeless = ({ durationMs, ...rest }: ApiCallRecord) => (assert.equal(typeof durationMs, 'number'), rest);
 const yes: ApprovalHook = { asksPerson: () => false, request: async () => ({ approved: true, by: 'tester', scope: 'once', at: AT }) };
@@ -97,7 +100,7 @@ test('a read that is sent: one record, one run call, one log line; the result is
   assert.deepEqual(records.map(timeless), [
     { ...base, operationId: 'items.list', method: 'GET', url: `${ORIGIN}/v1/items?tag=a`, bytes: 11, decision: 'read', status: 200 },
   ]);
-  assert.deepEqual(r.calls, [{ method: 'GET', url: `${ORIGIN}/v1/items?tag=a`, status: 200, decision: 'read' }]);
+  assert.deepEqual(r.calls, [{ callKind: 'api-call', method: 'GET', url: `${ORIGIN}/v1/items?tag=a`, status: 200, decision: 'read' }]);
   assert.deepEqual(lines, ['info items.list: read GET /v1/items → 200']);
   assert.equal(sent[0]!.headers.authorization, `Bearer ${KEY}`);
   assert.equal(sent[0]!.pinned.address, '93.184.216.34');
@@ -122,7 +125,7 @@ test('the key cannot be read: refused, recorded with no duration, nothing sent',
   assert.deepEqual(records, [
     { ...base, operationId: 'items.list', method: '', url: '', status: 0, durationMs: 0, bytes: 0, decision: 'refused', error: 'the keychain is locked' },
   ]);
-  assert.deepEqual(r.calls, [{ method: '', url: '', status: 0, decision: 'refused' }]);
+  assert.deepEqual(r.calls, [{ callKind: 'api-call', method: '', url: '', status: 0, decision: 'refused' }]);
   assert.deepEqual(lines, ['info items.list: refused (the keychain is locked)']);
   assert.equal(sent.length, 0);
 });
@@ -369,7 +372,7 @@ test('the approval dialog shows each header the request sends, the key masked in
   const approvals: ApprovalHook = {
     asksPerson: () => false,
     request: async (req) => {
-      shown.push(req.headers);
+      shown.push(ofKind(req, 'api-call').headers);
       return { approved: false, by: 'tester', reason: 'no', at: AT, code: 'denied' };
     },
   };
@@ -391,4 +394,22 @@ test('the approval dialog shows each header the request sends, the key masked in
     assert.equal(headers[0]!.name, 'host');
     assert.match(headers.find((h) => h.credential)?.value ?? '(from keychain: p)', /\(from keychain: p\)$/);
   }
+});
+
+test('the kill switch stops an API call as it stops a tool call: before anything is built, and after a yes given while it went on', async () => {
+  const on = setup({ killSwitch: () => true });
+  const refused = await on.gate.call({ operationId: 'items.list' }, run());
+  assert.equal((refused.error as { code: string }).code, 'airlock_kill_switch');
+  assert.equal(on.sent.length, 0, 'nothing sent');
+  assert.equal(on.records[0]!.decision, 'refused');
+  let killed = false;
+  const during = setup({
+    policy: 'ask',
+    killSwitch: () => killed,
+    approvals: { asksPerson: () => false, request: async () => ((killed = true), { approved: true, by: 'tester', scope: 'once', at: AT }) },
+  });
+  const late = await during.gate.call({ operationId: 'items.create', body: { name: 'x' } }, run());
+  assert.equal((late.error as { code: string }).code, 'airlock_kill_switch');
+  assert.equal(during.sent.length, 0, 'the yes does not let it out');
+  assert.equal(during.records[0]!.approval?.by, 'tester', 'the answer is on the record');
 });

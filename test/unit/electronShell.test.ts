@@ -227,7 +227,10 @@ test('attention: the tray counts, one notification per new head replaces the pre
   const win = { isVisible: () => true, isFocused: () => focused, flashFrame: () => void flashed++, show() {}, focus() {}, webContents: { send() {} } };
   const attention = createAttention({ Notification: FakeNotification, app: {} } as never, { tray: tray as never, window: () => win as never });
   const p = (id: string): PendingApproval =>
-    ({ id, request: { method: 'DELETE', pathTemplate: '/events/{id}', operationId: 'events.delete', caller: { clientName: 'cursor' } } }) as never;
+    ({
+      id,
+      request: { kind: 'api-call', method: 'DELETE', pathTemplate: '/events/{id}', operationId: 'events.delete', caller: { clientName: 'cursor' } },
+    }) as never;
   attention.update([p('a')]);
   assert.equal(tray.tip, trayTooltip(1));
   assert.equal(tray.tip, 'Airlock — 1 approval waiting');
@@ -287,7 +290,9 @@ test("notifications: 'Review' opens the queue, 'Deny' denies that request; there
     window: () => win as never,
     deny: (id) => void denied.push(id),
   });
-  attention.update([{ id: 'apr_1', request: { method: 'PATCH', pathTemplate: '/events/{id}', operationId: 'events.update', caller: {} } } as never]);
+  attention.update([
+    { id: 'apr_1', request: { kind: 'api-call', method: 'PATCH', pathTemplate: '/events/{id}', operationId: 'events.update', caller: {} } } as never,
+  ]);
   assert.deepEqual(
     made[0]!.options.actions?.map((a) => a.text),
     ['Review', 'Deny'],

@@ -5,19 +5,21 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApprovalBroker, type BrokerEvent } from '../../main/core/approvals/approvalBroker.ts';
-import type { MutationApprovalRequest } from '../../main/core/approvals/types.ts';
+import type { ApiCallApprovalRequest, ServerSwitchApprovalRequest } from '../../main/core/approvals/types.ts';
 import { GrantStore } from '../../main/core/approvals/grantStore.ts';
 import { RuleHitCounter, hitKind } from '../../main/core/approvals/ruleHits.ts';
-import { offeredScopes, type ApproveScope } from '../../contract/approvals.ts';
+import { grantLine, offeredScopes, type ApproveScope } from '../../contract/approvals.ts';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { effectiveOf } from '../../main/core/runtime/ruleHandlers.ts';
 import type { ApiCallEntry, AuditQuery } from '../../main/core/audit/types.ts';
 import { tempDir } from '../helpers/paths.ts';
 
 const caller = (key: string, clientName?: string) => ({ key, transport: 'http' as const, ...(clientName ? { clientName } : {}) });
 
-function req(overrides: Partial<MutationApprovalRequest> = {}): MutationApprovalRequest {
+function req(overrides: Partial<ApiCallApprovalRequest> = {}): ApiCallApprovalRequest {
   return {
-    kind: 'api-mutation',
+    kind: 'api-call',
     runId: `run-${Math.random()}`,
     caller: caller('http:s1', 'claude-code'),
     profile: 'demo',
@@ -240,4 +242,60 @@ test('hit counts come from the audit, read once, then only what is new; other pr
   assert.equal(hitKind({ decision: 'approved', approval: { by: 'earlier approval (rest of run)', at: '', scope: 'run' } }), 'allowed');
   assert.equal(hitKind({ decision: 'approved', approval: { by: 'alice via CLI', at: '', scope: 'run' } }), 'asked');
   assert.equal(hitKind({ decision: 'refused' }), 'refused');
+});
+
+test('a grant kept before the kinds (its method said TOOL) is read as the tool call it covers; an API grant keeps its method and path', () => {
+  const { dir, cleanup } = tempDir('airlock-grants-kinds-');
+  try {
+    const file = join(dir, 'grants.json');
+    const kept = { scope: 'always', grantedBy: 'alice', createdAt: '2026-11-01T00:00:00.000Z', uses: 3 };
+    writeFileSync(
+      file,
+      JSON.stringify({
+        version: 1,
+        grants: [
+          { ...kept, id: 'grt_tool', profile: 'mcp:fs', operationId: 'write_file', method: 'TOOL', pathTemplate: 'mcp://fs/write_file' },
+          { ...kept, id: 'grt_api', profile: 'demo', operationId: 'events.create', method: 'POST', pathTemplate: '/events' },
+        ],
+      }),
+    );
+    const grants = new GrantStore({ file }).list();
+    const tool = grants.find((g) => g.id === 'grt_tool')!;
+    assert.equal(tool.callKind, 'tool-call');
+    assert.equal(tool.method, undefined, 'no HTTP method is kept for a tool');
+    assert.equal(grantLine(tool), 'tool write_file of MCP server fs');
+    const api = grants.find((g) => g.id === 'grt_api')!;
+    assert.deepEqual([api.callKind, api.method, api.pathTemplate], ['api-call', 'POST', '/events']);
+    assert.equal(grantLine(api), 'POST /events');
+  } finally {
+    cleanup();
+  }
+});
+
+test('a server switch is answered one yes at a time: no scope but "once" is offered or taken', async () => {
+  const { method: _m, pathTemplate: _p, url: _u, query: _q, headers: _h, bodyPreview: _b, kind: _k, ...shared } = req();
+  const sw: ServerSwitchApprovalRequest = {
+    ...shared,
+    kind: 'server-switch',
+    profile: 'airlock',
+    operationId: 'toggle_mcp_server',
+    server: 'fs',
+    enabled: false,
+  };
+  assert.deepEqual(offeredScopes(sw), ['once']);
+  const b = broker();
+  const asked = new Promise<string>((resolve) => {
+    const off = b.subscribe((e: BrokerEvent) => {
+      if (e.type === 'approval-requested') {
+        off();
+        resolve(e.approval.id);
+      }
+    });
+  });
+  const deciding = b.request(sw);
+  const id = await asked;
+  assert.throws(() => b.decide(id, { approve: true, scope: 'always' }, 'alice'), /one yes at a time/);
+  b.decide(id, { approve: true, scope: 'once' }, 'alice');
+  assert.equal((await deciding).approved, true);
+  assert.deepEqual(b.grants.list(), [], 'nothing left behind');
 });

@@ -39,10 +39,10 @@ test(
   withStore(async (store) => {
     const DEAD = 4_000_001;
     const LIVE = 4_000_002;
-    await store.recordApiCall(heldRecord(held('a_dead', 'run-1'), DEAD));
-    await store.recordApiCall(heldRecord(held('a_live', 'run-2'), LIVE));
-    await store.recordApiCall(heldRecord(held('a_answered', 'run-3'), DEAD));
-    const answered = heldRecord(held('a_answered', 'run-3'), DEAD);
+    await store.recordApiCall(heldRecord(held('a_dead', 'run-1'), DEAD)!);
+    await store.recordApiCall(heldRecord(held('a_live', 'run-2'), LIVE)!);
+    await store.recordApiCall(heldRecord(held('a_answered', 'run-3'), DEAD)!);
+    const answered = heldRecord(held('a_answered', 'run-3'), DEAD)!;
     await store.recordApiCall({
       ...answered,
       heldBy: undefined,
@@ -85,7 +85,7 @@ test(
 );
 
 test('Activity says a pending call is held for a person, and why an interrupted one was not sent', () => {
-  const base = heldRecord(held('a_1', 'run-1'), 1) as unknown as ApiRecord;
+  const base = heldRecord(held('a_1', 'run-1'), 1)! as unknown as ApiRecord;
   assert.match(decisionText(base), /^held for a person's answer/);
   const reason = 'the companion holding it (pid 7) ended before anyone answered; nothing was sent';
   assert.equal(
@@ -102,7 +102,7 @@ test("a run's calls table shows a held call once: its pending record folds into 
   const at = new Date(T0).toISOString();
   const rec = (seq: number, decision: ApiRecord['decision'], id?: string) =>
     ({
-      ...(heldRecord(held(id ?? 'none', 'run-1'), 1) as unknown as ApiRecord),
+      ...(heldRecord(held(id ?? 'none', 'run-1'), 1)! as unknown as ApiRecord),
       seq,
       decision,
       approval: id ? { by: 'alice', at, id } : undefined,

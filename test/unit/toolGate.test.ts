@@ -17,7 +17,7 @@ import { GrantStore } from '../../main/core/approvals/grantStore.ts';
 import { silentLogger } from '../../main/core/log/logger.ts';
 import { createRedactor } from '../../main/core/log/redactor.ts';
 import type { ApiCallRecord } from '../../main/core/audit/types.ts';
-import type { RunContext } from '../../main/core/egress/types.ts';
+import type { RunContext } from '../../main/core/gate/runContext.ts';
 import { runClient, type RunApi } from '../../main/core/execute/runClient.ts';
 import { clientShape, clientShapeJson } from '../../main/core/sandbox/guestClient.ts';
 import { methods } from '../helpers/clientMethods.ts';
@@ -27,6 +27,7 @@ import { RedactionHolder } from '../../main/core/log/redactionHolder.ts';
 import { ServerStore } from '../../main/core/upstream/serverStore.ts';
 import { PassThrough } from 'node:stream';
 import { ChildTransport } from '../../main/core/upstream/childTransport.ts';
+import { ofKind } from '../helpers/approvalKinds.ts';
 
 const T = { timeout: 10_000 };
 const SECRET = 'sk-live-0123456789abcdefSECRET';
@@ -126,7 +127,9 @@ test('a read-only tool of an accepted server runs at once; its result is redacte
   assert.equal(records.length, 1);
   const r = records[0]!;
   assert.equal(r.profile, 'mcp:fs');
-  assert.equal(r.method, 'TOOL');
+  assert.equal(r.callKind, 'tool-call', 'recorded as a tool call, with no HTTP method invented');
+  assert.equal(r.method, undefined);
+  assert.equal(r.server, 'fs');
   assert.equal(r.url, 'mcp://fs/read_file');
   assert.equal(r.decision, 'read', 'a read-only tool run unasked is recorded as a read');
   assert.equal(r.callerKey, 'caller-1');
@@ -157,11 +160,15 @@ test('a destructive tool waits for a person, who sees server, tool, description 
   const calling = gate.call({ server: 'fs', tool: 'delete_file', args: { path: 'notes.txt', token: SECRET } }, run());
   const pending = await held(broker);
   assert.equal(server.ran.length, 0, 'nothing runs while it waits');
-  const req = pending.request;
+  const req = ofKind(pending.request, 'tool-call');
   assert.equal(req.reason, 'destructive', 'a tool that says nothing may destroy (the MCP defaults)');
-  assert.deepEqual(req.mcpTool, { server: 'fs', tool: 'delete_file', description: 'Deletes a file' });
+  assert.deepEqual(
+    { server: req.server, tool: req.tool, description: req.description, address: req.address },
+    { server: 'fs', tool: 'delete_file', description: 'Deletes a file', address: 'mcp://fs/delete_file' },
+  );
   assert.equal(req.call, 'mcp.fs.delete_file');
-  assert.match(req.bodyPreview, /"path": "notes.txt"/, 'the arguments, pretty-printed');
+  assert.match(req.arguments, /"path": "notes.txt"/, 'the arguments, pretty-printed');
+  assert.equal('method' in req, false, 'no HTTP method is invented for a tool');
   assert.doesNotMatch(JSON.stringify(req), /sk-live/, 'redacted');
   assert.throws(
     () => broker.decide(pending.id, { approve: true, scope: 'always' }, 'tester'),
@@ -404,7 +411,7 @@ test('arguments longer than the prompt shows are said to be cut', T, async () =>
   const { gate, broker } = setup(server);
   const calling = gate.call({ server: 'fs', tool: 'write_file', args: { padding: 'x'.repeat(20_000), path: '/etc/passwd' } }, run());
   const pending = await held(broker);
-  assert.match(pending.request.bodyPreview, /more characters not shown here\. A yes sends all of them/);
+  assert.match(ofKind(pending.request, 'tool-call').arguments, /more characters not shown here\. A yes sends all of them/);
   broker.decide(pending.id, { approve: false }, 'tester');
   await calling;
 });

@@ -3,7 +3,15 @@
 import { printable } from '../printable.ts';
 import type { ControlClient } from '../../core/control/controlClient.ts';
 import type { ControlOutput } from '../../../contract/control.ts';
-import { GRANT_SCOPE_INFO, isGrantScope, offeredScopes, untilRevokedWithheld, type ApproveScope } from '../../../contract/approvals.ts';
+import {
+  GRANT_SCOPE_INFO,
+  isGrantScope,
+  offeredScopes,
+  requestLine,
+  requestPayload,
+  untilRevokedWithheld,
+  type ApproveScope,
+} from '../../../contract/approvals.ts';
 
 type Pending = ControlOutput<'approvals.list'>[number];
 
@@ -11,10 +19,8 @@ export function formatPending(p: Pending): string {
   const r = p.request;
   const client = `${r.caller.clientName ?? r.caller.key}${r.caller.clientVersion ? ` ${r.caller.clientVersion}` : ''}`;
   const lines = [
-    r.mcpTool
-      ? `${p.id}  ${printable(r.call)}  (a tool of MCP server ${r.mcpTool.server}${r.mcpTool.direct ? `, called directly as ${printable(r.mcpTool.direct)}` : ''})`
-      : `${p.id}  ${r.method} ${r.url}  (${r.operationId}, profile ${r.profile})`,
-    ...(r.mcpTool?.description ? [`  what the server says of it: ${printable(r.mcpTool.description.split('\n')[0]!.slice(0, 300))}`] : []),
+    `${p.id}  ${headline(r)}`,
+    ...(r.kind === 'tool-call' && r.description ? [`  what the server says of it: ${printable(r.description.split('\n')[0]!.slice(0, 300))}`] : []),
     `  ${r.reason}: ${r.rule}`,
     `  client ${client} (${r.caller.key}), call ${r.callIndex} of its run, ${Math.max(0, Math.round(p.secondsLeft))} s left, script sha256 ${r.scriptSha256.slice(0, 12)}…`,
   ];
@@ -24,15 +30,30 @@ export function formatPending(p: Pending): string {
     );
   const withheld = untilRevokedWithheld(r);
   lines.push(`  scopes offered: ${offeredScopes(r).join(', ')}${withheld ? ` (${withheld})` : ''}`);
-  for (const h of r.headers) lines.push(`  ${h.name}: ${h.value}`);
-  if (Object.keys(r.query).length > 0) lines.push(`  query ${JSON.stringify(r.query)}`);
-  if (r.bodyPreview) {
-    const body = r.bodyPreview.split('\n');
+  if (r.kind === 'api-call') {
+    for (const h of r.headers) lines.push(`  ${h.name}: ${h.value}`);
+    if (Object.keys(r.query).length > 0) lines.push(`  query ${JSON.stringify(r.query)}`);
+  }
+  const payload = requestPayload(r);
+  if (payload) {
+    const body = payload.split('\n');
     lines.push(...body.slice(0, 20).map((l) => `  | ${printable(l)}`));
     // Never a silent cut: what a yes would send may be longer than what is shown here.
     if (body.length > 20) lines.push(`  | … ${body.length - 20} more lines: airlock approvals list --json shows them all`);
   }
   return lines.join('\n');
+}
+
+/** The request's first line: the HTTP request, the tool and its server, or the switch. */
+function headline(r: Pending['request']): string {
+  switch (r.kind) {
+    case 'api-call':
+      return `${r.method} ${r.url}  (${r.operationId}, profile ${r.profile})`;
+    case 'tool-call':
+      return `${printable(r.call)}  (a tool of MCP server ${r.server}${r.direct ? `, called directly as ${printable(r.direct)}` : ''})`;
+    case 'server-switch':
+      return `${requestLine(r)}  (toggle_mcp_server, asked by a client)`;
+  }
 }
 
 export async function approvalsList(client: ControlClient, options: { json?: boolean }): Promise<void> {

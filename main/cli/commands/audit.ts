@@ -7,6 +7,7 @@ import type { AuditEntry, AuditFilter } from '../../core/audit/types.ts';
 import { dataPaths } from '../../core/config/dataDir.ts';
 import { AirlockError } from '../../core/util/errors.ts';
 import type { CliContext } from '../context.ts';
+import { callKindOf, serverOfProfile } from '../../../contract/calls.ts';
 import { connectToRunningServer } from '../runningServer.ts';
 
 export interface AuditFilterOptions {
@@ -44,7 +45,7 @@ export function formatEntry(e: AuditEntry): string {
     case 'tool':
       return `#${e.seq} ${e.time} tool ${e.tool} ${e.outcome} ${Math.round(e.durationMs)}ms ${e.clientName ?? '-'}${e.clientVersion ? `/${e.clientVersion}` : ''} ${e.transport}${e.runId ? ` run ${e.runId.slice(0, 8)}` : ''}${e.error ? ` — ${e.error.split('\n')[0]!.slice(0, 120)}` : ''}`;
     case 'api':
-      return `#${e.seq} ${e.time}   api ${e.method} ${e.url} → ${e.status || '-'} ${e.decision}${e.approval ? ` (${e.approval.by}${e.approval.scope ? `, ${e.approval.scope}` : ''})` : ''} ${Math.round(e.durationMs)}ms${e.error ? ` — ${e.error.slice(0, 120)}` : ''}`;
+      return `#${e.seq} ${e.time}   ${callKindOf(e) === 'api-call' ? `api ${e.method} ${e.url}` : `mcp ${e.server ?? serverOfProfile(e.profile) ?? '?'}/${e.operationId}`} → ${e.status || '-'} ${e.decision}${e.approval ? ` (${e.approval.by}${e.approval.scope ? `, ${e.approval.scope}` : ''})` : ''} ${Math.round(e.durationMs)}ms${e.error ? ` — ${e.error.slice(0, 120)}` : ''}`;
     case 'prune':
       return `#${e.seq} ${e.time} prune ${e.pruned} records older than ${e.olderThanDays} days`;
     default: {

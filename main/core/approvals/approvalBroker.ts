@@ -19,6 +19,7 @@ import {
   grantBy,
   isGrantScope,
   requestLine,
+  requestPayload,
   untilRevoked,
   type ApprovalDecision,
   type ApprovalRequest,
@@ -63,14 +64,14 @@ interface Waiting {
 const REMEMBERED = 500;
 
 function describe(req: ApprovalRequest): string {
-  switch (req.kind) {
-    case 'api-mutation':
-      return requestLine(req, 'url');
-    default: {
-      const never: never = req.kind;
-      return never;
-    }
-  }
+  return requestLine(req, 'url');
+}
+
+/** What the question asked through the client shows of what would be sent: the body, the arguments, or the switch. */
+function elicitedPayload(req: ApprovalRequest): string {
+  const payload = requestPayload(req);
+  if (!payload) return '';
+  return `\n\n${req.kind === 'api-call' ? 'Body' : req.kind === 'tool-call' ? 'Arguments' : 'Change'}:\n${payload.slice(0, 2000)}`;
 }
 
 function clientOf(req: ApprovalRequest): string {
@@ -101,14 +102,15 @@ export class ApprovalBroker implements ApprovalHook {
     if (this.runGrants.has(runGrantKey(req.runId, req.profile))) return { approved: true, by: RUN_GRANT_BY, scope: 'run', at: at() };
     // A grant is for the operation as the document describes it: a call that overrides its method is never covered;
     // and a call that may destroy is never covered by a grant "until revoked" (one given before it became so).
-    const found = req.override
-      ? undefined
-      : this.grants.use({
-          profile: req.profile,
-          operationId: req.operationId,
-          callerKey: req.caller.key,
-          ...(req.caller.clientName ? { clientName: req.caller.clientName } : {}),
-        });
+    const found =
+      (req.kind === 'api-call' && req.override) || req.kind === 'server-switch'
+        ? undefined
+        : this.grants.use({
+            profile: req.profile,
+            operationId: req.operationId,
+            callerKey: req.caller.key,
+            ...(req.caller.clientName ? { clientName: req.caller.clientName } : {}),
+          });
     const grant = found && !(req.reason === 'destructive' && untilRevoked(found.scope)) ? found : undefined;
     if (grant) {
       return {
@@ -121,9 +123,7 @@ export class ApprovalBroker implements ApprovalHook {
     }
     if (!this.options.approversAvailable()) {
       if (options.elicit) {
-        const answer = await options
-          .elicit(`Airlock: allow ${describe(req)}?${req.bodyPreview ? `\n\nBody:\n${req.bodyPreview.slice(0, 2000)}` : ''}`, options.signal)
-          .catch(() => undefined);
+        const answer = await options.elicit(`Airlock: allow ${describe(req)}?${elicitedPayload(req)}`, options.signal).catch(() => undefined);
         if (options.signal?.aborted) return this.withdrawnDecision(at());
         if (answer?.approved) return { approved: true, by: `${clientOf(req)} (elicitation)`, scope: 'once', at: at() };
         return {
@@ -251,8 +251,8 @@ export class ApprovalBroker implements ApprovalHook {
           scope,
           profile: req.profile,
           operationId: req.operationId,
-          method: req.method,
-          pathTemplate: req.pathTemplate,
+          callKind: req.kind,
+          ...(req.kind === 'api-call' ? { method: req.method, pathTemplate: req.pathTemplate } : {}),
           ...(scope === 'session' ? { callerKey: req.caller.key } : {}),
           ...(req.caller.clientName ? { clientName: req.caller.clientName } : {}),
           grantedBy: by,

@@ -14,7 +14,8 @@
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { GRANT_SCOPE_INFO, grantSchema, type Grant, type GrantScope } from '../../../contract/approvals.ts';
+import { GRANT_SCOPE_INFO, grantLine, grantSchema, type Grant, type GrantScope } from '../../../contract/approvals.ts';
+import { callKindOf, type CallKind } from '../../../contract/calls.ts';
 import { writeFileAtomic } from '../util/atomicWrite.ts';
 import { AirlockError } from '../util/errors.ts';
 import type { Logger } from '../log/logger.ts';
@@ -49,12 +50,23 @@ export function grantCovers(g: Grant, caller: { callerKey: string; clientName?: 
   }
 }
 
+/** A grant as kept before the kinds, read as what it covers: a tool call's grant said TOOL and mcp://… where an API's has its method and path. */
+function withKind(g: Grant): Grant {
+  const callKind = callKindOf(g);
+  if (callKind === 'api-call') return { ...g, callKind };
+  const { method: _method, pathTemplate: _pathTemplate, ...rest } = g;
+  return { ...rest, callKind };
+}
+
 export interface NewGrant {
   scope: Grant['scope'];
   profile: string;
   operationId: string;
-  method: string;
-  pathTemplate: string;
+  /** What it covers (absent: an API call). */
+  callKind?: CallKind;
+  /** An API call's method and path template (none for a tool call). */
+  method?: string;
+  pathTemplate?: string;
   callerKey?: string;
   clientName?: string;
   grantedBy: string;
@@ -99,7 +111,7 @@ export class GrantStore {
         hint: 'fix it, or delete it to forget every "until revoked" grant',
       });
     }
-    for (const g of parsed.grants) if (persisted(g)) this.grants.set(g.id, g);
+    for (const g of parsed.grants) if (persisted(g)) this.grants.set(g.id, withKind(g));
   }
 
   /** The grant that lets this call through without asking, if any (and notes its use: the listener hears of it). */
@@ -133,8 +145,9 @@ export class GrantStore {
       scope: input.scope,
       profile: input.profile,
       operationId: input.operationId,
-      method: input.method,
-      pathTemplate: input.pathTemplate,
+      callKind: input.callKind ?? 'api-call',
+      ...(input.method !== undefined ? { method: input.method } : {}),
+      ...(input.pathTemplate !== undefined ? { pathTemplate: input.pathTemplate } : {}),
       ...(input.scope === 'session' ? { callerKey: input.callerKey! } : {}),
       ...(input.clientName ? { clientName: input.clientName } : {}),
       grantedBy: input.grantedBy,
@@ -143,7 +156,7 @@ export class GrantStore {
     };
     this.grants.set(grant.id, grant);
     this.log.info(
-      `grant ${grant.id}: ${GRANT_SCOPE_INFO[grant.scope].label}${grant.scope === 'client-always' ? ` (${grant.clientName})` : ''} ${grant.method} ${grant.pathTemplate} (${grant.operationId}) by ${grant.grantedBy}`,
+      `grant ${grant.id}: ${GRANT_SCOPE_INFO[grant.scope].label}${grant.scope === 'client-always' ? ` (${grant.clientName})` : ''} ${grantLine(grant)} (${grant.operationId}) by ${grant.grantedBy}`,
     );
     this.changed(persisted(grant));
     return { ...grant };

@@ -8,7 +8,7 @@ import type { DENIAL_CODES } from '../../../contract/approvals.ts';
 type DenialCode = (typeof DENIAL_CODES)[number];
 
 /** The error code for a call not approved for `why`; `denied` is the code of a person's "no" for this kind of call. */
-export function notApprovedCode(why: DenialCode, denied: 'airlock_mutation_denied' | 'airlock_tool_denied'): string {
+export function notApprovedCode(why: DenialCode, denied: string): string {
   switch (why) {
     case 'no_approver':
       return 'airlock_approval_required';

@@ -1,9 +1,16 @@
 // The approvals room's vocabulary: who is calling (the MCP session as the
 // contract describes it), how the gate asks for a decision (ApprovalHook),
 // and how a question reaches the person at the MCP client (Elicit).
-import type { Caller, ApprovalDecision, MutationApprovalRequest } from '../../../contract/approvals.ts';
+import type {
+  Caller,
+  ApprovalDecision,
+  ApprovalRequest,
+  ApiCallApprovalRequest,
+  ToolCallApprovalRequest,
+  ServerSwitchApprovalRequest,
+} from '../../../contract/approvals.ts';
 
-export type { ApprovalDecision, MutationApprovalRequest };
+export type { ApprovalDecision, ApprovalRequest, ApiCallApprovalRequest, ToolCallApprovalRequest, ServerSwitchApprovalRequest };
 export type CallerInfo = Caller;
 
 /** Asks the person at the MCP client a yes/no question; undefined when they dismissed it. */
@@ -16,5 +23,5 @@ export interface ApprovalHook {
    */
   asksPerson?(q: { runId: string; profile: string; operationId: string; callerKey: string; clientName?: string; overridden?: boolean }): boolean;
   /** Resolves when a decision is made (or the request times out, or its client withdraws it: a denial). */
-  request(req: MutationApprovalRequest, options?: { signal?: AbortSignal; elicit?: Elicit }): Promise<ApprovalDecision>;
+  request(req: ApprovalRequest, options?: { signal?: AbortSignal; elicit?: Elicit }): Promise<ApprovalDecision>;
 }

@@ -46,6 +46,8 @@ const plain = [
   'credentialFingerprint',
   'callerKey',
   'operationId',
+  'callKind',
+  'server',
   'method',
   'url',
   'status',

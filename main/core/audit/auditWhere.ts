@@ -2,6 +2,7 @@
 // and the usage errors a bad query gets.
 import { type SQLInputValue } from 'node:sqlite';
 import { AirlockError } from '../util/errors.ts';
+import { CALL_KINDS } from '../../../contract/calls.ts';
 import { AUDIT_KINDS, type AuditFilter, type AuditKind } from './types.ts';
 
 /** Tool inputs (execute code, JSON arguments) are stored up to this many UTF-8 bytes. */
@@ -54,6 +55,15 @@ export function whereClause(f: AuditFilter): { clauses: string[]; params: SQLInp
       "((kind = 'tool' AND json_extract(body, '$.profile') = ?) OR (kind = 'api' AND (json_extract(body, '$.profile') = ? OR run_id IN (SELECT run_id FROM records WHERE kind = 'tool' AND json_extract(body, '$.profile') = ?))))",
     );
     params.push(String(f.profile), String(f.profile), String(f.profile));
+  }
+  // What was called, read off records of any age (before the kinds, a tool call's method said TOOL: contract/calls.ts).
+  if (f.callKind !== undefined) {
+    if (!(CALL_KINDS as readonly string[]).includes(String(f.callKind)))
+      throw usage(`call kind must be one of ${CALL_KINDS.join(', ')}, not "${String(f.callKind)}"`);
+    clauses.push(
+      "(kind = 'api' AND coalesce(json_extract(body, '$.callKind'), CASE upper(json_extract(body, '$.method')) WHEN 'TOOL' THEN 'tool-call' WHEN 'TOGGLE' THEN 'server-switch' ELSE 'api-call' END) = ?)",
+    );
+    params.push(String(f.callKind));
   }
   // Fields only API calls have: a filter on one of them selects API calls.
   const apiFields: [keyof AuditFilter, string, (v: string) => string][] = [

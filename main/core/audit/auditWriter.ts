@@ -23,6 +23,7 @@
 // before that can lose it, never the chain's consistency. If the WAL file
 // cannot be opened for flushing, durable records fall back to commits with
 // synchronous=FULL (the flush then blocks the event loop).
+import { callKindOf } from '../../../contract/calls.ts';
 import type { DatabaseSync } from 'node:sqlite';
 import { transaction } from '../util/sqlite.ts';
 import { AirlockError, errorMessage } from '../util/errors.ts';
@@ -270,8 +271,10 @@ export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
     // A call that may have changed something waits for the disk; a read's record rides on the run's own tool record,
     // whose flush comes before the client hears back.
     // So does a tool call of another MCP server recorded as a read (its tool says it only reads, and ran unasked).
-    const method = String(record.method ?? '').toUpperCase();
-    const durable = record.decision !== 'read' || !(READS.has(method) || method === 'TOOL');
+    // Read as any record is (a caller that still says TOOL in the method hands in a tool call).
+    const toolCall = callKindOf(record) === 'tool-call';
+    const method = toolCall ? undefined : String(record.method ?? '');
+    const durable = record.decision !== 'read' || !(toolCall || READS.has(String(method).toUpperCase()));
     return append<ApiCallEntry>(
       (seq, recordedAt) => ({
         kind: 'api',
@@ -284,7 +287,9 @@ export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
         clientName: optionalString(record.clientName),
         profile: optionalString(record.profile),
         operationId: String(record.operationId ?? ''),
-        method: String(record.method ?? ''),
+        callKind: toolCall ? 'tool-call' : 'api-call',
+        method,
+        server: toolCall ? optionalString(record.server) : undefined,
         url: String(record.url ?? ''),
         status: count(record.status),
         durationMs: milliseconds(record.durationMs),

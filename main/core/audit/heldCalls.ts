@@ -7,17 +7,21 @@
 import type { PendingApproval } from '../../../contract/approvals.ts';
 import type { ApiCallEntry, ApiCallRecord } from './types.ts';
 
-/** The pending record of a request put to a person: who asked for what, held by this process. */
-export function heldRecord(held: Pick<PendingApproval, 'id' | 'request' | 'createdAt'>, pid: number = process.pid): ApiCallRecord {
+/**
+ * The pending record of a call put to a person: who asked for what, held by this process. A server switch has none:
+ * it is no call through the gate, and the toggle_mcp_server call that asked for it is recorded with what came of it.
+ */
+export function heldRecord(held: Pick<PendingApproval, 'id' | 'request' | 'createdAt'>, pid: number = process.pid): ApiCallRecord | undefined {
   const r = held.request;
+  if (r.kind === 'server-switch') return undefined;
   return {
     runId: r.runId,
     callerKey: r.caller.key,
     ...(r.caller.clientName ? { clientName: r.caller.clientName } : {}),
     profile: r.profile,
     operationId: r.operationId,
-    method: r.method,
-    url: r.url,
+    callKind: r.kind,
+    ...(r.kind === 'api-call' ? { method: r.method, url: r.url } : { server: r.server, url: r.address }),
     status: 0,
     durationMs: 0,
     bytes: 0,
@@ -25,7 +29,7 @@ export function heldRecord(held: Pick<PendingApproval, 'id' | 'request' | 'creat
     approval: { by: 'waiting for a person', at: held.createdAt, id: held.id },
     heldBy: pid,
     startedAt: held.createdAt,
-    ...(r.method === 'TOOL' && r.bodyPreview ? { arguments: r.bodyPreview } : {}),
+    ...(r.kind === 'tool-call' ? { arguments: r.arguments } : {}),
   };
 }
 

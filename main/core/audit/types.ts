@@ -4,6 +4,7 @@
 // so the same object is what the chain hashes, what a JSONL export holds and
 // what the control API shows.
 import type { Caller, ApproveScope } from '../../../contract/approvals.ts';
+import type { CallKind } from '../../../contract/calls.ts';
 
 /** The scope an approval had, as the record of an API call keeps it ('policy': no person asked, a policy allowed it). */
 export type ApprovalScope = ApproveScope | 'policy';
@@ -19,9 +20,15 @@ export interface ApiCallRecord {
   clientName?: string;
   /** The API profile the call went through. */
   profile?: string;
+  /** The operation's id; for a tool of another MCP server, the tool's name. */
   operationId: string;
-  method: string;
-  /** Origin + path + query, the credential removed. */
+  /** What was called: an API's operation over HTTP (also when absent), or a tool of another MCP server. */
+  callKind?: Extract<CallKind, 'api-call' | 'tool-call'>;
+  /** An API call's HTTP method; a tool call has none. */
+  method?: string;
+  /** A tool call's server. */
+  server?: string;
+  /** Origin + path + query, the credential removed; a tool call's `mcp://<server>/<tool>`. */
   url: string;
   status: number;
   durationMs: number;
@@ -32,7 +39,7 @@ export interface ApiCallRecord {
   heldBy?: number;
   error?: string;
   startedAt: string;
-  /** A tool of another MCP server (method TOOL): its arguments as JSON, redacted, capped. */
+  /** A tool call's arguments as JSON, redacted, capped. */
   arguments?: string;
 }
 
@@ -92,6 +99,7 @@ export interface ToolCallEntry extends EntryBase, Omit<ToolCallInput, 'time' | '
 }
 
 export interface ApiCallEntry extends EntryBase, ApiCallRecord {
+  // callKind is absent in records written before the kinds (their method said TOOL for a tool call): read it with callKindOf.
   kind: 'api';
 }
 
@@ -133,6 +141,8 @@ export interface AuditFilter {
   operation?: string;
   /** API calls with this HTTP method. */
   method?: string;
+  /** Calls of this kind (API calls, tool calls of other MCP servers), records of any age. */
+  callKind?: string;
   /** API calls the gate decided this way (read, allowed, approved, denied, refused). */
   decision?: string;
 }

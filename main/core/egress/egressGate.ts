@@ -1,34 +1,36 @@
-// The egress gate: the one module every API call from sandboxed code goes
-// through, whatever the engine. It maps the call to a catalogue operation,
-// classifies the concrete request (method overrides included), applies the
-// policy (asking a person under `ask`, with every header the call will send
-// shown and the approval bound to a hash of method, URL and body), rate-limits
-// per caller, builds the request for the profile's origin only, checks and
-// pins the address, adds the credential (the sandbox never holds it),
-// follows a same-origin redirect only when a read leads to a read (any other
-// redirect comes back to the script unfollowed, with its status and Location:
-// an approval never carries over to a request nobody saw), never follows
-// another origin, scrubs the credential from everything it hands back, and
-// records every request. It never throws at the sandbox: failures are
-// `{ error }`.
+// The egress gate: the API adapter of the one decision path every call
+// takes (gate/decisionPath.ts: scope → rate limit → policy → evidence →
+// approval → send → record), the module every API call from sandboxed code
+// goes through, whatever the engine. Its scope maps the call to a catalogue
+// operation, builds the request for the profile's origin only and checks and
+// pins the address; its policy classifies the concrete request (method
+// overrides included); under `ask` a person sees every header the call will
+// send, the approval bound to a hash of method, URL and body; it adds the
+// credential (the sandbox never holds it), follows a same-origin redirect
+// only when a read leads to a read (any other redirect comes back to the
+// script unfollowed, with its status and Location: an approval never carries
+// over to a request nobody saw), never follows another origin, scrubs the
+// credential from everything it hands back, and records every request. It
+// never throws at the sandbox: failures are `{ error }`.
 //
-// This file is the entry and the first step of a call (the key, the
-// operation, the request); the rest has a file per job: where the key goes
+// This file is the entry and the call's scope (the key, the operation, the
+// request, the address); the rest has a file per job: where the key goes
 // (credentialPlacement.ts), the hops and redirects (hopLoop.ts, hop.ts), the
-// decision on each hop (gateDecision.ts), the records (callRecords.ts), the
-// evidence read (evidenceRead.ts) and what all calls share (gateContext.ts).
+// policy and the prompt on each hop (gateDecision.ts), the evidence read
+// (evidenceRead.ts) and what all calls share (gateContext.ts); the records
+// are the path's (gate/callRecords.ts).
 import { performance } from 'node:perf_hooks';
 import type { ApiOperation } from '../openapi/catalogue.ts';
 import type { ApiCallRequest, ApiCallResult } from '../sandbox/engine.ts';
 import { createRedactor, type Redactor } from '../log/redactor.ts';
 import { isMutation } from './classify.ts';
-import { gateError } from './gateDecision.ts';
+import { gateError, stop } from '../gate/decisionPath.ts';
 import { firstHop } from './hop.ts';
-import { sendHops } from './hopLoop.ts';
-import { AuditWriteError, callRecorder } from './callRecords.ts';
-import { gateContext, type EgressGateOptions, type GateContext } from './gateContext.ts';
-import type { RunContext } from './types.ts';
+import { failure, passHop, type CallInFlight, type Opening } from './hopLoop.ts';
+import { AuditWriteError, callRecorder } from '../gate/callRecords.ts';
 import { messageOf } from '../../../contract/values.ts';
+import { gateContext, type EgressGateOptions, type GateContext } from './gateContext.ts';
+import type { RunContext } from '../gate/runContext.ts';
 
 export type { GateApi, EgressGateOptions } from './gateContext.ts';
 export { MASK } from './credentialPlacement.ts';
@@ -69,7 +71,7 @@ function redactorFor(shared: Redactor, credential: string | undefined): Redactor
   return !credential || shared.leaks(credential) ? shared : createRedactor([credential]);
 }
 
-/** One call, from the script's request to its result: the key, the operation, the first request, then its hops. */
+/** One call: its key and recorder, then its first hop down the decision path, whose scope is the call's. */
 async function handleCall(gate: GateContext, call: ApiCallRequest, run: RunContext): Promise<ApiCallResult> {
   const started = performance.now();
   const startedAt = gate.now().toISOString();
@@ -82,19 +84,30 @@ async function handleCall(gate: GateContext, call: ApiCallRequest, run: RunConte
   }
   const redact = redactorFor(gate.options.redactor(), credential);
   const recorder = callRecorder(gate.records, { run, operationId: call?.operationId, redact, started, startedAt });
+  const inFlight = { run, credential, redact, recorder };
+  return await passHop(gate, () => callScope(gate, call, inFlight, unavailable), 0, inFlight);
+}
+
+/**
+ * The scope of an API call (the path's first step, after the kill switch): the key can be read, the operation is
+ * the document's, the request is well-formed, and its origin's address is one the policy lets the gate reach.
+ */
+async function callScope(gate: GateContext, call: ApiCallRequest, inFlight: CallInFlight, unavailable: string | undefined): ReturnType<Opening> {
   if (unavailable !== undefined) {
     // The keychain is down and no AIRLOCK_API_KEY: say so, never send unauthenticated behind the person's back.
-    await recorder.record(undefined, '', { decision: 'refused', status: 0, durationMs: 0, error: unavailable });
     const fix = 'The person running Airlock can fix the keychain, or set the key with `airlock keys set <profile>` or AIRLOCK_API_KEY.';
-    return gateError('airlock_credential_unavailable', `${unavailable}. ${fix}`);
+    return { refusal: stop('airlock_credential_unavailable', `${unavailable}. ${fix}`, 'refused'), recorded: { error: unavailable, durationMs: 0 } };
   }
   const op = typeof call?.operationId === 'string' ? gate.api.catalogue.byId(call.operationId) : undefined;
-  if (!op) {
-    const refusal = gateError('airlock_unknown_operation', `unknown operation '${String(call?.operationId)}'`);
-    return await recorder.refuse(undefined, '', { result: refusal, decision: 'refused' });
-  }
+  if (!op) return { refusal: stop('airlock_unknown_operation', `unknown operation '${String(call?.operationId)}'`, 'refused') };
   const first = firstHop(op, call, gate.basePath, gate.placement);
-  if (!first.ok) return await recorder.refuse(op, op.method, { result: gateError('airlock_invalid_request', redact(first.message)), decision: 'refused' });
-  if (gate.api.auth.type !== 'none' && !credential) gate.log.warn(`${op.id}: no API key configured; sending without credentials`, { runId: run.runId });
-  return await sendHops(gate, first.hop, { run, credential, redact, recorder });
+  if (!first.ok) return { refusal: stop('airlock_invalid_request', inFlight.redact(first.message), 'refused'), op };
+  try {
+    const pinned = await gate.pin(gate.origin.hostname);
+    if (gate.api.auth.type !== 'none' && !inFlight.credential)
+      gate.log.warn(`${op.id}: no API key configured; sending without credentials`, { runId: inFlight.run.runId });
+    return { hop: first.hop, pinned };
+  } catch (error) {
+    return { refusal: failure(gate, error as Error, inFlight), hop: first.hop };
+  }
 }

@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { classifyRequest } from './classify.ts';
 import { credentialProblem, injectCredential } from './credentialPlacement.ts';
 import { gatherEvidence, type EvidenceRead, type EvidenceRun, type EvidenceSource } from './evidence.ts';
-import { callRecord } from './callRecords.ts';
+import { callRecord } from '../gate/callRecords.ts';
 import type { GateContext } from './gateContext.ts';
 import type { Redactor } from '../log/redactor.ts';
 import { messageOf } from '../../../contract/values.ts';
@@ -51,6 +51,7 @@ function evidenceRead(gate: GateContext, credential: string | undefined, redact:
         gate.options.onApiCall?.(
           callRecord(run, gate.api.profile.name, {
             operationId,
+            callKind: 'api-call',
             method: 'GET',
             url: redact(new URL(pathAndQuery, gate.origin).href),
             status,

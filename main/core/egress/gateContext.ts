@@ -15,7 +15,8 @@ import { addressPins, type PinnedAddress, type Resolver } from '../util/addressP
 import { nodeTransport, type Transport } from './upstream.ts';
 import { credentialPlacement, type CredentialPlacement } from './credentialPlacement.ts';
 import type { DecisionContext } from './gateDecision.ts';
-import type { RecordSink } from './callRecords.ts';
+import type { RecordSink } from '../gate/callRecords.ts';
+import type { PathOptions } from '../gate/decisionPath.ts';
 
 export interface GateApi {
   profile: Profile;
@@ -35,8 +36,10 @@ export interface EgressGateOptions {
   approvals?: ApprovalHook;
   resolver?: Resolver;
   transport?: Transport;
-  /** Per-caller rate limit on HTTP calls: false means over the limit. */
+  /** Per-caller rate limit, shared with the client's tool calls: false means over the limit. */
   rateLimit?(callerKey: string): boolean;
+  /** The kill switch: while on, no call goes out. */
+  killSwitch?(): boolean;
   /** Records the call (the audit store); the result goes back only once it settles, and not at all if it throws. */
   onApiCall?(record: ApiCallRecord): void | Promise<unknown>;
   logger?: Logger;
@@ -60,6 +63,8 @@ export interface GateContext {
   policyProfile: ClassifyInput['profile'];
   pin(hostname: string): Promise<PinnedAddress>;
   decision: DecisionContext;
+  /** What the decision path needs: who answers, the client's rate, the kill switch. */
+  path: PathOptions;
   records: RecordSink;
   /** The largest response handed back, in bytes. */
   maxBytes: number;
@@ -98,6 +103,7 @@ export function gateContext(options: EgressGateOptions): GateContext {
       approvals: options.approvals,
       credentialSource: () => options.credentialSource?.() ?? 'keychain',
     },
+    path: { approvals: options.approvals, rateLimit: options.rateLimit, killSwitch: options.killSwitch },
     records: { profile: api.profile.name, log, onApiCall: (record) => options.onApiCall?.(record) },
     maxBytes: options.responseBytes ?? 10 * 1024 * 1024,
     timeoutMs: options.timeoutMs ?? 30_000,

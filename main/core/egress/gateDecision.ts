@@ -1,30 +1,22 @@
-// What the gate does with one hop: send it as a read, send it as allowed,
-// refuse it (read-only), deny it by policy, or — under "ask" — what a person
-// answered, after being shown the exact request: every header it will send
-// (the key masked in its place), the override or redirect that made it a
-// mutation, the run's earlier calls and the whole script. An approval is
-// bound to the hash of method, full URL and body, checked again before
-// anything is sent.
+// What the decision path (gate/decisionPath.ts) is told of one hop of an API
+// call: the policy's verdict — a read, allowed, refused (read-only), denied,
+// or ask — and, under "ask", the request a person is shown: every header it
+// will send (the key masked in its place), the override or redirect that made
+// it a mutation, the evidence read for it, the run's earlier calls and the
+// whole script. An approval is bound to the hash of method, full URL and
+// body, checked again after the yes, before anything is sent.
 import { createHash } from 'node:crypto';
-import type { ApiCallResult } from '../sandbox/engine.ts';
 import type { ClassifyInput, RequestClass } from './classify.ts';
 import { redactDeep, type Redactor } from '../log/redactor.ts';
 import { classifyHop, type Hop } from './hop.ts';
 import { maskedCredential, type CredentialPlacement } from './credentialPlacement.ts';
 import { evidenceFor, type EvidenceSource } from './evidence.ts';
-import type { ApprovalDecision, ApprovalHook, MutationApprovalRequest } from '../approvals/types.ts';
-import type { GateDecision } from '../audit/types.ts';
-import { notApprovedCode } from '../approvals/notApproved.ts';
-import type { RunContext } from './types.ts';
+import type { ApiCallApprovalRequest, ApprovalHook } from '../approvals/types.ts';
+import { stop, type Verdict } from '../gate/decisionPath.ts';
+import type { Refusal } from '../gate/callRecords.ts';
+import type { RunContext } from '../gate/runContext.ts';
 
 const BODY_PREVIEW_CHARS = 16_384;
-
-/** The gate's decision on one hop: how it is recorded, the person's answer if one was asked, and what the script gets if it is not sent. */
-export interface HopDecision {
-  decision: GateDecision;
-  approval?: ApprovalDecision;
-  refusal?: ApiCallResult;
-}
 
 export interface DecisionContext {
   profile: ClassifyInput['profile'];
@@ -38,10 +30,6 @@ export interface DecisionContext {
   evidence?: EvidenceSource;
 }
 
-export function gateError(code: string, message: string, status = 0): ApiCallResult {
-  return { data: null, error: { code, message }, status };
-}
-
 /** What an approval is bound to: method, full URL and body bytes. */
 export function requestHash(method: string, url: string, body: Buffer | undefined): string {
   return createHash('sha256')
@@ -51,52 +39,44 @@ export function requestHash(method: string, url: string, body: Buffer | undefine
 }
 
 /** The headers the hop will send, as a person sees them: the credential masked, never shown. */
-function shownHeaders(ctx: DecisionContext, hop: Hop, hasCredential: boolean, redact: Redactor): MutationApprovalRequest['headers'] {
-  const out: MutationApprovalRequest['headers'] = [{ name: 'host', value: ctx.origin.host }];
+function shownHeaders(ctx: DecisionContext, hop: Hop, hasCredential: boolean, redact: Redactor): ApiCallApprovalRequest['headers'] {
+  const out: ApiCallApprovalRequest['headers'] = [{ name: 'host', value: ctx.origin.host }];
   for (const [name, value] of Object.entries(hop.headers)) out.push({ name, value: redact(value) });
   const masked = hasCredential ? maskedCredential(ctx.placement) : undefined;
   if (masked) out.push({ name: masked.name, value: `${masked.value} (from ${ctx.credentialSource()}: ${ctx.profile.name})`, credential: true });
   return out;
 }
 
-export async function decideHop(ctx: DecisionContext, hop: Hop, url: string, run: RunContext, redact: Redactor, hasCredential: boolean): Promise<HopDecision> {
+/** A hop as the policy reads it: its class, and the hop in a few words (`POST /events (events.create)`). */
+export function hopPolicy(ctx: DecisionContext, hop: Hop): { cls: RequestClass; what: string; verdict: Verdict } {
   const cls = classifyHop(hop, ctx.profile);
-  if (cls.kind === 'read') return { decision: 'read' };
+  if (cls.kind === 'read') return { cls, what: `${hop.method.toUpperCase()} ${hop.op.path} (${hop.op.id})`, verdict: { send: 'read' } };
   const what = `${cls.effectiveMethod} ${hop.op.path} (${hop.op.id})`;
   switch (cls.kind) {
-    case 'read-only':
-      return { decision: 'refused', refusal: gateError('airlock_read_only', `${what} changes data, and ${cls.rule}.`) };
     case 'allow':
-      return { decision: 'allowed' };
+      return { cls, what, verdict: { send: 'allowed' } };
+    case 'read-only':
+      return { cls, what, verdict: { stop: stop('airlock_read_only', `${what} changes data, and ${cls.rule}.`, 'refused') } };
     case 'deny':
       return {
-        decision: 'denied',
-        refusal: gateError('airlock_mutation_denied', `${what} is refused: ${cls.rule}. A person can change the policy in Airlock.`),
+        cls,
+        what,
+        verdict: { stop: stop('airlock_mutation_denied', `${what} is refused: ${cls.rule}. A person can change the policy in Airlock.`, 'denied') },
       };
     case 'ask':
-      break;
+      return { cls, what, verdict: { ask: true } };
   }
-  if (!ctx.approvals)
-    return { decision: 'denied', refusal: gateError('airlock_approval_required', `${what} needs a person's approval, and no approver is attached.`) };
-  const request = await approvalRequest(ctx, { hop, url, run, redact, hasCredential }, cls);
-  const approvals = ctx.approvals;
-  // The client hears that the call waits (progress notifications), so it does not give up on a silent call.
-  const waited = run.onWaiting?.(`Waiting for your approval in Airlock: ${cls.effectiveMethod} ${hop.op.path}`);
-  const decision = await run.control
-    .whilePaused(() => approvals.request(request, { ...(run.signal ? { signal: run.signal } : {}), ...(run.elicit ? { elicit: run.elicit } : {}) }))
-    .finally(() => waited?.());
-  return answered(decision, hop, url, what, request.requestHash);
 }
 
 /** What a person is asked about one hop: the exact request, redacted, with the run it belongs to and the evidence read for it. */
-async function approvalRequest(
+export async function hopApprovalRequest(
   ctx: DecisionContext,
   at: { hop: Hop; url: string; run: RunContext; redact: Redactor; hasCredential: boolean },
   cls: Exclude<RequestClass, { kind: 'read' }>,
-): Promise<MutationApprovalRequest> {
+): Promise<ApiCallApprovalRequest> {
   const { hop, url, run, redact } = at;
   return {
-    kind: 'api-mutation',
+    kind: 'api-call',
     runId: run.runId,
     caller: run.caller,
     profile: ctx.profile.name,
@@ -121,20 +101,8 @@ async function approvalRequest(
   };
 }
 
-/** The decision a person's answer makes: approved only for the request that was shown (same hash), else denied with why. */
-function answered(decision: ApprovalDecision, hop: Hop, url: string, what: string, shownHash: string): HopDecision {
-  if (decision.approved) {
-    // Bound to what was shown: the request about to leave must hash the same.
-    if (requestHash(hop.method, url, hop.body) !== shownHash) {
-      return {
-        decision: 'refused',
-        approval: decision,
-        refusal: gateError('airlock_approval_mismatch', `${what}: the request changed after it was approved; nothing was sent`),
-      };
-    }
-    return { decision: 'approved', approval: decision };
-  }
-  const code = notApprovedCode(decision.code, 'airlock_mutation_denied');
-  const text = decision.code === 'no_approver' ? `${what} ${decision.reason}` : `${what} was not approved: ${decision.reason}`;
-  return { decision: 'denied', approval: decision, refusal: gateError(code, text) };
+/** After a yes: the request about to leave must hash as the one shown, else nothing is sent. */
+export function approvedAsShown(hop: Hop, url: string, what: string, shown: ApiCallApprovalRequest): Refusal | undefined {
+  if (requestHash(hop.method, url, hop.body) === shown.requestHash) return undefined;
+  return stop('airlock_approval_mismatch', `${what}: the request changed after it was approved; nothing was sent`, 'refused');
 }

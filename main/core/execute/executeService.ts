@@ -7,7 +7,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { ConsoleEntry, RunLimits, RunOutcome, SandboxEngine } from '../sandbox/engine.ts';
 import type { RunClient } from './runClient.ts';
 import type { CallerInfo, Elicit } from '../approvals/types.ts';
-import type { RunCallSummary } from '../egress/types.ts';
+import type { RunCallSummary } from '../gate/runContext.ts';
 import type { Logger } from '../log/logger.ts';
 import type { LogBuffer, LogLevel } from '../log/logBuffer.ts';
 import { CapacityError, type ExecutionCaps } from './caps.ts';

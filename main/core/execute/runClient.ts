@@ -13,7 +13,7 @@ import type { EgressGate } from '../egress/egressGate.ts';
 import { joinRedactors, type Redactor } from '../log/redactor.ts';
 import { TOOL_OPERATION_PREFIX, clientGlobals, clientShape } from '../sandbox/guestClient.ts';
 import type { ApiCallResult } from '../sandbox/engine.ts';
-import type { RunContext } from '../egress/types.ts';
+import type { RunContext } from '../gate/runContext.ts';
 
 /** A call to another MCP server's tool, as the run's gate hands it on. */
 export interface RunToolCall {

@@ -10,6 +10,7 @@ import { callOf, renderScopedResults, renderSearchResults, type PlacedHit } from
 import { relatedOperations } from '../search/relatedOperations.ts';
 import { outlineOf, renderGroup, renderOutline } from '../search/outline.ts';
 import { searchAcross } from '../search/searchAcross.ts';
+import { toolAddress } from '../../../contract/calls.ts';
 
 export const searchDocsInput = {
   query: z
@@ -36,9 +37,11 @@ export const searchDocsOutput = {
     .array(
       z.object({
         api: z.string().describe('The API the operation belongs to (its name)'),
+        /** An operation of an API, or a tool of another MCP server (which has no HTTP method). */
+        kind: z.enum(['api-call', 'tool-call']).describe('api-call: an operation of an API; tool-call: a tool of another MCP server'),
         operationId: z.string(),
-        method: z.string(),
-        path: z.string(),
+        method: z.string().optional().describe("The operation's HTTP method (a tool has none)"),
+        path: z.string().describe("The operation's path; a tool's mcp://<server>/<tool>"),
         call: z.string().describe('The exact client method to use in execute, e.g. api.events.list, or github.repos.get when several APIs are in reach'),
         score: z.number(),
       }),
@@ -183,7 +186,15 @@ export function registerSearchDocs(tools: AuditedTools, ctx: SearchDocsContext):
           result: {
             content: [{ type: 'text', text }],
             structuredContent: {
-              results: listed.map((op) => ({ api: a.name, operationId: op.id, method: op.method, path: op.path, call: callOf(op, clientOf(a)), score: 0 })),
+              results: listed.map((op) => ({
+                api: a.name,
+                kind: 'api-call' as const,
+                operationId: op.id,
+                method: op.method,
+                path: op.path,
+                call: callOf(op, clientOf(a)),
+                score: 0,
+              })),
             },
           },
         };
@@ -238,6 +249,7 @@ export function registerSearchDocs(tools: AuditedTools, ctx: SearchDocsContext):
                 ? toolResult(t, h.op, h.score)
                 : {
                     api: nameOf.get(h.catalogue) ?? '',
+                    kind: 'api-call' as const,
                     operationId: h.op.id,
                     method: h.op.method,
                     path: h.op.path,
@@ -259,5 +271,5 @@ export function registerSearchDocs(tools: AuditedTools, ctx: SearchDocsContext):
 /** A tool hit as search_docs' structured results give it. */
 function toolResult(t: SearchableTools, op: ApiOperation, score: number) {
   const tool = t.toolName(op);
-  return { api: t.name, operationId: tool, method: 'TOOL', path: `mcp://${t.server}/${encodeURIComponent(tool)}`, call: t.call(op), score };
+  return { api: t.name, kind: 'tool-call' as const, operationId: tool, path: toolAddress(t.server, tool), call: t.call(op), score };
 }

@@ -123,10 +123,9 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     // A call held for a person is in the audit from the moment it is held (its outcome follows, under the same
     // approval id); one a companion that is gone left held is recorded as interrupted now.
     broker.subscribe((e) => {
-      if (e.type !== 'approval-requested') return;
-      audit
-        .recordApiCall(heldRecord(e.approval))
-        .catch((error: Error) => logger.warn(`audit: the held call ${e.approval.id} was not recorded: ${error.message}`));
+      const held = e.type === 'approval-requested' ? heldRecord(e.approval) : undefined;
+      if (!held || e.type !== 'approval-requested') return;
+      audit.recordApiCall(held).catch((error: Error) => logger.warn(`audit: the held call ${e.approval.id} was not recorded: ${error.message}`));
     });
     const interrupted = await settleInterrupted(audit, { alive: isAlive });
     if (interrupted > 0)
@@ -168,6 +167,8 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
             credentialSource: () => credentials.state.source,
             approvals: broker,
             rateLimit: (key) => rate.take(key),
+            // The kill switch also stops every run; here it stops a call already on its way (one a person is deciding).
+            killSwitch: () => values.killSwitch,
             onApiCall: (record) => audit.recordApiCall(record),
             logger: logger.child('gate'),
           });

@@ -8,6 +8,7 @@ import type { Services } from './services.ts';
 import type { ApiCallEntry } from '../audit/types.ts';
 import type { Answered, RuleOperation } from '../../../contract/rules.ts';
 import { GRANT_SCOPE_INFO, passedWithoutAsking, type Grant } from '../../../contract/approvals.ts';
+import { callKindOf, httpMethodOf } from '../../../contract/calls.ts';
 import { classifyRequest } from '../egress/classify.ts';
 import { RuleHitCounter } from '../approvals/ruleHits.ts';
 import { AirlockError } from '../util/errors.ts';
@@ -145,7 +146,8 @@ export function createRuleHandlers(c: RuleHandlerServices): Pick<ControlHandlers
           at: r.approval!.at,
           ...(r.profile ? { profile: r.profile } : {}),
           operationId: r.operationId,
-          method: r.method,
+          callKind: callKindOf(r),
+          ...(httpMethodOf(r) ? { method: httpMethodOf(r) } : {}),
           url: r.url,
           client: clientOfRun(r),
           approved: r.decision === 'approved',

@@ -12,7 +12,7 @@ import { OAUTH_CALLBACK_PORT, cachedLoginPath } from '../upstream/serverLauncher
 import { missingCommandWarning } from '../upstream/commandLookup.ts';
 import { OAUTH_SECRET } from '../upstream/oauthProvider.ts';
 import { browserAuthorize } from '../upstream/oauthBrowserFlow.ts';
-import { serverProfile } from '../upstream/toolGate.ts';
+import { serverProfile } from '../../../contract/calls.ts';
 import { addFromJson, removeServer } from '../upstream/serverAdmin.ts';
 import { carryOut, importCandidate, planImport } from '../upstream/serverImport.ts';
 import type { ServerReview, ServerView } from '../../../contract/servers.ts';

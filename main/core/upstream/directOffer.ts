@@ -10,7 +10,8 @@ import type { DirectTool } from '../mcp/directTools.ts';
 import type { ToolContext } from '../mcp/auditedTools.ts';
 import { keepTelling, PROGRESS_EVERY_MS } from '../mcp/executeTool.ts';
 import { directToolNames } from './toolNames.ts';
-import { serverProfile, type ToolGate } from './toolGate.ts';
+import type { ToolGate } from './toolGate.ts';
+import { serverProfile } from '../../../contract/calls.ts';
 import type { UpstreamServers } from './upstreamServers.ts';
 
 /** The tools offered directly now: every accepted tool of the servers a person opted in, named, at most the directToolsMax setting. */

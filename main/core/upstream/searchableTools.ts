@@ -5,7 +5,7 @@ import type { Logger } from '../log/logger.ts';
 import type { ApiOperation } from '../openapi/catalogue.ts';
 import type { SearchableTools } from '../mcp/searchDocsTool.ts';
 import { messageOf } from '../../../contract/values.ts';
-import { serverProfile } from './toolGate.ts';
+import { serverProfile } from '../../../contract/calls.ts';
 import { renderToolCard, toolCall, toolLine, toolOf, toolSearchSource } from './toolSearch.ts';
 import type { UpstreamServers } from './upstreamServers.ts';
 

@@ -11,7 +11,7 @@ import type { ServerStore } from './serverStore.ts';
 import type { PinStore } from './toolPins.ts';
 import { OAUTH_SECRET } from './oauthProvider.ts';
 import { importCandidate } from './serverImport.ts';
-import { serverProfile } from './toolGate.ts';
+import { serverProfile } from '../../../contract/calls.ts';
 import type { GrantStore } from '../approvals/grantStore.ts';
 import { isRecord, messageOf } from '../../../contract/values.ts';
 

@@ -32,11 +32,9 @@ export function serverSwitch(s: {
       const entry = store.get(name);
       if (!entry) return { text: `No MCP server is named '${name}' (list_mcp_servers lists them).`, isError: true };
       if (entry.enabled === enabled) return { text: `MCP server ${name} is ${enabled ? 'on' : 'off'} already.` };
-      const url = `airlock://servers/${name}`;
-      const body = JSON.stringify({ name, enabled }, null, 2);
       const decision = await s.approvals.request(
         {
-          kind: 'api-mutation',
+          kind: 'server-switch',
           runId: randomUUID(),
           caller: ctx.caller,
           profile: 'airlock',
@@ -45,13 +43,9 @@ export function serverSwitch(s: {
           operationId: 'toggle_mcp_server',
           call: 'toggle_mcp_server',
           summary: `Turn the MCP server ${name} ${enabled ? 'on' : 'off'}`,
-          method: 'TOGGLE',
-          pathTemplate: 'airlock://servers/{name}',
-          url,
-          query: {},
-          headers: [],
-          bodyPreview: body,
-          requestHash: createHash('sha256').update(`TOGGLE\n${url}\n${body}`).digest('hex'),
+          server: name,
+          enabled,
+          requestHash: createHash('sha256').update(`server-switch\n${name}\n${enabled}`).digest('hex'),
           callIndex: 1,
           earlierCalls: [],
           scriptSha256: '',

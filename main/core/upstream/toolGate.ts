@@ -16,16 +16,16 @@ import type { ApiCallResult } from '../sandbox/engine.ts';
 import type { Logger } from '../log/logger.ts';
 import { redactDeep, type Redactor } from '../log/redactor.ts';
 import type { ApiCallRecord, GateDecision } from '../audit/types.ts';
-import type { ApprovalDecision, ApprovalHook, MutationApprovalRequest } from '../approvals/types.ts';
-import type { RunContext } from '../egress/types.ts';
-import { gateError } from '../egress/gateDecision.ts';
-import { AuditWriteError, approvalField, callRecord } from '../egress/callRecords.ts';
+import type { ApprovalDecision, ApprovalHook, ToolCallApprovalRequest } from '../approvals/types.ts';
+import type { RunContext } from '../gate/runContext.ts';
+import { AuditWriteError, approvalField, callRecord } from '../gate/callRecords.ts';
+import { gateError, passGate, stop, type GateSource, type PathOptions } from '../gate/decisionPath.ts';
 import { errorMessage } from '../util/errors.ts';
 import type { ServerEntry } from './serverEntry.ts';
 import { policyFor, toolKind } from './toolPolicy.ts';
-import { notApprovedCode } from '../approvals/notApproved.ts';
 import type { Review } from './toolPins.ts';
 import { messageOf } from '../../../contract/values.ts';
+import { serverProfile, toolAddress } from '../../../contract/calls.ts';
 
 /** The largest tool result a script or a client gets, as JSON; the rest is cut, and the result says so. */
 export const DEFAULT_MAX_RESULT_BYTES = 512 * 1024;
@@ -82,168 +82,21 @@ export interface ToolGate {
 /** What one gated call came to: the server's answer (recorded already), or what Airlock answers instead. */
 type Handled = { ok: true; raw: CallToolResult; redact: Redactor } | { ok: false; refusal: ApiCallResult };
 
-/** How a tool of a server is written in the audit and the approval: `mcp://<server>/<tool>`. */
-export function toolUrl(server: string, tool: string): string {
-  return `mcp://${server}/${encodeURIComponent(tool)}`;
-}
-
-/** The profile a server's calls and grants are kept under, beside the APIs'. */
-export function serverProfile(server: string): string {
-  return `mcp:${server}`;
-}
-
 export function createToolGate(options: ToolGateOptions): ToolGate {
   const max = options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
+  const path: PathOptions = { approvals: options.approvals, rateLimit: options.rateLimit, killSwitch: options.killSwitch };
   const handle = async (call: ToolCall, run: RunContext): Promise<Handled> => {
-    const refused = (refusal: ApiCallResult): Handled => ({ ok: false, refusal });
-    const started = performance.now();
-    const startedAt = new Date().toISOString();
-    // Read at each use: starting the server (below) teaches the shared redactor its secrets, and a redactor taken
-    // before that would not know them.
-    const redact: Redactor = Object.assign((text: string) => options.redactor()(text), {
-      leaks: (text: string) => options.redactor().leaks(text),
-      redactBytes: (bytes: Buffer) => options.redactor().redactBytes(bytes),
-    });
-    const url = toolUrl(call.server, call.tool);
-    const argsJson = JSON.stringify(call.args ?? {}) ?? '{}';
-    const record = async (fields: { decision: GateDecision; status: number; bytes?: number; error?: string; approval?: ApprovalDecision }) => {
-      const full = callRecord(run, serverProfile(call.server), {
-        operationId: call.tool,
-        method: 'TOOL',
-        url,
-        status: fields.status,
-        durationMs: performance.now() - started,
-        bytes: fields.bytes ?? 0,
-        decision: fields.decision,
-        ...approvalField(fields.approval),
-        ...(fields.error ? { error: redact(fields.error) } : {}),
-        startedAt,
-        arguments: redact(argsJson).slice(0, ARGUMENTS_PREVIEW_CHARS),
-      });
-      run.calls.push({ method: full.method, url: full.url, status: full.status, decision: full.decision });
-      options.logger.info(`TOOL ${call.server}/${call.tool} → ${fields.decision}${fields.error ? `: ${redact(fields.error)}` : ''}`, { runId: run.runId });
-      try {
-        await options.onApiCall?.(full);
-      } catch (error) {
-        throw new AuditWriteError(messageOf(error));
-      }
-    };
-    const refuse = async (code: string, message: string, decision: GateDecision, approval?: ApprovalDecision) => {
-      await record({ decision, status: 0, error: message, ...(approval ? { approval } : {}) });
-      return gateError(code, redact(message));
-    };
     try {
-      if (call.args !== undefined && (call.args === null || typeof call.args !== 'object' || Array.isArray(call.args))) {
-        return refused(
-          await refuse('airlock_invalid_request', `mcp.${call.server}.${call.tool}() takes one argument: an object of the tool's arguments`, 'refused'),
-        );
-      }
-      const maxArguments = options.maxArgumentBytes?.() ?? DEFAULT_MAX_ARGUMENT_BYTES;
-      const argumentBytes = Buffer.byteLength(argsJson);
-      if (argumentBytes > maxArguments) {
-        return refused(
-          await refuse(
-            'airlock_request_too_large',
-            `the arguments of ${call.server}/${call.tool} are ${megabytes(argumentBytes)} MB, over the ${megabytes(maxArguments)} MB cap on messages to other MCP servers; send less (a setting: --mcp-message-mb)`,
-            'refused',
-          ),
-        );
-      }
-      if (options.killSwitch?.()) {
-        return refused(await refuse('airlock_kill_switch', 'the kill switch is on in Airlock: no call goes out until a person turns it off', 'refused'));
-      }
-      // Over the client's rate, nothing more happens: no server is started, no person is asked.
-      if (options.rateLimit && !options.rateLimit(run.caller.key)) {
-        const message = 'too many calls from this client: slow down and retry (the limit is a setting: --rate-limit)';
-        await record({ decision: 'refused', status: 0, error: message });
-        return refused(gateError('airlock_rate_limited', message, 429));
-      }
-      const entry = options.servers.entry(call.server);
-      if (!entry) return refused(await refuse('airlock_unknown_server', `no MCP server named '${call.server}'`, 'refused'));
-      let listed: { tools: Tool[]; review: Review };
-      try {
-        listed = await options.servers.tools(call.server);
-      } catch (error) {
-        return refused(await refuse('airlock_server_unavailable', errorMessage(error), 'refused'));
-      }
-      if (listed.review.state !== 'accepted') {
-        const what = listed.review.state === 'unreviewed' ? 'its tools have not been reviewed yet' : 'its tools changed since a person accepted them';
-        return refused(
-          await refuse(
-            'airlock_server_unreviewed',
-            `MCP server ${call.server} is held: ${what}. The person running Airlock can review them: airlock servers show ${call.server}, then airlock servers accept ${call.server}.`,
-            'denied',
-          ),
-        );
-      }
-      const tool = listed.tools.find((t) => t.name === call.tool);
-      if (!tool) return refused(await refuse('airlock_unknown_tool', `MCP server ${call.server} has no tool '${call.tool}'`, 'refused'));
-      const policy = policyFor(entry, tool);
-      // A tool that says it only reads, run unasked, is recorded as a read (its record is flushed with its run's).
-      let decision: GateDecision = policy !== 'allow' ? 'approved' : toolKind(tool.annotations) === 'read-only' ? 'read' : 'allowed';
-      let approval: ApprovalDecision | undefined;
-      if (policy === 'deny')
-        return refused(await refuse('airlock_tool_denied', `${call.server}/${call.tool} is refused by policy. A person can change it in Airlock.`, 'denied'));
-      if (policy === 'ask') {
-        if (!options.approvals)
-          return refused(
-            await refuse('airlock_approval_required', `${call.server}/${call.tool} needs a person's approval, and no approver is attached.`, 'denied'),
-          );
-        const request = approvalRequest(call, tool, { url, argsJson, run, redact });
-        const approvals = options.approvals;
-        const waited = run.onWaiting?.(`Waiting for your approval in Airlock: ${call.server}/${call.tool}`);
-        approval = await run.control
-          .whilePaused(() => approvals.request(request, { ...(run.signal ? { signal: run.signal } : {}), ...(run.elicit ? { elicit: run.elicit } : {}) }))
-          .finally(() => waited?.());
-        if (!approval.approved) {
-          return refused(
-            await refuse(
-              notApprovedCode(approval.code, 'airlock_tool_denied'),
-              `${call.server}/${call.tool} was not approved: ${approval.reason}`,
-              'denied',
-              approval,
-            ),
-          );
-        }
-        decision = 'approved';
-        // While the person decided, the server may have said its tools changed: the yes was for what was reviewed.
-        const after = await options.servers.tools(call.server).catch(() => undefined);
-        if (after?.review.state !== 'accepted') {
-          return refused(
-            await refuse(
-              'airlock_server_unreviewed',
-              `MCP server ${call.server}'s tools changed while the call waited: nothing was sent. A person can review them again.`,
-              'refused',
-              approval,
-            ),
-          );
-        }
-      }
-      if (options.killSwitch?.()) {
-        return refused(
-          await refuse('airlock_kill_switch', 'the kill switch is on in Airlock: no call goes out until a person turns it off', 'refused', approval),
-        );
-      }
-      let result: CallToolResult;
-      try {
-        result = await options.servers.call(call.server, call.tool, (call.args ?? {}) as Record<string, unknown>, run.signal);
-      } catch (error) {
-        await record({ decision, status: 0, error: errorMessage(error), ...(approval ? { approval } : {}) });
-        return refused(gateError('airlock_tool_failed', redact(`${call.server}/${call.tool} failed: ${messageOf(error)}`)));
-      }
-      await record({
-        decision,
-        status: 200,
-        bytes: Buffer.byteLength(JSON.stringify(result) ?? ''),
-        ...(result.isError ? { error: errorText(result).slice(0, 1000) } : {}),
-        ...(approval ? { approval } : {}),
-      });
-      return { ok: true, raw: result, redact };
+      const outcome = await passGate(path, toolSource(options, call, run), run);
+      return 'refused' in outcome ? { ok: false, refusal: outcome.refused } : outcome.sent;
     } catch (error) {
       if (error instanceof AuditWriteError)
-        return refused(gateError('airlock_audit_failed', 'the audit log could not record this call, so its result is withheld; see the Airlock log'));
+        return {
+          ok: false,
+          refusal: gateError('airlock_audit_failed', 'the audit log could not record this call, so its result is withheld; see the Airlock log'),
+        };
       options.logger.error(`tool gate failure: ${(error as Error).stack ?? error}`);
-      return refused(gateError('airlock_internal_error', 'the gate failed to handle this call; see the Airlock log'));
+      return { ok: false, refusal: gateError('airlock_internal_error', 'the gate failed to handle this call; see the Airlock log') };
     }
   };
   return {
@@ -264,6 +117,117 @@ export function createToolGate(options: ToolGateOptions): ToolGate {
   };
 }
 
+/** The MCP-tool adapter of the decision path (gate/decisionPath.ts), for one call. */
+function toolSource(options: ToolGateOptions, call: ToolCall, run: RunContext): GateSource<Handled> {
+  const started = performance.now();
+  const startedAt = new Date().toISOString();
+  // Read at each use: starting the server (the policy step) teaches the shared redactor its secrets, and a redactor
+  // taken before that would not know them.
+  const redact: Redactor = Object.assign((text: string) => options.redactor()(text), {
+    leaks: (text: string) => options.redactor().leaks(text),
+    redactBytes: (bytes: Buffer) => options.redactor().redactBytes(bytes),
+  });
+  const what = `${call.server}/${call.tool}`;
+  const url = toolAddress(call.server, call.tool);
+  const argsJson = JSON.stringify(call.args ?? {}) ?? '{}';
+  let entry: ServerEntry | undefined;
+  let tool: Tool | undefined;
+  const record = async (fields: { decision: GateDecision; status: number; bytes?: number; error?: string; approval?: ApprovalDecision | undefined }) => {
+    const full = callRecord(run, serverProfile(call.server), {
+      operationId: call.tool,
+      callKind: 'tool-call',
+      server: call.server,
+      url,
+      status: fields.status,
+      durationMs: performance.now() - started,
+      bytes: fields.bytes ?? 0,
+      decision: fields.decision,
+      ...approvalField(fields.approval),
+      ...(fields.error ? { error: redact(fields.error) } : {}),
+      startedAt,
+      arguments: redact(argsJson).slice(0, ARGUMENTS_PREVIEW_CHARS),
+    });
+    run.calls.push({ callKind: 'tool-call', url: full.url, status: full.status, decision: full.decision });
+    options.logger.info(`tool ${what} → ${fields.decision}${fields.error ? `: ${redact(fields.error)}` : ''}`, { runId: run.runId });
+    try {
+      await options.onApiCall?.(full);
+    } catch (error) {
+      throw new AuditWriteError(messageOf(error));
+    }
+  };
+  return {
+    what,
+    deniedCode: 'airlock_tool_denied',
+    // Well-formed, within the cap on messages to servers, a server Airlock knows: nothing is started for it yet.
+    scope() {
+      if (call.args !== undefined && (call.args === null || typeof call.args !== 'object' || Array.isArray(call.args)))
+        return stop('airlock_invalid_request', `mcp.${call.server}.${call.tool}() takes one argument: an object of the tool's arguments`, 'refused');
+      const maxArguments = options.maxArgumentBytes?.() ?? DEFAULT_MAX_ARGUMENT_BYTES;
+      const argumentBytes = Buffer.byteLength(argsJson);
+      if (argumentBytes > maxArguments) {
+        const message = `the arguments of ${what} are ${megabytes(argumentBytes)} MB, over the ${megabytes(maxArguments)} MB cap on messages to other MCP servers; send less (a setting: --mcp-message-mb)`;
+        return stop('airlock_request_too_large', message, 'refused');
+      }
+      entry = options.servers.entry(call.server);
+      return entry ? undefined : stop('airlock_unknown_server', `no MCP server named '${call.server}'`, 'refused');
+    },
+    // The tools as a person accepted them (listing them starts the server), then the person's policy for this one.
+    async policy() {
+      let listed: { tools: Tool[]; review: Review };
+      try {
+        listed = await options.servers.tools(call.server);
+      } catch (error) {
+        return { stop: stop('airlock_server_unavailable', errorMessage(error), 'refused') };
+      }
+      if (listed.review.state !== 'accepted') {
+        const why = listed.review.state === 'unreviewed' ? 'its tools have not been reviewed yet' : 'its tools changed since a person accepted them';
+        const message = `MCP server ${call.server} is held: ${why}. The person running Airlock can review them: airlock servers show ${call.server}, then airlock servers accept ${call.server}.`;
+        return { stop: stop('airlock_server_unreviewed', message, 'denied') };
+      }
+      tool = listed.tools.find((t) => t.name === call.tool);
+      if (!tool) return { stop: stop('airlock_unknown_tool', `MCP server ${call.server} has no tool '${call.tool}'`, 'refused') };
+      const policy = policyFor(entry!, tool);
+      if (policy === 'deny') return { stop: stop('airlock_tool_denied', `${what} is refused by policy. A person can change it in Airlock.`, 'denied') };
+      if (policy === 'ask') return { ask: true };
+      // A tool that says it only reads, run unasked, is recorded as a read (its record is flushed with its run's).
+      return { send: toolKind(tool.annotations) === 'read-only' ? 'read' : 'allowed' };
+    },
+    approvalRequest: async () => approvalRequest(call, tool!, { url, argsJson, run, redact }),
+    // While the person decided, the server may have said its tools changed: the yes was for what was reviewed.
+    async afterApproval() {
+      const after = await options.servers.tools(call.server).catch(() => undefined);
+      if (after?.review.state === 'accepted') return undefined;
+      return stop(
+        'airlock_server_unreviewed',
+        `MCP server ${call.server}'s tools changed while the call waited: nothing was sent. A person can review them again.`,
+        'refused',
+      );
+    },
+    async send(passed): Promise<Handled> {
+      let result: CallToolResult;
+      try {
+        result = await options.servers.call(call.server, call.tool, (call.args ?? {}) as Record<string, unknown>, run.signal);
+      } catch (error) {
+        await record({ decision: passed.decision, status: 0, error: errorMessage(error), approval: passed.approval });
+        return { ok: false, refusal: gateError('airlock_tool_failed', redact(`${what} failed: ${messageOf(error)}`)) };
+      }
+      await record({
+        decision: passed.decision,
+        status: 200,
+        bytes: Buffer.byteLength(JSON.stringify(result) ?? ''),
+        ...(result.isError ? { error: errorText(result).slice(0, 1000) } : {}),
+        approval: passed.approval,
+      });
+      return { ok: true, raw: result, redact };
+    },
+    async refuse({ result, decision, approval }) {
+      const message = (result.error as { message?: string }).message ?? '';
+      await record({ decision, status: 0, error: message, approval });
+      return { ...result, error: redactDeep(result.error, redact) };
+    },
+  };
+}
+
 /** The arguments as a person reads them: whole, or cut with what was cut said (the whole is what a yes sends). */
 function preview(text: string): string {
   if (text.length <= ARGUMENTS_PREVIEW_CHARS) return text;
@@ -271,7 +235,7 @@ function preview(text: string): string {
 }
 
 /** What a person is asked about one tool call: the server, the tool, its description and the arguments, redacted. */
-function approvalRequest(call: ToolCall, tool: Tool, at: { url: string; argsJson: string; run: RunContext; redact: Redactor }): MutationApprovalRequest {
+function approvalRequest(call: ToolCall, tool: Tool, at: { url: string; argsJson: string; run: RunContext; redact: Redactor }): ToolCallApprovalRequest {
   const { run, redact } = at;
   const a = tool.annotations ?? {};
   // The MCP spec's defaults: a tool that does not say it is read-only may destroy, unless it says it does not.
@@ -279,7 +243,7 @@ function approvalRequest(call: ToolCall, tool: Tool, at: { url: string; argsJson
   const description = tool.description ? redact(tool.description).slice(0, DESCRIPTION_CHARS) : undefined;
   const firstLine = description?.split('\n')[0]?.trim();
   return {
-    kind: 'api-mutation',
+    kind: 'tool-call',
     runId: run.runId,
     caller: run.caller,
     profile: serverProfile(call.server),
@@ -288,25 +252,20 @@ function approvalRequest(call: ToolCall, tool: Tool, at: { url: string; argsJson
     operationId: call.tool,
     call: `mcp.${call.server}.${call.tool}`,
     ...(firstLine ? { summary: firstLine.slice(0, 300) } : {}),
-    method: 'TOOL',
-    pathTemplate: at.url,
-    url: at.url,
-    query: {},
-    headers: [],
-    bodyPreview: preview(redact(JSON.stringify(call.args ?? {}, null, 2) ?? '{}')),
-    requestHash: createHash('sha256').update(`TOOL\n${at.url}\n`).update(at.argsJson).digest('hex'),
+    server: call.server,
+    tool: call.tool,
+    address: at.url,
+    ...(description ? { description } : {}),
+    ...(a.readOnlyHint !== undefined ? { readOnly: a.readOnlyHint } : {}),
+    ...(a.destructiveHint !== undefined ? { destructive: a.destructiveHint } : {}),
+    ...(call.direct ? { direct: call.direct } : {}),
+    arguments: preview(redact(JSON.stringify(call.args ?? {}, null, 2) ?? '{}')),
+    // An approval binds to the tool's address and the exact arguments sent.
+    requestHash: createHash('sha256').update(`tool-call\n${at.url}\n`).update(at.argsJson).digest('hex'),
     callIndex: run.calls.length + 1,
     earlierCalls: run.calls.slice(-20).map((c) => ({ ...c, url: redact(c.url) })),
     scriptSha256: run.scriptSha256,
     script: redact(run.script),
-    mcpTool: {
-      server: call.server,
-      tool: call.tool,
-      ...(description ? { description } : {}),
-      ...(a.readOnlyHint !== undefined ? { readOnly: a.readOnlyHint } : {}),
-      ...(a.destructiveHint !== undefined ? { destructive: a.destructiveHint } : {}),
-      ...(call.direct ? { direct: call.direct } : {}),
-    },
   };
 }
 

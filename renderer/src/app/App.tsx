@@ -10,7 +10,7 @@ import { Suspense, useEffect, useState } from 'react';
 import { SCREENS, screenFromHash, type ScreenId } from './routes.ts';
 import { useApprovals } from '../api/useApprovals.ts';
 import { useTheme } from './useTheme.ts';
-import type { PendingApproval } from '../../../contract/approvals.ts';
+import { requestTarget, type PendingApproval } from '../../../contract/approvals.ts';
 import { bridge } from '../api/ipcControlApi.ts';
 import { useConnection } from '../api/ControlProvider.tsx';
 import { StatusProvider, useStatus } from '../api/StatusProvider.tsx';
@@ -145,11 +145,7 @@ function ApprovalDrawer({ head, count, error, onError }: { head: PendingApproval
       <ErrorAlert error={error} />
       {folded ? (
         <p className="drawer-folded">
-          <strong>Action required · {count} held:</strong>{' '}
-          <code>
-            {r.method} {r.pathTemplate}
-          </code>{' '}
-          from {r.caller.clientName ?? 'a client'}{' '}
+          <strong>Action required · {count} held:</strong> <code>{requestTarget(r)}</code> from {r.caller.clientName ?? 'a client'}{' '}
           <button type="button" aria-expanded="false" onClick={() => setFoldedFor(undefined)}>
             Show the request
           </button>

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApprovalBroker } from '../../../main/core/approvals/approvalBroker.ts';
 import { GrantStore } from '../../../main/core/approvals/grantStore.ts';
-import type { MutationApprovalRequest } from '../../../main/core/approvals/types.ts';
+import type { ApiCallApprovalRequest } from '../../../main/core/approvals/types.ts';
 import type { ApprovalDecision } from '../../../contract/approvals.ts';
 import { createApprovalHandlers, type ApprovalHandlerServices } from '../../../main/core/runtime/approvalHandlers.ts';
 import { airlockError, CALLER, invoke, mutationRequest as request } from '../../helpers/handlerServices.ts';
@@ -20,7 +20,7 @@ function setup() {
 }
 
 /** A call that waits for a person: its answer, and the id the queue shows for it. */
-function hold(broker: ApprovalBroker, overrides: Partial<MutationApprovalRequest> = {}): { answer: Promise<ApprovalDecision>; id: string } {
+function hold(broker: ApprovalBroker, overrides: Partial<ApiCallApprovalRequest> = {}): { answer: Promise<ApprovalDecision>; id: string } {
   const answer = broker.request(request(overrides));
   const pending = broker
     .list()

@@ -8,6 +8,7 @@
 import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { GATE_DECISIONS, type AuditFilters, type AuditRecord } from '../../../../contract/audit.ts';
+import { CALL_KIND_LABEL, callKindOf, callLine } from '../../../../contract/calls.ts';
 import { exportRecords, type ExportFormat } from './exportRecords.ts';
 import { useControl } from '../../api/ControlProvider.tsx';
 import { useControlEvents } from '../../api/hooks.ts';
@@ -15,10 +16,12 @@ import { RecordDetail } from './RecordDetail.tsx';
 import './Activity.css';
 import { messageOf } from '../../../../contract/values.ts';
 
-const EMPTY = { text: '', client: '', tool: '', profile: '', operation: '', method: '', outcome: '', decision: '', from: '', to: '', runId: '' };
+const EMPTY = { text: '', client: '', tool: '', profile: '', operation: '', callKind: '', method: '', outcome: '', decision: '', from: '', to: '', runId: '' };
 /** A link from elsewhere (the Answered list: `#/activity?run=<runId>&seq=<seq>`): that run's records, the one named selected. */
 const linked = () => new URLSearchParams(location.hash.split('?')[1] ?? '');
 type Filters = typeof EMPTY;
+/** The kinds of call the audit keeps a record of (a server switch is the record of the tool call that asked for it). */
+const GATED_KINDS = ['api-call', 'tool-call'] as const;
 
 /** The filters as the control API takes them: empty fields left out, local date-times as ISO. */
 function toQuery(f: Filters): AuditFilters {
@@ -39,14 +42,29 @@ function TextFilter({ label, value, onChange, placeholder }: { label: string; va
   );
 }
 
-function ChoiceFilter({ label, value, choices, onChange }: { label: string; value: string; choices: readonly string[]; onChange(v: string): void }) {
+function ChoiceFilter({
+  label,
+  value,
+  choices,
+  onChange,
+  labels,
+}: {
+  label: string;
+  value: string;
+  choices: readonly string[];
+  onChange(v: string): void;
+  /** How a choice reads, where its value is not for people. */
+  labels?: Readonly<Record<string, string>>;
+}) {
   return (
     <label>
       {label}
       <select value={value} onChange={(e) => onChange(e.target.value)}>
         <option value="">any</option>
         {choices.map((c) => (
-          <option key={c}>{c}</option>
+          <option key={c} value={c}>
+            {labels?.[c] ?? c}
+          </option>
         ))}
       </select>
     </label>
@@ -76,7 +94,8 @@ function summary(r: AuditRecord): string {
   if (r.kind === 'api') {
     const who = [r.clientName, r.profile ? `profile ${r.profile}` : undefined].filter(Boolean).join(' · ');
     // The origin is always the profile's: the path says which resource, and the detail has the full URL.
-    return `${r.method} ${pathOf(r.url)} → ${r.status || '—'} (${r.decision}${r.approval ? `, ${r.approval.by}` : ''})${who ? ` · ${who}` : ''}`;
+    const what = callKindOf(r) === 'api-call' ? `${r.method} ${pathOf(r.url)}` : callLine(r);
+    return `${what} → ${r.status || '—'} (${r.decision}${r.approval ? `, ${r.approval.by}` : ''})${who ? ` · ${who}` : ''}`;
   }
   return `pruned ${r.pruned} records`;
 }
@@ -144,7 +163,8 @@ export default function ActivityScreen() {
         {/* An API's profile, or another MCP server as mcp:<name> (its calls are kept under that name). */}
         <TextFilter label="API or server" placeholder="demo, mcp:fs" value={filters.profile} onChange={set('profile')} />
         <TextFilter label="Operation" value={filters.operation} onChange={set('operation')} />
-        <ChoiceFilter label="Method" value={filters.method} choices={['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'TOOL']} onChange={set('method')} />
+        <ChoiceFilter label="Call" value={filters.callKind} choices={GATED_KINDS} labels={CALL_KIND_LABEL} onChange={set('callKind')} />
+        <ChoiceFilter label="Method" value={filters.method} choices={['GET', 'POST', 'PUT', 'PATCH', 'DELETE']} onChange={set('method')} />
         <ChoiceFilter label="Outcome" value={filters.outcome} choices={['ok', 'denied', 'refused', 'error', 'timeout', 'capacity']} onChange={set('outcome')} />
         <ChoiceFilter label="Decision" value={filters.decision} choices={GATE_DECISIONS} onChange={set('decision')} />
         <label>

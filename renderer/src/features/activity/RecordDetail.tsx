@@ -12,6 +12,7 @@ import { useControlEvents } from '../../api/hooks.ts';
 import { ScriptView } from '../../components/ScriptView.tsx';
 import { InlineText } from '../../components/InlineText.tsx';
 import { callRows, decisionText } from './decisionText.ts';
+import { CALL_KIND_LABEL, callKindOf, callLine, serverOfProfile } from '../../../../contract/calls.ts';
 
 type ToolRecord = Extract<AuditRecord, { kind: 'tool' }>;
 type ApiRecord = Extract<AuditRecord, { kind: 'api' }>;
@@ -88,9 +89,7 @@ function CallsTable({ calls, selected }: { calls: ApiRecord[]; selected: number 
           return (
             <tr key={c.seq} aria-current={current ? 'true' : undefined} className={current ? 'current' : undefined}>
               <th scope="row">
-                <code>
-                  {c.method} {c.url}
-                </code>
+                <code>{callLine(c)}</code>
                 {c.error && c.decision !== 'denied' ? (
                   <div className="call-error">
                     <InlineText text={c.error} />
@@ -154,7 +153,13 @@ export function RecordDetail({ record }: { record: AuditRecord }) {
   const calls = run.records.filter((r): r is ApiRecord => r.kind === 'api');
   if (record.kind === 'api' && !calls.some((c) => c.seq === record.seq)) calls.push(record);
   const api = record.kind === 'api' ? record : undefined;
-  const heading = record.kind === 'api' ? `${record.method} ${record.operationId}` : `${record.tool} by ${record.clientName ?? 'an unnamed client'}`;
+  // What a gated call was: an API's operation (its method), or a tool of another MCP server (records of any age).
+  const toolCall = api !== undefined && callKindOf(api) === 'tool-call';
+  const heading = !api
+    ? `${record.kind === 'tool' ? record.tool : ''} by ${(record.kind === 'tool' ? record.clientName : undefined) ?? 'an unnamed client'}`
+    : toolCall
+      ? `${CALL_KIND_LABEL['tool-call']} ${api.operationId}`
+      : `${api.method} ${api.operationId}`;
   return (
     <div className="record-detail">
       <h2>
@@ -165,12 +170,12 @@ export function RecordDetail({ record }: { record: AuditRecord }) {
           ['Client', tool ? clientOf(tool) : api ? clientOf(api) : undefined],
           ['Tool', tool?.tool ?? (api ? 'execute' : undefined)],
           ['Engine', tool?.engine],
-          [api?.method === 'TOOL' ? 'Server' : 'Profile', api?.method === 'TOOL' ? api.profile?.replace(/^mcp:/, '') : (api?.profile ?? tool?.profile)],
+          [toolCall ? 'Server' : 'Profile', toolCall ? (api.server ?? serverOfProfile(api.profile)) : (api?.profile ?? tool?.profile)],
           ['When', when(record.time)],
           ['Duration', `${Math.round(record.durationMs)} ms`],
           ...(api
             ? ([
-                ['Request', <code key="r">{`${api.method} ${api.url}`}</code>],
+                [toolCall ? 'Tool' : 'Request', <code key="r">{toolCall ? api.url : `${api.method} ${api.url}`}</code>],
                 // Another MCP server's tool: the arguments it was called with (redacted, capped).
                 [
                   'Arguments',

@@ -4,6 +4,7 @@
 // and the progress shown grow with what has been read.
 import type { AuditFilters, AuditRecord } from '../../../../contract/audit.ts';
 import type { ControlApi } from '../../../../contract/controlApi.ts';
+import { callKindOf, httpMethodOf } from '../../../../contract/calls.ts';
 
 export type ExportFormat = 'jsonl' | 'csv';
 
@@ -15,6 +16,7 @@ export const CSV_COLUMNS = [
   'tool',
   'profile',
   'operation',
+  'call',
   'method',
   'url',
   'status',
@@ -43,7 +45,8 @@ export function csvRow(r: AuditRecord): string {
     tool: r.kind === 'tool' ? r.tool : undefined,
     profile: r.kind === 'prune' ? undefined : r.profile,
     operation: r.kind === 'api' ? r.operationId : undefined,
-    method: r.kind === 'api' ? r.method : undefined,
+    call: r.kind === 'api' ? callKindOf(r) : undefined,
+    method: r.kind === 'api' ? httpMethodOf(r) : undefined,
     url: r.kind === 'api' ? r.url : undefined,
     status: r.kind === 'api' ? r.status : undefined,
     decision: r.kind === 'api' ? r.decision : undefined,

@@ -7,6 +7,7 @@
 import { useEffect, useState } from 'react';
 import type { Answered } from '../../../../contract/rules.ts';
 import { isGrantScope, GRANT_SCOPE_INFO } from '../../../../contract/approvals.ts';
+import { callLine } from '../../../../contract/calls.ts';
 import { useControl } from '../../api/ControlProvider.tsx';
 import { useControlEvents } from '../../api/hooks.ts';
 import type { Settled } from '../../api/useApprovals.ts';
@@ -38,8 +39,8 @@ function fromSettled(s: Settled): Answered {
     runId: r.runId,
     at: d.at,
     operationId: r.operationId,
-    method: r.method,
-    url: r.url,
+    callKind: r.kind,
+    ...(r.kind === 'api-call' ? { method: r.method, url: r.url } : { url: r.kind === 'tool-call' ? r.address : `airlock://servers/${r.server}` }),
     client: r.caller.clientName ?? r.caller.key,
     approved: d.approved,
     by: d.by,
@@ -87,12 +88,8 @@ export function AnsweredList({ settled }: { settled: Settled[] }) {
         <ul className="answered">
           {items.map((a) => (
             <li key={a.seq ? `s${a.seq}` : `e${a.runId}${a.at}`} className={a.approved ? 'allowed' : 'denied'}>
-              <time dateTime={a.at}>{new Date(a.at).toLocaleString()}</time> ·{' '}
-              <code>
-                {a.method} {a.url}
-              </code>{' '}
-              <span className="muted">({a.operationId})</span> from {a.client} —{' '}
-              <span className={a.approved ? 'verdict-allowed' : 'verdict-denied'}>{outcomeOf(a)}</span>
+              <time dateTime={a.at}>{new Date(a.at).toLocaleString()}</time> · <code>{callLine(a)}</code> <span className="muted">({a.operationId})</span> from{' '}
+              {a.client} — <span className={a.approved ? 'verdict-allowed' : 'verdict-denied'}>{outcomeOf(a)}</span>
               {a.seq ? (
                 <>
                   {' '}

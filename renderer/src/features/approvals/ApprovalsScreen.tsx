@@ -18,7 +18,7 @@
 // (App.tsx). Below: what was answered (from the audit) and the grants.
 import { ErrorAlert } from '../../components/Message.tsx';
 import { useEffect, useRef, useState } from 'react';
-import { requestLine, type ApproveScope, type PendingApproval } from '../../../../contract/approvals.ts';
+import { requestLine, requestTarget, type ApproveScope, type PendingApproval } from '../../../../contract/approvals.ts';
 import { ControlError } from '../../../../contract/controlApi.ts';
 import { useControl } from '../../api/ControlProvider.tsx';
 import type { Settled } from '../../api/useApprovals.ts';
@@ -182,8 +182,8 @@ export function HeadItem({ head, count, onError }: { head: PendingApproval; coun
     >
       <h2 id="approval-title">Action required · {count} held</h2>
       <p id="approval-what" className="visually-hidden">
-        {client} wants to run {r.method} {r.pathTemplate}.{stoppedAt ? ` ${client} stopped waiting; you can still decide.` : ''} Escape denies, Control+Enter
-        allows once.
+        {client} wants to run {requestTarget(r)}.{stoppedAt ? ` ${client} stopped waiting; you can still decide.` : ''} Escape denies, Control+Enter allows
+        once.
       </p>
       {stoppedAt ? (
         <p className="stopped-waiting" role="note">
@@ -258,11 +258,8 @@ export function HeadItem({ head, count, onError }: { head: PendingApproval; coun
       {confirming ? (
         <div className="confirm-scope" role="group" aria-labelledby={`${ids}-confirm-text`}>
           <p id={`${ids}-confirm-text`}>
-            Every client will run{' '}
-            <code>
-              {r.method} {r.pathTemplate}
-            </code>{' '}
-            ({r.operationId}) without asking, after a restart too, until you revoke it on the Rules screen.
+            Every client will run <code>{requestTarget(r)}</code> ({r.operationId}) without asking, after a restart too, until you revoke it on the Rules
+            screen.
           </p>
           <div className="decisions">
             <button ref={cancelRef} type="button" onClick={cancelConfirm}>

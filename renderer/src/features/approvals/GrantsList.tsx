@@ -5,6 +5,7 @@
 // operation policies.
 import type { Grant } from '../../../../contract/approvals.ts';
 import { GRANT_SCOPE_INFO } from '../../../../contract/approvals.ts';
+import { grantLine } from '../../../../contract/approvals.ts';
 import { useCall } from '../../api/hooks.ts';
 import { useControl } from '../../api/ControlProvider.tsx';
 
@@ -47,10 +48,7 @@ export function GrantsList() {
               {list.map((g) => (
                 <tr key={g.id}>
                   <td>
-                    <code>
-                      {g.method} {g.pathTemplate}
-                    </code>{' '}
-                    <span className="muted">{g.operationId}</span>
+                    <code>{grantLine(g)}</code> <span className="muted">{g.operationId}</span>
                   </td>
                   <td>{grantScopeText(g)}</td>
                   <td>{g.grantedBy}</td>

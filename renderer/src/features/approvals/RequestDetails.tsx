@@ -1,13 +1,16 @@
-// What a person needs to decide on one held API call: why it is held, the
-// operation as the document describes it, the exact request (host
-// emphasised, every header, the key only as ••••), for a PATCH, PUT or
-// DELETE the evidence (what changes in the resource as it is now, or what is
-// deleted), who asks, and — folded — the whole script (highlighted,
-// wrapped), the run's earlier calls and the rule that matched.
-import type { PendingApproval } from '../../../../contract/approvals.ts';
+// What a person needs to decide on one held call, by its kind. An API call:
+// why it is held, the operation as the document describes it, the exact
+// request (host emphasised, every header, the key only as ••••), for a
+// PATCH, PUT or DELETE the evidence (what changes in the resource as it is
+// now, or what is deleted). A tool of another MCP server: the server, the
+// tool, what it says of itself and the arguments. A server switch: which
+// server, on or off. Then who asks, and — folded — the whole script
+// (highlighted, wrapped), the run's earlier calls and the rule that matched.
+import type { PendingApproval, ServerSwitchApprovalRequest, ToolCallApprovalRequest } from '../../../../contract/approvals.ts';
 import { ScriptView } from '../../components/ScriptView.tsx';
 import { EvidenceView, evidenceTerm } from './EvidenceView.tsx';
 import { InlineText } from '../../components/InlineText.tsx';
+import { callLine } from '../../../../contract/calls.ts';
 
 const REASONS = { mutation: 'Mutation', destructive: 'Destructive', 'outside-policy': 'Outside policy' } as const;
 
@@ -26,7 +29,7 @@ function UrlWithHost({ url }: { url: string }) {
   }
 }
 
-type ToolFacts = NonNullable<PendingApproval['request']['mcpTool']>;
+type ToolFacts = ToolCallApprovalRequest;
 
 /** What the tool's annotations say of it: a hint from its server, not a promise. */
 function toolKind(t: ToolFacts): string {
@@ -37,7 +40,7 @@ function toolKind(t: ToolFacts): string {
 }
 
 /** A call to another MCP server's tool: the server, the tool, its description (the server's words) and the arguments. */
-function ToolFactsList({ tool, args }: { tool: ToolFacts; args: string }) {
+function ToolFactsList({ tool }: { tool: ToolFacts }) {
   return (
     <>
       <dt>Server</dt>
@@ -56,36 +59,65 @@ function ToolFactsList({ tool, args }: { tool: ToolFacts; args: string }) {
       <dt>Arguments</dt>
       <dd>
         <pre className="body" role="region" aria-label="The tool's arguments" tabIndex={0}>
-          {args || '{}'}
+          {tool.arguments || '{}'}
         </pre>
       </dd>
     </>
   );
 }
 
+/** A client's request to turn another MCP server on or off. */
+function ServerSwitchDetails({ request: r }: { request: ServerSwitchApprovalRequest }) {
+  return (
+    <div className="request">
+      <p className="operation">
+        <span className={`reason reason-${r.reason}`}>{REASONS[r.reason]}</span>{' '}
+        <code className="route">
+          turn {r.server} {r.enabled ? 'on' : 'off'}
+        </code>{' '}
+        <span className="muted">MCP server switch</span>
+      </p>
+      <dl className="facts">
+        <dt>Server</dt>
+        <dd>
+          <code>{r.server}</code> (another MCP server, behind Airlock), to be turned {r.enabled ? 'on: its tools reach clients again' : 'off: its tools stop'}
+        </dd>
+        <dt>Requested by</dt>
+        <dd>
+          {r.caller.clientName ?? 'an unnamed client'}
+          {r.caller.clientVersion ? ` ${r.caller.clientVersion}` : ''} over {r.caller.transport} · tool toggle_mcp_server
+        </dd>
+      </dl>
+      <h4>Rule</h4>
+      <p>{r.rule}</p>
+    </div>
+  );
+}
+
 export function RequestDetails({ approval }: { approval: PendingApproval }) {
   const r = approval.request;
-  const query = Object.entries(r.query);
-  if (r.mcpTool) {
+  if (r.kind === 'server-switch') return <ServerSwitchDetails request={r} />;
+  if (r.kind === 'tool-call') {
     return (
       <div className="request">
         <p className="operation">
           <span className={`reason reason-${r.reason}`}>{REASONS[r.reason]}</span> <code className="route">{r.call}</code>{' '}
-          <span className="muted">tool of MCP server {r.mcpTool.server}</span>
+          <span className="muted">tool of MCP server {r.server}</span>
         </p>
         <dl className="facts">
-          <ToolFactsList tool={r.mcpTool} args={r.bodyPreview} />
+          <ToolFactsList tool={r} />
           <dt>Requested by</dt>
           <dd>
             {r.caller.clientName ?? 'an unnamed client'}
             {r.caller.clientVersion ? ` ${r.caller.clientVersion}` : ''} over {r.caller.transport} ·{' '}
-            {r.mcpTool.direct ? `called directly as ${r.mcpTool.direct}` : `tool execute · call ${r.callIndex} of this run`}
+            {r.direct ? `called directly as ${r.direct}` : `tool execute · call ${r.callIndex} of this run`}
           </dd>
         </dl>
         <RunDetails approval={approval} />
       </div>
     );
   }
+  const query = Object.entries(r.query);
   return (
     <div className="request">
       <p className="operation">
@@ -178,10 +210,7 @@ function RunDetails({ approval }: { approval: PendingApproval }) {
         <ol>
           {r.earlierCalls.map((c, i) => (
             <li key={i}>
-              <code>
-                {c.method} {c.url}
-              </code>{' '}
-              → {c.status || '—'} ({c.decision})
+              <code>{callLine(c)}</code> → {c.status || '—'} ({c.decision})
             </li>
           ))}
         </ol>

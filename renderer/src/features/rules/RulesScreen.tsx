@@ -8,6 +8,7 @@
 // profile's) are listed below the table, and every grant can be revoked.
 import { useDeferredValue, useState } from 'react';
 import type { Grant } from '../../../../contract/approvals.ts';
+import { grantLine } from '../../../../contract/approvals.ts';
 import type { RuleOperation } from '../../../../contract/rules.ts';
 import { useControl } from '../../api/ControlProvider.tsx';
 import { useCall } from '../../api/hooks.ts';
@@ -214,10 +215,7 @@ export function RulesScreen() {
               <ul className="grant-lines">
                 {elsewhere.map((g) => (
                   <li key={g.id}>
-                    <code>
-                      {g.method} {g.pathTemplate}
-                    </code>{' '}
-                    ({g.profile} · {g.operationId})
+                    <code>{grantLine(g)}</code> ({g.profile} · {g.operationId})
                     <ul className="grant-lines">
                       <GrantLine grant={g} onRevoke={(x) => void revoke(x)} />
                     </ul>

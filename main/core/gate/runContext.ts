@@ -1,11 +1,13 @@
-// What the egress gate knows of the run whose call it handles: who runs it,
-// its script, how to stop it, and the calls it made so far.
+// What the gate knows of the run whose call it handles, whatever the call
+// is for (an API's operation, another MCP server's tool): who runs it, its
+// script, how to stop it, and the calls it made so far.
 import type { RunControl } from '../sandbox/engine.ts';
 import type { CallerInfo, Elicit } from '../approvals/types.ts';
 
-/** One API call a run made, as later approval requests list it. */
+/** One call a run made, as later approval requests list it (a tool call has its `mcp://` address and no method). */
 export interface RunCallSummary {
-  method: string;
+  callKind?: 'api-call' | 'tool-call';
+  method?: string;
   url: string;
   status: number;
   decision: string;
@@ -22,7 +24,7 @@ export interface RunContext {
   signal?: AbortSignal;
   /** Asks the person through the MCP client (elicitation), when the client supports it. */
   elicit?: Elicit;
-  /** The run's API calls so far (the gate appends). */
+  /** The run's calls so far, API and tool calls alike (the gate appends). */
   calls: RunCallSummary[];
   /** Called when the run starts waiting for a person (what it waits for); the returned function, when the wait is over. */
   onWaiting?(what: string): () => void;

@@ -1,9 +1,11 @@
-// How the gate writes down what it did: one ApiCallRecord per hop, whether
-// the hop was sent, handed back or refused — built in one place, its URL and
-// error redacted — then added to the run's calls (later approval requests
-// list them), logged in one line (the path only: the log is readable by every
-// client), and given to the audit. A record the audit cannot take withholds
-// the call's result (AuditWriteError: fail closed).
+// The record step of the decision path (decisionPath.ts): how a call is
+// written down, whatever its kind — the record's who (run, caller, profile)
+// and the person's answer built in one place; for an API call, one record per
+// hop, sent, handed back or refused, its URL and error redacted, added to the
+// run's calls (later approval requests list them), logged in one line (the
+// path only: the log is readable by every client), and given to the audit. A
+// record the audit cannot take withholds the call's result (AuditWriteError:
+// fail closed).
 import { performance } from 'node:perf_hooks';
 import type { ApiOperation } from '../openapi/catalogue.ts';
 import type { ApiCallResult } from '../sandbox/engine.ts';
@@ -11,7 +13,7 @@ import type { Logger } from '../log/logger.ts';
 import { redactDeep, type Redactor } from '../log/redactor.ts';
 import type { ApiCallRecord, GateDecision } from '../audit/types.ts';
 import type { ApprovalDecision } from '../approvals/types.ts';
-import type { RunContext } from './types.ts';
+import type { RunContext } from './runContext.ts';
 import { messageOf } from '../../../contract/values.ts';
 
 /** The audit could not record a call: its result is withheld. */
@@ -68,6 +70,7 @@ export function callRecorder(
   const record: CallRecorder['record'] = async (op, method, fields) => {
     const full = callRecord(run, sink.profile, {
       operationId: op?.id ?? String(call.operationId ?? ''),
+      callKind: 'api-call',
       method,
       url: '',
       bytes: 0,
@@ -90,7 +93,7 @@ export function callRecorder(
 }
 
 async function emit(sink: RecordSink, run: RunContext, full: ApiCallRecord): Promise<void> {
-  run.calls.push({ method: full.method, url: full.url, status: full.status, decision: full.decision });
+  run.calls.push({ callKind: 'api-call', method: full.method ?? '', url: full.url, status: full.status, decision: full.decision });
   // The path without its query (search terms, filters): the log is readable by every client through server_log; the audit has the rest.
   const sent = full.method ? ` ${full.method} ${pathOnly(full.url)}${full.status ? ` → ${full.status}` : ''}` : '';
   sink.log.info(`${full.operationId || 'call'}: ${full.decision}${sent}${full.error ? ` (${full.error})` : ''}`, { runId: full.runId });
