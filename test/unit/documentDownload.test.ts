@@ -96,3 +96,24 @@ test('a private or loopback address is read from only when typed: a name that re
     refusal(e, 'fd12:3456::1', 'https://[fd12:3456::1]/openapi.json'),
   );
 });
+
+test('a redirect that looks same-origin but leads to the metadata address is refused as metadata, with no hint to trust it', T, async (t) => {
+  const locations = ['//169.254.169.254/latest/meta-data/', '/\\169.254.169.254/latest/meta-data/', 'http://[::ffff:a9fe:a9fe]/latest/meta-data/'];
+  const s = await server(Object.fromEntries(locations.map((location, i) => [`/doc${i}.json`, (res) => res.writeHead(302, { location }).end()])));
+  t.after(() => s.close());
+  // The person's own host and port before an `@`: the origin is the metadata address's.
+  const userinfo = await server({ '/doc.json': (res) => res.writeHead(302, { location: `http://${new URL(s.url).host}@169.254.169.254/` }).end() });
+  t.after(() => userinfo.close());
+  for (const url of [...locations.map((_, i) => `${s.url}/doc${i}.json`), `${userinfo.url}/doc.json`])
+    await assert.rejects(
+      downloadText(url),
+      (error: unknown) =>
+        error instanceof AirlockError &&
+        error.kind === 'denied' &&
+        /redirects to another origin \(http:\/\/(169\.254\.169\.254|\[::ffff:a9fe:a9fe\])\), a cloud metadata address, which is never read from/.test(
+          error.message,
+        ) &&
+        error.hint === undefined,
+      url,
+    );
+});
