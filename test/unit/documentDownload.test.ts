@@ -67,3 +67,53 @@ test('metadata and link-local addresses are never read from: literal, IPv6, or a
   ];
   await assert.rejects(downloadText('https://docs.example.test/openapi.json', { resolver: mixed }), denied(/public and private addresses/));
 });
+
+test('a private or loopback address is read from only when typed: a name that resolves to one is refused, naming both, and nothing is sent', T, async (t) => {
+  const s = await server({ '/doc.json': (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"openapi":"3.1.0"}') });
+  t.after(() => s.close());
+  const port = new URL(s.url).port;
+  // Typed as such: the loopback address itself, or `localhost`.
+  assert.equal(await downloadText(`${s.url}/doc.json`), '{"openapi":"3.1.0"}');
+  assert.equal(await downloadText(`http://localhost:${port}/doc.json`), '{"openapi":"3.1.0"}');
+  assert.deepEqual(s.seen, ['/doc.json', '/doc.json']);
+  // A public-looking name whose only address is loopback (the server above) or private: refused before connecting.
+  const toLoopback = async () => [{ address: '127.0.0.1', family: 4 }];
+  const refusal = (error: unknown, address: string, hint: string) =>
+    error instanceof AirlockError &&
+    error.kind === 'denied' &&
+    new RegExp(`^docs\\.example\\.test resolves to ${address.replace(/[.]/g, '\\.')} \\((loopback|private)\\)`).test(error.message) &&
+    error.hint === `if the document is meant to come from ${address}, give that address itself: ${hint}`;
+  await assert.rejects(downloadText(`http://docs.example.test:${port}/doc.json`, { resolver: toLoopback }), (e) =>
+    refusal(e, '127.0.0.1', `http://127.0.0.1:${port}/doc.json`),
+  );
+  assert.deepEqual(s.seen, ['/doc.json', '/doc.json']);
+  const toPrivate = async () => [{ address: '10.0.0.5', family: 4 }];
+  await assert.rejects(downloadText('https://docs.example.test/specs/openapi.json', { resolver: toPrivate }), (e) =>
+    refusal(e, '10.0.0.5', 'https://10.0.0.5/specs/openapi.json'),
+  );
+  const toPrivateV6 = async () => [{ address: 'fd12:3456::1', family: 6 }];
+  await assert.rejects(downloadText('https://docs.example.test/openapi.json', { resolver: toPrivateV6 }), (e) =>
+    refusal(e, 'fd12:3456::1', 'https://[fd12:3456::1]/openapi.json'),
+  );
+});
+
+test('a redirect that looks same-origin but leads to the metadata address is refused as metadata, with no hint to trust it', T, async (t) => {
+  const locations = ['//169.254.169.254/latest/meta-data/', '/\\169.254.169.254/latest/meta-data/', 'http://[::ffff:a9fe:a9fe]/latest/meta-data/'];
+  const s = await server(Object.fromEntries(locations.map((location, i) => [`/doc${i}.json`, (res) => res.writeHead(302, { location }).end()])));
+  t.after(() => s.close());
+  // The person's own host and port before an `@`: the origin is the metadata address's.
+  const userinfo = await server({ '/doc.json': (res) => res.writeHead(302, { location: `http://${new URL(s.url).host}@169.254.169.254/` }).end() });
+  t.after(() => userinfo.close());
+  for (const url of [...locations.map((_, i) => `${s.url}/doc${i}.json`), `${userinfo.url}/doc.json`])
+    await assert.rejects(
+      downloadText(url),
+      (error: unknown) =>
+        error instanceof AirlockError &&
+        error.kind === 'denied' &&
+        /redirects to another origin \(http:\/\/(169\.254\.169\.254|\[::ffff:a9fe:a9fe\])\), a cloud metadata address, which is never read from/.test(
+          error.message,
+        ) &&
+        error.hint === undefined,
+      url,
+    );
+});

@@ -18,6 +18,11 @@ async function fixture(t: { after(fn: () => unknown): void }, maxSessions: numbe
   const aborted: string[] = [];
   let started!: () => void;
   const callStarted = new Promise<void>((r) => (started = r));
+  // `hold` ignores its abort: it answers only when the test releases it (a late answer).
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  let holding!: () => void;
+  const held = new Promise<void>((r) => (holding = r));
   const pipe = createPipeEndpoint({
     logger: silentLogger,
     maxSessions,
@@ -31,6 +36,11 @@ async function fixture(t: { after(fn: () => unknown): void }, maxSessions: numbe
             resolve({ content: [] });
           }),
         );
+      });
+      server.registerTool('hold', { description: 'answers when released, abort or not' }, async () => {
+        holding();
+        await released;
+        return { content: [{ type: 'text', text: 'late' }] };
       });
       return server;
     },
@@ -57,7 +67,7 @@ async function fixture(t: { after(fn: () => unknown): void }, maxSessions: numbe
       req.on('error', reject);
       req.end();
     });
-  return { pipe, open, aborted, callStarted };
+  return { pipe, open, aborted, callStarted, held, release };
 }
 
 function lines(socket: Socket): (id: number) => Promise<Record<string, unknown>> {
@@ -97,6 +107,44 @@ test('a joined session answers over its pipe; closing the pipe aborts its call i
   }
   assert.deepEqual(aborted, ['2']);
 });
+
+test(
+  'closing the endpoint answers each request in flight with a JSON-RPC error under its own id, once, before the pipe ends (issue 36 §3)',
+  { timeout: 10_000 },
+  async (t) => {
+    const { pipe, open, aborted, callStarted, held, release } = await fixture(t, 4);
+    const { socket } = await open();
+    const received: { id?: unknown; result?: unknown; error?: { code: number; message: string } }[] = [];
+    let buffered = '';
+    socket!.setEncoding('utf8').on('data', (d: string) => {
+      buffered += d;
+      for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
+        received.push(JSON.parse(buffered.slice(0, nl)) as (typeof received)[number]);
+        buffered = buffered.slice(nl + 1);
+      }
+    });
+    const closed = new Promise<void>((r) => socket!.once('close', () => r()));
+    send(socket!, INIT);
+    send(socket!, { method: 'notifications/initialized' });
+    send(socket!, { id: 2, method: 'tools/call', params: { name: 'wait', arguments: {} } });
+    send(socket!, { id: 'three', method: 'tools/call', params: { name: 'hold', arguments: {} } });
+    await Promise.all([callStarted, held]);
+    await pipe.close('the companion is going: retry');
+    // The held call answers after the close (it ignored its abort): that answer is not sent after the error. (One that
+    // comes while the pipe is still open is dropped by the transport: stdioTransport.test.ts.)
+    release();
+    await closed;
+    assert.equal(pipe.sessionCount(), 0);
+    assert.deepEqual(aborted, ['2'], 'the call that listens for its abort is aborted');
+    assert.deepEqual(
+      received.map((m) => m.id),
+      [1, 2, 'three'],
+      'one answer per request, the initialize answered before, none sent twice',
+    );
+    for (const id of [2, 'three'])
+      assert.deepEqual(received.find((m) => m.id === id)?.error, { code: -32000, message: 'the companion is going: retry' }, String(id));
+  },
+);
 
 test('joined sessions are capped: one more is refused with 503 until one closes', { timeout: 10_000 }, async (t) => {
   const { pipe, open } = await fixture(t, 1);

@@ -4,8 +4,9 @@
 // address it resolves to is classified: a cloud metadata, link-local,
 // unspecified, multicast or reserved address is never reached (IPv4 and
 // IPv6, literal or after DNS); a private or loopback one only when the
-// person's own address is one (they typed it: a document on their network,
-// the built-in demo); and the checked address is pinned for every request of
+// person typed such an address, a literal one or `localhost` (a document on
+// their network, the built-in demo), never because a name resolves to one
+// (the gate's rule for names); and the checked address is pinned for every request of
 // the download, so a second DNS answer cannot swap it. Only http and https;
 // it follows no redirect (the caller checks each, specDownload.ts).
 import { request as httpRequest, type IncomingMessage } from 'node:http';
@@ -13,14 +14,28 @@ import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
 import { AirlockError } from '../util/errors.ts';
-import { classifyAddress, hostAddresses, systemResolver, type PinnedAddress, type Resolver } from '../util/addressPolicy.ts';
+import {
+  BlockedAddressError,
+  checkNameAddresses,
+  classifyAddress,
+  hostAddresses,
+  isLiteralHost,
+  systemResolver,
+  type PinnedAddress,
+  type Resolver,
+} from '../util/addressPolicy.ts';
 
 /** Address classes a document is read from when the address given is one of them. */
 const TYPED_ONLY = new Set(['private', 'loopback']);
 
-/** The checked address of `hostname`, the host of the address a person gave a document at. */
-export async function documentAddress(hostname: string, resolver: Resolver = systemResolver): Promise<PinnedAddress> {
-  const { bare, found } = await hostAddresses(hostname, resolver);
+/**
+ * The checked address of the host of `given`, the address a person gave a document at. A literal address or
+ * `localhost` is theirs as typed; a DNS name follows the gate's rule for an API that does not allow private
+ * networks (checkNameAddresses): a name whose addresses are private or loopback is refused, naming the address,
+ * and the person gives that address itself when it is meant.
+ */
+export async function documentAddress(given: URL, resolver: Resolver = systemResolver): Promise<PinnedAddress> {
+  const { bare, found } = await hostAddresses(given.hostname, resolver);
   if (found.length === 0) throw new AirlockError('network', `${bare} does not resolve`);
   const classes = found.map((r) => ({ ...r, cls: classifyAddress(r.address) }));
   const refused = classes.find((r) => r.cls !== 'public' && !TYPED_ONLY.has(r.cls));
@@ -30,12 +45,25 @@ export async function documentAddress(hostname: string, resolver: Resolver = sys
       `${bare}${refused.address === bare ? '' : ` is ${refused.address}`} (${refused.cls}): ${refused.cls === 'metadata' ? 'a cloud metadata address' : `a ${refused.cls} address`} is never read from`,
       { hint: 'give the document as a file, or at a public or private address' },
     );
-  // Private or loopback only when every address is (the person gave such an address); never mixed with public ones.
-  const local = classes.filter((r) => TYPED_ONLY.has(r.cls));
-  if (local.length > 0 && local.length < classes.length)
-    throw new AirlockError('denied', `${bare} resolves to public and private addresses (${local[0]!.address}): refused, as a rebinding would be`);
-  const first = found[0]!;
-  return { address: first.address, family: first.family === 6 ? 6 : 4 };
+  if (isLiteralHost(bare)) return pinnedOf(found[0]!);
+  try {
+    return checkNameAddresses(bare, found, false);
+  } catch (error) {
+    if (!(error instanceof BlockedAddressError) || error.address === undefined) throw error;
+    if (classes.some((r) => r.cls === 'public'))
+      throw new AirlockError('denied', `${bare} resolves to public and private addresses (${error.address}): refused, as a rebinding would be`);
+    const there = new URL(given);
+    there.hostname = error.address.includes(':') ? `[${error.address}]` : error.address;
+    throw new AirlockError(
+      'denied',
+      `${bare} resolves to ${error.address} (${error.addressClass}): a document is read from a private or loopback address only when that address is the one given`,
+      { hint: `if the document is meant to come from ${error.address}, give that address itself: ${there.href}` },
+    );
+  }
+}
+
+function pinnedOf(r: { address: string; family: number }): PinnedAddress {
+  return { address: r.address, family: r.family === 6 ? 6 : 4 };
 }
 
 /**
@@ -43,13 +71,14 @@ export async function documentAddress(hostname: string, resolver: Resolver = sys
  * request and pinned; every request must be to the same host, over http or https, and no redirect is followed.
  */
 export function documentFetch(given: string, options: { resolver?: Resolver } = {}): typeof fetch {
-  const host = new URL(given).hostname;
+  const givenUrl = new URL(given);
+  const host = givenUrl.hostname;
   let pinned: Promise<PinnedAddress> | undefined;
   return (async (input: string | URL | Request, init: RequestInit = {}) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new AirlockError('denied', `${url.protocol} is not HTTP`);
     if (url.hostname !== host) throw new AirlockError('denied', `${url.hostname} is not the host the document was given at (${host})`);
-    const address = await (pinned ??= documentAddress(host, options.resolver));
+    const address = await (pinned ??= documentAddress(givenUrl, options.resolver));
     const lookup: LookupFunction = (_host, opts, callback) => {
       if ((opts as { all?: boolean }).all) (callback as unknown as (e: null, a: PinnedAddress[]) => void)(null, [address]);
       else callback(null, address.address, address.family);

@@ -7,11 +7,12 @@
 // metadata addresses are never reached, private and loopback ones only when
 // the address given is one — and the checked address is used for the whole
 // download. Redirects are followed by hand, at most five, within the origin
-// given: one to another origin is refused, naming it, so a document is only
-// ever read from where the person pointed.
+// given: one to another origin is refused, naming it (and naming a metadata or
+// link-local address as such), so a document is only ever read from where the
+// person pointed.
 import { AirlockError } from '../util/errors.ts';
 import { documentFetch } from './documentFetch.ts';
-import type { Resolver } from '../util/addressPolicy.ts';
+import { classifyAddress, isLiteralHost, type Resolver } from '../util/addressPolicy.ts';
 
 export interface DownloadLimits {
   /** Replaces the checked fetch (tests); it must not follow redirects itself. */
@@ -49,10 +50,18 @@ export async function downloadText(url: string, limits: DownloadLimits = {}): Pr
       const location = response.headers.get('location');
       if (!location) throw new Error(`HTTP ${response.status} with no Location`);
       const next = new URL(location, at);
-      if (next.origin !== at.origin)
+      if (next.origin !== at.origin) {
+        // A literal address never read from (metadata, link-local…) is named as such, with no hint to go there.
+        const cls = isLiteralHost(next.hostname) ? classifyAddress(next.hostname === 'localhost' ? '127.0.0.1' : next.hostname) : 'public';
+        if (cls !== 'public' && cls !== 'private' && cls !== 'loopback')
+          throw new AirlockError(
+            'denied',
+            `${at.href} redirects to another origin (${next.origin}), ${cls === 'metadata' ? 'a cloud metadata address' : `a ${cls} address`}, which is never read from`,
+          );
         throw new AirlockError('denied', `${at.href} redirects to another origin (${next.origin}): a document is read only from the origin it was given at`, {
           hint: `if you trust ${next.origin}, give the document's address there itself`,
         });
+      }
       if (hop >= MAX_REDIRECTS) throw new Error(`more than ${MAX_REDIRECTS} redirects`);
       at = next;
     }

@@ -81,9 +81,12 @@ export const systemResolver: Resolver = (hostname) => dnsLookup(hostname, { all:
 
 export class BlockedAddressError extends Error {
   readonly addressClass: AddressClass;
-  constructor(message: string, addressClass: AddressClass) {
+  /** The address refused, where known. */
+  readonly address: string | undefined;
+  constructor(message: string, addressClass: AddressClass, address?: string) {
     super(message);
     this.addressClass = addressClass;
+    this.address = address;
   }
 }
 
@@ -115,16 +118,25 @@ export async function resolveAllowedAddress(hostname: string, options: { allowPr
   if (isLiteralHost(bare)) {
     if (bare.toLowerCase() === 'localhost') return { address: '127.0.0.1', family: 4 };
     const cls = classifyAddress(bare);
-    if (cls === 'metadata') throw new BlockedAddressError(`${bare} is a cloud metadata address`, cls);
+    if (cls === 'metadata') throw new BlockedAddressError(`${bare} is a cloud metadata address`, cls, bare);
     return { address: bare, family: isIP(bare) as 4 | 6 };
   }
   const resolved = await (options.resolver ?? systemResolver)(bare);
   if (resolved.length === 0) throw new Error(`${bare} does not resolve`);
+  return checkNameAddresses(bare, resolved, options.allowPrivateNetwork);
+}
+
+/**
+ * The rule for a DNS name (not a literal address or `localhost`, which the person typed as such): every address
+ * it resolves to is public, or, where private networks are allowed, any but metadata, unspecified and multicast.
+ * The first address refused is thrown (BlockedAddressError, naming it); else the first address, to pin.
+ */
+export function checkNameAddresses(name: string, resolved: { address: string; family: number }[], allowPrivateNetwork: boolean): PinnedAddress {
   for (const r of resolved) {
     const cls = classifyAddress(r.address);
     if (cls === 'public') continue;
-    if (cls === 'metadata' || !options.allowPrivateNetwork || cls === 'unspecified' || cls === 'multicast') {
-      throw new BlockedAddressError(`${bare} resolves to ${r.address} (${cls}); the gate only connects to public addresses`, cls);
+    if (cls === 'metadata' || !allowPrivateNetwork || cls === 'unspecified' || cls === 'multicast') {
+      throw new BlockedAddressError(`${name} resolves to ${r.address} (${cls}); the gate only connects to public addresses`, cls, r.address);
     }
   }
   const first = resolved[0]!;
