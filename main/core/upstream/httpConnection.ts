@@ -16,7 +16,7 @@ import type { LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { classifyAddress, hostAddresses, systemResolver, type Resolver } from '../util/addressPolicy.ts';
+import { BlockedAddressError, checkNameAddresses, hostAddresses, systemResolver, type Resolver } from '../util/addressPolicy.ts';
 import { AirlockError } from '../util/errors.ts';
 import type { ChildExit } from './childProcess.ts';
 import type { HttpServerEntry } from './serverEntry.ts';
@@ -53,18 +53,17 @@ export async function checkedAddress(
 ): Promise<{ address: string; family: 4 | 6 }> {
   const { bare, found } = await hostAddresses(hostname, resolver);
   if (found.length === 0) throw new AirlockError('network', `${bare} does not resolve`);
-  for (const r of found) {
-    const cls = classifyAddress(r.address);
-    if (cls === 'public') continue;
-    if (cls === 'metadata' || cls === 'unspecified' || cls === 'multicast' || !allowPrivate) {
-      throw new AirlockError(
-        'denied',
-        `${bare} is ${r.address} (${cls}): ${cls === 'metadata' ? 'a cloud metadata address is never reached' : 'a private or local address is reached only when the server entry allows it (--allow-private-network)'}`,
-      );
-    }
+  // The gate's rule for a name (util/addressPolicy.ts), in the words of a server entry.
+  try {
+    return checkNameAddresses(bare, found, allowPrivate);
+  } catch (error) {
+    if (!(error instanceof BlockedAddressError)) throw error;
+    const cls = error.addressClass;
+    throw new AirlockError(
+      'denied',
+      `${bare} is ${error.address} (${cls}): ${cls === 'metadata' ? 'a cloud metadata address is never reached' : 'a private or local address is reached only when the server entry allows it (--allow-private-network)'}`,
+    );
   }
-  const first = found[0]!;
-  return { address: first.address, family: first.family === 6 ? 6 : 4 };
 }
 
 /** A fetch that connects only to checked addresses, follows no redirect, and refuses a JSON answer over the cap. */
