@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { loadApiDocument, type OpenApiDocument } from '../main/core/openapi/loadDocument.ts';
 import { buildCatalogue } from '../main/core/openapi/catalogue.ts';
 import { OperationSearch } from '../main/core/search/operationSearch.ts';
+import { PRESETS } from '../main/core/profiles/presets.ts';
 import { renderSearchResults } from '../main/core/search/renderResults.ts';
 import { OPENAGENDA_HOW, OPENAGENDA_SPEC } from '../test/helpers/paths.ts';
 
@@ -29,6 +30,8 @@ interface EvalSet {
   spec?: string;
   alias?: string;
   split?: string;
+  /** The API's own words, as its profile would give them (its preset's when absent). */
+  words?: Record<string, string[]>;
   queries: { q: string; expect: string | string[] }[];
 }
 
@@ -99,6 +102,7 @@ for (const { name, file, secret } of sets) {
   const catalogue = buildCatalogue(loaded.document, loaded.refNames);
   const tIndex = performance.now();
   const search = new OperationSearch(catalogue, { tags: loaded.document.tags });
+  search.useWords(set.words ?? PRESETS[name]?.words);
   const indexMs = performance.now() - tIndex;
   const readyMs = performance.now() - t0;
   // A later start finds a YAML document's parse in the cache.

@@ -22,6 +22,8 @@ export const profileViewSchema = z.object({
   /** Per-operation policy overriding the profile's. */
   operationPolicies: z.record(z.string(), policySchema),
   allowExternalRefs: z.array(z.string()).optional(),
+  /** This API's own words, for search (a word a request may use → the words its document uses). */
+  words: z.record(z.string(), z.array(z.string())).optional(),
   origin: z.enum(['preset', 'file', 'adhoc']),
   active: z.boolean(),
   error: z.string().optional(),

@@ -235,9 +235,10 @@ test('Activity shows the tool call with its API call and the decision', { skip, 
     .waitFor();
 });
 
-test('Activity filters by decision and method, exports the filtered view as CSV, and verifies the chain', { skip, timeout: 60_000 }, async () => {
+test('Activity filters by call, decision and method, exports the filtered view as CSV, and verifies the chain', { skip, timeout: 60_000 }, async () => {
   await nav(page, 'Activity').click();
   const filters = page.getByRole('search', { name: 'Filter the audit log' });
+  await filters.getByLabel('Call').selectOption({ label: 'API call' });
   await filters.getByLabel('Decision').selectOption('denied');
   await filters.getByLabel('Method').selectOption('POST');
   const rows = page.getByRole('list', { name: /^Audit records/ }).getByRole('listitem');
@@ -257,10 +258,10 @@ test('Activity filters by decision and method, exports the filtered view as CSV,
   await page.getByRole('button', { name: 'Export CSV' }).click();
   const file = await (await downloaded).path();
   const lines = readFileSync(file, 'utf8').trimEnd().split('\r\n');
-  assert.match(lines[0]!, /^seq,time,kind,client,tool,profile,operation,method,url,status,decision/);
+  assert.match(lines[0]!, /^seq,time,kind,client,tool,profile,operation,call,method,url,status,decision/);
   assert.equal(lines.length - 1, texts.length, 'one row per record of the filtered view');
   assert.ok(
-    lines.slice(1).every((l) => /,POST,.*,denied,/.test(l)),
+    lines.slice(1).every((l) => /,api-call,POST,.*,denied,/.test(l)),
     lines.join('\n'),
   );
   await page

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProfileStore, selectProfile } from '../../main/core/profiles/profileStore.ts';
-import { OPENAGENDA_SPEC_URL } from '../../main/core/profiles/presets.ts';
+import { OPENAGENDA_SPEC_URL, PRESETS } from '../../main/core/profiles/presets.ts';
 import { tempDir } from '../helpers/paths.ts';
 import type { AirlockError } from '../../main/core/util/errors.ts';
 
@@ -109,4 +109,23 @@ test('allowExternalRefs takes absolute directories and http(s) origins, names a 
   assert.deepEqual(good.allowExternalRefs, [dir, 'https://x.test/defs/']);
   await store.save({ ...good, name: 'copy' });
   assert.deepEqual(selectProfile({ profile: 'copy' }, store).allowExternalRefs, [dir, 'https://x.test/defs/']);
+});
+
+test("a profile's own words for search are read from its file, named when malformed, and kept when it is saved", async (t) => {
+  const { dir, cleanup } = tempDir();
+  t.after(cleanup);
+  const profiles = join(dir, 'profiles');
+  mkdirSync(profiles);
+  writeFileSync(join(profiles, 'bad.json'), JSON.stringify({ spec: 'https://x.test/o.json', words: { payment: 'intent' } }));
+  const store = new ProfileStore(profiles);
+  assert.throws(
+    () => selectProfile({ profile: 'bad' }, store),
+    (e: AirlockError) => /words/.test(e.message),
+  );
+  writeFileSync(join(profiles, 'stripe.json'), JSON.stringify({ spec: 'https://x.test/o.json', words: { payment: ['intent'] } }));
+  const stripe = selectProfile({ profile: 'stripe' }, store);
+  assert.deepEqual(stripe.words, { payment: ['intent'] });
+  await store.save({ ...stripe, name: 'copy' });
+  assert.deepEqual(selectProfile({ profile: 'copy' }, store).words, { payment: ['intent'] });
+  assert.ok(PRESETS.openagenda!.words?.upcoming, "OpenAgenda's words are its preset's");
 });

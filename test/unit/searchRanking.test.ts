@@ -550,3 +550,23 @@ test('a path ending in a parameter that filters (`/orders/status/{status}`) list
   assert.ok(partsOf(one, 'get a category', 'categoryByName').action! > partsOf(one, 'list categories', 'categoryByName').action!);
   assert.ok(partsOf(one, 'get a user', 'userById').action! > partsOf(one, 'list users', 'userById').action!);
 });
+
+test("an API's own words (its profile's `words`) are read at each search: Stripe's payment is a PaymentIntent; none is in the code of search", () => {
+  const cat = catalogueOf({
+    '/v1/payment_intents': { get: op('GetPaymentIntents', 'List all PaymentIntents') },
+    '/v1/charges': { get: op('GetCharges', 'List all charges') },
+    '/v1/refunds': { get: op('GetRefunds', 'List all refunds') },
+  });
+  const search = new OperationSearch(cat);
+  const before = search.rank('list my recent payments').find((h) => h.op.id === 'GetPaymentIntents');
+  search.useWords({ payment: ['intent'] });
+  assert.equal(first(search, 'list my recent payments'), 'GetPaymentIntents');
+  const after = search.rank('list my recent payments').find((h) => h.op.id === 'GetPaymentIntents')!;
+  assert.ok(after.score > (before?.score ?? 0), 'the word the API uses counts');
+  search.useWords(undefined);
+  assert.deepEqual(
+    search.rank('list my recent payments').find((h) => h.op.id === 'GetPaymentIntents')?.score,
+    before?.score,
+    'taken back, the search is as the document alone makes it',
+  );
+});

@@ -26,6 +26,16 @@ export const PRESETS: Record<string, Profile> = {
     baseUrl: 'https://api.openagenda.com/v3',
     auth: { type: 'bearer' },
     alias: 'oa',
+    // Its words for what requests say: when an event happens is its `relative` filter, an id from elsewhere its `ext`
+    // id, whether it is free its registration conditions.
+    words: {
+      upcoming: ['relative'],
+      future: ['relative'],
+      past: ['relative'],
+      current: ['relative'],
+      external: ['ext'],
+      free: ['registration'],
+    },
     // Its document comes from the network: a person turns it on (`airlock apis enable openagenda`).
     enabled: false,
     policy: 'ask',

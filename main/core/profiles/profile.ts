@@ -46,6 +46,11 @@ export const profileFileSchema = z
     mutations: z.array(z.string().min(1)).default([]),
     /** Per-operation policy, overriding the profile's for that operationId (reads included). */
     operationPolicies: z.record(z.string().min(1), z.enum(MUTATION_POLICIES)).default({}),
+    /**
+     * This API's own words, for search: a word a request may use → the words its document uses for it
+     * (`{ "payment": ["intent"] }`: Stripe writes a payment as a PaymentIntent). Read at each search, never indexed.
+     */
+    words: z.record(z.string().min(1).max(60), z.array(z.string().min(1).max(60)).min(1).max(10)).default({}),
     /** Directories or origins the document's external $refs may point into (none by default). */
     allowExternalRefs: z
       .array(
@@ -77,6 +82,8 @@ export interface Profile {
   operationPolicies?: Record<string, MutationPolicy>;
   /** Directories or origins external $refs may point into; none by default. */
   allowExternalRefs?: string[];
+  /** This API's own words, for search: a word a request may use → the words its document uses for it. */
+  words?: Record<string, string[]>;
   /** Where it came from: a built-in preset, a file in the data dir, or the command line. */
   origin: 'preset' | 'file' | 'adhoc';
   file?: string;
@@ -102,5 +109,6 @@ export function profileToFile(p: Profile) {
     mutations: p.mutations,
     ...(p.operationPolicies && Object.keys(p.operationPolicies).length > 0 ? { operationPolicies: p.operationPolicies } : {}),
     ...(p.allowExternalRefs && p.allowExternalRefs.length > 0 ? { allowExternalRefs: p.allowExternalRefs } : {}),
+    ...(p.words && Object.keys(p.words).length > 0 ? { words: p.words } : {}),
   };
 }

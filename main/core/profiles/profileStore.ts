@@ -47,6 +47,7 @@ export function readProfileFile(file: string, name: string): Profile {
     mutations: p.mutations,
     operationPolicies: p.operationPolicies,
     ...(p.allowExternalRefs.length > 0 ? { allowExternalRefs: p.allowExternalRefs } : {}),
+    ...(Object.keys(p.words).length > 0 ? { words: p.words } : {}),
     origin: 'file',
     file,
   };

@@ -88,6 +88,8 @@ export async function loadApi(options: ApiLoadOptions): Promise<ServedApi> {
     });
     closeStore = prepared.close;
     const { catalogue, search, readyMs } = prepared;
+    // The API's own words for search live in its profile (a preset's, or the person's file), read at each search.
+    search.useWords(profile.words);
     if (catalogue.operations.length === 0) logger.warn(`${prepared.origin.location} declares no operations`);
     for (const warning of catalogue.warnings) logger.warn(`${prepared.origin.location}: ${warning}`);
     baseUrl ??= resolveServerUrl(catalogue.servers[0], spec);

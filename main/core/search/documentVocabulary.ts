@@ -6,6 +6,7 @@
 // "virtual machine": a query in the prose's words then also searches the
 // names' words. Learnt once per document; part of the search index's state.
 import { FUNCTION_WORDS, GENERIC_NAMES } from './wordLists.ts';
+import { terms } from './textProcessing.ts';
 
 export interface VocabularyInput {
   /** Terms of each operation's names: operationId, summary, path, tags. */
@@ -60,6 +61,16 @@ export function learnVocabulary({ names, prose, ignore }: VocabularyInput): Lear
       .filter(([, s]) => s >= 0.6 * best)
       .slice(0, MAX_PER_TERM)
       .map(([w]) => w);
+  }
+  return out;
+}
+
+/** What the document taught, with an API's own words put first (each side as `terms()` reads it). */
+export function withApiWords(learned: LearnedVocabulary, words: Readonly<Record<string, readonly string[]>>): LearnedVocabulary {
+  const out: LearnedVocabulary = { ...learned };
+  for (const [said, written] of Object.entries(words)) {
+    const names = [...new Set(written.flatMap((w) => terms(w)))];
+    for (const t of terms(said)) out[t] = [...new Set([...names, ...(Object.hasOwn(out, t) ? out[t]! : [])])];
   }
   return out;
 }

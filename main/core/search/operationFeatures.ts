@@ -6,7 +6,18 @@
 import type { ApiOperation } from '../openapi/catalogue.ts';
 import { isPlural, isStopWord, normalize, splitWords, stem, terms } from './textProcessing.ts';
 import { descriptionTexts, firstSentence, operationValues, returnedFields, searchableParams, summaryOf } from './operationText.ts';
-import { ACTION_WORDS, type Action, MANY_WORDS, OTHER_VERBS, OWNER_NOT_OBJECT, SELF_SEGMENTS, isVerb } from './wordLists.ts';
+import {
+  ACTION_WORDS,
+  type Action,
+  GENERIC_FILLER,
+  GENERIC_THINGS,
+  MANY_WORDS,
+  OTHER_VERBS,
+  OWNER_NOT_OBJECT,
+  READS_ONE,
+  SELF_SEGMENTS,
+  isVerb,
+} from './wordLists.ts';
 
 export interface OperationFeatures {
   names: Set<string>; // terms of id, summary, path, tags, synonyms
@@ -147,9 +158,6 @@ function endsWithOne(path: string): boolean {
   return plurals.includes(before.toLowerCase());
 }
 
-/** The last words of a call-style path that reads one thing (`/order.info.json`, `/users.show`). */
-const READS_ONE = new Set(['info', 'detail', 'details', 'show', 'get']);
-
 /** A call-style path whose last word says it reads one thing (`/order.info.json`, `/users.show`). */
 function saysOne(op: ApiOperation): boolean {
   return READS_ONE.has(lastPathWord(op.path).toLowerCase());
@@ -243,11 +251,6 @@ function actsOnSelf(op: ApiOperation, names: Set<string>): boolean {
   if (SELF_PARAM.test(op.summary ?? '') || SELF_PARAM.test(firstSentence(op.description))) return true;
   return op.parameters.some((p) => p.in === 'path' && SELF_PARAM.test(p.description ?? ''));
 }
-
-/** What a summary calls the thing when it could head any operation of its kind: "a new resource", "the specified item". */
-const GENERIC_THINGS = new Set(['resource', 'collection', 'item', 'entity', 'object', 'record', 'element']);
-/** The other words of such a summary ("Retrieves a list of resources, possibly filtered."), as terms() gives them. */
-const GENERIC_FILLER = new Set(['new', 'specified', 'existing', 'given', 'list', 'possibly', 'filtered', 'single', 'one', 'multiple', 'matching']);
 
 /**
  * A summary that could head any operation of its kind ("Inserts a new resource into this collection.", Google's

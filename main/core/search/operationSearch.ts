@@ -11,7 +11,7 @@
 import type { ApiOperation, Catalogue } from '../openapi/catalogue.ts';
 import { terms } from './textProcessing.ts';
 import { isBuiltInWord } from './synonyms.ts';
-import { type LearnedVocabulary, learnVocabulary } from './documentVocabulary.ts';
+import { type LearnedVocabulary, learnVocabulary, withApiWords } from './documentVocabulary.ts';
 import { compactSearchIndex, recall, tagTexts } from './searchIndex.ts';
 import { CompactIndex } from './compactIndex.ts';
 import { type OperationFeatures, featuresToJson, operationFeatures, selfParameters } from './operationFeatures.ts';
@@ -74,6 +74,8 @@ export class OperationSearch {
   private readonly readFeatures: ((position: number) => OperationFeatures) | undefined;
   private readonly vocabulary: Set<string>;
   private readonly learned: LearnedVocabulary;
+  /** What a query is read with: the document's learnt words, and this API's own (its profile's `words`) first. */
+  private queryWords: LearnedVocabulary | undefined;
   private readonly tags: Record<string, string>;
   private readonly selfParams: Set<string>;
 
@@ -165,6 +167,15 @@ export class OperationSearch {
     return Object.hasOwn(this.tags, tag) ? this.tags[tag] : undefined;
   }
 
+  /**
+   * This API's own words (its profile's `words`: a word a request may use → the words the document uses), read at
+   * each search before what the prose taught. They live with the API, never in the code of search: Stripe's
+   * "payment" is a PaymentIntent, OpenAgenda's "upcoming" its `relative` filter.
+   */
+  useWords(words: Readonly<Record<string, readonly string[]>> | undefined): void {
+    this.queryWords = words && Object.keys(words).length > 0 ? withApiWords(this.learned, words) : undefined;
+  }
+
   /** Words the document's prose taught this search, each with the name words it stands for. */
   learnedVocabulary(): LearnedVocabulary {
     return this.learned;
@@ -180,7 +191,7 @@ export class OperationSearch {
   rank(query: string): RankedHit[] {
     const trimmed = query.trim();
     if (!trimmed) return [];
-    const read = readQuery(trimmed, { vocabulary: this.vocabulary, learned: this.learned });
+    const read = readQuery(trimmed, { vocabulary: this.vocabulary, learned: this.queryWords ?? this.learned });
     const recalled = recall(this.index, read.request, read, (t) => this.vocabulary.has(t));
     if (recalled.length === 0) return [];
     const top = recalled[0]!.score;

@@ -24,10 +24,15 @@ import {
   PEOPLE_WORDS,
   PERSON_OBJECTS,
   PHRASE_ENDS,
+  PUTTING_VERBS,
   QUESTION_WORDS,
   READING_VERBS,
   SELF_WORDS,
+  TOLD_WORDS,
   VERB_FOLLOWERS,
+  VIEW_OF,
+  VIEWS,
+  WHO_AFTER,
   isVerb,
 } from './wordLists.ts';
 
@@ -356,9 +361,6 @@ function asksWho(words: string[]): boolean {
   return !saysIAm(words) && words.some((w, i) => w === 'who' && (i === 0 || WHO_AFTER.has(words[i - 1]!)));
 }
 
-/** The verbs of putting someone somewhere ("add", "invite"…), beside the actions of making and changing. */
-const PUTTING_VERBS = new Set(['add', 'invite', 'assign', 'put', 'bring', 'include']);
-
 /** An email address the request puts somewhere: it comes before the words that place it ("add bob@acme.com to…", not "send an invoice to bob@acme.com"). */
 function emailBeforeOwner(query: string): boolean {
   const tokens = query.toLowerCase().split(/\s+/);
@@ -366,9 +368,6 @@ function emailBeforeOwner(query: string): boolean {
   const owner = tokens.findIndex((t) => OWNER_PREPOSITIONS.has(t));
   return email >= 0 && owner > email;
 }
-
-/** Words after which "who" asks: "show me who…", "tell me who…", "find out who…". */
-const WHO_AFTER = new Set(['show', 'me', 'us', 'see', 'tell', 'list', 'find', 'out', 'check', 'know', 'wondering', 'and']);
 
 /** "get notified", "get a callback", "get an alert": "get" followed, at most an article between, by a word of being told. */
 function getsTold(words: string[]): boolean {
@@ -378,23 +377,6 @@ function getsTold(words: string[]): boolean {
     return next !== undefined && TOLD_WORDS.has(next);
   });
 }
-
-/** Words of being told, after "get". */
-const TOLD_WORDS = new Set([
-  'notified',
-  'notification',
-  'notifications',
-  'callback',
-  'callbacks',
-  'alert',
-  'alerted',
-  'alerts',
-  'pinged',
-  'ping',
-  'webhook',
-  'email',
-  'emailed',
-]);
 
 /** The query is about the asker's own things: "my boards", "who am I", "what I'm following". */
 function asksAboutSelf(words: string[]): boolean {
@@ -468,10 +450,6 @@ function headNoun(words: string[], isVerb: (w: string) => boolean): { head: stri
   if (view && !head) return { ...view, view: undefined };
   return { head, plural, view: view?.head };
 }
-
-/** Words for a view of a thing rather than a thing ("details of an order"), stemmed; and the words that join them to it. */
-const VIEWS = new Set(['detail', 'info', 'information', 'data']);
-const VIEW_OF = new Set(['of', 'for', 'about']);
 
 /** The nouns after the words that place a thing in another ("in", "for"…): the last word of each phrase that follows (stemmed). */
 function ownerNouns(words: string[]): string[] {

@@ -3,9 +3,10 @@
 // words, prepositions…) and the lists built from them for each job — stop
 // words (textProcessing.ts), reading a query (queryParsing.ts), naming an
 // operation's action (operationFeatures.ts), what the document's vocabulary
-// never learns (documentVocabulary.ts). The built-in thesaurus of synonyms
-// stays in synonyms.ts. Words are lowercase and accent-free, as normalize()
-// leaves them.
+// never learns (documentVocabulary.ts) — and the thesaurus of synonyms
+// (synonyms.ts reads it). Nothing here names one API: an API's own words are
+// its profile's (`words`). Words are lowercase and accent-free, as
+// normalize() leaves them. This file is data, not logic.
 
 // ── Grammatical families ──────────────────────────────────────────────────
 
@@ -294,3 +295,381 @@ export const FUNCTION_WORDS = new Set(
     'following follows based order name type types set sets data information available example note'
   ).split(' '),
 );
+
+// ── Reading a query: people, views, being told (queryParsing.ts) ──────────
+
+/** The verbs of putting someone somewhere ("add", "invite"…), beside the actions of making and changing. */
+export const PUTTING_VERBS = new Set(['add', 'invite', 'assign', 'put', 'bring', 'include']);
+
+/** Words after which "who" asks: "show me who…", "tell me who…", "find out who…". */
+export const WHO_AFTER = new Set(['show', 'me', 'us', 'see', 'tell', 'list', 'find', 'out', 'check', 'know', 'wondering', 'and']);
+
+/** Words of being told, after "get". */
+export const TOLD_WORDS = new Set([
+  'notified',
+  'notification',
+  'notifications',
+  'callback',
+  'callbacks',
+  'alert',
+  'alerted',
+  'alerts',
+  'pinged',
+  'ping',
+  'webhook',
+  'email',
+  'emailed',
+]);
+
+/** Words for a view of a thing rather than a thing ("details of an order"), stemmed; and the words that join them to it. */
+export const VIEWS = new Set(['detail', 'info', 'information', 'data']);
+export const VIEW_OF = new Set(['of', 'for', 'about']);
+
+// ── What an operation is about (operationFeatures.ts) ────────────────────
+
+/** The last words of a call-style path that reads one thing (`/order.info.json`, `/users.show`). */
+export const READS_ONE = new Set(['info', 'detail', 'details', 'show', 'get']);
+
+/** What a summary calls the thing when it could head any operation of its kind: "a new resource", "the specified item". */
+export const GENERIC_THINGS = new Set(['resource', 'collection', 'item', 'entity', 'object', 'record', 'element']);
+/** The other words of such a summary ("Retrieves a list of resources, possibly filtered."), as terms() gives them. */
+export const GENERIC_FILLER = new Set(['new', 'specified', 'existing', 'given', 'list', 'possibly', 'filtered', 'single', 'one', 'multiple', 'matching']);
+
+// ── The thesaurus (synonyms.ts reads it) ──────────────────────────────────
+//
+// Query-side synonyms: common English and French wording mapped to the
+// vocabulary API documents use. The document's own `x-synonyms` are indexed
+// with each operation, and an API's own words are its profile's (`words`);
+// this table covers what a person types that no document says ("how many",
+// "créer", "supprimer", "à venir"…), in words every API shares.
+
+export interface SynonymGroup {
+  /** Words or phrases a query may contain (English or French, any case or accents). */
+  triggers: string[];
+  /** Words the documents use for that idea. */
+  expansions: string[];
+  /** The CRUD action the wording asks for, when it names one. */
+  action?: Action;
+}
+
+export const SYNONYM_GROUPS: readonly SynonymGroup[] = [
+  {
+    triggers: ['how many', 'number of', 'count', 'combien', 'nombre', 'compter', 'total', 'tally'],
+    expansions: ['count', 'facets', 'aggregate', 'total', 'stats'],
+  },
+  {
+    triggers: ['statistics', 'stats', 'statistiques', 'overview', 'apercu', 'resume', 'tableau de bord', 'dashboard', 'metrics', 'breakdown', 'repartition'],
+    expansions: ['stats', 'statistics', 'overview', 'summary', 'aggregate', 'report'],
+  },
+  {
+    triggers: [
+      'create',
+      'add',
+      'new',
+      'make',
+      'set up',
+      'setup',
+      'spin up',
+      'register',
+      'open',
+      'start',
+      'launch',
+      'generate',
+      'issue',
+      'creer',
+      'ajouter',
+      'nouveau',
+      'nouvel',
+      'nouvelle',
+      'publier',
+      'poster',
+      'inserer',
+      'enregistrer',
+    ],
+    expansions: ['create', 'add', 'new', 'post'],
+    action: 'create',
+  },
+  {
+    triggers: [
+      'update',
+      'modify',
+      'edit',
+      'change',
+      'rename',
+      'assign',
+      'reassign',
+      'mark',
+      'tick',
+      'toggle',
+      'complete',
+      'archive',
+      'unarchive',
+      'enable',
+      'disable',
+      'resize',
+      'scale',
+      'modifier',
+      'mettre a jour',
+      'changer',
+      'editer',
+      'corriger',
+      'renommer',
+    ],
+    expansions: ['update', 'edit', 'modify', 'patch', 'change', 'set'],
+    action: 'update',
+  },
+  { triggers: ['replace', 'overwrite', 'remplacer', 'ecraser'], expansions: ['replace', 'put', 'overwrite'], action: 'replace' },
+  { triggers: ['partial', 'partiel', 'partielle', 'partiellement', 'juste', 'only', 'seulement', 'just'], expansions: ['patch', 'partial'] },
+  {
+    triggers: [
+      'delete',
+      'remove',
+      'destroy',
+      'erase',
+      'drop',
+      'kick',
+      'ban',
+      'expel',
+      'unlink',
+      'detach',
+      'purge',
+      'wipe',
+      'get rid',
+      'supprimer',
+      'effacer',
+      'retirer',
+      'enlever',
+      'detruire',
+    ],
+    expansions: ['delete', 'remove'],
+    action: 'delete',
+  },
+  { triggers: ['cancel', 'void', 'revoke', 'abort', 'annuler', 'terminate', 'stop'], expansions: ['cancel', 'void', 'revoke', 'delete', 'stop'] },
+  { triggers: ['copy', 'clone', 'duplicate', 'dupliquer', 'copier'], expansions: ['duplicate', 'copy', 'clone'], action: 'create' },
+  { triggers: ['send', 'post', 'publish', 'write', 'say', 'envoyer', 'tell'], expansions: ['send', 'post', 'message', 'publish'], action: 'create' },
+  { triggers: ['invite', 'inviter', 'onboard'], expansions: ['invite', 'add', 'member'], action: 'create' },
+  {
+    triggers: ['like', 'liked', 'favorite', 'favourite', 'favorited', 'bookmark', 'bookmarked', 'heart', 'save', 'saved', 'aimer', 'favori', 'favoris'],
+    expansions: ['save', 'saved', 'favorite', 'like', 'star', 'library'],
+  },
+  {
+    triggers: ['unlike', 'unfavorite', 'unfavourite', 'unsave', 'unbookmark', 'unstar'],
+    expansions: ['remove', 'delete', 'saved', 'unstar'],
+    action: 'delete',
+  },
+  { triggers: ['follow', 'watch', 'subscribe', 'suivre', 'abonner'], expansions: ['follow', 'follower', 'subscribe', 'subscription', 'watch'] },
+  { triggers: ['unfollow', 'unwatch', 'unsubscribe'], expansions: ['unfollow', 'unsubscribe', 'remove', 'follower', 'subscription'], action: 'delete' },
+  {
+    triggers: ['notify', 'notified', 'callback', 'whenever', 'webhook', 'webhooks', 'hook', 'push notification', 'event subscription'],
+    expansions: ['webhook', 'hook', 'callback', 'subscription', 'event'],
+  },
+  { triggers: ['upload', 'attach', 'televerser'], expansions: ['upload', 'attachment', 'file', 'attach'], action: 'create' },
+  { triggers: ['download', 'export', 'telecharger', 'exporter'], expansions: ['download', 'export', 'content', 'file'], action: 'get' },
+  { triggers: ['restart', 'reboot', 'power cycle'], expansions: ['reboot', 'restart', 'power', 'action'] },
+  { triggers: ['shut down', 'shutdown', 'power off', 'turn off', 'switch off'], expansions: ['power', 'shutdown', 'disable', 'action'] },
+  { triggers: ['power on', 'turn on', 'switch on', 'boot', 'boot up'], expansions: ['power', 'boot', 'enable', 'action'] },
+  { triggers: ['pause', 'snooze', 'mute', 'do not disturb', 'dnd', 'silence'], expansions: ['pause', 'snooze', 'mute', 'dnd'] },
+  { triggers: ['resume', 'unpause', 'unmute', 'play', 'continue'], expansions: ['resume', 'play', 'start', 'playback'] },
+  { triggers: ['jump to', 'skip to', 'fast forward', 'rewind', 'go to'], expansions: ['seek', 'position'] },
+  {
+    triggers: ['who am i', 'whoami', 'logged in', 'signed in', 'my identity', 'my profile', 'my account', 'current user', 'authenticated user'],
+    expansions: ['me', 'current', 'authenticated', 'identity', 'profile', 'account', 'self', 'auth', 'user'],
+    action: 'get',
+  },
+  {
+    triggers: [
+      'someone',
+      'somebody',
+      'person',
+      'people',
+      'everyone',
+      'everybody',
+      'teammate',
+      'colleague',
+      'collaborator',
+      'coworker',
+      'employee',
+      'staff',
+      'personne',
+      'personnes',
+    ],
+    expansions: ['user', 'member', 'people', 'collaborator'],
+  },
+  {
+    triggers: ['who', 'user', 'users', 'utilisateur', 'utilisateurs', 'account', 'compte'],
+    expansions: ['user', 'member', 'account'],
+  },
+  { triggers: ['online', 'offline', 'away', 'available', 'active', 'idle', 'presence'], expansions: ['presence', 'status', 'active', 'away'] },
+  { triggers: ['react', 'reaction', 'emoji', 'thumbs up', 'thumbs down', 'upvote'], expansions: ['reaction', 'emoji', 'react'] },
+  { triggers: ['text', 'message', 'messages', 'dm', 'direct message', 'chat', 'note'], expansions: ['message', 'chat', 'post', 'text'] },
+  { triggers: ['channel', 'channels', 'room', 'rooms', 'chatroom', 'group chat', 'canal'], expansions: ['channel', 'conversation', 'room', 'group'] },
+  { triggers: ['song', 'songs', 'tune', 'tunes', 'music', 'chanson', 'chansons', 'morceau'], expansions: ['track', 'song', 'music', 'audio'] },
+  { triggers: ['podcast', 'podcasts'], expansions: ['show', 'episode', 'podcast'] },
+  {
+    triggers: ['server', 'servers', 'vm', 'vms', 'virtual machine', 'instance', 'instances', 'host', 'serveur', 'serveurs'],
+    expansions: ['server', 'instance', 'virtual', 'machine', 'vm', 'host'],
+  },
+  {
+    triggers: ['bill', 'billing', 'invoice', 'owe', 'balance', 'cost', 'spend', 'spent', 'charges', 'facture'],
+    expansions: ['billing', 'balance', 'invoice', 'cost', 'usage'],
+  },
+  { triggers: ['chargeback', 'chargebacks', 'dispute', 'disputes'], expansions: ['dispute', 'chargeback'] },
+  { triggers: ['payout', 'payouts', 'withdraw', 'withdrawal', 'cash out', 'pay out'], expansions: ['payout', 'transfer', 'withdrawal'] },
+  { triggers: ['pay', 'payment', 'payments', 'charge', 'paiement', 'payer'], expansions: ['payment', 'charge', 'pay'] },
+  { triggers: ['refund', 'refunds', 'rembourser', 'remboursement'], expansions: ['refund'] },
+  { triggers: ['discount', 'coupon', 'promo', 'promotion', 'voucher', 'promo code'], expansions: ['coupon', 'discount', 'promotion', 'promo'] },
+  {
+    triggers: ['blocked by', 'blocking', 'blocks', 'depends on', 'depend on', 'dependency', 'prerequisite', 'blocker'],
+    expansions: ['dependency', 'dependent', 'blocker'],
+  },
+  { triggers: ['autocomplete', 'typeahead', 'as i type', 'suggest', 'suggestions'], expansions: ['typeahead', 'autocomplete', 'suggest'] },
+  {
+    triggers: ['activity', 'history', 'log', 'feed', 'audit', 'happened', 'historique'],
+    expansions: ['activity', 'history', 'action', 'event', 'log', 'feed'],
+  },
+  { triggers: ['alert', 'alerts', 'alarm', 'alarms', 'alerte', 'alertes'], expansions: ['alert', 'policy', 'alarm', 'monitor'] },
+  { triggers: ['deploy', 'deployment', 'redeploy', 'deployer'], expansions: ['deployment', 'deploy', 'app'] },
+  { triggers: ['backup', 'snapshot', 'sauvegarde'], expansions: ['backup', 'snapshot', 'image'] },
+  { triggers: ['folder', 'folders', 'directory', 'dossier', 'dossiers'], expansions: ['folder', 'directory'] },
+  { triggers: ['picture', 'avatar', 'photo'], expansions: ['image', 'photo', 'avatar', 'picture'] },
+  { triggers: ['column', 'columns', 'colonne', 'colonnes', 'lane', 'stage'], expansions: ['column', 'list', 'section', 'stage'] },
+  { triggers: ['move', 'transfer', 'deplacer'], expansions: ['move', 'transfer', 'position'] },
+  { triggers: ['schedule', 'later', 'remind', 'reminder', 'rappel', 'programmer'], expansions: ['schedule', 'scheduled', 'reminder', 'remind'] },
+  { triggers: ['belong', 'belongs', 'belong to', 'part of', 'membre de', 'joined'], expansions: ['member', 'membership', 'memberships'] },
+  {
+    triggers: [
+      'list',
+      'all',
+      'browse',
+      'search',
+      'find',
+      'show',
+      'lister',
+      'liste',
+      'tous',
+      'toutes',
+      'chercher',
+      'rechercher',
+      'trouver',
+      'afficher',
+      'parcourir',
+      'recherche',
+    ],
+    expansions: ['list', 'search', 'find', 'browse'],
+    action: 'list',
+  },
+  {
+    triggers: [
+      'get',
+      'fetch',
+      'retrieve',
+      'read',
+      'details',
+      'detail',
+      'obtenir',
+      'recuperer',
+      'voir',
+      'consulter',
+      'lire',
+      'details de',
+      'fiche',
+      'infos',
+      'information',
+      'look up',
+      'lookup',
+    ],
+    expansions: ['get', 'retrieve', 'detail', 'single'],
+    action: 'get',
+  },
+  {
+    triggers: ['upcoming', 'future', 'next', 'coming', 'soon', 'a venir', 'prochain', 'prochains', 'prochaine', 'prochaines', 'futur', 'futurs', 'bientot'],
+    expansions: ['upcoming', 'future'],
+  },
+  {
+    triggers: ['past', 'previous', 'finished', 'ended', 'passe', 'passes', 'passee', 'passees', 'termine', 'termines', 'anciens'],
+    expansions: ['passed', 'past'],
+  },
+  { triggers: ['ongoing', 'current', 'now', 'happening', 'en cours', 'actuel', 'actuels', 'maintenant'], expansions: ['current'] },
+  {
+    triggers: [
+      'today',
+      'tomorrow',
+      'tonight',
+      'weekend',
+      'week',
+      'month',
+      'date',
+      'when',
+      'aujourd hui',
+      'demain',
+      'ce soir',
+      'semaine',
+      'mois',
+      'quand',
+      'between',
+      'entre',
+    ],
+    expansions: ['timings', 'date', 'when'],
+  },
+  {
+    triggers: [
+      'event',
+      'events',
+      'evenement',
+      'evenements',
+      'evenemen',
+      'manifestation',
+      'manifestations',
+      'sortie',
+      'sorties',
+      'concert',
+      'concerts',
+      'spectacle',
+      'spectacles',
+    ],
+    expansions: ['event', 'events'],
+  },
+  { triggers: ['agenda', 'agendas', 'calendar', 'calendars', 'calendrier', 'calendriers'], expansions: ['agenda', 'agendas', 'calendar'] },
+  {
+    triggers: ['location', 'locations', 'venue', 'venues', 'place', 'places', 'address', 'lieu', 'lieux', 'salle', 'salles', 'adresse', 'adresses', 'endroit'],
+    expansions: ['location', 'locations', 'venue', 'place'],
+  },
+  { triggers: ['city', 'town', 'ville', 'villes', 'commune'], expansions: ['city'] },
+  { triggers: ['near', 'nearby', 'around', 'close to', 'autour', 'pres', 'proche', 'proximite', 'radius', 'rayon'], expansions: ['near', 'radius', 'geo'] },
+  {
+    triggers: ['image', 'photo', 'picture', 'media', 'file', 'upload', 'televerser', 'telecharger', 'fichier', 'affiche'],
+    expansions: ['upload', 'image', 'media', 'file'],
+  },
+  {
+    triggers: [...CALLER_WORDS, 'membre', 'member', 'membership', 'memberships'],
+    expansions: ['me', 'my', 'member', 'memberships', 'current'],
+  },
+  { triggers: ['schema', 'form', 'fields', 'formulaire', 'champs', 'champ', 'structure'], expansions: ['schema', 'form', 'fields'] },
+  { triggers: ['validate', 'check', 'verify', 'dry run', 'test', 'verifier', 'valider', 'controler', 'tester'], expansions: ['validate', 'check', 'dry run'] },
+  {
+    triggers: ['external id', 'ext id', 'extid', 'identifiant externe', 'id externe', 'source id', 'sync', 'synchroniser', 'synchronisation', 'upsert'],
+    expansions: ['external', 'sync', 'upsert'],
+  },
+  { triggers: ['keyword', 'keywords', 'tag', 'tags', 'mot cle', 'mots cles', 'theme', 'themes', 'thematique'], expansions: ['keyword', 'tag'] },
+  { triggers: ['free', 'gratuit', 'gratuits', 'gratuite', 'price', 'prix', 'tarif'], expansions: ['price', 'conditions'] },
+  { triggers: ['accessible', 'accessibility', 'accessibilite', 'handicap', 'wheelchair', 'fauteuil'], expansions: ['accessibility'] },
+  { triggers: ['online', 'virtual', 'en ligne', 'visio', 'remote', 'hybrid', 'hybride'], expansions: ['attendance', 'mode', 'online'] },
+  { triggers: ['language', 'languages', 'langue', 'langues', 'english', 'french', 'anglais', 'francais'], expansions: ['language', 'lang'] },
+  {
+    triggers: ['page', 'pages', 'next page', 'pagination', 'paginate', 'cursor', 'suivant', 'suivante', 'page suivante'],
+    expansions: ['after', 'cursor', 'paginate', 'page'],
+  },
+  { triggers: ['official', 'officiel', 'officiels', 'officielle', 'officielles', 'verified'], expansions: ['official'] },
+  { triggers: ['repository', 'repositories', 'repo', 'repos', 'depot', 'depots'], expansions: ['repo', 'repos', 'repository'] },
+  { triggers: ['issue', 'issues', 'ticket', 'tickets', 'bug', 'bugs'], expansions: ['issue', 'issues'] },
+  { triggers: ['pull request', 'pull requests', 'pr', 'prs', 'merge request'], expansions: ['pull', 'pulls'] },
+  { triggers: ['comment', 'comments', 'commentaire', 'commentaires', 'reply'], expansions: ['comment', 'comments'] },
+  { triggers: ['star', 'stars', 'starred', 'stargazer', 'stargazers', 'etoile', 'etoiles'], expansions: ['star', 'starred', 'stargazers'] },
+  { triggers: ['workflow', 'workflows', 'ci', 'pipeline', 'action', 'actions', 'build', 'builds'], expansions: ['actions', 'workflow', 'runs'] },
+  { triggers: ['release', 'releases', 'version', 'versions', 'tag a release'], expansions: ['release', 'releases'] },
+  { triggers: ['branch', 'branches', 'branche'], expansions: ['branch', 'branches'] },
+  {
+    triggers: ['organization', 'organisation', 'org', 'orgs', 'team', 'teams', 'equipe', 'workspace', 'workspaces', 'company', 'tenant'],
+    expansions: ['org', 'orgs', 'organization', 'team', 'workspace'],
+  },
+];
