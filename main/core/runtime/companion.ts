@@ -21,20 +21,15 @@ import { heldRecord, settleInterrupted } from '../audit/heldCalls.ts';
 import { isAlive } from '../config/serverInfo.ts';
 import { ApprovalBroker } from '../approvals/approvalBroker.ts';
 import { GrantStore } from '../approvals/grantStore.ts';
-import { createEgressGate } from '../egress/egressGate.ts';
 import { ExecutionCaps, RateLimiter } from '../execute/caps.ts';
 import { createExecuteService, type ExecuteService } from '../execute/executeService.ts';
 import { SessionRegistry } from '../mcp/sessionRegistry.ts';
 import { EventHub } from '../control/eventHub.ts';
 import { createDispatcher, type DispatchControl } from '../control/dispatch.ts';
 import type { ControlEvent } from '../../../contract/events.ts';
-import { loadApi } from './loadApi.ts';
 import { createPreparation } from '../search/preparation.ts';
-import type { PrepareProgress } from '../search/preparedApi.ts';
-import { ServedApis } from './servedApis.ts';
-import { ProfileStore, selectProfile } from '../profiles/profileStore.ts';
-import { isEnabled, type Profile } from '../profiles/profile.ts';
-import { AirlockError } from '../util/errors.ts';
+import type { ServedApis } from './servedApis.ts';
+import { describeServed, openServedApis, startServing } from './servedApiGates.ts';
 import { checkEngineChoice, createEngines } from './engines.ts';
 import { createControlHandlers } from './controlHandlers.ts';
 import { toAuditRecord } from './auditHandlers.ts';
@@ -42,7 +37,7 @@ import { noApproverMessage } from './boundaryText.ts';
 import { createMcpServerFactory, type SessionOptions } from './mcpServers.ts';
 import { tuneHeapForServing } from './startContext.ts';
 import { createUpstream } from './upstream.ts';
-import type { CompanionMode, Host, Services } from './services.ts';
+import type { CompanionMode, Engines, Host, Services } from './services.ts';
 import { createLiveSettings } from './liveSettings.ts';
 import { messageOf } from '../../../contract/values.ts';
 
@@ -111,90 +106,18 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     const audit = openAudit({ file: info.paths.audit, retentionDays: values.auditRetentionDays, redact: redaction.redact, hub, logger });
     closers.push(() => audit.close());
     startup.mark('audit');
-    const grants = new GrantStore({ file: info.paths.grants, logger: logger.child('grants'), onChange: () => hub.publish({ type: 'grants-changed' }) });
+    const { grants, broker } = await openApprovals({ paths: info.paths, values, mode, audit, hub, logger });
     closers.push(() => grants.flush());
-    const broker = new ApprovalBroker({
-      timeoutMs: () => values.approvalTimeoutMs,
-      approversAvailable: () => mode === 'serve',
-      noApproverMessage: noApproverMessage(mode),
-      grants,
-      logger: logger.child('approvals'),
-    });
-    // A call held for a person is in the audit from the moment it is held (its outcome follows, under the same
-    // approval id); one a companion that is gone left held is recorded as interrupted now.
-    broker.subscribe((e) => {
-      const held = e.type === 'approval-requested' ? heldRecord(e.approval) : undefined;
-      if (!held || e.type !== 'approval-requested') return;
-      audit.recordApiCall(held).catch((error: Error) => logger.warn(`audit: the held call ${e.approval.id} was not recorded: ${error.message}`));
-    });
-    const interrupted = await settleInterrupted(audit, { alive: isAlive });
-    if (interrupted > 0)
-      logger.warn(`audit: ${interrupted} call${interrupted === 1 ? '' : 's'} held for a person when the companion last ended recorded as interrupted`);
 
-    // 4. The APIs, each loaded with its catalogue and search index, its key and the gate its calls go through:
-    //    every enabled profile, or the one the command named (--profile, --spec), which alone gets AIRLOCK_API_KEY.
+    // 4. The APIs, each loaded with its catalogue and search index, its key and the gate its calls go through
+    //    (servedApiGates.ts); the one the command named is served before the companion answers.
     const rate = new RateLimiter(values.rateLimit, values.rateBurst);
     // Documents are prepared in a worker thread, one at a time, never where clients are served.
     const preparation = createPreparation({ memoryMb: () => values.prepareMemoryMb });
     closers.push(() => preparation.close());
-    const apis = new ServedApis({
-      open: async (profile, { primary, signal, onProgress, onDamaged }) => {
-        const served = await loadApi({
-          profile,
-          refreshSpec: values.refreshSpec,
-          paths: info.paths,
-          logger,
-          preparation,
-          maxBytes: values.specMaxMb * 1024 * 1024,
-          signal,
-          onProgress: progressLog(logger, profile.name, onProgress),
-          onDamaged,
-        });
-        try {
-          const { api } = served;
-          const credentials = await createCredentials({
-            store,
-            profile: api.profile.name,
-            auth: api.auth,
-            env: primary ? env : {},
-            logger,
-            onSecret: (s) => redaction.add(s),
-          });
-          const gate = createEgressGate({
-            api,
-            getCredential: () => credentials.get(),
-            redactor: () => redaction.redactor,
-            credentialSource: () => credentials.state.source,
-            approvals: broker,
-            rateLimit: (key) => rate.take(key),
-            // The kill switch also stops every run; here it stops a call already on its way (one a person is deciding).
-            killSwitch: () => values.killSwitch,
-            onApiCall: (record) => audit.recordApiCall(record),
-            logger: logger.child('gate'),
-          });
-          return { api, credentials, gate, close: () => served.close() };
-        } catch (error) {
-          await served.close();
-          throw error;
-        }
-      },
-      logger: logger.child('apis'),
-      onChange: () => hub.publish({ type: 'apis-changed' }),
-      onProgress: (name, progress) => hub.publish({ type: 'api-progress', name, progress }),
-    });
+    const apis = openServedApis({ values, paths: info.paths, env, store, redaction, broker, audit, rate, preparation, hub, logger });
     closers.push(() => apis.close());
-    const serving = profilesToServe(values, new ProfileStore(info.paths.profiles), logger);
-    const loading = apis.start(serving.profiles, serving.primary);
-    if (serving.primary) {
-      // The API the command named is served before the companion answers, and its failure stops the start, as always.
-      await loading;
-      await refuseWhenNoneLoaded(apis);
-      logger.info(`APIs loaded: ${describeServed(apis)}`);
-    } else {
-      // Every enabled API loads in the background: the companion answers at once; a call to one still loading waits
-      // for it (and is told if it failed); each one's progress is in the log and on the Overview.
-      void loading.then(() => logger.info(`APIs loaded: ${describeServed(apis)}`));
-    }
+    await startServing(apis, values, info.paths, logger);
     startup.mark('api');
 
     // 5. Other MCP servers behind the gate: each started on first use, its tools held until a person accepts them.
@@ -223,20 +146,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     });
     closers.push(() => engines.close());
     startup.mark('engine');
-    const caps = new ExecutionCaps(capsOf(values));
-    const execute = createExecuteService({
-      engine: engines.engine,
-      // A session scoped to named APIs reaches only those; one that takes everything reaches the servers' accepted tools too.
-      client: (scope, o) => apis.clientFor(scope, scope ? o : { ...o, tools: upstream.runTools() }),
-      caps,
-      limits: () => ({ timeoutMs: values.timeoutMs, memoryBytes: values.memoryMb * 1024 * 1024, outputBytes: values.outputKb * 1024 }),
-      killSwitch: () => values.killSwitch,
-      logger,
-      logBuffer: buffer,
-      onRunEnd: (runId) => broker.endRun(runId),
-      approvals: broker,
-      replyAfterMs: () => values.approvalReplyAfterMs,
-    });
+    const { caps, execute } = createRuns({ values, engine: engines.engine, apis, upstream, broker, buffer, logger });
     settings.onApplied(liveApplier({ values, caps, rate, execute, hub, logger }));
 
     // 7. The MCP sessions: when one ends, its session grants end and its waiting runs say so.
@@ -299,39 +209,64 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
 }
 
 /**
- * The profiles a companion starts serving: the one the command names (--profile, --spec, or the settings' profile),
- * alone, as before many APIs were served at once; else every enabled profile. A profile file that cannot be
- * read is said in the log and left out.
+ * The approval broker with its grants; a call held for a person is in the audit from the moment it is held (its
+ * outcome follows, under the same approval id), and one a companion that is gone left held is recorded as
+ * interrupted now.
  */
-function profilesToServe(values: Settings, store: ProfileStore, logger: Logger): { profiles: Profile[]; primary?: Profile } {
-  if (values.profile !== undefined || values.spec !== undefined) {
-    const profile = selectProfile(values, store);
-    return { profiles: [profile], primary: profile };
-  }
-  const profiles: Profile[] = [];
-  for (const listed of store.list()) {
-    if (!listed.profile) logger.error(`profile ${listed.name} left out: ${listed.error}`);
-    else if (isEnabled(listed.profile)) profiles.push(listed.profile);
-  }
-  if (profiles.length === 0) logger.warn('no API is enabled: enable one with `airlock apis enable <name>` or on the APIs screen');
-  return { profiles };
+async function openApprovals(o: {
+  paths: ReturnType<typeof dataPaths>;
+  values: Readonly<Settings>;
+  mode: CompanionMode;
+  audit: AuditStore;
+  hub: EventHub;
+  logger: Logger;
+}): Promise<{ grants: GrantStore; broker: ApprovalBroker }> {
+  const { values, audit, hub, logger } = o;
+  const grants = new GrantStore({ file: o.paths.grants, logger: logger.child('grants'), onChange: () => hub.publish({ type: 'grants-changed' }) });
+  const broker = new ApprovalBroker({
+    timeoutMs: () => values.approvalTimeoutMs,
+    approversAvailable: () => o.mode === 'serve',
+    noApproverMessage: noApproverMessage(o.mode),
+    grants,
+    logger: logger.child('approvals'),
+  });
+  broker.subscribe((e) => {
+    const held = e.type === 'approval-requested' ? heldRecord(e.approval) : undefined;
+    if (!held || e.type !== 'approval-requested') return;
+    audit.recordApiCall(held).catch((error: Error) => logger.warn(`audit: the held call ${e.approval.id} was not recorded: ${error.message}`));
+  });
+  const interrupted = await settleInterrupted(audit, { alive: isAlive });
+  if (interrupted > 0)
+    logger.warn(`audit: ${interrupted} call${interrupted === 1 ? '' : 's'} held for a person when the companion last ended recorded as interrupted`);
+  return { grants, broker };
 }
 
-/** A companion whose every API failed to load says why, as one serving a single API always did. */
-async function refuseWhenNoneLoaded(apis: ServedApis): Promise<void> {
-  const all = apis.list();
-  if (all.length === 0 || all.some((a) => a.state === 'ready')) return;
-  if (all.length === 1) await all[0]!.ready();
-  throw new AirlockError('config', `no API could be loaded: ${all.map((a) => `${a.name}: ${a.error}`).join('; ')}`);
-}
-
-/** The APIs served, for the start-up line: each with its mutation policy. */
-function describeServed(apis: ServedApis): string {
-  const list = apis.list();
-  if (list.length === 0) return 'none';
-  return list
-    .map((a) => `${a.name} (${a.state === 'ready' ? `mutations: ${a.profile.readOnly ? 'read-only profile' : a.profile.policy}` : a.state})`)
-    .join(', ');
+/** The runs of execute under their caps, each given the client its session reaches. */
+function createRuns(o: {
+  values: Readonly<Settings>;
+  engine: Engines['engine'];
+  apis: ServedApis;
+  upstream: ReturnType<typeof createUpstream>;
+  broker: ApprovalBroker;
+  buffer: LogBuffer;
+  logger: Logger;
+}): { caps: ExecutionCaps; execute: ExecuteService } {
+  const { values, apis, upstream, broker } = o;
+  const caps = new ExecutionCaps(capsOf(values));
+  const execute = createExecuteService({
+    engine: o.engine,
+    // A session scoped to named APIs reaches only those; one that takes everything reaches the servers' accepted tools too.
+    client: (scope, c) => apis.clientFor(scope, scope ? c : { ...c, tools: upstream.runTools() }),
+    caps,
+    limits: () => ({ timeoutMs: values.timeoutMs, memoryBytes: values.memoryMb * 1024 * 1024, outputBytes: values.outputKb * 1024 }),
+    killSwitch: () => values.killSwitch,
+    logger: o.logger,
+    logBuffer: o.buffer,
+    onRunEnd: (runId) => broker.endRun(runId),
+    approvals: broker,
+    replyAfterMs: () => values.approvalReplyAfterMs,
+  });
+  return { caps, execute };
 }
 
 /** Puts live settings (already written into `values`) into effect: caps, the rate limit, the kill switch. */
@@ -389,17 +324,6 @@ const capsOf = (s: { maxConcurrent: number; queueSize: number; queueTimeoutMs: n
   queueTimeoutMs: s.queueTimeoutMs,
   perCallerConcurrent: s.perCallerConcurrent,
 });
-
-/** Passes progress on, and says each new phase of a preparation in the log. */
-function progressLog(logger: Logger, name: string, onProgress: (p: PrepareProgress) => void): (p: PrepareProgress) => void {
-  let phase = '';
-  return (p) => {
-    onProgress(p);
-    if (p.phase === phase) return;
-    phase = p.phase;
-    logger.info(`API ${name}: ${p.phase}, ${p.percent}%${p.operations !== undefined ? ` (${p.operations.toLocaleString('en-US')} operations)` : ''}`);
-  };
-}
 
 /** How long each start-up phase took (logged at debug). */
 function startupPhases(): { mark(name: string): void; summary(): string } {
