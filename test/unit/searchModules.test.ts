@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildCatalogue } from '../../main/core/openapi/catalogue.ts';
-import { clausesOf, commandFirst, readQuery, splitCompounds, withoutLead } from '../../main/core/search/queryParsing.ts';
+import { readQuery } from '../../main/core/search/queryParsing.ts';
+import { clausesOf, commandFirst, splitCompounds, withoutLead } from '../../main/core/search/requestForms.ts';
 import { typoCorrections } from '../../main/core/search/typoCorrection.ts';
 import { operationFeatures } from '../../main/core/search/operationFeatures.ts';
 import { returnedFields } from '../../main/core/search/operationText.ts';

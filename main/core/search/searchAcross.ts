@@ -12,7 +12,7 @@
 // ranking.
 import type { OperationSearch, SearchHit } from './operationSearch.ts';
 import { terms } from './textProcessing.ts';
-import { withoutLead } from './queryParsing.ts';
+import { withoutLead } from './requestForms.ts';
 import { ACROSS_WEIGHTS, SCORE_PRECISION } from './weights.ts';
 
 export interface SearchableSource {
