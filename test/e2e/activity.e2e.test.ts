@@ -75,7 +75,7 @@ for (const scheme of ['light', 'dark'] as const) {
     assert.match(facts, /Tool\s+execute/);
     assert.match(facts, /Engine\s+\w+/);
     assert.match(facts, /Profile\s+demo/);
-    const calls = detail.getByRole('table', { name: "The run's API calls, oldest first" });
+    const calls = detail.getByRole('table', { name: "The run's calls (to APIs and to other MCP servers' tools), oldest first" });
     const rows = await calls.getByRole('row').allInnerTexts();
     // The run's read, the read Airlock made to show the person what the PATCH would change (audited as such), the PATCH.
     assert.equal(rows.length, 4, rows.join('\n'));

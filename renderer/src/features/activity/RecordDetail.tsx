@@ -1,6 +1,6 @@
 // One audit record as a person reads it, with its run around it: who called
 // (client, transport, session), which tool on which engine and profile, the
-// outcome, the run's API calls with their status, decision and who decided
+// outcome, the run's calls (API and MCP tool calls) with their status, decision and who decided
 // (a grant named as such) — the selected one marked — the script,
 // highlighted, and the run's log lines while the live log still holds them.
 // The raw record is folded at the end.
@@ -75,7 +75,7 @@ function Outcome({ outcome }: { outcome: string }) {
 function CallsTable({ calls, selected }: { calls: ApiRecord[]; selected: number | undefined }) {
   return (
     <table className="grid run-calls">
-      <caption className="visually-hidden">The run's API calls, oldest first</caption>
+      <caption className="visually-hidden">The run's calls (to APIs and to other MCP servers' tools), oldest first</caption>
       <thead>
         <tr>
           <th scope="col">Request</th>
