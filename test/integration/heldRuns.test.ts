@@ -125,6 +125,45 @@ test('a client that cancels leaves the request to the person, marked; the result
   assert.equal(mutations(), before + 1);
 });
 
+test(
+  "attack: a held run's id is no capability — another session that presents it is told there is no such run, and the one that started it still resumes (issue 38 §2)",
+  { timeout: 60_000 },
+  async (t) => {
+    const alice = await httpClient(server.mcpUrl, server.token, 'alice');
+    const mallory = await httpClient(server.mcpUrl, server.token, 'mallory');
+    t.after(async () => {
+      await alice.close();
+      await mallory.close();
+    });
+    const before = mutations();
+    const requested = waitForEvent(control, 'approval-requested');
+    const stop = new AbortController();
+    const call = alice.callTool(
+      { name: 'execute', arguments: { code: `const r = await api.items.delete({ path: { id: '6' } }); return r.status;` } },
+      undefined,
+      { signal: stop.signal, timeout: 30_000 },
+    );
+    const { approval } = await requested;
+    stop.abort('alice stopped waiting');
+    await assert.rejects(call);
+    await waitForStoppedWaiting(control, approval.id);
+    await control.call('approvals.decide', { id: approval.id, decision: 'approve', scope: 'once' });
+    const runId = approval.request.runId;
+    const stolen = (await mallory.callTool({ name: 'execute', arguments: { resume: runId } }, undefined, { timeout: 30_000 })) as CallToolResult;
+    assert.equal(stolen.isError, true);
+    assert.match(textOf(stolen), new RegExp(`no run "${runId}" to resume`), 'the same answer as for a run that never was');
+    assert.doesNotMatch(textOf(stolen), /200/);
+    const audited = await control.call('audit.query', { tool: 'execute', text: `resume ${runId}`, order: 'newest', limit: 5 });
+    assert.ok(
+      audited.records.some((r) => r.kind === 'tool' && r.clientName === 'mallory' && r.outcome !== 'ok'),
+      'the refused resume is in the audit, under the client that tried',
+    );
+    const resumed = (await alice.callTool({ name: 'execute', arguments: { resume: runId } }, undefined, { timeout: 30_000 })) as CallToolResult;
+    assert.equal(textOf(resumed), '200', 'the session that started it collects its result');
+    assert.equal(mutations(), before + 1);
+  },
+);
+
 test('a client that handles progress keeps waiting past its idle limit and receives the messages', { timeout: 90_000 }, async (t) => {
   assert.deepEqual((await control.call('settings.update', { values: { approvalReplyAfterMs: 60_000 } })).applied, ['approvalReplyAfterMs']);
   t.after(() => control.call('settings.update', { values: { approvalReplyAfterMs: REPLY_AFTER_MS } }));

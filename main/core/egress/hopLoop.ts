@@ -76,6 +76,10 @@ function hopSource(gate: GateContext, opening: Opening, hops: number, call: Call
     get what() {
       return hop ? decided().what : 'this call';
     },
+    get waitingFor() {
+      const { cls } = decided();
+      return `${cls.kind === 'read' ? opened().method.toUpperCase() : cls.effectiveMethod} ${opened().op.path}`;
+    },
     deniedCode: 'airlock_mutation_denied',
     async scope() {
       const start = await opening();

@@ -218,14 +218,18 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
         'execute is switched off by the person running Airlock (kill switch): runs still going were stopped, and none can be resumed.',
       );
     }
-    if (!live) {
+    // A held run's id is a handle for the session that started it (its stdio pipe or HTTP session), never a capability:
+    // another that presents it is told what it would be told of a run that never was, and the attempt is logged (its
+    // execute call is in the audit too, with this outcome).
+    const foreign = live !== undefined && live.callerKey !== caller.key;
+    if (foreign) log.warn(`run ${live.runId.slice(0, 8)}: a resume from another session (${caller.clientName ?? caller.key}) refused as no such run`);
+    if (!live || foreign) {
       return notRun(
         String(id).slice(0, 100),
         'invalid',
-        `no run ${JSON.stringify(String(id).slice(0, 100))} to resume: a held run's result is kept ${Math.round(KEEP_FINISHED_MS / 60_000)} minutes after it finishes, and none survives a restart of Airlock. Run the code again if it is still needed.`,
+        `no run ${JSON.stringify(String(id).slice(0, 100))} to resume: a held run's result is kept ${Math.round(KEEP_FINISHED_MS / 60_000)} minutes after it finishes, for the session that started it, and none survives a restart of Airlock. Run the code again if it is still needed.`,
       );
     }
-    if (live.callerKey !== caller.key) log.info(`run ${live.runId.slice(0, 8)} resumed by another session (${caller.clientName ?? caller.key})`);
     return follow(live.runId, caller.key, runOptions);
   }
 

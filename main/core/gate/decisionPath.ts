@@ -52,6 +52,8 @@ export interface Passed {
 export interface GateSource<Sent> {
   /** The call in a few words, for messages and the client's waiting note: `POST /events (events.create)`, `fs/write_file`. */
   readonly what: string;
+  /** The call as the client's waiting note names it (`DELETE /items/{id}`); absent: `what`. */
+  readonly waitingFor?: string;
   /** The code of a person's "no" for this kind of call (`airlock_mutation_denied`, `airlock_tool_denied`). */
   readonly deniedCode: string;
   /** 1. Whether the call may be made at all (undefined: it may). */
@@ -120,7 +122,7 @@ async function approve<Sent>(
   if (!approvals) return { refusal: stop('airlock_approval_required', `${source.what} needs a person's approval, and no approver is attached.`, 'denied') };
   const request = await source.approvalRequest();
   // The client hears that the call waits (progress notifications), so it does not give up on a silent call.
-  const waited = run.onWaiting?.(`Waiting for your approval in Airlock: ${source.what}`);
+  const waited = run.onWaiting?.(`Waiting for your approval in Airlock: ${source.waitingFor ?? source.what}`);
   const approval = await run.control
     .whilePaused(() => approvals.request(request, { ...(run.signal ? { signal: run.signal } : {}), ...(run.elicit ? { elicit: run.elicit } : {}) }))
     .finally(() => waited?.());
