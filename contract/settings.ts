@@ -1,10 +1,11 @@
 // Settings as every surface sees them: the value, where it came from, and the
 // metadata a form needs (label, type, limits, choices, env twin, whether it
 // applies without a restart). The table itself lives in the core
-// (main/core/config/settings.ts); each row there declares a SettingSpec, and
-// the one validator below, derived from that spec, is what the command line,
-// env vars, settings.json, the control API and the settings form all apply —
-// so the limits a form shows are the limits the core enforces.
+// (main/core/config/settings.ts, its rows in one file per group beside it);
+// each row declares a SettingSpec, and the one validator below, derived from
+// that spec, is what the command line, env vars, settings.json, the control
+// API and the settings form all apply — so the limits a form shows are the
+// limits the core enforces.
 import { z } from 'zod';
 import { NUMERIC_SETTING_TYPES } from './settingCheck.ts';
 

@@ -10,7 +10,8 @@
 // test/unit/readme.test.ts fails when the file is not what this writes.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { SETTINGS, type SettingDef } from '../main/core/config/settings.ts';
+import { SETTINGS } from '../main/core/config/settings.ts';
+import type { SettingDef } from '../main/core/config/settingDef.ts';
 import { LIVE_SETTINGS } from '../main/core/config/settingsMeta.ts';
 import { allowedText, SETTING_GROUP_LABELS, SETTING_GROUPS, type SettingSpec } from '../contract/settings.ts';
 

@@ -9,7 +9,8 @@
 // companion serves that API (as `--api NAME`); the other API settings
 // (`--spec`, `--base-url`, `--auth`) describe an API, which is added once for
 // every client (`airlock apis add`), so a joining client is told that line.
-import { settingByKey, type ResolvedSettings, type Settings } from '../core/config/settings.ts';
+import { settingByKey, type Settings } from '../core/config/settings.ts';
+import type { ResolvedSettings } from '../core/config/resolveSettings.ts';
 import { formatAuthScheme } from '../core/config/auth.ts';
 
 /** Settings the joining process honours itself: which data dir (so which companion), its own log, a background start's idle time. */

@@ -3,7 +3,8 @@
 // flag and the allowed values. Env twins and settings.json are merged after
 // parsing (see resolveSettings), so the flag always wins.
 import { Option, InvalidArgumentError, type Command } from 'commander';
-import { SETTINGS, SettingError, type SettingDef, type SettingGroup } from '../core/config/settings.ts';
+import { SETTINGS } from '../core/config/settings.ts';
+import { SettingError, type SettingDef, type SettingGroup } from '../core/config/settingDef.ts';
 
 /** Adds the settings of `groups`, and the single settings named in `keys`, as options of `command`. */
 export function addSettingOptions(command: Command, groups: SettingGroup[], keys: readonly string[] = []): Command {

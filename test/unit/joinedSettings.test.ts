@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { givenCompanionSettings, joinedVerdict, type RunningCompanion } from '../../main/cli/joinedSettings.ts';
-import { resolveSettings } from '../../main/core/config/settings.ts';
+import { resolveSettings } from '../../main/core/config/resolveSettings.ts';
 
 const resolved = (flags: Record<string, unknown>, env: Record<string, string> = {}) =>
   resolveSettings({ flags: { dataDir: '/tmp/d', ...flags }, env, file: { timeoutMs: 1234 }, defaultDataDir: '/tmp/d' });

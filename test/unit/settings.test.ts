@@ -2,7 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { resolveSettings, SETTINGS, SettingError, settingByKey, type SettingDef } from '../../main/core/config/settings.ts';
+import { SETTINGS, settingByKey } from '../../main/core/config/settings.ts';
+import { SettingError, type SettingDef } from '../../main/core/config/settingDef.ts';
+import { resolveSettings } from '../../main/core/config/resolveSettings.ts';
 import { readSettingsFile, validateSettingsObject } from '../../main/core/config/settingsFile.ts';
 import { LIVE_SETTINGS, settingsMeta } from '../../main/core/config/settingsMeta.ts';
 import {

@@ -6,7 +6,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dataPaths } from '../../core/config/dataDir.ts';
 import { formatAuthScheme, inferAuthScheme, type AuthScheme } from '../../core/config/auth.ts';
-import { SETTINGS, type SettingDef } from '../../core/config/settings.ts';
+import { SETTINGS } from '../../core/config/settings.ts';
+import type { SettingDef } from '../../core/config/settingDef.ts';
 import { ProfileStore, selectProfile } from '../../core/profiles/profileStore.ts';
 import { DEMO_SPEC, type Profile } from '../../core/profiles/profile.ts';
 import { loadApiDocument } from '../../core/openapi/loadDocument.ts';

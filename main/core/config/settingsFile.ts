@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../util/atomicWrite.ts';
 import { AirlockError } from '../util/errors.ts';
-import { type SettingDef, SETTINGS, SettingError } from './settings.ts';
+import { SETTINGS } from './settings.ts';
+import { type SettingDef, SettingError } from './settingDef.ts';
 import { messageOf } from '../../../contract/values.ts';
 
 export function readSettingsFile(file: string): Record<string, unknown> {

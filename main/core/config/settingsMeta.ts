@@ -3,7 +3,8 @@
 // spec the core validates with), the default, and whether a change applies
 // to the next call without a restart.
 import type { SettingMeta } from '../../../contract/settings.ts';
-import { SETTINGS, type SettingDef } from './settings.ts';
+import { SETTINGS } from './settings.ts';
+import type { SettingDef } from './settingDef.ts';
 
 const TABLE = SETTINGS as readonly SettingDef<unknown>[];
 

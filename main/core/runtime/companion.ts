@@ -6,7 +6,8 @@
 // --in-process` and the Electron main process all build exactly this; they
 // differ only in the transports and the host they put around it.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { ResolvedSettings, Settings } from '../config/settings.ts';
+import type { Settings } from '../config/settings.ts';
+import type { ResolvedSettings } from '../config/resolveSettings.ts';
 import { dataPaths, ensureDataDir } from '../config/dataDir.ts';
 import type { Logger } from '../log/logger.ts';
 import type { LogBuffer } from '../log/logBuffer.ts';

@@ -3,7 +3,8 @@
 // hears which keys changed. The companion's parts that follow a live setting
 // (the caps, the rate limit, the kill switch's stop) listen once they are
 // built; nothing is assigned afterwards.
-import type { ResolvedSettings, Settings } from '../config/settings.ts';
+import type { Settings } from '../config/settings.ts';
+import type { ResolvedSettings } from '../config/resolveSettings.ts';
 import type { LiveSettings } from './services.ts';
 
 export function createLiveSettings(resolved: ResolvedSettings): LiveSettings {

@@ -3,7 +3,8 @@
 // order, from the few it depends on; each group of control handlers asks for
 // the few it reads (`Pick<Services, …>`), so a handler test builds only those.
 import type { DataPaths } from '../config/dataDir.ts';
-import type { EngineName, NetworkMode, ResolvedSettings, Settings } from '../config/settings.ts';
+import type { EngineName, NetworkMode, Settings } from '../config/settings.ts';
+import type { ResolvedSettings } from '../config/resolveSettings.ts';
 import type { Logger } from '../log/logger.ts';
 import type { LogBuffer } from '../log/logBuffer.ts';
 import type { SandboxEngine } from '../sandbox/engine.ts';

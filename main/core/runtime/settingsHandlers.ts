@@ -2,7 +2,9 @@
 // and saving — a live setting takes effect at once unless a flag or an
 // environment variable overrides it; the others at the next start.
 import type { ControlHandlers } from '../control/dispatch.ts';
-import { resolveSettings, SettingError, settingByKey, type Settings } from '../config/settings.ts';
+import { settingByKey, type Settings } from '../config/settings.ts';
+import { SettingError } from '../config/settingDef.ts';
+import { resolveSettings } from '../config/resolveSettings.ts';
 import { checkEngineNetwork } from '../sandbox/engineMatrix.ts';
 import { AirlockError } from '../util/errors.ts';
 import { readSettingsFile, validateSettingsObject, writeSettingsFile } from '../config/settingsFile.ts';

@@ -2,7 +2,9 @@
 // resolved from flags, env, settings.json and defaults; a bounded log
 // buffer; a logger on stderr that scrubs known secrets.
 import { defaultDataDir, dataPaths, checkDataDir } from '../config/dataDir.ts';
-import { resolveSettings, SettingError, type ResolvedSettings, settingByKey } from '../config/settings.ts';
+import { settingByKey } from '../config/settings.ts';
+import { SettingError } from '../config/settingDef.ts';
+import { resolveSettings, type ResolvedSettings } from '../config/resolveSettings.ts';
 import { readSettingsFile } from '../config/settingsFile.ts';
 import { LogBuffer } from '../log/logBuffer.ts';
 import { createLogger, type Logger } from '../log/logger.ts';

@@ -1,0 +1,67 @@
+// The settings a command runs with: each setting's value from the first
+// source that has it (flag, then env, then the data dir's settings.json,
+// then the default), and which source that was. The table is settings.ts.
+import { messageOf } from '../../../contract/values.ts';
+import { SettingError, type SettingDef } from './settingDef.ts';
+import { SETTINGS, type Settings } from './settings.ts';
+
+export type SettingSource = 'flag' | 'env' | 'file' | 'default';
+
+export interface ResolvedSettings {
+  settings: Settings;
+  sources: Record<string, SettingSource>;
+}
+
+export interface SettingInputs {
+  /** Raw values given as flags (already parsed by their parser), keyed by setting key. */
+  flags: Record<string, unknown>;
+  env: Record<string, string | undefined>;
+  /** settings.json contents (already validated), keyed by setting key. */
+  file: Record<string, unknown>;
+  defaultDataDir: string;
+}
+
+/**
+ * Merges flags, env, settings.json and defaults. An env value that does not
+ * parse is a usage error naming the variable and the allowed values.
+ */
+export function resolveSettings(inputs: SettingInputs): ResolvedSettings {
+  const values: Record<string, unknown> = {};
+  const sources: Record<string, SettingSource> = {};
+  for (const s of SETTINGS as readonly SettingDef<any>[]) {
+    if (inputs.flags[s.key] !== undefined) {
+      values[s.key] = inputs.flags[s.key];
+      sources[s.key] = 'flag';
+      continue;
+    }
+    const raw = inputs.env[s.env];
+    if (raw !== undefined && raw !== '') {
+      try {
+        values[s.key] = s.parse(raw);
+      } catch (error) {
+        throw new SettingError(`${s.env}: ${messageOf(error)}`);
+      }
+      sources[s.key] = 'env';
+      continue;
+    }
+    if (s.persist && inputs.file[s.key] !== undefined) {
+      values[s.key] = inputs.file[s.key];
+      sources[s.key] = 'file';
+      continue;
+    }
+    if (s.key === 'dataDir') values[s.key] = inputs.defaultDataDir;
+    else if (s.defaultValue !== undefined) values[s.key] = s.defaultValue;
+    sources[s.key] = 'default';
+  }
+  const settings = values as unknown as Settings;
+  // One run alone must be able to reach its own cap: the shared budget is at least one run's.
+  if (settings.sandboxMemoryMb < settings.memoryMb) {
+    if (sources.sandboxMemoryMb !== 'default') {
+      throw new SettingError(
+        `--sandbox-memory-mb (${settings.sandboxMemoryMb} MB) must be at least --memory-mb (${settings.memoryMb} MB): the sandboxes' shared budget has to hold one run at its cap`,
+      );
+    }
+    settings.sandboxMemoryMb = settings.memoryMb;
+  }
+  return { settings, sources };
+}

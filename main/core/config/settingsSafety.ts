@@ -1,0 +1,111 @@
+// The settings table's 'safety' group (Safety and records on the settings
+// screen): approvals, where keys are kept, how long the audit and the log
+// keep what they hold, the diagnostics tools, and the caps on other MCP
+// servers (message size, tools offered directly).
+import { count, choice, def, duration, onOff, size, type SettingDef } from './settingDef.ts';
+
+export const SECRET_STORES = ['keychain', 'file'] as const;
+export type SecretStoreChoice = (typeof SECRET_STORES)[number];
+
+export const SAFETY_SETTINGS = [
+  def({
+    key: 'approvalTimeoutMs',
+    flag: '--approval-timeout-ms',
+    valueName: '<ms>',
+    label: 'Approval timeout',
+    group: 'safety',
+    spec: duration(1000, 3_600_000, 'ms'),
+    persist: true,
+    live: true,
+    defaultValue: 120_000,
+    description: 'how long a mutation waits for a person before it is denied',
+  }),
+  def({
+    key: 'approvalReplyAfterMs',
+    flag: '--approval-reply-after-ms',
+    valueName: '<ms>',
+    label: 'Answer a waiting call after',
+    group: 'safety',
+    spec: duration(0, 3_600_000, 'ms'),
+    persist: true,
+    live: true,
+    defaultValue: 45_000,
+    description:
+      'how long execute waits for a person before it answers "held" (nothing sent; the model continues with execute {resume}), so a client that gives up at 60 s never loses the call; 0 waits as long as the approval',
+  }),
+  def({
+    key: 'secretStore',
+    flag: '--secret-store',
+    valueName: '<kind>',
+    label: 'Where API keys live',
+    group: 'safety',
+    spec: choice(SECRET_STORES, { keychain: 'OS keychain', file: 'File in the data dir (headless servers)' }),
+    persist: true,
+    live: false,
+    defaultValue: 'keychain' as SecretStoreChoice,
+    description:
+      'where API keys live: keychain (the OS keychain) or file (explicit opt-in for headless servers: a 0600 file in the data dir, bannered at every start)',
+  }),
+  def({
+    key: 'auditRetentionDays',
+    flag: '--audit-retention-days',
+    valueName: '<days>',
+    label: 'Audit retention',
+    group: 'safety',
+    spec: duration(0, 36_500, 'days', { zero: 'keep everything' }),
+    persist: true,
+    live: false,
+    defaultValue: 90,
+    description: 'audit records older than this are pruned at start (0 keeps everything)',
+  }),
+  def({
+    key: 'logBufferSize',
+    flag: '--log-buffer-size',
+    valueName: '<n>',
+    label: 'Log lines kept',
+    group: 'safety',
+    spec: count(100, 1_000_000, 'lines'),
+    persist: true,
+    live: false,
+    defaultValue: 5000,
+    description: 'log lines kept in memory for the UI, `server_log` and the control API',
+  }),
+  def({
+    key: 'diagnosticsTools',
+    flag: '--diagnostics-tools',
+    valueName: '<on|off>',
+    label: 'Diagnostics tools',
+    group: 'safety',
+    spec: onOff,
+    persist: true,
+    live: false,
+    defaultValue: true,
+    description:
+      'offer the read-only MCP tools server_log, health and get_config (and, where a person has other MCP servers, list_mcp_servers and toggle_mcp_server, whose switch waits for a yes)',
+  }),
+  def({
+    key: 'mcpMessageMb',
+    flag: '--mcp-message-mb',
+    valueName: '<mb>',
+    label: 'Largest message to or from another MCP server',
+    group: 'safety',
+    spec: size(1, 1024, 'MB'),
+    persist: true,
+    live: true,
+    defaultValue: 10,
+    description: "a call's arguments to another MCP server, or a message from one, larger than this is refused, naming this cap",
+  }),
+  def({
+    key: 'directToolsMax',
+    flag: '--direct-tools-max',
+    valueName: '<n>',
+    label: 'Tools offered directly',
+    group: 'safety',
+    spec: count(1, 1000, 'tools'),
+    persist: true,
+    live: true,
+    defaultValue: 40,
+    description:
+      'most tools of other MCP servers offered to clients directly, as <server>__<tool> (the rest stay reachable in execute as mcp.<server>.<tool>); many clients slow down or refuse past a few dozen',
+  }),
+] as const satisfies readonly SettingDef<any>[];
