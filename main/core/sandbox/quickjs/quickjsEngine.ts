@@ -60,7 +60,7 @@ import { clientRoots } from '../guestClient.ts';
 import { RunClock } from '../runClock.ts';
 import { limitError } from '../runBudget.ts';
 import { Wasm, type WasmModule } from './wasm.ts';
-import { createWorkerPool, PoolClosed, unlisten, type Slot, type WorkerPool } from './workerPool.ts';
+import { PoolClosed, unlisten, WorkerPool, type Slot } from './workerPool.ts';
 
 export interface QuickJsEngineOptions {
   logger?: Logger;
@@ -204,7 +204,7 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
   let nextSeq = 0;
   let shapesSent = 0;
   let clientNamespacesBuilt = 0;
-  const pool: WorkerPool<ActiveRun> = createWorkerPool<ActiveRun>({
+  const pool: WorkerPool<ActiveRun> = new WorkerPool<ActiveRun>({
     log,
     workerUrl: options.workerUrl ?? defaultWorkerUrl(),
     poolSize,
