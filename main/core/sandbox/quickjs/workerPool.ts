@@ -1,8 +1,8 @@
 // The QuickJS engine's workers: starting them (each with a cell of the shared
 // memory budget), keeping a few warm, handing them to runs in order, and
 // replacing or stopping them. What a run does with its worker is the
-// engine's (quickjsEngine.ts); this module only tells it when a worker went
-// away under a run.
+// engine's (quickjsEngine.ts, activeRun.ts, workerMessages.ts); this module
+// only tells it when a worker went away under a run.
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../../log/logger.ts';
 import {
