@@ -180,3 +180,36 @@ test("VS Code's CLI adds the server (`code --add-mcp`); it cannot remove one, so
   assert.equal(readFileSync(fileOf('vscode'), 'utf8'), '{\n  // mine\n  "servers": { }\n}\n', 'the comment and the (now empty) map stay');
   assert.equal(calls.length, 1);
 });
+
+test("a diff never shows the values a client's file gives its other servers inline (env, headers): adding, removing and moving servers behind Airlock (issue 39 §12)", async (t) => {
+  const { registrar, install, fileOf } = setup(t);
+  install('cursor');
+  const TOKEN = 'sekrit-1234567890';
+  const BEARER = 'Bearer tok_abcdefghijkl';
+  writeFileSync(
+    fileOf('cursor'),
+    JSON.stringify(
+      {
+        mcpServers: {
+          github: { command: 'npx', args: ['-y', 'github-mcp'], env: { API_TOKEN: TOKEN, LOG_LEVEL: 'info' } },
+          remote: { url: 'https://mcp.example.test/mcp', headers: { Authorization: BEARER } },
+        },
+      },
+      null,
+      2,
+    ),
+  );
+  const added = await registrar.add('cursor', { dryRun: true });
+  assert.match(added.diff, /"airlock"/);
+  assert.match(added.diff, /"Authorization": /, 'the diff shows the lines around what it changes');
+  for (const secret of [TOKEN, BEARER, 'tok_abcdefghijkl']) assert.doesNotMatch(added.diff, new RegExp(secret), `${secret} is not shown`);
+  const real = await registrar.add('cursor');
+  assert.doesNotMatch(real.diff, new RegExp(TOKEN));
+  const moved = await registrar.moveBehind('cursor', ['github', 'remote'], { dryRun: true });
+  assert.match(moved.diff, /-\s+"github"/);
+  assert.doesNotMatch(moved.diff, new RegExp(TOKEN), 'the lines removed are scrubbed too');
+  assert.match(moved.diff, /"LOG_LEVEL": "info"/, 'a short value is no secret and stays readable');
+  assert.doesNotMatch(moved.diff, /tok_abcdefghijkl/);
+  const removed = await registrar.remove('cursor', { dryRun: true });
+  assert.doesNotMatch(removed.diff, new RegExp(TOKEN));
+});

@@ -10,6 +10,7 @@ import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { createTwoFilesPatch } from 'diff';
+import { INLINE_SECRET_MIN_CHARS, createRedactor } from '../log/redactor.ts';
 import { writeFileAtomic } from '../util/atomicWrite.ts';
 import { AirlockError } from '../util/errors.ts';
 import { type ClientDescriptor, type ClientEnv, type ClientId, type LaunchCommand, CLIENTS, clientById } from './clientCatalog.ts';
@@ -224,7 +225,7 @@ export function createRegistrar(options: RegistrarOptions) {
       ...(scope ? { apis: scope } : {}),
     };
     if (unchanged) return { ...result, changed: false, diff: '' };
-    if (opts.dryRun) return { ...result, changed: true, diff: patch(file, before ?? '', planned) };
+    if (opts.dryRun) return { ...result, changed: true, diff: patch(d, file, before ?? '', planned) };
     const backup = await saveBackup(d, file, before);
     if (command && d.cli) {
       // The client's own CLI: an outdated entry (or one with another scope) goes first (`add` refuses to overwrite one) — by the CLI, or from the file.
@@ -243,7 +244,7 @@ export function createRegistrar(options: RegistrarOptions) {
       await write(file, planned);
     }
     const after = (await readText(file)) ?? '';
-    return { ...result, changed: true, diff: patch(file, before ?? '', after), backup };
+    return { ...result, changed: true, diff: patch(d, file, before ?? '', after), backup };
   }
 
   /** The MCP servers a client's file holds (every entry under its root but Airlock's own), as written. */
@@ -276,10 +277,10 @@ export function createRegistrar(options: RegistrarOptions) {
     if (current.state !== 'registered') planned = editConfig(planned, d.format, file, d.root, name, d.entry(options.launch));
     const result = { id: d.id, action: 'add' as const, dryRun: opts.dryRun === true, file, via: 'file' as const, afterwards: d.afterwards };
     if (planned === before) return { ...result, changed: false, diff: '' };
-    if (opts.dryRun) return { ...result, changed: true, diff: patch(file, before, planned) };
+    if (opts.dryRun) return { ...result, changed: true, diff: patch(d, file, before, planned) };
     const backup = await saveBackup(d, file, before);
     await write(file, planned);
-    return { ...result, changed: true, diff: patch(file, before, planned), backup };
+    return { ...result, changed: true, diff: patch(d, file, before, planned), backup };
   }
 
   /** Restores the file as it was before the last change made here. */
@@ -317,6 +318,31 @@ function pick(value: unknown, keys: string[]): Record<string, unknown> {
   return Object.fromEntries(keys.filter((k) => k in record).map((k) => [k, record[k]]));
 }
 
-function patch(file: string, before: string, after: string): string {
-  return createTwoFilesPatch(file, file, before, after, 'before', 'after');
+/**
+ * The change to a client's file as a diff, with every value the file gives a server inline (its env, its headers:
+ * secrets as often as not) scrubbed from it, on the lines that change and the lines around them alike.
+ */
+function patch(d: ClientDescriptor, file: string, before: string, after: string): string {
+  const scrub = createRedactor([...inlineValues(d, file, before), ...inlineValues(d, file, after)]);
+  return scrub(createTwoFilesPatch(file, file, before, after, 'before', 'after'));
+}
+
+/** The values a client's file gives its servers inline, under any key that names an environment or headers. */
+function inlineValues(d: ClientDescriptor, file: string, text: string): string[] {
+  let root: unknown;
+  try {
+    root = readEntry(readConfig(text, d.format, file), d.root.slice(0, -1), d.root.at(-1)!);
+  } catch {
+    return [];
+  }
+  if (!root || typeof root !== 'object') return [];
+  const out: string[] = [];
+  for (const server of Object.values(root as Record<string, unknown>)) {
+    if (!server || typeof server !== 'object') continue;
+    for (const [key, value] of Object.entries(server as Record<string, unknown>)) {
+      if (!/env|headers/i.test(key) || !value || typeof value !== 'object') continue;
+      for (const v of Object.values(value as Record<string, unknown>)) if (typeof v === 'string' && v.length >= INLINE_SECRET_MIN_CHARS) out.push(v);
+    }
+  }
+  return out;
 }

@@ -12,6 +12,8 @@
 // threat model.
 
 export const REDACTED = '[REDACTED]';
+/** The shortest value written inline for a server (an env var, a header) that is taken for a secret: `LOG_LEVEL=info` is not. */
+export const INLINE_SECRET_MIN_CHARS = 8;
 /** Pieces of a key at least this long are redacted wherever they appear. */
 export const FRAGMENT_BYTES = 8;
 

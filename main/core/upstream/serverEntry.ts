@@ -9,6 +9,7 @@ import { isLoopbackAddress } from '../http/requestGuards.ts';
 import { posix, win32 } from 'node:path';
 import { z } from 'zod';
 import { SERVER_NAME } from '../../../contract/names.ts';
+import { INLINE_SECRET_MIN_CHARS } from '../log/redactor.ts';
 
 export { SERVER_NAME };
 /** An environment variable's name. */
@@ -16,7 +17,7 @@ export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 /** An HTTP header's name, as its secret is kept under it: letters, digits, - and _ (every header a server asks for in practice). */
 export const HEADER_NAME = /^[A-Za-z0-9_-]{1,100}$/;
 /** The shortest secret value the redactor learns (an imported server's inline values are all kept as secrets, `LOG_LEVEL=info` too). */
-export const REDACTED_FROM_LENGTH = 8;
+export const REDACTED_FROM_LENGTH = INLINE_SECRET_MIN_CHARS;
 /** A call (or a start) without an answer or a progress notification for this long fails. */
 export const DEFAULT_TIMEOUT_MS = 60_000;
 
