@@ -266,6 +266,29 @@ test(
   },
 );
 
+test('a new screen opens at the top; Back returns to where Settings was scrolled (900×700)', { skip, timeout: 60_000 }, async () => {
+  const narrow = await narrowSettingsScrolled(600);
+  try {
+    await nav(narrow, 'Overview').click();
+    await narrow.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    assert.equal(await narrow.evaluate('scrollY'), 0, 'Overview opens at the top');
+    await nav(narrow, 'Rules').click();
+    await narrow.getByRole('heading', { name: 'Rules', level: 1 }).waitFor();
+    assert.equal(await narrow.evaluate('scrollY'), 0, 'Rules opens at the top');
+    await narrow.goBack();
+    await narrow.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await narrow.goBack();
+    await narrow.getByRole('form', { name: 'Settings' }).waitFor();
+    await scrolledTo(narrow, 600);
+    // Forward is a return too: Overview where it was (at the top).
+    await narrow.goForward();
+    await narrow.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await scrolledTo(narrow, 0);
+  } finally {
+    await narrow.context().close();
+  }
+});
+
 test('no axe violation on the Settings screen, light and dark, and screenshots of it', { skip, timeout: 120_000 }, async () => {
   await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
   // An unsaved change and a refusal on screen too, so their markup is checked.
