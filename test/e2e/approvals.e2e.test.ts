@@ -10,6 +10,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { execute, httpClient } from '../helpers/mcpClients.ts';
 import { startUiFixture, type UiFixture, signedInPage, nav, approvalDialog, chromiumMissing } from '../helpers/browser.ts';
 import { controlClient } from '../helpers/control.ts';
+import { AxeBuilder } from '@axe-core/playwright';
 
 const skip = chromiumMissing();
 let browser: Browser;
@@ -261,6 +262,25 @@ test(
     }
   },
 );
+
+test('the request details keep the heading order: no level skipped under the prompt, on Approvals and in the drawer', { skip, timeout: 60_000 }, async () => {
+  const run = execute(client, createEvent('e2e heading order'));
+  const problems: string[] = [];
+  for (const screen of ['Approvals', 'Overview'] as const) {
+    await nav(page, screen).click();
+    await page.getByRole('heading', { name: screen, level: 1 }).waitFor();
+    const dialog = approvalDialog(page);
+    await dialog.waitFor();
+    await dialog.getByText('Details: script, earlier calls, rule').click();
+    await dialog.getByRole('heading', { name: 'Earlier calls of this run' }).waitFor();
+    const results = await new AxeBuilder({ page }).withRules(['heading-order']).analyze();
+    problems.push(...results.violations.flatMap((v) => v.nodes.map((n) => `${screen}: ${v.id} — ${n.target.join(' ')}`)));
+  }
+  assert.deepEqual(problems, []);
+  await page.locator('[role="alertdialog"][data-armed="true"]').waitFor();
+  await approvalDialog(page).getByRole('button', { name: 'Deny', exact: true }).click();
+  await run;
+});
 
 test('Activity shows the tool call with its API call and the decision', { skip, timeout: 60_000 }, async () => {
   await nav(page, 'Activity').click();
