@@ -10,6 +10,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { execute, httpClient } from '../helpers/mcpClients.ts';
 import { startUiFixture, type UiFixture, signedInPage, nav, approvalDialog, chromiumMissing } from '../helpers/browser.ts';
 import { controlClient } from '../helpers/control.ts';
+import { AxeBuilder } from '@axe-core/playwright';
 
 const skip = chromiumMissing();
 let browser: Browser;
@@ -31,6 +32,12 @@ const countTitled = async (title: string) =>
   ) as number;
 
 /** Focus moves to Deny when an item becomes the head (from anywhere but a text field), and the guard time ends: wait for both before pressing keys. */
+/** Whether an element is wholly inside the viewport, as the page is scrolled now. */
+const inView = async (p: Page, locator: ReturnType<Page['locator']>) => {
+  const box = await locator.boundingBox();
+  const size = p.viewportSize()!;
+  return box !== null && box.y >= 0 && box.y + box.height <= size.height;
+};
 const denyFocused = (p: Page) => p.locator('[role="alertdialog"][data-armed="true"] button:focus', { hasText: /^Deny$/ }).waitFor({ timeout: 10_000 });
 
 let fx: UiFixture;
@@ -218,6 +225,61 @@ test('the prompt says when the client stopped waiting; the person can still deci
   await dialog.waitFor({ state: 'detached' });
   await run;
   assert.equal(await countTitled('e2e left'), 0);
+});
+
+test(
+  'Approvals opened from the nav with a call held (900×700): at the top of the request, its heading focused, no decision; a call that arrives there still focuses Deny',
+  { skip, timeout: 60_000 },
+  async () => {
+    const narrow = await signedInPage(browser, dataDir, { viewport: { width: 900, height: 700 } });
+    try {
+      await nav(narrow, 'Overview').click();
+      const run = execute(client, createEvent('e2e opened from the nav'));
+      // Over Overview, the drawer.
+      await approvalDialog(narrow).waitFor();
+      await nav(narrow, 'Approvals').click();
+      await narrow.getByRole('heading', { name: 'Approvals', level: 1 }).waitFor();
+      const dialog = approvalDialog(narrow);
+      const heading = dialog.getByRole('heading', { name: /^Action required · 1 held/ });
+      await heading.and(narrow.locator(':focus')).waitFor({ timeout: 5_000 });
+      await narrow.locator('[role="alertdialog"][data-armed="true"]').waitFor();
+      assert.equal(await dialog.getByRole('button', { name: 'Deny', exact: true }).and(narrow.locator(':focus')).count(), 0, 'no decision has the focus');
+      assert.equal(await narrow.evaluate('scrollY'), 0, 'the page is not scrolled');
+      assert.ok(await inView(narrow, heading), 'the heading is in view');
+      assert.ok(await inView(narrow, dialog.locator('.operation')), 'the request is in view');
+      // The keys work from the heading: Esc denies.
+      await narrow.keyboard.press('Escape');
+      assert.match(JSON.parse((await run).text).error.message, /was not approved/);
+      await dialog.waitFor({ state: 'detached' });
+      // On the Approvals screen, a call that arrives takes the focus to Deny, as before.
+      const next = execute(client, createEvent('e2e arrived on approvals'));
+      await dialog.waitFor();
+      await denyFocused(narrow);
+      await narrow.keyboard.press('Escape');
+      assert.match(JSON.parse((await next).text).error.message, /was not approved/);
+    } finally {
+      await narrow.context().close();
+    }
+  },
+);
+
+test('the request details keep the heading order: no level skipped under the prompt, on Approvals and in the drawer', { skip, timeout: 60_000 }, async () => {
+  const run = execute(client, createEvent('e2e heading order'));
+  const problems: string[] = [];
+  for (const screen of ['Approvals', 'Overview'] as const) {
+    await nav(page, screen).click();
+    await page.getByRole('heading', { name: screen, level: 1 }).waitFor();
+    const dialog = approvalDialog(page);
+    await dialog.waitFor();
+    await dialog.getByText('Details: script, earlier calls, rule').click();
+    await dialog.getByRole('heading', { name: 'Earlier calls of this run' }).waitFor();
+    const results = await new AxeBuilder({ page }).withRules(['heading-order']).analyze();
+    problems.push(...results.violations.flatMap((v) => v.nodes.map((n) => `${screen}: ${v.id} — ${n.target.join(' ')}`)));
+  }
+  assert.deepEqual(problems, []);
+  await page.locator('[role="alertdialog"][data-armed="true"]').waitFor();
+  await approvalDialog(page).getByRole('button', { name: 'Deny', exact: true }).click();
+  await run;
 });
 
 test('Activity shows the tool call with its API call and the decision', { skip, timeout: 60_000 }, async () => {

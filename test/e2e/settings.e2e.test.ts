@@ -5,7 +5,8 @@
 // the one Save bar saves them together; a refused value is shown next to its
 // field and nothing is saved; messages name settings by label, never by key.
 // The theme applies at once, the caps apply to the next run, and the kill
-// switch is not in this form (it has one home, in the app shell). axe finds
+// switch is not in this form (it has one home, in the app shell, whose nav
+// stays in view down the whole screen, at 900×700 too). axe finds
 // nothing serious in light or dark; screenshots go to /tmp/settings*.png.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -219,6 +220,73 @@ test('a cap saved here applies to the next run', { skip, timeout: 60_000 }, asyn
   await saveButton().click();
   await bar().getByRole('status').filter({ hasText: 'In effect now: Timeout per run is 400 ms' }).waitFor({ timeout: 10_000 });
   assert.match((await execute(fx.client, 'while (true) {}')).text, /timed out after 400 ms/);
+});
+
+/** Waits until the page's scrollY is `y` (±1 px), for up to 5 s (the page's CSP refuses waitForFunction's polling). */
+async function scrolledTo(p: Page, y: number): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  let now = (await p.evaluate('scrollY')) as number;
+  while (Math.abs(now - y) > 1) {
+    if (Date.now() > deadline) assert.fail(`scrollY is ${now}, not ${y}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    now = (await p.evaluate('scrollY')) as number;
+  }
+}
+
+/** A second page, 900×700, on Settings scrolled down by `y` (Settings is longer than the window). */
+async function narrowSettingsScrolled(y: number): Promise<Page> {
+  const narrow = await signedInPage(fx.browser, fx.dataDir, { viewport: { width: 900, height: 700 } });
+  await nav(narrow, 'Settings').click();
+  await narrow.getByRole('form', { name: 'Settings' }).waitFor();
+  await narrow.evaluate(`scrollTo(0, ${y})`);
+  await scrolledTo(narrow, Math.min(y, (await narrow.evaluate('document.documentElement.scrollHeight - innerHeight')) as number));
+  return narrow;
+}
+
+/** Whether an element is wholly inside the viewport, as the page is scrolled now. */
+async function inView(p: Page, locator: ReturnType<Page['locator']>): Promise<boolean> {
+  const box = await locator.boundingBox();
+  return box !== null && box.y >= 0 && box.y + box.height <= p.viewportSize()!.height;
+}
+
+test(
+  'the nav stays in view on a long screen (900×700): the Kill switch and Approvals, scrolled to the bottom of Settings',
+  { skip, timeout: 60_000 },
+  async () => {
+    const narrow = await narrowSettingsScrolled(100_000);
+    try {
+      assert.ok(((await narrow.evaluate('scrollY')) as number) > 300, 'Settings scrolls');
+      const navigation = narrow.getByRole('navigation', { name: 'Airlock' });
+      assert.ok(await inView(narrow, navigation.getByRole('button', { name: 'Kill switch' })), 'the Kill switch is in view');
+      assert.ok(await inView(narrow, nav(narrow, 'Approvals')), 'Approvals is in view');
+      assert.ok(await inView(narrow, nav(narrow, 'Overview')), 'the first link is in view');
+    } finally {
+      await narrow.context().close();
+    }
+  },
+);
+
+test('a new screen opens at the top; Back returns to where Settings was scrolled (900×700)', { skip, timeout: 60_000 }, async () => {
+  const narrow = await narrowSettingsScrolled(600);
+  try {
+    await nav(narrow, 'Overview').click();
+    await narrow.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    assert.equal(await narrow.evaluate('scrollY'), 0, 'Overview opens at the top');
+    await nav(narrow, 'Rules').click();
+    await narrow.getByRole('heading', { name: 'Rules', level: 1 }).waitFor();
+    assert.equal(await narrow.evaluate('scrollY'), 0, 'Rules opens at the top');
+    await narrow.goBack();
+    await narrow.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await narrow.goBack();
+    await narrow.getByRole('form', { name: 'Settings' }).waitFor();
+    await scrolledTo(narrow, 600);
+    // Forward is a return too: Overview where it was (at the top).
+    await narrow.goForward();
+    await narrow.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await scrolledTo(narrow, 0);
+  } finally {
+    await narrow.context().close();
+  }
 });
 
 test('no axe violation on the Settings screen, light and dark, and screenshots of it', { skip, timeout: 120_000 }, async () => {

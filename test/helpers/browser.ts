@@ -69,8 +69,12 @@ export async function loginLink(dataDir: string): Promise<string> {
   return r.stdout.trim();
 }
 
-export async function signedInPage(browser: Browser, dataDir: string, options: { colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, colorScheme: options.colorScheme ?? 'light' });
+export async function signedInPage(
+  browser: Browser,
+  dataDir: string,
+  options: { colorScheme?: 'light' | 'dark'; viewport?: { width: number; height: number } } = {},
+): Promise<Page> {
+  const context = await browser.newContext({ viewport: options.viewport ?? { width: 1200, height: 900 }, colorScheme: options.colorScheme ?? 'light' });
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
   await page.goto(await loginLink(dataDir));

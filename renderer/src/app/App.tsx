@@ -2,12 +2,14 @@
 // in <main>, the pending-approval count in the nav, the tab title, a polite
 // live region and (in Electron) the tray. A held call never takes the person
 // away from what they were doing: its prompt floats over the current screen,
-// which keeps its state (form input, filters, scroll). The kill switch lives
-// here (a button in the nav; a bar over every screen while it is on), and so
-// does the banner that says the companion is not answering.
+// which keeps its state (form input, filters, scroll). A screen opened anew
+// starts at the top; Back returns to where it was (screenScroll.ts). The kill
+// switch lives here (a button in the nav; a bar over every screen while it is
+// on), and so does the banner that says the companion is not answering.
 import { ErrorAlert } from '../components/Message.tsx';
-import { Suspense, useEffect, useState } from 'react';
+import { Suspense, useEffect, useLayoutEffect, useState } from 'react';
 import { SCREENS, screenFromHash, type ScreenId } from './routes.ts';
+import { arrive, scrollToPlace } from './screenScroll.ts';
 import { useApprovals } from '../api/useApprovals.ts';
 import { useTheme } from './useTheme.ts';
 import { requestTarget, type PendingApproval } from '../../../contract/approvals.ts';
@@ -33,14 +35,28 @@ const logsScreen = retryableLazy(() => import('../features/logs/LogsScreen.tsx')
 // Fetched in the background once the first screen is up, so they open even if the companion stops later.
 const PREFETCH_AFTER_MS = 3000;
 
+/** Where a screen opens: at the top when opened anew, where it was when returned to (Back, Forward, a reload). */
+interface Arrival {
+  screen: ScreenId;
+  /** Where to scroll; undefined: leave the page as it is (a new link within the same screen). */
+  y: number | undefined;
+}
+
 function useScreen(): [ScreenId, (id: ScreenId) => void] {
-  const [screen, setScreen] = useState<ScreenId>(() => screenFromHash(location.hash));
+  const [arrival, setArrival] = useState<Arrival>(() => ({ screen: screenFromHash(location.hash), y: arrive() }));
   useEffect(() => {
-    const onHash = () => setScreen(screenFromHash(location.hash));
+    const onHash = () => {
+      const screen = screenFromHash(location.hash);
+      const y = arrive();
+      setArrival((was) => ({ screen, y: y ?? (screen === was.screen ? undefined : 0) }));
+    };
     addEventListener('hashchange', onHash);
     return () => removeEventListener('hashchange', onHash);
   }, []);
-  return [screen, (id) => (location.hash = `#/${id}`)];
+  useLayoutEffect(() => {
+    if (arrival.y !== undefined) scrollToPlace(arrival.y);
+  }, [arrival]);
+  return [arrival.screen, (id) => (location.hash = `#/${id}`)];
 }
 
 export function App() {

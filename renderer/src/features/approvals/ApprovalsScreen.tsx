@@ -11,7 +11,10 @@
 // the client stopped waiting, the prompt says so: the person can still
 // decide, and the result waits for the client to resume the run. The
 // prompt never takes the focus from a text field; otherwise focus moves in
-// on Deny, and goes back where it was once the call is answered. Its
+// on Deny, and goes back where it was once the call is answered. A call
+// already held when the person opens this screen is there to be read: the
+// focus goes to its heading, the page at the top of the request, not to a
+// decision. Its
 // buttons ignore input for GUARD_MS after they appear, and a key already
 // down when it appeared never answers it. An item leaves only when the core
 // confirms the decision. The same prompt floats over every other screen
@@ -59,7 +62,20 @@ trackKeys();
 const KEYS_HINT =
   typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform) ? 'Esc denies · ⌘+Enter allows once' : 'Esc denies · Ctrl+Enter allows once';
 
-export function HeadItem({ head, count, onError }: { head: PendingApproval; count: number; onError(message: string): void }) {
+/** Where the focus goes when the item appears: Deny (a call that arrives), or its heading (a call the person came to read). */
+export type Landing = 'decision' | 'heading';
+
+export function HeadItem({
+  head,
+  count,
+  onError,
+  landing = 'decision',
+}: {
+  head: PendingApproval;
+  count: number;
+  onError(message: string): void;
+  landing?: Landing;
+}) {
   const { api } = useControl();
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
@@ -68,6 +84,7 @@ export function HeadItem({ head, count, onError }: { head: PendingApproval; coun
   /** "Every client, until revoked" asks once more, inside the prompt. */
   const [confirming, setConfirming] = useState(false);
   const [confirmArmed, setConfirmArmed] = useState(false);
+  const headingRef = useRef<HTMLHeadingElement>(null);
   const denyRef = useRef<HTMLButtonElement>(null);
   const allowRef = useRef<HTMLButtonElement>(null);
   const cancelRef = useRef<HTMLButtonElement>(null);
@@ -96,8 +113,12 @@ export function HeadItem({ head, count, onError }: { head: PendingApproval; coun
     document.addEventListener('visibilitychange', shown);
     const active = document.activeElement as HTMLElement | null;
     returnTo.current = active && active !== document.body ? active : null;
-    // Never from a text field: typing goes on where it was. Otherwise focus moves in on Deny.
-    if (!isTextField(active)) denyRef.current?.focus();
+    // Never from a text field: typing goes on where it was. Otherwise focus moves in on Deny, or to the heading of a
+    // call the person came to read (the page stays where it opened: at the top, the request in view).
+    if (!isTextField(active)) {
+      if (landing === 'heading') headingRef.current?.focus({ preventScroll: true });
+      else denyRef.current?.focus();
+    }
     // Forgotten only after the key's own default action (a space's click on a focused button) has run.
     const released = (e: KeyboardEvent) => void setTimeout(() => stale.current.delete(e.key), 0);
     document.addEventListener('keyup', released, true);
@@ -106,7 +127,7 @@ export function HeadItem({ head, count, onError }: { head: PendingApproval; coun
       document.removeEventListener('keyup', released, true);
       document.removeEventListener('visibilitychange', shown);
     };
-  }, [head.id]);
+  }, [head.id, landing]);
 
   // The answer given, the person is where they were (if that place is still there).
   useEffect(
@@ -180,7 +201,9 @@ export function HeadItem({ head, count, onError }: { head: PendingApproval; coun
       data-armed={armed ? 'true' : 'false'}
       onKeyDown={onKeyDown}
     >
-      <h2 id="approval-title">Action required · {count} held</h2>
+      <h2 id="approval-title" ref={headingRef} tabIndex={-1}>
+        Action required · {count} held
+      </h2>
       <p id="approval-what" className="visually-hidden">
         {client} wants to run {requestTarget(r)}.{stoppedAt ? ` ${client} stopped waiting; you can still decide.` : ''} Escape denies, Control+Enter allows
         once.
@@ -284,8 +307,11 @@ export function HeadItem({ head, count, onError }: { head: PendingApproval; coun
 export function ApprovalsScreen({ approvals }: Props) {
   const { api } = useControl();
   const [error, setError] = useState<string | undefined>();
-  const { pending, settled } = approvals;
+  const { pending, settled, loaded } = approvals;
   const head = pending[0];
+  // The call held when this screen was opened (null: none), known once the queue is.
+  const [openedWith, setOpenedWith] = useState<string | null | undefined>(() => (loaded ? (head?.id ?? null) : undefined));
+  if (openedWith === undefined && loaded) setOpenedWith(head?.id ?? null);
   return (
     <div className="screen">
       <h1>Approvals</h1>
@@ -294,7 +320,7 @@ export function ApprovalsScreen({ approvals }: Props) {
         {pending.length === 0 ? 'Nothing is waiting for you.' : `${pending.length} ${pending.length === 1 ? 'call waits' : 'calls wait'} for your answer.`}
       </p>
       <ErrorAlert error={error} />
-      {head ? <HeadItem key={head.id} head={head} count={pending.length} onError={setError} /> : null}
+      {head ? <HeadItem key={head.id} head={head} count={pending.length} onError={setError} landing={head.id === openedWith ? 'heading' : 'decision'} /> : null}
       {pending.length > 1 ? (
         <section aria-labelledby="queue-title">
           <h2 id="queue-title">Also waiting (oldest first)</h2>

@@ -5,7 +5,8 @@
 // now, or what is deleted). A tool of another MCP server: the server, the
 // tool, what it says of itself and the arguments. A server switch: which
 // server, on or off. Then who asks, and — folded — the whole script
-// (highlighted, wrapped), the run's earlier calls and the rule that matched.
+// (highlighted, wrapped), the run's earlier calls and the rule that matched,
+// each under an h3: one level below the prompt's own heading.
 import type { PendingApproval, ServerSwitchApprovalRequest, ToolCallApprovalRequest } from '../../../../contract/approvals.ts';
 import { ScriptView } from '../../components/ScriptView.tsx';
 import { EvidenceView, evidenceTerm } from './EvidenceView.tsx';
@@ -88,7 +89,7 @@ function ServerSwitchDetails({ request: r }: { request: ServerSwitchApprovalRequ
           {r.caller.clientVersion ? ` ${r.caller.clientVersion}` : ''} over {r.caller.transport} · tool toggle_mcp_server
         </dd>
       </dl>
-      <h4>Rule</h4>
+      <h3>Rule</h3>
       <p>{r.rule}</p>
     </div>
   );
@@ -201,9 +202,9 @@ function RunDetails({ approval }: { approval: PendingApproval }) {
   return (
     <details>
       <summary>Details: script, earlier calls, rule</summary>
-      <h4>Rule</h4>
+      <h3>Rule</h3>
       <p>{r.rule}</p>
-      <h4>Earlier calls of this run</h4>
+      <h3>Earlier calls of this run</h3>
       {r.earlierCalls.length === 0 ? (
         <p>None: this is the run's first call.</p>
       ) : (
@@ -215,7 +216,7 @@ function RunDetails({ approval }: { approval: PendingApproval }) {
           ))}
         </ol>
       )}
-      <h4>Script (sha256 {r.scriptSha256.slice(0, 12)}…)</h4>
+      <h3>Script (sha256 {r.scriptSha256.slice(0, 12)}…)</h3>
       <ScriptView code={r.script} label="The run's script" />
     </details>
   );
