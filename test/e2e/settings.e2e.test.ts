@@ -289,6 +289,17 @@ test('a new screen opens at the top; Back returns to where Settings was scrolled
   }
 });
 
+test('"Skip to content" moves the focus to the screen it is on, with the keyboard only: it never opens another screen', { skip, timeout: 60_000 }, async () => {
+  await nav(page, 'Settings').click();
+  await form().waitFor();
+  const skipLink = page.getByRole('link', { name: 'Skip to content' });
+  await skipLink.focus();
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.activeElement?.id === 'main');
+  assert.match(page.url(), /#\/settings/, 'still on Settings');
+  await form().waitFor();
+});
+
 test('no axe violation on the Settings screen, light and dark, and screenshots of it', { skip, timeout: 120_000 }, async () => {
   await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
   // An unsaved change and a refusal on screen too, so their markup is checked.

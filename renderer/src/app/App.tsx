@@ -95,7 +95,15 @@ function Shell() {
   const LogsScreen = logsScreen.get();
   return (
     <div className="shell">
-      <a className="skip" href="#main">
+      {/* The hash names the screen: following #main would open Overview. The link moves the focus, nothing else. */}
+      <a
+        className="skip"
+        href="#main"
+        onClick={(e) => {
+          e.preventDefault();
+          document.getElementById('main')?.focus();
+        }}
+      >
         Skip to content
       </a>
       <nav aria-label="Airlock">
