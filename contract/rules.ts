@@ -14,6 +14,8 @@ export const ruleHitsSchema = z.object({
   allowed: z.number().int(),
   /** Calls held for a person (approved, denied, timed out, withdrawn, or no one to ask). */
   asked: z.number().int(),
+  /** Of those asked, the calls a person said no to (or left unanswered, or that no one could be asked): not let through. */
+  saidNo: z.number().int(),
   /** Calls refused without asking (policy deny, read-only profile). */
   refused: z.number().int(),
   /** The latest of these calls. */

@@ -13,6 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { execute, httpClient } from '../helpers/mcpClients.ts';
 import { startUiFixture, type UiFixture, signedInPage, nav, approvalDialog, chromiumMissing } from '../helpers/browser.ts';
+import { controlClient, waitForEvent } from '../helpers/control.ts';
 
 const skip = chromiumMissing();
 let browser: Browser;
@@ -206,3 +207,37 @@ for (const scheme of ['light', 'dark'] as const) {
     assert.deepEqual(problems, []);
   });
 }
+
+test(
+  'a call a person said no to is counted as asked and not let through; with one grant left, Revoke all says "the grant"',
+  { skip, timeout: 90_000 },
+  async () => {
+    const control = controlClient(dataDir, fx.server.url);
+    await control.call('grants.revokeAll', {});
+    await nav(page, 'Rules').click();
+    const row = ruleRow(page, 'events.create');
+    await row.waitFor();
+    const before = (await row.locator('.hits').innerText()).trim();
+    const asked = Number(/(\d+) asked/.exec(before)![1]);
+    const saidNo = Number(/\((\d+) not let through\)/.exec(before)?.[1] ?? 0);
+    const requested = waitForEvent(control, 'approval-requested');
+    const run = execute(client, createEvent('rules: said no'));
+    const { approval } = await requested;
+    await control.call('approvals.decide', { id: approval.id, decision: 'deny', reason: 'not this one' });
+    assert.equal((JSON.parse((await run).text) as { error: { code: string } }).error.code, 'airlock_mutation_denied');
+    await row
+      .getByText(new RegExp(` · ${asked + 1} asked \\(${saidNo + 1} not let through\\) · `))
+      .waitFor()
+      .catch(async (e: Error) => {
+        throw new Error(`${e.message}\nthe row says: ${await row.innerText()} (before: ${before})`);
+      });
+
+    const second = waitForEvent(control, 'approval-requested');
+    const allowed = execute(client, createEvent('rules: one grant'));
+    await control.call('approvals.decide', { id: (await second).approval.id, decision: 'approve', scope: 'session' });
+    await allowed;
+    await page.getByRole('button', { name: 'Revoke all grants…' }).click();
+    await page.getByText('Revoke the grant? Every held call asks a person again.').waitFor();
+    await page.getByRole('button', { name: 'Cancel' }).click();
+  },
+);

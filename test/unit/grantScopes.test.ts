@@ -231,8 +231,12 @@ test('hit counts come from the audit, read once, then only what is new; other pr
   add('events.create', 'allowed', undefined, 'other');
   const counter = new RuleHitCounter(audit, (r) => r.profile === 'demo');
   counter.catchUp();
-  assert.deepEqual(counter.hits('events.create'), { allowed: 1, asked: 3, refused: 1, lastAt: records[4]!.time });
-  assert.deepEqual(counter.hits('events.list'), { allowed: 1, asked: 0, refused: 0, lastAt: records[5]!.time });
+  assert.deepEqual(
+    counter.hits('events.create'),
+    { allowed: 1, asked: 3, saidNo: 1, refused: 1, lastAt: records[4]!.time },
+    'the prompt no one answered was asked, and not let through',
+  );
+  assert.deepEqual(counter.hits('events.list'), { allowed: 1, asked: 0, saidNo: 0, refused: 0, lastAt: records[5]!.time });
   assert.equal(counter.countedSince, records[0]!.time);
   add('events.create', 'allowed');
   const before = queries;

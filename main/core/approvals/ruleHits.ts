@@ -15,7 +15,7 @@ export interface AuditReader {
 const PAGE = 500;
 
 /** Which of the three a gate decision counts as. */
-export function hitKind(r: Pick<ApiCallEntry, 'decision' | 'approval'>): keyof Omit<RuleHits, 'lastAt'> | undefined {
+export function hitKind(r: Pick<ApiCallEntry, 'decision' | 'approval'>): keyof Omit<RuleHits, 'lastAt' | 'saidNo'> | undefined {
   switch (r.decision) {
     case 'evidence':
       // A read Airlock made for a prompt: not a call of the run, so no rule's hit.
@@ -62,8 +62,10 @@ export class RuleHitCounter {
         const kind = hitKind(r);
         if (!kind) continue;
         this.oldest ??= r.time;
-        const hits = this.byOperation.get(r.operationId) ?? { allowed: 0, asked: 0, refused: 0 };
+        const hits = this.byOperation.get(r.operationId) ?? { allowed: 0, asked: 0, saidNo: 0, refused: 0 };
         hits[kind]++;
+        // Asked, and not let through: a person's no, an unanswered prompt, nobody to ask.
+        if (kind === 'asked' && r.decision === 'denied') hits.saidNo++;
         if (!hits.lastAt || r.time > hits.lastAt) hits.lastAt = r.time;
         this.byOperation.set(r.operationId, hits);
       }
@@ -73,7 +75,7 @@ export class RuleHitCounter {
 
   hits(operationId: string): RuleHits {
     const h = this.byOperation.get(operationId);
-    return h ? { ...h } : { allowed: 0, asked: 0, refused: 0 };
+    return h ? { ...h } : { allowed: 0, asked: 0, saidNo: 0, refused: 0 };
   }
 
   /** The time of the oldest call counted. */

@@ -127,15 +127,15 @@ test("hit counts come from the audit: this profile's calls only, by what happene
 
   const view = await invoke(s.handlers, 'rules.list', {});
   const hits = Object.fromEntries(view.operations.map((o) => [o.operationId, o.hits]));
-  assert.deepEqual(hits['orders.create'], { allowed: 2, asked: 1, refused: 1, lastAt: at(4) });
-  assert.deepEqual(hits['orders.list'], { allowed: 1, asked: 0, refused: 0, lastAt: at(4) });
-  assert.deepEqual(hits['orders.delete'], { allowed: 0, asked: 0, refused: 0 });
+  assert.deepEqual(hits['orders.create'], { allowed: 2, asked: 1, saidNo: 0, refused: 1, lastAt: at(4) });
+  assert.deepEqual(hits['orders.list'], { allowed: 1, asked: 0, saidNo: 0, refused: 0, lastAt: at(4) });
+  assert.deepEqual(hits['orders.delete'], { allowed: 0, asked: 0, saidNo: 0, refused: 0 });
   assert.equal(view.countedSince, at(1), 'the oldest call counted');
 
   // Later records are added to the counts at the next call.
   await s.audit.recordApiCall(apiCall('run-8', 9));
   const again = await invoke(s.handlers, 'rules.list', {});
-  assert.deepEqual(again.operations.find((o) => o.operationId === 'orders.create')!.hits, { allowed: 3, asked: 1, refused: 1, lastAt: at(9) });
+  assert.deepEqual(again.operations.find((o) => o.operationId === 'orders.create')!.hits, { allowed: 3, asked: 1, saidNo: 0, refused: 1, lastAt: at(9) });
 });
 
 test('approvals.answered lists the held calls that were answered, newest first, with who answered and the client', T, async (t) => {

@@ -227,7 +227,9 @@ export function RulesScreen() {
           {view.grants.length > 0 ? (
             confirmRevokeAll ? (
               <div className="confirm-scope" role="group" aria-labelledby="revoke-all-text">
-                <p id="revoke-all-text">Revoke all {view.grants.length} grants? Every held call asks a person again.</p>
+                <p id="revoke-all-text">
+                  {view.grants.length === 1 ? 'Revoke the grant?' : `Revoke all ${view.grants.length} grants?`} Every held call asks a person again.
+                </p>
                 <div className="decisions">
                   <button type="button" onClick={() => setConfirmRevokeAll(false)}>
                     Cancel

@@ -10,7 +10,7 @@ export function EffectiveBadge({ effective }: { effective: RuleOperation['effect
 export function Hits({ hits }: { hits: RuleHits }) {
   return (
     <span className="hits">
-      {hits.allowed} allowed · {hits.asked} asked · {hits.refused} refused
+      {hits.allowed} allowed · {hits.asked} asked{hits.saidNo > 0 ? ` (${hits.saidNo} not let through)` : ''} · {hits.refused} refused
     </span>
   );
 }
