@@ -19,3 +19,15 @@ test('no HTTP endpoint: the flags as given; not `airlock serve`: nothing', () =>
   assert.equal(startCommandOf(['stdio'], undefined), undefined);
   assert.equal(startCommandOf([], 'http://127.0.0.1:5000/mcp'), undefined);
 });
+
+test('a data dir given in AIRLOCK_DATA_DIR is written out, so the command restarts this companion from any shell (issue 39 §6)', () => {
+  assert.equal(
+    startCommandOf(['serve', '--ui'], 'http://127.0.0.1:7521/mcp', '/home/me/airlock work'),
+    "airlock serve --ui --port 7521 --data-dir '/home/me/airlock work'",
+  );
+  assert.equal(
+    startCommandOf(['serve', '--data-dir', '/a'], 'http://127.0.0.1:7521/mcp', '/b'),
+    'airlock serve --data-dir /a --port 7521',
+    'a flag wins over the environment, as it did for the start itself',
+  );
+});

@@ -14,9 +14,11 @@ export type ViewSource = Pick<Services, 'info' | 'settings' | 'apis' | 'engines'
 /**
  * The command that starts a headless companion again, as it was started (its argv holds no secret:
  * keys come from the environment or the keychain) and pinned to the port it got, so an open web UI
- * page finds it again. Undefined in the desktop app and when this process is not `airlock serve`.
+ * page finds it again; a data dir given in AIRLOCK_DATA_DIR is written out as --data-dir, since the
+ * shell the person types in may not have it. Undefined in the desktop app and when this process is not
+ * `airlock serve`.
  */
-export function startCommandOf(args: readonly string[], httpUrl: string | undefined): string | undefined {
+export function startCommandOf(args: readonly string[], httpUrl: string | undefined, dataDirFromEnv?: string): string | undefined {
   if (!args.includes('serve')) return undefined;
   const port = httpUrl ? /^http:\/\/[^/]+:(\d+)\//.exec(httpUrl)?.[1] : undefined;
   const out: string[] = [];
@@ -30,6 +32,7 @@ export function startCommandOf(args: readonly string[], httpUrl: string | undefi
     out.push(a);
   }
   if (port) out.push('--port', port);
+  if (dataDirFromEnv !== undefined && !args.some((a) => a === '--data-dir' || a.startsWith('--data-dir='))) out.push('--data-dir', dataDirFromEnv);
   return ['airlock', ...out].map(shellQuote).join(' ');
 }
 
@@ -86,7 +89,8 @@ export function statusOf(c: ViewSource): Status {
     keychain: c.keys.credentials.keychain,
     secretStore: c.keys.credentials.secretStore,
     ...(() => {
-      const start = c.host.desktop ? undefined : startCommandOf(process.argv.slice(2), mcpUrl);
+      const fromEnv = c.settings.sources.dataDir === 'env' ? c.settings.values.dataDir : undefined;
+      const start = c.host.desktop ? undefined : startCommandOf(process.argv.slice(2), mcpUrl, fromEnv);
       return start ? { startCommand: start } : {};
     })(),
     credential: c.keys.credentials.state,
