@@ -119,7 +119,9 @@ test('the key cannot be read: refused, recorded with no duration, nothing sent',
     status: 0,
     error: {
       code: 'airlock_credential_unavailable',
-      message: 'the keychain is locked. The person running Airlock can fix the keychain, or set the key with `airlock keys set <profile>` or AIRLOCK_API_KEY.',
+      message:
+        "the keychain is locked. The person running Airlock can fix the keychain, or start Airlock with this API's key in AIRLOCK_KEY_P, " +
+        'or with `--secret-store file` (keys kept in a plaintext file) and set it with `airlock keys set p`.',
     },
   });
   assert.deepEqual(records, [

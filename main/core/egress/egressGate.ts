@@ -29,6 +29,8 @@ import { firstHop } from './hop.ts';
 import { failure, passHop, type CallInFlight, type Opening } from './hopLoop.ts';
 import { AuditWriteError, callRecorder } from '../gate/callRecords.ts';
 import { messageOf } from '../../../contract/values.ts';
+import { apiKeyEnv } from '../secrets/resolveCredential.ts';
+import { FILE_STORE_FLAG } from '../secrets/secretStoreView.ts';
 import { gateContext, type EgressGateOptions, type GateContext } from './gateContext.ts';
 import type { RunContext } from '../gate/runContext.ts';
 
@@ -94,8 +96,11 @@ async function handleCall(gate: GateContext, call: ApiCallRequest, run: RunConte
  */
 async function callScope(gate: GateContext, call: ApiCallRequest, inFlight: CallInFlight, unavailable: string | undefined): ReturnType<Opening> {
   if (unavailable !== undefined) {
-    // The keychain is down and no AIRLOCK_API_KEY: say so, never send unauthenticated behind the person's back.
-    const fix = 'The person running Airlock can fix the keychain, or set the key with `airlock keys set <profile>` or AIRLOCK_API_KEY.';
+    // The keychain is down and no variable holds this API's key: say so, never send unauthenticated behind the person's back.
+    const name = gate.api.profile.name;
+    const fix =
+      `The person running Airlock can fix the keychain, or start Airlock with this API's key in ${apiKeyEnv(name)}, ` +
+      `or with \`${FILE_STORE_FLAG}\` (keys kept in a plaintext file) and set it with \`airlock keys set ${name}\`.`;
     return { refusal: stop('airlock_credential_unavailable', `${unavailable}. ${fix}`, 'refused'), recorded: { error: unavailable, durationMs: 0 } };
   }
   const op = typeof call?.operationId === 'string' ? gate.api.catalogue.byId(call.operationId) : undefined;
