@@ -132,6 +132,20 @@ test('the key cannot be read: refused, recorded with no duration, nothing sent',
   assert.equal(sent.length, 0);
 });
 
+test("a key file that cannot be read: the fix is what works with it (this API's variable), not the file store it already is", async () => {
+  const { gate, sent } = setup({
+    getCredential: () => {
+      throw Object.assign(new Error('raw'), { line: 'file store unavailable: bad JSON', store: 'file' });
+    },
+  });
+  const result = await gate.call({ operationId: 'items.list' }, run());
+  assert.equal(
+    (result.error as { message?: string } | undefined)?.message,
+    "file store unavailable: bad JSON. The person running Airlock can fix the key file, or start Airlock with this API's key in AIRLOCK_KEY_P.",
+  );
+  assert.equal(sent.length, 0);
+});
+
 test('refused before anything is built: an unknown operation, an invalid request (its message redacted)', async () => {
   const { gate, records, sent } = setup();
   const unknown = await gate.call({ operationId: 'nope' }, run());
