@@ -3,6 +3,7 @@
 // the reason). `apis.enable` and `apis.disable` change it while the
 // companion runs, and are saved in the profile.
 import { z } from 'zod';
+import { credentialStateSchema } from './status.ts';
 
 export const apiStateSchema = z.enum(['loading', 'ready', 'failed', 'disabled']);
 
@@ -40,6 +41,10 @@ export const apiViewSchema = z.object({
   auth: z.string().optional(),
   alias: z.string().optional(),
   origin: z.enum(['preset', 'file', 'adhoc']),
+  /** The environment variable its key may be given in, read whatever the store (AIRLOCK_KEY_<API>). */
+  keyEnv: z.string(),
+  /** Once it is loaded: the key it runs with (where from, its fingerprint), never the key. */
+  credential: credentialStateSchema.optional(),
   /** When a run last called it (ISO time), as the audit log keeps it; absent when it never was, or the records were pruned. */
   lastUsed: z.string().optional(),
 });

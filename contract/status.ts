@@ -30,6 +30,15 @@ export const secretStoreViewSchema = z.object({
 });
 export type SecretStoreView = z.infer<typeof secretStoreViewSchema>;
 
+/** The key an API runs with: where it came from (never the key itself) and its fingerprint. */
+export const credentialStateSchema = z.object({
+  source: z.enum(['keychain', 'file', 'env', 'none']),
+  fingerprint: z.string().optional(),
+  /** Source `env`: the variable it came from, AIRLOCK_KEY_<API> or (the API the command named only) AIRLOCK_API_KEY. */
+  env: z.string().optional(),
+});
+export type CredentialStateView = z.infer<typeof credentialStateSchema>;
+
 export const statusSchema = z.object({
   version: z.string(),
   pid: z.number(),
@@ -81,7 +90,7 @@ export const statusSchema = z.object({
   secretStore: secretStoreViewSchema,
   /** Headless companions: the command that starts this one again (same flags, same port). */
   startCommand: z.string().optional(),
-  credential: z.object({ source: z.enum(['keychain', 'file', 'env', 'none']), fingerprint: z.string().optional() }),
+  credential: credentialStateSchema,
   /** Set in the desktop app: whether the OS shows Airlock's notifications. */
   desktop: z.object({ notifications: z.enum(['enabled', 'unsupported', 'failed']), detail: z.string().optional() }).optional(),
 });

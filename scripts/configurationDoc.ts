@@ -94,8 +94,11 @@ used from the next start. *At start*: a flag or env var only, never saved.
 The settings that apply now are: ${[...LIVE_SETTINGS].map((k) => `\`${k}\``).join(', ')}.
 
 **Secrets are never settings.** API keys come from the OS keychain
-(\`airlock keys set PROFILE\`), the opt-in file store, or the environment
-variable \`AIRLOCK_API_KEY\`, used when the profile has no stored key; there is
+(\`airlock keys set PROFILE\`), the opt-in file store, or the environment, used
+when the profile has no stored key: every API served reads its own variable,
+\`AIRLOCK_KEY_<API>\` (the profile's name in capitals, every other character as
+\`_\`: \`AIRLOCK_KEY_MY_API\` for \`my-api\`); the API the command names
+(\`--profile\`, \`--spec\`) also reads \`AIRLOCK_API_KEY\`, after its own. There is
 no flag for a key ([security.md](security.md#keys-and-the-keychain)).
 
 Other environment variables, not settings: \`AIRLOCK_DESKTOP_APP\` (which

@@ -78,7 +78,7 @@ export function buildProgram(): Command {
     })
     .addHelpText(
       'after',
-      "\nSecrets are never flags: API keys come from the OS keychain (`airlock keys set <profile>`) or AIRLOCK_API_KEY.\nEvery flag has an AIRLOCK_* environment twin (shown in each command's --help); the flag wins.",
+      "\nSecrets are never flags: API keys come from the OS keychain (`airlock keys set <profile>`), or each API's AIRLOCK_KEY_<API> (AIRLOCK_API_KEY: the API --profile or --spec names).\nEvery flag has an AIRLOCK_* environment twin (shown in each command's --help); the flag wins.",
     );
 
   const sub = subcommandOf(program);

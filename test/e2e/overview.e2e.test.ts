@@ -239,7 +239,8 @@ test('a missing keychain is said in plain words, with what to do; the key field 
   assert.match(text, /the OS keychain: the Secret Service .* \(not usable here\)/);
   assert.match(text, /no desktop session here/);
   assert.match(text, /What to do: Install and start a keychain: .*sudo apt install gnome-keyring/);
-  assert.match(text, /AIRLOCK_API_KEY/);
+  // A variable every API reads (AIRLOCK_API_KEY reaches only the API the command named).
+  assert.match(text, /AIRLOCK_KEY_<API>/);
   assert.match(text, /--secret-store file.*plaintext file/);
   // The library's own words are one click away, not the headline.
   assert.doesNotMatch(text, /DBus error|Platform failure/);
@@ -250,6 +251,7 @@ test('a missing keychain is said in plain words, with what to do; the key field 
 
   await nav(page, 'APIs').click();
   await page.getByText(/No key can be stored for custom here:/).waitFor();
+  await page.getByText(/this API's key in the environment variable AIRLOCK_KEY_CUSTOM, or with --secret-store file/).waitFor();
   assert.equal(await page.getByLabel('New API key for custom').count(), 0, 'no field that could only fail');
   assert.equal(await page.getByRole('button', { name: 'Store key for custom' }).count(), 0);
   assert.doesNotMatch(await page.locator('main').innerText(), /DBus error|Platform failure/);

@@ -25,6 +25,7 @@ import type { EgressGate } from '../../main/core/egress/egressGate.ts';
 import type { Credentials, CredentialState } from '../../main/core/secrets/credentials.ts';
 import type { SecretStore } from '../../main/core/secrets/secretStore.ts';
 import { describeSecretStore } from '../../main/core/secrets/secretStoreView.ts';
+import { apiKeyEnv } from '../../main/core/secrets/resolveCredential.ts';
 import type { SandboxEngine } from '../../main/core/sandbox/engine.ts';
 import type { ExecuteService } from '../../main/core/execute/executeService.ts';
 import { ExecutionCaps } from '../../main/core/execute/caps.ts';
@@ -143,13 +144,14 @@ export interface TestCredentials extends Credentials {
   readonly invalidations: number;
 }
 
-export function fakeCredentials(state: CredentialState = { source: 'none' }): TestCredentials {
+export function fakeCredentials(state: CredentialState = { source: 'none' }, profile = 'custom'): TestCredentials {
   let invalidations = 0;
   return {
     get: () => Promise.resolve(undefined),
     state,
     keychain: { available: true, detail: 'in memory' },
     secretStore: describeSecretStore({ kind: 'memory', probe: { available: true, detail: 'in memory' } }),
+    keyEnv: apiKeyEnv(profile),
     invalidate: () => void invalidations++,
     get invalidations() {
       return invalidations;
@@ -179,7 +181,7 @@ export async function servedApisOf(api: LoadedApi): Promise<ServedApis> {
   const apis = new ServedApis({
     open: async (profile) => {
       if (profile.name !== api.profile.name) throw new Error('no network in handler tests');
-      return { api, credentials: fakeCredentials(), gate: fakeGate(api), close: async () => undefined };
+      return { api, credentials: fakeCredentials({ source: 'none' }, api.profile.name), gate: fakeGate(api), close: async () => undefined };
     },
     logger: testLogs().logger,
   });

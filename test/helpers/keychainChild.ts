@@ -25,6 +25,6 @@ const result = {
   set: await outcome(() => store.set('alpha', canary)),
   delete: await outcome(() => store.delete('alpha')),
   list: await outcome(() => store.list()),
-  resolved: await outcome(() => resolveCredential({ store, profile: 'alpha', env: process.env })),
+  resolved: await outcome(() => resolveCredential({ store, profile: 'alpha', env: process.env, primary: true })),
 };
 process.stdout.write(JSON.stringify(result) + '\n');

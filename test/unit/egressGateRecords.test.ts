@@ -119,7 +119,9 @@ test('the key cannot be read: refused, recorded with no duration, nothing sent',
     status: 0,
     error: {
       code: 'airlock_credential_unavailable',
-      message: 'the keychain is locked. The person running Airlock can fix the keychain, or set the key with `airlock keys set <profile>` or AIRLOCK_API_KEY.',
+      message:
+        "the keychain is locked. The person running Airlock can fix the keychain, or start Airlock with this API's key in AIRLOCK_KEY_P, " +
+        'or with `--secret-store file` (keys kept in a plaintext file) and set it with `airlock keys set p`.',
     },
   });
   assert.deepEqual(records, [
@@ -127,6 +129,20 @@ test('the key cannot be read: refused, recorded with no duration, nothing sent',
   ]);
   assert.deepEqual(r.calls, [{ callKind: 'api-call', method: '', url: '', status: 0, decision: 'refused' }]);
   assert.deepEqual(lines, ['info items.list: refused (the keychain is locked)']);
+  assert.equal(sent.length, 0);
+});
+
+test("a key file that cannot be read: the fix is what works with it (this API's variable), not the file store it already is", async () => {
+  const { gate, sent } = setup({
+    getCredential: () => {
+      throw Object.assign(new Error('raw'), { line: 'file store unavailable: bad JSON', store: 'file' });
+    },
+  });
+  const result = await gate.call({ operationId: 'items.list' }, run());
+  assert.equal(
+    (result.error as { message?: string } | undefined)?.message,
+    "file store unavailable: bad JSON. The person running Airlock can fix the key file, or start Airlock with this API's key in AIRLOCK_KEY_P.",
+  );
   assert.equal(sent.length, 0);
 });
 

@@ -1,5 +1,6 @@
 // The memory store, fingerprints, the profile-name rule and the precedence
-// of resolveCredential (store, then AIRLOCK_API_KEY; an unavailable store
+// of resolveCredential (store, then the API's own AIRLOCK_KEY_<API>, then —
+// the API the command named only — AIRLOCK_API_KEY; an unavailable store
 // does not block an explicit env key, and is reported).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,7 +10,7 @@ import { createMemoryStore } from '../../main/core/secrets/memoryStore.ts';
 import { createFileStore } from '../../main/core/secrets/fileStore.ts';
 import { createKeychainStore, type KeychainBackend } from '../../main/core/secrets/keychainStore.ts';
 import { fingerprint } from '../../main/core/secrets/fingerprint.ts';
-import { resolveCredential } from '../../main/core/secrets/resolveCredential.ts';
+import { apiKeyEnv, resolveCredential } from '../../main/core/secrets/resolveCredential.ts';
 import { PROFILE_ACCOUNT, SERVICE_NAME, SecretStoreUnavailableError } from '../../main/core/secrets/secretStore.ts';
 import { PROFILE_NAME } from '../../main/core/profiles/profileStore.ts';
 import { AirlockError } from '../../main/core/util/errors.ts';
@@ -62,32 +63,40 @@ test('fingerprint: sha256: + 12 hex digits of SHA-256, stable, distinct, without
 
 test('resolveCredential: the stored key wins over AIRLOCK_API_KEY', async () => {
   const store = createMemoryStore({ entries: { alpha: CANARY } });
-  assert.deepEqual(await resolveCredential({ store, profile: 'alpha', env: { AIRLOCK_API_KEY: 'env-key' } }), { secret: CANARY, source: 'memory' });
+  assert.deepEqual(await resolveCredential({ store, profile: 'alpha', env: { AIRLOCK_API_KEY: 'env-key' }, primary: true }), {
+    secret: CANARY,
+    source: 'memory',
+  });
 });
 
 test('resolveCredential: AIRLOCK_API_KEY when the profile has no key; undefined when neither', async () => {
   const store = createMemoryStore({ entries: { alpha: CANARY } });
-  assert.deepEqual(await resolveCredential({ store, profile: 'beta', env: { AIRLOCK_API_KEY: 'env-key' } }), { secret: 'env-key', source: 'env' });
-  assert.equal(await resolveCredential({ store, profile: 'beta', env: {} }), undefined);
-  assert.equal(await resolveCredential({ store, profile: 'beta', env: { AIRLOCK_API_KEY: '' } }), undefined);
+  assert.deepEqual(await resolveCredential({ store, profile: 'beta', env: { AIRLOCK_API_KEY: 'env-key' }, primary: true }), {
+    secret: 'env-key',
+    source: 'env',
+    env: 'AIRLOCK_API_KEY',
+  });
+  assert.equal(await resolveCredential({ store, profile: 'beta', env: {}, primary: true }), undefined);
+  assert.equal(await resolveCredential({ store, profile: 'beta', env: { AIRLOCK_API_KEY: '' }, primary: true }), undefined);
 });
 
 test('resolveCredential: an unavailable store yields AIRLOCK_API_KEY and says why, or throws without it', async () => {
   const store = createMemoryStore({ unavailable: 'no keychain here' });
-  const r = await resolveCredential({ store, profile: 'alpha', env: { AIRLOCK_API_KEY: 'env-key' } });
+  const r = await resolveCredential({ store, profile: 'alpha', env: { AIRLOCK_API_KEY: 'env-key' }, primary: true });
   assert.deepEqual(r, {
     secret: 'env-key',
     source: 'env',
+    env: 'AIRLOCK_API_KEY',
     storeUnavailable: 'memory store unavailable: no keychain here (a test store made unavailable on purpose)',
   });
-  await assert.rejects(resolveCredential({ store, profile: 'alpha', env: {} }), SecretStoreUnavailableError);
-  await assert.rejects(resolveCredential({ store, profile: 'alpha', env: { AIRLOCK_API_KEY: '' } }), SecretStoreUnavailableError);
+  await assert.rejects(resolveCredential({ store, profile: 'alpha', env: {}, primary: true }), SecretStoreUnavailableError);
+  await assert.rejects(resolveCredential({ store, profile: 'alpha', env: { AIRLOCK_API_KEY: '' }, primary: true }), SecretStoreUnavailableError);
 });
 
 test('resolveCredential: a bad profile name is not papered over by AIRLOCK_API_KEY', async () => {
   const store = createMemoryStore();
   await assert.rejects(
-    resolveCredential({ store, profile: '../x', env: { AIRLOCK_API_KEY: 'env-key' } }),
+    resolveCredential({ store, profile: '../x', env: { AIRLOCK_API_KEY: 'env-key' }, primary: true }),
     (e: unknown) => e instanceof AirlockError && e.kind === 'usage',
   );
 });
@@ -97,7 +106,7 @@ test('resolveCredential reports the source by store kind: file and keychain', as
   t.after(cleanup);
   const file = createFileStore({ path: join(dir, 'keys.json') });
   await file.set('alpha', CANARY);
-  assert.deepEqual(await resolveCredential({ store: file, profile: 'alpha', env: {} }), { secret: CANARY, source: 'file' });
+  assert.deepEqual(await resolveCredential({ store: file, profile: 'alpha', env: {}, primary: true }), { secret: CANARY, source: 'file' });
 
   const entries = new Map<string, string>();
   const backend: KeychainBackend = {
@@ -108,5 +117,48 @@ test('resolveCredential reports the source by store kind: file and keychain', as
   };
   const keychain = createKeychainStore({ backend });
   await keychain.set('alpha', CANARY);
-  assert.deepEqual(await resolveCredential({ store: keychain, profile: 'alpha', env: { AIRLOCK_API_KEY: 'env-key' } }), { secret: CANARY, source: 'keychain' });
+  assert.deepEqual(await resolveCredential({ store: keychain, profile: 'alpha', env: { AIRLOCK_API_KEY: 'env-key' }, primary: true }), {
+    secret: CANARY,
+    source: 'keychain',
+  });
+});
+
+test('apiKeyEnv: AIRLOCK_KEY_ and the profile name in capitals, every other character as _', () => {
+  assert.equal(apiKeyEnv('my-api'), 'AIRLOCK_KEY_MY_API');
+  assert.equal(apiKeyEnv('github'), 'AIRLOCK_KEY_GITHUB');
+  assert.equal(apiKeyEnv('do_local2'), 'AIRLOCK_KEY_DO_LOCAL2');
+});
+
+test("resolveCredential: the store's key, else the API's own AIRLOCK_KEY_<API>, else (the primary only) AIRLOCK_API_KEY", async () => {
+  const store = createMemoryStore({ entries: { stored: CANARY } });
+  const env = { AIRLOCK_KEY_STORED: 'own-stored', AIRLOCK_KEY_MY_API: 'own-key', AIRLOCK_API_KEY: 'shared-key' };
+  for (const primary of [true, false]) {
+    // The stored key wins over both variables.
+    assert.deepEqual(await resolveCredential({ store, profile: 'stored', env, primary }), { secret: CANARY, source: 'memory' });
+    // The API's own variable wins over AIRLOCK_API_KEY, for the primary and for any other API.
+    assert.deepEqual(await resolveCredential({ store, profile: 'my-api', env, primary }), { secret: 'own-key', source: 'env', env: 'AIRLOCK_KEY_MY_API' });
+  }
+  // AIRLOCK_API_KEY reaches the primary only; another API's variable never does.
+  const shared = { AIRLOCK_API_KEY: 'shared-key', AIRLOCK_KEY_OTHER: 'other-key', AIRLOCK_KEY_MY_API: '' };
+  assert.deepEqual(await resolveCredential({ store, profile: 'my-api', env: shared, primary: true }), {
+    secret: 'shared-key',
+    source: 'env',
+    env: 'AIRLOCK_API_KEY',
+  });
+  assert.equal(await resolveCredential({ store, profile: 'my-api', env: shared, primary: false }), undefined);
+});
+
+test('resolveCredential: with the store down, an API that is not the primary runs with its own variable, and says why', async () => {
+  const store = createMemoryStore({ unavailable: 'no keychain here' });
+  assert.deepEqual(
+    await resolveCredential({ store, profile: 'second', env: { AIRLOCK_KEY_SECOND: 'own-key', AIRLOCK_API_KEY: 'shared-key' }, primary: false }),
+    {
+      secret: 'own-key',
+      source: 'env',
+      env: 'AIRLOCK_KEY_SECOND',
+      storeUnavailable: 'memory store unavailable: no keychain here (a test store made unavailable on purpose)',
+    },
+  );
+  // AIRLOCK_API_KEY does not reach it: the store's explicit error, as before.
+  await assert.rejects(resolveCredential({ store, profile: 'second', env: { AIRLOCK_API_KEY: 'shared-key' }, primary: false }), SecretStoreUnavailableError);
 });

@@ -252,7 +252,9 @@ test('hints name what to run or unlock on each platform, and never suggest a sil
   assert.match(keychainHint('darwin'), /unlock the login keychain/);
   assert.match(keychainHint('win32'), /Credential Manager/);
   for (const p of ['linux', 'darwin', 'win32'] as const) {
-    assert.match(keychainHint(p), /AIRLOCK_API_KEY/);
+    // A variable every API reads (AIRLOCK_API_KEY reaches only the API the command named).
+    assert.match(keychainHint(p), /AIRLOCK_KEY_<API>/);
+    assert.doesNotMatch(keychainHint(p), /AIRLOCK_API_KEY/);
     assert.match(keychainHint(p), /opt in to the plaintext file store with --secret-store file/);
   }
 });

@@ -74,7 +74,9 @@ for (const c of cases) {
     assert.match(view.action ?? '', c.action);
     assert.doesNotMatch(view.action ?? '', RAW);
     // The other ways in, with the plaintext risk named.
-    assert.match(view.alternatives ?? '', /AIRLOCK_API_KEY/);
+    // A variable every API reads, not AIRLOCK_API_KEY (which reaches only the API the command named).
+    assert.match(view.alternatives ?? '', /`AIRLOCK_KEY_<API>`.*`AIRLOCK_KEY_MY_API` for my-api/);
+    assert.doesNotMatch(view.alternatives ?? '', /AIRLOCK_API_KEY/);
     assert.match(view.alternatives ?? '', /`--secret-store file` .*plaintext file/);
     // The technical words are kept apart, for support.
     assert.ok(view.detail.includes(c.message.slice(0, 30)), view.detail);
@@ -121,6 +123,7 @@ test("the companion's credentials carry the plain words (what status shows)", as
     profile: 'custom',
     auth: { type: 'header', name: 'x-api-key' },
     env: {},
+    primary: true,
     logger,
     onSecret: () => undefined,
   });
@@ -129,7 +132,15 @@ test("the companion's credentials carry the plain words (what status shows)", as
   assert.ok(view.problem && view.action, 'a problem and what to do');
   assert.doesNotMatch(view.problem, RAW);
 
-  const memory = await createCredentials({ store: createMemoryStore(), profile: 'custom', auth: { type: 'none' }, env: {}, logger, onSecret: () => undefined });
+  const memory = await createCredentials({
+    store: createMemoryStore(),
+    profile: 'custom',
+    auth: { type: 'none' },
+    env: {},
+    primary: true,
+    logger,
+    onSecret: () => undefined,
+  });
   assert.equal(memory.secretStore.available, true);
 });
 
@@ -144,11 +155,50 @@ test('a key store that is down is asked again after a while, not at every call (
       throw new Error('the keychain is down');
     },
   };
-  const credentials = await createCredentials({ store: down, profile: 'github', auth: { type: 'bearer' }, env: {}, logger, onSecret: () => undefined });
+  const credentials = await createCredentials({
+    store: down,
+    profile: 'github',
+    auth: { type: 'bearer' },
+    env: {},
+    primary: true,
+    logger,
+    onSecret: () => undefined,
+  });
   const first = asked;
   for (let i = 0; i < 5; i++) await assert.rejects(credentials.get(), /down/);
   assert.equal(asked, first, 'the failure is remembered, and said again');
   credentials.invalidate();
   await assert.rejects(credentials.get(), /down/);
   assert.ok(asked > first, 'a key set or removed makes it ask again');
+});
+
+test("an API's credentials name the variable its key came from, and the log names the variables that reach it", async () => {
+  const lines: string[] = [];
+  const logger = createLogger({ level: 'warn', sink: (l) => lines.push(l) });
+  const down = createMemoryStore({ unavailable: 'no keychain here' });
+  const auth = { type: 'header' as const, name: 'x-api-key' };
+  const env = { AIRLOCK_KEY_SECOND_API: 'sk-second-0123', AIRLOCK_API_KEY: 'sk-shared-4567' };
+  // Not the primary: its own variable, never AIRLOCK_API_KEY.
+  const second = await createCredentials({ store: down, profile: 'second-api', auth, env, primary: false, logger, onSecret: () => undefined });
+  assert.equal(await second.get(), 'sk-second-0123');
+  assert.equal(second.state.source, 'env');
+  assert.equal(second.state.env, 'AIRLOCK_KEY_SECOND_API');
+  assert.equal(second.keyEnv, 'AIRLOCK_KEY_SECOND_API');
+  assert.match(lines.join('\n'), /profile second-api uses AIRLOCK_KEY_SECOND_API/);
+  // No variable of its own: the store's error, with the variable that would reach it.
+  lines.length = 0;
+  const third = await createCredentials({ store: down, profile: 'third', auth, env, primary: false, logger, onSecret: () => undefined });
+  assert.equal(third.state.source, 'none');
+  await assert.rejects(third.get());
+  assert.match(lines.join('\n'), /API key for profile third: .*\(this API's variable: AIRLOCK_KEY_THIRD\)/);
+  // The primary still falls back to AIRLOCK_API_KEY.
+  const primary = await createCredentials({ store: down, profile: 'third', auth, env, primary: true, logger, onSecret: () => undefined });
+  assert.equal(primary.state.env, 'AIRLOCK_API_KEY');
+  // A working store with no key: the variables that reach this API, and only those.
+  lines.length = 0;
+  await createCredentials({ store: createMemoryStore(), profile: 'fourth', auth, env: {}, primary: false, logger, onSecret: () => undefined });
+  assert.match(lines.join('\n'), /no API key for profile fourth: set one with `airlock keys set fourth` or AIRLOCK_KEY_FOURTH \(calls go out/);
+  lines.length = 0;
+  await createCredentials({ store: createMemoryStore(), profile: 'fourth', auth, env: {}, primary: true, logger, onSecret: () => undefined });
+  assert.match(lines.join('\n'), /or AIRLOCK_KEY_FOURTH \(or AIRLOCK_API_KEY\) \(calls go out/);
 });

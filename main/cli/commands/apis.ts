@@ -19,6 +19,7 @@ import { dataPaths } from '../../core/config/dataDir.ts';
 import type { ApiProgress, ApiView } from '../../../contract/apis.ts';
 import { prepareApi } from '../../core/search/preparedApi.ts';
 import type { CliContext } from '../context.ts';
+import { apiKeyEnv } from '../../core/secrets/resolveCredential.ts';
 
 /** The running companion's control client, or undefined when none runs for this data dir. */
 async function running(ctx: CliContext) {
@@ -35,6 +36,7 @@ function offline(ctx: CliContext): ApiView[] {
     ...(l.error ? { error: l.error } : {}),
     spec: l.profile?.spec ?? '',
     origin: l.profile?.origin ?? 'file',
+    keyEnv: apiKeyEnv(l.name),
   }));
 }
 

@@ -20,6 +20,7 @@ import type { ServerInfo } from '../runningServer.ts';
 import { checkEngineNetwork } from '../../core/sandbox/engineMatrix.ts';
 import { createKeychainStore } from '../../core/secrets/keychainStore.ts';
 import { createFileStore } from '../../core/secrets/fileStore.ts';
+import { keyEnvsOf } from '../../core/secrets/resolveCredential.ts';
 import { openAuditStore } from '../../core/audit/auditStore.ts';
 import { engineInventory, type ComponentState } from '../../core/diagnostics/engineInventory.ts';
 import { isAlive as isProcessAlive } from '../../core/config/serverInfo.ts';
@@ -137,7 +138,7 @@ export async function doctorReport(ctx: CliContext): Promise<{ checks: Check[]; 
       derived.authFromDocument = !profile.auth && !settings.auth;
       const auth = settings.auth ?? profile.auth ?? inferAuthScheme(catalogue.securitySchemes, loaded.document.security);
       derived.auth = auth;
-      const key = process.env.AIRLOCK_API_KEY ? 'AIRLOCK_API_KEY is set' : 'AIRLOCK_API_KEY not set';
+      const key = keyEnvWords(profileName);
       checks.push({ name: 'auth', status: 'ok', detail: `${formatAuthScheme(auth)}${auth.type === 'none' ? '' : `; ${key}`}` });
     } catch (error) {
       checks.push({ name: 'spec', status: 'fail', detail: `${spec}: ${errorMessage(error)}` });
@@ -170,11 +171,11 @@ export async function doctorReport(ctx: CliContext): Promise<{ checks: Check[]; 
   const needsKey = derived.auth !== undefined && derived.auth.type !== 'none';
   checks.push({
     name: settings.secretStore === 'file' ? 'file store' : 'keychain',
-    // Unavailable is a warning, not a failure: AIRLOCK_API_KEY works, and a profile may need no key.
+    // Unavailable is a warning, not a failure: AIRLOCK_KEY_<API> (or AIRLOCK_API_KEY) works, and a profile may need no key.
     status: probe.available && store.kind !== 'file' ? 'ok' : 'warn',
     detail: probe.available
       ? `${probe.detail}${store.kind === 'file' ? ' (plaintext file store: an explicit opt-in)' : ''}`
-      : `${store.kind} unavailable: ${probe.reason}${process.env.AIRLOCK_API_KEY ? ' (AIRLOCK_API_KEY is set and will be used)' : needsKey ? ' (calls go out without a key until one is set)' : ' (this profile sends no key)'}`,
+      : `${store.kind} unavailable: ${probe.reason}${keyEnvSet(profileName) ? ` (${keyEnvSet(profileName)} is set and will be used)` : needsKey ? ' (calls go out without a key until one is set)' : ' (this profile sends no key)'}`,
     data: { kind: store.kind, available: probe.available },
   });
   checks.push(auditCheck(paths.audit));
@@ -252,4 +253,16 @@ export async function doctorCommand(ctx: CliContext, options: { json?: boolean }
     }
   }
   return ok ? 0 : 1;
+}
+
+/** The first variable set that the named profile reads its key from (AIRLOCK_KEY_<API>, then AIRLOCK_API_KEY). */
+function keyEnvSet(profile: string): string | undefined {
+  return keyEnvsOf(profile, true).find((n) => (process.env[n] ?? '').length > 0);
+}
+
+/** "AIRLOCK_KEY_GITHUB is set", or "neither AIRLOCK_KEY_GITHUB nor AIRLOCK_API_KEY is set". */
+function keyEnvWords(profile: string): string {
+  const set = keyEnvSet(profile);
+  const [own, shared] = keyEnvsOf(profile, true);
+  return set ? `${set} is set` : `neither ${own} nor ${shared} is set`;
 }

@@ -45,7 +45,9 @@ export async function keysList(ctx: CliContext, options: { json?: boolean }): Pr
     return;
   }
   if (rows.length === 0) {
-    process.stdout.write(`No keys in the ${store.kind}. Add one with \`airlock keys set <profile>\` (or set AIRLOCK_API_KEY).\n`);
+    process.stdout.write(
+      `No keys in the ${store.kind}. Add one with \`airlock keys set <profile>\` (or start Airlock with an API's key in AIRLOCK_KEY_<API>, its name in capitals).\n`,
+    );
     return;
   }
   const width = Math.max(...rows.map((r) => r.profile.length));

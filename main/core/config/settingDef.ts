@@ -84,7 +84,7 @@ export function httpUrl(raw: string): string {
     throw new SettingError(`'${raw}' is not a URL (expected http(s)://host[:port][/path])`);
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new SettingError(`'${raw}' must be an http or https URL`);
-  if (u.username || u.password) throw new SettingError(`'${raw}' carries credentials; put the key in the keychain or AIRLOCK_API_KEY instead`);
+  if (u.username || u.password) throw new SettingError(`'${raw}' carries credentials; put the key in the keychain or the API's AIRLOCK_KEY_<API> instead`);
   return u.toString().replace(/\/$/, '');
 }
 

@@ -29,6 +29,8 @@ import { firstHop } from './hop.ts';
 import { failure, passHop, type CallInFlight, type Opening } from './hopLoop.ts';
 import { AuditWriteError, callRecorder } from '../gate/callRecords.ts';
 import { messageOf } from '../../../contract/values.ts';
+import { apiKeyEnv } from '../secrets/resolveCredential.ts';
+import { FILE_STORE_FLAG } from '../secrets/secretStoreView.ts';
 import { gateContext, type EgressGateOptions, type GateContext } from './gateContext.ts';
 import type { RunContext } from '../gate/runContext.ts';
 
@@ -76,11 +78,12 @@ async function handleCall(gate: GateContext, call: ApiCallRequest, run: RunConte
   const started = performance.now();
   const startedAt = gate.now().toISOString();
   let credential: string | undefined;
-  let unavailable: string | undefined;
+  let unavailable: Unavailable | undefined;
   try {
     credential = (await gate.options.getCredential()) || undefined;
   } catch (error) {
-    unavailable = (error as { line?: string }).line ?? messageOf(error);
+    const { line, store } = error as { line?: string; store?: string };
+    unavailable = { line: line ?? messageOf(error), ...(store !== undefined ? { store } : {}) };
   }
   const redact = redactorFor(gate.options.redactor(), credential);
   const recorder = callRecorder(gate.records, { run, operationId: call?.operationId, redact, started, startedAt });
@@ -88,15 +91,34 @@ async function handleCall(gate: GateContext, call: ApiCallRequest, run: RunConte
   return await passHop(gate, () => callScope(gate, call, inFlight, unavailable), 0, inFlight);
 }
 
+/** The key could not be read: the store's error line, and which store it was (the advice differs). */
+interface Unavailable {
+  line: string;
+  store?: string;
+}
+
+/** What the person running Airlock can do when an API's key cannot be read: what works for this API, with this store. */
+function credentialFix(profile: string, store: string | undefined): string {
+  const variable = `start Airlock with this API's key in ${apiKeyEnv(profile)}`;
+  if (store === 'file') return `The person running Airlock can fix the key file, or ${variable}.`;
+  return (
+    `The person running Airlock can fix the keychain, or ${variable}, ` +
+    `or with \`${FILE_STORE_FLAG}\` (keys kept in a plaintext file) and set it with \`airlock keys set ${profile}\`.`
+  );
+}
+
 /**
  * The scope of an API call (the path's first step, after the kill switch): the key can be read, the operation is
  * the document's, the request is well-formed, and its origin's address is one the policy lets the gate reach.
  */
-async function callScope(gate: GateContext, call: ApiCallRequest, inFlight: CallInFlight, unavailable: string | undefined): ReturnType<Opening> {
+async function callScope(gate: GateContext, call: ApiCallRequest, inFlight: CallInFlight, unavailable: Unavailable | undefined): ReturnType<Opening> {
   if (unavailable !== undefined) {
-    // The keychain is down and no AIRLOCK_API_KEY: say so, never send unauthenticated behind the person's back.
-    const fix = 'The person running Airlock can fix the keychain, or set the key with `airlock keys set <profile>` or AIRLOCK_API_KEY.';
-    return { refusal: stop('airlock_credential_unavailable', `${unavailable}. ${fix}`, 'refused'), recorded: { error: unavailable, durationMs: 0 } };
+    // The store is down and no variable holds this API's key: say so, never send unauthenticated behind the person's back.
+    const fix = credentialFix(gate.api.profile.name, unavailable.store);
+    return {
+      refusal: stop('airlock_credential_unavailable', `${unavailable.line}. ${fix}`, 'refused'),
+      recorded: { error: unavailable.line, durationMs: 0 },
+    };
   }
   const op = typeof call?.operationId === 'string' ? gate.api.catalogue.byId(call.operationId) : undefined;
   if (!op) return { refusal: stop('airlock_unknown_operation', `unknown operation '${String(call?.operationId)}'`, 'refused') };

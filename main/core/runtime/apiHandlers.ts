@@ -9,6 +9,7 @@ import { isEnabled, unreadableProfile, type Profile } from '../profiles/profile.
 import { apiIdentifier } from '../profiles/apiIdentifier.ts';
 import { formatAuthScheme } from '../config/auth.ts';
 import type { ApiView } from '../../../contract/apis.ts';
+import { apiKeyEnv } from '../secrets/resolveCredential.ts';
 import type { Services } from './services.ts';
 
 export type ApiHandlerServices = Pick<Services, 'info' | 'apis' | 'logs' | 'audit'>;
@@ -34,6 +35,8 @@ export function createApiHandlers(c: ApiHandlerServices): Pick<ControlHandlers, 
       ...(profile.auth ? { auth: formatAuthScheme(profile.auth) } : loaded ? { auth: formatAuthScheme(loaded.auth) } : {}),
       ...(profile.alias ? { alias: profile.alias } : {}),
       origin: profile.origin,
+      keyEnv: apiKeyEnv(profile.name),
+      ...(served?.opened ? { credential: served.opened.credentials.state } : {}),
       ...(lastUsed ? { lastUsed: lastUsed.toISOString() } : {}),
     };
   };

@@ -101,7 +101,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     const store = options.secretStore ?? (values.secretStore === 'file' ? createFileStore({ path: info.paths.secretsFile }) : createKeychainStore());
     if (store.kind === 'file') logger.warn(fileStoreBanner(info.paths.secretsFile));
     // The store as the screens describe it when no API is served (each API's own key is resolved by its credentials).
-    const storeOnly = await createCredentials({ store, profile: '', auth: { type: 'none' }, env: {}, logger, onSecret: () => undefined });
+    const storeOnly = await createCredentials({ store, profile: '', auth: { type: 'none' }, env: {}, primary: false, logger, onSecret: () => undefined });
 
     // 3. The audit, and the approval broker with its grants.
     const audit = openAudit({ file: info.paths.audit, retentionDays: values.auditRetentionDays, redact: redaction.redact, hub, logger });

@@ -25,7 +25,7 @@ import { ServedApis } from './servedApis.ts';
 export interface ServedApiDeps {
   values: Readonly<Settings>;
   paths: ReturnType<typeof dataPaths>;
-  /** The environment: only the API the command named reads AIRLOCK_API_KEY from it. */
+  /** The environment: every API reads its own AIRLOCK_KEY_<API> from it; only the API the command named reads AIRLOCK_API_KEY. */
   env: Record<string, string | undefined>;
   store: SecretStore;
   redaction: RedactionHolder;
@@ -59,7 +59,8 @@ export function openServedApis(d: ServedApiDeps): ServedApis {
           store: d.store,
           profile: api.profile.name,
           auth: api.auth,
-          env: primary ? d.env : {},
+          env: d.env,
+          primary,
           logger,
           onSecret: (s) => d.redaction.add(s),
         });

@@ -96,7 +96,7 @@ export class ServedApis {
   private readonly options: ServedApisOptions;
   /**
    * The API the command named (--profile, --spec), as the command named it: that very profile — not a later one of
-   * the same name, which may send elsewhere — gets AIRLOCK_API_KEY, and stands for "the API" where one is meant.
+   * the same name, which may send elsewhere — gets AIRLOCK_API_KEY (every API reads its own AIRLOCK_KEY_<API>), and stands for "the API" where one is meant.
    */
   private primaryProfile: Profile | undefined;
   private closed = false;

@@ -1,4 +1,5 @@
-// The API key the gate injects: resolved from the secret store (else
+// The API key the gate injects: resolved from the secret store (else the
+// API's own AIRLOCK_KEY_<API>, else — the API the command named only —
 // AIRLOCK_API_KEY), cached for a few seconds, added to the redactor as soon
 // as it is known, and described without ever being shown (its source and
 // fingerprint). The store's availability is probed once at start and warned
@@ -6,7 +7,7 @@
 import { errorMessage } from '../util/errors.ts';
 import type { Logger } from '../log/logger.ts';
 import type { SecretStore } from './secretStore.ts';
-import { resolveCredential, type ResolvedCredential } from './resolveCredential.ts';
+import { apiKeyEnv, keyEnvsOf, resolveCredential, type ResolvedCredential } from './resolveCredential.ts';
 import { fingerprint } from './fingerprint.ts';
 import { describeSecretStore, type SecretStoreView } from './secretStoreView.ts';
 import type { AuthScheme } from '../config/auth.ts';
@@ -16,6 +17,8 @@ const CREDENTIAL_TTL_MS = 10_000;
 export interface CredentialState {
   source: 'keychain' | 'file' | 'env' | 'none';
   fingerprint?: string;
+  /** The environment variable the key came from (source `env`): AIRLOCK_KEY_<API> or AIRLOCK_API_KEY. */
+  env?: string;
 }
 
 export interface Credentials {
@@ -24,6 +27,8 @@ export interface Credentials {
   readonly keychain: { available: boolean; detail: string };
   /** The store in plain words: where keys live, and what to do when it cannot be used. */
   readonly secretStore: SecretStoreView;
+  /** The environment variable this API's key may be given in (AIRLOCK_KEY_<API>), whatever the store. */
+  readonly keyEnv: string;
   /** Forget the cached key (it was set or removed): the next call resolves it again. */
   invalidate(): void;
 }
@@ -33,6 +38,8 @@ export async function createCredentials(options: {
   profile: string;
   auth: AuthScheme;
   env: Record<string, string | undefined>;
+  /** The API the command named (--profile, --spec): it alone may fall back to AIRLOCK_API_KEY. */
+  primary: boolean;
   logger: Logger;
   /** Called with each key as soon as it is known (the redactor). */
   onSecret(secret: string): void;
@@ -54,14 +61,16 @@ export async function createCredentials(options: {
     }
     let value: ResolvedCredential | undefined;
     try {
-      value = await resolveCredential({ store, profile, env: options.env });
+      value = await resolveCredential({ store, profile, env: options.env, primary: options.primary });
     } catch (error) {
       cached = { value: undefined, error, until: Date.now() + CREDENTIAL_TTL_MS };
       throw error;
     }
     cached = { value, until: Date.now() + CREDENTIAL_TTL_MS };
     if (value) options.onSecret(value.secret);
-    state = value ? { source: value.source === 'memory' ? 'keychain' : value.source, fingerprint: fingerprint(value.secret) } : { source: 'none' };
+    state = value
+      ? { source: value.source === 'memory' ? 'keychain' : value.source, fingerprint: fingerprint(value.secret), ...(value.env ? { env: value.env } : {}) }
+      : { source: 'none' };
     return value?.secret;
   };
 
@@ -70,15 +79,17 @@ export async function createCredentials(options: {
   } catch (error) {
     // The store's error names the way forward; it is said once, here.
     warnedUnavailable = true;
-    logger.warn(`API key for profile ${profile}: ${errorMessage(error)}`);
+    logger.warn(`API key for profile ${profile}: ${errorMessage(error)} (this API's variable: ${apiKeyEnv(profile)})`);
   }
   if (!keychain.available && !warnedUnavailable && options.auth.type !== 'none') {
-    logger.warn(`${keychain.detail}${state.source === 'env' ? '; using AIRLOCK_API_KEY' : ''}`);
+    logger.warn(`${keychain.detail}${state.env ? `; profile ${profile} uses ${state.env}` : ''}`);
   } else if (!keychain.available && options.auth.type === 'none') {
     logger.debug(`${keychain.detail} (profile ${profile} sends no key)`);
   }
   if (options.auth.type !== 'none' && state.source === 'none' && !warnedUnavailable) {
-    logger.warn(`no API key for profile ${profile}: set one with \`airlock keys set ${profile}\` or AIRLOCK_API_KEY (calls go out without a key)`);
+    logger.warn(
+      `no API key for profile ${profile}: set one with \`airlock keys set ${profile}\` or ${envWords(profile, options.primary)} (calls go out without a key)`,
+    );
   }
   return {
     get,
@@ -87,9 +98,16 @@ export async function createCredentials(options: {
     },
     keychain,
     secretStore,
+    keyEnv: apiKeyEnv(profile),
     invalidate() {
       cached = undefined;
       void get().catch(() => undefined);
     },
   };
+}
+
+/** The variables a profile's key may be given in, in words: "AIRLOCK_KEY_GITHUB" or "AIRLOCK_KEY_GITHUB (or AIRLOCK_API_KEY)". */
+function envWords(profile: string, primary: boolean): string {
+  const [own, ...more] = keyEnvsOf(profile, primary);
+  return more.length > 0 ? `${own} (or ${more.join(', ')})` : own!;
 }

@@ -64,11 +64,11 @@ export const PROBE_ACCOUNT_PREFIX = '__airlock_probe__';
 export function keychainHint(platform: NodeJS.Platform = process.platform): string {
   switch (platform) {
     case 'darwin':
-      return 'unlock the login keychain and allow Airlock to use it (Keychain Access); or set AIRLOCK_API_KEY, or opt in to the plaintext file store with --secret-store file';
+      return 'unlock the login keychain and allow Airlock to use it (Keychain Access); or give each API its key in a variable of its own, AIRLOCK_KEY_<API> (the name of the API in capitals, `-` as `_`), or opt in to the plaintext file store with --secret-store file';
     case 'win32':
-      return 'Windows Credential Manager must be usable by this user; or set AIRLOCK_API_KEY, or opt in to the plaintext file store with --secret-store file';
+      return 'Windows Credential Manager must be usable by this user; or give each API its key in a variable of its own, AIRLOCK_KEY_<API> (the name of the API in capitals, `-` as `_`), or opt in to the plaintext file store with --secret-store file';
     default:
-      return 'start a Secret Service in this login session and unlock it (Debian/Ubuntu: `apt install gnome-keyring dbus-user-session libsecret-1-0`, then log in again; KWallet and KeePassXC work too); on a headless server set AIRLOCK_API_KEY, or opt in to the plaintext file store with --secret-store file';
+      return 'start a Secret Service in this login session and unlock it (Debian/Ubuntu: `apt install gnome-keyring dbus-user-session libsecret-1-0`, then log in again; KWallet and KeePassXC work too); on a headless server give each API its key in a variable of its own, AIRLOCK_KEY_<API> (the name of the API in capitals, `-` as `_`), or opt in to the plaintext file store with --secret-store file';
   }
 }
 

@@ -28,8 +28,10 @@ export interface SecretStoreView {
 
 export const FILE_STORE_FLAG = '--secret-store file';
 
+/** The ways that work without a keychain, for every API served: its own variable (the APIs screen names each), or the file store. */
 const ALTERNATIVES =
-  'Without a keychain you can still give Airlock a key: set the `AIRLOCK_API_KEY` environment variable when you start it, ' +
+  "Without a keychain you can still give Airlock a key: start it with the key in the API's own environment variable, " +
+  '`AIRLOCK_KEY_<API>` (its name in capitals, every other character as `_`: `AIRLOCK_KEY_MY_API` for my-api; the APIs screen names it for each API), ' +
   `or start it with \`${FILE_STORE_FLAG}\` — keys are then kept in a plaintext file that anyone who can read your files, or a backup of them, can use.`;
 
 function keychainName(platform: NodeJS.Platform): string {

@@ -32,6 +32,9 @@ test('apis.list: every profile, served or not, with its state; the OpenAgenda pr
   const list = await invoke(s.handlers, 'apis.list', {});
   const byName = Object.fromEntries(list.map((a) => [a.name, [a.enabled, a.state, a.operations]]));
   assert.deepEqual(byName, { demo: [true, 'disabled', undefined], openagenda: [false, 'disabled', undefined], shop: [true, 'ready', 5] });
+  // Each names the variable its key may be given in; a served one, the key it runs with (where from, never the key).
+  const keys = Object.fromEntries(list.map((a) => [a.name, [a.keyEnv, a.credential?.source]]));
+  assert.deepEqual(keys, { demo: ['AIRLOCK_KEY_DEMO', undefined], openagenda: ['AIRLOCK_KEY_OPENAGENDA', undefined], shop: ['AIRLOCK_KEY_SHOP', 'none'] });
 });
 
 test('apis.disable stops serving and saves the choice; apis.enable serves again at once and saves that', T, async (t) => {

@@ -37,7 +37,20 @@ function keyError(error: unknown, store: SecretStoreView | undefined): string {
   return messageOf(error);
 }
 
-function KeyForm({ profile, onDone, store, sendsKey }: { profile: string; onDone(message: string): void; store?: SecretStoreView; sendsKey: boolean }) {
+function KeyForm({
+  profile,
+  keyEnv,
+  onDone,
+  store,
+  sendsKey,
+}: {
+  profile: string;
+  /** The variable this API's key may be given in (AIRLOCK_KEY_<API>). */
+  keyEnv: string;
+  onDone(message: string): void;
+  store?: SecretStoreView;
+  sendsKey: boolean;
+}) {
   const { api } = useControl();
   const [secret, setSecret] = useState('');
   const id = `key-${profile}`;
@@ -48,13 +61,13 @@ function KeyForm({ profile, onDone, store, sendsKey }: { profile: string; onDone
       <div className="key-unavailable" id={id}>
         <p>
           <strong>No key can be stored for {profile} here:</strong> {store.osKeychain ? 'the keychain' : 'the key file'} cannot be used.{' '}
-          <Words text={store.action} />
+          <Words text={store.action} /> Or start Airlock with this API&apos;s key in the environment variable <code>{keyEnv}</code>
           {store.osKeychain ? (
             <>
-              {' '}
-              Or give the key in <code>AIRLOCK_API_KEY</code>, or start Airlock with <code>--secret-store file</code> (a plaintext file; see above).
+              , or with <code>--secret-store file</code> (keys are then kept in a plaintext file: see above)
             </>
           ) : null}
+          .
         </p>
       </div>
     );
@@ -320,13 +333,15 @@ export function ApisScreen() {
                 ) : key.kind === 'not-needed' ? (
                   'not needed: this API sends no key'
                 ) : key.kind === 'unknown' ? (
-                  'unknown: the keychain cannot be read here'
+                  <>
+                    unknown: the keychain cannot be read here, and <code>{a.keyEnv}</code> is not set
+                  </>
                 ) : (
                   <MissingKey a={a} />
                 )}
               </dd>
             </dl>
-            <KeyForm profile={a.name} onDone={done} sendsKey={a.auth !== 'none'} {...(store ? { store } : {})} />
+            <KeyForm profile={a.name} keyEnv={a.keyEnv} onDone={done} sendsKey={a.auth !== 'none'} {...(store ? { store } : {})} />
             {a.state === 'ready' && p ? (
               <details
                 className="api-ops"

@@ -57,11 +57,13 @@ interface Keyed {
   a: ServedApi;
   auth: string;
   key: KeyState;
+  /** The variable its key may be given in (AIRLOCK_KEY_<API>). */
+  keyEnv: string | undefined;
 }
 
 /**
- * Each loaded API's key state: the primary's from the status too (AIRLOCK_API_KEY included), the others' from
- * keys.list. `known` is false until every loaded API's auth scheme and the stored keys are read.
+ * Each loaded API's key state: from keys.list, and from its view (a key in its AIRLOCK_KEY_<API>), the primary's
+ * from the status too (AIRLOCK_API_KEY included). `known` is false until every loaded API's auth scheme and the stored keys are read.
  */
 function keyedApis(s: Status, views: ApiView[] | undefined, keys: CallState<StoredKey[]>): { keyed: Keyed[]; known: boolean } {
   const keysRead = keys.data !== undefined || keys.error !== undefined || !s.secretStore.available;
@@ -69,15 +71,16 @@ function keyedApis(s: Status, views: ApiView[] | undefined, keys: CallState<Stor
   const keyed = s.apis.flatMap((a) => {
     if (a.state !== 'ready') return [];
     const primary = a.name === s.profile && s.api ? s.api : undefined;
-    const auth = primary?.auth ?? views?.find((v) => v.name === a.name)?.auth;
+    const view = views?.find((v) => v.name === a.name);
+    const auth = primary?.auth ?? view?.auth;
     if (auth === undefined) {
       known = false;
       return [];
     }
-    let key = keyStateOf({ name: a.name, auth }, keys.data, s);
+    let key = keyStateOf({ name: a.name, auth, credential: view?.credential }, keys.data, s);
     if (primary && auth !== 'none' && key.kind !== 'set' && s.credential.source !== 'none')
       key = { kind: 'set', fingerprint: s.credential.fingerprint ?? '', from: credentialFrom(s) };
-    return [{ a, auth, key }];
+    return [{ a, auth, key, keyEnv: view?.keyEnv }];
   });
   return { keyed, known };
 }
@@ -158,7 +161,9 @@ function Checklist({
                 ? `${label(missing[0]!)} needs a key (${authWords(missing[0]!.auth)})`
                 : `${joinNames(missing.map((k) => k.a.name))} need a key and have none (${missing.map((k) => `${k.a.name} ${authWords(k.auth)}`).join('; ')})`}
               {storeDown ? (
-                <>, and keys cannot be stored here yet. {s.secretStore.problem} The APIs screen says what to do.</>
+                <>
+                  , and keys cannot be stored here yet. {s.secretStore.problem} <EnvAdvice missing={missing} />
+                </>
               ) : (
                 <>
                   . Add {missing.length === 1 ? 'it' : 'them'} on the APIs screen: {missing.length === 1 ? 'it is' : 'they are'} kept in {s.secretStore.where},
@@ -189,6 +194,28 @@ function Checklist({
         </Step>
       </ol>
     </section>
+  );
+}
+
+/**
+ * What works with no usable store, named for the APIs it is about: start Airlock with each key in its API's own
+ * variable (or, with a keychain that cannot be used, with the plaintext file store); the APIs screen has the rest.
+ */
+function EnvAdvice({ missing }: { missing: Keyed[] }) {
+  const named = missing.filter((k) => k.keyEnv !== undefined);
+  if (named.length === 0) return <>The APIs screen says what to do.</>;
+  return (
+    <>
+      Start Airlock with {named.length === 1 ? 'the key' : 'each key'} in{' '}
+      {named.map((k, i) => (
+        <span key={k.a.name}>
+          {i > 0 ? (i === named.length - 1 ? ' and ' : ', ') : ''}
+          <code>{k.keyEnv}</code>
+          {named.length > 1 ? ` (${k.a.name})` : ''}
+        </span>
+      ))}
+      , or see the APIs screen for the other ways.
+    </>
   );
 }
 
@@ -256,7 +283,7 @@ function apiKeyWords(k: Keyed, storeDown: boolean): string {
     case 'set':
       return `${keyWords(k.key.fingerprint, k.key.from)}, sent ${authWords(k.auth)}`;
     case 'unknown':
-      return 'keys cannot be read here';
+      return k.keyEnv ? `keys cannot be read here, and ${k.keyEnv} is not set` : 'keys cannot be read here';
     default:
       return storeDown ? 'no key (keys cannot be stored here)' : 'no key yet: calls go out without one';
   }
@@ -298,6 +325,7 @@ export function OverviewScreen({ pending, status }: { pending: number; status: C
   const storeDown = !s.secretStore.available;
   const only = s.apis.length === 1 && s.api ? s.api : undefined;
   const onlyKey = only ? keyed.find((k) => k.a.name === s.profile)?.key : undefined;
+  const onlyKeyEnv = only ? views.data?.find((v) => v.name === s.profile)?.keyEnv : undefined;
   const storedUnused = only?.auth === 'none' ? keys.data?.find((k) => k.profile === s.profile) : undefined;
   const http = s.endpoints.http;
   return (
@@ -324,7 +352,15 @@ export function OverviewScreen({ pending, status }: { pending: number; status: C
                   {credentialWords(s)}, sent {authWords(only.auth)}
                 </>
               ) : storeDown ? (
-                <span className="warning-text">Not available: keys cannot be read here (see Keys kept in).</span>
+                <span className="warning-text">
+                  Not available: keys cannot be read here
+                  {onlyKeyEnv ? (
+                    <>
+                      , and <code>{onlyKeyEnv}</code> is not set
+                    </>
+                  ) : null}{' '}
+                  (see Keys kept in).
+                </span>
               ) : (
                 <>
                   None yet: calls go out without a key. <a href="#/apis">Add one on APIs</a>

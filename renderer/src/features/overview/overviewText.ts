@@ -3,6 +3,7 @@
 // clipboard for an HTTP client (never the token itself: where it is).
 import type { Status } from '../../../../contract/status.ts';
 import { shellQuote } from '../../../../contract/values.ts';
+import { envWords } from '../apis/keyState.ts';
 
 /** `header:x-api-key` → "in the x-api-key header". */
 export function authWords(auth: string): string {
@@ -26,7 +27,7 @@ export function authWords(auth: string): string {
 /** Where the key in use came from: "the OS keychain", "the plaintext key file"… */
 export function credentialFrom(s: Status): string {
   return s.credential.source === 'env'
-    ? 'the AIRLOCK_API_KEY environment variable'
+    ? envWords(s.credential)
     : s.credential.source === 'file'
       ? 'the plaintext key file'
       : s.credential.source === 'keychain'
