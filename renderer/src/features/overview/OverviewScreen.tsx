@@ -105,6 +105,8 @@ function Checklist({
 }) {
   const registered = (clients ?? []).filter((c) => c.state === 'registered');
   const live = s.sessions;
+  // One line per client, however many sessions it holds ("is" for one, even with two sessions open).
+  const liveNames = [...new Set(live.map((c) => `${c.clientName ?? 'An unnamed client'} (${c.transport === 'http' ? 'HTTP' : 'stdio'})`))];
   const connected = live.length > 0 || registered.length > 0;
   const served = s.apis;
   const ready = served.filter((a) => a.state === 'ready');
@@ -125,8 +127,7 @@ function Checklist({
         <Step n={1} title="Connect a client" done={connected}>
           {live.length > 0 ? (
             <p>
-              {[...new Set(live.map((c) => `${c.clientName ?? 'An unnamed client'} (${c.transport === 'http' ? 'HTTP' : 'stdio'})`))].join(', ')}{' '}
-              {live.length === 1 ? 'is' : 'are'} connected.
+              {liveNames.join(', ')} {liveNames.length === 1 ? 'is' : 'are'} connected.
             </p>
           ) : registered.length > 0 ? (
             <p>
