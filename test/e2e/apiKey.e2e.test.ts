@@ -140,6 +140,8 @@ test(
       /Or start Airlock with this API's key in the environment variable AIRLOCK_KEY_THIRD_API, or with --secret-store file \(.*plaintext file/,
     );
     assert.doesNotMatch(await page.locator('main').innerText(), /AIRLOCK_API_KEY`?\s*(environment variable )?when you start/);
+    // Where keys are kept is not said where they cannot be (the notice says what to do instead).
+    assert.doesNotMatch(await page.locator('main').innerText(), /API keys are kept in/);
     assert.ok(!(await page.content()).includes(SECOND_KEY), 'the key is never shown');
 
     // The Overview names each API's key and what the one without says.

@@ -251,7 +251,8 @@ export function ApisScreen() {
         as <code>api</code> when a client sees only one). Switched off, new calls to it are refused.
         {apis.data ? ` ${served} of ${list.length} served.` : ''}
       </p>
-      {status.data ? (
+      {/* Where keys are kept, said only when they can be: the notice below says what to do when they cannot. */}
+      {status.data?.secretStore.available ? (
         <p>
           API keys are kept in {status.data.secretStore.osKeychain ? `the OS keychain: ${status.data.secretStore.where}` : status.data.secretStore.where}. A key
           is never shown again: only its fingerprint.
