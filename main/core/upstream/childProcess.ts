@@ -31,9 +31,17 @@ export interface StartedChild {
   stderrTail(): string[];
   /** Settles when the process has exited (with its code or signal), or could not be started (`error`). */
   readonly exited: Promise<ChildExit>;
+  /**
+   * Settles once its exit is known and what it wrote last has been read (its pipes closed), or OUTPUT_GRACE_MS
+   * after its exit when something it started still holds them: the reason a server died is in its last line.
+   */
+  readonly outputDone: Promise<void>;
   /** SIGTERM to the process group, SIGKILL after STOP_GRACE_MS; settles once it exited. */
   stop(): Promise<void>;
 }
+
+/** How long after its exit a server's last output is waited for when its pipes stay open. */
+const OUTPUT_GRACE_MS = 1000;
 
 /** Every server still running: killed with their groups when Airlock exits, however it exits. */
 const live = new Set<() => void>();
@@ -104,10 +112,19 @@ export function startChild(options: ChildOptions): StartedChild {
   });
   const killNow = () => signalGroup('SIGKILL');
   live.add(killNow);
+  const closed = new Promise<void>((resolve) => {
+    child.once('close', () => resolve());
+    child.once('error', () => resolve());
+  });
+  const outputDone = exited.then(() => {
+    let timer: NodeJS.Timeout | undefined;
+    return Promise.race([closed, new Promise<void>((r) => (timer = setTimeout(r, OUTPUT_GRACE_MS)))]).finally(() => clearTimeout(timer));
+  });
   return {
     process: child,
     stderrTail: () => [...tail],
     exited,
+    outputDone,
     async stop() {
       if (groupDone) return;
       signalGroup('SIGTERM');

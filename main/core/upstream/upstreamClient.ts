@@ -69,9 +69,10 @@ export async function connectStdio(name: string, entry: StdioServerEntry, option
   try {
     await Promise.race([
       client.connect(transport, { timeout: entry.timeoutMs }),
-      child.exited.then(({ code, signal, error }) =>
-        Promise.reject(failed(error ? `could not be started: ${error.message}` : `exited before it answered (${signal ?? `code ${code}`})`)),
-      ),
+      child.exited.then(async ({ code, signal, error }) => {
+        await child.outputDone;
+        return Promise.reject(failed(error ? `could not be started: ${error.message}` : `exited before it answered (${signal ?? `code ${code}`})`));
+      }),
     ]);
   } catch (error) {
     // Its pipes close a moment before its exit is known: a server that died says how, not "connection closed".
@@ -81,6 +82,7 @@ export async function connectStdio(name: string, entry: StdioServerEntry, option
     await client.close().catch(() => undefined);
     await child.stop();
     if (error instanceof AirlockError) throw error;
+    if (exit) await child.outputDone;
     if (exit) throw failed(exit.error ? `could not be started: ${exit.error.message}` : `exited before it answered (${exit.signal ?? `code ${exit.code}`})`);
     throw failed(`did not answer initialize: ${messageOf(error)}`);
   }
