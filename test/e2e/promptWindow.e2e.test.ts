@@ -60,8 +60,18 @@ test(
     await drawer.getByRole('button', { name: 'Show the request' }).click();
     const dialog = approvalDialog(page);
     await page.locator('[role="alertdialog"][data-armed="true"]').waitFor({ timeout: 10_000 });
+    // Folded again, a second held call unfolds it (issue 39 §11: as the docs say), the count with it.
+    await drawer.getByRole('button', { name: 'Fold to one line' }).click();
+    await approvalDialog(page).waitFor({ state: 'detached', timeout: 5_000 });
+    const second = execute(client, `const r = await api.events.delete({ path: { eventId: 'evt_fold_2' } }); return r.error?.code ?? 'sent';`);
+    await approvalDialog(page).waitFor({ timeout: 10_000 });
+    await drawer.getByText('Action required · 2 held').waitFor();
+    await page.locator('[role="alertdialog"][data-armed="true"]').waitFor({ timeout: 10_000 });
     await dialog.getByRole('button', { name: 'Deny', exact: true }).click();
     assert.equal((await run).text, 'airlock_mutation_denied');
+    await page.locator('[role="alertdialog"][data-armed="true"]').waitFor({ timeout: 10_000 });
+    await dialog.getByRole('button', { name: 'Deny', exact: true }).click();
+    assert.equal((await second).text, 'airlock_mutation_denied');
     await page.context().close();
   },
 );

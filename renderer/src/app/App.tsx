@@ -161,8 +161,9 @@ function Shell() {
  * (Activity's detail, a long form); a new held call unfolds it again. Folding decides nothing.
  */
 function ApprovalDrawer({ head, count, error, onError }: { head: PendingApproval; count: number; error: string | undefined; onError(message: string): void }) {
-  const [foldedFor, setFoldedFor] = useState<string | undefined>();
-  const folded = foldedFor === head.id;
+  // Folded for this head call while no call is added to the queue: one more held call unfolds it (fewer do not).
+  const [foldedAt, setFoldedAt] = useState<{ head: string; count: number } | undefined>();
+  const folded = foldedAt !== undefined && foldedAt.head === head.id && count <= foldedAt.count;
   const r = head.request;
   return (
     <aside className={`approval-drawer${folded ? ' folded' : ''}`} aria-label="Held call">
@@ -170,13 +171,13 @@ function ApprovalDrawer({ head, count, error, onError }: { head: PendingApproval
       {folded ? (
         <p className="drawer-folded">
           <strong>Action required · {count} held:</strong> <code>{requestTarget(r)}</code> from {r.caller.clientName ?? 'a client'}{' '}
-          <button type="button" aria-expanded="false" onClick={() => setFoldedFor(undefined)}>
+          <button type="button" aria-expanded="false" onClick={() => setFoldedAt(undefined)}>
             Show the request
           </button>
         </p>
       ) : (
         <>
-          <button type="button" className="drawer-fold" aria-expanded="true" onClick={() => setFoldedFor(head.id)}>
+          <button type="button" className="drawer-fold" aria-expanded="true" onClick={() => setFoldedAt({ head: head.id, count })}>
             Fold to one line
           </button>
           <HeadItem key={head.id} head={head} count={count} onError={onError} />
