@@ -88,16 +88,12 @@ const linuxOnly = process.platform === 'linux' ? skip : 'the keychain is made mi
 const SECOND_KEY = 'sk_live_SECOND_e2e_7a1c3e5b9d2f4068';
 const SHARED_KEY = 'sk_live_SHARED_e2e_2b4d6f8a0c1e3579';
 
-/** Waits until the text of `where` matches (a screen still loading its lists). */
+/** Waits until the text of `where` matches (a screen still loading its lists), and says what it showed when it does not. */
 async function showsText(where: Locator, pattern: RegExp): Promise<void> {
-  const until = Date.now() + 30_000;
-  let text = '';
-  while (Date.now() < until) {
-    text = (await where.innerText().catch(() => '')).trim();
-    if (pattern.test(text)) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  assert.match(text, pattern);
+  await where
+    .filter({ hasText: pattern })
+    .waitFor({ timeout: 30_000 })
+    .catch(async () => assert.match((await where.innerText().catch(() => '')).trim(), pattern));
 }
 
 test(
