@@ -20,7 +20,7 @@ export const CALL_KIND_LABEL: Record<CallKind, string> = {
 };
 
 /** The methods records used for tool calls and server switches before the kinds existed. */
-const LEGACY_METHOD_KIND: Record<string, CallKind> = { TOOL: 'tool-call', TOGGLE: 'server-switch' };
+export const LEGACY_METHOD_KIND: Readonly<Record<string, CallKind>> = { TOOL: 'tool-call', TOGGLE: 'server-switch' };
 
 /** A call's kind from a record, grant or request of any age: its own word, else what its method said. */
 export function callKindOf(r: { callKind?: string | undefined; method?: string | undefined }): CallKind {

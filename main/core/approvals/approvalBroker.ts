@@ -63,10 +63,6 @@ interface Waiting {
 /** How many answered ids are remembered, so a late answer is told what happened. */
 const REMEMBERED = 500;
 
-function describe(req: ApprovalRequest): string {
-  return requestLine(req, 'url');
-}
-
 /** What the question asked through the client shows of what would be sent: the body, the arguments, or the switch. */
 function elicitedPayload(req: ApprovalRequest): string {
   const payload = requestPayload(req);
@@ -123,7 +119,7 @@ export class ApprovalBroker implements ApprovalHook {
     }
     if (!this.options.approversAvailable()) {
       if (options.elicit) {
-        const answer = await options.elicit(`Airlock: allow ${describe(req)}?${elicitedPayload(req)}`, options.signal).catch(() => undefined);
+        const answer = await options.elicit(`Airlock: allow ${requestLine(req, 'url')}?${elicitedPayload(req)}`, options.signal).catch(() => undefined);
         if (options.signal?.aborted) return this.withdrawnDecision(at());
         if (answer?.approved) return { approved: true, by: `${clientOf(req)} (elicitation)`, scope: 'once', at: at() };
         return {
@@ -177,7 +173,7 @@ export class ApprovalBroker implements ApprovalHook {
       timer.unref?.();
       this.waiting.set(id, { pending, finish, timer });
       options.signal?.addEventListener('abort', onAbort, { once: true });
-      this.log.info(`approval ${id} requested: ${describe(req)} from ${clientOf(req)}`, { runId: req.runId });
+      this.log.info(`approval ${id} requested: ${requestLine(req, 'url')} from ${clientOf(req)}`, { runId: req.runId });
       this.emit({ type: 'approval-requested', approval: this.view(pending) });
     });
   }

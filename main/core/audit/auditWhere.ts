@@ -2,7 +2,7 @@
 // and the usage errors a bad query gets.
 import { type SQLInputValue } from 'node:sqlite';
 import { AirlockError } from '../util/errors.ts';
-import { CALL_KINDS } from '../../../contract/calls.ts';
+import { CALL_KINDS, LEGACY_METHOD_KIND } from '../../../contract/calls.ts';
 import { AUDIT_KINDS, type AuditFilter, type AuditKind } from './types.ts';
 
 /** Tool inputs (execute code, JSON arguments) are stored up to this many UTF-8 bytes. */
@@ -60,10 +60,11 @@ export function whereClause(f: AuditFilter): { clauses: string[]; params: SQLInp
   if (f.callKind !== undefined) {
     if (!(CALL_KINDS as readonly string[]).includes(String(f.callKind)))
       throw usage(`call kind must be one of ${CALL_KINDS.join(', ')}, not "${String(f.callKind)}"`);
+    const legacy = Object.entries(LEGACY_METHOD_KIND);
     clauses.push(
-      "(kind = 'api' AND coalesce(json_extract(body, '$.callKind'), CASE upper(json_extract(body, '$.method')) WHEN 'TOOL' THEN 'tool-call' WHEN 'TOGGLE' THEN 'server-switch' ELSE 'api-call' END) = ?)",
+      `(kind = 'api' AND coalesce(json_extract(body, '$.callKind'), CASE upper(json_extract(body, '$.method'))${legacy.map(() => ' WHEN ? THEN ?').join('')} ELSE 'api-call' END) = ?)`,
     );
-    params.push(String(f.callKind));
+    params.push(...legacy.flat(), String(f.callKind));
   }
   // Fields only API calls have: a filter on one of them selects API calls.
   const apiFields: [keyof AuditFilter, string, (v: string) => string][] = [

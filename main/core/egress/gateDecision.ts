@@ -47,24 +47,29 @@ function shownHeaders(ctx: DecisionContext, hop: Hop, hasCredential: boolean, re
   return out;
 }
 
-/** A hop as the policy reads it: its class, and the hop in a few words (`POST /events (events.create)`). */
-export function hopPolicy(ctx: DecisionContext, hop: Hop): { cls: RequestClass; what: string; verdict: Verdict } {
+/**
+ * A hop as the policy reads it: its class, the request as a waiting client is told it (`POST /events`), and in a
+ * few words for messages (`POST /events (events.create)`).
+ */
+export function hopPolicy(ctx: DecisionContext, hop: Hop): { cls: RequestClass; request: string; what: string; verdict: Verdict } {
   const cls = classifyHop(hop, ctx.profile);
-  if (cls.kind === 'read') return { cls, what: `${hop.method.toUpperCase()} ${hop.op.path} (${hop.op.id})`, verdict: { send: 'read' } };
-  const what = `${cls.effectiveMethod} ${hop.op.path} (${hop.op.id})`;
+  const request = `${cls.kind === 'read' ? hop.method.toUpperCase() : cls.effectiveMethod} ${hop.op.path}`;
+  const what = `${request} (${hop.op.id})`;
+  if (cls.kind === 'read') return { cls, request, what, verdict: { send: 'read' } };
   switch (cls.kind) {
     case 'allow':
-      return { cls, what, verdict: { send: 'allowed' } };
+      return { cls, request, what, verdict: { send: 'allowed' } };
     case 'read-only':
-      return { cls, what, verdict: { stop: stop('airlock_read_only', `${what} changes data, and ${cls.rule}.`, 'refused') } };
+      return { cls, request, what, verdict: { stop: stop('airlock_read_only', `${what} changes data, and ${cls.rule}.`, 'refused') } };
     case 'deny':
       return {
         cls,
+        request,
         what,
         verdict: { stop: stop('airlock_mutation_denied', `${what} is refused: ${cls.rule}. A person can change the policy in Airlock.`, 'denied') },
       };
     case 'ask':
-      return { cls, what, verdict: { ask: true } };
+      return { cls, request, what, verdict: { ask: true } };
   }
 }
 

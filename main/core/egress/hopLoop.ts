@@ -77,8 +77,7 @@ function hopSource(gate: GateContext, opening: Opening, hops: number, call: Call
       return hop ? decided().what : 'this call';
     },
     get waitingFor() {
-      const { cls } = decided();
-      return `${cls.kind === 'read' ? opened().method.toUpperCase() : cls.effectiveMethod} ${opened().op.path}`;
+      return decided().request;
     },
     deniedCode: 'airlock_mutation_denied',
     async scope() {

@@ -232,8 +232,9 @@ async function openApprovals(o: {
     logger: logger.child('approvals'),
   });
   broker.subscribe((e) => {
-    const held = e.type === 'approval-requested' ? heldRecord(e.approval) : undefined;
-    if (!held || e.type !== 'approval-requested') return;
+    if (e.type !== 'approval-requested') return;
+    const held = heldRecord(e.approval);
+    if (!held) return;
     audit.recordApiCall(held).catch((error: Error) => logger.warn(`audit: the held call ${e.approval.id} was not recorded: ${error.message}`));
   });
   const interrupted = await settleInterrupted(audit, { alive: isAlive });
