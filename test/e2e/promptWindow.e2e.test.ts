@@ -6,7 +6,7 @@
 // test/unit/electronShell.test.ts and with the real binary in test/electron.)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { execute } from '../helpers/mcpClients.ts';
 import { startUiFixture, type UiFixture, signedInPage, approvalDialog, chromiumMissing, nav } from '../helpers/browser.ts';
@@ -75,3 +75,58 @@ test(
     await page.context().close();
   },
 );
+
+/** True when the middle of the element is the element itself to a click (nothing, such as the drawer, lies over it). */
+const clickable = (locator: ReturnType<Page['locator']>) =>
+  locator.evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    return el.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2));
+  });
+
+for (const [viewport, colorScheme] of [
+  [{ width: 1400, height: 900 }, 'light'],
+  [{ width: 900, height: 700 }, 'dark'],
+] as const) {
+  test(
+    `at ${viewport.width}×${viewport.height} (${colorScheme}) the drawer never covers a screen's own actions: Settings' Save bar, folded or not, and a screen's last line (issue 39 §1, §13)`,
+    { skip, timeout: 90_000 },
+    async () => {
+      const page = await signedInPage(browser, dataDir, { viewport, colorScheme });
+      const run = execute(client, `const r = await api.events.delete({ path: { eventId: 'evt_cover' } }); return r.error?.code ?? 'sent';`);
+      const drawer = page.getByRole('complementary', { name: 'Held call' });
+      await page.locator('[role="alertdialog"][data-armed="true"]').waitFor({ timeout: 10_000 });
+      await nav(page, 'Settings').click();
+      const form = page.getByRole('form', { name: 'Settings' });
+      await form.getByLabel('Queue size').fill('7');
+      const bar = form.getByRole('group', { name: 'Save settings' });
+      await bar.getByText('1 unsaved change').waitFor();
+      for (const state of ['open', 'folded']) {
+        if (state === 'folded') await drawer.getByRole('button', { name: 'Fold to one line' }).click();
+        for (const name of ['Save changes', 'Discard changes']) {
+          assert.ok(await clickable(bar.getByRole('button', { name })), `"${name}" is not under the drawer (${state})`);
+        }
+      }
+      await bar.getByRole('button', { name: 'Discard changes' }).click();
+      await bar.getByText('No unsaved changes.').waitFor();
+      await drawer.getByRole('button', { name: 'Show the request' }).click();
+      // A screen can be read to its end above the open drawer, which takes at most half a narrow window: Settings,
+      // scrolled to its end, shows its last line above the drawer; every screen keeps the drawer's room at its end.
+      const drawerBox = (await drawer.boundingBox())!;
+      if (viewport.width < 1000) assert.ok(drawerBox.height <= viewport.height / 2, `the drawer takes ${drawerBox.height} of ${viewport.height} px`);
+      await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+      const lastBottom = await bar.evaluate((el) => el.getBoundingClientRect().bottom);
+      assert.ok(lastBottom <= (await drawer.boundingBox())!.y, `Settings' last line (bottom ${lastBottom}) is above the drawer`);
+      for (const screen of ['Rules', 'Activity', 'Overview'] as const) {
+        await nav(page, screen).click();
+        await page.getByRole('heading', { level: 1, name: screen }).waitFor();
+        const room = await page.locator('main').evaluate((main) => parseFloat(getComputedStyle(main).paddingBottom));
+        const top = (await drawer.boundingBox())!.y;
+        assert.ok(room >= viewport.height - top, `${screen} keeps ${room} px at its end for a drawer ${viewport.height - top} px high`);
+      }
+      await page.locator('[role="alertdialog"][data-armed="true"]').waitFor({ timeout: 10_000 });
+      await approvalDialog(page).getByRole('button', { name: 'Deny', exact: true }).click();
+      assert.equal((await run).text, 'airlock_mutation_denied');
+      await page.context().close();
+    },
+  );
+}

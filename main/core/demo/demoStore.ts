@@ -3,7 +3,7 @@
 // creates the database, and never again (deleting them all leaves an empty
 // calendar until `reset`). Lists use keyset cursors, so paging stays exact
 // while events are added or removed, and every filter also applies to `total`.
-import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { transaction } from '../util/sqlite.ts';
 import { randomInt } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
@@ -114,6 +114,17 @@ export function openDemoStore(options: DemoStoreOptions): DemoStore {
   const logger = options.logger ?? silentLogger;
   const db = openDatabase(options.file, now, logger);
 
+  // A list's SQL depends only on which filters it has: each text is compiled once (the set is small; bounded anyway).
+  const statements = new Map<string, StatementSync>();
+  const statement = (sql: string): StatementSync => {
+    let prepared = statements.get(sql);
+    if (!prepared) {
+      if (statements.size >= 128) statements.clear();
+      prepared = db.prepare(sql);
+      statements.set(sql, prepared);
+    }
+    return prepared;
+  };
   const selectOne = db.prepare('SELECT * FROM events WHERE id = ?');
   const read = (id: string): DemoEvent | undefined => {
     const row = selectOne.get(id) as EventRow | undefined;
@@ -121,7 +132,7 @@ export function openDemoStore(options: DemoStoreOptions): DemoStore {
   };
 
   const write = (id: string, input: EventInput, createdMs: number, updatedMs: number): void => {
-    db.prepare(
+    statement(
       `INSERT INTO events (id, title, description, category, city, venue, start_ms, end_ms, price, currency, status, tags, created_ms, updated_ms)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET title = excluded.title, description = excluded.description, category = excluded.category,
@@ -165,7 +176,7 @@ export function openDemoStore(options: DemoStoreOptions): DemoStore {
       if (q.free !== undefined) where.push(q.free ? 'price = 0' : 'price > 0');
 
       const filter = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
-      const { total } = db.prepare(`SELECT COUNT(*) AS total FROM events ${filter}`).get(...params) as { total: number };
+      const { total } = statement(`SELECT COUNT(*) AS total FROM events ${filter}`).get(...params) as { total: number };
 
       const pageWhere = [...where];
       const pageParams = [...params];
@@ -176,9 +187,9 @@ export function openDemoStore(options: DemoStoreOptions): DemoStore {
         pageParams.push(cursor.v, cursor.v, cursor.id);
       }
       const dir = desc ? 'DESC' : 'ASC';
-      const rows = db
-        .prepare(`SELECT * FROM events ${pageWhere.length > 0 ? `WHERE ${pageWhere.join(' AND ')}` : ''} ORDER BY ${column} ${dir}, id ${dir} LIMIT ?`)
-        .all(...pageParams, limit + 1) as unknown as EventRow[];
+      const rows = statement(
+        `SELECT * FROM events ${pageWhere.length > 0 ? `WHERE ${pageWhere.join(' AND ')}` : ''} ORDER BY ${column} ${dir}, id ${dir} LIMIT ?`,
+      ).all(...pageParams, limit + 1) as unknown as EventRow[];
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       const after = rows.length > limit && last ? encodeCursor({ s: sort, v: last[column] as number | string, id: last.id }) : null;
@@ -213,7 +224,7 @@ export function openDemoStore(options: DemoStoreOptions): DemoStore {
     },
 
     delete(id) {
-      return Number(db.prepare('DELETE FROM events WHERE id = ?').run(id).changes) > 0;
+      return Number(statement('DELETE FROM events WHERE id = ?').run(id).changes) > 0;
     },
 
     categories() {

@@ -7,7 +7,8 @@
 // switch lives here (a button in the nav; a bar over every screen while it is
 // on), and so does the banner that says the companion is not answering.
 import { ErrorAlert } from '../components/Message.tsx';
-import { Suspense, useEffect, useLayoutEffect, useState } from 'react';
+import { Suspense, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { useDrawerSpace } from './drawerSpace.ts';
 import { SCREENS, screenFromHash, type ScreenId } from './routes.ts';
 import { arrive, scrollToPlace } from './screenScroll.ts';
 import { useApprovals } from '../api/useApprovals.ts';
@@ -159,14 +160,18 @@ function Shell() {
 /**
  * The held call over the current screen. It can be folded to one line, to see the screen underneath
  * (Activity's detail, a long form); a new held call unfolds it again. Folding decides nothing.
+ * It never covers the screen's own actions: the screen keeps room for it (drawerSpace.ts), and below
+ * 1000 px it is docked along the bottom of the screen, under the content rather than over it.
  */
 function ApprovalDrawer({ head, count, error, onError }: { head: PendingApproval; count: number; error: string | undefined; onError(message: string): void }) {
   // Folded for this head call while no call is added to the queue: one more held call unfolds it (fewer do not).
   const [foldedAt, setFoldedAt] = useState<{ head: string; count: number } | undefined>();
   const folded = foldedAt !== undefined && foldedAt.head === head.id && count <= foldedAt.count;
   const r = head.request;
+  const drawer = useRef<HTMLElement>(null);
+  useDrawerSpace(drawer);
   return (
-    <aside className={`approval-drawer${folded ? ' folded' : ''}`} aria-label="Held call">
+    <aside ref={drawer} className={`approval-drawer${folded ? ' folded' : ''}`} aria-label="Held call">
       <ErrorAlert error={error} />
       {folded ? (
         <p className="drawer-folded">
