@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { AxeBuilder } from '@axe-core/playwright';
@@ -332,3 +332,45 @@ test('a banner on every screen while the companion is not answering; it goes by 
   await nav(page, 'Overview').click();
   await page.getByRole('heading', { name: 'Get started', level: 2 }).waitFor();
 });
+
+test(
+  'a restart leaves no held call behind: away, nothing shows as held; back, only what the new companion holds (issue 39 §7)',
+  { skip, timeout: 120_000 },
+  async (t) => {
+    const { dir, server, browser, spec } = await setup(t, ['--auth', 'none']);
+    const port = new URL(server.url).port;
+    const client = await httpClient(server.mcpUrl, server.token, 'restart-client');
+    t.after(() => client.close());
+    const page = await signedInPage(browser, dir, { colorScheme: 'dark' });
+    const drawer = page.getByRole('complementary', { name: 'Held call' });
+    const badge = nav(page, 'Approvals').locator('.badge');
+    const held = [
+      execute(client, `await api.items.create({ body: { a: 1 } }); return 'sent';`).catch((e: Error) => e.message),
+      execute(client, `await api.items.delete({ path: { id: 'x' } }); return 'sent';`).catch((e: Error) => e.message),
+    ];
+    await drawer.getByText('Action required · 2 held').waitFor({ timeout: 15_000 });
+    assert.equal(await badge.innerText(), '2');
+
+    await server.stop();
+    await Promise.all(held);
+    await page.getByRole('status').filter({ hasText: 'Airlock is not answering.' }).waitFor({ timeout: 15_000 });
+    await drawer.waitFor({ state: 'detached', timeout: 5_000 });
+    assert.equal(await badge.count(), 0, 'no count while nothing is known to be held');
+
+    const again: Running = runCli(['serve', '--port', port, '--data-dir', dir, '--ui', '--spec', spec, '--auth', 'none']);
+    t.after(() => again.stop());
+    await again.waitFor(/serving .* on http/);
+    await page.goto(await loginLink(dir));
+    await page.locator('main:not(.stale)').waitFor({ timeout: 15_000 });
+    // One call held by the new companion: the drawer shows that one, not the two that died with the old one.
+    const token = readFileSync(join(dir, 'token'), 'utf8').trim();
+    const second = await httpClient(`http://127.0.0.1:${port}/mcp`, token, 'restart-client-2');
+    t.after(() => second.close());
+    const run = execute(second, `const r = await api.items.delete({ path: { id: 'y' } }); return r.error?.code ?? 'sent';`);
+    await drawer.getByText('Action required · 1 held').waitFor({ timeout: 15_000 });
+    assert.equal(await badge.innerText(), '1');
+    await page.locator('[role="alertdialog"][data-armed="true"]').waitFor({ timeout: 10_000 });
+    await drawer.getByRole('button', { name: 'Deny', exact: true }).click();
+    assert.equal((await run).text, 'airlock_mutation_denied');
+  },
+);

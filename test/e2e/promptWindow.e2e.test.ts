@@ -80,7 +80,7 @@ test(
 const clickable = (locator: ReturnType<Page['locator']>) =>
   locator.evaluate((el) => {
     const r = el.getBoundingClientRect();
-    return el.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2));
+    return el.contains(el.ownerDocument.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2));
   });
 
 for (const [viewport, colorScheme] of [
@@ -113,13 +113,13 @@ for (const [viewport, colorScheme] of [
       // scrolled to its end, shows its last line above the drawer; every screen keeps the drawer's room at its end.
       const drawerBox = (await drawer.boundingBox())!;
       if (viewport.width < 1000) assert.ok(drawerBox.height <= viewport.height / 2, `the drawer takes ${drawerBox.height} of ${viewport.height} px`);
-      await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+      await page.evaluate('window.scrollTo(0, document.documentElement.scrollHeight)');
       const lastBottom = await bar.evaluate((el) => el.getBoundingClientRect().bottom);
       assert.ok(lastBottom <= (await drawer.boundingBox())!.y, `Settings' last line (bottom ${lastBottom}) is above the drawer`);
       for (const screen of ['Rules', 'Activity', 'Overview'] as const) {
         await nav(page, screen).click();
         await page.getByRole('heading', { level: 1, name: screen }).waitFor();
-        const room = await page.locator('main').evaluate((main) => parseFloat(getComputedStyle(main).paddingBottom));
+        const room = await page.locator('main').evaluate((main) => parseFloat(main.ownerDocument.defaultView!.getComputedStyle(main).paddingBottom));
         const top = (await drawer.boundingBox())!.y;
         assert.ok(room >= viewport.height - top, `${screen} keeps ${room} px at its end for a drawer ${viewport.height - top} px high`);
       }
@@ -130,3 +130,25 @@ for (const [viewport, colorScheme] of [
     },
   );
 }
+
+test('a decision on a call the companion no longer holds says so, and the drawer lists the queue again (issue 39 §7)', { skip, timeout: 60_000 }, async () => {
+  const page = await signedInPage(browser, dataDir);
+  const drawer = page.getByRole('complementary', { name: 'Held call' });
+  const run = execute(client, `const r = await api.events.delete({ path: { eventId: 'evt_gone' } }); return r.error?.code ?? 'sent';`);
+  await page.locator('[role="alertdialog"][data-armed="true"]').waitFor({ timeout: 10_000 });
+  // The page stops hearing events (as when they are lost), and the call is answered elsewhere meanwhile.
+  await page.route('**/ui/api/events**', (route) => route.abort());
+  const control = controlClient(dataDir, fx.server.url);
+  const [held] = await control.call('approvals.list', {});
+  await control.call('approvals.decide', { id: held!.id, decision: 'deny', reason: 'answered elsewhere' });
+  assert.equal((await run).text, 'airlock_mutation_denied');
+  assert.equal(await drawer.count(), 1, 'the page still shows the call it did not hear about');
+  await drawer.getByRole('button', { name: 'Deny', exact: true }).click();
+  const notice = page.getByRole('alert').filter({ hasText: `approval ${held!.id} was already denied` });
+  await notice.waitFor({ timeout: 10_000 });
+  await drawer.waitFor({ state: 'detached', timeout: 10_000 });
+  assert.match(await notice.innerText(), /nothing was changed/);
+  await notice.getByRole('button', { name: 'Dismiss' }).click();
+  await notice.waitFor({ state: 'detached' });
+  await page.context().close();
+});

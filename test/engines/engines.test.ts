@@ -22,8 +22,8 @@ const cases: { name: string; args: string[]; boundary: RegExp; banner?: RegExp; 
     needs: SRT,
   },
   {
-    name: 'node, egress none (bannered)',
-    args: ['--engine', 'node', '--egress', 'none'],
+    name: 'node, egress none (acknowledged, bannered)',
+    args: ['--engine', 'node', '--egress', 'none', '--allow-unrestricted-egress'],
     boundary: /NOT bounded/,
     banner: /WARNING: engine node with egress none/,
   },

@@ -99,7 +99,10 @@ test('serve with a spec that cannot load exits 1 with one clear line', async (t)
   t.after(cleanup);
   const r = await runCliToEnd(['serve', '--port', '0', '--data-dir', dir, '--spec', join(dir, 'nope.yaml')]);
   assert.equal(r.code, 1);
-  assert.match(r.stderr, /airlock: cannot read OpenAPI document .*nope\.yaml: ENOENT \(check the --spec path\)/);
+  assert.match(
+    r.stderr,
+    /airlock: cannot read OpenAPI document .*nope\.yaml: ENOENT \(check the path of the document \(the APIs screen's "OpenAPI document" field, or --spec\)\)/,
+  );
 });
 
 test('doctor reports where each setting came from, and its text and --json agree on every check', async (t) => {

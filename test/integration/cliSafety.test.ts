@@ -121,4 +121,8 @@ test('serve refuses an invalid engine × egress combination before starting anyt
   const deno = await runCliToEnd(['serve', '--port', '0', '--data-dir', dir, '--engine', 'deno', '--egress', 'none']);
   assert.equal(deno.code, 2);
   assert.match(deno.stderr, /--allow-unrestricted-egress/);
+  // Node with no boundary is treated as Deno with none (issue 39 §10).
+  const node = await runCliToEnd(['serve', '--port', '0', '--data-dir', dir, '--engine', 'node', '--egress', 'none']);
+  assert.equal(node.code, 2);
+  assert.match(node.stderr, /engine node with egress none .*--allow-unrestricted-egress/);
 });

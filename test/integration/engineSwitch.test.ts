@@ -4,8 +4,6 @@
 // next run without a restart and is saved for the next start.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { serve } from '../helpers/processes.ts';
 import { execute } from '../helpers/mcpClients.ts';
 import { controlClient } from '../helpers/control.ts';
@@ -25,6 +23,8 @@ test('the grid shows every combination; an invalid one is refused with its reaso
   assert.match(cell('quickjs', 'wrapper').reason!, /QuickJS has no network at all/);
   assert.equal(cell('node', 'executor').state, 'invalid');
   assert.ok(['needs-acknowledgement', 'needs-install'].includes(cell('deno', 'none').state));
+  // Node with no boundary as Deno with none (issue 39 §10): both need the acknowledgement.
+  assert.equal(cell('node', 'none').state, 'needs-acknowledgement');
   assert.match(cell('node', 'none').banner!, /cannot scope the network/);
   assert.notEqual(cell('deno', 'executor').policy.fingerprint, cell('node', 'wrapper').policy.fingerprint);
 
@@ -36,14 +36,20 @@ test('the grid shows every combination; an invalid one is refused with its reaso
   });
   assert.equal((await control.call('status', {})).engine, 'quickjs', 'a refused cell changes nothing');
 
-  const applied = await control.call('engine.apply', { engine: 'node', egress: 'none' });
+  await assert.rejects(
+    control.call('engine.apply', { engine: 'node', egress: 'none' }),
+    (e: unknown) => e instanceof ControlError && /acknowledge/.test(`${e.message} ${e.hint ?? ''}`),
+    'not without the acknowledgement',
+  );
+  const applied = await control.call('engine.apply', { engine: 'node', egress: 'none', acknowledgeUnrestricted: true });
   assert.equal(applied.engine, 'node');
   assert.match(applied.banner!, /cannot scope the network/);
   const status = await control.call('status', {});
   assert.equal(status.engine, 'node');
   assert.equal(status.egress, 'none');
   assert.equal((await execute(client, 'return typeof setTimeout')).text, 'function', 'the next run is a Node subprocess');
-  assert.deepEqual(JSON.parse(readFileSync(join(dir, 'settings.json'), 'utf8')), { engine: 'node', egress: 'none' });
+  // Acknowledged for this run of the companion only, as Deno's: not saved (it would need the flag at every start).
+  assert.equal(applied.saved, false);
 
   await control.call('engine.apply', { engine: 'quickjs', egress: 'executor' });
   assert.equal((await execute(client, 'return typeof setTimeout')).text, 'undefined', 'back on QuickJS');

@@ -43,7 +43,7 @@ export const SANDBOX_SETTINGS = [
     persist: false,
     live: false,
     defaultValue: false,
-    description: 'accept --engine deno --egress none (sandboxed code can reach any host)',
+    description: 'accept --egress none with --engine deno or node (sandboxed code can reach any host)',
   }),
   def({
     key: 'timeoutMs',

@@ -76,7 +76,7 @@ export async function readDocumentSource(source: string, options: LoadOptions): 
   } catch (error) {
     if (error instanceof AirlockError) throw error;
     throw new AirlockError('spec', `cannot read OpenAPI document ${location}: ${(error as NodeJS.ErrnoException).code ?? errorMessage(error)}`, {
-      hint: 'check the --spec path',
+      hint: 'check the path of the document (the APIs screen\'s "OpenAPI document" field, or --spec)',
     });
   }
 }
@@ -210,7 +210,7 @@ async function readUrl(url: string, options: LoadOptions, logger: Logger): Promi
       return { text: cached.text, origin: { kind: 'url', location: url, cacheFile, fetchedAt: cached.fetchedAt, fromCache: true } };
     }
     throw new AirlockError('network', `cannot fetch OpenAPI document ${url}: ${errorMessage(error)}`, {
-      hint: 'check the network, or pass --spec with a local file',
+      hint: 'check the network, or give a local file instead (the APIs screen\'s "OpenAPI document" field, or --spec)',
       cause: error,
     });
   }

@@ -50,7 +50,8 @@ export async function createEngine(req: EngineRequest): Promise<SandboxEngine> {
         const { findDeno } = await import('../sandbox/deno/findDeno.ts');
         const { createDenoEngine } = await import('../sandbox/deno/denoEngine.ts');
         const deno = findDeno();
-        if (!deno.found) throw new AirlockError('config', `engine deno: ${deno.reason}`, { hint: 'install Deno, or use --engine quickjs' });
+        if (!deno.found)
+          throw new AirlockError('config', `engine deno: ${deno.reason}`, { hint: 'install Deno, or choose QuickJS (the Engine screen, or --engine quickjs)' });
         log.info(`deno ${deno.version} from ${deno.source} (${deno.path})`);
         return createDenoEngine({ proxy: await req.proxy(), logger: log, egress: req.network, denoPath: deno.path, denoDir: req.paths.denoDir, srt });
       }

@@ -7,7 +7,8 @@
 // status call, then every few seconds until it answers); a 401 after a
 // restart makes it 'signed-out'. When it answers again the connection's
 // epoch goes up and every useCall reloads, so nothing stale is left shown as
-// current. A login link opened in this tab (#login=…) signs in again.
+// current. So it does when a status shows another companion than the last
+// one (it restarted between two checks, and was never seen away). A login link opened in this tab (#login=…) signs in again.
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { ControlError, type ControlApi } from '../../../contract/controlApi.ts';
 import type { ControlEvent } from '../../../contract/events.ts';
@@ -53,10 +54,14 @@ export function ControlProvider({ api, children }: { api: ControlApi; children: 
   const [connection, setConnection] = useState<Connection>({ state: 'ok', epoch: 0 });
   const lastAnswerAt = useRef<number | undefined>(undefined);
   const startCommand = useRef<string | undefined>(undefined);
+  /** Which companion answered the last status (its pid and start time). */
+  const companion = useRef<string | undefined>(undefined);
 
-  const answered = useCallback(() => {
+  const answered = useCallback((restarted = false) => {
     lastAnswerAt.current = Date.now();
-    setConnection((c) => (c.state === 'ok' ? c : { state: 'ok', epoch: c.epoch + 1, ...(startCommand.current ? { startCommand: startCommand.current } : {}) }));
+    setConnection((c) =>
+      c.state === 'ok' && !restarted ? c : { state: 'ok', epoch: c.epoch + 1, ...(startCommand.current ? { startCommand: startCommand.current } : {}) },
+    );
   }, []);
   const away = useCallback((state: 'down' | 'signed-out') => {
     setConnection((c) =>
@@ -74,8 +79,15 @@ export function ControlProvider({ api, children }: { api: ControlApi; children: 
     <T,>(promise: Promise<T>, method: string): Promise<T> =>
       promise.then(
         (value) => {
-          if (method === 'status') startCommand.current = (value as Status).startCommand;
-          answered();
+          let restarted = false;
+          if (method === 'status') {
+            const status = value as Status;
+            startCommand.current = status.startCommand;
+            const which = `${status.pid}@${status.startedAt}`;
+            restarted = companion.current !== undefined && companion.current !== which;
+            companion.current = which;
+          }
+          answered(restarted);
           return value;
         },
         (error: unknown) => {

@@ -7,6 +7,7 @@
 // switch lives here (a button in the nav; a bar over every screen while it is
 // on), and so does the banner that says the companion is not answering.
 import { ErrorAlert } from '../components/Message.tsx';
+import { InlineText } from '../components/InlineText.tsx';
 import { Suspense, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useDrawerSpace } from './drawerSpace.ts';
 import { SCREENS, screenFromHash, type ScreenId } from './routes.ts';
@@ -92,6 +93,7 @@ function Shell() {
     document.title = count > 0 ? `(${count}) Airlock — ${waiting.toLowerCase()}` : 'Airlock';
   }, [count, waiting]);
   const head = approvals.pending[0];
+  const drawerShown = head !== undefined && screen !== 'approvals';
   const ActivityScreen = activityScreen.get();
   const LogsScreen = logsScreen.get();
   return (
@@ -131,6 +133,15 @@ function Shell() {
         <div className="shell-bars">
           <ConnectionBanner connection={connection} />
           <KillSwitchBar status={status} focus={killFocus} setFocus={setKillFocus} />
+          {promptError && !drawerShown ? (
+            // What became of an answer given in the drawer that is gone now (its call was no longer held).
+            <div className="prompt-notice" role="alert">
+              <InlineText text={promptError} />{' '}
+              <button type="button" onClick={() => setPromptError(undefined)}>
+                Dismiss
+              </button>
+            </div>
+          ) : null}
         </div>
         <main id="main" tabIndex={-1} className={stale ? 'stale' : undefined} aria-describedby={stale ? CONNECTION_BANNER_ID : undefined}>
           <ScreenBoundary title={SCREENS.find((x) => x.id === screen)?.label ?? ''} resetKey={`${screen}:${connection.epoch}`} away={stale}>
@@ -152,7 +163,7 @@ function Shell() {
       <p className="visually-hidden" role="status" aria-live="polite">
         {waiting}
       </p>
-      {head && screen !== 'approvals' ? <ApprovalDrawer head={head} count={count} error={promptError} onError={setPromptError} /> : null}
+      {head && drawerShown ? <ApprovalDrawer head={head} count={count} error={promptError} onError={setPromptError} onGone={approvals.resync} /> : null}
     </div>
   );
 }
@@ -163,7 +174,19 @@ function Shell() {
  * It never covers the screen's own actions: the screen keeps room for it (drawerSpace.ts), and below
  * 1000 px it is docked along the bottom of the screen, under the content rather than over it.
  */
-function ApprovalDrawer({ head, count, error, onError }: { head: PendingApproval; count: number; error: string | undefined; onError(message: string): void }) {
+function ApprovalDrawer({
+  head,
+  count,
+  error,
+  onError,
+  onGone,
+}: {
+  head: PendingApproval;
+  count: number;
+  error: string | undefined;
+  onError(message: string): void;
+  onGone(): void;
+}) {
   // Folded for this head call while no call is added to the queue: one more held call unfolds it (fewer do not).
   const [foldedAt, setFoldedAt] = useState<{ head: string; count: number } | undefined>();
   const folded = foldedAt !== undefined && foldedAt.head === head.id && count <= foldedAt.count;
@@ -185,7 +208,7 @@ function ApprovalDrawer({ head, count, error, onError }: { head: PendingApproval
           <button type="button" className="drawer-fold" aria-expanded="true" onClick={() => setFoldedAt({ head: head.id, count })}>
             Fold to one line
           </button>
-          <HeadItem key={head.id} head={head} count={count} onError={onError} />
+          <HeadItem key={head.id} head={head} count={count} onError={onError} onGone={onGone} />
         </>
       )}
     </aside>

@@ -24,7 +24,7 @@ export function PromptWindow() {
     <main id="main" className="prompt-window">
       <ErrorAlert error={error} />
       {head ? (
-        <HeadItem key={head.id} head={head} count={count} onError={setError} />
+        <HeadItem key={head.id} head={head} count={count} onError={setError} onGone={approvals.resync} />
       ) : (
         <p role="status">{approvals.loaded ? 'Nothing waits for you. This window closes by itself.' : 'Loading…'}</p>
       )}

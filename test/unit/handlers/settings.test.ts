@@ -164,6 +164,7 @@ test('settings.update refuses an engine × network pair the next start would ref
   for (const values of [
     { engine: 'quickjs', egress: 'none' },
     { engine: 'deno', egress: 'none' },
+    { engine: 'node', egress: 'none' },
   ]) {
     await assert.rejects(invoke(s.handlers, 'settings.update', { values }), (error: unknown) => {
       assert.ok(error instanceof AirlockError && error.code === 'bad_input', String(error));

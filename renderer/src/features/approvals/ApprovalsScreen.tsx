@@ -24,7 +24,7 @@ import { useEffect, useRef, useState } from 'react';
 import { requestLine, requestTarget, type ApproveScope, type PendingApproval } from '../../../../contract/approvals.ts';
 import { ControlError } from '../../../../contract/controlApi.ts';
 import { useControl } from '../../api/ControlProvider.tsx';
-import type { Settled } from '../../api/useApprovals.ts';
+import type { Approvals } from '../../api/useApprovals.ts';
 import { RequestDetails } from './RequestDetails.tsx';
 import { useCountdown, formatSeconds } from './useCountdown.ts';
 import { GrantsList } from './GrantsList.tsx';
@@ -47,7 +47,7 @@ function NotificationsNotice() {
 }
 
 interface Props {
-  approvals: { pending: PendingApproval[]; settled: Settled[]; loaded: boolean };
+  approvals: Approvals;
 }
 
 const arrivals = new Map<string, number>();
@@ -69,11 +69,14 @@ export function HeadItem({
   head,
   count,
   onError,
+  onGone,
   landing = 'decision',
 }: {
   head: PendingApproval;
   count: number;
   onError(message: string): void;
+  /** The companion no longer holds this call (it restarted, or the call was answered or ended elsewhere): list the queue again. */
+  onGone(): void;
   landing?: Landing;
 }) {
   const { api } = useControl();
@@ -161,8 +164,18 @@ export function HeadItem({
         ...(decision === 'deny' && reason.trim() ? { reason: reason.trim() } : {}),
       });
     } catch (error) {
-      onError(error instanceof ControlError ? error.message : String(error));
       setBusy(false);
+      if (error instanceof ControlError && (error.code === 'not_found' || error.code === 'conflict')) {
+        // Said in words, never taken for the answer: the call this prompt showed is not held any more.
+        onError(
+          error.code === 'not_found'
+            ? `${requestTarget(r)} is no longer held (the companion restarted, or the call ended): your answer was not needed, and nothing was sent because of it.`
+            : error.message,
+        );
+        onGone();
+        return;
+      }
+      onError(error instanceof ControlError ? error.message : String(error));
     }
   };
 
@@ -307,7 +320,7 @@ export function HeadItem({
 export function ApprovalsScreen({ approvals }: Props) {
   const { api } = useControl();
   const [error, setError] = useState<string | undefined>();
-  const { pending, settled, loaded } = approvals;
+  const { pending, settled, loaded, resync } = approvals;
   const head = pending[0];
   // The call held when this screen was opened (null: none), known once the queue is.
   const [openedWith, setOpenedWith] = useState<string | null | undefined>(() => (loaded ? (head?.id ?? null) : undefined));
@@ -320,7 +333,16 @@ export function ApprovalsScreen({ approvals }: Props) {
         {pending.length === 0 ? 'Nothing is waiting for you.' : `${pending.length} ${pending.length === 1 ? 'call waits' : 'calls wait'} for your answer.`}
       </p>
       <ErrorAlert error={error} />
-      {head ? <HeadItem key={head.id} head={head} count={pending.length} onError={setError} landing={head.id === openedWith ? 'heading' : 'decision'} /> : null}
+      {head ? (
+        <HeadItem
+          key={head.id}
+          head={head}
+          count={pending.length}
+          onError={setError}
+          onGone={resync}
+          landing={head.id === openedWith ? 'heading' : 'decision'}
+        />
+      ) : null}
       {pending.length > 1 ? (
         <section aria-labelledby="queue-title">
           <h2 id="queue-title">Also waiting (oldest first)</h2>
