@@ -61,7 +61,9 @@ export function createNodeEngine(options: NodeEngineOptions): SubprocessEngine {
   const log = (options.logger ?? silentLogger).child('node-engine');
   const egress = options.egress as string;
   if (egress !== 'wrapper' && egress !== 'none') {
-    throw new Error(`the node engine cannot run with egress ${egress}: Node's permission model cannot scope the network (use wrapper, or none once acknowledged)`);
+    throw new Error(
+      `the node engine cannot run with egress ${egress}: Node's permission model cannot scope the network (use wrapper, or none once acknowledged)`,
+    );
   }
   const nodePath = options.nodePath ?? process.execPath;
   const version = nodeVersion(nodePath);
