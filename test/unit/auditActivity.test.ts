@@ -1,5 +1,6 @@
-// What Activity reads from the audit store: a run that had a call denied or
-// refused is recorded as such, not "ok"; an API call names its client and
+// What Activity reads from the audit store: a run keeps its own outcome (a
+// run that finished is "ok", as its log line says) and a call the gate did
+// not let through carries its own; an API call names its client and
 // profile itself (found by those filters even before its run's tool record
 // is written); an execute names its engine; both CSV exports carry them.
 import { test } from 'node:test';
@@ -46,23 +47,26 @@ const tool = (runId: string, overrides: Partial<ToolCallInput> = {}): ToolCallIn
 });
 
 test(
-  'a run that finished with a call denied or refused is recorded as denied or refused; other outcomes stay as they are',
+  'a run keeps its own outcome, as its log line says; a call the gate did not let through carries its own (issue 39 §9)',
   withStore(async (store) => {
     await store.recordApiCall(api('r-denied', { decision: 'read', method: 'GET', operationId: 'events.list' }));
-    await store.recordApiCall(api('r-denied', { decision: 'denied', status: 0, error: 'not approved' }));
-    await store.recordApiCall(api('r-denied', { decision: 'refused', status: 0, error: 'rate limited' }));
-    assert.equal((await store.recordToolCall(tool('r-denied'))).outcome, 'denied');
-    await store.recordApiCall(api('r-refused', { decision: 'refused', status: 0, error: 'read-only' }));
-    assert.equal((await store.recordToolCall(tool('r-refused'))).outcome, 'refused');
-    await store.recordApiCall(api('r-ok'));
+    const denied = await store.recordApiCall(api('r-denied', { decision: 'denied', status: 0, error: 'not approved' }));
+    const refused = await store.recordApiCall(api('r-denied', { decision: 'refused', status: 0, error: 'rate limited' }));
+    assert.equal((await store.recordToolCall(tool('r-denied'))).outcome, 'ok', 'the run finished');
+    assert.deepEqual([denied.outcome, refused.outcome], ['denied', 'refused']);
     await store.recordApiCall(api('r-ok', { status: 404, decision: 'read', method: 'GET' }));
     assert.equal((await store.recordToolCall(tool('r-ok'))).outcome, 'ok', 'an HTTP error the script handled leaves the run ok');
     await store.recordApiCall(api('r-timeout', { decision: 'denied', status: 0 }));
     assert.equal((await store.recordToolCall(tool('r-timeout', { outcome: 'timeout' }))).outcome, 'timeout', 'a failed run keeps its own outcome');
+    // The outcome filter finds the calls that were stopped, each with its run.
     assert.deepEqual(
-      store.query({ outcome: 'denied', kind: 'tool' }).records.map((r) => r.kind === 'tool' && r.runId),
-      ['r-denied'],
+      store.query({ outcome: 'denied' }).records.map((r) => [r.kind, r.kind === 'api' ? r.runId : '']),
+      [
+        ['api', 'r-timeout'],
+        ['api', 'r-denied'],
+      ],
     );
+    assert.equal(store.query({ outcome: 'denied', kind: 'tool' }).records.length, 0);
     assert.equal(store.verify().ok, true);
   }),
 );

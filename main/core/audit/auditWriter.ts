@@ -123,14 +123,6 @@ export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
   );
   const linkRun = db.prepare("UPDATE records SET client_name = ?, tool = ? WHERE kind = 'api' AND run_id = ?");
   const runTool: RunToolLookup = (runId) => (runId === null ? undefined : (selectRunTool.get(runId) as RunTool | undefined));
-  // A run's API calls are recorded before its tool record: what the gate decided about them, for the run's outcome.
-  const selectRunDecisions = db.prepare("SELECT DISTINCT outcome FROM records WHERE kind = 'api' AND run_id = ?");
-  /** A run that finished but had a call denied or refused is not "ok": it says which (denied first). */
-  const runOutcome = (outcome: string, runId: string | undefined): string => {
-    if (outcome !== 'ok' || runId === undefined) return outcome;
-    const seen = new Set((selectRunDecisions.all(runId) as { outcome: string }[]).map((r) => r.outcome));
-    return seen.has('denied') ? 'denied' : seen.has('refused') ? 'refused' : outcome;
-  };
 
   function appendInTransaction(make: MakeBody): AuditEntry {
     const chain = chainRow();
@@ -246,7 +238,8 @@ export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
         seq,
         time: isoTime(input.time) ?? recordedAt,
         recordedAt,
-        outcome: runOutcome(nonEmpty(input.outcome, 'unknown'), optionalString(input.runId)),
+        // The run's own outcome, as its log line says: a call the gate did not let through carries its own (issue 39 §9).
+        outcome: nonEmpty(input.outcome, 'unknown'),
         clientName: optionalString(input.clientName),
         clientVersion: optionalString(input.clientVersion),
         transport: input.transport,

@@ -13,6 +13,7 @@ import { exportRecords, type ExportFormat } from './exportRecords.ts';
 import { useControl } from '../../api/ControlProvider.tsx';
 import { useControlEvents } from '../../api/hooks.ts';
 import { RecordDetail } from './RecordDetail.tsx';
+import { groupByRun, stoppedCalls } from './groupRecords.ts';
 import './Activity.css';
 import { messageOf } from '../../../../contract/values.ts';
 
@@ -89,8 +90,9 @@ function pathOf(url: string): string {
   }
 }
 
-function summary(r: AuditRecord): string {
-  if (r.kind === 'tool') return `${r.tool} by ${r.clientName ?? 'unnamed client'} — ${r.outcome}`;
+/** One row's words; a run's own outcome, then what the gate did not let through among its calls (`stopped`). */
+function summary(r: AuditRecord, stopped = ''): string {
+  if (r.kind === 'tool') return `${r.tool} by ${r.clientName ?? 'unnamed client'} — ${r.outcome}${stopped ? ` (${stopped})` : ''}`;
   if (r.kind === 'api') {
     const who = [r.clientName, r.profile ? `profile ${r.profile}` : undefined].filter(Boolean).join(' · ');
     // The origin is always the profile's: the path says which resource, and the detail has the full URL.
@@ -147,7 +149,9 @@ export default function ActivityScreen() {
     const fresh = events.flatMap((e) => (e.type === 'audit' ? [e.record] : []));
     if (fresh.length > 0 && !filtered) setRecords((current) => [...fresh.reverse(), ...current]);
   });
-  const rows = useVirtualizer({ count: records.length, getScrollElement: () => parent.current, estimateSize: () => 32, overscan: 12 });
+  // Each call under its run (groupRecords.ts): the rows, in the order shown.
+  const shown = useMemo(() => groupByRun(records), [records]);
+  const rows = useVirtualizer({ count: shown.length, getScrollElement: () => parent.current, estimateSize: () => 32, overscan: 12 });
   return (
     <div className="screen activity">
       <h1>Activity</h1>
@@ -216,7 +220,7 @@ export default function ActivityScreen() {
         <div ref={parent} className="rows" role="list" aria-label={`Audit records (${records.length} loaded)`} tabIndex={0}>
           <div style={{ height: rows.getTotalSize(), position: 'relative' }}>
             {rows.getVirtualItems().map((v) => {
-              const r = records[v.index]!;
+              const r = shown[v.index]!;
               return (
                 <div
                   key={r.seq}
@@ -229,7 +233,7 @@ export default function ActivityScreen() {
                       #{r.seq} {new Date(r.time).toLocaleTimeString()}
                     </span>{' '}
                     {r.kind === 'api' ? '↳ ' : ''}
-                    {summary(r)}
+                    {summary(r, r.kind === 'tool' ? stoppedCalls(records, r.runId) : '')}
                   </button>
                 </div>
               );
