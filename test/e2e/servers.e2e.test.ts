@@ -576,3 +576,56 @@ test('with no server, the screen says how to add one, with the line to copy', { 
   assert.equal(await page.evaluate('navigator.clipboard.readText()'), 'airlock servers add NAME -- COMMAND [ARGS…]');
   assert.deepEqual(await axeProblems(), []);
 });
+
+test(
+  "with nowhere to keep their keys, a client's server with inline values says so before any preview, with what works; one without can still move (issue 39 §8)",
+  { skip: skip || (process.platform === 'linux' ? false : 'the keychain is made missing by taking away the D-Bus session (Linux)'), timeout: 90_000 },
+  async (t) => {
+    const { dir, cleanup: done } = tempDir();
+    t.after(done);
+    const home = join(dir, 'home');
+    const file = join(home, '.config', 'Claude', 'claude_desktop_config.json');
+    mkdirSync(join(home, '.config', 'Claude'), { recursive: true });
+    const original =
+      JSON.stringify(
+        {
+          mcpServers: {
+            tokened: { command: process.execPath, args: [TEST_SERVER], env: { API_TOKEN: NOTES_VALUE } },
+            plain: { command: process.execPath, args: [TEST_SERVER] },
+          },
+        },
+        null,
+        2,
+      ) + '\n';
+    writeFileSync(file, original);
+    // No session bus and no --secret-store file: no key store at all.
+    const bare = await serve(dir, ['--ui'], { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), DBUS_SESSION_BUS_ADDRESS: undefined });
+    t.after(() => bare.stop());
+    const own = await launchBrowser();
+    t.after(() => own.close());
+    const p = await signedInPage(own, dir, { colorScheme: 'dark' });
+    await p.getByRole('navigation', { name: 'Airlock' }).getByRole('link', { name: 'Servers' }).click();
+    const claude = p.getByRole('region', { name: 'Claude Desktop', exact: true });
+    await claude.waitFor({ timeout: 15_000 });
+    const tokened = claude.getByRole('checkbox', { name: /^tokened/ });
+    assert.equal(await tokened.isDisabled(), true, 'it cannot be picked, so no preview promises what cannot happen');
+    const said = await claude.locator('li', { has: p.getByRole('checkbox', { name: /^tokened/ }) }).innerText();
+    assert.match(said, /Cannot move: its API_TOKEN would go into the key store, which cannot be used here/);
+    assert.match(said, /choose "File in the data dir" for "Where API keys live" in Settings, or start Airlock with --secret-store file/);
+    assert.doesNotMatch(said, /moves into the key store/);
+    assert.doesNotMatch(said, new RegExp(NOTES_VALUE));
+    // The one with nothing inline moves as usual.
+    await claude.getByRole('checkbox', { name: /^plain/ }).check();
+    await claude.getByRole('button', { name: 'Preview the move from Claude Desktop' }).click();
+    const shown = claude.getByRole('group', { name: 'The preview of the move from Claude Desktop' });
+    await shown.waitFor({ timeout: 15_000 });
+    assert.match(await shown.innerText(), /Moving behind Airlock: plain\./);
+    assert.deepEqual(await axeProblemsOf(p), [], 'axe clean, with the refusal shown');
+    assert.equal(readFileSync(file, 'utf8'), original, 'nothing written by the preview');
+  },
+);
+
+async function axeProblemsOf(p: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page: p }).analyze();
+  return results.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}

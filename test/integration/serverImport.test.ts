@@ -83,3 +83,48 @@ test("a client's servers are listed, previewed, moved behind Airlock with their 
   assert.equal(undone.code, 0, undone.stderr);
   assert.equal(readFileSync(file, 'utf8'), original, 'undo gives the client its file back');
 });
+
+test(
+  'with no usable key store, a server with inline values is refused before any change, saying what works; one without moves (issue 39 §8)',
+  { ...T, skip: process.platform === 'linux' ? false : 'the keychain is made missing by taking away the D-Bus session (Linux)' },
+  async (t) => {
+    const { dir, cleanup } = tempDir('airlock-import-nokeys-');
+    t.after(cleanup);
+    const home = join(dir, 'home');
+    const data = join(dir, 'data');
+    mkdirSync(home);
+    // No session bus: no keychain, and no --secret-store file.
+    const env = { HOME: home, XDG_CONFIG_HOME: undefined, APPDATA: undefined, DBUS_SESSION_BUS_ADDRESS: undefined };
+    const file = clientFiles({ home, platform: 'linux', env: {} }).install(
+      'claude-desktop',
+      JSON.stringify(
+        {
+          mcpServers: { tokened: { command: 'npx', args: ['-y', 'some-server'], env: { API_TOKEN: TOKEN } }, plain: { command: 'npx', args: ['-y', 'other'] } },
+        },
+        null,
+        2,
+      ),
+    );
+    const original = readFileSync(file, 'utf8');
+    const cli = (args: string[]) => runCliToEnd([...args, '--data-dir', data], { env, timeoutMs: 60_000 });
+
+    const listed = await cli(['servers', 'import']);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(
+      listed.stdout,
+      /tokened: cannot be moved: its API_TOKEN would go into the key store, which cannot be used here \(.+\)\. .*in Settings, or start Airlock with `--secret-store file`/,
+    );
+    assert.match(listed.stdout, /plain → plain: npx -y other\n/);
+
+    const refused = await cli(['servers', 'import', 'claude-desktop', '--server', 'tokened', '--yes']);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stdout, /tokened: not moved: its API_TOKEN would go into the key store, which cannot be used here/);
+    assert.doesNotMatch(refused.stdout, /org\.freedesktop|DBus\.Error/, `never the raw D-Bus text as the reason:\n${refused.stdout}`);
+    assert.equal(readFileSync(file, 'utf8'), original, "the client's file is untouched");
+    assert.equal(existsSync(join(data, 'servers.json')), false, 'nothing added');
+
+    const moved = await cli(['servers', 'import', 'claude-desktop', '--server', 'plain', '--yes']);
+    assert.equal(moved.code, 0, moved.stdout + moved.stderr);
+    assert.match(moved.stdout, /Moved plain behind Airlock/);
+  },
+);

@@ -361,11 +361,17 @@ export interface ImportOptions {
  * file, which keeps one entry: Airlock (previewed, backed up; `airlock clients undo CLIENT` restores it).
  */
 export async function serversImport(ctx: CliContext, client: string | undefined, o: ImportOptions): Promise<number> {
-  const [{ machineRegistrar }, { importCandidate, planImport, carryOut }, { CLIENTS }] = await Promise.all([
+  const [{ machineRegistrar }, { importCandidate, keyStoreProblem, planImport, carryOut }, { CLIENTS }, { describeSecretStore }] = await Promise.all([
     import('../../core/clients/machineRegistrar.ts'),
     import('../../core/upstream/serverImport.ts'),
     import('../../core/clients/clientCatalog.ts'),
+    import('../../core/secrets/secretStoreView.ts'),
   ]);
+  // Where inline values would go: a server with some cannot move while that store cannot be used (said before any change).
+  const keys = secretStoreFor(ctx);
+  const probe = await keys.probe();
+  const view = describeSecretStore({ kind: keys.kind, probe });
+  const unusable = view.available ? undefined : (view.problem ?? view.detail);
   const registrar = machineRegistrar(ctx.settings.dataDir);
   const store = storeOf(ctx);
   if (!client) {
@@ -377,11 +383,12 @@ export async function serversImport(ctx: CliContext, client: string | undefined,
       process.stdout.write(`${label} (${d.id}, ${file}):\n`);
       for (const [from, raw] of Object.entries(entries)) {
         const c = importCandidate(from, raw);
+        c.problem ??= keyStoreProblem(Object.keys(c.secrets), unusable);
         const secrets = Object.keys(c.secrets).length;
         process.stdout.write(
-          c.entry
+          c.entry && !c.problem
             ? `  ${printable(from)} → ${c.name}: ${printable(serverTarget(c.entry))}${secrets > 0 ? ` (${secrets} inline value${secrets === 1 ? '' : 's'} → the key store)` : ''}\n`
-            : `  ${printable(from)}: cannot be moved: ${printable(c.problem!)}\n`,
+            : `  ${printable(from)}: cannot be moved: ${printable(c.problem ?? 'it cannot be read')}\n`,
         );
       }
     }
@@ -392,7 +399,7 @@ export async function serversImport(ctx: CliContext, client: string | undefined,
     );
     return 0;
   }
-  const plan = await planImport(registrar, new Set(store.list().map((s) => s.name)), client, { all: o.all === true, servers: o.server });
+  const plan = await planImport(registrar, new Set(store.list().map((s) => s.name)), client, { all: o.all === true, servers: o.server }, unusable);
   for (const c of plan.refused) process.stdout.write(`${printable(c.from)}: not moved: ${printable(c.problem!)}\n`);
   if (plan.moving.length === 0) return 1;
   for (const c of plan.moving) {
@@ -418,7 +425,7 @@ export async function serversImport(ctx: CliContext, client: string | undefined,
       return 1;
     }
   }
-  const done = await carryOut(plan, registrar, store, secretStoreFor(ctx));
+  const done = await carryOut(plan, registrar, store, keys);
   process.stdout.write(
     `Moved ${plan.moving.map((c) => c.name).join(', ')} behind Airlock${done.backup ? ` (the client's file was backed up: airlock clients undo ${client} restores it)` : ''}. ${plan.label}: ${done.afterwards}.\n`,
   );

@@ -14,7 +14,7 @@ import { OAUTH_SECRET } from '../upstream/oauthProvider.ts';
 import { browserAuthorize } from '../upstream/oauthBrowserFlow.ts';
 import { serverProfile } from '../../../contract/calls.ts';
 import { addFromJson, removeServer } from '../upstream/serverAdmin.ts';
-import { carryOut, importCandidate, planImport } from '../upstream/serverImport.ts';
+import { carryOut, importCandidate, keyStoreProblem, planImport } from '../upstream/serverImport.ts';
 import type { ServerReview, ServerView } from '../../../contract/servers.ts';
 import type { Services } from './services.ts';
 
@@ -26,6 +26,11 @@ export function createServerHandlers(c: ServerHandlerServices): Pick<ControlHand
   const store = c.serverEntries;
   const pins = c.serverReviews;
   const registrarOf = async () => (await import('../clients/machineRegistrar.ts')).machineRegistrar(c.info.paths.root);
+  /** Why the key store cannot be used (its own words), when it cannot: servers with inline values then cannot move. */
+  const keyStoreUnusable = (): string | undefined => {
+    const view = c.keys.credentials.secretStore;
+    return view.available ? undefined : (view.problem ?? view.detail);
+  };
   const log = c.logs.logger;
   const redact = (line: string) => c.logs.redact(line);
 
@@ -130,6 +135,7 @@ export function createServerHandlers(c: ServerHandlerServices): Pick<ControlHand
     },
     'servers.importable': async () => {
       const registrar = await registrarOf();
+      const unusable = keyStoreUnusable();
       const { CLIENTS } = await import('../clients/clientCatalog.ts');
       const out = [];
       for (const d of CLIENTS) {
@@ -149,6 +155,7 @@ export function createServerHandlers(c: ServerHandlerServices): Pick<ControlHand
           ...(file ? { file } : {}),
           servers: Object.entries(entries).map(([from, raw]) => {
             const cand = importCandidate(from, raw);
+            cand.problem ??= keyStoreProblem(Object.keys(cand.secrets), unusable);
             return {
               from,
               name: cand.name,
@@ -164,7 +171,13 @@ export function createServerHandlers(c: ServerHandlerServices): Pick<ControlHand
     },
     'servers.import': async ({ client, servers, all, dryRun, digest }, caller) => {
       const registrar = await registrarOf();
-      const plan = await planImport(registrar, new Set(store.list().map((x) => x.name)), client, { ...(all ? { all } : {}), ...(servers ? { servers } : {}) });
+      const plan = await planImport(
+        registrar,
+        new Set(store.list().map((x) => x.name)),
+        client,
+        { ...(all ? { all } : {}), ...(servers ? { servers } : {}) },
+        keyStoreUnusable(),
+      );
       const base = {
         moved: plan.moving.map((x) => x.name),
         refused: plan.refused.map((x) => ({ from: x.from, problem: x.problem! })),

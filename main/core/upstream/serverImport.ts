@@ -100,6 +100,20 @@ export function importCandidate(from: string, raw: unknown): ImportCandidate {
   return { ...base, entry: parsed.data };
 }
 
+/**
+ * Why a server cannot move while the key store cannot be used: its inline values would have nowhere to go (said
+ * before any preview, with what works instead). undefined when it has none, or when the store can be used.
+ */
+export function keyStoreProblem(secrets: readonly string[], unusable: string | undefined): string | undefined {
+  if (secrets.length === 0 || unusable === undefined) return undefined;
+  return (
+    `its ${secrets.join(', ')} would go into the key store, which cannot be used here (${unusable.replace(/\.$/, '')}). ` +
+    'To keep such values in a plaintext file instead (anyone who can read your files can use them), choose "File in the data dir" for ' +
+    '"Where API keys live" in Settings, or start Airlock with `--secret-store file`, then restart it; or make the keychain work. ' +
+    'A server with no value written inline moves now'
+  );
+}
+
 /** What the import needs of the client registrar (clients/registrar.ts). */
 export interface ImportRegistrar {
   servers(id: string): Promise<{ id: string; label: string; file?: string; entries: Record<string, unknown> }>;
@@ -128,6 +142,8 @@ export async function planImport(
   taken: ReadonlySet<string>,
   client: string,
   pick: { all?: boolean; servers?: readonly string[] },
+  /** Why the key store cannot be used, when it cannot: a server with inline values then cannot move. */
+  keyStoreUnusable?: string,
 ): Promise<ImportPlan> {
   const { label, entries } = await registrar.servers(client);
   const candidates = Object.entries(entries).map(([from, raw]) => importCandidate(from, raw));
@@ -142,8 +158,10 @@ export async function planImport(
       hint: `${label}'s servers: ${candidates.map((c) => c.from).join(', ')}`,
     });
   }
-  for (const c of picked)
+  for (const c of picked) {
     if (!c.problem && taken.has(c.name)) c.problem = `a server named '${c.name}' is behind Airlock already (airlock servers remove ${c.name} first)`;
+    c.problem ??= keyStoreProblem(Object.keys(c.secrets), keyStoreUnusable);
+  }
   const moving = picked.filter((c) => !c.problem);
   const refused = picked.filter((c) => c.problem);
   const diff =

@@ -111,7 +111,9 @@ function ImportClient({ client, taken, onMoved }: { client: ImportableClient; ta
                     </p>
                   ) : null}
                   {s.problem ? (
-                    <p className="warning-text">Cannot move: {printable(s.problem)}</p>
+                    <p className="warning-text">
+                      Cannot move: <InlineText text={printable(s.problem)} />
+                    </p>
                   ) : (
                     <p>
                       {s.secrets.length > 0 ? (
