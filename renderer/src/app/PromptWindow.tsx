@@ -22,6 +22,8 @@ export function PromptWindow() {
   }, [head, count]);
   return (
     <main id="main" className="prompt-window">
+      {/* The page's own heading, for a screen reader's outline; the prompt's title is the h2 under it. */}
+      <h1 className="visually-hidden">Airlock: held calls</h1>
       <ErrorAlert error={error} />
       {head ? (
         <HeadItem key={head.id} head={head} count={count} onError={setError} onGone={approvals.resync} />
