@@ -109,20 +109,35 @@ for (const [viewport, colorScheme] of [
       await bar.getByRole('button', { name: 'Discard changes' }).click();
       await bar.getByText('No unsaved changes.').waitFor();
       await drawer.getByRole('button', { name: 'Show the request' }).click();
-      // A screen can be read to its end above the open drawer, which takes at most half a narrow window: Settings,
-      // scrolled to its end, shows its last line above the drawer; every screen keeps the drawer's room at its end.
+      // A screen can be read to its end beside or above the open drawer, which takes at most half a narrow window:
+      // Settings, scrolled to its end, shows its last line clear of the drawer; every screen is laid out around it
+      // (its column ends before the drawer, or it keeps the drawer's room at its end).
       const drawerBox = (await drawer.boundingBox())!;
       if (viewport.width < 1000) assert.ok(drawerBox.height <= viewport.height / 2, `the drawer takes ${drawerBox.height} of ${viewport.height} px`);
       await page.evaluate('window.scrollTo(0, document.documentElement.scrollHeight)');
-      const lastBottom = await bar.evaluate((el) => el.getBoundingClientRect().bottom);
-      assert.ok(lastBottom <= (await drawer.boundingBox())!.y, `Settings' last line (bottom ${lastBottom}) is above the drawer`);
-      for (const screen of ['Rules', 'Activity', 'Overview'] as const) {
+      const last = (await bar.boundingBox())!;
+      const box = (await drawer.boundingBox())!;
+      assert.ok(
+        last.y + last.height <= box.y || last.x + last.width <= box.x,
+        `Settings' last line (${JSON.stringify(last)}) is clear of the drawer (${JSON.stringify(box)})`,
+      );
+      const overflowing: string[] = [];
+      for (const screen of ['Overview', 'Rules', 'Activity', 'Logs', 'Engine', 'APIs', 'Servers', 'Clients', 'Settings'] as const) {
         await nav(page, screen).click();
         await page.getByRole('heading', { level: 1, name: screen }).waitFor();
-        const room = await page.locator('main').evaluate((main) => parseFloat(main.ownerDocument.defaultView!.getComputedStyle(main).paddingBottom));
-        const top = (await drawer.boundingBox())!.y;
-        assert.ok(room >= viewport.height - top, `${screen} keeps ${room} px at its end for a drawer ${viewport.height - top} px high`);
+        const main = page.locator('main');
+        // Nothing runs out of the screen's column (under the drawer): what is wider scrolls inside its own box.
+        const [scrollWidth, clientWidth] = await main.evaluate((el) => [el.scrollWidth, el.clientWidth]);
+        if (scrollWidth > clientWidth + 1) overflowing.push(`${screen}: ${scrollWidth} > ${clientWidth}`);
+        const room = await main.evaluate((el) => parseFloat(el.ownerDocument.defaultView!.getComputedStyle(el).paddingBottom));
+        const column = (await main.boundingBox())!;
+        const d = (await drawer.boundingBox())!;
+        assert.ok(
+          column.x + column.width <= d.x || room >= viewport.height - d.y,
+          `${screen}: its column (${column.x}+${column.width}) ends before the drawer (${d.x}), or it keeps ${room} px for a drawer ${viewport.height - d.y} px high`,
+        );
       }
+      assert.deepEqual(overflowing, [], 'no screen runs out of its column');
       await page.locator('[role="alertdialog"][data-armed="true"]').waitFor({ timeout: 10_000 });
       await approvalDialog(page).getByRole('button', { name: 'Deny', exact: true }).click();
       assert.equal((await run).text, 'airlock_mutation_denied');
@@ -136,8 +151,11 @@ test('a decision on a call the companion no longer holds says so, and the drawer
   const drawer = page.getByRole('complementary', { name: 'Held call' });
   const run = execute(client, `const r = await api.events.delete({ path: { eventId: 'evt_gone' } }); return r.error?.code ?? 'sent';`);
   await page.locator('[role="alertdialog"][data-armed="true"]').waitFor({ timeout: 10_000 });
-  // The page stops hearing events (as when they are lost), and the call is answered elsewhere meanwhile.
+  // The page stops hearing events (as when they are lost: from its reload on, the stream is refused; it lists the
+  // queue as it loads), and the call is answered elsewhere meanwhile.
   await page.route('**/ui/api/events**', (route) => route.abort());
+  await page.reload();
+  await page.locator('[role="alertdialog"][data-armed="true"]').waitFor({ timeout: 10_000 });
   const control = controlClient(dataDir, fx.server.url);
   const [held] = await control.call('approvals.list', {});
   await control.call('approvals.decide', { id: held!.id, decision: 'deny', reason: 'answered elsewhere' });

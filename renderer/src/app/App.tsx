@@ -171,8 +171,8 @@ function Shell() {
 /**
  * The held call over the current screen. It can be folded to one line, to see the screen underneath
  * (Activity's detail, a long form); a new held call unfolds it again. Folding decides nothing.
- * It never covers the screen's own actions: the screen keeps room for it (drawerSpace.ts), and below
- * 1000 px it is docked along the bottom of the screen, under the content rather than over it.
+ * It never covers the screen's own actions: the screen is laid out around it (drawerSpace.ts) — at the right
+ * while it is open in a wide window, at the bottom when folded or docked along the bottom of a narrow one.
  */
 function ApprovalDrawer({
   head,
@@ -192,7 +192,7 @@ function ApprovalDrawer({
   const folded = foldedAt !== undefined && foldedAt.head === head.id && count <= foldedAt.count;
   const r = head.request;
   const drawer = useRef<HTMLElement>(null);
-  useDrawerSpace(drawer);
+  useDrawerSpace(drawer, folded);
   return (
     <aside ref={drawer} className={`approval-drawer${folded ? ' folded' : ''}`} aria-label="Held call">
       <ErrorAlert error={error} />

@@ -12,6 +12,7 @@ import { useRules } from '../rules/useRules.ts';
 import { EffectiveBadge } from '../rules/ruleParts.tsx';
 import { Message, type ScreenMessage } from '../../components/Message.tsx';
 import { messageOf } from '../../../../contract/values.ts';
+import { TableScroll } from '../../components/TableScroll.tsx';
 
 const SHOWN = 200;
 
@@ -70,48 +71,50 @@ export function OperationPolicies({ profile }: { profile: ProfileView }) {
       <input id={searchId} type="search" value={query} onChange={(e) => setQuery(e.target.value)} />
       <Message message={message} />
       {operations.error ? <p role="alert">{operations.error.message}</p> : null}
-      <table className="grid operations">
-        <caption className="visually-hidden">Operations of {profile.name}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Method</th>
-            <th scope="col">Path</th>
-            <th scope="col">Operation</th>
-            <th scope="col">Policy</th>
-            {covered ? <th scope="col">In effect</th> : null}
-          </tr>
-        </thead>
-        <tbody>
-          {list.slice(0, SHOWN).map((op) => (
-            <tr key={op.operationId}>
-              <td>
-                <code>{op.method}</code>
-              </td>
-              <td>
-                <code>{op.path}</code>
-              </td>
-              <td>
-                {op.operationId}
-                {op.summary ? <span className="muted"> — {op.summary}</span> : null}
-                {op.deprecated ? <span className="tag">deprecated</span> : null}
-              </td>
-              <td>
-                <select
-                  aria-label={`Policy for ${op.operationId} (${profile.name})`}
-                  value={op.policySource === 'operation' ? op.policy : ''}
-                  onChange={(e) => void set(op.operationId, e.target.value)}
-                >
-                  <option value="">{op.mutation ? `profile's (${op.policySource === 'operation' ? profile.policy : op.policy})` : 'allowed (read)'}</option>
-                  <option value="allow">allow</option>
-                  <option value="ask">ask</option>
-                  <option value="deny">deny</option>
-                </select>
-              </td>
-              {covered ? <td>{effective.get(op.operationId) ? <EffectiveBadge effective={effective.get(op.operationId)!} /> : null}</td> : null}
+      <TableScroll label={`Operations of ${profile.name}`}>
+        <table className="grid operations">
+          <caption className="visually-hidden">Operations of {profile.name}</caption>
+          <thead>
+            <tr>
+              <th scope="col">Method</th>
+              <th scope="col">Path</th>
+              <th scope="col">Operation</th>
+              <th scope="col">Policy</th>
+              {covered ? <th scope="col">In effect</th> : null}
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {list.slice(0, SHOWN).map((op) => (
+              <tr key={op.operationId}>
+                <td>
+                  <code>{op.method}</code>
+                </td>
+                <td>
+                  <code>{op.path}</code>
+                </td>
+                <td>
+                  {op.operationId}
+                  {op.summary ? <span className="muted"> — {op.summary}</span> : null}
+                  {op.deprecated ? <span className="tag">deprecated</span> : null}
+                </td>
+                <td>
+                  <select
+                    aria-label={`Policy for ${op.operationId} (${profile.name})`}
+                    value={op.policySource === 'operation' ? op.policy : ''}
+                    onChange={(e) => void set(op.operationId, e.target.value)}
+                  >
+                    <option value="">{op.mutation ? `profile's (${op.policySource === 'operation' ? profile.policy : op.policy})` : 'allowed (read)'}</option>
+                    <option value="allow">allow</option>
+                    <option value="ask">ask</option>
+                    <option value="deny">deny</option>
+                  </select>
+                </td>
+                {covered ? <td>{effective.get(op.operationId) ? <EffectiveBadge effective={effective.get(op.operationId)!} /> : null}</td> : null}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
       {list.length > SHOWN ? (
         <p className="hint">
           {SHOWN} of {list.length} shown: search to find the others.

@@ -8,6 +8,7 @@ import { GRANT_SCOPE_INFO } from '../../../../contract/approvals.ts';
 import { grantLine } from '../../../../contract/approvals.ts';
 import { useCall } from '../../api/hooks.ts';
 import { useControl } from '../../api/ControlProvider.tsx';
+import { TableScroll } from '../../components/TableScroll.tsx';
 
 /** "this client, this session (claude-code)", "every client, until revoked". */
 export function grantScopeText(g: Grant): string {
@@ -31,38 +32,40 @@ export function GrantsList() {
         <p>No grants: every held call asks.</p>
       ) : (
         <>
-          <table className="grid">
-            <thead>
-              <tr>
-                <th scope="col">Operation</th>
-                <th scope="col">Scope</th>
-                <th scope="col">Given by</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((g) => (
-                <tr key={g.id}>
-                  <td>
-                    <code>{grantLine(g)}</code> <span className="muted">{g.operationId}</span>
-                  </td>
-                  <td>{grantScopeText(g)}</td>
-                  <td>{g.grantedBy}</td>
-                  <td>{new Date(g.createdAt).toLocaleString()}</td>
-                  <td>{g.lastUsedAt ? `${new Date(g.lastUsedAt).toLocaleString()} (${g.uses}×)` : 'never'}</td>
-                  <td>
-                    <button type="button" onClick={() => void api.call('grants.revoke', { id: g.id }).then(grants.reload)}>
-                      Revoke<span className="visually-hidden"> {g.operationId}</span>
-                    </button>
-                  </td>
+          <TableScroll label="Grants">
+            <table className="grid">
+              <thead>
+                <tr>
+                  <th scope="col">Operation</th>
+                  <th scope="col">Scope</th>
+                  <th scope="col">Given by</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {list.map((g) => (
+                  <tr key={g.id}>
+                    <td>
+                      <code>{grantLine(g)}</code> <span className="muted">{g.operationId}</span>
+                    </td>
+                    <td>{grantScopeText(g)}</td>
+                    <td>{g.grantedBy}</td>
+                    <td>{new Date(g.createdAt).toLocaleString()}</td>
+                    <td>{g.lastUsedAt ? `${new Date(g.lastUsedAt).toLocaleString()} (${g.uses}×)` : 'never'}</td>
+                    <td>
+                      <button type="button" onClick={() => void api.call('grants.revoke', { id: g.id }).then(grants.reload)}>
+                        Revoke<span className="visually-hidden"> {g.operationId}</span>
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
           <button type="button" className="danger" onClick={() => void api.call('grants.revokeAll', {}).then(grants.reload)}>
             Revoke all
           </button>

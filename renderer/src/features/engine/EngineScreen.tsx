@@ -10,6 +10,7 @@ import { useStatus } from '../../api/StatusProvider.tsx';
 import { useControl } from '../../api/ControlProvider.tsx';
 import { InlineText } from '../../components/InlineText.tsx';
 import { messageOf } from '../../../../contract/values.ts';
+import { TableScroll } from '../../components/TableScroll.tsx';
 
 const ENGINE_LABEL: Record<string, string> = { quickjs: 'QuickJS', deno: 'Deno', node: 'Node' };
 const EGRESS_LABEL: Record<string, string> = { executor: 'Engine bounds it', wrapper: 'srt wrapper', none: 'Unbounded' };
@@ -131,44 +132,46 @@ export function EngineScreen() {
               The engine is set by <code>{m.lockedBy}</code> for this run of the companion; remove it to choose here.
             </p>
           ) : null}
-          <table className="engine-grid">
-            <caption>Engine × network boundary (choose a cell to see what it allows)</caption>
-            <thead>
-              <tr>
-                <th scope="col">Engine</th>
-                {NETWORK_MODES.map((egress) => (
-                  <th scope="col" key={egress}>
-                    {EGRESS_LABEL[egress]} <span className="muted">({egress})</span>
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {ENGINES.map((engine) => (
-                <tr key={engine}>
-                  <th scope="row">{ENGINE_LABEL[engine]}</th>
-                  {NETWORK_MODES.map((egress) => {
-                    const cell = cellOf(engine, egress)!;
-                    const isSelected = selected === cell;
-                    return (
-                      <td key={egress} className={`cell-${cell.state}${cell.current ? ' current' : ''}`}>
-                        <button
-                          type="button"
-                          className="cell-button"
-                          aria-pressed={isSelected}
-                          aria-label={`${ENGINE_LABEL[engine]} with egress ${egress}: ${STATE_LABEL[cell.state]}${cell.current ? ', current' : ''}`}
-                          onClick={() => setChosen({ engine, egress })}
-                        >
-                          <span aria-hidden="true">{STATE_MARK[cell.state]}</span> {STATE_LABEL[cell.state]}
-                          {cell.current ? <strong> · current</strong> : null}
-                        </button>
-                      </td>
-                    );
-                  })}
+          <TableScroll label="Engine × network boundary">
+            <table className="engine-grid">
+              <caption>Engine × network boundary (choose a cell to see what it allows)</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Engine</th>
+                  {NETWORK_MODES.map((egress) => (
+                    <th scope="col" key={egress}>
+                      {EGRESS_LABEL[egress]} <span className="muted">({egress})</span>
+                    </th>
+                  ))}
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {ENGINES.map((engine) => (
+                  <tr key={engine}>
+                    <th scope="row">{ENGINE_LABEL[engine]}</th>
+                    {NETWORK_MODES.map((egress) => {
+                      const cell = cellOf(engine, egress)!;
+                      const isSelected = selected === cell;
+                      return (
+                        <td key={egress} className={`cell-${cell.state}${cell.current ? ' current' : ''}`}>
+                          <button
+                            type="button"
+                            className="cell-button"
+                            aria-pressed={isSelected}
+                            aria-label={`${ENGINE_LABEL[engine]} with egress ${egress}: ${STATE_LABEL[cell.state]}${cell.current ? ', current' : ''}`}
+                            onClick={() => setChosen({ engine, egress })}
+                          >
+                            <span aria-hidden="true">{STATE_MARK[cell.state]}</span> {STATE_LABEL[cell.state]}
+                            {cell.current ? <strong> · current</strong> : null}
+                          </button>
+                        </td>
+                      );
+                    })}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
           {selected ? (
             <CellDetails
               key={`${selected.engine}/${selected.egress}`}

@@ -20,6 +20,7 @@ import { SecretStoreFacts } from './SecretStoreFacts.tsx';
 import { authWords, credentialFrom, credentialWords, httpConnectText, keyWords } from './overviewText.ts';
 import './overview.css';
 import { InlineText } from '../../components/InlineText.tsx';
+import { TableScroll } from '../../components/TableScroll.tsx';
 
 interface StepProps {
   n: number;
@@ -438,34 +439,36 @@ export function OverviewScreen({ pending, status }: { pending: number; status: C
                 session after”).
               </p>
             ) : null}
-            <table className="grid">
-              <thead>
-                <tr>
-                  <th scope="col">Client</th>
-                  <th scope="col">Transport</th>
-                  <th scope="col">Session</th>
-                  <th scope="col">Connected</th>
-                  <th scope="col">Last seen</th>
-                  <th scope="col">Calls in flight</th>
-                </tr>
-              </thead>
-              <tbody>
-                {s.sessions.map((c) => (
-                  <tr key={c.key}>
-                    <td>
-                      {c.clientName ?? 'unnamed'} {c.clientVersion ?? ''}
-                    </td>
-                    <td>{c.transport}</td>
-                    <td>
-                      <code>{c.sessionId?.slice(0, 8) ?? c.key}</code>
-                    </td>
-                    <td>{new Date(c.connectedAt).toLocaleTimeString()}</td>
-                    <td>{c.inFlight > 0 ? 'now (calling)' : new Date(c.lastSeenAt).toLocaleTimeString()}</td>
-                    <td>{c.inFlight}</td>
+            <TableScroll label="Connected clients">
+              <table className="grid">
+                <thead>
+                  <tr>
+                    <th scope="col">Client</th>
+                    <th scope="col">Transport</th>
+                    <th scope="col">Session</th>
+                    <th scope="col">Connected</th>
+                    <th scope="col">Last seen</th>
+                    <th scope="col">Calls in flight</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {s.sessions.map((c) => (
+                    <tr key={c.key}>
+                      <td>
+                        {c.clientName ?? 'unnamed'} {c.clientVersion ?? ''}
+                      </td>
+                      <td>{c.transport}</td>
+                      <td>
+                        <code>{c.sessionId?.slice(0, 8) ?? c.key}</code>
+                      </td>
+                      <td>{new Date(c.connectedAt).toLocaleTimeString()}</td>
+                      <td>{c.inFlight > 0 ? 'now (calling)' : new Date(c.lastSeenAt).toLocaleTimeString()}</td>
+                      <td>{c.inFlight}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableScroll>
           </>
         )}
       </section>

@@ -19,6 +19,7 @@ import './rules.css';
 import { InlineText } from '../../components/InlineText.tsx';
 import { Message, type ScreenMessage } from '../../components/Message.tsx';
 import { messageOf } from '../../../../contract/values.ts';
+import { TableScroll } from '../../components/TableScroll.tsx';
 
 /** Rows shown unless "every operation" is ticked: what a rule can matter for. */
 function worthShowing(op: RuleOperation): boolean {
@@ -142,7 +143,7 @@ export function RulesScreen() {
               {rows.length} of {view.operations.length} operations
             </span>
           </div>
-          <div className="table-scroll">
+          <TableScroll label={`Rules for ${view.profile.name}`}>
             <table className="grid rules">
               <caption className="visually-hidden">Rules for {view.profile.name}: policy, grants, what is in effect and calls counted</caption>
               <thead>
@@ -207,7 +208,7 @@ export function RulesScreen() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
           {rows.length === 0 ? <p>No operation matches.</p> : null}
           {elsewhere.length > 0 ? (
             <section aria-labelledby="rules-elsewhere">

@@ -17,6 +17,7 @@ import { InlineText } from '../../components/InlineText.tsx';
 import { Message, type ScreenMessage } from '../../components/Message.tsx';
 import { KIND_WORDS, POLICY_WORDS, REVIEW_WORDS, printable, type ToolPolicy } from './serverWords.ts';
 import { messageOf } from '../../../../contract/values.ts';
+import { TableScroll } from '../../components/TableScroll.tsx';
 
 type Loaded = { kind: 'loading' } | { kind: 'error'; message: string } | { kind: 'ready'; review: ServerReview };
 
@@ -189,7 +190,7 @@ export function ToolReview({ server, listed }: { server: ServerView; listed: unk
           {needle ? `${shown.length} of ${n} tools shown` : ''}
         </span>
       </div>
-      <div className="table-scroll">
+      <TableScroll label={`Tools of ${name}`}>
         <table className="grid server-tools">
           <caption className="visually-hidden">Tools of {name}</caption>
           <thead>
@@ -229,7 +230,7 @@ export function ToolReview({ server, listed }: { server: ServerView; listed: unk
             ))}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
       {shown.length === 0 ? (
         <p className="hint">
           No tool of {name} matches “{deferred.trim()}”.
