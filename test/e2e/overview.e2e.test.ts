@@ -374,3 +374,32 @@ test(
     assert.equal((await run).text, 'airlock_mutation_denied');
   },
 );
+
+test(
+  'a companion started with AIRLOCK_DATA_DIR (no flag): the not-answering banner gives the command that restarts this one, its data dir with it (issue 39 §6)',
+  { skip, timeout: 120_000 },
+  async (t) => {
+    const { dir, cleanup } = tempDir();
+    t.after(cleanup);
+    const echo = await startEchoApi();
+    t.after(() => echo.close());
+    const spec = writeEchoSpec(dir, echo.url);
+    // The data dir only in the environment, as a service manager or a wrapper script would set it.
+    const running: Running = runCli(['serve', '--port', '0', '--ui', '--spec', spec, '--auth', 'none'], { env: { AIRLOCK_DATA_DIR: dir } });
+    t.after(() => running.stop());
+    const m = await running.waitFor(/serving .* on (http:\/\/[^\s]+)\/mcp/);
+    await running.waitFor(/APIs loaded: /);
+    const port = new URL(m[1]!).port;
+    const browser = await launchBrowser();
+    t.after(() => browser.close());
+    const page = await signedInPage(browser, dir, { colorScheme: 'dark' });
+    await page.getByRole('heading', { name: 'Get started', level: 2 }).waitFor();
+    await running.stop();
+    const banner = page.getByRole('status').filter({ hasText: 'Airlock is not answering.' });
+    await banner.waitFor({ timeout: 15_000 });
+    const escaped = dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const said = await banner.innerText();
+    assert.match(said, new RegExp(`Start it again with airlock serve .*--port ${port}`));
+    assert.match(said, new RegExp(`Start it again with airlock serve .*--data-dir ${escaped}( |$)`, 'm'));
+  },
+);

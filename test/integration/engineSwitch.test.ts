@@ -12,7 +12,7 @@ import { tempDir } from '../helpers/paths.ts';
 import { companionFixture } from '../helpers/companion.ts';
 
 test('the grid shows every combination; an invalid one is refused with its reason; a valid one applies to the next run', async (t) => {
-  const { dir, client, control } = await companionFixture(t);
+  const { client, control } = await companionFixture(t);
   const grid = await control.call('engine.matrix', {});
   assert.equal(grid.cells.length, 9);
   assert.deepEqual(grid.current, { engine: 'quickjs', egress: 'executor' });

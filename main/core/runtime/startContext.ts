@@ -32,7 +32,9 @@ export function startContext(flags: Record<string, unknown>, env: Record<string,
   const file = readSettingsFile(dataPaths(dataDir).settings);
   let resolved: ResolvedSettings;
   try {
-    resolved = resolveSettings({ flags: { ...flags, dataDir }, env, file, defaultDataDir: dataDir });
+    // The data dir keeps its own source (flag, env, default): a companion started with AIRLOCK_DATA_DIR says so, and its
+    // start command then writes it out (issue 39 §6).
+    resolved = resolveSettings({ flags, env, file, defaultDataDir: dataDir });
   } catch (error) {
     if (error instanceof SettingError) throw usageError(error.message);
     throw error;
