@@ -45,7 +45,8 @@ test('add Airlock to Cursor from the Clients screen: diff first, then written, v
   const home = join(dir, 'home');
   mkdirSync(join(home, '.cursor'), { recursive: true });
   const file = join(home, '.cursor', 'mcp.json');
-  const original = '{\n  "mcpServers": {\n    "github": { "command": "gh-mcp" }\n  }\n}\n';
+  // The other server in the file has a value written inline: the diff shows its line, never its value (issue 39 §12).
+  const original = '{\n  "mcpServers": {\n    "github": { "command": "gh-mcp", "env": { "API_TOKEN": "sekrit-123" } }\n  }\n}\n';
   writeFileSync(file, original);
   fx = await startUiFixture([], 'e2e-clients', { HOME: home });
   const page = await signedInPage(fx.browser, fx.dataDir);
@@ -62,6 +63,8 @@ test('add Airlock to Cursor from the Clients screen: diff first, then written, v
   await diff.waitFor();
   const view = diff.getByLabel(/^Diff: \d+ lines? added, \d+ removed$/);
   assert.match(await view.innerText(), /\+\s+"airlock": \{/);
+  assert.match(await view.innerText(), /"API_TOKEN"/, 'the line of the inline value is in the diff');
+  assert.doesNotMatch(await view.innerText(), /sekrit-123/, 'its value is not');
   // Added lines are coloured (the + stays in the text), in both themes.
   assert.match(await view.locator('.diff-line.add').first().innerText(), /^\+/);
   const light = await colours(view, 'add');
@@ -80,7 +83,7 @@ test('add Airlock to Cursor from the Clients screen: diff first, then written, v
     .filter({ hasText: /✔ The command answers: search_docs, execute/ })
     .waitFor({ timeout: 60_000 });
   const written = JSON.parse(readFileSync(file, 'utf8')) as { mcpServers: Record<string, { command: string; args: string[] }> };
-  assert.deepEqual(written.mcpServers.github, { command: 'gh-mcp' });
+  assert.deepEqual(written.mcpServers.github, { command: 'gh-mcp', env: { API_TOKEN: 'sekrit-123' } });
   assert.deepEqual(written.mcpServers.airlock!.args.slice(-3), ['stdio', '--data-dir', fx.dataDir]);
   await cursor
     .getByRole('heading')
