@@ -91,7 +91,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     //    reaches the caps, the rate limit and the runs built below, which listen once they exist (step 6).
     const settings = createLiveSettings(options.resolved);
     const values = settings.values;
-    const engineChoice = checkEngineChoice(values, logger);
+    const engineChoice = checkEngineChoice(values, logger, options.resolved.sources);
     const info = { version: AIRLOCK_VERSION, mode, startedAt: new Date(), paths: dataPaths(values.dataDir) };
     ensureDataDir(info.paths.root);
     const logs = { logger, buffer, redact: redaction.redact };

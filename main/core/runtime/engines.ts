@@ -30,8 +30,24 @@ function check(engine: Settings['engine'], network: Settings['egress'], acknowle
   return verdict;
 }
 
-/** The configured engine × network, refused (a usage error) before anything starts when the matrix forbids it; its banner is logged. */
-export function checkEngineChoice(settings: Settings, logger: Logger): AllowedChoice {
+/**
+ * The configured engine × network, refused (a usage error) before anything starts when the matrix forbids it; its
+ * banner is logged. One exception, so a companion saved with a choice that now needs an acknowledgement still starts:
+ * an unbounded network read from settings.json (engine node with egress none was saved before it needed one, issue 39
+ * §10) without the acknowledgement starts on the default, QuickJS, and says so — the stricter choice, never the
+ * looser one. Given by a flag or the environment, it is refused as any other.
+ */
+export function checkEngineChoice(settings: Settings, logger: Logger, sources: Record<string, string> = {}): AllowedChoice {
+  const saved = (key: string) => sources[key] === 'file' || sources[key] === 'default';
+  const verdict = checkEngineNetwork(settings.engine, settings.egress, settings.allowUnrestrictedEgress);
+  if (!verdict.ok && saved('engine') && saved('egress') && checkEngineNetwork(settings.engine, settings.egress, true).ok) {
+    logger.warn(
+      `settings.json asks for engine ${settings.engine} with egress ${settings.egress}, which needs your acknowledgement at each start ` +
+        `(the Engine screen's "I accept", or --allow-unrestricted-egress); started with engine quickjs, egress executor instead`,
+    );
+    settings.engine = 'quickjs';
+    settings.egress = 'executor';
+  }
   const choice = check(settings.engine, settings.egress, settings.allowUnrestrictedEgress);
   if (choice.banner) logger.warn(choice.banner);
   return choice;
