@@ -204,3 +204,39 @@ test(
     }
   },
 );
+
+test(
+  'a request with no session gets its own id back: told to initialize, or, from the stateless 2026-07-28 revision, -32602 with the versions spoken',
+  { timeout: 30_000 },
+  async () => {
+    const { endpoint, server } = await start();
+    try {
+      const post = (body: unknown) => fetch(`${server.url}/mcp`, { method: 'POST', headers, body: JSON.stringify(body) });
+      const legacy = await post({ jsonrpc: '2.0', id: 7, method: 'tools/list' });
+      assert.equal(legacy.status, 400);
+      const said = (await legacy.json()) as { id: unknown; error: { code: number; message: string } };
+      assert.equal(said.id, 7, 'the request id, not null');
+      assert.match(said.error.message, /send initialize first/);
+
+      const modern = await post({
+        jsonrpc: '2.0',
+        id: 'list-1',
+        method: 'tools/list',
+        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
+      });
+      assert.equal(modern.status, 400);
+      const answer = (await modern.json()) as { id: unknown; error: { code: number; message: string; data: { supported: string[]; requested: string } } };
+      assert.equal(answer.id, 'list-1');
+      assert.equal(answer.error.code, -32602);
+      assert.equal(answer.error.data.requested, '2026-07-28');
+      assert.ok(answer.error.data.supported.includes('2025-11-25'), answer.error.data.supported.join(', '));
+
+      // A notification has no id to answer with.
+      const note = (await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).json()) as { id: unknown };
+      assert.equal(note.id, null);
+    } finally {
+      await endpoint.close();
+      await server.close();
+    }
+  },
+);

@@ -227,11 +227,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       await server.connect(transport);
       return serveNode(transport, req, res, body);
     }
-    return sendJson(res, 400, {
-      jsonrpc: '2.0',
-      error: { code: -32000, message: 'no session: send initialize first (without an Mcp-Session-Id header)' },
-      id: null,
-    });
+    return sendJson(res, 400, sessionlessAnswer(body));
   }
 
   return {
@@ -258,4 +254,38 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       await Promise.allSettled(all.map((s) => s.server.close()));
     },
   };
+}
+
+/** Where a request of the stateless 2026-07-28 revision names its protocol version. */
+const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
+
+/**
+ * The answer to a request that comes with no session and is not `initialize`: it carries the request's own id (a
+ * client can match it; `null` only when the body has none). A request of the stateless revision (its version in
+ * `_meta`) that this server does not speak yet gets -32602 with the versions it does speak, so a 2026-07-28 client
+ * falls back to `initialize`; any other is told to send `initialize` first.
+ */
+export function sessionlessAnswer(body: unknown): JSONRPCMessage {
+  const message = Array.isArray(body) && body.length === 1 ? body[0] : body;
+  const record = typeof message === 'object' && message !== null ? (message as Record<string, unknown>) : {};
+  const id = typeof record.id === 'string' || typeof record.id === 'number' ? record.id : null;
+  const params = typeof record.params === 'object' && record.params !== null ? (record.params as Record<string, unknown>) : {};
+  const meta = typeof params._meta === 'object' && params._meta !== null ? (params._meta as Record<string, unknown>) : {};
+  const requested = meta[META_PROTOCOL_VERSION];
+  if (typeof requested === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(requested)) {
+    return {
+      jsonrpc: '2.0',
+      id,
+      error: {
+        code: -32602,
+        message: `unsupported protocol version ${requested}: this server speaks ${SUPPORTED_PROTOCOL_VERSIONS[0]} and earlier, after initialize`,
+        data: { supported: SUPPORTED_PROTOCOL_VERSIONS, requested },
+      },
+    } as unknown as JSONRPCMessage;
+  }
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: { code: -32000, message: 'no session: send initialize first (without an Mcp-Session-Id header)' },
+  } as unknown as JSONRPCMessage;
 }
