@@ -45,12 +45,13 @@ const TIERS: Tier[] = [
   // They run the built CLI (test/helpers/paths.ts): the JavaScript that ships, which starts for less CPU than the sources.
   { name: 'integration', script: 'test:integration', after: ['build'], deadlineMin: 12, env: BUILT },
   { name: 'e2e', script: 'test:e2e', after: ['build'], deadlineMin: 12, env: BUILT },
-  // After the build, though it does not need it: the two longest tiers (integration, e2e) then start together at once,
-  // and the shorter ones fill in behind them (measured: e2e waiting for engines was the run's critical path).
+  // engines, lint and typecheck wait for the build, though they do not need it: the two longest tiers (integration, e2e)
+  // then start together at once, and the shorter ones fill in behind them (measured: e2e waiting for engines was the
+  // run's critical path).
   { name: 'engines', script: 'test:engines', after: ['build'], deadlineMin: 12 },
   { name: 'unit', script: 'test:unit', shards: 2, after: ['build'], deadlineMin: 8 },
-  { name: 'lint', script: 'lint', deadlineMin: 5 },
-  { name: 'typecheck', script: 'typecheck', deadlineMin: 5 },
+  { name: 'lint', script: 'lint', after: ['build'], deadlineMin: 5 },
+  { name: 'typecheck', script: 'typecheck', after: ['build'], deadlineMin: 5 },
   { name: 'keychain', script: 'test:keychain', deadlineMin: 11 },
   { name: 'electron', script: 'test:electron', after: ['build'], deadlineMin: 8 },
 ];
