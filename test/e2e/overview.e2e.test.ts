@@ -68,12 +68,17 @@ async function axeProblems(page: Page, where: string): Promise<string[]> {
   return problems;
 }
 
-async function setup(t: { after(fn: () => unknown): void }, args: string[], env: Record<string, string | undefined> = {}) {
+/** A data dir with the echo API's document in it, both gone after the test. */
+async function echoDataDir(t: { after(fn: () => unknown): void }) {
   const { dir, cleanup } = tempDir();
   t.after(cleanup);
   const echo = await startEchoApi();
   t.after(() => echo.close());
-  const spec = writeEchoSpec(dir, echo.url);
+  return { dir, echo, spec: writeEchoSpec(dir, echo.url) };
+}
+
+async function setup(t: { after(fn: () => unknown): void }, args: string[], env: Record<string, string | undefined> = {}) {
+  const { dir, echo, spec } = await echoDataDir(t);
   const server = await serve(dir, ['--ui', '--spec', spec, ...args], env);
   t.after(() => server.stop());
   const browser = await launchBrowser();
@@ -379,11 +384,7 @@ test(
   'a companion started with AIRLOCK_DATA_DIR (no flag): the not-answering banner gives the command that restarts this one, its data dir with it (issue 39 §6)',
   { skip, timeout: 120_000 },
   async (t) => {
-    const { dir, cleanup } = tempDir();
-    t.after(cleanup);
-    const echo = await startEchoApi();
-    t.after(() => echo.close());
-    const spec = writeEchoSpec(dir, echo.url);
+    const { dir, spec } = await echoDataDir(t);
     // The data dir only in the environment, as a service manager or a wrapper script would set it.
     const running: Running = runCli(['serve', '--port', '0', '--ui', '--spec', spec, '--auth', 'none'], { env: { AIRLOCK_DATA_DIR: dir } });
     t.after(() => running.stop());
