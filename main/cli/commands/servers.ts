@@ -361,17 +361,17 @@ export interface ImportOptions {
  * file, which keeps one entry: Airlock (previewed, backed up; `airlock clients undo CLIENT` restores it).
  */
 export async function serversImport(ctx: CliContext, client: string | undefined, o: ImportOptions): Promise<number> {
-  const [{ machineRegistrar }, { importCandidate, keyStoreProblem, planImport, carryOut }, { CLIENTS }, { describeSecretStore }] = await Promise.all([
-    import('../../core/clients/machineRegistrar.ts'),
-    import('../../core/upstream/serverImport.ts'),
-    import('../../core/clients/clientCatalog.ts'),
-    import('../../core/secrets/secretStoreView.ts'),
-  ]);
+  const [{ machineRegistrar }, { importCandidate, keyStoreProblem, planImport, carryOut, unusableKeyStore }, { CLIENTS }, { describeSecretStore }] =
+    await Promise.all([
+      import('../../core/clients/machineRegistrar.ts'),
+      import('../../core/upstream/serverImport.ts'),
+      import('../../core/clients/clientCatalog.ts'),
+      import('../../core/secrets/secretStoreView.ts'),
+    ]);
   // Where inline values would go: a server with some cannot move while that store cannot be used (said before any change).
   const keys = secretStoreFor(ctx);
   const probe = await keys.probe();
-  const view = describeSecretStore({ kind: keys.kind, probe });
-  const unusable = view.available ? undefined : (view.problem ?? view.detail);
+  const unusable = unusableKeyStore(describeSecretStore({ kind: keys.kind, probe }));
   const registrar = machineRegistrar(ctx.settings.dataDir);
   const store = storeOf(ctx);
   if (!client) {

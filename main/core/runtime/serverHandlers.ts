@@ -14,7 +14,7 @@ import { OAUTH_SECRET } from '../upstream/oauthProvider.ts';
 import { browserAuthorize } from '../upstream/oauthBrowserFlow.ts';
 import { serverProfile } from '../../../contract/calls.ts';
 import { addFromJson, removeServer } from '../upstream/serverAdmin.ts';
-import { carryOut, importCandidate, keyStoreProblem, planImport } from '../upstream/serverImport.ts';
+import { carryOut, importCandidate, keyStoreProblem, planImport, unusableKeyStore } from '../upstream/serverImport.ts';
 import type { ServerReview, ServerView } from '../../../contract/servers.ts';
 import type { Services } from './services.ts';
 
@@ -26,11 +26,8 @@ export function createServerHandlers(c: ServerHandlerServices): Pick<ControlHand
   const store = c.serverEntries;
   const pins = c.serverReviews;
   const registrarOf = async () => (await import('../clients/machineRegistrar.ts')).machineRegistrar(c.info.paths.root);
-  /** Why the key store cannot be used (its own words), when it cannot: servers with inline values then cannot move. */
-  const keyStoreUnusable = (): string | undefined => {
-    const view = c.keys.credentials.secretStore;
-    return view.available ? undefined : (view.problem ?? view.detail);
-  };
+  /** Why the key store cannot be used, when it cannot: servers with inline values then cannot move. */
+  const keyStoreUnusable = () => unusableKeyStore(c.keys.credentials.secretStore);
   const log = c.logs.logger;
   const redact = (line: string) => c.logs.redact(line);
 

@@ -100,6 +100,11 @@ export function importCandidate(from: string, raw: unknown): ImportCandidate {
   return { ...base, entry: parsed.data };
 }
 
+/** Why the key store cannot be used, in its own words (undefined when it can): what `keyStoreProblem` quotes. */
+export function unusableKeyStore(view: { available: boolean; problem?: string; detail: string }): string | undefined {
+  return view.available ? undefined : (view.problem ?? view.detail);
+}
+
 /**
  * Why a server cannot move while the key store cannot be used: its inline values would have nowhere to go (said
  * before any preview, with what works instead). undefined when it has none, or when the store can be used.
