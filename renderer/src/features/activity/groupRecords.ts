@@ -22,9 +22,9 @@ export function groupByRun(records: readonly AuditRecord[]): AuditRecord[] {
   for (const r of records) {
     if (r.kind === 'api' && runs.has(r.runId)) continue;
     out.push(r);
-    if (r.kind === 'tool' && r.runId) out.push(...(callsOf.get(r.runId) ?? []).sort((a, b) => a.seq - b.seq));
-    // Only once: a second record of the same run (there is none today) takes no calls.
-    if (r.kind === 'tool' && r.runId) callsOf.delete(r.runId);
+    if (r.kind !== 'tool' || !r.runId) continue;
+    out.push(...(callsOf.get(r.runId) ?? []).sort((a, b) => a.seq - b.seq));
+    callsOf.delete(r.runId); // taken once: a second record of the same run would take none
   }
   return out;
 }
