@@ -8,9 +8,8 @@ import { startEchoApi, writeEchoSpec } from '../helpers/echoApi.ts';
 import { serve } from '../helpers/processes.ts';
 import { httpClient, execute } from '../helpers/mcpClients.ts';
 import { controlClient } from '../helpers/control.ts';
-import { chromiumMissing, launchBrowser, nav, signedInPage } from '../helpers/browser.ts';
+import { chromiumMissing, launchBrowser, nav, showsText, signedInPage } from '../helpers/browser.ts';
 import { tempDir } from '../helpers/paths.ts';
-import type { Locator } from 'playwright-core';
 
 const skip = chromiumMissing();
 const KEY = 'sk_live_TYPED_e2e_5c9d1f3a7b2e8046';
@@ -89,13 +88,6 @@ const SECOND_KEY = 'sk_live_SECOND_e2e_7a1c3e5b9d2f4068';
 const SHARED_KEY = 'sk_live_SHARED_e2e_2b4d6f8a0c1e3579';
 
 /** Waits until the text of `where` matches (a screen still loading its lists), and says what it showed when it does not. */
-async function showsText(where: Locator, pattern: RegExp): Promise<void> {
-  await where
-    .filter({ hasText: pattern })
-    .waitFor({ timeout: 30_000 })
-    .catch(async () => assert.match((await where.innerText().catch(() => '')).trim(), pattern));
-}
-
 test(
   "with no keychain, an API added later takes its key from its own AIRLOCK_KEY_<API>, and one without it is told that variable's exact name",
   { skip: linuxOnly, timeout: 150_000 },

@@ -36,9 +36,9 @@ async function savedLogWith(pattern: RegExp, deadlineMs = 15_000): Promise<strin
     if (lines.some((l) => pattern.test(l))) return lines;
     if (Date.now() > end) assert.fail(`no line matches ${pattern} in:\n${lines.slice(-30).join('\n')}`);
     // Save again once the live log shows something new (the terminal's screen-reader rows change), not after a guess.
-    const shown = await page.locator('.terminal').textContent();
+    const shown = await page.getByLabel('Live log').textContent();
     await page
-      .waitForFunction((before) => (globalThis as any).document.querySelector('.terminal')?.textContent !== before, shown, {
+      .waitForFunction((before) => (globalThis as any).document.querySelector('[aria-label="Live log"]')?.textContent !== before, shown, {
         timeout: Math.max(1, end - Date.now()),
       })
       .catch(() => undefined);

@@ -14,13 +14,13 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { AxeBuilder } from '@axe-core/playwright';
 import { echoDocument, startEchoApi, writeEchoSpec } from '../helpers/echoApi.ts';
 import { runCli, serve, type Running } from '../helpers/processes.ts';
 import { httpClient, execute } from '../helpers/mcpClients.ts';
 import { controlClient } from '../helpers/control.ts';
-import { chromiumMissing, launchBrowser, loginLink, nav, signedInPage } from '../helpers/browser.ts';
+import { chromiumMissing, launchBrowser, loginLink, nav, showsText, signedInPage } from '../helpers/browser.ts';
 import { tempDir } from '../helpers/paths.ts';
 
 const skip = chromiumMissing();
@@ -36,19 +36,6 @@ const fact = (page: Page, term: string) => page.locator(`dt:text-is("${term}") +
  * Waits (15 s at most) until the text of `where` matches: the Overview fills some lines after it shows ("Reading which
  * APIs need a key…"), so a line read once may be read before it is filled. Fails with the last text read.
  */
-async function showsText(where: Locator, pattern: RegExp): Promise<void> {
-  const element = await where.elementHandle({ timeout: 15_000 });
-  await where
-    .page()
-    .waitForFunction(
-      ({ el, source, flags }) => new RegExp(source, flags).test((el as { innerText: string }).innerText),
-      { el: element, source: pattern.source, flags: pattern.flags },
-      { timeout: 15_000 },
-    )
-    .catch(() => undefined); // the assertion below says what the line holds instead
-  assert.match(await where.innerText(), pattern);
-}
-
 /** Serious or critical axe violations, in light and then dark. */
 async function axeProblems(page: Page, where: string): Promise<string[]> {
   const problems: string[] = [];

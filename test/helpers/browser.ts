@@ -2,7 +2,8 @@
 // playwright-core (no browser download), a signed-in page on the web UI of a
 // spawned `airlock serve --ui`, and a page object for the screens. Waits are
 // on the page's own state (roles, names, text), each with a deadline.
-import { chromium, type Browser, type Page } from 'playwright-core';
+import assert from 'node:assert/strict';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { runCliToEnd } from './processes.ts';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CHROMIUM as CHROMIUM_NEED, skipUnlessTools } from './systemTools.ts';
@@ -85,6 +86,23 @@ export async function signedInPage(
 
 export function nav(page: Page, name: 'Overview' | 'Approvals' | 'Rules' | 'Activity' | 'Logs' | 'Engine' | 'APIs' | 'Servers' | 'Clients' | 'Settings') {
   return page.getByRole('navigation', { name: 'Airlock' }).getByRole('link', { name, exact: false });
+}
+
+/**
+ * Waits until the element's rendered text (innerText, as a person reads it) matches, within a deadline, then asserts it:
+ * on a timeout the assertion says what the element holds instead.
+ */
+export async function showsText(where: Locator, pattern: RegExp, timeout = 15_000): Promise<void> {
+  const element = await where.elementHandle({ timeout });
+  await where
+    .page()
+    .waitForFunction(
+      ({ el, source, flags }) => new RegExp(source, flags).test((el as { innerText: string }).innerText.trim()),
+      { el: element, source: pattern.source, flags: pattern.flags },
+      { timeout },
+    )
+    .catch(() => undefined);
+  assert.match((await where.innerText()).trim(), pattern);
 }
 
 export function approvalDialog(page: Page) {
