@@ -9,7 +9,8 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { AnySchema, ZodRawShapeCompat, ShapeOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import { z } from 'zod';
-import type { CallerInfo } from '../approvals/types.ts';
+import type { CallerInfo, Elicit } from '../approvals/types.ts';
+import { elicitThrough } from './elicitApproval.ts';
 import type { TaskTool } from './toolTasks.ts';
 import { messageOf } from '../../../contract/values.ts';
 
@@ -18,7 +19,8 @@ export interface ToolContext {
   caller: CallerInfo;
   /** Aborted when the client cancels the call or goes away. */
   signal: AbortSignal;
-  server: McpServer;
+  /** Asks the person through the client (MCP elicitation), when the client offers it on this connection. */
+  elicit?: Elicit;
   /** Sends the client a progress notification with this message, when its request asked for progress (a progress token); in a task, the task's status message. */
   progress?: (message: string) => void;
   /** Set when the call runs as a task (the client polls it: no deadline to answer before). */
@@ -125,6 +127,59 @@ function progressOf(extra: ToolCallExtra): { progress?: (message: string) => voi
   };
 }
 
+/**
+ * Runs one tool call and records it in the audit before its result leaves: a call that fails is recorded and its
+ * error thrown; a result that cannot be recorded is withheld (the client is told why). Both protocol revisions'
+ * registries call it, so a call is audited the same whichever one a client speaks.
+ */
+export async function runAudited(
+  name: string,
+  args: unknown,
+  handler: (args: never, ctx: ToolContext) => Promise<ToolOutcome>,
+  options: Pick<AuditedToolsOptions, 'report' | 'onStart'>,
+  ctx: ToolContext,
+): Promise<CallToolResult> {
+  const started = performance.now();
+  const startedAt = new Date().toISOString();
+  const base = { tool: name, args, caller: ctx.caller, startedAt };
+  options.onStart?.(ctx.caller);
+  let outcome: ToolOutcome;
+  try {
+    outcome = await handler(args as never, ctx);
+  } catch (error) {
+    const message = messageOf(error);
+    try {
+      await options.report({ ...base, durationMs: performance.now() - started, outcome: 'error', bytesOut: 0, error: message });
+    } catch {
+      // The call failed anyway; the thrown error is what the client sees.
+    }
+    throw error;
+  }
+  const result = outcome.result;
+  try {
+    await options.report({
+      ...base,
+      durationMs: performance.now() - started,
+      outcome: outcome.outcome ?? (result.isError ? 'error' : 'ok'),
+      bytesOut: Buffer.byteLength(JSON.stringify(result.content ?? [])),
+      ...(outcome.runId ? { runId: outcome.runId } : {}),
+      ...(outcome.error ? { error: outcome.error } : {}),
+      ...(outcome.profile ? { profile: outcome.profile } : {}),
+    });
+  } catch (error) {
+    return {
+      isError: true,
+      content: [
+        {
+          type: 'text',
+          text: `The audit log could not record this call (${messageOf(error)}), so its result is withheld. The person running Airlock should check its log.`,
+        },
+      ],
+    };
+  }
+  return result;
+}
+
 export function auditedTools(server: McpServer, options: AuditedToolsOptions): AuditedTools {
   const taskTools = new Map<string, TaskTool>();
   const tools: AuditedTools = {
@@ -133,48 +188,16 @@ export function auditedTools(server: McpServer, options: AuditedToolsOptions): A
       return tools.register(name, { ...config, inputSchema: z.looseObject({}) as never }, handler as never);
     },
     register(name, config, handler) {
-      const wrapped = async (args: unknown, extra: ToolCallExtra, task?: { id: string; status(message: string): void }): Promise<CallToolResult> => {
-        const started = performance.now();
-        const startedAt = new Date().toISOString();
-        const caller = callerOf(server, options.transport, extra.sessionId);
-        const base = { tool: name, args, caller, startedAt };
-        options.onStart?.(caller);
-        let outcome: ToolOutcome;
-        try {
-          const progress = task ? { progress: task.status } : progressOf(extra);
-          outcome = await handler(args as never, { caller, signal: extra.signal, server, ...progress, ...(task ? { task: { id: task.id } } : {}) });
-        } catch (error) {
-          const message = messageOf(error);
-          try {
-            await options.report({ ...base, durationMs: performance.now() - started, outcome: 'error', bytesOut: 0, error: message });
-          } catch {
-            // The call failed anyway; the thrown error is what the client sees.
-          }
-          throw error;
-        }
-        const result = outcome.result;
-        try {
-          await options.report({
-            ...base,
-            durationMs: performance.now() - started,
-            outcome: outcome.outcome ?? (result.isError ? 'error' : 'ok'),
-            bytesOut: Buffer.byteLength(JSON.stringify(result.content ?? [])),
-            ...(outcome.runId ? { runId: outcome.runId } : {}),
-            ...(outcome.error ? { error: outcome.error } : {}),
-            ...(outcome.profile ? { profile: outcome.profile } : {}),
-          });
-        } catch (error) {
-          return {
-            isError: true,
-            content: [
-              {
-                type: 'text',
-                text: `The audit log could not record this call (${messageOf(error)}), so its result is withheld. The person running Airlock should check its log.`,
-              },
-            ],
-          };
-        }
-        return result;
+      const wrapped = (args: unknown, extra: ToolCallExtra, task?: { id: string; status(message: string): void }): Promise<CallToolResult> => {
+        const progress = task ? { progress: task.status } : progressOf(extra);
+        const elicit = elicitThrough(server);
+        return runAudited(name, args, handler, options, {
+          caller: callerOf(server, options.transport, extra.sessionId),
+          signal: extra.signal,
+          ...(elicit ? { elicit } : {}),
+          ...progress,
+          ...(task ? { task: { id: task.id } } : {}),
+        });
       };
       const registered = server.registerTool(
         name,

@@ -13,6 +13,8 @@ import { auditedTools, type AuditedTools, type ToolCallReport } from './auditedT
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import { serveToolTasks } from './toolTasks.ts';
 import type { CallerInfo } from '../approvals/types.ts';
+import { McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
+import { modernTools } from './modernTools.ts';
 
 /** Registers a tool; may return how to write its description again when what it describes changed. */
 export type ToolRegistrar = (tools: AuditedTools) => void | (() => void);
@@ -159,6 +161,41 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     for (const again of refresh) again();
   });
   preparedLists.set(server, () => (options.opening?.() ? undefined : list.prepared()));
+  return server;
+}
+
+/**
+ * The server that answers one request of the 2026-07-28 revision (the v2 SDK), with the same instructions and tools
+ * as a session's server of the 2025 revision, described as they are now: the APIs in reach being opened are waited
+ * for first, as a session's tools/list waits for them. Its calls are audited for `caller` (the request's credential
+ * and scope), labelled with the name the client declares.
+ */
+export async function createModernMcpServer(options: McpServerOptions, caller: Omit<CallerInfo, 'clientName' | 'clientVersion'>): Promise<ModernMcpServer> {
+  await options.ready();
+  const server = new ModernMcpServer(
+    { ...SERVER_INFO },
+    {
+      capabilities: { tools: { listChanged: true } },
+      instructions: serverInstructions({ apis: options.named?.() ?? options.apis().map(namedOf), hasExecute: options.hasExecute ?? false }),
+    },
+  );
+  const log = options.logger.child('mcp');
+  const tools = modernTools(server, caller, {
+    transport: 'http',
+    report: options.onToolCall,
+    ...(options.onToolStart ? { onStart: options.onToolStart } : {}),
+    ...(options.listedSchemas ? { listedSchemas: options.listedSchemas } : {}),
+  });
+  registerSearchDocs(tools, {
+    apis: options.apis,
+    ready: options.ready,
+    ...(options.searchTools ? { tools: options.searchTools } : {}),
+    onSearch: (query, count, ms) => {
+      options.warmUp?.();
+      log.debug(`search_docs "${query.slice(0, 80)}" → ${count} results in ${ms.toFixed(1)} ms (2026-07-28)`);
+    },
+  });
+  for (const register of options.tools ?? []) register(tools);
   return server;
 }
 

@@ -47,6 +47,8 @@ export function registerDirectTools(tools: AuditedTools, ctx: DirectToolsContext
     for (const [name, tool] of wanted) {
       if (registered.has(name)) continue;
       const title = `${tool.tool} (MCP server ${tool.server}, through Airlock)`;
+      // Known before it is registered: a registry that lists the schema as it registers reads it there.
+      ctx.schemas.set(name, tool.inputSchema);
       const handle = tools.registerLoose(
         name,
         {
@@ -60,7 +62,6 @@ export function registerDirectTools(tools: AuditedTools, ctx: DirectToolsContext
         },
       );
       registered.set(name, { handle, text: JSON.stringify(tool), tool });
-      ctx.schemas.set(name, tool.inputSchema);
     }
   };
   sync();

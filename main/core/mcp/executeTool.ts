@@ -5,37 +5,8 @@
 import { clientPhrase, exampleReceiver, namedOf, type ApiInReach } from './apisInReach.ts';
 import { apiName } from './apiName.ts';
 import { z } from 'zod';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ExecuteService } from '../execute/executeService.ts';
-import type { Elicit } from '../approvals/types.ts';
 import type { AuditedTools } from './auditedTools.ts';
-
-/** Yes/no through MCP elicitation, when the connected client declared the capability. */
-
-/** One object for every elicitation: the shared JSON-schema validator caches compiled schemas by identity. */
-const APPROVAL_FORM = {
-  type: 'object' as const,
-  properties: {
-    approve: { type: 'boolean' as const, title: 'Allow this call?', description: 'Yes lets this one API call through.' },
-    reason: { type: 'string' as const, title: 'Reason (if you refuse)', description: 'Sent back to the code as the error.' },
-  },
-  required: ['approve'],
-};
-export function elicitThrough(server: McpServer): Elicit | undefined {
-  if (!server.server.getClientCapabilities()?.elicitation) return undefined;
-  return async (message, signal) => {
-    const result = await server.server.elicitInput(
-      {
-        message,
-        requestedSchema: APPROVAL_FORM,
-      },
-      signal ? { signal } : undefined,
-    );
-    if (result.action !== 'accept') return result.action === 'decline' ? { approved: false, reason: 'declined by the person' } : undefined;
-    const content = (result.content ?? {}) as { approve?: unknown; reason?: unknown };
-    return { approved: content.approve === true, ...(typeof content.reason === 'string' && content.reason ? { reason: content.reason } : {}) };
-  };
-}
 
 export const executeInput = {
   code: z
@@ -135,8 +106,8 @@ export function registerExecute(tools: AuditedTools, ctx: ExecuteToolContext): (
       annotations: { title, readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
       tasks: true,
     },
-    async ({ code, resume }, { caller, signal, server, progress, task }) => {
-      const elicit = ctx.elicitation === false ? undefined : elicitThrough(server);
+    async ({ code, resume }, { caller, signal, elicit: offered, progress, task }) => {
+      const elicit = ctx.elicitation === false ? undefined : offered;
       const onWaiting = progress ? (what: string) => keepTelling(progress, what, ctx.progressEveryMs ?? PROGRESS_EVERY_MS) : undefined;
       // A task is polled: it answers when the run is over, never "held".
       const options = {

@@ -23,6 +23,7 @@ import type { Logger } from '../log/logger.ts';
 import { sendJson, type Route } from '../http/loopbackServer.ts';
 import { readMcpBody } from './mcpRequestBody.ts';
 import type { EarlySession, McpTakeover } from './earlyHttpMcp.ts';
+import type { ModernMcp } from './modernHttp.ts';
 
 const DEFAULT_IDLE_MS = 30 * 60_000;
 /** How often idle sessions are looked for (they are also looked for before each new session). */
@@ -57,6 +58,8 @@ export interface McpEndpointOptions {
   /** A request arrived in this session (the registry's "last seen"). */
   onSeen?: (sessionId: string) => void;
   now?: () => number;
+  /** The 2026-07-28 revision's leg: a request it claims (no session, the revision's envelope) is answered there. */
+  modern?: ModernMcp;
 }
 
 export interface McpEndpoint extends McpTakeover {
@@ -219,6 +222,9 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       });
       return serveNode(session.transport, req, res, body);
     }
+    // No session and not initialize: a request of the stateless 2026-07-28 revision is answered by its own leg.
+    if (options.modern && req.method === 'POST' && !isInitializeRequest(body) && (await options.modern.claims(req, body)))
+      return options.modern.serve(req, res, body);
     if (req.method === 'POST' && isInitializeRequest(body)) {
       if (!makeRoom()) return sendJson(res, 503, { jsonrpc: '2.0', error: { code: -32000, message: `all ${max} sessions are busy; retry shortly` }, id: null });
       const read = readScope(req.url);
@@ -251,7 +257,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
           [...s.pending].map((id) => s.transport.send({ jsonrpc: '2.0', id, error: { code: GOING_AWAY_CODE, message: why } } as JSONRPCMessage)),
         ),
       );
-      await Promise.allSettled(all.map((s) => s.server.close()));
+      await Promise.allSettled([...all.map((s) => s.server.close()), options.modern?.close()]);
     },
   };
 }

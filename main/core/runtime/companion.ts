@@ -35,7 +35,9 @@ import { checkEngineChoice, createEngines } from './engines.ts';
 import { createControlHandlers } from './controlHandlers.ts';
 import { toAuditRecord } from './auditHandlers.ts';
 import { noApproverMessage } from './boundaryText.ts';
-import { createMcpServerFactory, type SessionOptions } from './mcpServers.ts';
+import { createMcpServerFactory, createModernServerFactory, type SessionOptions } from './mcpServers.ts';
+import type { McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
+import type { ModernCaller } from '../mcp/modernHttp.ts';
 import { tuneHeapForServing } from './startContext.ts';
 import { createUpstream } from './upstream.ts';
 import type { CompanionMode, Engines, Host, Services } from './services.ts';
@@ -64,6 +66,8 @@ export interface Companion {
   readonly dispatch: DispatchControl;
   /** One MCP server for one session (the SDK binds a server to one transport). */
   createMcpServer(transport: 'stdio' | 'http', session?: SessionOptions): McpServer;
+  /** The server that answers one HTTP request of the 2026-07-28 revision, for the caller it names (v2 SDK). */
+  createModernServer(caller: ModernCaller): Promise<ModernMcpServer>;
   /** What a screen that subscribes late missed: recent log lines, and the approvals still waiting. */
   replay(since: number | undefined): ControlEvent[];
   close(): Promise<void>;
@@ -184,6 +188,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     };
     const dispatch = createDispatcher(createControlHandlers(services), logger.child('control'));
     const createMcpServer = createMcpServerFactory(services);
+    const createModernServer = createModernServerFactory(services);
 
     // 8. What the screens hear: log lines and the approval queue's changes.
     publishToScreens(hub, buffer, broker);
@@ -196,6 +201,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       services,
       dispatch,
       createMcpServer,
+      createModernServer,
       replay(since) {
         const logLines = buffer.query(since === undefined ? { limit: 500 } : { since }).map((entry) => ({ type: 'log' as const, entry }));
         const waiting = broker.list().map((approval) => ({ type: 'approval-requested' as const, approval }));

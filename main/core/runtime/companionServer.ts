@@ -136,7 +136,16 @@ export async function startServing(ctx: StartContext, options: ServingOptions = 
     companion = await createCompanion({ resolved: ctx, logger, logBuffer: ctx.logBuffer, mode: 'serve', redaction: ctx.redaction, host });
     const { services } = companion;
     const built = companion;
+    const { createModernMcp } = await part(() => import('../mcp/modernHttp.ts'));
+    const modern = createModernMcp({ createServer: (caller) => built.createModernServer(caller), logger: logger.child('mcp') });
+    // A client of the 2026-07-28 revision listening (subscriptions/listen) hears that the tools changed.
+    services.hub.subscribe({
+      send: (batch) => {
+        if (batch.some((e) => e.type === 'apis-changed' || e.type === 'servers-changed' || e.type === 'settings-applied')) modern.toolsChanged();
+      },
+    });
     const endpoint = (sessions.http = createMcpEndpoint({
+      modern,
       createServer: (scope) => built.createMcpServer('http', scope ? { scope } : {}),
       logger: logger.child('mcp'),
       idleMs: () => services.settings.values.httpSessionIdle * 1000,

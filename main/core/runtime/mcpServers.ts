@@ -3,7 +3,9 @@
 // every call recorded in the audit, the session known to the registry from
 // its first call or its `initialized` notification until it closes.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { createMcpServer, refreshTools, type ToolRegistrar } from '../mcp/createMcpServer.ts';
+import { createMcpServer, createModernMcpServer, refreshTools, type McpServerOptions, type ToolRegistrar } from '../mcp/createMcpServer.ts';
+import type { McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
+import type { ModernCaller } from '../mcp/modernHttp.ts';
 import { executeInputText, registerExecute } from '../mcp/executeTool.ts';
 import { registerDiagnostics } from '../mcp/diagnosticsTools.ts';
 import { callerOf, type ToolCallReport } from '../mcp/auditedTools.ts';
@@ -110,6 +112,79 @@ function namedInReach(s: Pick<Services, 'apis'>, scope: readonly string[] | unde
     });
 }
 
+/**
+ * What a server is built with for a scope, with the hooks its calls are counted and audited through: the same for
+ * a session of the 2025 revision and a request of the 2026-07-28 one.
+ */
+function serverOptions(
+  s: McpServerServices,
+  transport: 'stdio' | 'http',
+  scope: readonly string[] | undefined,
+  hooks: Pick<McpServerOptions, 'onToolStart' | 'onToolCall'>,
+): McpServerOptions {
+  const schemas = new Map<string, unknown>();
+  const tools: ToolRegistrar[] = [
+    (registry) =>
+      registerExecute(registry, {
+        service: s.runs.execute,
+        apis: () => apisInReach(s, scope),
+        ...(scope ? { scope } : {}),
+        boundary: () => boundaryFor(s, scope),
+        // A session scoped to named APIs reaches no other server (its runs get no `mcp`).
+        ...(scope ? {} : { tools: () => s.upstream.acceptedTools() }),
+      }),
+    // Other servers' tools offered directly, where a person opted in (unscoped sessions, as for `mcp` in scripts).
+    ...(scope
+      ? []
+      : [
+          (registry: Parameters<ToolRegistrar>[0]) =>
+            registerDirectTools(registry, {
+              list: () => directList({ upstream: s.upstream, logger: s.logs.logger, redact: s.logs.redact, max: s.settings.values.directToolsMax }),
+              call: (tool, args, ctx) => callDirect(s.toolGate, tool, args, ctx),
+              schemas,
+            }),
+        ]),
+    // The diagnostics speak of the whole companion (its log, every API's configuration): for unscoped sessions only.
+    ...(s.settings.values.diagnosticsTools && !scope
+      ? [
+          (registry: Parameters<ToolRegistrar>[0]) =>
+            registerDiagnostics(registry, {
+              logBuffer: s.logs.buffer,
+              redact: s.logs.redact,
+              health: () => healthOf(s),
+              config: () => configOf(s),
+              // Only where a person has other servers: a session that opens with none is not shown two idle tools.
+              ...(s.upstream.status().length > 0
+                ? {
+                    servers: serverSwitch({
+                      upstream: s.upstream,
+                      entries: s.serverEntries,
+                      approvals: s.broker,
+                      changed: () => s.hub.publish({ type: 'servers-changed' }),
+                      logger: s.logs.logger,
+                    }),
+                  }
+                : {}),
+            }),
+        ]
+      : []),
+  ];
+  return {
+    apis: () => apisInReach(s, scope),
+    named: () => namedInReach(s, scope),
+    ready: () => apisInReachReady(s, scope),
+    opening: () => s.apis.inScope(scope).some((a) => a.state === 'loading' && !a.preparing),
+    logger: s.logs.logger,
+    transport,
+    hasExecute: true,
+    listedSchemas: () => schemas,
+    ...(scope ? {} : { searchTools: () => searchableTools(s.upstream, s.logs.logger, s.logs.redact) }),
+    warmUp: () => s.engines.engine.warmUp?.(),
+    ...hooks,
+    tools,
+  };
+}
+
 export function createMcpServerFactory(s: McpServerServices): (transport: 'stdio' | 'http', session?: SessionOptions) => McpServer {
   const { sessions } = s;
   // When the APIs served change (or a live setting the descriptions quote), every open session's tools are
@@ -123,76 +198,20 @@ export function createMcpServerFactory(s: McpServerServices): (transport: 'stdio
   });
   return (transport, session = {}) => {
     const { scope } = session;
-    const schemas = new Map<string, unknown>();
-    const tools: ToolRegistrar[] = [
-      (registry) =>
-        registerExecute(registry, {
-          service: s.runs.execute,
-          apis: () => apisInReach(s, scope),
-          ...(scope ? { scope } : {}),
-          boundary: () => boundaryFor(s, scope),
-          // A session scoped to named APIs reaches no other server (its runs get no `mcp`).
-          ...(scope ? {} : { tools: () => s.upstream.acceptedTools() }),
-        }),
-      // Other servers' tools offered directly, where a person opted in (unscoped sessions, as for `mcp` in scripts).
-      ...(scope
-        ? []
-        : [
-            (registry: Parameters<ToolRegistrar>[0]) =>
-              registerDirectTools(registry, {
-                list: () => directList({ upstream: s.upstream, logger: s.logs.logger, redact: s.logs.redact, max: s.settings.values.directToolsMax }),
-                call: (tool, args, ctx) => callDirect(s.toolGate, tool, args, ctx),
-                schemas,
-              }),
-          ]),
-      // The diagnostics speak of the whole companion (its log, every API's configuration): for unscoped sessions only.
-      ...(s.settings.values.diagnosticsTools && !scope
-        ? [
-            (registry: Parameters<ToolRegistrar>[0]) =>
-              registerDiagnostics(registry, {
-                logBuffer: s.logs.buffer,
-                redact: s.logs.redact,
-                health: () => healthOf(s),
-                config: () => configOf(s),
-                // Only where a person has other servers: a session that opens with none is not shown two idle tools.
-                ...(s.upstream.status().length > 0
-                  ? {
-                      servers: serverSwitch({
-                        upstream: s.upstream,
-                        entries: s.serverEntries,
-                        approvals: s.broker,
-                        changed: () => s.hub.publish({ type: 'servers-changed' }),
-                        logger: s.logs.logger,
-                      }),
-                    }
-                  : {}),
-              }),
-          ]
-        : []),
-    ];
     let key: string | undefined;
-    const server = createMcpServer({
-      apis: () => apisInReach(s, scope),
-      named: () => namedInReach(s, scope),
-      ready: () => apisInReachReady(s, scope),
-      opening: () => s.apis.inScope(scope).some((a) => a.state === 'loading' && !a.preparing),
-      logger: s.logs.logger,
-      transport,
-      hasExecute: true,
-      listedSchemas: () => schemas,
-      ...(scope ? {} : { searchTools: () => searchableTools(s.upstream, s.logs.logger, s.logs.redact) }),
-      warmUp: () => s.engines.engine.warmUp?.(),
-      onToolStart: (caller) => {
-        // A client may call before it says it is initialized: the session is known from its first call.
-        key ??= caller.key;
-        sessions.begin(caller);
-      },
-      onToolCall: (call) => {
-        sessions.end(call.caller.key);
-        return s.audit.recordToolCall(toolRecord(s, transport, call, scope));
-      },
-      tools,
-    });
+    const server = createMcpServer(
+      serverOptions(s, transport, scope, {
+        onToolStart: (caller) => {
+          // A client may call before it says it is initialized: the session is known from its first call.
+          key ??= caller.key;
+          sessions.begin(caller);
+        },
+        onToolCall: (call) => {
+          sessions.end(call.caller.key);
+          return s.audit.recordToolCall(toolRecord(s, transport, call, scope));
+        },
+      }),
+    );
     server.server.oninitialized = () => {
       const caller = callerOf(server, transport, server.server.transport?.sessionId);
       key = caller.key;
@@ -207,4 +226,22 @@ export function createMcpServerFactory(s: McpServerServices): (transport: 'stdio
     };
     return server;
   };
+}
+
+/**
+ * The server that answers one request of the 2026-07-28 revision, for the caller its credential and URL name: the
+ * same tools as a session's, each call counted in the registry under that caller and audited.
+ */
+export function createModernServerFactory(s: McpServerServices): (caller: ModernCaller) => Promise<ModernMcpServer> {
+  return ({ key, scope }) =>
+    createModernMcpServer(
+      serverOptions(s, 'http', scope, {
+        onToolStart: (caller) => s.sessions.begin(caller),
+        onToolCall: (call) => {
+          s.sessions.end(call.caller.key);
+          return s.audit.recordToolCall(toolRecord(s, 'http', call, scope));
+        },
+      }),
+      { key, transport: 'http' },
+    );
 }

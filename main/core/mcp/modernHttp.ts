@@ -1,0 +1,91 @@
+// The 2026-07-28 revision of MCP over HTTP, beside the 2025 one on the same
+// /mcp: a request that carries the revision's `_meta` envelope (or names a
+// modern revision in its MCP-Protocol-Version header) is answered here, by
+// the v2 SDK's per-request handler (server/discover, errors under the
+// request's id, the unsupported-version error, subscriptions/listen); any
+// other goes on to the sessions of the 2025 revision (httpMcpEndpoint.ts).
+// The SDK's own classifier decides (isLegacyRequest), so the two can never
+// disagree on which leg answers.
+//
+// There is no session: who calls is the credential the request was let in
+// with (the bearer token, checked before this) and the APIs its URL names
+// (`?api=`). That pair is the caller key grants, limits and held runs are
+// bound to; a client's self-declared name only labels it.
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
+import { createMcpHandler, isLegacyRequest, type McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
+import type { Logger } from '../log/logger.ts';
+import { readScope } from './sessionScope.ts';
+
+/** Who a modern request is: the caller key its credential and scope make, and the scope. */
+export interface ModernCaller {
+  key: string;
+  scope: string[] | undefined;
+}
+
+export interface ModernMcpOptions {
+  /** The server that answers one request, for its caller. */
+  createServer(caller: ModernCaller): ModernMcpServer | Promise<ModernMcpServer>;
+  logger: Logger;
+}
+
+export interface ModernMcp {
+  /** Whether the request is of the 2026-07-28 revision (this leg answers it), from its headers and parsed body. */
+  claims(req: IncomingMessage, body: unknown): Promise<boolean>;
+  serve(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void>;
+  /** Tells the clients listening (subscriptions/listen) that the tools changed. */
+  toolsChanged(): void;
+  close(): Promise<void>;
+}
+
+/** The caller key of a modern HTTP request: its credential (a fingerprint, never the token) and the APIs its URL names. */
+export function modernCallerKey(authorization: string | null | undefined, scope: readonly string[] | undefined): string {
+  const token = /^Bearer\s+(.+)$/i.exec(authorization ?? '')?.[1]?.trim() ?? '';
+  const fingerprint = createHash('sha256').update(token).digest('hex').slice(0, 16);
+  return `http:credential:${fingerprint}${scope ? `:api=${[...scope].sort().join(',')}` : ''}`;
+}
+
+/** The request's headers as a web-standard Headers (what the SDK's classifier reads). */
+function headersOf(req: IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+  }
+  return headers;
+}
+
+export function createModernMcp(options: ModernMcpOptions): ModernMcp {
+  const log = options.logger;
+  const handler = createMcpHandler(
+    async (ctx) => {
+      const url = new URL(ctx.requestInfo?.url ?? 'http://127.0.0.1/mcp');
+      const read = readScope(`${url.pathname}${url.search}`);
+      // A URL with an unknown parameter is refused before any server is made (answered below, in serve).
+      const scope = read.ok ? read.scope : [];
+      return options.createServer({ key: modernCallerKey(ctx.requestInfo?.headers.get('authorization'), scope), scope });
+    },
+    { legacy: 'reject', onerror: (error) => log.debug(`mcp 2026-07-28: ${error.message}`) },
+  );
+  return {
+    async claims(req, body) {
+      if (req.method !== 'POST') return false;
+      const request = new Request(`http://127.0.0.1${req.url ?? '/mcp'}`, { method: 'POST', headers: headersOf(req) });
+      return !(await isLegacyRequest(request, body));
+    },
+    async serve(req, res, body) {
+      const read = readScope(req.url);
+      if (!read.ok) {
+        const id = body && typeof body === 'object' && 'id' in body ? (body as { id: unknown }).id : null;
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32602, message: read.error } }));
+        return;
+      }
+      const listener = getRequestListener((request) => handler.fetch(request, { parsedBody: body }), { overrideGlobalObjects: false });
+      await listener(req, res);
+    },
+    toolsChanged: () => handler.notify.toolsChanged(),
+    close: () => handler.close(),
+  };
+}

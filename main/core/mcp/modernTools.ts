@@ -1,0 +1,77 @@
+// Airlock's tools on a server of the 2026-07-28 revision (the v2 SDK's
+// McpServer): the same registrars as the 2025 revision's servers, each call
+// audited by the same runAudited. A modern server answers one request, so
+// it is built with what is in reach at that moment: a description is never
+// written again (the next request's server has the new one), and the caller
+// is the one its request's credential and URL name, never a name the client
+// declares (that only labels).
+import { z } from 'zod';
+import { fromJsonSchema, type JsonSchemaType, type McpServer as ModernMcpServer, type ServerContext } from '@modelcontextprotocol/server';
+import type { CallerInfo } from '../approvals/types.ts';
+import { runAudited, type AuditedTools, type AuditedToolsOptions, type RegisteredToolText } from './auditedTools.ts';
+
+/** The client's self-declared name and version, from the request's `_meta` (a label: it never grants). */
+const CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
+
+function declaredClient(ctx: ServerContext): { clientName?: string; clientVersion?: string } {
+  const info = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_INFO] as { name?: unknown; version?: unknown } | undefined;
+  return {
+    ...(typeof info?.name === 'string' && info.name ? { clientName: info.name.slice(0, 100) } : {}),
+    ...(typeof info?.version === 'string' && info.version ? { clientVersion: info.version.slice(0, 50) } : {}),
+  };
+}
+
+/** A progress reporter when the request carries a progress token: each message counts one step up. */
+function progressOf(ctx: ServerContext): { progress?: (message: string) => void } {
+  const token = ctx.mcpReq._meta?.progressToken;
+  if (token === undefined) return {};
+  let step = 0;
+  return {
+    progress: (message) =>
+      void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: ++step, message } }).catch(() => undefined),
+  };
+}
+
+/** Text that never changes on a one-request server (the next request's server is built with what is new). */
+const FIXED: RegisteredToolText = { describe: () => undefined, remove: () => undefined };
+
+export interface ModernToolsOptions extends AuditedToolsOptions {
+  /** The JSON schemas loose tools (another server's) are listed and checked with, by tool name. */
+  listedSchemas?(): ReadonlyMap<string, unknown>;
+}
+
+/** The tools registry of one modern server, for the caller its request names. */
+export function modernTools(server: ModernMcpServer, caller: Omit<CallerInfo, 'clientName' | 'clientVersion'>, options: ModernToolsOptions): AuditedTools {
+  const tools: AuditedTools = {
+    // Task-augmented calls are a 2025-revision experiment here; a modern client is answered "held" and resumes.
+    taskTools: new Map(),
+    registerLoose(name, config, handler) {
+      // Listed with the schema its server gives (as a 2025 session lists it); any object when there is none.
+      const schema = options.listedSchemas?.().get(name);
+      const inputSchema = schema && typeof schema === 'object' ? fromJsonSchema(schema as JsonSchemaType) : z.looseObject({});
+      return tools.register(name, { ...config, inputSchema: inputSchema as never }, handler as never);
+    },
+    register(name, config, handler) {
+      const given = config.inputSchema as unknown;
+      const inputSchema = given && typeof given === 'object' && '~standard' in given ? given : z.object(given as z.ZodRawShape);
+      server.registerTool(
+        name,
+        {
+          title: config.title,
+          description: config.description,
+          inputSchema: inputSchema as never,
+          ...(config.outputSchema ? { outputSchema: z.object(config.outputSchema as z.ZodRawShape) as never } : {}),
+          annotations: config.annotations,
+        },
+        ((args: unknown, ctx: ServerContext) =>
+          runAudited(name, args, handler, options, {
+            caller: { ...caller, ...declaredClient(ctx) },
+            signal: ctx.mcpReq.signal,
+            ...progressOf(ctx),
+          })) as never,
+      );
+      return FIXED;
+    },
+  };
+  return tools;
+}

@@ -1,0 +1,161 @@
+// MCP 2026-07-28 over HTTP, beside 2025-11-25 on the same /mcp (issue 38 §1,
+// §2): the v2 SDK's client, pinned to the modern revision and negotiating it
+// (`auto`: server/discover first), lists the tools, searches and runs code
+// with no session; a mutation held for a person is collected with
+// `execute {resume}` by the same credential and scope, and by no other; a
+// request naming a revision the server does not speak gets the error under
+// its own id; and a 2025 client (v1 SDK, initialize and a session) works on
+// the same endpoint as before.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from '@modelcontextprotocol/client';
+import { serve, type Served } from '../helpers/processes.ts';
+import { httpClient, execute } from '../helpers/mcpClients.ts';
+import { controlClient, waitForEvent } from '../helpers/control.ts';
+import { startEchoApi, writeEchoSpec, type EchoApi } from '../helpers/echoApi.ts';
+import { tempDir } from '../helpers/paths.ts';
+import type { ControlClient } from '../../main/core/control/controlClient.ts';
+
+const MODERN = '2026-07-28';
+let echo: EchoApi;
+let server: Served;
+let control: ControlClient;
+let cleanup: () => void;
+
+type Result = { content?: { type: string; text?: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
+const textOf = (r: Result) => r.content?.find((c) => c.type === 'text')?.text ?? '';
+
+async function modernClient(mode: 'auto' | { pin: string }, name: string, url = server.mcpUrl): Promise<ModernClient> {
+  const client = new ModernClient({ name, version: '2.0.0' }, { versionNegotiation: { mode } });
+  await client.connect(new ModernHttpTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${server.token}` } } }));
+  return client;
+}
+
+/** One raw JSON-RPC POST to /mcp with the token, as a client that writes its own requests. */
+async function post(body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: Record<string, unknown> }> {
+  const response = await fetch(server.mcpUrl, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const text = await response.text();
+  const data = /^data: (.*)$/m.exec(text)?.[1] ?? text;
+  return { status: response.status, json: JSON.parse(data) as Record<string, unknown> };
+}
+
+const envelope = (version: string) => ({
+  'io.modelcontextprotocol/protocolVersion': version,
+  'io.modelcontextprotocol/clientInfo': { name: 'raw-client', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+});
+
+before(async () => {
+  const made = tempDir();
+  cleanup = made.cleanup;
+  echo = await startEchoApi();
+  const spec = writeEchoSpec(made.dir, echo.url);
+  server = await serve(made.dir, ['--spec', spec, '--auth', 'bearer'], { AIRLOCK_API_KEY: 'sk_test_MODERN_0123456789' });
+  control = controlClient(made.dir, server.url);
+  // A held call is answered "held" after 1 s (a live setting), so the test collects it with resume.
+  assert.deepEqual((await control.call('settings.update', { values: { approvalReplyAfterMs: 1_000 } })).applied, ['approvalReplyAfterMs']);
+});
+
+after(async () => {
+  await server?.stop();
+  await echo?.close();
+  cleanup?.();
+});
+
+test(
+  'server/discover names the modern revision (2025 ones are offered by initialize); the answer carries the request id and the server info',
+  { timeout: 60_000 },
+  async () => {
+    const discover = { jsonrpc: '2.0', id: 'd-1', method: 'server/discover', params: { _meta: envelope(MODERN) } };
+    const { status, json } = await post(discover, { 'mcp-protocol-version': MODERN, 'mcp-method': 'server/discover' });
+    assert.equal(status, 200, JSON.stringify(json));
+    assert.equal(json.id, 'd-1');
+    const result = json.result as { supportedVersions?: string[]; capabilities?: { tools?: unknown }; _meta?: Record<string, { name?: string }> };
+    assert.ok(result.supportedVersions?.includes(MODERN), JSON.stringify(result));
+    assert.equal(result._meta?.['io.modelcontextprotocol/serverInfo']?.name, 'airlock');
+    assert.ok(result.capabilities?.tools);
+    // The revision's HTTP rule: the header must name the version the body does; without it, refused under the id.
+    const bare = await post(discover);
+    assert.equal(bare.status, 400);
+    assert.equal(bare.json.id, 'd-1');
+    assert.match(JSON.stringify(bare.json.error), /MCP-Protocol-Version/);
+  },
+);
+
+test('a revision the server does not speak is refused under the request id, naming the ones it speaks', { timeout: 60_000 }, async () => {
+  const { json } = await post(
+    { jsonrpc: '2.0', id: 7, method: 'tools/list', params: { _meta: envelope('2099-01-01') } },
+    { 'mcp-protocol-version': '2099-01-01' },
+  );
+  assert.equal(json.id, 7);
+  const error = json.error as { code: number; message: string; data?: { supported?: string[]; requested?: string } };
+  assert.ok(error, JSON.stringify(json));
+  assert.match(JSON.stringify(error.data), /2026-07-28/);
+  assert.equal(error.data?.requested, '2099-01-01');
+});
+
+test('pinned to 2026-07-28, the v2 client lists the tools, searches and runs code, with no session', { timeout: 90_000 }, async (t) => {
+  const client = await modernClient({ pin: MODERN }, 'modern-pinned');
+  t.after(() => client.close());
+  const { tools } = await client.listTools();
+  const names = tools.map((tool) => tool.name);
+  assert.ok(names.includes('search_docs') && names.includes('execute'), names.join(', '));
+  const search = (await client.callTool({ name: 'search_docs', arguments: { query: 'list items' } })) as Result;
+  assert.match(textOf(search), /items\.list/);
+  const run = (await client.callTool({ name: 'execute', arguments: { code: 'return (await api.items.list()).status;' } })) as Result;
+  assert.equal(textOf(run), '200', textOf(run));
+  // Recorded in the audit like any call, labelled with the name the client declared.
+  const calls = await control.call('audit.query', { limit: 20 });
+  assert.ok(
+    calls.records.some((r) => 'tool' in r && r.tool === 'execute' && 'clientName' in r && r.clientName === 'modern-pinned'),
+    'the execute call is audited under the declared name',
+  );
+});
+
+test('auto: the v2 client negotiates 2026-07-28 through server/discover', { timeout: 60_000 }, async (t) => {
+  const client = await modernClient('auto', 'modern-auto');
+  t.after(() => client.close());
+  assert.equal(client.getNegotiatedProtocolVersion?.(), MODERN);
+  const { tools } = await client.listTools();
+  assert.ok(tools.some((tool) => tool.name === 'execute'));
+});
+
+test(
+  'a held mutation is collected with resume by the same credential and scope; another scope gets "no run", and nothing is sent twice',
+  { timeout: 90_000 },
+  async (t) => {
+    const client = await modernClient({ pin: MODERN }, 'modern-held');
+    t.after(() => client.close());
+    const other = await modernClient({ pin: MODERN }, 'modern-other', `${server.mcpUrl}?api=custom`);
+    t.after(() => other.close());
+    const before = echo.received.filter((r) => r.method !== 'GET').length;
+    const requested = waitForEvent(control, 'approval-requested');
+    const first = (await client.callTool({
+      name: 'execute',
+      arguments: { code: `const r = await api.items.create({ body: { name: 'modern' } }); return r.status;` },
+    })) as Result;
+    const { approval } = await requested;
+    const held = first.structuredContent?.held as { id: string } | undefined;
+    assert.ok(held, `answered "held": ${textOf(first)}`);
+    // Another scope is another caller: it cannot collect the run, whoever it says it is.
+    const stolen = (await other.callTool({ name: 'execute', arguments: { resume: held.id } })) as Result;
+    assert.equal(stolen.isError, true);
+    assert.match(textOf(stolen), /no run/);
+    await control.call('approvals.decide', { id: approval.id, decision: 'approve', scope: 'once' });
+    const resumed = (await client.callTool({ name: 'execute', arguments: { resume: held.id } })) as Result;
+    assert.equal(textOf(resumed), '201', textOf(resumed));
+    assert.equal(echo.received.filter((r) => r.method !== 'GET').length, before + 1, 'exactly one mutation reached the API');
+  },
+);
+
+test('a 2025 client on the same endpoint: initialize, a session, and execute as before', { timeout: 60_000 }, async (t) => {
+  const client = await httpClient(server.mcpUrl, server.token, 'legacy-client');
+  t.after(() => client.close());
+  const out = await execute(client, 'return (await api.items.list()).status;');
+  assert.equal(out.text, '200');
+});
