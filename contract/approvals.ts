@@ -13,6 +13,8 @@ export const callerSchema = z.object({
   clientVersion: z.string().optional(),
   transport: z.enum(['stdio', 'http', 'internal']),
   sessionId: z.string().optional(),
+  /** The MCP revision the client speaks on this connection (2025-11-25, 2026-07-28, …), when known. */
+  protocolVersion: z.string().optional(),
 });
 export type Caller = z.infer<typeof callerSchema>;
 

@@ -9,6 +9,8 @@ export const sessionSchema = z.object({
   sessionId: z.string().optional(),
   clientName: z.string().optional(),
   clientVersion: z.string().optional(),
+  /** The MCP revision it speaks (the one agreed at initialize, or 2026-07-28), when known. */
+  protocolVersion: z.string().optional(),
   connectedAt: z.string(),
   lastSeenAt: z.string(),
   inFlight: z.number(),

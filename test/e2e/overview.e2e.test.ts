@@ -124,6 +124,9 @@ test('the checklist ticks each step when it is done; the HTTP URL is copied with
   assert.equal(echo.received.at(-1)!.headers['x-api-key'], KEY);
   await stepState(page, 'Try a first call', 'Done');
   await showsText(step(page, 'Try a first call'), /execute from e2e-first at /);
+  // The connected clients table says which MCP revision the client speaks (the one agreed at its initialize).
+  const row = page.getByRole('group', { name: 'Connected clients' }).getByRole('row').filter({ hasText: 'e2e-first' });
+  await showsText(row, /e2e-first 1\.0\.0\s+http\s+2025-11-25\s/);
   await page.getByRole('heading', { name: 'All set', level: 2 }).waitFor();
   assert.ok(!(await page.content()).includes(KEY));
   assert.deepEqual(await axeProblems(page, 'Overview, all done'), []);

@@ -9,7 +9,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from '@modelcontextprotocol/client';
-import { serve, type Served } from '../helpers/processes.ts';
+import { runCliToEnd, serve, type Served } from '../helpers/processes.ts';
 import { httpClient, execute } from '../helpers/mcpClients.ts';
 import { controlClient, waitForEvent } from '../helpers/control.ts';
 import { startEchoApi, writeEchoSpec, type EchoApi } from '../helpers/echoApi.ts';
@@ -21,6 +21,7 @@ let echo: EchoApi;
 let server: Served;
 let control: ControlClient;
 let cleanup: () => void;
+let dataDir: string;
 
 type Result = { content?: { type: string; text?: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
 const textOf = (r: Result) => r.content?.find((c) => c.type === 'text')?.text ?? '';
@@ -53,6 +54,7 @@ const envelope = (version: string) => ({
 before(async () => {
   const made = tempDir();
   cleanup = made.cleanup;
+  dataDir = made.dir;
   echo = await startEchoApi();
   const spec = writeEchoSpec(made.dir, echo.url);
   server = await serve(made.dir, ['--spec', spec, '--auth', 'bearer'], { AIRLOCK_API_KEY: 'sk_test_MODERN_0123456789' });
@@ -158,4 +160,22 @@ test('a 2025 client on the same endpoint: initialize, a session, and execute as 
   t.after(() => client.close());
   const out = await execute(client, 'return (await api.items.list()).status;');
   assert.equal(out.text, '200');
+});
+
+test('the Overview (status) and `airlock doctor` say which revision each connected client speaks', { timeout: 90_000 }, async (t) => {
+  const legacy = await httpClient(server.mcpUrl, server.token, 'legacy-revision');
+  t.after(() => legacy.close());
+  await execute(legacy, 'return 1;');
+  const modern = await modernClient({ pin: MODERN }, 'modern-revision');
+  t.after(() => modern.close());
+  await modern.callTool({ name: 'execute', arguments: { code: 'return 1;' } });
+  const { sessions } = await control.call('status', {});
+  assert.equal(sessions.find((c) => c.clientName === 'legacy-revision')?.protocolVersion, '2025-11-25', JSON.stringify(sessions));
+  // A modern client is its credential and scope: one entry for this token, unscoped, however many names it declares.
+  const credential = sessions.filter((c) => c.key.startsWith('http:credential:') && !c.key.includes(':api='));
+  assert.equal(credential.length, 1, JSON.stringify(sessions));
+  assert.equal(credential[0]!.protocolVersion, MODERN);
+  const doctor = await runCliToEnd(['doctor', '--data-dir', dataDir]);
+  assert.match(doctor.stdout, /clients +\d+ connected: .*legacy-revision 1\.0\.0 over http, MCP 2025-11-25/);
+  assert.match(doctor.stdout, /over http, MCP 2026-07-28/);
 });

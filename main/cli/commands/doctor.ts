@@ -16,7 +16,7 @@ import { demoSpecPath } from '../../core/demo/demoServer.ts';
 import { errorMessage } from '../../core/util/errors.ts';
 import { AIRLOCK_VERSION } from '../../core/util/version.ts';
 import type { CliContext } from '../context.ts';
-import type { ServerInfo } from '../runningServer.ts';
+import { runningCompanion, type ServerInfo } from '../runningServer.ts';
 import { checkEngineNetwork } from '../../core/sandbox/engineMatrix.ts';
 import { createKeychainStore } from '../../core/secrets/keychainStore.ts';
 import { createFileStore } from '../../core/secrets/fileStore.ts';
@@ -179,7 +179,9 @@ export async function doctorReport(ctx: CliContext): Promise<{ checks: Check[]; 
     data: { kind: store.kind, available: probe.available },
   });
   checks.push(auditCheck(paths.audit));
-  checks.push(await serverCheck(paths.serverInfo, settings.port));
+  const server = await serverCheck(paths.serverInfo, settings.port);
+  checks.push(server);
+  if ((server.data as { running?: boolean } | undefined)?.running) checks.push(await clientsCheck(settings.dataDir));
   checks.push({
     name: 'MCP token',
     status: 'ok',
@@ -233,6 +235,26 @@ async function serverCheck(file: string, port: number): Promise<Check> {
     detail: `running: pid ${info.pid}, ${info.mcpUrl}, ${info.profile ? `profile ${info.profile}, ` : ''}/health ${health}`,
     data: { running: true, ...info, health },
   };
+}
+
+/** The clients connected to the running companion, each with the MCP revision it speaks (its control API's status). */
+async function clientsCheck(dataDir: string): Promise<Check> {
+  try {
+    const control = await runningCompanion(dataDir, { timeoutMs: 2_000 });
+    const sessions = control ? (await control.call('status', {})).sessions : [];
+    const listed = sessions.map(
+      (c) =>
+        `${c.clientName ?? 'unnamed'}${c.clientVersion ? ` ${c.clientVersion}` : ''} over ${c.transport}, MCP ${c.protocolVersion ?? 'revision not known yet'}`,
+    );
+    return {
+      name: 'clients',
+      status: 'ok',
+      detail: listed.length === 0 ? 'none connected' : `${listed.length} connected: ${listed.join('; ')}`,
+      data: { sessions },
+    };
+  } catch (error) {
+    return { name: 'clients', status: 'warn', detail: `the running companion did not say which clients are connected: ${errorMessage(error)}` };
+  }
 }
 
 const MARK: Record<CheckStatus, string> = { ok: '✓', warn: '!', fail: '✗' };

@@ -11,6 +11,7 @@ import type { AnySchema, ZodRawShapeCompat, ShapeOutput } from '@modelcontextpro
 import { z } from 'zod';
 import type { CallerInfo, Elicit } from '../approvals/types.ts';
 import { elicitThrough } from './elicitApproval.ts';
+import { protocolVersionOf } from './agreedVersion.ts';
 import type { TaskTool } from './toolTasks.ts';
 import { messageOf } from '../../../contract/values.ts';
 
@@ -96,12 +97,14 @@ export interface AuditedToolsOptions {
 /** The caller of a request: the HTTP session the server issued, the joined stdio connection, or this stdio process. */
 export function callerOf(server: McpServer, transport: 'stdio' | 'http', sessionId: string | undefined): CallerInfo {
   const client = server.server.getClientVersion();
+  const protocolVersion = protocolVersionOf(server);
   return {
     key: transport === 'http' ? httpSessionKey(sessionId) : `stdio:${sessionId ?? process.pid}`,
     transport,
     ...(client?.name ? { clientName: client.name } : {}),
     ...(client?.version ? { clientVersion: client.version } : {}),
     ...(sessionId ? { sessionId } : {}),
+    ...(protocolVersion ? { protocolVersion } : {}),
   };
 }
 

@@ -6,6 +6,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import type { Logger } from '../log/logger.ts';
 import { SERVER_INFO, serverCapabilities } from './serverIdentity.ts';
+import { rememberAgreedVersion } from './agreedVersion.ts';
 import { registerSearchDocs, type SearchableTools } from './searchDocsTool.ts';
 import { serverInstructions } from './instructions.ts';
 import { namedOf, type ApiInReach, type NamedApi } from './apisInReach.ts';
@@ -116,6 +117,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     },
   );
   coalesceToolListChanged(server);
+  rememberAgreedVersion(server);
   const log = options.logger.child('mcp');
   const tools = auditedTools(server, {
     transport: options.transport,
@@ -170,7 +172,10 @@ export function createMcpServer(options: McpServerOptions): McpServer {
  * for first, as a session's tools/list waits for them. Its calls are audited for `caller` (the request's credential
  * and scope), labelled with the name the client declares.
  */
-export async function createModernMcpServer(options: McpServerOptions, caller: Omit<CallerInfo, 'clientName' | 'clientVersion'>): Promise<ModernMcpServer> {
+export async function createModernMcpServer(
+  options: McpServerOptions,
+  caller: Omit<CallerInfo, 'clientName' | 'clientVersion' | 'protocolVersion'>,
+): Promise<ModernMcpServer> {
   await options.ready();
   const server = new ModernMcpServer(
     { ...SERVER_INFO },

@@ -12,10 +12,14 @@ import { runAudited, type AuditedTools, type AuditedToolsOptions, type Registere
 
 /** The client's self-declared name and version, from the request's `_meta` (a label: it never grants). */
 const CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
+const PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
 
-function declaredClient(ctx: ServerContext): { clientName?: string; clientVersion?: string } {
-  const info = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_INFO] as { name?: unknown; version?: unknown } | undefined;
+function declaredClient(ctx: ServerContext): { clientName?: string; clientVersion?: string; protocolVersion?: string } {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const info = envelope?.[CLIENT_INFO] as { name?: unknown; version?: unknown } | undefined;
+  const version = envelope?.[PROTOCOL_VERSION];
   return {
+    ...(typeof version === 'string' ? { protocolVersion: version } : {}),
     ...(typeof info?.name === 'string' && info.name ? { clientName: info.name.slice(0, 100) } : {}),
     ...(typeof info?.version === 'string' && info.version ? { clientVersion: info.version.slice(0, 50) } : {}),
   };
@@ -41,7 +45,11 @@ export interface ModernToolsOptions extends AuditedToolsOptions {
 }
 
 /** The tools registry of one modern server, for the caller its request names. */
-export function modernTools(server: ModernMcpServer, caller: Omit<CallerInfo, 'clientName' | 'clientVersion'>, options: ModernToolsOptions): AuditedTools {
+export function modernTools(
+  server: ModernMcpServer,
+  caller: Omit<CallerInfo, 'clientName' | 'clientVersion' | 'protocolVersion'>,
+  options: ModernToolsOptions,
+): AuditedTools {
   const tools: AuditedTools = {
     // Task-augmented calls are a 2025-revision experiment here; a modern client is answered "held" and resumes.
     taskTools: new Map(),

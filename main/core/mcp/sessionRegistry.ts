@@ -31,6 +31,7 @@ export class SessionRegistry {
       ...(caller.sessionId ? { sessionId: caller.sessionId } : {}),
       ...(caller.clientName ? { clientName: caller.clientName } : {}),
       ...(caller.clientVersion ? { clientVersion: caller.clientVersion } : {}),
+      ...(caller.protocolVersion ? { protocolVersion: caller.protocolVersion } : {}),
       connectedAt: existing?.connectedAt ?? at,
       lastSeenAt: at,
       inFlight: existing?.inFlight ?? 0,

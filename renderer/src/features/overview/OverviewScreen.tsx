@@ -445,6 +445,7 @@ export function OverviewScreen({ pending, status }: { pending: number; status: C
                   <tr>
                     <th scope="col">Client</th>
                     <th scope="col">Transport</th>
+                    <th scope="col">MCP revision</th>
                     <th scope="col">Session</th>
                     <th scope="col">Connected</th>
                     <th scope="col">Last seen</th>
@@ -458,6 +459,7 @@ export function OverviewScreen({ pending, status }: { pending: number; status: C
                         {c.clientName ?? 'unnamed'} {c.clientVersion ?? ''}
                       </td>
                       <td>{c.transport}</td>
+                      <td>{c.protocolVersion ?? 'not known yet'}</td>
                       <td>
                         <code>{c.sessionId?.slice(0, 8) ?? c.key}</code>
                       </td>
