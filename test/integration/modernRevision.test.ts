@@ -22,6 +22,7 @@ let server: Served;
 let control: ControlClient;
 let cleanup: () => void;
 let dataDir: string;
+let spec: string;
 
 type Result = { content?: { type: string; text?: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
 const textOf = (r: Result) => r.content?.find((c) => c.type === 'text')?.text ?? '';
@@ -56,7 +57,7 @@ before(async () => {
   cleanup = made.cleanup;
   dataDir = made.dir;
   echo = await startEchoApi();
-  const spec = writeEchoSpec(made.dir, echo.url);
+  spec = writeEchoSpec(made.dir, echo.url);
   server = await serve(made.dir, ['--spec', spec, '--auth', 'bearer'], { AIRLOCK_API_KEY: 'sk_test_MODERN_0123456789' });
   control = controlClient(made.dir, server.url);
   // A held call is answered "held" after 1 s (a live setting), so the test collects it with resume.
@@ -179,3 +180,40 @@ test('the Overview (status) and `airlock doctor` say which revision each connect
   assert.match(doctor.stdout, /clients +\d+ connected: .*legacy-revision 1\.0\.0 over http, MCP 2025-11-25/);
   assert.match(doctor.stdout, /over http, MCP 2026-07-28/);
 });
+
+test(
+  'a 2026-07-28 client listening (subscriptions/listen) hears that the tools changed when an API is added and switched off',
+  { timeout: 60_000 },
+  async (t) => {
+    const client = await modernClient({ pin: MODERN }, 'modern-listener');
+    t.after(() => client.close());
+    let told = 0;
+    let heard: (() => void) | undefined;
+    client.setNotificationHandler('notifications/tools/list_changed', () => {
+      told++;
+      heard?.();
+    });
+    const subscription = await client.listen({ toolsListChanged: true });
+    t.after(() => subscription.close());
+    assert.equal(subscription.honoredFilter.toolsListChanged, true);
+    const next = () =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no tools/list_changed within 20 s (${told} so far)`)), 20_000);
+        heard = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    const added = next();
+    await control.call('profiles.save', { name: 'second', spec, auth: 'bearer' });
+    await added;
+    // Each change is told, and the tools listed then describe what is served now.
+    const both = (await client.listTools()).tools.find((tool) => tool.name === 'execute')?.description ?? '';
+    assert.match(both, /\bsecond\b/);
+    const off = next();
+    await control.call('apis.disable', { name: 'second' });
+    await off;
+    const one = (await client.listTools()).tools.find((tool) => tool.name === 'execute')?.description ?? '';
+    assert.doesNotMatch(one, /\bsecond\b/);
+  },
+);
