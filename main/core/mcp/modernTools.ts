@@ -36,6 +36,34 @@ function progressOf(ctx: ServerContext): { progress?: (message: string) => void 
   };
 }
 
+type StandardWithJson = {
+  '~standard': { validate: unknown; jsonSchema: { input(options: unknown): unknown; output(options: unknown): unknown } };
+};
+
+/** Each tool's schema as registered, by the shape (or schema) it was given: made, and written as JSON schema, once. */
+const prepared = new WeakMap<object, StandardWithJson>();
+
+/**
+ * A tool's input (or output) schema for the v2 SDK, which writes every tool's JSON schema again for each tools/list
+ * (~1 ms for Airlock's tools): a server here lives for one request, so the JSON schema is written once per schema and
+ * kept; validation is zod's own.
+ */
+function preparedSchema(given: object): StandardWithJson {
+  const known = prepared.get(given);
+  if (known) return known;
+  const schema = ('~standard' in given ? given : z.object(given as z.ZodRawShape)) as unknown as StandardWithJson;
+  const standard = schema['~standard'];
+  const written = new Map<string, unknown>();
+  const once = (io: 'input' | 'output') => (options: unknown) => {
+    const key = `${io} ${JSON.stringify(options)}`;
+    if (!written.has(key)) written.set(key, standard.jsonSchema[io](options));
+    return written.get(key);
+  };
+  const made: StandardWithJson = { ...schema, '~standard': { ...standard, jsonSchema: { input: once('input'), output: once('output') } } };
+  prepared.set(given, made);
+  return made;
+}
+
 /** Text that never changes on a one-request server (the next request's server is built with what is new). */
 const FIXED: RegisteredToolText = { describe: () => undefined, remove: () => undefined };
 
@@ -60,15 +88,14 @@ export function modernTools(
       return tools.register(name, { ...config, inputSchema: inputSchema as never }, handler as never);
     },
     register(name, config, handler) {
-      const given = config.inputSchema as unknown;
-      const inputSchema = given && typeof given === 'object' && '~standard' in given ? given : z.object(given as z.ZodRawShape);
+      const inputSchema = preparedSchema(config.inputSchema as object);
       server.registerTool(
         name,
         {
           title: config.title,
           description: config.description,
           inputSchema: inputSchema as never,
-          ...(config.outputSchema ? { outputSchema: z.object(config.outputSchema as z.ZodRawShape) as never } : {}),
+          ...(config.outputSchema ? { outputSchema: preparedSchema(config.outputSchema) as never } : {}),
           annotations: config.annotations,
         },
         ((args: unknown, ctx: ServerContext) =>

@@ -111,6 +111,13 @@ function toolTitle(apis: SearchableApi[]): string {
   return apis.length === 1 ? `Search ${apis[0]!.catalogue.title} docs` : 'Search API docs';
 }
 
+/** search_docs' arguments: one object for every server (a registry may keep what it derives from it). */
+const searchDocsToolInput = {
+  ...searchDocsInput,
+  api: z.string().trim().min(1).max(100).optional().describe("Search only this API (its name); alone, without a query: the API's outline"),
+  group: z.string().trim().min(1).max(200).optional().describe('With `api`: one group of the outline, whose operations are listed'),
+};
+
 /** Registers search_docs; the function it returns writes its description again for the APIs in reach now. */
 export function registerSearchDocs(tools: AuditedTools, ctx: SearchDocsContext): () => void {
   const atStart = ctx.apis();
@@ -119,11 +126,7 @@ export function registerSearchDocs(tools: AuditedTools, ctx: SearchDocsContext):
     {
       title: toolTitle(atStart),
       description: searchDocsDescription(atStart),
-      inputSchema: {
-        ...searchDocsInput,
-        api: z.string().trim().min(1).max(100).optional().describe("Search only this API (its name); alone, without a query: the API's outline"),
-        group: z.string().trim().min(1).max(200).optional().describe('With `api`: one group of the outline, whose operations are listed'),
-      },
+      inputSchema: searchDocsToolInput,
       outputSchema: searchDocsOutput,
       annotations: { title: toolTitle(atStart), readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
