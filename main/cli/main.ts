@@ -24,6 +24,7 @@ const keysCommands = () => import('./commands/keys.ts');
 const apisCommands = () => import('./commands/apis.ts');
 const serversCommands = () => import('./commands/servers.ts');
 const clientsCommands = () => import('./commands/clients.ts');
+const clientTokenCommands = () => import('./commands/clientTokens.ts');
 const auditCommands = () => import('./commands/audit.ts');
 const printNetworkPolicy = async (...a: Parameters<typeof import('./commands/printNetworkPolicy.ts').printNetworkPolicy>) =>
   (await import('./commands/printNetworkPolicy.ts')).printNetworkPolicy(...a);
@@ -450,6 +451,24 @@ function addClientCommands(program: Command, sub: Sub): void {
     .action(async function (this: Command, name: string) {
       await (await clientsCommands()).clientsUndo(cliContext(this), name, { json: this.opts().json === true });
     });
+  const token = sub(clients, 'token', "HTTP clients' own tokens: who calls is known from its token, and one can be revoked alone");
+  addSettingOptions(sub(token, 'add', 'make a token for a client (shown once; only its hash is kept)').argument('<name>', 'a name for the client'), ['common'])
+    .option('--api <name>', 'the token reaches only this API (repeat for several); without it, every API served', collectApi, [])
+    .option('--json', 'machine-readable output')
+    .action(async function (this: Command, name: string) {
+      const o = this.opts();
+      (await clientTokenCommands()).clientTokenAdd(cliContext(this), name, { apis: o.api, json: o.json === true });
+    });
+  addSettingOptions(sub(token, 'list', "the clients' tokens: name, fingerprint, APIs (never the tokens)"), ['common'])
+    .option('--json', 'machine-readable output')
+    .action(async function (this: Command) {
+      (await clientTokenCommands()).clientTokenList(cliContext(this), { json: this.opts().json === true });
+    });
+  addSettingOptions(sub(token, 'revoke', "revoke a client's token: its next request is refused").argument('<name>', 'the client named at add'), [
+    'common',
+  ]).action(async function (this: Command, name: string) {
+    (await clientTokenCommands()).clientTokenRevoke(cliContext(this), name);
+  });
 }
 
 /** audit: tail, export and verify the audit log. */

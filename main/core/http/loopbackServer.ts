@@ -15,7 +15,7 @@ import { http } from '../util/nodeHttp.ts';
 import type { AddressInfo } from 'node:net';
 import { AirlockError } from '../util/errors.ts';
 import type { Logger } from '../log/logger.ts';
-import { checkBearer, checkHostAndOrigin, isLoopbackAddress, type GuardOptions } from './requestGuards.ts';
+import { bearerOf, checkBearer, checkHostAndOrigin, isLoopbackAddress, type GuardOptions } from './requestGuards.ts';
 import { messageOf } from '../../../contract/values.ts';
 
 export type RouteAuth = 'none' | 'mcp' | 'control';
@@ -40,7 +40,8 @@ export interface LoopbackServerOptions {
   host: string;
   port: number;
   allowNonLoopback: boolean;
-  tokens: { mcp: string; control?: string };
+  /** `mcpClients`: whether a bearer token is one of the HTTP clients' own (clientTokens.ts), let in to /mcp too. */
+  tokens: { mcp: string; control?: string; mcpClients?: (token: string) => boolean };
   routes: Route[];
   upgrades?: UpgradeRoute[];
   logger: Logger;
@@ -123,6 +124,19 @@ export async function openLoopbackServer(options: OpeningServerOptions): Promise
     });
   });
 
+  /** The request carries one of the HTTP clients' own tokens (checked after the MCP token). */
+  const clientToken = (req: IncomingMessage): boolean => {
+    const given = bearerOf(req);
+    if (given === undefined || !options.tokens.mcpClients) return false;
+    try {
+      return options.tokens.mcpClients(given);
+    } catch (error) {
+      // A broken token file lets no client token in (the MCP token still works), and says why.
+      logger.warn(`client tokens cannot be read: ${messageOf(error)}`);
+      return false;
+    }
+  };
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const verdict = checkHostAndOrigin(req, guard);
     if (!verdict.ok) {
@@ -149,7 +163,7 @@ export async function openLoopbackServer(options: OpeningServerOptions): Promise
     if (route.auth !== 'none') {
       const token = route.auth === 'mcp' ? options.tokens.mcp : options.tokens.control;
       const auth = token ? checkBearer(req, token) : ({ ok: false, status: 401, reason: 'not available' } as const);
-      if (!auth.ok) {
+      if (!auth.ok && !(route.auth === 'mcp' && clientToken(req))) {
         logger.warn(`refused ${req.method} ${url.pathname}: ${auth.reason}`);
         return sendJson(res, 401, { error: auth.reason }, { 'www-authenticate': `Bearer realm="airlock", error="invalid_token"` });
       }
@@ -189,7 +203,8 @@ export async function openLoopbackServer(options: OpeningServerOptions): Promise
     if (req.method !== 'GET') return refuse(405, `an upgrade to '${wanted}' is a GET`);
     const token = route.auth === 'mcp' ? options.tokens.mcp : options.tokens.control;
     const auth = token ? checkBearer(req, token) : ({ ok: false, status: 401, reason: 'not available' } as const);
-    if (!auth.ok) return refuse(401, auth.reason, { 'www-authenticate': `Bearer realm="airlock", error="invalid_token"` });
+    if (!auth.ok && !(route.auth === 'mcp' && clientToken(req)))
+      return refuse(401, auth.reason, { 'www-authenticate': `Bearer realm="airlock", error="invalid_token"` });
     route.handle(req, socket, head);
   }
 

@@ -57,6 +57,11 @@ export function checkHostAndOrigin(req: IncomingMessage, options: GuardOptions =
   return { ok: true };
 }
 
+/** The bearer token of a request's Authorization header, or undefined. */
+export function bearerOf(req: { headers: { authorization?: string | undefined } }): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
+}
+
 export function checkBearer(req: IncomingMessage, expected: string): GuardVerdict {
   const header = req.headers.authorization;
   if (!header) return { ok: false, status: 401, reason: 'missing bearer token' };

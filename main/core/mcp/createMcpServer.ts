@@ -118,28 +118,12 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   );
   coalesceToolListChanged(server);
   rememberAgreedVersion(server);
-  const log = options.logger.child('mcp');
   const tools = auditedTools(server, {
     transport: options.transport,
     report: options.onToolCall,
     ...(options.onToolStart ? { onStart: options.onToolStart } : {}),
   });
-  const refresh: (() => void)[] = [];
-  refresh.push(
-    registerSearchDocs(tools, {
-      apis: options.apis,
-      ready: options.ready,
-      ...(options.searchTools ? { tools: options.searchTools } : {}),
-      onSearch: (query, count, ms) => {
-        options.warmUp?.();
-        log.debug(`search_docs "${query.slice(0, 80)}" → ${count} results in ${ms.toFixed(1)} ms`);
-      },
-    }),
-  );
-  for (const register of options.tools ?? []) {
-    const again = register(tools);
-    if (again) refresh.push(again);
-  }
+  const refresh = registerAirlockTools(tools, options, '');
   serveToolTasks(server, tools.taskTools);
   // A session's tasks end with it (their expiry timers too).
   if (taskStore) {
@@ -184,24 +168,36 @@ export async function createModernMcpServer(
       instructions: serverInstructions({ apis: options.named?.() ?? options.apis().map(namedOf), hasExecute: options.hasExecute ?? false }),
     },
   );
-  const log = options.logger.child('mcp');
   const tools = modernTools(server, caller, {
     transport: 'http',
     report: options.onToolCall,
     ...(options.onToolStart ? { onStart: options.onToolStart } : {}),
     ...(options.listedSchemas ? { listedSchemas: options.listedSchemas } : {}),
   });
-  registerSearchDocs(tools, {
-    apis: options.apis,
-    ready: options.ready,
-    ...(options.searchTools ? { tools: options.searchTools } : {}),
-    onSearch: (query, count, ms) => {
-      options.warmUp?.();
-      log.debug(`search_docs "${query.slice(0, 80)}" → ${count} results in ${ms.toFixed(1)} ms (2026-07-28)`);
-    },
-  });
-  for (const register of options.tools ?? []) register(tools);
+  registerAirlockTools(tools, options, ' (2026-07-28)');
   return server;
+}
+
+/** search_docs, then the further tools, on a registry of either revision; returns how to write their descriptions again. */
+function registerAirlockTools(tools: AuditedTools, options: McpServerOptions, logNote: string): (() => void)[] {
+  const log = options.logger.child('mcp');
+  const refresh: (() => void)[] = [];
+  refresh.push(
+    registerSearchDocs(tools, {
+      apis: options.apis,
+      ready: options.ready,
+      ...(options.searchTools ? { tools: options.searchTools } : {}),
+      onSearch: (query, count, ms) => {
+        options.warmUp?.();
+        log.debug(`search_docs "${query.slice(0, 80)}" → ${count} results in ${ms.toFixed(1)} ms${logNote}`);
+      },
+    }),
+  );
+  for (const register of options.tools ?? []) {
+    const again = register(tools);
+    if (again) refresh.push(again);
+  }
+  return refresh;
 }
 
 /**

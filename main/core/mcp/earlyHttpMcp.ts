@@ -16,6 +16,8 @@ import type { Logger } from '../log/logger.ts';
 import { initializeMessage, initializeResult } from './earlyInitialize.ts';
 import { readMcpBody } from './mcpRequestBody.ts';
 import { readScope } from './sessionScope.ts';
+import { readCredential, sessionCredential } from './httpCredential.ts';
+import type { ClientTokenView } from '../http/clientTokens.ts';
 
 /** A session whose `initialize` was answered before the endpoint existed. */
 export interface EarlySession {
@@ -23,6 +25,8 @@ export interface EarlySession {
   scope: string[] | undefined;
   /** The client's `initialize` request, as it sent it. */
   initialize: unknown;
+  /** What the session is bound to: a hash of the token it was opened with (httpCredential.ts). */
+  credential: string;
 }
 
 /** What takes /mcp over: the MCP endpoint. */
@@ -39,6 +43,8 @@ export interface EarlyMcpOptions {
   logger: Logger;
   /** At most this many sessions are answered early (default 64, the endpoint's session cap); the rest wait. */
   maxSessions?: number;
+  /** The clients' own tokens: a session opened with one reaches what its token allows. */
+  clientToken?: (token: string) => ClientTokenView | undefined;
 }
 
 export interface EarlyMcp {
@@ -112,12 +118,15 @@ export function createEarlyMcp(options: EarlyMcpOptions): EarlyMcp {
     const acceptable =
       accept.includes('application/json') && accept.includes('text/event-stream') && /^application\/json/i.test(String(req.headers['content-type'] ?? ''));
     const request = handingOver || !acceptable || req.headers['mcp-session-id'] !== undefined ? undefined : initializeMessage(preread.body);
-    const scope = request ? readScope(req.url) : undefined;
-    if (!request || !scope?.ok || early.length >= max) return { preread };
+    const scoped = request ? readScope(req.url) : undefined;
+    // A URL or a token that is refused is left to the endpoint, which says why.
+    const who = scoped?.ok ? readCredential(req.headers.authorization, scoped.scope, options.clientToken) : undefined;
+    if (!request || !who?.ok || early.length >= max) return { preread };
+    const scope = { scope: who.credential.scope };
     const instructions = await options.instructions(scope.scope);
     if (handingOver || early.length >= max) return { preread };
     const sessionId = randomUUID();
-    early.push({ sessionId, scope: scope.scope, initialize: preread.body });
+    early.push({ sessionId, scope: scope.scope, initialize: preread.body, credential: sessionCredential(req.headers.authorization) });
     count++;
     options.logger.info(`mcp session ${sessionId.slice(0, 8)} answered while the companion starts`);
     sendJson(

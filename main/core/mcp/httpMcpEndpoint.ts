@@ -24,6 +24,8 @@ import { sendJson, type Route } from '../http/loopbackServer.ts';
 import { readMcpBody } from './mcpRequestBody.ts';
 import type { EarlySession, McpTakeover } from './earlyHttpMcp.ts';
 import type { ModernMcp } from './modernHttp.ts';
+import type { ClientTokenView } from '../http/clientTokens.ts';
+import { readCredential, sessionCredential } from './httpCredential.ts';
 
 const DEFAULT_IDLE_MS = 30 * 60_000;
 /** How often idle sessions are looked for (they are also looked for before each new session). */
@@ -46,6 +48,8 @@ interface Session {
   streams: number;
   /** The ids of the requests in flight (each answered with an error if the companion goes first). */
   pending: Set<string | number>;
+  /** A hash of the bearer token it was opened with: a request with another token does not find it. */
+  credential: string;
 }
 
 export interface McpEndpointOptions {
@@ -58,6 +62,8 @@ export interface McpEndpointOptions {
   /** A request arrived in this session (the registry's "last seen"). */
   onSeen?: (sessionId: string) => void;
   now?: () => number;
+  /** The clients' own tokens: a session opened with one reaches what its token allows. */
+  clientToken?: (token: string) => ClientTokenView | undefined;
   /** The 2026-07-28 revision's leg: a request it claims (no session, the revision's envelope) is answered there. */
   modern?: ModernMcp;
 }
@@ -134,12 +140,12 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   }
 
   /** A transport for a new session, registered once its `initialize` is handled. */
-  function openSession(scope: string[] | undefined, sessionId: string): { server: McpServer; transport: Transport } {
+  function openSession(scope: string[] | undefined, sessionId: string, credential: string): { server: McpServer; transport: Transport } {
     const server = options.createServer(scope);
     const transport: Transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => sessionId,
       onsessioninitialized: (sid) => {
-        sessions.set(sid, { transport, server, lastSeen: now(), inFlight: 0, streams: 0, pending: new Set() });
+        sessions.set(sid, { transport, server, lastSeen: now(), inFlight: 0, streams: 0, pending: new Set(), credential });
         log.info(`mcp session ${sid.slice(0, 8)} opened (${sessions.size} live)`);
       },
     });
@@ -152,7 +158,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   /** Opens a session whose `initialize` was answered early: its server sees that `initialize`; its answer is dropped. */
   async function adopt(early: EarlySession): Promise<void> {
     if (!makeRoom()) throw new Error(`all ${max} sessions are busy`);
-    const { server, transport } = openSession(early.scope, early.sessionId);
+    const { server, transport } = openSession(early.scope, early.sessionId, early.credential);
     await server.connect(transport);
     const answer = await transport.handleRequest(
       new Request('http://127.0.0.1/mcp', {
@@ -183,7 +189,9 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     }
 
     if (id) {
-      const session = sessions.get(id);
+      const found = sessions.get(id);
+      // A session is found only with the token it was opened with: another client that learns its id gets nothing.
+      const session = found && found.credential === sessionCredential(req.headers.authorization) ? found : undefined;
       if (!session) return sendJson(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: 'session not found: initialize again' }, id: null });
       session.lastSeen = now();
       options.onSeen?.(id);
@@ -227,9 +235,10 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       return options.modern.serve(req, res, body);
     if (req.method === 'POST' && isInitializeRequest(body)) {
       if (!makeRoom()) return sendJson(res, 503, { jsonrpc: '2.0', error: { code: -32000, message: `all ${max} sessions are busy; retry shortly` }, id: null });
-      const read = readScope(req.url);
-      if (!read.ok) return sendJson(res, 400, { jsonrpc: '2.0', error: { code: -32602, message: read.error }, id: null });
-      const { server, transport } = openSession(read.scope, randomUUID());
+      const scoped = readScope(req.url);
+      const who = scoped.ok ? readCredential(req.headers.authorization, scoped.scope, options.clientToken) : scoped;
+      if (!who.ok) return sendJson(res, 400, { jsonrpc: '2.0', error: { code: -32602, message: who.error }, id: null });
+      const { server, transport } = openSession(who.credential.scope, randomUUID(), sessionCredential(req.headers.authorization));
       await server.connect(transport);
       return serveNode(transport, req, res, body);
     }

@@ -11,12 +11,13 @@
 // with (the bearer token, checked before this) and the APIs its URL names
 // (`?api=`). That pair is the caller key grants, limits and held runs are
 // bound to; a client's self-declared name only labels it.
-import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import { createMcpHandler, isLegacyRequest, type McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
 import type { Logger } from '../log/logger.ts';
 import { readScope } from './sessionScope.ts';
+import { readCredential } from './httpCredential.ts';
+import type { ClientTokenView } from '../http/clientTokens.ts';
 
 /** Who a modern request is: the caller key its credential and scope make, and the scope. */
 export interface ModernCaller {
@@ -28,6 +29,8 @@ export interface ModernMcpOptions {
   /** The server that answers one request, for its caller. */
   createServer(caller: ModernCaller): ModernMcpServer | Promise<ModernMcpServer>;
   logger: Logger;
+  /** The clients' own tokens: a request with one is that client, with its scope. */
+  clientToken?: (token: string) => ClientTokenView | undefined;
 }
 
 export interface ModernMcp {
@@ -37,13 +40,6 @@ export interface ModernMcp {
   /** Tells the clients listening (subscriptions/listen) that the tools changed. */
   toolsChanged(): void;
   close(): Promise<void>;
-}
-
-/** The caller key of a modern HTTP request: its credential (a fingerprint, never the token) and the APIs its URL names. */
-export function modernCallerKey(authorization: string | null | undefined, scope: readonly string[] | undefined): string {
-  const token = /^Bearer\s+(.+)$/i.exec(authorization ?? '')?.[1]?.trim() ?? '';
-  const fingerprint = createHash('sha256').update(token).digest('hex').slice(0, 16);
-  return `http:credential:${fingerprint}${scope ? `:api=${[...scope].sort().join(',')}` : ''}`;
 }
 
 /** The request's headers as a web-standard Headers (what the SDK's classifier reads). */
@@ -62,9 +58,10 @@ export function createModernMcp(options: ModernMcpOptions): ModernMcp {
     async (ctx) => {
       const url = new URL(ctx.requestInfo?.url ?? 'http://127.0.0.1/mcp');
       const read = readScope(`${url.pathname}${url.search}`);
-      // A URL with an unknown parameter is refused before any server is made (answered below, in serve).
-      const scope = read.ok ? read.scope : [];
-      return options.createServer({ key: modernCallerKey(ctx.requestInfo?.headers.get('authorization'), scope), scope });
+      const who = read.ok ? readCredential(ctx.requestInfo?.headers.get('authorization'), read.scope, options.clientToken) : undefined;
+      // A request whose URL or credential is refused never gets here (answered in serve); reach nothing, to be sure.
+      if (!who?.ok) return options.createServer({ key: 'http:refused', scope: [] });
+      return options.createServer({ key: who.credential.key, scope: who.credential.scope });
     },
     { legacy: 'reject', onerror: (error) => log.debug(`mcp 2026-07-28: ${error.message}`) },
   );
@@ -75,7 +72,9 @@ export function createModernMcp(options: ModernMcpOptions): ModernMcp {
       return !(await isLegacyRequest(request, body));
     },
     async serve(req, res, body) {
-      const read = readScope(req.url);
+      const scoped = readScope(req.url);
+      const who = scoped.ok ? readCredential(req.headers.authorization, scoped.scope, options.clientToken) : undefined;
+      const read = !scoped.ok ? scoped : who && !who.ok ? who : { ok: true as const };
       if (!read.ok) {
         const id = body && typeof body === 'object' && 'id' in body ? (body as { id: unknown }).id : null;
         res.writeHead(400, { 'content-type': 'application/json' });

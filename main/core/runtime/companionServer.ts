@@ -8,6 +8,7 @@
 // `initialize` is answered while the core loads (mcp/earlyHttpMcp.ts); every
 // other request waits for the rest. The heavy modules (the core, the MCP
 // SDK, the control API) are loaded after the bind for that reason.
+import { openClientTokens, type ClientTokenStore } from '../http/clientTokens.ts';
 import { statSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
 import type { Companion, Host } from './companion.ts';
 import { openLoopbackServer, sendJson, type LoopbackServer, type OpeningServer } from '../http/loopbackServer.ts';
@@ -63,11 +64,14 @@ export async function startServing(ctx: StartContext, options: ServingOptions = 
   const paths = dataPaths(settings.dataDir);
   ensureDataDir(paths.root);
   const lock = acquireCompanionLock(paths.lock, paths.root, options.kind ?? 'serve');
-  let tokens: { mcp: string; control: string };
+  let tokens: { mcp: string; control: string; mcpClients: (token: string) => boolean };
+  let clientTokens: ClientTokenStore;
   const uiSessions = settings.ui ? new UiSessions() : undefined;
   try {
     // Read by the server at each request, so a rotation takes effect at once.
-    tokens = { mcp: ensureTokenFile(paths.mcpToken), control: ensureTokenFile(paths.controlToken) };
+    clientTokens = openClientTokens(paths.clientTokens);
+    const store = clientTokens;
+    tokens = { mcp: ensureTokenFile(paths.mcpToken), control: ensureTokenFile(paths.controlToken), mcpClients: (token) => store.match(token) !== undefined };
     if (uiSessions) assertUiBuilt();
   } catch (error) {
     lock.release();
@@ -102,7 +106,10 @@ export async function startServing(ctx: StartContext, options: ServingOptions = 
   let everyApi: Promise<string> | undefined;
   const read = (scope: string[] | undefined) => import('../mcp/earlyInstructions.ts').then((m) => m.earlyInstructions(settings.dataDir, scope));
   const instructions = (scope: string[] | undefined) => (scope ? read(scope) : (everyApi ??= read(undefined)));
-  const early = settings.profile === undefined && settings.spec === undefined ? createEarlyMcp({ instructions, logger: logger.child('mcp') }) : undefined;
+  const early =
+    settings.profile === undefined && settings.spec === undefined
+      ? createEarlyMcp({ instructions, logger: logger.child('mcp'), clientToken: (token) => clientTokens.match(token) })
+      : undefined;
   let opening: OpeningServer;
   try {
     opening = server = await openLoopbackServer({
@@ -137,7 +144,11 @@ export async function startServing(ctx: StartContext, options: ServingOptions = 
     const { services } = companion;
     const built = companion;
     const { createModernMcp } = await part(() => import('../mcp/modernHttp.ts'));
-    const modern = createModernMcp({ createServer: (caller) => built.createModernServer(caller), logger: logger.child('mcp') });
+    const modern = createModernMcp({
+      createServer: (caller) => built.createModernServer(caller),
+      logger: logger.child('mcp'),
+      clientToken: (token) => clientTokens.match(token),
+    });
     // A client of the 2026-07-28 revision listening (subscriptions/listen) hears that the tools changed.
     services.hub.subscribe({
       send: (batch) => {
@@ -146,6 +157,7 @@ export async function startServing(ctx: StartContext, options: ServingOptions = 
     });
     const endpoint = (sessions.http = createMcpEndpoint({
       modern,
+      clientToken: (token) => clientTokens.match(token),
       createServer: (scope) => built.createMcpServer('http', scope ? { scope } : {}),
       logger: logger.child('mcp'),
       idleMs: () => services.settings.values.httpSessionIdle * 1000,

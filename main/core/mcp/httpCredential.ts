@@ -1,0 +1,60 @@
+// Who an HTTP request to /mcp is, from the credential it was let in with
+// (never from the body): the companion's MCP token, or one of the clients'
+// own tokens (clientTokens.ts), and the APIs it may reach. A client token
+// with a scope brings it; the request's URL (`?api=`) may narrow it, never
+// widen it.
+import { createHash } from 'node:crypto';
+import type { ClientTokenView } from '../http/clientTokens.ts';
+
+export interface HttpCredential {
+  /** What grants, limits, held runs and sessions are bound to. */
+  key: string;
+  /** The client a token of its own names (a label the person gave it, not one the client declares). */
+  tokenName?: string;
+  /** The APIs reached (undefined: every API served). */
+  scope: string[] | undefined;
+}
+
+export type CredentialRead = { ok: true; credential: HttpCredential } | { ok: false; error: string };
+
+/** A caller reaching named APIs is another caller than one reaching others: its key says which. */
+function scopeSuffix(scope: readonly string[] | undefined): string {
+  return scope ? `:api=${[...scope].sort().join(',')}` : '';
+}
+
+/** The token's fingerprint: never the token. */
+function fingerprintOf(token: string): string {
+  return createHash('sha256').update(token).digest('hex').slice(0, 16);
+}
+
+/**
+ * The credential of a request: `authorization` is its header (already checked at the door), `urlScope` what its URL
+ * names, `match` the client token store's lookup (absent: no client tokens).
+ */
+export function readCredential(
+  authorization: string | null | undefined,
+  urlScope: string[] | undefined,
+  match?: (token: string) => ClientTokenView | undefined,
+): CredentialRead {
+  const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1] ?? '';
+  const client = token ? match?.(token) : undefined;
+  if (!client) return { ok: true, credential: { key: `http:credential:${fingerprintOf(token)}${scopeSuffix(urlScope)}`, scope: urlScope } };
+  const allowed = client.scope;
+  if (allowed && urlScope) {
+    const outside = urlScope.filter((name) => !allowed.includes(name));
+    if (outside.length > 0)
+      return {
+        ok: false,
+        error: `the token of ${client.name} reaches ${allowed.join(', ')} only; the URL names ${outside.join(', ')} too (a URL narrows a token's APIs, never widens them)`,
+      };
+  }
+  const scope = urlScope ?? allowed;
+  return { ok: true, credential: { key: `http:client:${client.id}${scopeSuffix(scope)}`, tokenName: client.name, scope } };
+}
+
+/** A hash of a request's Authorization header: what an HTTP session is bound to (another token does not find it). */
+export function sessionCredential(authorization: string | undefined): string {
+  return createHash('sha256')
+    .update(authorization ?? '')
+    .digest('hex');
+}
