@@ -15,6 +15,15 @@ export interface HttpCredential {
   scope: string[] | undefined;
 }
 
+/** How the caller keys of requests with no session begin: the companion's token, or a client's own. */
+const COMPANION_TOKEN = 'http:credential:';
+const CLIENT_TOKEN = 'http:client:';
+
+/** Whether a caller key is a 2026-07-28 request's (a credential and scope, no session). */
+export function isStatelessCaller(key: string): boolean {
+  return key.startsWith(COMPANION_TOKEN) || key.startsWith(CLIENT_TOKEN);
+}
+
 export type CredentialRead = { ok: true; credential: HttpCredential } | { ok: false; error: string };
 
 /** A caller reaching named APIs is another caller than one reaching others: its key says which. */
@@ -38,7 +47,7 @@ export function readCredential(
 ): CredentialRead {
   const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1] ?? '';
   const client = token ? match?.(token) : undefined;
-  if (!client) return { ok: true, credential: { key: `http:credential:${fingerprintOf(token)}${scopeSuffix(urlScope)}`, scope: urlScope } };
+  if (!client) return { ok: true, credential: { key: `${COMPANION_TOKEN}${fingerprintOf(token)}${scopeSuffix(urlScope)}`, scope: urlScope } };
   const allowed = client.scope;
   if (allowed && urlScope) {
     const outside = urlScope.filter((name) => !allowed.includes(name));
@@ -49,7 +58,7 @@ export function readCredential(
       };
   }
   const scope = urlScope ?? allowed;
-  return { ok: true, credential: { key: `http:client:${client.id}${scopeSuffix(scope)}`, tokenName: client.name, scope } };
+  return { ok: true, credential: { key: `${CLIENT_TOKEN}${client.id}${scopeSuffix(scope)}`, tokenName: client.name, scope } };
 }
 
 /** A hash of a request's Authorization header: what an HTTP session is bound to (another token does not find it). */

@@ -1,5 +1,6 @@
 // MCP Streamable HTTP on /mcp (POST, GET, DELETE), one SDK transport and one
-// server per session. Bounded without locking anyone out: a session idle for
+// server per session, bound to the token it was opened with; a sessionless
+// request of the 2026-07-28 revision goes to its own leg (modernHttp.ts). Bounded without locking anyone out: a session idle for
 // `idleMs` (no request, nothing in flight, no open event stream: its client
 // went away without a DELETE) expires, and when the session cap is reached
 // the oldest idle session is evicted to make room. A client that
@@ -276,9 +277,9 @@ const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
 
 /**
  * The answer to a request that comes with no session and is not `initialize`: it carries the request's own id (a
- * client can match it; `null` only when the body has none). A request of the stateless revision (its version in
- * `_meta`) that this server does not speak yet gets -32602 with the versions it does speak, so a 2026-07-28 client
- * falls back to `initialize`; any other is told to send `initialize` first.
+ * client can match it; `null` only when the body has none). Where no modern leg is given (the companion always gives
+ * one), a request of the stateless revision (its version in `_meta`) gets -32602 with the versions spoken, so its
+ * client falls back to `initialize`; any other is told to send `initialize` first.
  */
 export function sessionlessAnswer(body: unknown): JSONRPCMessage {
   const message = Array.isArray(body) && body.length === 1 ? body[0] : body;

@@ -8,9 +8,10 @@
 // disagree on which leg answers.
 //
 // There is no session: who calls is the credential the request was let in
-// with (the bearer token, checked before this) and the APIs its URL names
-// (`?api=`). That pair is the caller key grants, limits and held runs are
-// bound to; a client's self-declared name only labels it.
+// with (the companion's token or a client's own, checked before this) and
+// the APIs it reaches (httpCredential.ts). That pair is the caller key
+// grants, limits and held runs are bound to; a client's self-declared name
+// only labels it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import { createMcpHandler, isLegacyRequest, type McpServer as ModernMcpServer } from '@modelcontextprotocol/server';

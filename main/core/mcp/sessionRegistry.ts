@@ -60,6 +60,21 @@ export class SessionRegistry {
     if (s) s.lastSeenAt = this.now().toISOString();
   }
 
+  /**
+   * Closes the entries of callers with no session of their own (a 2026-07-28 request's credential and scope:
+   * `isStateless(key)`) that have nothing in flight and were last seen before `before`: a client that stopped calling is
+   * not listed for ever, and URLs naming ever new scopes do not grow the list. Returns how many were closed.
+   */
+  closeIdle(isStateless: (key: string) => boolean, before: Date): number {
+    let closed = 0;
+    for (const s of [...this.sessions.values()]) {
+      if (!isStateless(s.key) || s.inFlight > 0 || new Date(s.lastSeenAt) >= before) continue;
+      this.close(s.key);
+      closed++;
+    }
+    return closed;
+  }
+
   close(key: string): void {
     if (!this.sessions.delete(key)) return;
     for (const l of this.closeListeners) l(key);

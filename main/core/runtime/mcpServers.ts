@@ -6,6 +6,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createMcpServer, createModernMcpServer, refreshTools, type McpServerOptions, type ToolRegistrar } from '../mcp/createMcpServer.ts';
 import type { McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
 import type { ModernCaller } from '../mcp/modernHttp.ts';
+import { isStatelessCaller } from '../mcp/httpCredential.ts';
 import { executeInputText, registerExecute } from '../mcp/executeTool.ts';
 import { registerDiagnostics } from '../mcp/diagnosticsTools.ts';
 import { callerOf, type ToolCallReport } from '../mcp/auditedTools.ts';
@@ -233,6 +234,12 @@ export function createMcpServerFactory(s: McpServerServices): (transport: 'stdio
  * same tools as a session's, each call counted in the registry under that caller and audited.
  */
 export function createModernServerFactory(s: McpServerServices): (caller: ModernCaller) => Promise<ModernMcpServer> {
+  // A caller with no session is listed while it calls; idle past the HTTP session limit, it is no longer listed.
+  const sweep = setInterval(() => {
+    const idleMs = s.settings.values.httpSessionIdle * 1000;
+    s.sessions.closeIdle(isStatelessCaller, new Date(Date.now() - idleMs));
+  }, 15_000);
+  sweep.unref();
   return ({ key, scope }) =>
     createModernMcpServer(
       serverOptions(s, 'http', scope, {
