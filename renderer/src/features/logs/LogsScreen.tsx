@@ -58,6 +58,8 @@ export default function LogsScreen() {
   const text = useRef<string[]>([]);
   /** Lines that arrived while paused, written on resume. */
   const held = useRef<LogEntry[]>([]);
+  /** Asks for the lines waiting in `pending` to be written at the next frame (set while the terminal is open). */
+  const writeSoon = useRef<() => void>(() => undefined);
   const follow = useRef(true);
   const [following, setFollowing] = useState(true);
   const [runId, setRunId] = useState('');
@@ -94,6 +96,7 @@ export default function LogsScreen() {
     text.current.push(...kept.map(plain));
     bounded(pending.current);
     bounded(text.current);
+    writeSoon.current();
   };
 
   useEffect(() => {
@@ -109,16 +112,20 @@ export default function LogsScreen() {
     const onResize = () => fit.fit();
     addEventListener('resize', onResize);
     let frame = 0;
-    // Batched writes: at most one write per animation frame.
-    const pump = () => {
-      if (pending.current.length > 0) {
-        t.write(pending.current.splice(0).join('\r\n') + '\r\n');
-        if (follow.current) t.scrollToBottom();
-      }
-      frame = requestAnimationFrame(pump);
+    // Batched writes: at most one write per animation frame, and no frame asked for while no line waits (an idle
+    // screen draws nothing).
+    const write = () => {
+      frame = 0;
+      if (pending.current.length === 0) return;
+      t.write(pending.current.splice(0).join('\r\n') + '\r\n');
+      if (follow.current) t.scrollToBottom();
     };
-    frame = requestAnimationFrame(pump);
+    writeSoon.current = () => {
+      if (frame === 0) frame = requestAnimationFrame(write);
+    };
+    writeSoon.current();
     return () => {
+      writeSoon.current = () => undefined;
       cancelAnimationFrame(frame);
       removeEventListener('resize', onResize);
       t.dispose();
