@@ -3,11 +3,10 @@
 // drawer), and on the desktop app's prompt-only page (#/prompt).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser } from 'playwright-core';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { execute } from '../helpers/mcpClients.ts';
-import { startUiFixture, type UiFixture, signedInPage, nav, approvalDialog, chromiumMissing } from '../helpers/browser.ts';
+import { startUiFixture, type UiFixture, signedInPage, nav, approvalDialog, chromiumMissing, axe } from '../helpers/browser.ts';
 
 const skip = chromiumMissing();
 const SCREENS = ['Overview', 'Approvals', 'Rules', 'Activity', 'Logs', 'Engine', 'APIs', 'Servers', 'Clients', 'Settings'] as const;
@@ -38,7 +37,7 @@ for (const [scheme, viewport] of [
     await approvalDialog(page).waitFor();
     const problems: string[] = [];
     const check = async (name: string) => {
-      const results = await new AxeBuilder({ page }).analyze();
+      const results = await axe(page).analyze();
       for (const v of results.violations) {
         problems.push(
           `${name}: ${v.id} (${v.impact}) — ${v.nodes

@@ -9,10 +9,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { execute } from '../helpers/mcpClients.ts';
-import { startUiFixture, type UiFixture, signedInPage, approvalDialog, nav, chromiumMissing } from '../helpers/browser.ts';
+import { startUiFixture, type UiFixture, signedInPage, approvalDialog, nav, chromiumMissing, axe } from '../helpers/browser.ts';
 import { controlClient } from '../helpers/control.ts';
 
 const skip = chromiumMissing();
@@ -110,7 +109,7 @@ for (const scheme of ['light', 'dark'] as const) {
         .first()
         .waitFor();
 
-      const results = await new AxeBuilder({ page }).analyze();
+      const results = await axe(page).analyze();
       assert.deepEqual(
         results.violations.map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
         [],

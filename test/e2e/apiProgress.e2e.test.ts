@@ -9,9 +9,8 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { AxeBuilder } from '@axe-core/playwright';
 import { controlClient } from '../helpers/control.ts';
-import { startUiFixture, type UiFixture, signedInPage, nav, chromiumMissing } from '../helpers/browser.ts';
+import { startUiFixture, type UiFixture, signedInPage, nav, chromiumMissing, axe } from '../helpers/browser.ts';
 import { largeDocument } from '../helpers/largeDocument.ts';
 import { noProc, preparingChild } from '../helpers/preparing.ts';
 import { progressWords } from '../../renderer/src/features/apis/progressWords.ts';
@@ -60,7 +59,7 @@ test('a loading API shows how far it is, and is cancelled from the keyboard', { 
     const problems: string[] = [];
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
-      const results = await new AxeBuilder({ page }).analyze();
+      const results = await axe(page).analyze();
       problems.push(
         ...results.violations
           .filter((v) => v.impact === 'serious' || v.impact === 'critical')

@@ -11,10 +11,9 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { AxeBuilder } from '@axe-core/playwright';
 import { execute } from '../helpers/mcpClients.ts';
 import { controlClient } from '../helpers/control.ts';
-import { startUiFixture, type UiFixture, signedInPage, nav, chromiumMissing } from '../helpers/browser.ts';
+import { startUiFixture, type UiFixture, signedInPage, nav, chromiumMissing, axeLightAndDark } from '../helpers/browser.ts';
 import { directorySpec } from '../helpers/paths.ts';
 
 const skip = chromiumMissing();
@@ -39,17 +38,8 @@ const serveSwitch = (name: string) => card(name).getByRole('switch', { name: `Se
 /** Waits (with a deadline) until the API's switch says on or off. */
 const switchedTo = (name: string, on: boolean) => card(name).locator(`[role="switch"][aria-checked="${on}"]`).waitFor({ timeout: 15_000 });
 
-/** Serious or critical axe violations, in light and then dark. */
-async function axeProblems(): Promise<string[]> {
-  const problems: string[] = [];
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    const results = await new AxeBuilder({ page }).analyze();
-    problems.push(...results.violations.map((v) => `${scheme}: ${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`));
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-  return problems;
-}
+/** Every axe violation, in light and then dark. */
+const axeProblems = () => axeLightAndDark(page);
 
 test('a broken document says where it breaks; a good one is read and saved as a profile', { skip, timeout: 60_000 }, async () => {
   const form = page.getByRole('form', { name: 'Add an API' });
@@ -123,15 +113,7 @@ test('a name that is taken is refused or confirmed, never silently overwritten',
 
   await name.fill('do-local');
   await warning.waitFor();
-  const problems: string[] = [];
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    const results = await new AxeBuilder({ page }).analyze();
-    problems.push(...results.violations.map((v) => `${scheme}: ${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`));
-    await form.screenshot({ path: `/tmp/add-api-taken-${scheme}.png` });
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-  assert.deepEqual(problems, []);
+  assert.deepEqual(await axeLightAndDark(page, (scheme) => form.screenshot({ path: `/tmp/add-api-taken-${scheme}.png` })), []);
   await form.getByLabel('Mutations').selectOption('deny');
   await form.getByRole('checkbox', { name: 'Replace the existing profile do-local' }).check();
   await form.getByRole('button', { name: 'Replace profile do-local' }).click();

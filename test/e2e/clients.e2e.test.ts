@@ -11,9 +11,8 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Locator, Page } from 'playwright-core';
-import { startUiFixture, type UiFixture, signedInPage, nav, chromiumMissing } from '../helpers/browser.ts';
+import { startUiFixture, type UiFixture, signedInPage, nav, chromiumMissing, axeLightAndDark } from '../helpers/browser.ts';
 import { tempDir } from '../helpers/paths.ts';
 
 const skip = chromiumMissing();
@@ -23,17 +22,7 @@ const colours = (diff: Locator, kind: string) =>
     const view = pre.ownerDocument.defaultView!;
     return { line: view.getComputedStyle(pre.querySelector(`.diff-line.${k}`)!).backgroundColor, pre: view.getComputedStyle(pre).backgroundColor };
   }, kind);
-async function axe(page: Page): Promise<string[]> {
-  const problems: string[] = [];
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    const results = await new AxeBuilder({ page }).analyze();
-    problems.push(...results.violations.map((v) => `${scheme}: ${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`));
-    await page.screenshot({ path: `/tmp/clients-${scheme}.png` });
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-  return problems;
-}
+const axeProblems = (page: Page) => axeLightAndDark(page, (scheme) => page.screenshot({ path: `/tmp/clients-${scheme}.png` }));
 let fx: UiFixture | undefined;
 after(async () => {
   await fx?.close();
@@ -74,7 +63,7 @@ test('add Airlock to Cursor from the Clients screen: diff first, then written, v
   assert.notEqual(dark.line, dark.pre);
   assert.notEqual(dark.line, light.line);
   await page.emulateMedia({ colorScheme: 'light' });
-  assert.deepEqual(await axe(page), []);
+  assert.deepEqual(await axeProblems(page), []);
   assert.equal(readFileSync(file, 'utf8'), original, 'nothing written before Write it');
 
   await diff.getByRole('button', { name: 'Write it' }).click();
@@ -131,7 +120,7 @@ test('add Airlock to Cursor from the Clients screen: diff first, then written, v
   assert.deepEqual([await every.isChecked(), await demo.isChecked(), await openagenda.isChecked()], [false, true, false]);
   await write.waitFor({ state: 'visible' });
   await diff.locator('button:enabled', { hasText: 'Write it' }).waitFor({ timeout: 15_000 });
-  assert.deepEqual(await axe(page), [], 'the picker is axe clean, light and dark');
+  assert.deepEqual(await axeProblems(page), [], 'the picker is axe clean, light and dark');
   await page.screenshot({ path: '/tmp/clients-picker.png', fullPage: true });
   // On to Write it with Tab alone (past openagenda and the diff).
   for (let i = 0; i < 6 && !(await write.evaluate((el) => el === el.ownerDocument.activeElement)); i++) await page.keyboard.press('Tab');

@@ -4,10 +4,9 @@
 // script is shown highlighted and wrapped. Light and dark, axe-checked.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { execute } from '../helpers/mcpClients.ts';
-import { startUiFixture, type UiFixture, signedInPage, approvalDialog, chromiumMissing } from '../helpers/browser.ts';
+import { startUiFixture, type UiFixture, signedInPage, approvalDialog, chromiumMissing, axe } from '../helpers/browser.ts';
 
 const skip = chromiumMissing();
 let fx: UiFixture;
@@ -35,7 +34,7 @@ async function deny(page: Page, run: Promise<unknown>) {
 }
 
 async function seriousAxe(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).include('[role="alertdialog"]').analyze();
+  const results = await axe(page).include('[role="alertdialog"]').analyze();
   return results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);

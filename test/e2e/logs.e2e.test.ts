@@ -8,10 +8,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { execute } from '../helpers/mcpClients.ts';
-import { startUiFixture, type UiFixture, signedInPage, nav, chromiumMissing } from '../helpers/browser.ts';
+import { startUiFixture, type UiFixture, signedInPage, nav, chromiumMissing, axeLightAndDark } from '../helpers/browser.ts';
 
 const skip = chromiumMissing();
 let fx: UiFixture;
@@ -149,13 +148,5 @@ test('Pause says how many lines it holds back, and Resume shows them', { skip, t
 });
 
 test('no axe violation on the Logs screen, light and dark', { skip, timeout: 120_000 }, async () => {
-  const problems: string[] = [];
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    const results = await new AxeBuilder({ page }).analyze();
-    problems.push(...results.violations.map((v) => `${scheme}: ${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`));
-    await page.screenshot({ path: `/tmp/logs-${scheme}.png` });
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-  assert.deepEqual(problems, []);
+  assert.deepEqual(await axeLightAndDark(page, (scheme) => page.screenshot({ path: `/tmp/logs-${scheme}.png` })), []);
 });

@@ -15,12 +15,11 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { AxeBuilder } from '@axe-core/playwright';
 import { echoDocument, startEchoApi, writeEchoSpec } from '../helpers/echoApi.ts';
 import { runCli, serve, type Running } from '../helpers/processes.ts';
 import { httpClient, execute } from '../helpers/mcpClients.ts';
 import { controlClient } from '../helpers/control.ts';
-import { chromiumMissing, launchBrowser, loginLink, nav, showsText, signedInPage } from '../helpers/browser.ts';
+import { chromiumMissing, launchBrowser, loginLink, nav, showsText, signedInPage, axe } from '../helpers/browser.ts';
 import { tempDir } from '../helpers/paths.ts';
 
 const skip = chromiumMissing();
@@ -41,7 +40,7 @@ async function axeProblems(page: Page, where: string): Promise<string[]> {
   const problems: string[] = [];
   for (const colorScheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme });
-    const results = await new AxeBuilder({ page }).analyze();
+    const results = await axe(page).analyze();
     for (const v of results.violations)
       if (v.impact === 'serious' || v.impact === 'critical')
         problems.push(

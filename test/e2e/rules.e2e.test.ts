@@ -8,11 +8,10 @@
 // prompt, light and dark. Real processes, real browser, no sleeps.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { execute, httpClient } from '../helpers/mcpClients.ts';
-import { startUiFixture, type UiFixture, signedInPage, nav, approvalDialog, chromiumMissing } from '../helpers/browser.ts';
+import { startUiFixture, type UiFixture, signedInPage, nav, approvalDialog, chromiumMissing, axe } from '../helpers/browser.ts';
 import { controlClient, waitForEvent } from '../helpers/control.ts';
 
 const skip = chromiumMissing();
@@ -177,7 +176,7 @@ for (const scheme of ['light', 'dark'] as const) {
     const p = await signedInPage(browser, dataDir, { colorScheme: scheme });
     const problems: string[] = [];
     const check = async (name: string) => {
-      for (const v of (await new AxeBuilder({ page: p }).analyze()).violations)
+      for (const v of (await axe(p).analyze()).violations)
         if (v.impact === 'serious' || v.impact === 'critical')
           problems.push(
             `${name}: ${v.id} (${v.impact}) — ${v.nodes

@@ -19,9 +19,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { AxeBuilder } from '@axe-core/playwright';
 import { controlClient } from '../helpers/control.ts';
-import { launchBrowser, signedInPage, chromiumMissing } from '../helpers/browser.ts';
+import { launchBrowser, signedInPage, chromiumMissing, axe, axeLightAndDark } from '../helpers/browser.ts';
 import { serve, type Served } from '../helpers/processes.ts';
 import { execute, httpClient } from '../helpers/mcpClients.ts';
 import { ROOT, tempDir } from '../helpers/paths.ts';
@@ -95,16 +94,7 @@ const row = (tool: string) => tools().locator(`tr[data-tool="${tool}"]`);
 const fact = (name: string) => card().locator(`dt:text-is("${name}") + dd`);
 
 /** Every axe violation, in light and then dark. */
-async function axeProblems(): Promise<string[]> {
-  const problems: string[] = [];
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    const results = await new AxeBuilder({ page }).analyze();
-    problems.push(...results.violations.map((v) => `${scheme}: ${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`));
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-  return problems;
-}
+const axeProblems = () => axeLightAndDark(page);
 
 test('the server is listed as not started yet, with its command line and its tools not reviewed', { skip, timeout: 60_000 }, async () => {
   const link = page.getByRole('navigation', { name: 'Airlock' }).getByRole('link', { name: 'Servers' });
@@ -626,6 +616,6 @@ test(
 );
 
 async function axeProblemsOf(p: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page: p }).analyze();
+  const results = await axe(p).analyze();
   return results.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }

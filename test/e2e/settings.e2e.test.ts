@@ -12,10 +12,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { execute } from '../helpers/mcpClients.ts';
-import { startUiFixture, type UiFixture, signedInPage, nav, chromiumMissing } from '../helpers/browser.ts';
+import { startUiFixture, type UiFixture, signedInPage, nav, chromiumMissing, axe } from '../helpers/browser.ts';
 
 const skip = chromiumMissing();
 let fx: UiFixture;
@@ -311,7 +310,7 @@ test('no axe violation on the Settings screen, light and dark, and screenshots o
   const problems: string[] = [];
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
-    const results = await new AxeBuilder({ page }).analyze();
+    const results = await axe(page).analyze();
     problems.push(
       ...results.violations.map(
         (v) =>

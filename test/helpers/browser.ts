@@ -4,6 +4,7 @@
 // on the page's own state (roles, names, text), each with a deadline.
 import assert from 'node:assert/strict';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { AxeBuilder } from '@axe-core/playwright';
 import { runCliToEnd } from './processes.ts';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CHROMIUM as CHROMIUM_NEED, skipUnlessTools } from './systemTools.ts';
@@ -107,4 +108,25 @@ export async function showsText(where: Locator, pattern: RegExp, timeout = 15_00
 
 export function approvalDialog(page: Page) {
   return page.getByRole('alertdialog', { name: /^Action required/ });
+}
+
+/** axe-core on the page, run in the page itself (legacy mode). The default mode runs axe in each frame, then opens a
+ * blank page to put the results together: half of every check's time here, for frames the UI does not have (it has
+ * no iframe, and a cross-origin one is all that legacy mode leaves unchecked). */
+export function axe(page: Page): AxeBuilder {
+  return new AxeBuilder({ page }).setLegacyMode(true);
+}
+
+/** Every axe violation on the page in light, then in dark (the page is left light), one line each:
+ * "dark: color-contrast (serious): #id, .class". `each` runs after each scheme's check (a screenshot). */
+export async function axeLightAndDark(page: Page, each?: (scheme: 'light' | 'dark') => Promise<unknown>): Promise<string[]> {
+  const problems: string[] = [];
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const results = await axe(page).analyze();
+    problems.push(...results.violations.map((v) => `${scheme}: ${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`));
+    await each?.(scheme);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  return problems;
 }

@@ -103,6 +103,7 @@ export function defineMemoryAttacks(options: MemoryAttackOptions): void {
     async function attack(code: string): Promise<{ outcome: RunOutcome; seen: TreeMemory }> {
       // The run is the runtime: the srt wrapper's own processes (~120 MB, fixed) are not charged to its cap.
       const sampler = sampleTreeMemory({ runtimeOnly: true });
+      await sampler.watching();
       let outcome: RunOutcome;
       try {
         outcome = await runCode(engine, code, { limits: { memoryBytes: ATTACK_CAP, timeoutMs: ATTACK_DEADLINE_MS, outputBytes: 64 * 1024 } });
@@ -124,6 +125,7 @@ export function defineMemoryAttacks(options: MemoryAttackOptions): void {
         }
         assert.ok(outcome.durationMs < ATTACK_DEADLINE_MS, 'the memory cap, not the deadline, ended the run');
         assert.ok(seen.samples >= 10, `the sampler watched the run (${seen.samples} samples)`);
+        assert.ok(seen.maxProcesses >= 1, "the sampler saw the run's runtime (a cap checked on no process proves nothing)");
         assert.ok(seen.maxBytes <= ATTACK_CAP + ATTACK_SLACK, `the run's processes held ${mb(seen.maxBytes)}, over ${mb(ATTACK_CAP + ATTACK_SLACK)}`);
         const next = await runCode(engine, 'return 6 * 7;');
         assert.equal(next.ok && next.value, 42, 'the next run works');
@@ -136,6 +138,7 @@ export function defineMemoryAttacks(options: MemoryAttackOptions): void {
       t.diagnostic(report('half the cap', outcome, seen));
       assert.equal(outcome.ok, true, JSON.stringify(outcome).slice(0, 300));
       assert.equal(outcome.ok && outcome.value, count);
+      assert.ok(seen.maxProcesses >= 1, "the sampler saw the run's runtime");
       assert.ok(seen.maxBytes <= ATTACK_CAP + ATTACK_SLACK, `the run's processes held ${mb(seen.maxBytes)}`);
     });
 

@@ -26,16 +26,18 @@ const WORKER_SOURCE = String.raw`
 const { workerData, parentPort } = require('node:worker_threads');
 const { readdirSync, readFileSync } = require('node:fs');
 const { root, intervalMs, stop, includeRoot, runtimeOnly } = workerData;
-const runtimes = new Map();
+// Only a yes is remembered: a process seen between its fork and its exec still shows its parent's command line, and
+// a no kept from then would leave the runtime it becomes unwatched for its whole life.
+const runtimes = new Set();
 function isRuntime(pid) {
-  if (!runtimes.has(pid)) {
-    let second = '';
-    try {
-      second = readFileSync('/proc/' + pid + '/cmdline', 'latin1').split('\0')[1] || '';
-    } catch {}
-    runtimes.set(pid, second === '--permission' || second === 'run');
-  }
-  return runtimes.get(pid);
+  if (runtimes.has(pid)) return true;
+  let second = '';
+  try {
+    second = readFileSync('/proc/' + pid + '/cmdline', 'latin1').split('\0')[1] || '';
+  } catch {}
+  if (second !== '--permission' && second !== 'run') return false;
+  runtimes.add(pid);
+  return true;
 }
 const flag = new Int32Array(stop);
 const parents = new Map();
@@ -87,6 +89,7 @@ while (Atomics.load(flag, 0) === 0) {
     for (const child of children.get(pid) || []) queue.push(child);
   }
   samples++;
+  if (samples === 1) parentPort.postMessage('watching');
   if (sum > maxBytes) maxBytes = sum;
   if (count > maxProcesses) maxProcesses = count;
   const spent = performance.now() - now;
@@ -96,6 +99,9 @@ parentPort.postMessage({ maxBytes, samples, longestGapMs, maxProcesses });
 `;
 
 export interface TreeSampler {
+  /** Settles once the first sample is taken: a run started after it is watched from its first moment, however late
+   * a loaded machine starts the sampler's thread. */
+  watching(): Promise<void>;
   /** Stops sampling and says what it saw. */
   stop(): Promise<TreeMemory>;
 }
@@ -115,12 +121,15 @@ export function sampleTreeMemory(options: { root?: number; intervalMs?: number; 
     stop,
   };
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData });
+  let watching!: () => void;
+  const started = new Promise<void>((resolve) => (watching = resolve));
   const result = new Promise<TreeMemory>((resolve, reject) => {
-    worker.once('message', (m: TreeMemory) => resolve(m));
+    worker.on('message', (m: TreeMemory | 'watching') => (m === 'watching' ? watching() : resolve(m)));
     worker.once('error', reject);
     worker.once('exit', (code) => reject(new Error(`the memory sampler exited (${code}) without a result`)));
   });
   return {
+    watching: () => within(Promise.race([started, result.then(() => undefined)]), 'the memory sampler watching'),
     stop: async () => {
       Atomics.store(new Int32Array(stop), 0, 1);
       Atomics.notify(new Int32Array(stop), 0);

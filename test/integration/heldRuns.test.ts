@@ -165,14 +165,16 @@ test(
 );
 
 test('a client that handles progress keeps waiting past its idle limit and receives the messages', { timeout: 90_000 }, async (t) => {
-  assert.deepEqual((await control.call('settings.update', { values: { approvalReplyAfterMs: 60_000 } })).applied, ['approvalReplyAfterMs']);
-  t.after(() => control.call('settings.update', { values: { approvalReplyAfterMs: REPLY_AFTER_MS } }));
+  // Told every second (a live setting; 10 s by default), so three messages take two seconds of real time.
+  const patient = { approvalReplyAfterMs: 60_000, approvalProgressEveryMs: 1_000 };
+  assert.deepEqual((await control.call('settings.update', { values: patient })).applied.sort(), Object.keys(patient).sort());
+  t.after(() => control.call('settings.update', { values: { approvalReplyAfterMs: REPLY_AFTER_MS, approvalProgressEveryMs: 10_000 } }));
   const client = await httpClient(server.mcpUrl, server.token, 'patient-client');
   t.after(() => client.close());
   const messages: string[] = [];
   const requested = waitForEvent(control, 'approval-requested');
   // Idle limit 12 s, reset by each progress notification (Claude Code's behaviour); Airlock tells it at once and
-  // every 10 s. The client's 12 s pass on its own clock: each time a message sets its deadline again, the clock
+  // every second. The client's 12 s pass on its own clock: each time a message sets its deadline again, the clock
   // moves to 1 ms before it, so the client waits as long as it would without a message, whatever the load here.
   const IDLE_MS = 12_000;
   const clock = clientClock(IDLE_MS);
@@ -192,7 +194,7 @@ test('a client that handles progress keeps waiting past its idle limit and recei
       }) as Promise<CallToolResult>
     ).finally(() => (done = true));
     const { approval } = await requested;
-    // The person decides once the client was told three times (at once, then twice 10 s apart).
+    // The person decides once the client was told three times (at once, then twice a second apart).
     let decided: Promise<unknown> | undefined;
     for (let seen = 1; !done; seen = clock.deadlines + 1) {
       await Promise.race([clock.deadlineSet(seen), new Promise<void>((r) => (toldAgain = r)), call.catch(() => undefined)]);
@@ -207,7 +209,7 @@ test('a client that handles progress keeps waiting past its idle limit and recei
   assert.ok(clock.now >= 2 * IDLE_MS, `it waited past twice its idle limit (${clock.now} ms of the client's clock)`);
   assert.equal(heldOf(result), undefined);
   assert.equal(textOf(result), '200');
-  assert.ok(messages.length >= 3, `told at once and every 10 s (${messages.length} messages)`);
+  assert.ok(messages.length >= 3, `told at once and then every second (${messages.length} messages)`);
   assert.ok(messages.every((m) => m === 'Waiting for your approval in Airlock: DELETE /items/{id}'));
 });
 

@@ -173,6 +173,7 @@ test(
     const before = process.memoryUsage().rss;
     // The run is a thread of this process: its RSS is what the run costs (sampled every 10 ms from another thread, Linux only).
     const sampler = process.platform === 'linux' ? sampleTreeMemory({ includeRoot: true }) : undefined;
+    await sampler?.watching();
     const outcome = await engine.run(
       request('const a = []; for (;;) a.push(new Float64Array(1e6).fill(1));', { limits: { ...LIMITS, memoryBytes: cap, timeoutMs: 20_000 } }),
     );

@@ -61,6 +61,7 @@ export interface Settings {
   killSwitch: boolean;
   approvalTimeoutMs: number;
   approvalReplyAfterMs: number;
+  approvalProgressEveryMs: number;
   secretStore: SecretStoreChoice;
   auditRetentionDays: number;
   logBufferSize: number;

@@ -34,6 +34,19 @@ export const SAFETY_SETTINGS = [
       'how long execute waits for a person before it answers "held" (nothing sent; the model continues with execute {resume}), so a client that gives up at 60 s never loses the call; 0 waits as long as the approval',
   }),
   def({
+    key: 'approvalProgressEveryMs',
+    flag: '--approval-progress-every-ms',
+    valueName: '<ms>',
+    label: 'Tell a waiting client every',
+    group: 'safety',
+    spec: duration(1000, 60_000, 'ms'),
+    persist: true,
+    live: true,
+    defaultValue: 10_000,
+    description:
+      "while a call waits for a person, how often a client that handles progress is told so (at once, then this often); each message restarts such a client's idle limit, so keep it under the shortest idle limit of your clients",
+  }),
+  def({
     key: 'secretStore',
     flag: '--secret-store',
     valueName: '<kind>',

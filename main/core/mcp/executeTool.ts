@@ -41,8 +41,8 @@ export interface ExecuteToolContext {
   boundary(): string;
   /** Ask the person through the client's elicitation when no approver is attached (default: when the client supports it). */
   elicitation?: boolean;
-  /** How often a call waiting for a person tells its client so (default PROGRESS_EVERY_MS). */
-  progressEveryMs?: number;
+  /** How often a call waiting for a person tells its client so, read at each call (default PROGRESS_EVERY_MS). */
+  progressEveryMs?(): number;
   /** Other MCP servers' tools the session's runs reach (`mcp.<server>.<tool>`), read when the description is written. */
   tools?(): readonly { name: string; tools: readonly string[] }[];
 }
@@ -108,7 +108,7 @@ export function registerExecute(tools: AuditedTools, ctx: ExecuteToolContext): (
     },
     async ({ code, resume }, { caller, signal, elicit: offered, progress, task }) => {
       const elicit = ctx.elicitation === false ? undefined : offered;
-      const onWaiting = progress ? (what: string) => keepTelling(progress, what, ctx.progressEveryMs ?? PROGRESS_EVERY_MS) : undefined;
+      const onWaiting = progress ? (what: string) => keepTelling(progress, what, ctx.progressEveryMs?.() ?? PROGRESS_EVERY_MS) : undefined;
       // A task is polled: it answers when the run is over, never "held".
       const options = {
         signal,

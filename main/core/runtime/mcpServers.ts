@@ -131,6 +131,7 @@ function serverOptions(
         apis: () => apisInReach(s, scope),
         ...(scope ? { scope } : {}),
         boundary: () => boundaryFor(s, scope),
+        progressEveryMs: () => s.settings.values.approvalProgressEveryMs,
         // A session scoped to named APIs reaches no other server (its runs get no `mcp`).
         ...(scope ? {} : { tools: () => s.upstream.acceptedTools() }),
       }),
