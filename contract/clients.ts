@@ -75,3 +75,25 @@ export const clientChangeInputSchema = z
   })
   .strict();
 export const clientUndoResultSchema = z.object({ id: clientIdSchema, file: z.string(), backup: z.string(), restored: z.enum(['previous', 'removed']) });
+
+/** An HTTP client's own token, as shown: never the token nor its hash; the first 12 hex digits of its sha256 name it. */
+export const clientTokenViewSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  /** The APIs the token reaches. Absent: every API served. */
+  scope: z.array(z.string()).optional(),
+  createdAt: z.string(),
+  fingerprint: z.string(),
+});
+export type ClientTokenView = z.infer<typeof clientTokenViewSchema>;
+
+export const clientTokenCreateInputSchema = z
+  .object({
+    /** A name for the client: 1 to 100 letters, digits, spaces, '.', '-', '_' or '@'; one token per name. */
+    name: z.string().max(100),
+    /** The APIs the token reaches. Absent or empty: every API served. */
+    apis: clientScopeSchema.optional(),
+  })
+  .strict();
+/** The token is in this answer only: it is never kept, and never shown again. */
+export const clientTokenCreatedSchema = z.object({ token: z.string(), view: clientTokenViewSchema });

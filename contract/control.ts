@@ -26,7 +26,16 @@ import {
   serverReviewSchema,
   serverViewSchema,
 } from './servers.ts';
-import { clientChangeInputSchema, clientChangeSchema, clientIdSchema, clientStatusSchema, clientUndoResultSchema } from './clients.ts';
+import {
+  clientChangeInputSchema,
+  clientChangeSchema,
+  clientIdSchema,
+  clientStatusSchema,
+  clientTokenCreatedSchema,
+  clientTokenCreateInputSchema,
+  clientTokenViewSchema,
+  clientUndoResultSchema,
+} from './clients.ts';
 
 const empty = z.object({}).strict();
 const profileName = z.string().max(40);
@@ -130,6 +139,12 @@ export const controlContract = {
   'clients.change': { input: clientChangeInputSchema, output: clientChangeSchema },
   /** Restores the client's file as it was before the last change. */
   'clients.undo': { input: z.object({ id: clientIdSchema }).strict(), output: clientUndoResultSchema },
+  /** HTTP clients' own tokens (`airlock clients token list`): names, fingerprints, scopes; never a token. */
+  'clientTokens.list': { input: empty, output: z.array(clientTokenViewSchema) },
+  /** Makes a token for an HTTP client; the answer is the only place it ever appears. */
+  'clientTokens.create': { input: clientTokenCreateInputSchema, output: clientTokenCreatedSchema },
+  /** Revokes a client's token by its id: the client's next request is refused. */
+  'clientTokens.revoke': { input: z.object({ id: z.string().min(1) }).strict(), output: z.object({ revoked: clientTokenViewSchema }) },
 
   /** Every engine × egress combination with its state and derived policy. */
   'engine.matrix': { input: empty, output: engineMatrixSchema },

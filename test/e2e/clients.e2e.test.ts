@@ -7,13 +7,16 @@
 // the default (no scope); unchecking it and checking demo writes
 // `--api demo` (the diff follows each choice); the registration then shows
 // its scope, and changing it back to every API shows the diff that drops it.
-import { test, after } from 'node:test';
+// HTTP clients' own tokens: made with the keyboard, shown once, used by an MCP
+// client, revoked (its next request refused).
+import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { startUiFixture, type UiFixture, signedInPage, nav, chromiumMissing, axeLightAndDark } from '../helpers/browser.ts';
 import { tempDir } from '../helpers/paths.ts';
+import { httpClient } from '../helpers/mcpClients.ts';
 
 const skip = chromiumMissing();
 /** The background colour of a diff line, and of the diff itself. */
@@ -23,21 +26,25 @@ const colours = (diff: Locator, kind: string) =>
     return { line: view.getComputedStyle(pre.querySelector(`.diff-line.${k}`)!).backgroundColor, pre: view.getComputedStyle(pre).backgroundColor };
   }, kind);
 const axeProblems = (page: Page) => axeLightAndDark(page, (scheme) => page.screenshot({ path: `/tmp/clients-${scheme}.png` }));
-let fx: UiFixture | undefined;
+let fx: UiFixture;
+let home: string;
+const homeDir = tempDir();
+before(async () => {
+  if (skip) return;
+  home = join(homeDir.dir, 'home');
+  mkdirSync(join(home, '.cursor'), { recursive: true });
+  fx = await startUiFixture([], 'e2e-clients', { HOME: home });
+});
 after(async () => {
   await fx?.close();
+  homeDir.cleanup();
 });
 
-test('add Airlock to Cursor from the Clients screen: diff first, then written, verified, undone', { skip, timeout: 120_000 }, async (t) => {
-  const { dir, cleanup } = tempDir();
-  t.after(cleanup);
-  const home = join(dir, 'home');
-  mkdirSync(join(home, '.cursor'), { recursive: true });
+test('add Airlock to Cursor from the Clients screen: diff first, then written, verified, undone', { skip, timeout: 120_000 }, async () => {
   const file = join(home, '.cursor', 'mcp.json');
   // The other server in the file has a value written inline: the diff shows its line, never its value (issue 39 §12).
   const original = '{\n  "mcpServers": {\n    "github": { "command": "gh-mcp", "env": { "API_TOKEN": "sekrit-123" } }\n  }\n}\n';
   writeFileSync(file, original);
-  fx = await startUiFixture([], 'e2e-clients', { HOME: home });
   const page = await signedInPage(fx.browser, fx.dataDir);
   await nav(page, 'Clients').click();
   const cursor = page.getByRole('region', { name: /^Cursor/ });
@@ -162,3 +169,82 @@ test('add Airlock to Cursor from the Clients screen: diff first, then written, v
     'cancelled: nothing written',
   );
 });
+
+test(
+  "an HTTP client's own token, from the keyboard: shown once, it reaches what it was made for; revoked, its next request is refused",
+  { skip, timeout: 90_000 },
+  async () => {
+    const page = await signedInPage(fx.browser, fx.dataDir);
+    await nav(page, 'Clients').click();
+    const section = page.getByRole('region', { name: "HTTP clients' own tokens" });
+    await section.getByText('No client has a token of its own').waitFor({ timeout: 20_000 });
+    const focused = (l: Locator) => l.evaluate((el) => el === el.ownerDocument.activeElement);
+    await section.getByRole('button', { name: 'New client token…' }).focus();
+    await page.keyboard.press('Enter');
+    const form = section.getByRole('form', { name: 'New client token' });
+    const name = form.getByLabel('Client name');
+    await name.waitFor();
+    assert.equal(await focused(name), true, 'the keyboard lands on the name');
+    await page.keyboard.type('ci bot/1');
+    await page.keyboard.press('Enter');
+    await form
+      .getByRole('alert')
+      .filter({ hasText: /client name "ci bot\/1": use 1 to 100 letters/ })
+      .waitFor();
+    assert.equal(await name.inputValue(), 'ci bot/1', 'what was typed is kept');
+    assert.deepEqual(await axeProblems(page), [], 'the form with its refusal is axe clean, light and dark');
+    await name.focus();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('ci-bot');
+    // demo alone: Every API served off, demo on, then on to the button with Tab.
+    const every = form.getByRole('checkbox', { name: 'Every API served' });
+    for (let i = 0; i < 4 && !(await focused(every)); i++) await page.keyboard.press('Tab');
+    await page.keyboard.press('Space');
+    await page.keyboard.press('Tab');
+    assert.equal(await focused(form.getByRole('checkbox', { name: 'demo', exact: true })), true);
+    await page.keyboard.press('Space');
+    const make = form.getByRole('button', { name: 'Make the token' });
+    for (let i = 0; i < 4 && !(await focused(make)); i++) await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+
+    const made = section.getByRole('status').filter({ hasText: /Token for ci-bot/ });
+    await made.waitFor();
+    assert.match(await made.innerText(), /reaching only demo\. It is shown this once/);
+    const token = (await made.locator('.client-token-value').innerText()).trim();
+    assert.match(token, /^alc_[\w-]{43}$/);
+    const row = section.getByRole('row', { name: /ci-bot/ });
+    assert.match(await row.innerText(), /sha256:[0-9a-f]{12}\s+only demo/);
+    assert.doesNotMatch(await row.innerText(), new RegExp(token), 'the list never shows the token');
+    assert.deepEqual(await axeProblems(page), [], 'the token shown and the list are axe clean, light and dark');
+
+    // The client uses it on the plain /mcp URL: the token brings its scope (demo).
+    const client = await httpClient(`${new URL(fx.server.mcpUrl).origin}/mcp`, token, 'ci-bot');
+    try {
+      const found = (await client.callTool({ name: 'search_docs', arguments: { query: 'list events' } })) as { content: { text: string }[]; isError?: boolean };
+      assert.notEqual(found.isError, true, found.content[0]?.text);
+      await section.getByRole('button', { name: 'Done: hide the token' }).click();
+      await made.waitFor({ state: 'detached' });
+      assert.equal((await page.content()).includes(token), false, 'hidden, the token is nowhere in the page');
+
+      await row.getByRole('button', { name: 'Revoke the token of ci-bot…' }).focus();
+      await page.keyboard.press('Enter');
+      const confirm = row.getByRole('button', { name: 'Revoke ci-bot' });
+      await confirm.waitFor();
+      assert.equal(await focused(confirm), true, 'the keyboard is on the confirmation');
+      await page.keyboard.press('Enter');
+      await section.getByRole('status').filter({ hasText: 'Revoked the token of ci-bot: its next request is refused.' }).waitFor();
+      await row.waitFor({ state: 'detached' });
+      await page.locator('button:focus', { hasText: 'New client token…' }).waitFor({ timeout: 10_000 });
+      const refused = await fetch(`${new URL(fx.server.mcpUrl).origin}/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+      });
+      assert.equal(refused.status, 401);
+      await assert.rejects(client.listTools(), 'the session it opened goes with it');
+    } finally {
+      await client.close();
+    }
+    await page.context().close();
+  },
+);

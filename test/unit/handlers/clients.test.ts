@@ -3,7 +3,8 @@
 // dir for this test process): a client's state, a dry run that writes
 // nothing, a removal that is backed up and logged, and undo. Adding for real
 // ends with a handshake that starts a companion, so it is left to the e2e
-// tests; Cursor is used because it has no CLI of its own.
+// tests; Cursor is used because it has no CLI of its own. HTTP clients' own
+// tokens: made, listed, revoked, and seen by the server's own store.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { join } from 'node:path';
 import { createClientHandlers, type ClientHandlerServices } from '../../../main/core/runtime/clientHandlers.ts';
 import { CLIENT_IDS } from '../../../contract/clients.ts';
 import { tempDir } from '../../helpers/paths.ts';
+import { openClientTokens } from '../../../main/core/http/clientTokens.ts';
 import { airlockError, companionInfo, invoke, logged, testLogs } from '../../helpers/handlerServices.ts';
 
 const T = { timeout: 20_000, skip: process.platform === 'win32' ? 'the home directory is redirected with HOME (POSIX)' : false };
@@ -96,4 +98,30 @@ test('removing Airlock from a client backs the file up and logs who did it; undo
   assert.equal(readFileSync(s.cursorFile, 'utf8'), original);
   assert.equal(logged(s.services.logs).at(-1), `client cursor: ${s.cursorFile} restored by alice via test`);
   await assert.rejects(invoke(s.handlers, 'clients.undo', { id: 'cursor' }), airlockError('not_found', /no change to undo for Cursor/));
+});
+
+test("clientTokens: a token is in create's answer only; the companion's own store knows it at once; a revoke counts at once", T, async (t) => {
+  const s = setup(t);
+  mkdirSync(s.services.info.paths.root, { recursive: true }); // as the companion's start makes it
+  const made = await invoke(s.handlers, 'clientTokens.create', { name: 'ci-bot', apis: ['demo', 'demo'] });
+  assert.match(made.token, /^alc_[\w-]{43}$/);
+  assert.deepEqual(made.view.scope, ['demo'], 'a repeated API once');
+  const listed = await invoke(s.handlers, 'clientTokens.list', {});
+  assert.deepEqual(listed, [made.view]);
+  assert.equal(JSON.stringify(listed).includes(made.token), false, 'the list never holds the token');
+  const file = readFileSync(join(s.services.info.paths.root, 'client-tokens.json'), 'utf8');
+  assert.equal(file.includes(made.token), false, 'the file keeps a hash, not the token');
+  // The server opens the same file on its own (companionServer.ts): what the screen made, it lets in.
+  const server = openClientTokens(s.services.info.paths.clientTokens);
+  assert.equal(server.match(made.token)?.name, 'ci-bot');
+  assert.match(logged(s.services.logs).join('\n'), /client token made for ci-bot \(sha256:[0-9a-f]{12}\) by /);
+
+  await assert.rejects(invoke(s.handlers, 'clientTokens.create', { name: 'ci-bot' }), airlockError('conflict', /a token for 'ci-bot' exists already/));
+  await assert.rejects(invoke(s.handlers, 'clientTokens.create', { name: 'no/slash' }), airlockError('usage', /client name "no\/slash"/));
+
+  const revoked = await invoke(s.handlers, 'clientTokens.revoke', { id: made.view.id });
+  assert.equal(revoked.revoked.name, 'ci-bot');
+  assert.equal(server.match(made.token), undefined, 'refused at its next request');
+  assert.deepEqual(await invoke(s.handlers, 'clientTokens.list', {}), []);
+  await assert.rejects(invoke(s.handlers, 'clientTokens.revoke', { id: made.view.id }), airlockError('not_found', /no client token/));
 });

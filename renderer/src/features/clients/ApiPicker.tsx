@@ -34,6 +34,7 @@ export function ApiPicker({
   registered,
   scope,
   onChange,
+  focusFirst = true,
 }: {
   idPrefix: string;
   clientLabel: string;
@@ -44,6 +45,8 @@ export function ApiPicker({
   /** The scope picked; undefined: every API served. */
   scope: string[] | undefined;
   onChange(scope: string[] | undefined): void;
+  /** Put the keyboard on the first choice when it opens (default), as after an Add button; false in a form that has its own first field. */
+  focusFirst?: boolean;
 }) {
   const views = new Map((apis ?? []).map((a) => [a.name, a]));
   const names = [...new Set([...(apis ?? []).map((a) => a.name), ...(registered ?? []), ...(scope ?? [])])];
@@ -54,7 +57,9 @@ export function ApiPicker({
   };
   // Opened from the Add button: the choice is where the keyboard goes next.
   const first = useRef<HTMLInputElement>(null);
-  useEffect(() => first.current?.focus(), []);
+  useEffect(() => {
+    if (focusFirst) first.current?.focus();
+  }, [focusFirst]);
   return (
     <fieldset className="client-apis">
       <legend>The APIs {clientLabel} reaches</legend>

@@ -5,7 +5,8 @@
 // and say what to do next; undo, enabled only when there is a change to undo;
 // install links. Adding (or changing a registration) lets the person pick the
 // APIs the client reaches: every API served (the default, no scope), or only
-// those checked; the diff follows the choice.
+// those checked; the diff follows the choice. Below them, HTTP clients' own
+// tokens (ClientTokens.tsx).
 import { useRef, useState } from 'react';
 import type { ClientStatusView } from '../../../../contract/clients.ts';
 import type { ApiView } from '../../../../contract/apis.ts';
@@ -17,6 +18,7 @@ import { InlineText } from '../../components/InlineText.tsx';
 import { DiffView } from '../../components/DiffView.tsx';
 import { Message, type ScreenMessage } from '../../components/Message.tsx';
 import { ApiPicker, reachOf, sameScope } from './ApiPicker.tsx';
+import { ClientTokens } from './ClientTokens.tsx';
 import { messageOf } from '../../../../contract/values.ts';
 
 type Change = ControlOutput<'clients.change'>;
@@ -245,6 +247,7 @@ export function ClientsScreen() {
       {installed.map((c) => (
         <ClientRow key={c.id} client={c} apis={apis.data} onChanged={clients.reload} />
       ))}
+      <ClientTokens apis={apis.data} />
       {absent.length > 0 ? (
         <section aria-labelledby="absent-title">
           <h2 id="absent-title">Not found on this machine</h2>
