@@ -15,6 +15,8 @@ export const callerSchema = z.object({
   sessionId: z.string().optional(),
   /** The MCP revision the client speaks on this connection (2025-11-25, 2026-07-28, …), when known. */
   protocolVersion: z.string().optional(),
+  /** The HTTP client's own token it came with (`airlock clients token`): its id, and the name the person gave it. */
+  clientToken: z.object({ id: z.string(), name: z.string() }).optional(),
 });
 export type Caller = z.infer<typeof callerSchema>;
 
@@ -251,7 +253,7 @@ export function scopeWithheld(req: ApprovalRequest, scope: ApproveScope): string
     return `no grant is offered for ${where}: the call overrides its method (${req.override.from} via ${req.override.via}); approve it once or for the rest of this run`;
   if (req.reason === 'destructive' && untilRevoked(scope))
     return `"until revoked" is not offered for ${where}: a deletion is approved one call, one run or one session at a time`;
-  if (scope === 'client-always' && !req.caller.clientName)
+  if (scope === 'client-always' && !req.caller.clientName && !req.caller.clientToken)
     return `"this client, until revoked" needs the name the client declares, and this client declared none`;
   return undefined;
 }
@@ -279,8 +281,10 @@ export const grantSchema = z.object({
   pathTemplate: z.string().optional(),
   /** The session it is bound to (session scope). */
   callerKey: z.string().optional(),
-  /** The client that asked; for client-always, the declared name the grant is bound to. */
+  /** The client that asked; for client-always, the declared name the grant is bound to (or its token's name). */
   clientName: z.string().optional(),
+  /** client-always given to a client with a token of its own: bound to that token, not to a declared name. */
+  clientTokenId: z.string().optional(),
   grantedBy: z.string(),
   createdAt: z.string(),
   lastUsedAt: z.string().optional(),

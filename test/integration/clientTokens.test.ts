@@ -158,3 +158,47 @@ test('a revoked token is refused at its next request, by the running companion',
   const after = await fetch(server.mcpUrl, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
   assert.equal(after.status, 401);
 });
+
+test(
+  '"this client, until revoked" given to a client with its own token is bound to the token: it passes over either revision; another token declaring the same name is asked; revoking the token revokes it',
+  { timeout: 90_000 },
+  async (t) => {
+    assert.deepEqual((await control.call('settings.update', { values: { approvalReplyAfterMs: 60_000 } })).applied, ['approvalReplyAfterMs']);
+    t.after(() => control.call('settings.update', { values: { approvalReplyAfterMs: 1_000 } }));
+    const erin = await makeToken('erin');
+    const other = await makeToken('mallory-2');
+    const create = `return (await custom.items.create({ body: { name: 'erin' } })).status;`;
+    const legacy = await httpClient(server.mcpUrl, erin, 'shared-name');
+    t.after(() => legacy.close());
+    const requested = waitForEvent(control, 'approval-requested');
+    const first = execute(legacy, create);
+    const { approval } = await requested;
+    assert.equal(approval.request.caller.clientToken?.name, 'erin', 'the caller is its token, whatever it declares');
+    await control.call('approvals.decide', { id: approval.id, decision: 'approve', scope: 'client-always' });
+    assert.match((await first).text, /^2\d\d$/);
+    const [grant] = (await control.call('grants.list', {})).filter((g) => g.scope === 'client-always');
+    assert.equal(grant?.clientName, 'erin');
+    assert.ok(grant?.clientTokenId, 'bound to the token');
+
+    // The same token, a 2026-07-28 request with no session and another declared name: through, nobody asked.
+    const modern = await modernWith(erin, 'yet-another-name');
+    t.after(() => modern.close());
+    const again = (await modern.callTool({ name: 'execute', arguments: { code: create } })) as Result;
+    assert.match(textOf(again), /^2\d\d$/, 'let through by the grant');
+
+    // Another token declaring the same name is asked.
+    const thief = await httpClient(server.mcpUrl, other, 'shared-name');
+    t.after(() => thief.close());
+    const asked = waitForEvent(control, 'approval-requested');
+    const stolen = execute(thief, `const r = await custom.items.create({ body: { name: 'mallory' } }); return r.error?.message ?? r.status;`);
+    const { approval: theirs } = await asked;
+    assert.equal(theirs.request.caller.clientToken?.name, 'mallory-2');
+    await control.call('approvals.decide', { id: theirs.id, decision: 'deny', scope: 'once', reason: 'not erin' });
+    assert.match((await stolen).text, /not erin/);
+
+    // Revoked on the Clients screen's method: the grant goes with the token.
+    const id = (await control.call('clientTokens.list', {})).find((v) => v.name === 'erin')!.id;
+    await control.call('clientTokens.revoke', { id });
+    assert.equal((await control.call('grants.list', {})).filter((g) => g.clientTokenId === id).length, 0);
+  },
+);

@@ -97,6 +97,43 @@ test(
   },
 );
 
+test(
+  '"this client, until revoked" for a client with a token of its own is bound to the token: not to its declared name, and revoked with it',
+  { timeout: 5000 },
+  async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const file = `${dir}/grants.json`;
+      const b = broker(new GrantStore({ file }));
+      const ciBot = { id: 'tok-1', name: 'ci-bot' };
+      const withToken = (key: string, name: string, token: { id: string; name: string }) => ({ ...caller(key, name), clientToken: token });
+      const d = await grantWith(b, 'client-always', req({ caller: withToken('http:client:tok-1', 'claude-code', ciBot) }));
+      assert.ok(d.approved && d.grantId);
+      const [g] = b.grants.list();
+      assert.deepEqual([g!.clientTokenId, g!.clientName], ['tok-1', 'ci-bot'], 'bound to the token, named by the name the person gave it');
+      await b.grants.flush();
+      const again = broker(new GrantStore({ file }));
+      assert.equal(await throughWithoutAsking(again, withToken('http:client:tok-1:api=demo', 'anything', ciBot)), true, 'the same token, after a restart');
+      assert.equal(
+        await throughWithoutAsking(again, withToken('http:client:tok-2', 'claude-code', { id: 'tok-2', name: 'mallory' })),
+        false,
+        'another token declaring the same name asks',
+      );
+      assert.equal(await throughWithoutAsking(again, caller('http:s2', 'claude-code')), false, 'the declared name alone asks');
+      assert.equal(again.grants.revokeClientToken('tok-1', 'alice'), 1);
+      assert.equal(await throughWithoutAsking(again, withToken('http:client:tok-1', 'claude-code', ciBot)), false, 'revoked with its token');
+
+      // A grant bound to a name never covers a client that came with a token of its own, whatever it declares.
+      const named = broker();
+      await grantWith(named, 'client-always');
+      assert.equal(await throughWithoutAsking(named, withToken('http:client:tok-3', 'claude-code', { id: 'tok-3', name: 'bot' })), false);
+      assert.equal(await throughWithoutAsking(named, caller('http:s3', 'claude-code')), true);
+    } finally {
+      cleanup();
+    }
+  },
+);
+
 test('"every client, until Airlock stops" covers every client now, and is not kept after a restart', { timeout: 5000 }, async () => {
   const { dir, cleanup } = tempDir();
   try {

@@ -106,6 +106,7 @@ export class ApprovalBroker implements ApprovalHook {
             operationId: req.operationId,
             callerKey: req.caller.key,
             ...(req.caller.clientName ? { clientName: req.caller.clientName } : {}),
+            ...(req.caller.clientToken ? { clientTokenId: req.caller.clientToken.id } : {}),
           });
     const grant = found && !(req.reason === 'destructive' && untilRevoked(found.scope)) ? found : undefined;
     if (grant) {
@@ -179,7 +180,15 @@ export class ApprovalBroker implements ApprovalHook {
   }
 
   /** Whether request() would wait for a person in Airlock (not a grant, nor elicitation, nor "no approver"): evidence is read only then. */
-  asksPerson(q: { runId: string; profile: string; operationId: string; callerKey: string; clientName?: string; overridden?: boolean }): boolean {
+  asksPerson(q: {
+    runId: string;
+    profile: string;
+    operationId: string;
+    callerKey: string;
+    clientName?: string;
+    clientTokenId?: string;
+    overridden?: boolean;
+  }): boolean {
     if (this.runGrants.has(runGrantKey(q.runId, q.profile)) || !this.options.approversAvailable()) return false;
     if (q.overridden) return true;
     return !this.grants.list().some((g) => g.profile === q.profile && g.operationId === q.operationId && grantCovers(g, q));
@@ -250,7 +259,12 @@ export class ApprovalBroker implements ApprovalHook {
           callKind: req.kind,
           ...(req.kind === 'api-call' ? { method: req.method, pathTemplate: req.pathTemplate } : {}),
           ...(scope === 'session' ? { callerKey: req.caller.key } : {}),
-          ...(req.caller.clientName ? { clientName: req.caller.clientName } : {}),
+          // A client with a token of its own is named by it (the name the person gave), not by what it declares.
+          ...(req.caller.clientToken
+            ? { clientName: req.caller.clientToken.name, clientTokenId: req.caller.clientToken.id }
+            : req.caller.clientName
+              ? { clientName: req.caller.clientName }
+              : {}),
           grantedBy: by,
         }).id;
       }

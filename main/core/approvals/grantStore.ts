@@ -3,8 +3,11 @@
 //   session the server issued, or the stdio process), never to the client's
 //   self-declared name, so another client cannot borrow it; ends with it;
 // - client-always: this client until revoked — a name survives a restart and
-//   a session does not, so it is bound to the name the client declares
-//   (another program declaring the same name gets it too: the UI says so);
+//   a session does not, so it is bound to the client's own HTTP token when it
+//   came with one (clientTokens.ts: a token another client cannot present,
+//   revoked with it), else to the name the client declares (another program
+//   declaring the same name gets it too: the UI says so; a client with a
+//   token of its own is never covered by a grant bound to a name);
 // - everyone-session: every client, until Airlock stops;
 // - always: every client, until revoked.
 // The "until revoked" ones are kept in <data dir>/grants.json. Every grant
@@ -28,8 +31,10 @@ export interface GrantKey {
   profile: string;
   operationId: string;
   callerKey: string;
-  /** The name the client declared (client-always grants are bound to it). */
+  /** The name the client declared (client-always grants of clients with no token of their own are bound to it). */
   clientName?: string;
+  /** The id of the HTTP client's own token it came with (client-always grants are then bound to it). */
+  clientTokenId?: string;
 }
 
 /** When several grants cover a call, the narrowest one is used (and counted). */
@@ -38,12 +43,14 @@ const NARROWEST_FIRST: readonly GrantScope[] = ['session', 'client-always', 'eve
 const persisted = (g: { scope: GrantScope }) => GRANT_SCOPE_INFO[g.scope].persisted;
 
 /** Whether the grant covers a call from this caller (profile and operation aside). */
-export function grantCovers(g: Grant, caller: { callerKey: string; clientName?: string | undefined }): boolean {
+export function grantCovers(g: Grant, caller: { callerKey: string; clientName?: string | undefined; clientTokenId?: string | undefined }): boolean {
   switch (g.scope) {
     case 'session':
       return g.callerKey === caller.callerKey;
     case 'client-always':
-      return caller.clientName !== undefined && g.clientName === caller.clientName;
+      // Bound to a token: that token only. Bound to a name: a caller with no token of its own that declares it.
+      if (g.clientTokenId !== undefined) return caller.clientTokenId === g.clientTokenId;
+      return caller.clientTokenId === undefined && caller.clientName !== undefined && g.clientName === caller.clientName;
     case 'everyone-session':
     case 'always':
       return true;
@@ -69,6 +76,8 @@ export interface NewGrant {
   pathTemplate?: string;
   callerKey?: string;
   clientName?: string;
+  /** The HTTP client's own token the asking client came with: a client-always grant is bound to it. */
+  clientTokenId?: string;
   grantedBy: string;
 }
 
@@ -116,9 +125,7 @@ export class GrantStore {
 
   /** The grant that lets this call through without asking, if any (and notes its use: the listener hears of it). */
   use(key: GrantKey): Grant | undefined {
-    const matching = [...this.grants.values()].filter(
-      (g) => g.profile === key.profile && g.operationId === key.operationId && grantCovers(g, { callerKey: key.callerKey, clientName: key.clientName }),
-    );
+    const matching = [...this.grants.values()].filter((g) => g.profile === key.profile && g.operationId === key.operationId && grantCovers(g, key));
     const g = matching.sort((a, b) => NARROWEST_FIRST.indexOf(a.scope) - NARROWEST_FIRST.indexOf(b.scope))[0];
     if (!g) return undefined;
     g.lastUsedAt = this.now().toISOString();
@@ -130,12 +137,12 @@ export class GrantStore {
 
   add(input: NewGrant): Grant {
     if (input.scope === 'session' && !input.callerKey) throw new AirlockError('usage', 'a session grant needs the session it is bound to');
-    if (input.scope === 'client-always' && !input.clientName)
+    if (input.scope === 'client-always' && !input.clientName && !input.clientTokenId)
       throw new AirlockError('usage', '"this client, until revoked" needs the name the client declares, and this client declared none', {
         hint: 'allow it for this session instead',
       });
-    const bound = (g: { scope: GrantScope; callerKey?: string | undefined; clientName?: string | undefined }) =>
-      g.scope === 'session' ? g.callerKey : g.scope === 'client-always' ? g.clientName : '';
+    const bound = (g: { scope: GrantScope; callerKey?: string | undefined; clientName?: string | undefined; clientTokenId?: string | undefined }) =>
+      g.scope === 'session' ? g.callerKey : g.scope === 'client-always' ? (g.clientTokenId ? `token:${g.clientTokenId}` : `name:${g.clientName}`) : '';
     const existing = [...this.grants.values()].find(
       (g) => g.scope === input.scope && g.profile === input.profile && g.operationId === input.operationId && bound(g) === bound(input),
     );
@@ -150,6 +157,7 @@ export class GrantStore {
       ...(input.pathTemplate !== undefined ? { pathTemplate: input.pathTemplate } : {}),
       ...(input.scope === 'session' ? { callerKey: input.callerKey! } : {}),
       ...(input.clientName ? { clientName: input.clientName } : {}),
+      ...(input.scope === 'client-always' && input.clientTokenId ? { clientTokenId: input.clientTokenId } : {}),
       grantedBy: input.grantedBy,
       createdAt: this.now().toISOString(),
       uses: 0,
@@ -192,6 +200,17 @@ export class GrantStore {
     for (const g of gone) this.grants.delete(g.id);
     if (gone.length > 0) {
       this.log.info(`${gone.length} grant${gone.length === 1 ? '' : 's'} of ${profile} revoked by ${by}`);
+      this.changed(gone.some(persisted));
+    }
+    return gone.length;
+  }
+
+  /** A client's own token was revoked: the grants bound to it go with it. */
+  revokeClientToken(tokenId: string, by: string): number {
+    const gone = [...this.grants.values()].filter((g) => g.clientTokenId === tokenId);
+    for (const g of gone) this.grants.delete(g.id);
+    if (gone.length > 0) {
+      this.log.info(`${gone.length} grant${gone.length === 1 ? '' : 's'} of a revoked client token revoked by ${by}`);
       this.changed(gone.some(persisted));
     }
     return gone.length;

@@ -21,7 +21,15 @@ export interface ApprovalHook {
    * Whether a request for this operation would be put to a person now (no grant answers it, and someone can
    * answer in Airlock): the gate reads the evidence a prompt shows only then. Absent: assume it would.
    */
-  asksPerson?(q: { runId: string; profile: string; operationId: string; callerKey: string; clientName?: string; overridden?: boolean }): boolean;
+  asksPerson?(q: {
+    runId: string;
+    profile: string;
+    operationId: string;
+    callerKey: string;
+    clientName?: string;
+    clientTokenId?: string;
+    overridden?: boolean;
+  }): boolean;
   /** Resolves when a decision is made (or the request times out, or its client withdraws it: a denial). */
   request(req: ApprovalRequest, options?: { signal?: AbortSignal; elicit?: Elicit }): Promise<ApprovalDecision>;
 }

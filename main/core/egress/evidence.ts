@@ -439,7 +439,7 @@ function raceSignal<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 /** How the gate gathers evidence for one held request (bound to the call's credential); see gatherEvidence. */
 export interface EvidenceRun {
   runId: string;
-  caller: { key: string; clientName?: string };
+  caller: { key: string; clientName?: string; clientToken?: { id: string } };
   signal?: AbortSignal;
 }
 export type EvidenceSource = (hop: Hop, method: string, redact: Redactor, run: EvidenceRun) => Promise<ApprovalEvidence | undefined>;

@@ -23,6 +23,7 @@ export function evidenceSource(gate: GateContext, credential: string | undefined
       operationId: hop.op.id,
       callerKey: run.caller.key,
       ...(run.caller.clientName ? { clientName: run.caller.clientName } : {}),
+      ...(run.caller.clientToken ? { clientTokenId: run.caller.clientToken.id } : {}),
       ...(hop.override ? { overridden: true } : {}),
     });
     if (asks === false) return undefined;

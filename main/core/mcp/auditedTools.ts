@@ -94,10 +94,19 @@ export interface AuditedToolsOptions {
   onStart?(caller: CallerInfo): void;
 }
 
+/** The client token each HTTP session's server was opened with (absent: the companion's token, or stdio). */
+const clientTokens = new WeakMap<McpServer, { id: string; name: string }>();
+
+/** Marks a session's server as opened with an HTTP client's own token: its callers carry it. */
+export function bindClientToken(server: McpServer, token: { id: string; name: string }): void {
+  clientTokens.set(server, token);
+}
+
 /** The caller of a request: the HTTP session the server issued, the joined stdio connection, or this stdio process. */
 export function callerOf(server: McpServer, transport: 'stdio' | 'http', sessionId: string | undefined): CallerInfo {
   const client = server.server.getClientVersion();
   const protocolVersion = protocolVersionOf(server);
+  const clientToken = clientTokens.get(server);
   return {
     key: transport === 'http' ? httpSessionKey(sessionId) : `stdio:${sessionId ?? process.pid}`,
     transport,
@@ -105,6 +114,7 @@ export function callerOf(server: McpServer, transport: 'stdio' | 'http', session
     ...(client?.version ? { clientVersion: client.version } : {}),
     ...(sessionId ? { sessionId } : {}),
     ...(protocolVersion ? { protocolVersion } : {}),
+    ...(clientToken ? { clientToken } : {}),
   };
 }
 

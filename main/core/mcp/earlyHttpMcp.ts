@@ -27,6 +27,8 @@ export interface EarlySession {
   initialize: unknown;
   /** What the session is bound to: a hash of the token it was opened with (httpCredential.ts). */
   credential: string;
+  /** The HTTP client's own token it was opened with, if any. */
+  clientToken?: { id: string; name: string };
 }
 
 /** What takes /mcp over: the MCP endpoint. */
@@ -126,7 +128,14 @@ export function createEarlyMcp(options: EarlyMcpOptions): EarlyMcp {
     const instructions = await options.instructions(scope.scope);
     if (handingOver || early.length >= max) return { preread };
     const sessionId = randomUUID();
-    early.push({ sessionId, scope: scope.scope, initialize: preread.body, credential: sessionCredential(req.headers.authorization) });
+    const token = who.credential.token;
+    early.push({
+      sessionId,
+      scope: scope.scope,
+      initialize: preread.body,
+      credential: sessionCredential(req.headers.authorization),
+      ...(token ? { clientToken: token } : {}),
+    });
     count++;
     options.logger.info(`mcp session ${sessionId.slice(0, 8)} answered while the companion starts`);
     sendJson(

@@ -9,8 +9,8 @@ import type { ClientTokenView } from '../http/clientTokens.ts';
 export interface HttpCredential {
   /** What grants, limits, held runs and sessions are bound to. */
   key: string;
-  /** The client a token of its own names (a label the person gave it, not one the client declares). */
-  tokenName?: string;
+  /** The client's own token, if it came with one: its id, and the name the person gave it (not one the client declares). */
+  token?: { id: string; name: string };
   /** The APIs reached (undefined: every API served). */
   scope: string[] | undefined;
 }
@@ -58,7 +58,7 @@ export function readCredential(
       };
   }
   const scope = urlScope ?? allowed;
-  return { ok: true, credential: { key: `${CLIENT_TOKEN}${client.id}${scopeSuffix(scope)}`, tokenName: client.name, scope } };
+  return { ok: true, credential: { key: `${CLIENT_TOKEN}${client.id}${scopeSuffix(scope)}`, token: { id: client.id, name: client.name }, scope } };
 }
 
 /** A hash of a request's Authorization header: what an HTTP session is bound to (another token does not find it). */

@@ -55,7 +55,7 @@ interface Session {
 
 export interface McpEndpointOptions {
   /** A server for a new session; `scope` is what its URL names (absent: every API). */
-  createServer: (scope: string[] | undefined) => McpServer;
+  createServer: (scope: string[] | undefined, clientToken?: { id: string; name: string }) => McpServer;
   logger: Logger;
   maxSessions?: number;
   /** A session with no request, call or stream for this long expires (default 30 min); read at each sweep (a live setting). */
@@ -141,8 +141,13 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   }
 
   /** A transport for a new session, registered once its `initialize` is handled. */
-  function openSession(scope: string[] | undefined, sessionId: string, credential: string): { server: McpServer; transport: Transport } {
-    const server = options.createServer(scope);
+  function openSession(
+    scope: string[] | undefined,
+    sessionId: string,
+    credential: string,
+    clientToken: { id: string; name: string } | undefined,
+  ): { server: McpServer; transport: Transport } {
+    const server = options.createServer(scope, clientToken);
     const transport: Transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => sessionId,
       onsessioninitialized: (sid) => {
@@ -159,7 +164,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   /** Opens a session whose `initialize` was answered early: its server sees that `initialize`; its answer is dropped. */
   async function adopt(early: EarlySession): Promise<void> {
     if (!makeRoom()) throw new Error(`all ${max} sessions are busy`);
-    const { server, transport } = openSession(early.scope, early.sessionId, early.credential);
+    const { server, transport } = openSession(early.scope, early.sessionId, early.credential, early.clientToken);
     await server.connect(transport);
     const answer = await transport.handleRequest(
       new Request('http://127.0.0.1/mcp', {
@@ -239,7 +244,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       const scoped = readScope(req.url);
       const who = scoped.ok ? readCredential(req.headers.authorization, scoped.scope, options.clientToken) : scoped;
       if (!who.ok) return sendJson(res, 400, { jsonrpc: '2.0', error: { code: -32602, message: who.error }, id: null });
-      const { server, transport } = openSession(who.credential.scope, randomUUID(), sessionCredential(req.headers.authorization));
+      const { server, transport } = openSession(who.credential.scope, randomUUID(), sessionCredential(req.headers.authorization), who.credential.token);
       await server.connect(transport);
       return serveNode(transport, req, res, body);
     }

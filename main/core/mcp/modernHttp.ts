@@ -24,6 +24,8 @@ import type { ClientTokenView } from '../http/clientTokens.ts';
 export interface ModernCaller {
   key: string;
   scope: string[] | undefined;
+  /** The client's own token it came with, if any. */
+  token?: { id: string; name: string };
 }
 
 export interface ModernMcpOptions {
@@ -62,7 +64,8 @@ export function createModernMcp(options: ModernMcpOptions): ModernMcp {
       const who = read.ok ? readCredential(ctx.requestInfo?.headers.get('authorization'), read.scope, options.clientToken) : undefined;
       // A request whose URL or credential is refused never gets here (answered in serve); reach nothing, to be sure.
       if (!who?.ok) return options.createServer({ key: 'http:refused', scope: [] });
-      return options.createServer({ key: who.credential.key, scope: who.credential.scope });
+      const { key, scope, token } = who.credential;
+      return options.createServer({ key, scope, ...(token ? { token } : {}) });
     },
     { legacy: 'reject', onerror: (error) => log.debug(`mcp 2026-07-28: ${error.message}`) },
   );

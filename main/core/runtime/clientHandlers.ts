@@ -12,7 +12,7 @@ import type { Services } from './services.ts';
 
 const clients = () => import('../clients/machineRegistrar.ts');
 
-export type ClientHandlerServices = Pick<Services, 'info' | 'logs'>;
+export type ClientHandlerServices = Pick<Services, 'info' | 'logs'> & Partial<Pick<Services, 'broker'>>;
 
 export function createClientHandlers(
   c: ClientHandlerServices,
@@ -32,6 +32,8 @@ export function createClientHandlers(
       if (!view || !tokens.revoke(id))
         throw new AirlockError('not_found', `no client token ${JSON.stringify(id)}`, { hint: 'it may have been revoked already' });
       log.info(`client token of ${view.name} (sha256:${view.fingerprint}) revoked by ${caller.by}`);
+      // Its "this client, until revoked" grants go with it (one revoked by the CLI leaves them bound to a token no one has).
+      c.broker?.grants.revokeClientToken(id, caller.by);
       return { revoked: view };
     },
     'clients.list': async () => (await registrar()).list(),

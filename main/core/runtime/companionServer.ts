@@ -158,7 +158,7 @@ export async function startServing(ctx: StartContext, options: ServingOptions = 
     const endpoint = (sessions.http = createMcpEndpoint({
       modern,
       clientToken: (token) => clientTokens.match(token),
-      createServer: (scope) => built.createMcpServer('http', scope ? { scope } : {}),
+      createServer: (scope, clientToken) => built.createMcpServer('http', { ...(scope ? { scope } : {}), ...(clientToken ? { clientToken } : {}) }),
       logger: logger.child('mcp'),
       idleMs: () => services.settings.values.httpSessionIdle * 1000,
       onSeen: (sessionId) => services.sessions.seen(httpSessionKey(sessionId)),

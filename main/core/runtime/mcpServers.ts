@@ -9,7 +9,7 @@ import type { ModernCaller } from '../mcp/modernHttp.ts';
 import { isStatelessCaller } from '../mcp/httpCredential.ts';
 import { executeInputText, registerExecute } from '../mcp/executeTool.ts';
 import { registerDiagnostics } from '../mcp/diagnosticsTools.ts';
-import { callerOf, type ToolCallReport } from '../mcp/auditedTools.ts';
+import { bindClientToken, callerOf, type ToolCallReport } from '../mcp/auditedTools.ts';
 import type { ApiInReach, NamedApi } from '../mcp/apisInReach.ts';
 import { namedFromProfile } from '../profiles/apiIdentifier.ts';
 import { configOf, healthOf } from './companionViews.ts';
@@ -67,6 +67,8 @@ function toolRecord(s: McpServerServices, transport: 'stdio' | 'http', call: Too
 /** What a session is opened with: the APIs it may reach (absent: every API served). */
 export interface SessionOptions {
   scope?: readonly string[];
+  /** The HTTP client's own token the session was opened with. */
+  clientToken?: { id: string; name: string };
 }
 
 /** What bounds a session's runs, in words, naming only the APIs its scope reaches. */
@@ -214,6 +216,7 @@ export function createMcpServerFactory(s: McpServerServices): (transport: 'stdio
         },
       }),
     );
+    if (session.clientToken) bindClientToken(server, session.clientToken);
     server.server.oninitialized = () => {
       const caller = callerOf(server, transport, server.server.transport?.sessionId);
       key = caller.key;
@@ -241,7 +244,7 @@ export function createModernServerFactory(s: McpServerServices): (caller: Modern
     s.sessions.closeIdle(isStatelessCaller, new Date(Date.now() - idleMs));
   }, 15_000);
   sweep.unref();
-  return ({ key, scope }) =>
+  return ({ key, scope, token }) =>
     createModernMcpServer(
       serverOptions(s, 'http', scope, {
         onToolStart: (caller) => s.sessions.begin(caller),
@@ -250,6 +253,6 @@ export function createModernServerFactory(s: McpServerServices): (caller: Modern
           return s.audit.recordToolCall(toolRecord(s, 'http', call, scope));
         },
       }),
-      { key, transport: 'http' },
+      { key, transport: 'http', ...(token ? { clientToken: token } : {}) },
     );
 }

@@ -13,6 +13,7 @@ import { createClientHandlers, type ClientHandlerServices } from '../../../main/
 import { CLIENT_IDS } from '../../../contract/clients.ts';
 import { tempDir } from '../../helpers/paths.ts';
 import { openClientTokens } from '../../../main/core/http/clientTokens.ts';
+import { ApprovalBroker } from '../../../main/core/approvals/approvalBroker.ts';
 import { airlockError, companionInfo, invoke, logged, testLogs } from '../../helpers/handlerServices.ts';
 
 const T = { timeout: 20_000, skip: process.platform === 'win32' ? 'the home directory is redirected with HOME (POSIX)' : false };
@@ -119,7 +120,24 @@ test("clientTokens: a token is in create's answer only; the companion's own stor
   await assert.rejects(invoke(s.handlers, 'clientTokens.create', { name: 'ci-bot' }), airlockError('conflict', /a token for 'ci-bot' exists already/));
   await assert.rejects(invoke(s.handlers, 'clientTokens.create', { name: 'no/slash' }), airlockError('usage', /client name "no\/slash"/));
 
-  const revoked = await invoke(s.handlers, 'clientTokens.revoke', { id: made.view.id });
+  // A grant "this client, until revoked" given to this token goes with it.
+  const broker = new ApprovalBroker({ timeoutMs: 60_000, approversAvailable: () => true, noApproverMessage: 'needs a person' });
+  broker.grants.add({
+    scope: 'client-always',
+    profile: 'demo',
+    operationId: 'events.create',
+    clientName: 'ci-bot',
+    clientTokenId: made.view.id,
+    grantedBy: 'alice',
+  });
+  broker.grants.add({ scope: 'always', profile: 'demo', operationId: 'events.list', grantedBy: 'alice' });
+  const withBroker = createClientHandlers({ ...s.services, broker });
+  const revoked = await invoke(withBroker, 'clientTokens.revoke', { id: made.view.id });
+  assert.deepEqual(
+    broker.grants.list().map((g) => g.operationId),
+    ['events.list'],
+    'its grant went with it, and no other',
+  );
   assert.equal(revoked.revoked.name, 'ci-bot');
   assert.equal(server.match(made.token), undefined, 'refused at its next request');
   assert.deepEqual(await invoke(s.handlers, 'clientTokens.list', {}), []);

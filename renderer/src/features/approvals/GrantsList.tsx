@@ -14,7 +14,7 @@ import { TableScroll } from '../../components/TableScroll.tsx';
 export function grantScopeText(g: Grant): string {
   const label = GRANT_SCOPE_INFO[g.scope].label;
   if (g.scope === 'session') return `${label} (${g.clientName ?? g.callerKey})`;
-  if (g.scope === 'client-always') return `${label} (the name "${g.clientName}")`;
+  if (g.scope === 'client-always') return g.clientTokenId ? `${label} (the token of ${g.clientName})` : `${label} (the name "${g.clientName}")`;
   return label;
 }
 

@@ -27,7 +27,9 @@ function hintFor(scope: ApproveScope, r: ApprovalRequest): string | undefined {
     case 'session':
       return `${client}'s calls of this operation until its connection ends.`;
     case 'client-always':
-      return `Bound to the name "${r.caller.clientName ?? ''}" the client declares: another program that declares the same name gets it too. Kept after a restart.`;
+      return r.caller.clientToken
+        ? `Bound to the token of ${r.caller.clientToken.name} (its own, made on the Clients screen): no other client has it, and revoking the token revokes this. Kept after a restart.`
+        : `Bound to the name "${r.caller.clientName ?? ''}" the client declares: another program that declares the same name gets it too. Kept after a restart.`;
     case 'everyone-session':
       return 'Any connected client, until Airlock stops.';
     case 'always':
