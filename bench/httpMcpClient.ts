@@ -2,7 +2,10 @@
 // then one POST per request on a kept-alive connection (node:http, lighter
 // than fetch), the answer read as JSON or from its event stream — no schema
 // validation, nothing the client would charge to the server (the counterpart
-// of rawMcpClient.ts on stdio).
+// of rawMcpClient.ts on stdio). In either revision: 2025-11-25 (initialize,
+// then a session) or 2026-07-28 (no session: each request carries its
+// version, client info and capabilities in `_meta`, and the standard
+// headers).
 import { Agent, request as httpRequest } from 'node:http';
 import { callTool, type RawAnswer } from './rawMcpClient.ts';
 
@@ -13,13 +16,16 @@ export interface HttpMcpClient {
   close(): Promise<void>;
 }
 
-export async function startHttpClient(url: string, token: string): Promise<HttpMcpClient> {
+export type McpRevision = '2025-11-25' | '2026-07-28';
+
+export async function startHttpClient(url: string, token: string, revision: McpRevision = '2025-11-25'): Promise<HttpMcpClient> {
+  const modern = revision === '2026-07-28';
   const target = new URL(url);
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const base = { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
   let session: string | undefined;
   let nextId = 0;
-  const send = (method: 'POST' | 'DELETE', body?: string): Promise<{ status: number; type: string; text: string }> =>
+  const send = (method: 'POST' | 'DELETE', body?: string, extra: Record<string, string> = {}): Promise<{ status: number; type: string; text: string }> =>
     new Promise((resolve, reject) => {
       const req = httpRequest(
         {
@@ -28,7 +34,12 @@ export async function startHttpClient(url: string, token: string): Promise<HttpM
           path: target.pathname,
           method,
           agent,
-          headers: { ...base, ...(session ? { 'mcp-session-id': session } : {}), ...(body ? { 'content-length': Buffer.byteLength(body) } : {}) },
+          headers: {
+            ...base,
+            ...extra,
+            ...(session ? { 'mcp-session-id': session } : {}),
+            ...(body ? { 'content-length': Buffer.byteLength(body) } : {}),
+          },
         },
         (res) => {
           const id = res.headers['mcp-session-id'];
@@ -43,8 +54,8 @@ export async function startHttpClient(url: string, token: string): Promise<HttpM
       req.on('error', reject);
       req.end(body);
     });
-  const post = async (body: unknown): Promise<RawAnswer | undefined> => {
-    const { status, type, text } = await send('POST', JSON.stringify(body));
+  const post = async (body: unknown, headers: Record<string, string> = {}): Promise<RawAnswer | undefined> => {
+    const { status, type, text } = await send('POST', JSON.stringify(body), headers);
     if (status === 202 || !text) return undefined;
     if (status < 200 || status >= 300) throw new Error(`HTTP ${status}: ${text.slice(0, 200)}`);
     if (type.includes('text/event-stream')) {
@@ -57,14 +68,27 @@ export async function startHttpClient(url: string, token: string): Promise<HttpM
     }
     return JSON.parse(text) as RawAnswer;
   };
+  const envelope = {
+    'io.modelcontextprotocol/protocolVersion': revision,
+    'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
   const request = async (method: string, params: unknown = {}): Promise<RawAnswer> => {
-    const answer = await post({ jsonrpc: '2.0', id: ++nextId, method, params });
+    const p = params as { name?: unknown; _meta?: object };
+    const answer = modern
+      ? await post(
+          { jsonrpc: '2.0', id: ++nextId, method, params: { ...p, _meta: { ...p._meta, ...envelope } } },
+          { 'mcp-protocol-version': revision, 'mcp-method': method, ...(typeof p.name === 'string' ? { 'mcp-name': p.name } : {}) },
+        )
+      : await post({ jsonrpc: '2.0', id: ++nextId, method, params });
     if (!answer) throw new Error(`${method}: no answer`);
     return answer;
   };
-  const init = await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
-  if (init.error) throw new Error(`initialize: ${init.error.message}`);
-  await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  if (!modern) {
+    const init = await request('initialize', { protocolVersion: revision, capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
+    if (init.error) throw new Error(`initialize: ${init.error.message}`);
+    await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  }
   return {
     request,
     call: (name, args) => callTool(request, name, args),

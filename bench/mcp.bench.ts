@@ -8,7 +8,9 @@
 // Per engine, against a local mock API, both paths call by call in turn:
 // tools/list, search_docs, execute `return 1+1`, execute with one API call,
 // calls per second with 20 in flight, peak RSS (the companion's and the
-// shim's for the joined path). Then search_docs end to end on the OpenAgenda and
+// shim's for the joined path); with QuickJS, the same companion over HTTP in
+// each MCP revision (2025-11-25, a session; 2026-07-28, none), call by call in
+// turn. Then search_docs end to end on the OpenAgenda and
 // GitHub documents (their evaluation queries, bench/search-eval/).
 // Airlock runs as users run it: the built package (dist/cli, `npm run build`
 // first); `--checkout` runs the TypeScript sources instead.
@@ -24,6 +26,8 @@ import { startEchoApi, writeEchoSpec } from '../test/helpers/echoApi.ts';
 import { OPENAGENDA_HOW, OPENAGENDA_SPEC } from '../test/helpers/paths.ts';
 import { runCli, type Running } from '../test/helpers/processes.ts';
 import { percentile, startRawClient, timeEach, type RawMcpClient } from './rawMcpClient.ts';
+import { startHttpClient } from './httpMcpClient.ts';
+import { readServerInfo } from '../main/core/config/serverInfo.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
@@ -78,7 +82,7 @@ async function joined(dataDir: string, extra: string[]): Promise<{ client: RawMc
  * Times `fn` on each client in turn, a block of 25 calls each, so both see the same machine (a drift in
  * its speed lands on both) while each keeps its caches warm within a block.
  */
-async function interleaved(n: number, clients: RawMcpClient[], fn: (c: RawMcpClient, i: number) => Promise<unknown>): Promise<number[][]> {
+async function interleaved<C>(n: number, clients: C[], fn: (c: C, i: number) => Promise<unknown>): Promise<number[][]> {
   const times = clients.map(() => [] as number[]);
   for (let i = 0; i < n; i += 25) {
     for (const [k, c] of clients.entries()) {
@@ -101,6 +105,25 @@ async function inFlight20(client: RawMcpClient, total: number): Promise<number> 
     }),
   );
   return (total / (performance.now() - started)) * 1000;
+}
+
+/** tools/list, search_docs and `return 1+1` over HTTP to the companion serving `dataDir`, in each revision, in turn. */
+async function byRevision(dataDir: string): Promise<[string, number[][]][]> {
+  const info = readServerInfo(dataDir);
+  if (!info) throw new Error(`no companion in ${dataDir}`);
+  const url = info.mcpUrl;
+  const token = readFileSync(join(dataDir, 'token'), 'utf8').trim();
+  const clients = [await startHttpClient(url, token, '2025-11-25'), await startHttpClient(url, token, '2026-07-28')];
+  try {
+    for (const c of clients) await c.call('execute', { code: 'return 1+1' });
+    return [
+      ['tools/list', await interleaved(iterations, clients, (c) => c.request('tools/list'))],
+      ['search_docs (mock)', await interleaved(iterations, clients, (c) => c.call('search_docs', { query: 'list items' }))],
+      ['execute 1+1', await interleaved(iterations, clients, (c) => c.call('execute', { code: 'return 1+1' }))],
+    ];
+  } finally {
+    for (const c of clients) await c.close();
+  }
 }
 
 // ---- the floor, and the floor behind one relay process ---------------------
@@ -148,6 +171,8 @@ for (const engine of engines) {
     await inFlight20(inProcess, total),
     await inFlight20(join_.client, total),
   ];
+  // The same companion over HTTP, in each revision: the same calls, in turn.
+  const revisions = engine === 'quickjs' ? await byRevision(dirs[1]!) : undefined;
   const rss = { inProcess: peakRssMb(inProcess.pid), companion: peakRssMb(join_.companion.child.pid!), shim: peakRssMb(join_.client.pid) };
   await inProcess.close();
   await join_.client.close();
@@ -174,6 +199,13 @@ for (const engine of engines) {
   console.log(
     `  peak RSS            in-process ${rss.inProcess.toFixed(0)} MB | joined: companion ${rss.companion.toFixed(0)} MB + shim ${rss.shim.toFixed(0)} MB`,
   );
+  if (revisions) {
+    console.log(`  over HTTP, the joined path's companion: MCP 2025-11-25 (a session) | 2026-07-28 (no session, each request its own server)`);
+    for (const [name, [a, b]] of revisions) {
+      const over = p50(b!) - p50(a!);
+      console.log(`  ${name.padEnd(19)} 2025-11-25 ${fmt(a!)} | 2026-07-28 ${fmt(b!)} | 2026 − 2025 p50 ${over >= 0 ? '+' : ''}${over.toFixed(2)} ms`);
+    }
+  }
 }
 await echo.close();
 

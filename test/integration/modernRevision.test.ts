@@ -5,7 +5,8 @@
 // `execute {resume}` by the same credential and scope, and by no other; a
 // request naming a revision the server does not speak gets the error under
 // its own id; and a 2025 client (v1 SDK, initialize and a session) works on
-// the same endpoint as before.
+// the same endpoint as before. Where the person allows it, a held mutation is
+// asked in the client too (input_required, a sealed requestState).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from '@modelcontextprotocol/client';
@@ -105,9 +106,12 @@ test('a revision the server does not speak is refused under the request id, nami
 test('pinned to 2026-07-28, the v2 client lists the tools, searches and runs code, with no session', { timeout: 90_000 }, async (t) => {
   const client = await modernClient({ pin: MODERN }, 'modern-pinned');
   t.after(() => client.close());
-  const { tools } = await client.listTools();
+  const listed = await client.listTools();
+  const { tools } = listed;
   const names = tools.map((tool) => tool.name);
   assert.ok(names.includes('search_docs') && names.includes('execute'), names.join(', '));
+  // Cache hints: the list is this credential's (private) and changes without notice to a client not listening (no reuse).
+  assert.deepEqual([listed.ttlMs, listed.cacheScope], [0, 'private']);
   const search = (await client.callTool({ name: 'search_docs', arguments: { query: 'list items' } })) as Result;
   assert.match(textOf(search), /items\.list/);
   const run = (await client.callTool({ name: 'execute', arguments: { code: 'return (await api.items.list()).status;' } })) as Result;
@@ -215,5 +219,89 @@ test(
     await off;
     const one = (await client.listTools()).tools.find((tool) => tool.name === 'execute')?.description ?? '';
     assert.doesNotMatch(one, /\bsecond\b/);
+  },
+);
+
+test(
+  'where the person allows it, a held mutation is asked in the 2026-07-28 client too (input_required): its answer decides, once; a sealed state altered, or brought by another caller, decides nothing',
+  { timeout: 90_000 },
+  async (t) => {
+    const posts = () => echo.received.filter((r) => r.method === 'POST').length;
+    const create = (name: string) => `const r = await api.items.create({ body: { name: '${name}' } }); return r.error?.message ?? r.status;`;
+    const capable = { ...envelope(MODERN), 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
+    const call = (params: Record<string, unknown>, url?: string) =>
+      fetch(url ?? server.mcpUrl, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${server.token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': MODERN,
+          'mcp-method': 'tools/call',
+          'mcp-name': 'execute',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 7,
+          method: 'tools/call',
+          params: { name: 'execute', arguments: { code: create('raw') }, _meta: capable, ...params },
+        }),
+        signal: AbortSignal.timeout(30_000),
+      }).then(async (r) => {
+        const text = await r.text();
+        return JSON.parse(/^data: (.*)$/m.exec(text)?.[1] ?? text) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
+      });
+    // Off (the default): a client that offers elicitation is answered "held", as any other.
+    const heldOff = waitForEvent(control, 'approval-requested');
+    const off = await call({});
+    assert.notEqual(off.result?.resultType, 'input_required');
+    assert.ok((off.result?.structuredContent as { held?: unknown } | undefined)?.held, JSON.stringify(off));
+    await control.call('approvals.decide', { id: (await heldOff).approval.id, decision: 'deny', scope: 'once', reason: 'off' });
+
+    assert.deepEqual((await control.call('settings.update', { values: { approvalInClient: true } })).applied, ['approvalInClient']);
+    t.after(() => control.call('settings.update', { values: { approvalInClient: false } }));
+
+    // The v2 client answers the question with its own elicitation handler, inside one callTool.
+    const asked: string[] = [];
+    const client = new ModernClient(
+      { name: 'asking-client', version: '1' },
+      { versionNegotiation: { mode: { pin: MODERN } }, capabilities: { elicitation: { form: {} } } },
+    );
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push(String((request.params as { message?: unknown }).message));
+      return { action: 'accept', content: { decision: 'allow' } };
+    });
+    await client.connect(new ModernHttpTransport(new URL(server.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${server.token}` } } }));
+    t.after(() => client.close());
+    const before = posts();
+    const allowed = (await client.callTool({ name: 'execute', arguments: { code: create('asked-in-client') } })) as Result;
+    assert.equal(textOf(allowed), '201', textOf(allowed));
+    assert.equal(asked.length, 1, 'asked once');
+    assert.match(asked[0]!, /asking-client asks to run POST \/items .*Airlock asks you here too/);
+    assert.equal(posts(), before + 1, 'exactly one mutation reached the API');
+    const decided = await control.call('audit.query', { order: 'newest', limit: 10 });
+    assert.ok(
+      decided.records.some((r) => JSON.stringify(r).includes('asking-client in its own prompt (MCP input_required)')),
+      "the approval is recorded as the client person's",
+    );
+
+    // A raw client: the state it is given, altered, is refused by the server; brought by another caller (another scope), it decides nothing.
+    const requested = waitForEvent(control, 'approval-requested');
+    const first = await call({});
+    const { approval } = await requested;
+    assert.equal(first.result?.resultType, 'input_required', JSON.stringify(first));
+    const state = String(first.result?.requestState);
+    const yes = { approval: { action: 'accept', content: { decision: 'allow' } } };
+    const altered = await call({ requestState: `${state.slice(0, -2)}${state.endsWith('A') ? 'BB' : 'AA'}`, inputResponses: yes });
+    assert.equal(altered.error?.code, -32602);
+    assert.match(altered.error?.message ?? '', /Invalid or expired requestState/);
+    const other = await call({ requestState: state, inputResponses: yes }, `${server.mcpUrl}?api=custom`);
+    assert.match(JSON.stringify(other.result), /not this client's/);
+    const pending = await control.call('approvals.list', {});
+    assert.ok(
+      pending.some((p) => p.id === approval.id),
+      'still waiting for a person: neither answer decided it',
+    );
+    await control.call('approvals.decide', { id: approval.id, decision: 'deny', scope: 'once', reason: 'cleanup' });
   },
 );

@@ -62,6 +62,7 @@ export interface Settings {
   approvalTimeoutMs: number;
   approvalReplyAfterMs: number;
   approvalProgressEveryMs: number;
+  approvalInClient: boolean;
   secretStore: SecretStoreChoice;
   auditRetentionDays: number;
   logBufferSize: number;

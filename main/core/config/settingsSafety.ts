@@ -47,6 +47,19 @@ export const SAFETY_SETTINGS = [
       "while a call waits for a person, how often a client that handles progress is told so (at once, then this often); each message restarts such a client's idle limit, so keep it under the shortest idle limit of your clients",
   }),
   def({
+    key: 'approvalInClient',
+    flag: '--approval-in-client',
+    valueName: '<on|off>',
+    label: 'Ask in the client too',
+    group: 'safety',
+    spec: onOff,
+    persist: true,
+    live: true,
+    defaultValue: false,
+    description:
+      "a call held for a person is also put to the person in the client, where the client speaks MCP 2026-07-28 and offers elicitation (input_required, with a sealed state only the client asked can answer with); Airlock's own prompt is asked all the same, and the first answer counts",
+  }),
+  def({
     key: 'secretStore',
     flag: '--secret-store',
     valueName: '<kind>',

@@ -26,6 +26,12 @@ export interface ToolContext {
   progress?: (message: string) => void;
   /** Set when the call runs as a task (the client polls it: no deadline to answer before). */
   task?: { id: string };
+  /**
+   * A 2026-07-28 request's multi-round-trip side: whether its client declared elicitation (it may be answered
+   * `input_required`), and what a retried round brings back: the answers, and the state the companion sealed
+   * (verified before the handler runs).
+   */
+  rounds?: { canElicit: boolean; responses?: Record<string, unknown>; state?: unknown };
 }
 
 /** What a tool handler returns: the result, and what the audit record should say about it. */

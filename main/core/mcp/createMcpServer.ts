@@ -15,6 +15,7 @@ import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/
 import { serveToolTasks } from './toolTasks.ts';
 import type { CallerInfo } from '../approvals/types.ts';
 import { McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
+import { verifySealedRound } from './inClientApproval.ts';
 import { modernTools } from './modernTools.ts';
 
 /** Registers a tool; may return how to write its description again when what it describes changed. */
@@ -165,6 +166,12 @@ export async function createModernMcpServer(
     { ...SERVER_INFO },
     {
       capabilities: { tools: { listChanged: true } },
+      // The cache hints of 2026-07-28 list results, said rather than left to the SDK's defaults: private (what is
+      // listed depends on the credential and scope) and not to be reused (the list changes when an API is enabled or
+      // a server's tools are accepted; subscriptions/listen says when).
+      cacheHints: { 'tools/list': { ttlMs: 0, cacheScope: 'private' }, 'server/discover': { ttlMs: 0, cacheScope: 'private' } },
+      // A round's sealed state is checked before any handler sees it (inClientApproval.ts).
+      requestState: { verify: verifySealedRound },
       instructions: serverInstructions({ apis: options.named?.() ?? options.apis().map(namedOf), hasExecute: options.hasExecute ?? false }),
     },
   );

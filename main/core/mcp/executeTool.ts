@@ -7,6 +7,8 @@ import { apiName } from './apiName.ts';
 import { z } from 'zod';
 import type { ExecuteService } from '../execute/executeService.ts';
 import type { AuditedTools } from './auditedTools.ts';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { answerOf, askInClient, type InClientApprovals, type SealedRound } from './inClientApproval.ts';
 
 export const executeInput = {
   code: z
@@ -45,6 +47,8 @@ export interface ExecuteToolContext {
   progressEveryMs?(): number;
   /** Other MCP servers' tools the session's runs reach (`mcp.<server>.<tool>`), read when the description is written. */
   tools?(): readonly { name: string; tools: readonly string[] }[];
+  /** Approval through the client on 2026-07-28 (`input_required`), where the person allowed it. */
+  inClient?: InClientApprovals;
 }
 
 /** How many servers, and tools of each, the description names (it stays short however many there are). */
@@ -106,8 +110,14 @@ export function registerExecute(tools: AuditedTools, ctx: ExecuteToolContext): (
       annotations: { title, readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
       tasks: true,
     },
-    async ({ code, resume }, { caller, signal, elicit: offered, progress, task }) => {
+    async ({ code, resume }, { caller, signal, elicit: offered, progress, task, rounds }) => {
       const elicit = ctx.elicitation === false ? undefined : offered;
+      // A retried round of a 2026-07-28 request: the state the companion sealed when it asked, and the answer.
+      const round = rounds?.state as SealedRound | undefined;
+      const answer = round ? answerOf(rounds?.responses) : undefined;
+      // Asked in the client as soon as the run waits for a person: where the person allowed it, the client can be
+      // asked, and it did not just dismiss the question (then Airlock's own prompt is left to answer, as usual).
+      const askClient = ctx.inClient?.enabled() === true && rounds?.canElicit === true && !task && !(round && answer === undefined);
       const onWaiting = progress ? (what: string) => keepTelling(progress, what, ctx.progressEveryMs?.() ?? PROGRESS_EVERY_MS) : undefined;
       // A task is polled: it answers when the run is over, never "held".
       const options = {
@@ -116,16 +126,38 @@ export function registerExecute(tools: AuditedTools, ctx: ExecuteToolContext): (
         ...(only ? { defaultApi: only } : {}),
         ...(elicit ? { elicit } : {}),
         ...(onWaiting ? { onWaiting } : {}),
-        ...(task ? { replyAfterMs: 0 } : {}),
+        ...(task ? { replyAfterMs: 0 } : askClient ? { replyAfterMs: 1 } : {}),
       };
-      if ((code === undefined) === (resume === undefined)) {
+      if (round) {
+        // Only the caller that was asked may answer, and collect: anyone else meets the run that never was.
+        if (round.caller !== caller.key) {
+          const text = `no run "${round.runId}" to resume: it is not this client's (its question was put to another client)`;
+          return { result: { content: [{ type: 'text' as const, text }], isError: true }, outcome: 'refused', error: text };
+        }
+        if (answer && ctx.inClient) {
+          const who = `${caller.clientName ?? 'the client'} in its own prompt (MCP input_required)`;
+          ctx.inClient.decide(
+            round.approvalId,
+            answer === 'allow',
+            who,
+            answer === 'deny' ? `denied by the person in ${caller.clientName ?? 'the client'}` : undefined,
+          );
+        }
+      }
+      if (!round && (code === undefined) === (resume === undefined)) {
         const text =
           code === undefined
             ? 'pass `code` (the body of an async function to run) or `resume` (the id of a run answered "held")'
             : 'pass `code` or `resume`, not both: `resume` follows a run that was answered "held"; `code` starts a new one';
         return { result: { content: [{ type: 'text' as const, text }], isError: true }, outcome: 'invalid', error: text };
       }
-      const outcome = resume !== undefined ? await ctx.service.resume(resume, caller, options) : await ctx.service.execute(code!, caller, options);
+      const runId = round?.runId ?? resume;
+      const outcome = runId !== undefined ? await ctx.service.resume(runId, caller, options) : await ctx.service.execute(code!, caller, options);
+      const pending = outcome.held && askClient ? ctx.inClient!.pendingFor(outcome.runId) : undefined;
+      if (pending) {
+        const asked = await askInClient(pending, { runId: outcome.runId, approvalId: pending.approvalId, caller: caller.key });
+        return { result: asked as CallToolResult, outcome: 'held', runId: outcome.runId };
+      }
       return {
         result: {
           content: [{ type: 'text' as const, text: outcome.text }],

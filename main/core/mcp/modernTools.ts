@@ -8,11 +8,12 @@
 import { z } from 'zod';
 import { fromJsonSchema, type JsonSchemaType, type McpServer as ModernMcpServer, type ServerContext } from '@modelcontextprotocol/server';
 import type { CallerInfo } from '../approvals/types.ts';
-import { runAudited, type AuditedTools, type AuditedToolsOptions, type RegisteredToolText } from './auditedTools.ts';
+import { runAudited, type AuditedTools, type AuditedToolsOptions, type RegisteredToolText, type ToolContext } from './auditedTools.ts';
 
 /** The client's self-declared name and version, from the request's `_meta` (a label: it never grants). */
 const CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
 const PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
+const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 
 function declaredClient(ctx: ServerContext): { clientName?: string; clientVersion?: string; protocolVersion?: string } {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
@@ -22,6 +23,19 @@ function declaredClient(ctx: ServerContext): { clientName?: string; clientVersio
     ...(typeof version === 'string' ? { protocolVersion: version } : {}),
     ...(typeof info?.name === 'string' && info.name ? { clientName: info.name.slice(0, 100) } : {}),
     ...(typeof info?.version === 'string' && info.version ? { clientVersion: info.version.slice(0, 50) } : {}),
+  };
+}
+
+/** The request's multi-round-trip side: whether the client can be asked, and what a retried round brings back. */
+function roundsOf(ctx: ServerContext): Pick<ToolContext, 'rounds'> {
+  const capabilities = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES] as { elicitation?: unknown } | undefined;
+  const state = ctx.mcpReq.requestState();
+  return {
+    rounds: {
+      canElicit: capabilities?.elicitation !== undefined,
+      ...(ctx.mcpReq.inputResponses ? { responses: ctx.mcpReq.inputResponses } : {}),
+      ...(state !== undefined ? { state } : {}),
+    },
   };
 }
 
@@ -103,6 +117,7 @@ export function modernTools(
             caller: { ...caller, ...declaredClient(ctx) },
             signal: ctx.mcpReq.signal,
             ...progressOf(ctx),
+            ...roundsOf(ctx),
           })) as never,
       );
       return FIXED;

@@ -8,6 +8,9 @@ import type { McpServer as ModernMcpServer } from '@modelcontextprotocol/server'
 import type { ModernCaller } from '../mcp/modernHttp.ts';
 import { isStatelessCaller } from '../mcp/httpCredential.ts';
 import { executeInputText, registerExecute } from '../mcp/executeTool.ts';
+import type { InClientApprovals } from '../mcp/inClientApproval.ts';
+import { requestLine } from '../../../contract/approvals.ts';
+import { AirlockError } from '../util/errors.ts';
 import { registerDiagnostics } from '../mcp/diagnosticsTools.ts';
 import { bindClientToken, callerOf, type ToolCallReport } from '../mcp/auditedTools.ts';
 import type { ApiInReach, NamedApi } from '../mcp/apisInReach.ts';
@@ -102,6 +105,26 @@ export function apisInReach(s: Pick<Services, 'apis'>, scope: readonly string[] 
     }));
 }
 
+/** Approval through a 2026-07-28 client (inClientApproval.ts), over the companion's broker and settings. */
+function inClientApprovals(s: McpServerServices): InClientApprovals {
+  return {
+    enabled: () => s.settings.values.approvalInClient,
+    pendingFor(runId) {
+      const p = s.broker.pendingFor(runId);
+      if (!p) return undefined;
+      return { approvalId: p.id, question: `${p.request.caller.clientName ?? 'A client'} asks to run ${requestLine(p.request)}.`, expiresAt: p.expiresAt };
+    },
+    decide(id, allow, by, reason) {
+      try {
+        s.broker.decide(id, allow ? { approve: true, scope: 'once' } : { approve: false, ...(reason ? { reason } : {}) }, by);
+      } catch (error) {
+        // Answered first elsewhere (in Airlock, or timed out): that answer stands, and the run's result says it.
+        if (!(error instanceof AirlockError && (error.kind === 'conflict' || error.kind === 'not_found'))) throw error;
+      }
+    },
+  };
+}
+
 /** The APIs a scope reaches that are loaded or still loading, as the instructions name them. */
 function namedInReach(s: Pick<Services, 'apis'>, scope: readonly string[] | undefined): NamedApi[] {
   return s.apis
@@ -134,6 +157,7 @@ function serverOptions(
         ...(scope ? { scope } : {}),
         boundary: () => boundaryFor(s, scope),
         progressEveryMs: () => s.settings.values.approvalProgressEveryMs,
+        inClient: inClientApprovals(s),
         // A session scoped to named APIs reaches no other server (its runs get no `mcp`).
         ...(scope ? {} : { tools: () => s.upstream.acceptedTools() }),
       }),
