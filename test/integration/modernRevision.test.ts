@@ -295,6 +295,11 @@ test(
     const altered = await call({ requestState: `${state.slice(0, -2)}${state.endsWith('A') ? 'BB' : 'AA'}`, inputResponses: yes });
     assert.equal(altered.error?.code, -32602);
     assert.match(altered.error?.message ?? '', /Invalid or expired requestState/);
+    const refusals = await control.call('audit.query', { tool: 'execute', order: 'newest', limit: 5 });
+    assert.ok(
+      refusals.records.some((r) => JSON.stringify(r).includes('a requestState was refused (mac)')),
+      'the refusal is in the audit',
+    );
     const other = await call({ requestState: state, inputResponses: yes }, `${server.mcpUrl}?api=custom`);
     assert.match(JSON.stringify(other.result), /not this client's/);
     const pending = await control.call('approvals.list', {});

@@ -16,6 +16,7 @@ import { serveToolTasks } from './toolTasks.ts';
 import type { CallerInfo } from '../approvals/types.ts';
 import { McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
 import { verifySealedRound } from './inClientApproval.ts';
+import { messageOf } from '../../../contract/values.ts';
 import { modernTools } from './modernTools.ts';
 
 /** Registers a tool; may return how to write its description again when what it describes changed. */
@@ -170,8 +171,29 @@ export async function createModernMcpServer(
       // listed depends on the credential and scope) and not to be reused (the list changes when an API is enabled or
       // a server's tools are accepted; subscriptions/listen says when).
       cacheHints: { 'tools/list': { ttlMs: 0, cacheScope: 'private' }, 'server/discover': { ttlMs: 0, cacheScope: 'private' } },
-      // A round's sealed state is checked before any handler sees it (inClientApproval.ts).
-      requestState: { verify: verifySealedRound },
+      // A round's sealed state is checked before any handler sees it (inClientApproval.ts); one refused is recorded.
+      requestState: {
+        verify: async (state, ctx) => {
+          try {
+            return await verifySealedRound(state, ctx);
+          } catch (error) {
+            const why = `a requestState was refused (${messageOf(error)}): altered, expired, or made before the companion's last start`;
+            options.logger.child('mcp').warn(`${why}; from ${caller.key}`);
+            // Only execute hands states out (an approval asked in the client): the refusal is audited as its call.
+            await options.onToolCall({
+              tool: 'execute',
+              args: {},
+              caller,
+              startedAt: new Date().toISOString(),
+              durationMs: 0,
+              outcome: 'refused',
+              bytesOut: 0,
+              error: why,
+            });
+            throw error;
+          }
+        },
+      },
       instructions: serverInstructions({ apis: options.named?.() ?? options.apis().map(namedOf), hasExecute: options.hasExecute ?? false }),
     },
   );
