@@ -26,7 +26,7 @@ import {
   type ApproveScope,
   type PendingApproval,
 } from '../../../contract/approvals.ts';
-import type { ApprovalHook, Elicit } from './types.ts';
+import type { ApprovalHook, AsksPersonQuery, Elicit } from './types.ts';
 import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
 import { AirlockError } from '../util/errors.ts';
@@ -180,15 +180,7 @@ export class ApprovalBroker implements ApprovalHook {
   }
 
   /** Whether request() would wait for a person in Airlock (not a grant, nor elicitation, nor "no approver"): evidence is read only then. */
-  asksPerson(q: {
-    runId: string;
-    profile: string;
-    operationId: string;
-    callerKey: string;
-    clientName?: string;
-    clientTokenId?: string;
-    overridden?: boolean;
-  }): boolean {
+  asksPerson(q: AsksPersonQuery): boolean {
     if (this.runGrants.has(runGrantKey(q.runId, q.profile)) || !this.options.approversAvailable()) return false;
     if (q.overridden) return true;
     return !this.grants.list().some((g) => g.profile === q.profile && g.operationId === q.operationId && grantCovers(g, q));
