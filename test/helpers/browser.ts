@@ -5,12 +5,13 @@
 import assert from 'node:assert/strict';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { AxeBuilder } from '@axe-core/playwright';
-import { runCliToEnd } from './processes.ts';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CHROMIUM as CHROMIUM_NEED, skipUnlessTools } from './systemTools.ts';
 import { serve, type Served } from './processes.ts';
 import { httpClient } from './mcpClients.ts';
 import { tempDir } from './paths.ts';
+import { controlClient } from './control.ts';
+import { readServerInfo } from '../../main/core/config/serverInfo.ts';
 
 export const CHROMIUM = process.env.AIRLOCK_CHROMIUM ?? '/usr/bin/chromium';
 
@@ -64,11 +65,14 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
-/** A one-time login link from the running companion (what `airlock open --print` prints). */
+/**
+ * A one-time login link from the running companion, asked through its control API as `airlock open --print` asks
+ * for it (that command itself is run in test/integration/startingCompanion.test.ts): no CLI process per page.
+ */
 export async function loginLink(dataDir: string): Promise<string> {
-  const r = await runCliToEnd(['open', '--print', '--data-dir', dataDir], { timeoutMs: 30_000 });
-  if (r.code !== 0) throw new Error(`airlock open --print failed: ${r.stderr}`);
-  return r.stdout.trim();
+  const info = readServerInfo(dataDir);
+  assert.ok(info, `no companion runs for ${dataDir}`);
+  return (await controlClient(dataDir, info.url).call('ui.loginLink', {})).url;
 }
 
 export async function signedInPage(
