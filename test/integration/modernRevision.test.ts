@@ -6,7 +6,8 @@
 // request naming a revision the server does not speak gets the error under
 // its own id; and a 2025 client (v1 SDK, initialize and a session) works on
 // the same endpoint as before. Where the person allows it, a held mutation is
-// asked in the client too (input_required, a sealed requestState).
+// asked in the client too (input_required, a sealed requestState); progress
+// keeps a modern client's call alive past its idle limit.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from '@modelcontextprotocol/client';
@@ -15,6 +16,7 @@ import { httpClient, execute } from '../helpers/mcpClients.ts';
 import { controlClient, waitForEvent } from '../helpers/control.ts';
 import { startEchoApi, writeEchoSpec, type EchoApi } from '../helpers/echoApi.ts';
 import { tempDir } from '../helpers/paths.ts';
+import { clientClock } from '../helpers/clientClock.ts';
 import type { ControlClient } from '../../main/core/control/controlClient.ts';
 
 const MODERN = '2026-07-28';
@@ -308,5 +310,60 @@ test(
       'still waiting for a person: neither answer decided it',
     );
     await control.call('approvals.decide', { id: approval.id, decision: 'deny', scope: 'once', reason: 'cleanup' });
+  },
+);
+
+test(
+  'progress keeps a 2026-07-28 client waiting for a person past its idle limit, as a 2025 one: told at once and then every second, it gets the result',
+  { timeout: 90_000 },
+  async (t) => {
+    const patient = { approvalReplyAfterMs: 60_000, approvalProgressEveryMs: 1_000 };
+    assert.deepEqual((await control.call('settings.update', { values: patient })).applied.sort(), Object.keys(patient).sort());
+    t.after(() => control.call('settings.update', { values: { approvalReplyAfterMs: 1_000, approvalProgressEveryMs: 10_000 } }));
+    const client = await modernClient({ pin: MODERN }, 'modern-patient');
+    t.after(() => client.close());
+    const messages: string[] = [];
+    const requested = waitForEvent(control, 'approval-requested');
+    // Idle limit 12 s, reset by each progress notification; the client's 12 s pass on its own clock (as in
+    // heldRuns.test.ts): each time a message sets its deadline again, the clock moves to 1 ms before it.
+    const IDLE_MS = 12_000;
+    const clock = clientClock(IDLE_MS);
+    let result: Result;
+    try {
+      let done = false;
+      let toldAgain: (() => void) | undefined;
+      const call = (
+        client.callTool(
+          { name: 'execute', arguments: { code: `const r = await api.items.create({ body: { name: 'patient' } }); return r.status;` } },
+          {
+            timeout: IDLE_MS,
+            resetTimeoutOnProgress: true,
+            maxTotalTimeout: 80_000,
+            onprogress: (p) => {
+              messages.push(p.message ?? '');
+              toldAgain?.();
+            },
+          },
+        ) as Promise<Result>
+      ).finally(() => (done = true));
+      const { approval } = await requested;
+      let decided: Promise<unknown> | undefined;
+      for (let seen = 1; !done; seen = clock.deadlines + 1) {
+        await Promise.race([clock.deadlineSet(seen), new Promise<void>((r) => (toldAgain = r)), call.catch(() => undefined)]);
+        clock.toJustBeforeDeadline();
+        if (messages.length >= 3 && !decided) decided = control.call('approvals.decide', { id: approval.id, decision: 'approve', scope: 'once' });
+      }
+      result = await call;
+      await decided;
+    } finally {
+      clock.off();
+    }
+    assert.ok(clock.now >= 2 * IDLE_MS, `it waited past twice its idle limit (${clock.now} ms of the client's clock)`);
+    assert.equal(textOf(result), '201', textOf(result));
+    assert.ok(messages.length >= 3, `told at once and then every second (${messages.length} messages)`);
+    assert.ok(
+      messages.every((m) => m === 'Waiting for your approval in Airlock: POST /items'),
+      messages.join(' | '),
+    );
   },
 );
