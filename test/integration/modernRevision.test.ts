@@ -367,3 +367,22 @@ test(
     );
   },
 );
+
+test(
+  'search_docs needs nothing from an earlier request: related, an outline and one of its groups, each a request of its own',
+  { timeout: 60_000 },
+  async (t) => {
+    const client = await modernClient({ pin: MODERN }, 'modern-stateless');
+    t.after(() => client.close());
+    const related = (await client.callTool({ name: 'search_docs', arguments: { related: 'items.get' } })) as Result;
+    assert.notEqual(related.isError, true, textOf(related));
+    assert.match(textOf(related), /items\.list/, 'the list that yields the ids items.get takes');
+    const outline = (await client.callTool({ name: 'search_docs', arguments: { api: 'custom' } })) as Result;
+    assert.notEqual(outline.isError, true, textOf(outline));
+    const group = /^- (.+?) \(\d+\):/m.exec(textOf(outline))?.[1];
+    assert.ok(group, `the outline names its groups: ${textOf(outline).slice(0, 300)}`);
+    const listed = (await client.callTool({ name: 'search_docs', arguments: { api: 'custom', group } })) as Result;
+    assert.notEqual(listed.isError, true, textOf(listed));
+    assert.match(textOf(listed), new RegExp(`operations of Echo in ${group}`));
+  },
+);
