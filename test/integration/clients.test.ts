@@ -3,7 +3,8 @@
 // then `claude mcp list` connects to the command written and reports it
 // connected; list shows it registered; remove and undo leave no trace. With
 // `--api`, the registration carries the scope and the command it runs
-// reaches only those APIs.
+// reaches only those APIs. Over HTTP, Claude Code speaks MCP 2026-07-28 with
+// the companion.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { runCliToEnd, serve } from '../helpers/processes.ts';
 import { execute } from '../helpers/mcpClients.ts';
 import { writeEchoSpec } from '../helpers/echoApi.ts';
 import { ROOT, tempDir } from '../helpers/paths.ts';
+import { controlClient } from '../helpers/control.ts';
 import { CLAUDE_CLI, requireTools } from '../helpers/systemTools.ts';
 
 const CLAUDE = join(ROOT, 'node_modules', '.bin', 'claude');
@@ -60,6 +62,46 @@ test('claude-code: add through its CLI, `claude mcp list` connects, remove and u
   assert.equal(undone.code, 0, undone.stderr);
   assert.match((await claude(home, ['mcp', 'list'])).out, /airlock: .* - ✔ Connected/, 'undo brought the entry back');
 });
+
+test(
+  'claude-code over HTTP speaks MCP 2026-07-28 with the companion: `claude mcp list` connects through server/discover, with no 2025 session',
+  { timeout: 180_000 },
+  async (t) => {
+    if (!requireTools(t, CLAUDE_CLI)) return;
+    const { dir, cleanup } = tempDir();
+    t.after(cleanup);
+    const home = join(dir, 'home');
+    mkdirSync(home);
+    const server = await serve(join(dir, 'data'), []);
+    t.after(() => server.stop());
+    const added = await claude(home, [
+      'mcp',
+      'add',
+      '--scope',
+      'user',
+      '--transport',
+      'http',
+      'airlock-http',
+      server.mcpUrl,
+      '--header',
+      `Authorization: Bearer ${server.token}`,
+    ]);
+    assert.equal(added.code, 0, added.out);
+    const listed = await claude(home, ['mcp', 'list']);
+    assert.match(listed.out, /airlock-http: http:\/\/127\.0\.0\.1:\d+\/mcp \(HTTP\) - ✔ Connected/, listed.out);
+    const control = controlClient(join(dir, 'data'), server.url);
+    const discover = await control.call('logs.query', { grep: 'server/discover from' });
+    assert.ok(
+      discover.some((e) => /server\/discover from claude-code/i.test(e.message)),
+      `it chose 2026-07-28: ${discover.map((e) => e.message).join(' | ') || 'no server/discover'}`,
+    );
+    assert.deepEqual(
+      (await control.call('logs.query', { grep: 'mcp session' })).map((e) => e.message),
+      [],
+      'no 2025 session was opened',
+    );
+  },
+);
 
 test('a broken client file is named with its line and column, and left as it was', { timeout: 60_000 }, async (t) => {
   const { dir, cleanup } = tempDir();

@@ -76,6 +76,12 @@ export function createModernMcp(options: ModernMcpOptions): ModernMcp {
       return !(await isLegacyRequest(request, body));
     },
     async serve(req, res, body) {
+      // A client choosing this revision asks server/discover first, once: said in the log, which client it was.
+      const message = body as { method?: unknown; params?: { _meta?: Record<string, { name?: unknown } | undefined> } } | undefined;
+      if (message?.method === 'server/discover') {
+        const name = message.params?._meta?.['io.modelcontextprotocol/clientInfo']?.name;
+        log.debug(`mcp 2026-07-28: server/discover from ${typeof name === 'string' ? name.slice(0, 100) : 'a client that gives no name'}`);
+      }
       const scoped = readScope(req.url);
       const who = scoped.ok ? readCredential(req.headers.authorization, scoped.scope, options.clientToken) : undefined;
       const read = !scoped.ok ? scoped : who && !who.ok ? who : { ok: true as const };
