@@ -30,7 +30,7 @@ let spec: string;
 type Result = { content?: { type: string; text?: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
 const textOf = (r: Result) => r.content?.find((c) => c.type === 'text')?.text ?? '';
 
-async function modernClient(mode: 'auto' | { pin: string }, name: string, url = server.mcpUrl): Promise<ModernClient> {
+async function modernClient(mode: 'auto' | 'legacy' | { pin: string }, name: string, url = server.mcpUrl): Promise<ModernClient> {
   const client = new ModernClient({ name, version: '2.0.0' }, { versionNegotiation: { mode } });
   await client.connect(new ModernHttpTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${server.token}` } } }));
   return client;
@@ -386,3 +386,31 @@ test(
     assert.match(textOf(listed), new RegExp(`operations of Echo in ${group}`));
   },
 );
+
+for (const [mode, revision] of [
+  ['auto', MODERN],
+  ['legacy', '2025-11-25'],
+] as const) {
+  test(
+    `the v2 client in ${mode} mode (${revision}) lists the tools, searches, and runs an execute that waits for an approval`,
+    { timeout: 90_000 },
+    async (t) => {
+      assert.deepEqual((await control.call('settings.update', { values: { approvalReplyAfterMs: 60_000 } })).applied, ['approvalReplyAfterMs']);
+      t.after(() => control.call('settings.update', { values: { approvalReplyAfterMs: 1_000 } }));
+      const client = await modernClient(mode, `v2-${mode}`);
+      t.after(() => client.close());
+      const { tools } = await client.listTools();
+      assert.ok(tools.some((tool) => tool.name === 'execute'));
+      assert.match(textOf((await client.callTool({ name: 'search_docs', arguments: { query: 'create an item' } })) as Result), /items\.create/);
+      const requested = waitForEvent(control, 'approval-requested', (e) => e.approval.request.caller.clientName === `v2-${mode}`);
+      const run = client.callTool({
+        name: 'execute',
+        arguments: { code: `return (await api.items.create({ body: { name: '${mode}' } })).status;` },
+      }) as Promise<Result>;
+      const { approval } = await requested;
+      assert.equal(approval.request.caller.protocolVersion, revision, 'the revision it speaks, as the prompt knows it');
+      await control.call('approvals.decide', { id: approval.id, decision: 'approve', scope: 'once' });
+      assert.equal(textOf(await run), '201');
+    },
+  );
+}
