@@ -83,3 +83,22 @@ export function clientClock(timeoutMs: number): ClientClock {
 
 /** One turn of the event loop: what a deadline that fell due has settled by then. */
 export const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Runs a call whose client resets its idle limit on each progress message, on the client's own clock: whenever
+ * the call sets its deadline again (or a message arrives), the clock moves to 1 ms before that deadline, so the
+ * client waits exactly as long as it would without the next message, however loaded the machine. `start` starts
+ * the call and is given `told`, to call from its progress callback; `afterEach` runs after each move (where the
+ * test decides, once enough messages came). Resolves with the call's result.
+ */
+export async function waitOnClientClock<T>(clock: ClientClock, start: (told: () => void) => Promise<T>, afterEach: () => void): Promise<T> {
+  let done = false;
+  let toldAgain: (() => void) | undefined;
+  const call = start(() => toldAgain?.()).finally(() => (done = true));
+  for (let seen = 1; !done; seen = clock.deadlines + 1) {
+    await Promise.race([clock.deadlineSet(seen), new Promise<void>((r) => (toldAgain = r)), call.catch(() => undefined)]);
+    clock.toJustBeforeDeadline();
+    afterEach();
+  }
+  return call;
+}

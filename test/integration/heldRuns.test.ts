@@ -14,7 +14,7 @@ import { httpClient } from '../helpers/mcpClients.ts';
 import { controlClient, waitForEvent, waitForStoppedWaiting } from '../helpers/control.ts';
 import { startEchoApi, writeEchoSpec, type EchoApi } from '../helpers/echoApi.ts';
 import { CLI, NODE, ROOT, tempDir } from '../helpers/paths.ts';
-import { clientClock } from '../helpers/clientClock.ts';
+import { clientClock, waitOnClientClock } from '../helpers/clientClock.ts';
 import type { ControlClient } from '../../main/core/control/controlClient.ts';
 
 let echo: EchoApi;
@@ -180,28 +180,25 @@ test('a client that handles progress keeps waiting past its idle limit and recei
   const clock = clientClock(IDLE_MS);
   let result: CallToolResult;
   try {
-    let done = false;
-    let toldAgain: (() => void) | undefined;
-    const call = (
-      client.callTool({ name: 'execute', arguments: { code: `const r = await api.items.delete({ path: { id: '9' } }); return r.status;` } }, undefined, {
-        timeout: IDLE_MS,
-        resetTimeoutOnProgress: true,
-        maxTotalTimeout: 80_000,
-        onprogress: (p) => {
-          messages.push(p.message ?? '');
-          toldAgain?.();
-        },
-      }) as Promise<CallToolResult>
-    ).finally(() => (done = true));
-    const { approval } = await requested;
     // The person decides once the client was told three times (at once, then twice a second apart).
     let decided: Promise<unknown> | undefined;
-    for (let seen = 1; !done; seen = clock.deadlines + 1) {
-      await Promise.race([clock.deadlineSet(seen), new Promise<void>((r) => (toldAgain = r)), call.catch(() => undefined)]);
-      clock.toJustBeforeDeadline();
-      if (messages.length >= 3 && !decided) decided = control.call('approvals.decide', { id: approval.id, decision: 'approve', scope: 'once' });
-    }
-    result = await call;
+    result = await waitOnClientClock(
+      clock,
+      (told) =>
+        client.callTool({ name: 'execute', arguments: { code: `const r = await api.items.delete({ path: { id: '9' } }); return r.status;` } }, undefined, {
+          timeout: IDLE_MS,
+          resetTimeoutOnProgress: true,
+          maxTotalTimeout: 80_000,
+          onprogress: (p) => {
+            messages.push(p.message ?? '');
+            told();
+          },
+        }) as Promise<CallToolResult>,
+      () => {
+        if (messages.length >= 3 && !decided)
+          decided = requested.then(({ approval }) => control.call('approvals.decide', { id: approval.id, decision: 'approve', scope: 'once' }));
+      },
+    );
     await decided;
   } finally {
     clock.off();

@@ -16,7 +16,7 @@ import { httpClient, execute } from '../helpers/mcpClients.ts';
 import { controlClient, waitForEvent } from '../helpers/control.ts';
 import { startEchoApi, writeEchoSpec, type EchoApi } from '../helpers/echoApi.ts';
 import { tempDir } from '../helpers/paths.ts';
-import { clientClock } from '../helpers/clientClock.ts';
+import { clientClock, waitOnClientClock } from '../helpers/clientClock.ts';
 import type { ControlClient } from '../../main/core/control/controlClient.ts';
 
 const MODERN = '2026-07-28';
@@ -330,30 +330,27 @@ test(
     const clock = clientClock(IDLE_MS);
     let result: Result;
     try {
-      let done = false;
-      let toldAgain: (() => void) | undefined;
-      const call = (
-        client.callTool(
-          { name: 'execute', arguments: { code: `const r = await api.items.create({ body: { name: 'patient' } }); return r.status;` } },
-          {
-            timeout: IDLE_MS,
-            resetTimeoutOnProgress: true,
-            maxTotalTimeout: 80_000,
-            onprogress: (p) => {
-              messages.push(p.message ?? '');
-              toldAgain?.();
-            },
-          },
-        ) as Promise<Result>
-      ).finally(() => (done = true));
-      const { approval } = await requested;
       let decided: Promise<unknown> | undefined;
-      for (let seen = 1; !done; seen = clock.deadlines + 1) {
-        await Promise.race([clock.deadlineSet(seen), new Promise<void>((r) => (toldAgain = r)), call.catch(() => undefined)]);
-        clock.toJustBeforeDeadline();
-        if (messages.length >= 3 && !decided) decided = control.call('approvals.decide', { id: approval.id, decision: 'approve', scope: 'once' });
-      }
-      result = await call;
+      result = await waitOnClientClock(
+        clock,
+        (told) =>
+          client.callTool(
+            { name: 'execute', arguments: { code: `const r = await api.items.create({ body: { name: 'patient' } }); return r.status;` } },
+            {
+              timeout: IDLE_MS,
+              resetTimeoutOnProgress: true,
+              maxTotalTimeout: 80_000,
+              onprogress: (p) => {
+                messages.push(p.message ?? '');
+                told();
+              },
+            },
+          ) as Promise<Result>,
+        () => {
+          if (messages.length >= 3 && !decided)
+            decided = requested.then(({ approval }) => control.call('approvals.decide', { id: approval.id, decision: 'approve', scope: 'once' }));
+        },
+      );
       await decided;
     } finally {
       clock.off();
