@@ -56,12 +56,18 @@ const answerSchema = {
   required: ['decision'],
 };
 
+/** How long is left until `iso`, as a person reads it: "1 min 40 s", "45 s" (the client's clock may differ from ours). */
+function within(iso: string, now = Date.now()): string {
+  const s = Math.max(0, Math.round((Date.parse(iso) - now) / 1000));
+  return s >= 60 ? `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ''}` : `${s} s`;
+}
+
 /** The `input_required` answer for a held run: the question, and the sealed state naming it. */
 export async function askInClient(pending: PendingInClient, round: SealedRound): Promise<unknown> {
   return inputRequired({
     inputRequests: {
       [ANSWER]: inputRequired.elicit({
-        message: `${pending.question} Airlock asks you here too; the first answer, here or in Airlock, counts. No answer by ${pending.expiresAt} denies it.`,
+        message: `${pending.question} Airlock asks you here too; the first answer, here or in Airlock, counts. No answer within ${within(pending.expiresAt)} denies it.`,
         requestedSchema: answerSchema,
       }),
     },
