@@ -6,6 +6,10 @@ import { z } from 'zod';
 import { approvalEvidenceSchema } from './evidence.ts';
 import { callKindSchema, callLine } from './calls.ts';
 
+/** An HTTP client's own token, as a caller carries it (`airlock clients token`): its id, and the name the person gave it. */
+export const clientTokenRefSchema = z.object({ id: z.string(), name: z.string() });
+export type ClientTokenRef = z.infer<typeof clientTokenRefSchema>;
+
 export const callerSchema = z.object({
   /** What grants and per-client limits are bound to: the HTTP session, or the stdio process; never the self-declared client name. */
   key: z.string(),
@@ -16,7 +20,7 @@ export const callerSchema = z.object({
   /** The MCP revision the client speaks on this connection (2025-11-25, 2026-07-28, …), when known. */
   protocolVersion: z.string().optional(),
   /** The HTTP client's own token it came with (`airlock clients token`): its id, and the name the person gave it. */
-  clientToken: z.object({ id: z.string(), name: z.string() }).optional(),
+  clientToken: clientTokenRefSchema.optional(),
 });
 export type Caller = z.infer<typeof callerSchema>;
 

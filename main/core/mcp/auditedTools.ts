@@ -14,6 +14,7 @@ import { elicitThrough } from './elicitApproval.ts';
 import { protocolVersionOf } from './agreedVersion.ts';
 import type { TaskTool } from './toolTasks.ts';
 import { messageOf } from '../../../contract/values.ts';
+import type { ClientTokenRef } from '../../../contract/approvals.ts';
 
 /** What a tool handler gets besides its arguments. */
 export interface ToolContext {
@@ -101,10 +102,10 @@ export interface AuditedToolsOptions {
 }
 
 /** The client token each HTTP session's server was opened with (absent: the companion's token, or stdio). */
-const clientTokens = new WeakMap<McpServer, { id: string; name: string }>();
+const clientTokens = new WeakMap<McpServer, ClientTokenRef>();
 
 /** Marks a session's server as opened with an HTTP client's own token: its callers carry it. */
-export function bindClientToken(server: McpServer, token: { id: string; name: string }): void {
+export function bindClientToken(server: McpServer, token: ClientTokenRef): void {
   clientTokens.set(server, token);
 }
 

@@ -18,6 +18,7 @@ import { readMcpBody } from './mcpRequestBody.ts';
 import { readScope } from './sessionScope.ts';
 import { readCredential, sessionCredential } from './httpCredential.ts';
 import type { ClientTokenView } from '../http/clientTokens.ts';
+import type { ClientTokenRef } from '../../../contract/approvals.ts';
 
 /** A session whose `initialize` was answered before the endpoint existed. */
 export interface EarlySession {
@@ -28,7 +29,7 @@ export interface EarlySession {
   /** What the session is bound to: a hash of the token it was opened with (httpCredential.ts). */
   credential: string;
   /** The HTTP client's own token it was opened with, if any. */
-  clientToken?: { id: string; name: string };
+  clientToken?: ClientTokenRef;
 }
 
 /** What takes /mcp over: the MCP endpoint. */

@@ -5,12 +5,13 @@
 // widen it.
 import { createHash } from 'node:crypto';
 import type { ClientTokenView } from '../http/clientTokens.ts';
+import type { ClientTokenRef } from '../../../contract/approvals.ts';
 
 export interface HttpCredential {
   /** What grants, limits, held runs and sessions are bound to. */
   key: string;
   /** The client's own token, if it came with one: its id, and the name the person gave it (not one the client declares). */
-  token?: { id: string; name: string };
+  token?: ClientTokenRef;
   /** The APIs reached (undefined: every API served). */
   scope: string[] | undefined;
 }

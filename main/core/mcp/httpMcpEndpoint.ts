@@ -27,6 +27,7 @@ import type { EarlySession, McpTakeover } from './earlyHttpMcp.ts';
 import type { ModernMcp } from './modernHttp.ts';
 import type { ClientTokenView } from '../http/clientTokens.ts';
 import { readCredential, sessionCredential } from './httpCredential.ts';
+import type { ClientTokenRef } from '../../../contract/approvals.ts';
 
 const DEFAULT_IDLE_MS = 30 * 60_000;
 /** How often idle sessions are looked for (they are also looked for before each new session). */
@@ -55,7 +56,7 @@ interface Session {
 
 export interface McpEndpointOptions {
   /** A server for a new session; `scope` is what its URL names (absent: every API). */
-  createServer: (scope: string[] | undefined, clientToken?: { id: string; name: string }) => McpServer;
+  createServer: (scope: string[] | undefined, clientToken?: ClientTokenRef) => McpServer;
   logger: Logger;
   maxSessions?: number;
   /** A session with no request, call or stream for this long expires (default 30 min); read at each sweep (a live setting). */
@@ -145,7 +146,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     scope: string[] | undefined,
     sessionId: string,
     credential: string,
-    clientToken: { id: string; name: string } | undefined,
+    clientToken: ClientTokenRef | undefined,
   ): { server: McpServer; transport: Transport } {
     const server = options.createServer(scope, clientToken);
     const transport: Transport = new WebStandardStreamableHTTPServerTransport({

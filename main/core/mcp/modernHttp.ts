@@ -19,13 +19,14 @@ import type { Logger } from '../log/logger.ts';
 import { readScope } from './sessionScope.ts';
 import { readCredential } from './httpCredential.ts';
 import type { ClientTokenView } from '../http/clientTokens.ts';
+import type { ClientTokenRef } from '../../../contract/approvals.ts';
 
 /** Who a modern request is: the caller key its credential and scope make, and the scope. */
 export interface ModernCaller {
   key: string;
   scope: string[] | undefined;
   /** The client's own token it came with, if any. */
-  token?: { id: string; name: string };
+  token?: ClientTokenRef;
 }
 
 export interface ModernMcpOptions {

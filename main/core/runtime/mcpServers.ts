@@ -9,7 +9,7 @@ import type { ModernCaller } from '../mcp/modernHttp.ts';
 import { isStatelessCaller } from '../mcp/httpCredential.ts';
 import { executeInputText, registerExecute } from '../mcp/executeTool.ts';
 import type { InClientApprovals } from '../mcp/inClientApproval.ts';
-import { requestLine } from '../../../contract/approvals.ts';
+import { requestLine, type ClientTokenRef } from '../../../contract/approvals.ts';
 import { AirlockError } from '../util/errors.ts';
 import { registerDiagnostics } from '../mcp/diagnosticsTools.ts';
 import { bindClientToken, callerOf, type ToolCallReport } from '../mcp/auditedTools.ts';
@@ -71,7 +71,7 @@ function toolRecord(s: McpServerServices, transport: 'stdio' | 'http', call: Too
 export interface SessionOptions {
   scope?: readonly string[];
   /** The HTTP client's own token the session was opened with. */
-  clientToken?: { id: string; name: string };
+  clientToken?: ClientTokenRef;
 }
 
 /** What bounds a session's runs, in words, naming only the APIs its scope reaches. */
