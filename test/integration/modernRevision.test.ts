@@ -7,10 +7,14 @@
 // its own id; and a 2025 client (v1 SDK, initialize and a session) works on
 // the same endpoint as before. Where the person allows it, a held mutation is
 // asked in the client too (input_required, a sealed requestState); progress
-// keeps a modern client's call alive past its idle limit.
+// keeps a modern client's call alive past its idle limit. Over stdio — joined
+// to the companion, and in process — the revision is the one the client
+// opens with, and a modern client's caller is its pipe.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport as ModernStdioTransport } from '@modelcontextprotocol/client/stdio';
+import { CLI, NODE, ROOT } from '../helpers/paths.ts';
 import { runCliToEnd, serve, type Served } from '../helpers/processes.ts';
 import { httpClient, execute } from '../helpers/mcpClients.ts';
 import { controlClient, waitForEvent } from '../helpers/control.ts';
@@ -33,6 +37,20 @@ const textOf = (r: Result) => r.content?.find((c) => c.type === 'text')?.text ??
 async function modernClient(mode: 'auto' | 'legacy' | { pin: string }, name: string, url = server.mcpUrl): Promise<ModernClient> {
   const client = new ModernClient({ name, version: '2.0.0' }, { versionNegotiation: { mode } });
   await client.connect(new ModernHttpTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${server.token}` } } }));
+  return client;
+}
+
+/** The v2 client over `airlock stdio` (auto: server/discover first), its stderr kept for failure messages. */
+async function modernStdioClient(name: string, args: string[], env: Record<string, string> = {}): Promise<ModernClient> {
+  const client = new ModernClient({ name, version: '2.0.0' }, { versionNegotiation: { mode: 'auto' } });
+  const transport = new ModernStdioTransport({
+    command: NODE,
+    args: [CLI, 'stdio', ...args],
+    cwd: ROOT,
+    stderr: 'pipe',
+    env: { ...(process.env as Record<string, string>), ...env },
+  });
+  await client.connect(transport);
   return client;
 }
 
@@ -187,42 +205,47 @@ test('the Overview (status) and `airlock doctor` say which revision each connect
   assert.match(doctor.stdout, /over http, MCP 2026-07-28/);
 });
 
-test(
-  'a 2026-07-28 client listening (subscriptions/listen) hears that the tools changed when an API is added and switched off',
-  { timeout: 60_000 },
-  async (t) => {
-    const client = await modernClient({ pin: MODERN }, 'modern-listener');
-    t.after(() => client.close());
-    let told = 0;
-    let heard: (() => void) | undefined;
-    client.setNotificationHandler('notifications/tools/list_changed', () => {
-      told++;
-      heard?.();
-    });
-    const subscription = await client.listen({ toolsListChanged: true });
-    t.after(() => subscription.close());
-    assert.equal(subscription.honoredFilter.toolsListChanged, true);
-    const next = () =>
-      new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no tools/list_changed within 20 s (${told} so far)`)), 20_000);
-        heard = () => {
-          clearTimeout(timer);
-          resolve();
-        };
+for (const [over, api, connect] of [
+  ['HTTP', 'second', () => modernClient({ pin: MODERN }, 'modern-listener')],
+  // Over joined stdio one server serves the connection: its tools are described again, not built per request.
+  ['joined stdio', 'third', () => modernStdioClient('modern-stdio-listener', ['--data-dir', dataDir])],
+] as const)
+  test(
+    `a 2026-07-28 client listening (subscriptions/listen) over ${over} hears that the tools changed when an API is added and switched off`,
+    { timeout: 60_000 },
+    async (t) => {
+      const client = await connect();
+      t.after(() => client.close());
+      let told = 0;
+      let heard: (() => void) | undefined;
+      client.setNotificationHandler('notifications/tools/list_changed', () => {
+        told++;
+        heard?.();
       });
-    const added = next();
-    await control.call('profiles.save', { name: 'second', spec, auth: 'bearer' });
-    await added;
-    // Each change is told, and the tools listed then describe what is served now.
-    const both = (await client.listTools()).tools.find((tool) => tool.name === 'execute')?.description ?? '';
-    assert.match(both, /\bsecond\b/);
-    const off = next();
-    await control.call('apis.disable', { name: 'second' });
-    await off;
-    const one = (await client.listTools()).tools.find((tool) => tool.name === 'execute')?.description ?? '';
-    assert.doesNotMatch(one, /\bsecond\b/);
-  },
-);
+      const subscription = await client.listen({ toolsListChanged: true });
+      t.after(() => subscription.close());
+      assert.equal(subscription.honoredFilter.toolsListChanged, true);
+      const next = () =>
+        new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`no tools/list_changed within 20 s (${told} so far)`)), 20_000);
+          heard = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      const added = next();
+      await control.call('profiles.save', { name: api, spec, auth: 'bearer' });
+      await added;
+      // Each change is told, and the tools listed then describe what is served now.
+      const both = (await client.listTools()).tools.find((tool) => tool.name === 'execute')?.description ?? '';
+      assert.match(both, new RegExp(`\\b${api}\\b`));
+      const off = next();
+      await control.call('apis.disable', { name: api });
+      await off;
+      const one = (await client.listTools()).tools.find((tool) => tool.name === 'execute')?.description ?? '';
+      assert.doesNotMatch(one, new RegExp(`\\b${api}\\b`));
+    },
+  );
 
 test(
   'where the person allows it, a held mutation is asked in the 2026-07-28 client too (input_required): its answer decides, once; a sealed state altered, or brought by another caller, decides nothing',
@@ -411,3 +434,58 @@ for (const [mode, revision] of [
     },
   );
 }
+
+test(
+  'joined stdio at 2026-07-28: the v2 client negotiates it, runs code, is listed with its revision, and a held run is collected by its own pipe and by no other',
+  { timeout: 120_000 },
+  async (t) => {
+    const client = await modernStdioClient('v2-stdio-joined', ['--data-dir', dataDir]);
+    t.after(() => client.close());
+    assert.equal(client.getNegotiatedProtocolVersion?.(), MODERN);
+    const { tools } = await client.listTools();
+    assert.ok(tools.some((tool) => tool.name === 'search_docs') && tools.some((tool) => tool.name === 'execute'));
+    const run = (await client.callTool({ name: 'execute', arguments: { code: 'return (await api.items.list()).status;' } })) as Result;
+    assert.equal(textOf(run), '200', textOf(run));
+    const { sessions } = await control.call('status', {});
+    const listed = sessions.find((c) => c.clientName === 'v2-stdio-joined');
+    assert.equal(listed?.transport, 'stdio', JSON.stringify(sessions));
+    assert.equal(listed?.protocolVersion, MODERN);
+
+    // A held mutation (answered "held" after 1 s) belongs to this pipe: another pipe, whatever it declares, gets "no run".
+    const other = await modernStdioClient('v2-stdio-joined', ['--data-dir', dataDir]);
+    t.after(() => other.close());
+    const before = echo.received.filter((r) => r.method !== 'GET').length;
+    const requested = waitForEvent(control, 'approval-requested', (e) => e.approval.request.caller.clientName === 'v2-stdio-joined');
+    const first = (await client.callTool({
+      name: 'execute',
+      arguments: { code: `return (await api.items.create({ body: { name: 'stdio-modern' } })).status;` },
+    })) as Result;
+    const { approval } = await requested;
+    assert.equal(approval.request.caller.protocolVersion, MODERN);
+    const held = first.structuredContent?.held as { id: string } | undefined;
+    assert.ok(held, `answered "held": ${textOf(first)}`);
+    const stolen = (await other.callTool({ name: 'execute', arguments: { resume: held.id } })) as Result;
+    assert.equal(stolen.isError, true);
+    assert.match(textOf(stolen), /no run/);
+    await control.call('approvals.decide', { id: approval.id, decision: 'approve', scope: 'once' });
+    const resumed = (await client.callTool({ name: 'execute', arguments: { resume: held.id } })) as Result;
+    assert.equal(textOf(resumed), '201', textOf(resumed));
+    assert.equal(echo.received.filter((r) => r.method !== 'GET').length, before + 1, 'exactly one mutation reached the API');
+  },
+);
+
+test('stdio in process at 2026-07-28: the v2 client negotiates it, lists the tools and runs code', { timeout: 120_000 }, async (t) => {
+  const own = tempDir();
+  t.after(() => own.cleanup());
+  const client = await modernStdioClient('v2-stdio-in-process', ['--in-process', '--data-dir', own.dir, '--spec', spec, '--auth', 'bearer'], {
+    AIRLOCK_API_KEY: 'sk_test_MODERN_0123456789',
+  });
+  t.after(() => client.close());
+  assert.equal(client.getNegotiatedProtocolVersion?.(), MODERN);
+  const { tools } = await client.listTools();
+  assert.ok(tools.some((tool) => tool.name === 'execute'));
+  const search = (await client.callTool({ name: 'search_docs', arguments: { query: 'list items' } })) as Result;
+  assert.match(textOf(search), /items\.list/);
+  const run = (await client.callTool({ name: 'execute', arguments: { code: 'return (await api.items.list()).status;' } })) as Result;
+  assert.equal(textOf(run), '200', textOf(run));
+});

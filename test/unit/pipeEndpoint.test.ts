@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
 import { startLoopbackServer } from '../../main/core/http/loopbackServer.ts';
 import { createPipeEndpoint } from '../../main/core/mcp/pipeMcpEndpoint.ts';
 import { silentLogger } from '../../main/core/log/logger.ts';
@@ -16,6 +17,7 @@ const TOKEN = 'a'.repeat(64);
 
 async function fixture(t: { after(fn: () => unknown): void }, maxSessions: number) {
   const aborted: string[] = [];
+  const modernKeys: string[] = [];
   let started!: () => void;
   const callStarted = new Promise<void>((r) => (started = r));
   // `hold` ignores its abort: it answers only when the test releases it (a late answer).
@@ -44,6 +46,20 @@ async function fixture(t: { after(fn: () => unknown): void }, maxSessions: numbe
       });
       return server;
     },
+    createModernServer: async (_scope, key) => {
+      modernKeys.push(key);
+      const server = new ModernMcpServer({ name: 'fake-modern', version: '2' }, { capabilities: { tools: {} } });
+      server.registerTool('wait', { description: 'waits until cancelled' }, (ctx) => {
+        started();
+        return new Promise((resolve) =>
+          ctx.mcpReq.signal.addEventListener('abort', () => {
+            aborted.push(String(ctx.mcpReq.id));
+            resolve({ content: [] });
+          }),
+        );
+      });
+      return server;
+    },
   });
   const server = await startLoopbackServer({
     host: '127.0.0.1',
@@ -67,7 +83,7 @@ async function fixture(t: { after(fn: () => unknown): void }, maxSessions: numbe
       req.on('error', reject);
       req.end();
     });
-  return { pipe, open, aborted, callStarted, held, release };
+  return { pipe, open, aborted, callStarted, held, release, modernKeys };
 }
 
 function lines(socket: Socket): (id: number) => Promise<Record<string, unknown>> {
@@ -107,6 +123,54 @@ test('a joined session answers over its pipe; closing the pipe aborts its call i
   }
   assert.deepEqual(aborted, ['2']);
 });
+
+/** The 2026-07-28 request envelope. */
+const envelope = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'modern-client', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
+test(
+  'a pipe speaks the revision its client opens with: server/discover gets a 2026-07-28 server (keyed by the pipe) whose call is aborted when the pipe closes, while another pipe opened with initialize is served as before',
+  { timeout: 10_000 },
+  async (t) => {
+    const { pipe, open, aborted, callStarted, modernKeys } = await fixture(t, 4);
+    const modern = (await open()).socket!;
+    const modernAnswer = lines(modern);
+    send(modern, { id: 1, method: 'server/discover', params: { _meta: envelope } });
+    const discovered = (await modernAnswer(1)).result as { supportedVersions: string[]; _meta: Record<string, { name: string }> };
+    assert.deepEqual(discovered.supportedVersions, ['2026-07-28']);
+    assert.equal(discovered._meta['io.modelcontextprotocol/serverInfo']!.name, 'fake-modern');
+    // A request of an unsupported revision is refused under its own id.
+    send(modern, { id: 2, method: 'tools/list', params: { _meta: { ...envelope, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } } });
+    const refused = (await modernAnswer(2)).error as { code: number; data: { supported: string[] } };
+    assert.deepEqual(refused.data.supported, ['2026-07-28']);
+    send(modern, { id: 3, method: 'tools/list', params: { _meta: envelope } });
+    assert.deepEqual(
+      ((await modernAnswer(3)).result as { tools: { name: string }[] }).tools.map((tool) => tool.name),
+      ['wait'],
+    );
+
+    const legacy = (await open()).socket!;
+    const legacyAnswer = lines(legacy);
+    send(legacy, INIT);
+    assert.equal(((await legacyAnswer(1)).result as { serverInfo: { name: string } }).serverInfo.name, 'fake');
+    assert.equal(modernKeys.length, 1, 'the 2025 pipe built no modern server');
+    assert.match(modernKeys[0]!, /^stdio:[0-9a-f-]{36}$/, "the modern server's caller is its pipe");
+
+    send(modern, { id: 4, method: 'tools/call', params: { name: 'wait', arguments: {}, _meta: envelope } });
+    await callStarted;
+    assert.equal(pipe.sessionCount(), 2);
+    modern.destroy();
+    for (const deadline = Date.now() + 5_000; aborted.length === 0 || pipe.sessionCount() > 1;) {
+      assert.ok(Date.now() < deadline, 'the modern call is aborted and its session gone within 5 s');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.deepEqual(aborted, ['4']);
+    legacy.destroy();
+  },
+);
 
 test(
   'closing the endpoint answers each request in flight with a JSON-RPC error under its own id, once, before the pipe ends (issue 36 §3)',
@@ -165,7 +229,11 @@ test(
   'the upgrade listener takes only the pipe: an Upgrade: h2c request is served as a request, a POST upgrade is refused, and a refused client that keeps its side open cannot hold up shutdown',
   { timeout: 10_000 },
   async () => {
-    const pipe = createPipeEndpoint({ logger: silentLogger, createServer: () => new McpServer({ name: 'fake', version: '1' }) });
+    const pipe = createPipeEndpoint({
+      logger: silentLogger,
+      createServer: () => new McpServer({ name: 'fake', version: '1' }),
+      createModernServer: async () => new ModernMcpServer({ name: 'fake', version: '1' }),
+    });
     const server = await startLoopbackServer({
       host: '127.0.0.1',
       port: 0,

@@ -124,7 +124,7 @@ async function answerEarly(ctx: CliContext, scope: string[] | undefined) {
 async function inProcess(ctx: CliContext, scope: string[] | undefined): Promise<void> {
   const early = await answerEarly(ctx, scope);
   const { LineLimitedStdioTransport } = await import('../../core/mcp/stdioTransport.ts');
-  const { preparedAnswer } = await import('../../core/mcp/createMcpServer.ts');
+  const { serveStdioRevisions } = await import('../../core/mcp/stdioRevisions.ts');
   const { GOING_AWAY, GOING_AWAY_CODE } = await import('../../core/mcp/goingAway.ts');
   const { createCompanion } = await import('../../core/runtime/companion.ts');
   const { logger } = ctx;
@@ -135,20 +135,22 @@ async function inProcess(ctx: CliContext, scope: string[] | undefined): Promise<
     await companion.close();
     return shutdown(2);
   }
-  const server = companion.createMcpServer('stdio', scope ? { scope } : {});
   const read = early?.take();
   const mcpLog = logger.child('mcp');
   const transport = new LineLimitedStdioTransport(process.stdin, process.stdout, { log: (m) => mcpLog.warn(m), ...(read ? { early: read } : {}) });
+  // The revision the client opens with: 2025 (initialize) or 2026-07-28 (server/discover, or the request envelope).
+  const connection = serveStdioRevisions(transport, {
+    legacy: () => companion.createMcpServer('stdio', scope ? { scope } : {}),
+    modern: () => companion.createModernServer({ key: `stdio:${process.pid}`, scope }, 'stdio'),
+    onerror: (error) => mcpLog.debug(`stdio: ${error.message}`),
+  });
   onShutdown(async () => {
     // A call still in flight is answered under its id before the process goes.
     await transport.answerInFlight(GOING_AWAY, GOING_AWAY_CODE);
-    await server.close();
+    await connection.close();
     await companion.close();
   });
   process.stdin.on('end', () => void shutdown(0));
-  // A plain tools/list is answered from the server's prepared reply, before the SDK reads it.
-  transport.answerEarly = (raw) => preparedAnswer(server, raw);
-  await server.connect(transport);
   if (read?.ended) void shutdown(0);
   const served = companion.services.apis.inScope(scope);
   logger.info(

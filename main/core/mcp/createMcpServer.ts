@@ -152,11 +152,33 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   return server;
 }
 
+/** Each modern server's way to write its tools' descriptions again (a stdio connection's server lives for it). */
+const modernRefreshers = new WeakMap<ModernMcpServer, () => void>();
+
+/** The APIs a modern server's tools describe changed: its descriptions are written again and a listening client told. */
+export function refreshModernTools(server: ModernMcpServer): void {
+  modernRefreshers.get(server)?.();
+}
+
+/** As coalesceToolListChanged, for a server of the v2 SDK: every change made in one turn of the event loop is told once. */
+function coalesceModernToolListChanged(server: ModernMcpServer): void {
+  const send = server.sendToolListChanged.bind(server);
+  let queued = false;
+  server.sendToolListChanged = () => {
+    if (queued || !server.isConnected()) return;
+    queued = true;
+    setImmediate(() => {
+      queued = false;
+      send();
+    });
+  };
+}
+
 /**
- * The server that answers one request of the 2026-07-28 revision (the v2 SDK), with the same instructions and tools
- * as a session's server of the 2025 revision, described as they are now: the APIs in reach being opened are waited
- * for first, as a session's tools/list waits for them. Its calls are audited for `caller` (the request's credential
- * and scope), labelled with the name the client declares.
+ * A server of the 2026-07-28 revision (the v2 SDK) — over HTTP for one request, over stdio for one connection — with
+ * the same instructions and tools as a session's server of the 2025 revision, described as they are now: the APIs in
+ * reach being opened are waited for first, as a session's tools/list waits for them. Its calls are audited for
+ * `caller` (the request's credential and scope, or the pipe), labelled with the name the client declares.
  */
 export async function createModernMcpServer(
   options: McpServerOptions,
@@ -197,14 +219,37 @@ export async function createModernMcpServer(
       instructions: serverInstructions({ apis: options.named?.() ?? options.apis().map(namedOf), hasExecute: options.hasExecute ?? false }),
     },
   );
+  coalesceModernToolListChanged(server);
   const tools = modernTools(server, caller, {
-    transport: 'http',
+    transport: options.transport,
     report: options.onToolCall,
     ...(options.onToolStart ? { onStart: options.onToolStart } : {}),
     ...(options.listedSchemas ? { listedSchemas: options.listedSchemas } : {}),
   });
-  registerAirlockTools(tools, options, ' (2026-07-28)');
+  const refresh = registerAirlockTools(tools, options, ' (2026-07-28)');
+  const again = () => {
+    for (const one of refresh) one();
+  };
+  modernRefreshers.set(server, again);
+  // A connection's server (stdio) lives on: its tools/list waits for the APIs in reach being opened, as a session's does.
+  if (options.transport === 'stdio')
+    waitBeforeListing(server, async () => {
+      await options.ready();
+      again();
+    });
   return server;
+}
+
+/** Runs `before` ahead of each tools/list of a v2 server (its handler table is the SDK's; if it hides it, lists go unwaited). */
+function waitBeforeListing(server: ModernMcpServer, before: () => Promise<void>): void {
+  type Handler = (request: unknown, ctx: unknown) => Promise<unknown>;
+  const handlers = (server.server as unknown as { _requestHandlers?: Map<string, Handler> })._requestHandlers;
+  const original = handlers?.get('tools/list');
+  if (!handlers || !original) return;
+  handlers.set('tools/list', async (request, ctx) => {
+    await before();
+    return original(request, ctx);
+  });
 }
 
 /** search_docs, then the further tools, on a registry of either revision; returns how to write their descriptions again. */

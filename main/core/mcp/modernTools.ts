@@ -1,14 +1,15 @@
 // Airlock's tools on a server of the 2026-07-28 revision (the v2 SDK's
 // McpServer): the same registrars as the 2025 revision's servers, each call
-// audited by the same runAudited. A modern server answers one request, so
-// it is built with what is in reach at that moment: a description is never
-// written again (the next request's server has the new one), and the caller
-// is the one its request's credential and URL name, never a name the client
-// declares (that only labels).
+// audited by the same runAudited. Over HTTP a modern server answers one
+// request, so it is built with what is in reach at that moment; over stdio
+// one serves the connection, and its tools are described again (or taken
+// away) when what they describe changes, as a 2025 session's are. The caller
+// is the one its request's credential and URL (or its pipe) name, never a
+// name the client declares (that only labels).
 import { z } from 'zod';
 import { fromJsonSchema, type JsonSchemaType, type McpServer as ModernMcpServer, type ServerContext } from '@modelcontextprotocol/server';
 import type { CallerInfo } from '../approvals/types.ts';
-import { runAudited, type AuditedTools, type AuditedToolsOptions, type RegisteredToolText, type ToolContext } from './auditedTools.ts';
+import { runAudited, type AuditedTools, type AuditedToolsOptions, type ToolContext } from './auditedTools.ts';
 
 /** The client's self-declared name and version, from the request's `_meta` (a label: it never grants). */
 const CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
@@ -78,9 +79,6 @@ function preparedSchema(given: object): StandardWithJson {
   return made;
 }
 
-/** Text that never changes on a one-request server (the next request's server is built with what is new). */
-const FIXED: RegisteredToolText = { describe: () => undefined, remove: () => undefined };
-
 export interface ModernToolsOptions extends AuditedToolsOptions {
   /** The JSON schemas loose tools (another server's) are listed and checked with, by tool name. */
   listedSchemas?(): ReadonlyMap<string, unknown>;
@@ -103,7 +101,7 @@ export function modernTools(
     },
     register(name, config, handler) {
       const inputSchema = preparedSchema(config.inputSchema as object);
-      server.registerTool(
+      const registered = server.registerTool(
         name,
         {
           title: config.title,
@@ -120,7 +118,13 @@ export function modernTools(
             ...roundsOf(ctx),
           })) as never,
       );
-      return FIXED;
+      return {
+        describe({ title, description }) {
+          if (registered.title === title && registered.description === description) return;
+          registered.update({ title, description, annotations: { ...config.annotations, title } });
+        },
+        remove: () => registered.remove(),
+      };
     },
   };
   return tools;

@@ -4,7 +4,8 @@
 // ways, exactly what the client writes on the shim's stdin. One MCP server
 // per connection, as for stdio in process: no per-message HTTP request, no
 // SSE framing, no session header, so a joined call costs about what an
-// in-process one does.
+// in-process one does. The connection speaks the revision its client opens
+// with (stdioRevisions.ts): 2025 (`initialize`) or 2026-07-28.
 //
 // The session lives as long as the connection: when the shim goes away —
 // stdin closed, crash, SIGKILL — the OS closes its socket, the server closes,
@@ -16,10 +17,11 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
 import type { Logger } from '../log/logger.ts';
 import type { UpgradeRoute } from '../http/loopbackServer.ts';
 import { LineLimitedStdioTransport } from './stdioTransport.ts';
-import { preparedAnswer } from './createMcpServer.ts';
+import { serveStdioRevisions, type StdioConnection } from './stdioRevisions.ts';
 import { GOING_AWAY } from './goingAway.ts';
 import { PIPE_PATH, PIPE_PROTOCOL } from './pipeProtocol.ts';
 
@@ -29,8 +31,10 @@ class PipeTransport extends LineLimitedStdioTransport {
 }
 
 export interface PipeEndpointOptions {
-  /** A server for a new session; `scope` is what the upgrade request names (absent: every API). */
+  /** A server of the 2025 revision for a new session; `scope` is what the upgrade request names (absent: every API). */
   createServer: (scope: string[] | undefined) => McpServer;
+  /** A server of the 2026-07-28 revision for a connection, whose caller key is `key` (its pipe). */
+  createModernServer: (scope: string[] | undefined, key: string) => Promise<ModernMcpServer>;
   /** Why a session asking for this scope is refused (an API the companion does not serve), or undefined. */
   refuseScope?: (scope: string[]) => string | undefined;
   logger: Logger;
@@ -49,16 +53,16 @@ export interface PipeEndpoint {
 
 export function createPipeEndpoint(options: PipeEndpointOptions): PipeEndpoint {
   const log = options.logger;
-  const live = new Map<Duplex, McpServer>();
+  const live = new Map<Duplex, StdioConnection>();
   const transports = new Map<Duplex, PipeTransport>();
 
   const end = (socket: Duplex, why: string) => {
-    const server = live.get(socket);
-    if (!server) return;
+    const connection = live.get(socket);
+    if (!connection) return;
     live.delete(socket);
     transports.delete(socket);
     log.info(`stdio session ${why} (${live.size} joined)`);
-    void server.close().catch(() => undefined);
+    void connection.close().catch(() => undefined);
     socket.destroy();
   };
 
@@ -93,20 +97,20 @@ export function createPipeEndpoint(options: PipeEndpointOptions): PipeEndpoint {
     (socket as Socket).setKeepAlive?.(true, 30_000);
     socket.write(`HTTP/1.1 101 Switching Protocols\r\nupgrade: ${PIPE_PROTOCOL}\r\nconnection: Upgrade\r\n\r\n`);
     if (head.length > 0) socket.unshift(head);
-    const server = options.createServer(read.scope);
-    live.set(socket, server);
     const transport = new PipeTransport(socket, socket, { log: (m) => log.warn(m) });
+    const scope = read.scope;
+    const connection = serveStdioRevisions(transport, {
+      legacy: () => options.createServer(scope),
+      modern: () => options.createModernServer(scope, `stdio:${transport.sessionId}`),
+      onerror: (error) => log.debug(`stdio session ${transport.sessionId.slice(0, 8)}: ${error.message}`),
+    });
+    live.set(socket, connection);
     transports.set(socket, transport);
-    // A plain tools/list is answered from the server's prepared reply, before the SDK reads it.
-    transport.answerEarly = (raw) => preparedAnswer(server, raw);
+    log.info(`stdio session ${transport.sessionId.slice(0, 8)} joined (${live.size} joined)`);
     // The shim ends its side when its client is done; the OS closes it when the shim dies.
     socket.once('end', () => end(socket, 'ended by the client'));
     socket.once('close', () => end(socket, 'ended: the client went away'));
     socket.on('error', (error) => log.debug(`stdio session socket: ${error.message}`));
-    void server.connect(transport).then(
-      () => log.info(`stdio session ${transport.sessionId.slice(0, 8)} joined (${live.size} joined)`),
-      (error: Error) => end(socket, `failed to start: ${error.message}`),
-    );
   }
 
   return {
@@ -118,18 +122,18 @@ export function createPipeEndpoint(options: PipeEndpointOptions): PipeEndpoint {
       return sockets.length;
     },
     async close(why = GOING_AWAY) {
-      const all = [...live.entries()].map(([socket, server]) => ({ socket, server, transport: transports.get(socket) }));
+      const all = [...live.entries()].map(([socket, connection]) => ({ socket, connection, transport: transports.get(socket) }));
       live.clear();
       transports.clear();
       // Every call still waiting is answered under its id, and the answers flushed, before the connection ends.
       await Promise.allSettled(all.map(({ transport }) => transport?.answerInFlight(why)));
       await Promise.allSettled(
-        all.map(async ({ socket, server }) => {
+        all.map(async ({ socket, connection }) => {
           await new Promise<void>((resolve) => {
             socket.end(resolve);
             setTimeout(resolve, 1000).unref();
           });
-          await server.close();
+          await connection.close();
           socket.destroy();
         }),
       );

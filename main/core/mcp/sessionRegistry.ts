@@ -43,8 +43,13 @@ export class SessionRegistry {
     if (!this.sessions.has(caller.key)) this.open(caller);
     const s = this.sessions.get(caller.key);
     if (!s) return;
+    // A connection opened before its client said who it is (stdio of 2026-07-28 names it in each request): labelled now.
+    const unlabelled = !s.clientName && caller.clientName;
+    if (unlabelled) s.clientName = caller.clientName;
+    if (!s.clientVersion && caller.clientVersion) s.clientVersion = caller.clientVersion;
     s.inFlight++;
     s.lastSeenAt = this.now().toISOString();
+    if (unlabelled) this.changed();
   }
 
   end(key: string): void {

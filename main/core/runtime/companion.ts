@@ -66,8 +66,8 @@ export interface Companion {
   readonly dispatch: DispatchControl;
   /** One MCP server for one session (the SDK binds a server to one transport). */
   createMcpServer(transport: 'stdio' | 'http', session?: SessionOptions): McpServer;
-  /** The server that answers one HTTP request of the 2026-07-28 revision, for the caller it names (v2 SDK). */
-  createModernServer(caller: ModernCaller): Promise<ModernMcpServer>;
+  /** A server of the 2026-07-28 revision: over HTTP for one request (the default), over stdio for a connection. */
+  createModernServer(caller: ModernCaller, transport?: 'stdio' | 'http'): Promise<ModernMcpServer>;
   /** What a screen that subscribes late missed: recent log lines, and the approvals still waiting. */
   replay(since: number | undefined): ControlEvent[];
   close(): Promise<void>;

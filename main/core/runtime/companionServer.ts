@@ -28,6 +28,7 @@ import type { PipeEndpoint } from '../mcp/pipeMcpEndpoint.ts';
 import { PIPE_PROTOCOL } from '../mcp/pipeProtocol.ts';
 import { httpSessionKey } from '../mcp/sessionRegistry.ts';
 import { createEarlyMcp, type EarlyMcp } from '../mcp/earlyHttpMcp.ts';
+import { changesTools } from './toolsChanged.ts';
 
 export interface ServingCompanion {
   companion: Companion;
@@ -152,7 +153,7 @@ export async function startServing(ctx: StartContext, options: ServingOptions = 
     // A client of the 2026-07-28 revision listening (subscriptions/listen) hears that the tools changed.
     services.hub.subscribe({
       send: (batch) => {
-        if (batch.some((e) => e.type === 'apis-changed' || e.type === 'servers-changed' || e.type === 'settings-applied')) modern.toolsChanged();
+        if (changesTools(batch)) modern.toolsChanged();
       },
     });
     const endpoint = (sessions.http = createMcpEndpoint({
@@ -165,6 +166,7 @@ export async function startServing(ctx: StartContext, options: ServingOptions = 
     }));
     const pipe = (sessions.pipe = createPipeEndpoint({
       createServer: (scope) => built.createMcpServer('stdio', scope ? { scope } : {}),
+      createModernServer: (scope, key) => built.createModernServer({ key, scope }, 'stdio'),
       refuseScope: (scope) => unservedScope(scope, services.apis.list(), `the running companion (pid ${process.pid})`).join('\n') || undefined,
       logger: logger.child('mcp'),
     }));

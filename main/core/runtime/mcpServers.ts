@@ -3,7 +3,7 @@
 // every call recorded in the audit, the session known to the registry from
 // its first call or its `initialized` notification until it closes.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { createMcpServer, createModernMcpServer, refreshTools, type McpServerOptions, type ToolRegistrar } from '../mcp/createMcpServer.ts';
+import { createMcpServer, createModernMcpServer, refreshModernTools, refreshTools, type McpServerOptions, type ToolRegistrar } from '../mcp/createMcpServer.ts';
 import type { McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
 import type { ModernCaller } from '../mcp/modernHttp.ts';
 import { isStatelessCaller } from '../mcp/httpCredential.ts';
@@ -22,6 +22,8 @@ import { registerDirectTools } from '../mcp/directTools.ts';
 import { callDirect, directList } from '../upstream/directOffer.ts';
 import { serverSwitch } from '../upstream/serverSwitch.ts';
 import { searchableTools } from '../upstream/searchableTools.ts';
+import { MODERN_REVISION } from '../mcp/stdioRevisions.ts';
+import { changesTools } from './toolsChanged.ts';
 
 export type McpServerServices = Pick<
   Services,
@@ -220,8 +222,7 @@ export function createMcpServerFactory(s: McpServerServices): (transport: 'stdio
   const live = new Set<McpServer>();
   s.hub.subscribe({
     send: (batch) => {
-      if (batch.some((e) => e.type === 'apis-changed' || e.type === 'servers-changed' || e.type === 'settings-applied'))
-        for (const server of live) refreshTools(server);
+      if (changesTools(batch)) for (const server of live) refreshTools(server);
     },
   });
   return (transport, session = {}) => {
@@ -258,25 +259,45 @@ export function createMcpServerFactory(s: McpServerServices): (transport: 'stdio
 }
 
 /**
- * The server that answers one request of the 2026-07-28 revision, for the caller its credential and URL name: the
- * same tools as a session's, each call counted in the registry under that caller and audited.
+ * The server of the 2026-07-28 revision for the caller its credential and URL name (HTTP: it answers one request) or
+ * its pipe (stdio: it serves the connection): the same tools as a session's, each call counted in the registry under
+ * that caller and audited. A stdio connection's server is listed while the connection lasts, and its tools are
+ * described again when what they describe changes, as a 2025 session's are.
  */
-export function createModernServerFactory(s: McpServerServices): (caller: ModernCaller) => Promise<ModernMcpServer> {
+export function createModernServerFactory(s: McpServerServices): (caller: ModernCaller, transport?: 'stdio' | 'http') => Promise<ModernMcpServer> {
   // A caller with no session is listed while it calls; idle past the HTTP session limit, it is no longer listed.
   const sweep = setInterval(() => {
     const idleMs = s.settings.values.httpSessionIdle * 1000;
     s.sessions.closeIdle(isStatelessCaller, new Date(Date.now() - idleMs));
   }, 15_000);
   sweep.unref();
-  return ({ key, scope, token }) =>
-    createModernMcpServer(
-      serverOptions(s, 'http', scope, {
+  const live = new Set<ModernMcpServer>();
+  s.hub.subscribe({
+    send: (batch) => {
+      if (changesTools(batch)) for (const server of live) refreshModernTools(server);
+    },
+  });
+  return async ({ key, scope, token }, transport = 'http') => {
+    const server = await createModernMcpServer(
+      serverOptions(s, transport, scope, {
         onToolStart: (caller) => s.sessions.begin(caller),
         onToolCall: (call) => {
           s.sessions.end(call.caller.key);
-          return s.audit.recordToolCall(toolRecord(s, 'http', call, scope));
+          return s.audit.recordToolCall(toolRecord(s, transport, call, scope));
         },
       }),
-      { key, transport: 'http', ...(token ? { clientToken: token } : {}) },
+      { key, transport, ...(token ? { clientToken: token } : {}) },
     );
+    if (transport === 'stdio') {
+      s.sessions.open({ key, transport, protocolVersion: MODERN_REVISION });
+      live.add(server);
+      const closed = server.server.onclose;
+      server.server.onclose = () => {
+        closed?.();
+        live.delete(server);
+        s.sessions.close(key);
+      };
+    }
+    return server;
+  };
 }
