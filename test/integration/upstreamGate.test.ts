@@ -20,6 +20,7 @@ import type { ControlClient } from '../../main/core/control/controlClient.ts';
 import { ofKind } from '../helpers/approvalKinds.ts';
 
 const SERVER = join(ROOT, 'test', 'fixtures', 'upstream', 'testServer.ts');
+const MODERN_SERVER = join(ROOT, 'test', 'fixtures', 'upstream', 'modernServer.ts');
 const SECRET = 'ghp_UPSTREAM0123456789abcdefSECRET';
 const T = { timeout: 120_000 };
 
@@ -275,4 +276,21 @@ test('diagnostics: list_mcp_servers shows the servers; toggle_mcp_server changes
     await fresh.close();
     await cli(['servers', 'enable', 'misbehaving']);
   }
+});
+
+test('a server of MCP 2026-07-28 behind the gate is spoken to in that revision, its calls gated and audited as any', T, async () => {
+  // Added while the companion runs (the earlier tests want misbehaving alone).
+  const added = await runCliToEnd(['servers', 'add', 'modern', '--data-dir', dir, '--', process.execPath, MODERN_SERVER], { timeoutMs: 30_000 });
+  assert.equal(added.code, 0, added.stderr);
+  await waitForServer(control, 'modern', () => true);
+  const accepted = await cli(['servers', 'accept', 'modern', '--yes']);
+  assert.equal(accepted.code, 0, accepted.stderr);
+  const policy = await cli(['servers', 'policy', 'modern', 'allow']);
+  assert.equal(policy.code, 0, policy.stderr);
+  assert.match(await run('return (await mcp.modern.revision({})).data'), /2026-07-28/);
+  const { records } = await control.call('audit.query', { limit: 50 });
+  assert.ok(
+    records.some((r) => 'callKind' in r && r.callKind === 'tool-call' && r.server === 'modern' && r.operationId === 'revision'),
+    'the tool call is in the audit',
+  );
 });

@@ -20,7 +20,7 @@ import { BlockedAddressError, checkNameAddresses, hostAddresses, systemResolver,
 import { AirlockError } from '../util/errors.ts';
 import type { ChildExit } from './childProcess.ts';
 import type { HttpServerEntry } from './serverEntry.ts';
-import { airlockClient, clientCalls, type ElicitHandler, type UpstreamConnection } from './upstreamClient.ts';
+import { airlockClient, clientCalls, toolCaller, type ElicitHandler, type UpstreamConnection } from './upstreamClient.ts';
 import type { AirlockOAuth } from './oauthProvider.ts';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -201,7 +201,7 @@ export async function connectHttp(name: string, entry: HttpServerEntry, options:
     }
   }
   const { client: connected, transport } = connection;
-  const calls = clientCalls(connected, entry.timeoutMs, failed);
+  const calls = clientCalls(toolCaller(connected), entry.timeoutMs, failed);
   /** A call the server answers with a demand to sign in again (a larger scope: step-up) is made again once, signed in. */
   const again = async <T>(run: () => Promise<T>): Promise<T> => {
     try {

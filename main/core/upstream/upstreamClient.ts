@@ -3,8 +3,12 @@
 // (childTransport.ts), list its tools, call one within the entry's timeout
 // (reset by progress notifications), and stop its process group. A server
 // that cannot be started or does not answer `initialize` is refused with
-// why, and the last lines it wrote to stderr.
+// why, and the last lines it wrote to stderr. A stdio server is spoken to
+// with the v2 SDK's client, which asks `server/discover` first: a server of
+// MCP 2026-07-28 is spoken to in that revision, any other falls back to
+// `initialize` and 2025 as before.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client as ModernClient } from '@modelcontextprotocol/client';
 import { ElicitRequestSchema, ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AirlockError } from '../util/errors.ts';
 import { AIRLOCK_VERSION } from '../util/version.ts';
@@ -58,7 +62,8 @@ export async function connectStdio(name: string, entry: StdioServerEntry, option
     ...(options.maxMessageBytes ? { maxMessageBytes: options.maxMessageBytes } : {}),
     onRefused: (why) => options.log(redact(`${name}: ${why}`)),
   });
-  const client = airlockClient(options.onToolsChanged);
+  const client = new ModernClient({ name: 'airlock', version: AIRLOCK_VERSION }, { capabilities: {}, versionNegotiation: { mode: 'auto' } });
+  client.setNotificationHandler('notifications/tools/list_changed', () => options.onToolsChanged?.());
   const failed = (why: string) => {
     const tail = child.stderrTail().filter((l) => l.trim());
     return new AirlockError(
@@ -68,7 +73,7 @@ export async function connectStdio(name: string, entry: StdioServerEntry, option
   };
   try {
     await Promise.race([
-      client.connect(transport, { timeout: entry.timeoutMs }),
+      client.connect(transport as never, { timeout: entry.timeoutMs }),
       child.exited.then(async ({ code, signal, error }) => {
         await child.outputDone;
         return Promise.reject(failed(error ? `could not be started: ${error.message}` : `exited before it answered (${signal ?? `code ${code}`})`));
@@ -87,7 +92,16 @@ export async function connectStdio(name: string, entry: StdioServerEntry, option
     throw failed(`did not answer initialize: ${messageOf(error)}`);
   }
   return {
-    ...clientCalls(client, entry.timeoutMs, failed),
+    ...clientCalls(
+      {
+        // One page per request (the SDK's listTools walks every page itself, and caches): the pages are walked, and
+        // a server that never stops paging cut off, here.
+        listTools: (params, options) => client.request({ method: 'tools/list', params }, options) as Promise<{ tools: Tool[]; nextCursor?: string }>,
+        callTool: (params, options) => client.callTool(params, options) as Promise<CallToolResult>,
+      },
+      entry.timeoutMs,
+      failed,
+    ),
     stderrTail: () => child.stderrTail(),
     exited: child.exited,
     async close() {
@@ -97,8 +111,31 @@ export async function connectStdio(name: string, entry: StdioServerEntry, option
   };
 }
 
+/** The options a tool call is made with, as both SDK lines take them. */
+interface CallOptions {
+  timeout: number;
+  resetTimeoutOnProgress: boolean;
+  maxTotalTimeout: number;
+  onprogress: () => void;
+  signal?: AbortSignal;
+}
+
+/** What the calls need of a client, of either SDK line (the 1.x one through `toolCaller`). */
+export interface ToolCaller {
+  listTools(params: { cursor?: string }, options: { timeout: number }): Promise<{ tools: Tool[]; nextCursor?: string }>;
+  callTool(params: { name: string; arguments: Record<string, unknown> }, options: CallOptions): Promise<CallToolResult>;
+}
+
+/** A client of the SDK 1.x line as a ToolCaller. */
+export function toolCaller(client: Client): ToolCaller {
+  return {
+    listTools: (params, options) => client.listTools(params, options),
+    callTool: async (params, options) => (await client.callTool(params, undefined, options)) as CallToolResult,
+  };
+}
+
 /** The calls every connection makes the same way, whatever carries them: every page of tools, one tool within the timeout. */
-export function clientCalls(client: Client, timeoutMs: number, failed: (why: string) => Error): Pick<UpstreamConnection, 'tools' | 'call'> {
+export function clientCalls(client: ToolCaller, timeoutMs: number, failed: (why: string) => Error): Pick<UpstreamConnection, 'tools' | 'call'> {
   return {
     async tools() {
       const all: Tool[] = [];
@@ -116,14 +153,17 @@ export function clientCalls(client: Client, timeoutMs: number, failed: (why: str
       }
     },
     async call(tool, args, callOptions = {}) {
-      return (await client.callTool({ name: tool, arguments: args }, undefined, {
-        timeout: timeoutMs,
-        resetTimeoutOnProgress: true,
-        maxTotalTimeout: timeoutMs * MAX_TOTAL_TIMEOUT_FACTOR,
-        // A progress token is sent, so a server can say it is still working.
-        onprogress: () => undefined,
-        ...(callOptions.signal ? { signal: callOptions.signal } : {}),
-      })) as CallToolResult;
+      return await client.callTool(
+        { name: tool, arguments: args },
+        {
+          timeout: timeoutMs,
+          resetTimeoutOnProgress: true,
+          maxTotalTimeout: timeoutMs * MAX_TOTAL_TIMEOUT_FACTOR,
+          // A progress token is sent, so a server can say it is still working.
+          onprogress: () => undefined,
+          ...(callOptions.signal ? { signal: callOptions.signal } : {}),
+        },
+      );
     },
   };
 }
