@@ -15,7 +15,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { runCliToEnd, serve } from '../helpers/processes.ts';
 import { execute } from '../helpers/mcpClients.ts';
 import { writeEchoSpec } from '../helpers/echoApi.ts';
-import { ROOT, tempDir } from '../helpers/paths.ts';
+import { CLI, NODE, ROOT, tempDir } from '../helpers/paths.ts';
 import { controlClient } from '../helpers/control.ts';
 import { CLAUDE_CLI, requireTools } from '../helpers/systemTools.ts';
 
@@ -99,6 +99,33 @@ test(
       (await control.call('logs.query', { grep: 'mcp session' })).map((e) => e.message),
       [],
       'no 2025 session was opened',
+    );
+  },
+);
+
+test(
+  'claude-code over joined stdio speaks MCP 2026-07-28 too: `claude mcp list` connects, and the pipe opened with server/discover',
+  { timeout: 180_000 },
+  async (t) => {
+    if (!requireTools(t, CLAUDE_CLI)) return;
+    const { dir, cleanup } = tempDir();
+    t.after(cleanup);
+    const home = join(dir, 'home');
+    mkdirSync(home);
+    const data = join(dir, 'data');
+    const server = await serve(data, []);
+    t.after(() => server.stop());
+    const added = await claude(home, ['mcp', 'add', '--scope', 'user', 'airlock-stdio', '--', NODE, CLI, 'stdio', '--data-dir', data]);
+    assert.equal(added.code, 0, added.out);
+    const listed = await claude(home, ['mcp', 'list']);
+    assert.match(listed.out, /airlock-stdio: .* - ✔ Connected/, listed.out);
+    const control = controlClient(data, server.url);
+    const opened = await control.call('logs.query', { grep: 'opened with server/discover' });
+    assert.ok(opened.length > 0, 'the joined pipe was opened with server/discover (2026-07-28)');
+    assert.deepEqual(
+      (await control.call('logs.query', { grep: 'opened with initialize' })).map((e) => e.message),
+      [],
+      'and it did not fall back to 2025',
     );
   },
 );

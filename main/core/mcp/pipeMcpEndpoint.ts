@@ -100,8 +100,14 @@ export function createPipeEndpoint(options: PipeEndpointOptions): PipeEndpoint {
     const transport = new PipeTransport(socket, socket, { log: (m) => log.warn(m) });
     const scope = read.scope;
     const connection = serveStdioRevisions(transport, {
-      legacy: () => options.createServer(scope),
-      modern: () => options.createModernServer(scope, `stdio:${transport.sessionId}`),
+      legacy: () => {
+        log.debug(`stdio session ${transport.sessionId.slice(0, 8)} opened with initialize: MCP 2025`);
+        return options.createServer(scope);
+      },
+      modern: () => {
+        log.debug(`stdio session ${transport.sessionId.slice(0, 8)} opened with server/discover: MCP 2026-07-28`);
+        return options.createModernServer(scope, `stdio:${transport.sessionId}`);
+      },
       onerror: (error) => log.debug(`stdio session ${transport.sessionId.slice(0, 8)}: ${error.message}`),
     });
     live.set(socket, connection);
