@@ -111,6 +111,52 @@ test('the record of an API call that may change something, or of an execute run,
   }
 });
 
+test("a client's direct call of another server's tool is flushed once, with its tool record, before the client hears back", async () => {
+  const { dir, cleanup } = tempDir('airlock-walsync-');
+  const flush = manualSync();
+  const store = openAuditStore({ file: join(dir, 'audit.sqlite'), syncWal: flush.sync });
+  try {
+    const toolCall = (flushedWithRun: boolean) =>
+      store.recordApiCall({
+        runId: 'run-direct',
+        callerKey: 'stdio:1',
+        operationId: 'write_file',
+        callKind: 'tool-call',
+        server: 'fs',
+        url: 'mcp://fs/write_file',
+        status: 200,
+        durationMs: 3,
+        bytes: 10,
+        decision: 'approved',
+        startedAt: new Date().toISOString(),
+        ...(flushedWithRun ? { flushedWithRun } : {}),
+      });
+    assert.equal((await toolCall(true)).server, 'fs', 'the direct call settles at its commit');
+    assert.equal(flush.started(), 0, 'no flush of its own');
+    const inScript = toolCall(false);
+    assert.equal(await settled(inScript), false, 'the same call made by a script waits for the disk');
+    flush.finish(0);
+    await inScript;
+    const answer = store.recordToolCall({
+      transport: 'stdio',
+      tool: 'fs__write_file',
+      outcome: 'ok',
+      durationMs: 1,
+      input: {},
+      bytesOut: 1,
+      runId: 'run-direct',
+    });
+    assert.equal(await settled(answer), false, 'its tool record, which the client waits for, waits for the flush that covers both');
+    flush.finish(1);
+    await answer;
+    const stored = store.query({ limit: 5 }).records.find((r) => r.kind === 'api');
+    assert.equal(stored && 'flushedWithRun' in stored, false, 'the flag is not part of the record');
+  } finally {
+    store.close();
+    cleanup();
+  }
+});
+
 test('with synchronous: normal no record waits for a flush', async () => {
   const { dir, cleanup } = tempDir('airlock-walsync-');
   const flush = manualSync();

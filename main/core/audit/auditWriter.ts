@@ -263,11 +263,13 @@ export function createAuditWriter(ctx: AuditWriterContext): AuditWriter {
   function recordApiCall(record: ApiCallRecord): Promise<ApiCallEntry> {
     // A call that may have changed something waits for the disk; a read's record rides on the run's own tool record,
     // whose flush comes before the client hears back.
-    // So does a tool call of another MCP server recorded as a read (its tool says it only reads, and ran unasked).
+    // So does a tool call of another MCP server recorded as a read (its tool says it only reads, and ran unasked), and
+    // a client's direct call of one: its run is that one call, whose tool record always waits for the disk.
     // Read as any record is (a caller that still says TOOL in the method hands in a tool call).
     const toolCall = callKindOf(record) === 'tool-call';
     const method = toolCall ? undefined : String(record.method ?? '');
-    const durable = record.decision !== 'read' || !(toolCall || READS.has(String(method).toUpperCase()));
+    // A direct call's record is flushed by its tool record's flush, which comes before the client hears back.
+    const durable = !record.flushedWithRun && (record.decision !== 'read' || !(toolCall || READS.has(String(method).toUpperCase())));
     return append<ApiCallEntry>(
       (seq, recordedAt) => ({
         kind: 'api',

@@ -41,6 +41,11 @@ export interface ApiCallRecord {
   startedAt: string;
   /** A tool call's arguments as JSON, redacted, capped. */
   arguments?: string;
+  /**
+   * A client's direct call of another server's tool: its record is flushed to disk with its run's tool record (which
+   * always waits for the disk, and comes before the client hears back), not on its own first. Not part of the record.
+   */
+  flushedWithRun?: boolean;
 }
 
 export type AuditKind = 'tool' | 'api' | 'prune';

@@ -146,6 +146,8 @@ function toolSource(options: ToolGateOptions, call: ToolCall, run: RunContext): 
       ...(fields.error ? { error: redact(fields.error) } : {}),
       startedAt,
       arguments: redact(argsJson).slice(0, ARGUMENTS_PREVIEW_CHARS),
+      // A client's direct call: one disk flush, its tool record's, before the client hears back (not one for each).
+      ...(call.direct ? { flushedWithRun: true } : {}),
     });
     run.calls.push({ callKind: 'tool-call', url: full.url, status: full.status, decision: full.decision });
     options.logger.info(`tool ${what} → ${fields.decision}${fields.error ? `: ${redact(fields.error)}` : ''}`, { runId: run.runId });
