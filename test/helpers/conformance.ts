@@ -22,8 +22,27 @@ export const CONFORMANCE: SystemNeed = {
   install: 'npm ci',
 };
 
-export function conformanceVersion(): string {
-  return (JSON.parse(readFileSync(join(CONFORMANCE_DIR, 'package.json'), 'utf8')) as { version: string }).version;
+/**
+ * The suite's release that knows MCP 2026-07-28 and its requirement sets (`--requirements`), installed beside the
+ * 0.1 one under an alias (`@modelcontextprotocol/conformance-2026`): the server is checked at both revisions with
+ * it; the client scenarios stay on 0.1, whose every client scenario Airlock's client passes.
+ */
+export const CONFORMANCE_2026_DIR = join(ROOT, 'node_modules', '@modelcontextprotocol', 'conformance-2026');
+export const CONFORMANCE_2026_BIN = join(CONFORMANCE_2026_DIR, 'dist', 'index.js');
+
+export const CONFORMANCE_2026: SystemNeed = {
+  why: 'the MCP conformance suite with the 2026-07-28 requirements',
+  check: () => (existsSync(CONFORMANCE_2026_BIN) ? [] : ['@modelcontextprotocol/conformance-2026']),
+  packages: 'the npm package @modelcontextprotocol/conformance@0.2.0-alpha.12 (aliased conformance-2026)',
+  install: 'npm ci',
+};
+
+/** The expected failures of `airlock serve` at one revision's requirement set (2025-11-25: the file the 0.1 client runs read too). */
+export const expectedFailuresAt = (revision: string) =>
+  revision === '2025-11-25' ? EXPECTED_FAILURES : join(ROOT, 'test', 'integration', `conformance-${revision}-expected-failures.yml`);
+
+export function conformanceVersion(dir = CONFORMANCE_DIR): string {
+  return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
 export interface CliRun {
@@ -33,10 +52,10 @@ export interface CliRun {
   timedOut: boolean;
 }
 
-/** Runs the suite's CLI under this Node; kills it (and says so) after `timeoutMs`. */
-export function conformanceCli(args: string[], timeoutMs: number): Promise<CliRun> {
+/** Runs the suite's CLI (`bin`: which release) under this Node; kills it (and says so) after `timeoutMs`. */
+export function conformanceCli(args: string[], timeoutMs: number, bin = CONFORMANCE_BIN): Promise<CliRun> {
   return new Promise((resolve) => {
-    const child = spawn(NODE, [CONFORMANCE_BIN, ...args], {
+    const child = spawn(NODE, [bin, ...args], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
@@ -58,14 +77,24 @@ export function conformanceCli(args: string[], timeoutMs: number): Promise<CliRu
   });
 }
 
-/** Every server scenario the installed suite has (`conformance list --server`), pending ones included. */
-export async function listServerScenarios(timeoutMs = 30_000): Promise<string[]> {
-  return listScenarios('server', timeoutMs);
+/**
+ * The server scenarios a revision's requirement set runs (`conformance list --server --requirements <revision>`, the
+ * 2026 release): those it requires and scores, and those it runs and reports without scoring (extensions such as
+ * tasks, pending ones), marked `[server]`.
+ */
+export async function listRequiredServerScenarios(revision: string, timeoutMs = 30_000): Promise<{ scored: string[]; unscored: string[] }> {
+  const run = await conformanceCli(['list', '--server', '--requirements', revision], timeoutMs, CONFORMANCE_2026_BIN);
+  if (run.code !== 0) throw new Error(`conformance list --requirements ${revision} exited ${run.code}:\n${run.stderr}`);
+  const section = /Server scenarios[^\n]*\n([\s\S]*?)\n\s*\n/.exec(run.stdout)?.[1] ?? '';
+  const scored = [...section.matchAll(/^\s*-\s+([a-z0-9][\w/-]*)\s*$/gm)].map((m) => m[1]!);
+  const unscored = [...run.stdout.matchAll(/^\s*-\s+([a-z0-9][\w/-]*)\s+\[server\]\s*$/gm)].map((m) => m[1]!);
+  if (scored.length === 0) throw new Error(`conformance list --requirements ${revision} named no server scenario:\n${run.stdout}`);
+  return { scored, unscored };
 }
 
 /** Every scenario of one side the installed suite has (`conformance list --server` or `--client`). */
-export async function listScenarios(side: 'server' | 'client', timeoutMs = 30_000): Promise<string[]> {
-  const run = await conformanceCli(['list', `--${side}`], timeoutMs);
+export async function listScenarios(side: 'server' | 'client', timeoutMs = 30_000, extra: string[] = [], bin = CONFORMANCE_BIN): Promise<string[]> {
+  const run = await conformanceCli(['list', `--${side}`, ...extra], timeoutMs, bin);
   if (run.code !== 0) throw new Error(`conformance list --${side} exited ${run.code}:\n${run.stderr}`);
   const names = [...run.stdout.matchAll(/^\s*-\s+([a-z0-9][\w/-]*)(?:\s+\[[^\]]*\])?\s*$/gm)].map((m) => m[1]!);
   if (names.length === 0) throw new Error(`conformance list --${side} named no scenario:\n${run.stdout}`);
