@@ -126,6 +126,23 @@ async function byRevision(dataDir: string): Promise<[string, number[][]][]> {
   }
 }
 
+/** The same calls over joined stdio to the companion serving `dataDir`, a client of each revision, in turn. */
+async function byStdioRevision(dataDir: string): Promise<[string, number[][]][]> {
+  const open = (revision: '2025' | '2026-07-28') =>
+    startRawClient({ command: process.execPath, args: [cli, 'stdio', '--data-dir', dataDir], cwd: root, timeoutMs: 60_000, revision });
+  const clients = [await open('2025'), await open('2026-07-28')];
+  try {
+    for (const c of clients) await c.call('execute', { code: 'return 1+1' });
+    return [
+      ['tools/list', await interleaved(iterations, clients, (c) => c.request('tools/list'))],
+      ['search_docs (mock)', await interleaved(iterations, clients, (c) => c.call('search_docs', { query: 'list items' }))],
+      ['execute 1+1', await interleaved(iterations, clients, (c) => c.call('execute', { code: 'return 1+1' }))],
+    ];
+  } finally {
+    for (const c of clients) await c.close();
+  }
+}
+
 // ---- the floor, and the floor behind one relay process ---------------------
 const floor = await startRawClient({ command: process.execPath, args: [join(root, 'bench', 'floorServer.ts')], cwd: root });
 const relayed = await startRawClient({ command: process.execPath, args: [join(root, 'bench', 'relayFloor.ts')], cwd: root });
@@ -171,8 +188,9 @@ for (const engine of engines) {
     await inFlight20(inProcess, total),
     await inFlight20(join_.client, total),
   ];
-  // The same companion over HTTP, in each revision: the same calls, in turn.
+  // The same companion over HTTP, in each revision: the same calls, in turn; and over joined stdio.
   const revisions = engine === 'quickjs' ? await byRevision(dirs[1]!) : undefined;
+  const stdioRevisions = engine === 'quickjs' ? await byStdioRevision(dirs[1]!) : undefined;
   const rss = { inProcess: peakRssMb(inProcess.pid), companion: peakRssMb(join_.companion.child.pid!), shim: peakRssMb(join_.client.pid) };
   await inProcess.close();
   await join_.client.close();
@@ -199,13 +217,17 @@ for (const engine of engines) {
   console.log(
     `  peak RSS            in-process ${rss.inProcess.toFixed(0)} MB | joined: companion ${rss.companion.toFixed(0)} MB + shim ${rss.shim.toFixed(0)} MB`,
   );
-  if (revisions) {
-    console.log(`  over HTTP, the joined path's companion: MCP 2025-11-25 (a session) | 2026-07-28 (no session, each request its own server)`);
-    for (const [name, [a, b]] of revisions) {
+  const byRevisionRows = (title: string, rows: [string, number[][]][]) => {
+    console.log(title);
+    for (const [name, [a, b]] of rows) {
       const over = p50(b!) - p50(a!);
       console.log(`  ${name.padEnd(19)} 2025-11-25 ${fmt(a!)} | 2026-07-28 ${fmt(b!)} | 2026 − 2025 p50 ${over >= 0 ? '+' : ''}${over.toFixed(2)} ms`);
     }
-  }
+  };
+  if (revisions)
+    byRevisionRows(`  over HTTP, the joined path's companion: MCP 2025-11-25 (a session) | 2026-07-28 (no session, each request its own server)`, revisions);
+  if (stdioRevisions)
+    byRevisionRows(`  over joined stdio: MCP 2025-11-25 (initialize) | 2026-07-28 (server/discover; one server for the connection)`, stdioRevisions);
 }
 await echo.close();
 

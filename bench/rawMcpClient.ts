@@ -3,7 +3,9 @@
 // answer with zod and compiles a JSON-schema validator per tool on each
 // tools/list — client-side work that grows with the server's tool list and
 // would be charged to the server. Timing with this client measures what the
-// server and the pipe cost, the same way for Airlock and for the floor.
+// server and the pipe cost, the same way for Airlock and for the floor. In
+// either revision: 2025 (initialize first) or 2026-07-28 (server/discover
+// first, and the revision's envelope in every request's `_meta`).
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 
@@ -28,8 +30,10 @@ export interface RawSpawn {
   args: string[];
   cwd?: string;
   env?: NodeJS.ProcessEnv;
-  /** Deadline for the answer to initialize. */
+  /** Deadline for the answer to initialize (or server/discover). */
   timeoutMs?: number;
+  /** The revision spoken (default 2025: initialize). */
+  revision?: '2025' | '2026-07-28';
 }
 
 export async function startRawClient(options: RawSpawn): Promise<RawMcpClient> {
@@ -60,22 +64,32 @@ export async function startRawClient(options: RawSpawn): Promise<RawMcpClient> {
     waiting.clear();
   });
   let nextId = 0;
+  const modern = options.revision === '2026-07-28';
+  const envelope = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
   const request = (method: string, params: unknown = {}): Promise<RawAnswer> =>
     new Promise((resolve, reject) => {
       if (exited) return reject(exited);
       const id = ++nextId;
       waiting.set(id, { resolve, reject });
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+      const sent = modern ? { ...(params as object), _meta: envelope } : params;
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params: sent })}\n`);
     });
   const deadline = options.timeoutMs ?? 30_000;
   let timer: NodeJS.Timeout | undefined;
+  const opening = modern ? 'server/discover' : 'initialize';
   const init = await Promise.race([
-    request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } }),
-    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer to initialize within ${deadline} ms`)), deadline))),
+    modern
+      ? request('server/discover')
+      : request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } }),
+    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer to ${opening} within ${deadline} ms`)), deadline))),
   ]).finally(() => clearTimeout(timer));
   const initializeMs = performance.now() - started;
-  if (init.error) throw new Error(`initialize: ${init.error.message}`);
-  child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+  if (init.error) throw new Error(`${opening}: ${init.error.message}`);
+  if (!modern) child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
   return {
     pid: child.pid!,
     initializeMs,

@@ -231,24 +231,41 @@ export async function createModernMcpServer(
     for (const one of refresh) one();
   };
   modernRefreshers.set(server, again);
-  // A connection's server (stdio) lives on: its tools/list waits for the APIs in reach being opened, as a session's does.
+  // A connection's server (stdio) lives on: its tools/list waits for the APIs in reach being opened, as a session's
+  // does, and then describes them (otherwise the tools were described again when what is served last changed).
   if (options.transport === 'stdio')
-    waitBeforeListing(server, async () => {
+    listOncePerChange(server, async () => {
+      if (!options.opening?.()) return;
       await options.ready();
       again();
     });
   return server;
 }
 
-/** Runs `before` ahead of each tools/list of a v2 server (its handler table is the SDK's; if it hides it, lists go unwaited). */
-function waitBeforeListing(server: ModernMcpServer, before: () => Promise<void>): void {
+/**
+ * A long-lived v2 server's tools/list (a stdio connection's): `before` runs ahead of each, and the answer is built once
+ * per change of the tools (the SDK writes every tool's listing again for each request) — forgotten whenever the server
+ * says its tools changed. Its handler table is the SDK's; if a future SDK hides it, lists are answered unwaited, uncached.
+ */
+function listOncePerChange(server: ModernMcpServer, before: () => Promise<void>): void {
   type Handler = (request: unknown, ctx: unknown) => Promise<unknown>;
   const handlers = (server.server as unknown as { _requestHandlers?: Map<string, Handler> })._requestHandlers;
   const original = handlers?.get('tools/list');
   if (!handlers || !original) return;
+  let cached: Promise<unknown> | undefined;
+  const told = server.sendToolListChanged.bind(server);
+  server.sendToolListChanged = () => {
+    cached = undefined;
+    told();
+  };
   handlers.set('tools/list', async (request, ctx) => {
     await before();
-    return original(request, ctx);
+    if ((request as { params?: { cursor?: unknown } }).params?.cursor !== undefined) return original(request, ctx);
+    const made = (cached ??= original(request, ctx));
+    made.catch(() => {
+      if (cached === made) cached = undefined;
+    });
+    return made;
   });
 }
 
