@@ -49,7 +49,9 @@ writeFileSync(
     2,
   ) + '\n',
 );
-run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock'], stage);
+// --prefer-offline: what npm has cached (every dependency, after `npm ci` here) is used without asking the registry
+// again whether it changed (~10 s of round trips); anything not cached is fetched as usual.
+run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock', '--prefer-offline'], stage);
 // Prune what a running server never reads.
 writeFileSync(
   join(stage, '.mcpbignore'),

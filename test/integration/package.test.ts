@@ -33,7 +33,8 @@ test(
     const app = join(dir, 'app');
     execFileSync('mkdir', ['-p', app]);
     writeFileSync(join(app, 'package.json'), '{ "name": "consumer", "private": true }\n');
-    npm(['install', '--no-audit', '--no-fund', '--omit=dev', join(dir, packed[0]!.filename)], app);
+    // As a person installs it, but with what npm has cached (after `npm ci`) used without asking the registry again.
+    npm(['install', '--no-audit', '--no-fund', '--omit=dev', '--prefer-offline', join(dir, packed[0]!.filename)], app);
     const bin = join(app, 'node_modules', 'airlock-mcp', 'bin', 'airlock.js');
     assert.ok(existsSync(join(app, 'node_modules', '.bin', 'airlock')), 'the command is called airlock');
     assert.equal(existsSync(join(app, 'node_modules', 'airlock-mcp', 'main')), false, 'no sources shipped');

@@ -12,6 +12,8 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client as ModernClient } from '@modelcontextprotocol/client';
+import { StdioClientTransport as ModernStdioTransport } from '@modelcontextprotocol/client/stdio';
 import { serve } from '../helpers/processes.ts';
 import { controlClient } from '../helpers/control.ts';
 import { execute } from '../helpers/mcpClients.ts';
@@ -89,6 +91,30 @@ test('a companion that restarts is found again: the next call goes through', { t
   server = await serve(dir);
   assert.equal((await execute(client, 'return 2')).text, '2', 'a new session on the new companion, the client none the wiser');
 });
+
+test(
+  'a 2026-07-28 client finds a restarted companion too: its next call, with the envelope, opens the new pipe in that revision',
+  { timeout: 90_000 },
+  async (t) => {
+    const { dir, cleanup } = tempDir();
+    t.after(cleanup);
+    let server = await serve(dir);
+    const client = new ModernClient({ name: 'modern-survivor', version: '1' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(new ModernStdioTransport({ command: NODE, args: [CLI, 'stdio', '--data-dir', dir], cwd: ROOT, stderr: 'pipe' }));
+    t.after(async () => {
+      await client.close();
+      await server.stop();
+    });
+    assert.equal(client.getNegotiatedProtocolVersion?.(), '2026-07-28');
+    const text = (r: unknown) => (r as { content: { text: string }[] }).content[0]?.text ?? '';
+    assert.equal(text(await client.callTool({ name: 'execute', arguments: { code: 'return 1' } })), '1');
+    await server.stop();
+    server = await serve(dir);
+    assert.equal(text(await client.callTool({ name: 'execute', arguments: { code: 'return 2' } })), '2', 'the new companion answers, in the same revision');
+    const { sessions } = await controlClient(dir, server.url).call('status', {});
+    assert.equal(sessions.find((c) => c.clientName === 'modern-survivor')?.protocolVersion, '2026-07-28', JSON.stringify(sessions));
+  },
+);
 
 test('a client that goes away leaves its pending approval marked in the companion, for the person to decide', { timeout: 90_000 }, async (t) => {
   const { dir, cleanup } = tempDir();
