@@ -86,15 +86,15 @@ test('a preparation is cancelled with its process: nothing it wrote is used', T,
 });
 
 test('a document over a cap is refused, naming the cap and how to raise it', T, async (t) => {
-  const { spec, cacheDir, preparation } = setup(t, 20_000, 64);
+  const { spec, cacheDir, preparation } = setup(t, 5_000, 24);
   // The size cap.
   await assert.rejects(
     preparation.prepare({ spec, cacheDir, maxBytes: 1024 * 1024 }),
     (error: unknown) => error instanceof AirlockError && /over the 1\.0 MB cap on API documents/.test(error.message) && /--spec-max-mb/.test(error.hint ?? ''),
   );
-  // The memory cap of the preparing process (64 MB is too little for 20,000 operations).
+  // The memory cap of the preparing process (24 MB is too little for 5,000 operations).
   await assert.rejects(
     preparation.prepare({ spec, cacheDir }),
-    (error: unknown) => error instanceof AirlockError && /needs more than 64 MB to prepare/.test(error.message) && /--prepare-memory-mb/.test(error.hint ?? ''),
+    (error: unknown) => error instanceof AirlockError && /needs more than 24 MB to prepare/.test(error.message) && /--prepare-memory-mb/.test(error.hint ?? ''),
   );
 });
