@@ -10,8 +10,9 @@
 //
 //   node scripts/test.ts                 every tier (npm test)
 //   node scripts/test.ts lint unit       those tiers only (npm run test:quick: lint, typecheck, unit)
-//   --jobs N (AIRLOCK_TEST_JOBS)         processes at once (default 3); tests within a tier have their own
-//                                        concurrency (package.json)
+//   --jobs N (AIRLOCK_TEST_JOBS)         processes at once (default 3), lint and typecheck beside them, one at
+//                                        a time (Tier.beside); tests within a tier have their own concurrency
+//                                        (package.json)
 //   --verbose                            every tier's output, not only a failing one's
 //
 // Every tier has a deadline (deadlineMin): past it, its whole process group
@@ -35,6 +36,12 @@ interface Tier {
   deadlineMin: number;
   /** Set for its processes. */
   env?: Record<string, string>;
+  /**
+   * A check that runs on one thread and touches no port, data dir or keychain (lint, typecheck): it runs in a lane of
+   * its own beside the --jobs slots, one such check at a time, on the CPU the two longest tiers leave idle (measured:
+   * ~0.6 of the 2 cores, their time spent waiting on processes, sockets and npm).
+   */
+  beside?: boolean;
 }
 
 const BUILT = { AIRLOCK_TEST_CLI: 'built' };
@@ -50,8 +57,8 @@ const TIERS: Tier[] = [
   // run's critical path).
   { name: 'engines', script: 'test:engines', after: ['build'], deadlineMin: 12 },
   { name: 'unit', script: 'test:unit', shards: 2, after: ['build'], deadlineMin: 8 },
-  { name: 'lint', script: 'lint', after: ['build'], deadlineMin: 5 },
-  { name: 'typecheck', script: 'typecheck', after: ['build'], deadlineMin: 5 },
+  { name: 'lint', script: 'lint', after: ['build'], deadlineMin: 5, beside: true },
+  { name: 'typecheck', script: 'typecheck', after: ['build'], deadlineMin: 5, beside: true },
   { name: 'keychain', script: 'test:keychain', deadlineMin: 11 },
   { name: 'electron', script: 'test:electron', after: ['build'], deadlineMin: 8 },
 ];
@@ -181,8 +188,17 @@ function tierStatus(name: string): Status | 'running' | 'unselected' {
   return mine.length === (tier.shards ?? 1) ? 'passed' : 'running';
 }
 
-say(`${selected.map((t) => t.name).join(', ')}: ${jobs} processes at once; logs in ${logDir}`);
+const besideNames = selected
+  .filter((t) => t.beside)
+  .map((t) => t.name)
+  .join(' and ');
+say(
+  `${selected.map((t) => t.name).join(', ')}: ${jobs} processes at once${besideNames ? `, ${besideNames} beside them one at a time` : ''}; logs in ${logDir}`,
+);
 const running = new Set<Promise<void>>();
+/** The jobs running beside the slots (Tier.beside): one at a time. */
+const besideRunning = new Set<Promise<void>>();
+const slotsTaken = () => running.size - besideRunning.size;
 while (waiting.length > 0 || running.size > 0) {
   // A job whose prerequisite failed is not run; one whose prerequisite is not selected runs as is.
   for (const job of [...waiting]) {
@@ -195,15 +211,22 @@ while (waiting.length > 0 || running.size > 0) {
       say(`✖ ${job.name} not run: ${o.why}`);
     }
   }
-  const ready = waiting.find((j) => (j.tier.after ?? []).every((n) => ['passed', 'unselected'].includes(tierStatus(n))));
-  if (ready && running.size < jobs) {
+  const ready = waiting.find(
+    (j) =>
+      (j.tier.after ?? []).every((n) => ['passed', 'unselected'].includes(tierStatus(n))) &&
+      (slotsTaken() < jobs || (j.tier.beside === true && besideRunning.size === 0)),
+  );
+  if (ready) {
     waiting.splice(waiting.indexOf(ready), 1);
     const p: Promise<void> = run(ready).then((o) => {
       outcomes.push(o);
       report(o);
       running.delete(p);
+      besideRunning.delete(p);
     });
     running.add(p);
+    // A free slot if there is one (test:quick has them), else the lane beside the slots.
+    if (ready.tier.beside && slotsTaken() > jobs) besideRunning.add(p);
     continue;
   }
   if (running.size === 0) break;
@@ -224,7 +247,7 @@ for (const tier of selected) {
 }
 const failed = selected.filter((t) => tierStatus(t.name) !== 'passed');
 process.stdout.write(
-  `${'all'.padEnd(width)}  ${(failed.length ? 'failed' : 'passed').padEnd(9)}  ${seconds(total).padStart(8)}  (wall clock, ${jobs} at once)\n`,
+  `${'all'.padEnd(width)}  ${(failed.length ? 'failed' : 'passed').padEnd(9)}  ${seconds(total).padStart(8)}  (wall clock, ${jobs} at once${besideNames ? `, ${besideNames} beside them` : ''})\n`,
 );
 if (failed.length) process.stdout.write(`failed: ${failed.map((t) => `${t.name} (${tierStatus(t.name)})`).join(', ')}; logs in ${logDir}\n`);
 process.exit(failed.length ? 1 : 0);
