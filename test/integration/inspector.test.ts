@@ -1,9 +1,10 @@
 // An outside client: the MCP Inspector CLI drives `airlock stdio` (serving
-// the built-in demo API, the default profile).
+// the built-in demo API, the default profile), in each revision it speaks.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { CLI, NODE, ROOT, tempDir } from '../helpers/paths.ts';
 
 function inspector(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -22,20 +23,25 @@ function inspector(args: string[]): Promise<{ code: number | null; stdout: strin
   });
 }
 
-test('the MCP Inspector CLI lists the tools and calls search_docs', async (t) => {
-  const { dir, cleanup } = tempDir();
-  t.after(cleanup);
-  const server = [NODE, CLI, 'stdio', '--in-process', '--data-dir', dir];
-  const list = await inspector([...server, '--method', 'tools/list']);
-  assert.equal(list.code, 0, list.stderr);
-  const tools = JSON.parse(list.stdout).tools as { name: string; annotations?: { readOnlyHint?: boolean } }[];
-  assert.equal(tools[0]!.name, 'search_docs');
-  assert.equal(tools[0]!.annotations?.readOnlyHint, true);
-  const call = await inspector([...server, '--method', 'tools/call', '--tool-name', 'search_docs', '--tool-arg', 'query=supprimer un événement']);
-  assert.equal(call.code, 0, call.stderr);
-  const result = JSON.parse(call.stdout);
-  assert.equal(result.structuredContent.results[0].operationId, 'events.delete');
-});
+for (const era of ['legacy', 'modern'] as const)
+  test(`the MCP Inspector CLI (${era === 'modern' ? 'MCP 2026-07-28' : 'MCP 2025'}) lists the tools and calls search_docs`, async (t) => {
+    const { dir, cleanup } = tempDir();
+    t.after(cleanup);
+    // The server's stderr, at debug, says which revision the Inspector opened with.
+    const said = join(dir, 'stderr.log');
+    const server = ['--protocol-era', era, 'bash', '-c', `'${NODE}' '${CLI}' stdio --in-process --data-dir '${dir}' --log-level debug 2>>'${said}'`];
+    const list = await inspector([...server, '--method', 'tools/list']);
+    assert.equal(list.code, 0, list.stderr);
+    const tools = JSON.parse(list.stdout).tools as { name: string; annotations?: { readOnlyHint?: boolean } }[];
+    assert.equal(tools[0]!.name, 'search_docs');
+    assert.equal(tools[0]!.annotations?.readOnlyHint, true);
+    const call = await inspector([...server, '--method', 'tools/call', '--tool-name', 'search_docs', '--tool-arg', 'query=supprimer un événement']);
+    assert.equal(call.code, 0, call.stderr);
+    const result = JSON.parse(call.stdout);
+    assert.equal(result.structuredContent.results[0].operationId, 'events.delete');
+    const opened = readFileSync(said, 'utf8').match(/opened with [^\n]*/g) ?? [];
+    assert.deepEqual(opened, Array(2).fill(era === 'modern' ? 'opened with server/discover: MCP 2026-07-28' : 'opened with initialize: MCP 2025'));
+  });
 
 test('search_docs related: an outside client gets the operations that go with one', async (t) => {
   const { dir, cleanup } = tempDir();

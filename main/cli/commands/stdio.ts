@@ -140,8 +140,14 @@ async function inProcess(ctx: CliContext, scope: string[] | undefined): Promise<
   const transport = new LineLimitedStdioTransport(process.stdin, process.stdout, { log: (m) => mcpLog.warn(m), ...(read ? { early: read } : {}) });
   // The revision the client opens with: 2025 (initialize) or 2026-07-28 (server/discover, or the request envelope).
   const connection = serveStdioRevisions(transport, {
-    legacy: () => companion.createMcpServer('stdio', scope ? { scope } : {}),
-    modern: () => companion.createModernServer({ key: `stdio:${process.pid}`, scope }, 'stdio'),
+    legacy: () => {
+      mcpLog.debug('stdio opened with initialize: MCP 2025');
+      return companion.createMcpServer('stdio', scope ? { scope } : {});
+    },
+    modern: () => {
+      mcpLog.debug('stdio opened with server/discover: MCP 2026-07-28');
+      return companion.createModernServer({ key: `stdio:${process.pid}`, scope }, 'stdio');
+    },
     onerror: (error) => mcpLog.debug(`stdio: ${error.message}`),
   });
   onShutdown(async () => {
