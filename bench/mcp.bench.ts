@@ -107,13 +107,10 @@ async function inFlight20(client: RawMcpClient, total: number): Promise<number> 
   return (total / (performance.now() - started)) * 1000;
 }
 
-/** tools/list, search_docs and `return 1+1` over HTTP to the companion serving `dataDir`, in each revision, in turn. */
-async function byRevision(dataDir: string): Promise<[string, number[][]][]> {
-  const info = readServerInfo(dataDir);
-  if (!info) throw new Error(`no companion in ${dataDir}`);
-  const url = info.mcpUrl;
-  const token = readFileSync(join(dataDir, 'token'), 'utf8').trim();
-  const clients = [await startHttpClient(url, token, '2025-11-25'), await startHttpClient(url, token, '2026-07-28')];
+type Caller = { request(method: string): Promise<unknown>; call(name: string, args: Record<string, unknown>): Promise<unknown>; close(): Promise<void> };
+
+/** tools/list, search_docs and `return 1+1` through each client, in turn; the clients closed after. */
+async function threeCalls(clients: Caller[]): Promise<[string, number[][]][]> {
   try {
     for (const c of clients) await c.call('execute', { code: 'return 1+1' });
     return [
@@ -126,21 +123,22 @@ async function byRevision(dataDir: string): Promise<[string, number[][]][]> {
   }
 }
 
+/** tools/list, search_docs and `return 1+1` over HTTP to the companion serving `dataDir`, in each revision, in turn. */
+async function byRevision(dataDir: string): Promise<[string, number[][]][]> {
+  const info = readServerInfo(dataDir);
+  if (!info) throw new Error(`no companion in ${dataDir}`);
+  const url = info.mcpUrl;
+  const token = readFileSync(join(dataDir, 'token'), 'utf8').trim();
+  const clients = [await startHttpClient(url, token, '2025-11-25'), await startHttpClient(url, token, '2026-07-28')];
+  return threeCalls(clients);
+}
+
 /** The same calls over joined stdio to the companion serving `dataDir`, a client of each revision, in turn. */
 async function byStdioRevision(dataDir: string): Promise<[string, number[][]][]> {
   const open = (revision: '2025' | '2026-07-28') =>
     startRawClient({ command: process.execPath, args: [cli, 'stdio', '--data-dir', dataDir], cwd: root, timeoutMs: 60_000, revision });
   const clients = [await open('2025'), await open('2026-07-28')];
-  try {
-    for (const c of clients) await c.call('execute', { code: 'return 1+1' });
-    return [
-      ['tools/list', await interleaved(iterations, clients, (c) => c.request('tools/list'))],
-      ['search_docs (mock)', await interleaved(iterations, clients, (c) => c.call('search_docs', { query: 'list items' }))],
-      ['execute 1+1', await interleaved(iterations, clients, (c) => c.call('execute', { code: 'return 1+1' }))],
-    ];
-  } finally {
-    for (const c of clients) await c.close();
-  }
+  return threeCalls(clients);
 }
 
 // ---- the floor, and the floor behind one relay process ---------------------

@@ -54,6 +54,30 @@ async function modernStdioClient(name: string, args: string[], env: Record<strin
   return client;
 }
 
+/**
+ * A mutation `client` (declaring `name`) runs is held for a person (answered "held" after 1 s): `other` presenting its
+ * id is told there is no such run; once approved, `client` collects it, and exactly one mutation reached the API.
+ */
+async function heldRunIsItsCallers(client: ModernClient, other: ModernClient, name: string): Promise<void> {
+  const before = echo.received.filter((r) => r.method !== 'GET').length;
+  const requested = waitForEvent(control, 'approval-requested', (e) => e.approval.request.caller.clientName === name);
+  const first = (await client.callTool({
+    name: 'execute',
+    arguments: { code: `return (await api.items.create({ body: { name: '${name}' } })).status;` },
+  })) as Result;
+  const { approval } = await requested;
+  assert.equal(approval.request.caller.protocolVersion, MODERN);
+  const held = first.structuredContent?.held as { id: string } | undefined;
+  assert.ok(held, `answered "held": ${textOf(first)}`);
+  const stolen = (await other.callTool({ name: 'execute', arguments: { resume: held.id } })) as Result;
+  assert.equal(stolen.isError, true);
+  assert.match(textOf(stolen), /no run/);
+  await control.call('approvals.decide', { id: approval.id, decision: 'approve', scope: 'once' });
+  const resumed = (await client.callTool({ name: 'execute', arguments: { resume: held.id } })) as Result;
+  assert.equal(textOf(resumed), '201', textOf(resumed));
+  assert.equal(echo.received.filter((r) => r.method !== 'GET').length, before + 1, 'exactly one mutation reached the API');
+}
+
 /** One raw JSON-RPC POST to /mcp with the token, as a client that writes its own requests. */
 async function post(body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: Record<string, unknown> }> {
   const response = await fetch(server.mcpUrl, {
@@ -160,23 +184,8 @@ test(
     t.after(() => client.close());
     const other = await modernClient({ pin: MODERN }, 'modern-other', `${server.mcpUrl}?api=custom`);
     t.after(() => other.close());
-    const before = echo.received.filter((r) => r.method !== 'GET').length;
-    const requested = waitForEvent(control, 'approval-requested');
-    const first = (await client.callTool({
-      name: 'execute',
-      arguments: { code: `const r = await api.items.create({ body: { name: 'modern' } }); return r.status;` },
-    })) as Result;
-    const { approval } = await requested;
-    const held = first.structuredContent?.held as { id: string } | undefined;
-    assert.ok(held, `answered "held": ${textOf(first)}`);
     // Another scope is another caller: it cannot collect the run, whoever it says it is.
-    const stolen = (await other.callTool({ name: 'execute', arguments: { resume: held.id } })) as Result;
-    assert.equal(stolen.isError, true);
-    assert.match(textOf(stolen), /no run/);
-    await control.call('approvals.decide', { id: approval.id, decision: 'approve', scope: 'once' });
-    const resumed = (await client.callTool({ name: 'execute', arguments: { resume: held.id } })) as Result;
-    assert.equal(textOf(resumed), '201', textOf(resumed));
-    assert.equal(echo.received.filter((r) => r.method !== 'GET').length, before + 1, 'exactly one mutation reached the API');
+    await heldRunIsItsCallers(client, other, 'modern-held');
   },
 );
 
@@ -454,23 +463,7 @@ test(
     // A held mutation (answered "held" after 1 s) belongs to this pipe: another pipe, whatever it declares, gets "no run".
     const other = await modernStdioClient('v2-stdio-joined', ['--data-dir', dataDir]);
     t.after(() => other.close());
-    const before = echo.received.filter((r) => r.method !== 'GET').length;
-    const requested = waitForEvent(control, 'approval-requested', (e) => e.approval.request.caller.clientName === 'v2-stdio-joined');
-    const first = (await client.callTool({
-      name: 'execute',
-      arguments: { code: `return (await api.items.create({ body: { name: 'stdio-modern' } })).status;` },
-    })) as Result;
-    const { approval } = await requested;
-    assert.equal(approval.request.caller.protocolVersion, MODERN);
-    const held = first.structuredContent?.held as { id: string } | undefined;
-    assert.ok(held, `answered "held": ${textOf(first)}`);
-    const stolen = (await other.callTool({ name: 'execute', arguments: { resume: held.id } })) as Result;
-    assert.equal(stolen.isError, true);
-    assert.match(textOf(stolen), /no run/);
-    await control.call('approvals.decide', { id: approval.id, decision: 'approve', scope: 'once' });
-    const resumed = (await client.callTool({ name: 'execute', arguments: { resume: held.id } })) as Result;
-    assert.equal(textOf(resumed), '201', textOf(resumed));
-    assert.equal(echo.received.filter((r) => r.method !== 'GET').length, before + 1, 'exactly one mutation reached the API');
+    await heldRunIsItsCallers(client, other, 'v2-stdio-joined');
   },
 );
 

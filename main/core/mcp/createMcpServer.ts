@@ -88,9 +88,9 @@ const sharedValidator: jsonSchemaValidator = {
 /**
  * One notifications/tools/list_changed per change: the SDK sends one for every tool registered, updated or
  * removed, so a direct-tools toggle (a dozen tools) or an API change (two descriptions) sent many. Every change
- * made in the same turn of the event loop is told once, after it.
+ * made in the same turn of the event loop is told once, after it. A server of either SDK line.
  */
-function coalesceToolListChanged(server: McpServer): void {
+function coalesceToolListChanged(server: { sendToolListChanged(): void; isConnected(): boolean }): void {
   const send = server.sendToolListChanged.bind(server);
   let queued = false;
   server.sendToolListChanged = () => {
@@ -160,20 +160,6 @@ export function refreshModernTools(server: ModernMcpServer): void {
   modernRefreshers.get(server)?.();
 }
 
-/** As coalesceToolListChanged, for a server of the v2 SDK: every change made in one turn of the event loop is told once. */
-function coalesceModernToolListChanged(server: ModernMcpServer): void {
-  const send = server.sendToolListChanged.bind(server);
-  let queued = false;
-  server.sendToolListChanged = () => {
-    if (queued || !server.isConnected()) return;
-    queued = true;
-    setImmediate(() => {
-      queued = false;
-      send();
-    });
-  };
-}
-
 /**
  * A server of the 2026-07-28 revision (the v2 SDK) — over HTTP for one request, over stdio for one connection — with
  * the same instructions and tools as a session's server of the 2025 revision, described as they are now: the APIs in
@@ -219,7 +205,7 @@ export async function createModernMcpServer(
       instructions: serverInstructions({ apis: options.named?.() ?? options.apis().map(namedOf), hasExecute: options.hasExecute ?? false }),
     },
   );
-  coalesceModernToolListChanged(server);
+  coalesceToolListChanged(server);
   const tools = modernTools(server, caller, {
     transport: options.transport,
     report: options.onToolCall,
