@@ -63,17 +63,24 @@ test('claude-code: add through its CLI, `claude mcp list` connects, remove and u
   assert.match((await claude(home, ['mcp', 'list'])).out, /airlock: .* - ✔ Connected/, 'undo brought the entry back');
 });
 
+/** A HOME of its own for the `claude` CLI, and a companion serving the demo API in a data dir of its own. */
+async function claudeBesideCompanion(t: { after(fn: () => unknown): void }) {
+  const { dir, cleanup } = tempDir();
+  t.after(cleanup);
+  const home = join(dir, 'home');
+  mkdirSync(home);
+  const data = join(dir, 'data');
+  const server = await serve(data, []);
+  t.after(() => server.stop());
+  return { home, data, server };
+}
+
 test(
   'claude-code over HTTP speaks MCP 2026-07-28 with the companion: `claude mcp list` connects through server/discover, with no 2025 session',
   { timeout: 180_000 },
   async (t) => {
     if (!requireTools(t, CLAUDE_CLI)) return;
-    const { dir, cleanup } = tempDir();
-    t.after(cleanup);
-    const home = join(dir, 'home');
-    mkdirSync(home);
-    const server = await serve(join(dir, 'data'), []);
-    t.after(() => server.stop());
+    const { home, data, server } = await claudeBesideCompanion(t);
     const added = await claude(home, [
       'mcp',
       'add',
@@ -89,7 +96,7 @@ test(
     assert.equal(added.code, 0, added.out);
     const listed = await claude(home, ['mcp', 'list']);
     assert.match(listed.out, /airlock-http: http:\/\/127\.0\.0\.1:\d+\/mcp \(HTTP\) - ✔ Connected/, listed.out);
-    const control = controlClient(join(dir, 'data'), server.url);
+    const control = controlClient(data, server.url);
     const discover = await control.call('logs.query', { grep: 'server/discover from' });
     assert.ok(
       discover.some((e) => /server\/discover from claude-code/i.test(e.message)),
@@ -108,13 +115,7 @@ test(
   { timeout: 180_000 },
   async (t) => {
     if (!requireTools(t, CLAUDE_CLI)) return;
-    const { dir, cleanup } = tempDir();
-    t.after(cleanup);
-    const home = join(dir, 'home');
-    mkdirSync(home);
-    const data = join(dir, 'data');
-    const server = await serve(data, []);
-    t.after(() => server.stop());
+    const { home, data, server } = await claudeBesideCompanion(t);
     const added = await claude(home, ['mcp', 'add', '--scope', 'user', 'airlock-stdio', '--', NODE, CLI, 'stdio', '--data-dir', data]);
     assert.equal(added.code, 0, added.out);
     const listed = await claude(home, ['mcp', 'list']);
