@@ -102,3 +102,48 @@ export async function waitOnClientClock<T>(clock: ClientClock, start: (told: () 
   }
   return call;
 }
+
+/** How a progress-keeping call is made (the same in both SDK lines): its idle limit, reset by each message. */
+export interface ProgressCallOptions {
+  timeout: number;
+  resetTimeoutOnProgress: true;
+  maxTotalTimeout: number;
+  onprogress: (progress: { message?: string }) => void;
+}
+
+/**
+ * A call that waits for a person, made by a client whose idle limit is `idleMs`, reset by each progress message, on
+ * the client's own clock (waitOnClientClock): `approve` runs once the client was told three times. Resolves with the
+ * call's result, every message it was told, and how far the client's clock moved; real timers are back after.
+ */
+export async function heldCallWithProgress<T>(
+  idleMs: number,
+  call: (options: ProgressCallOptions) => Promise<T>,
+  approve: () => Promise<unknown>,
+): Promise<{ result: T; messages: string[]; waitedMs: number }> {
+  const clock = clientClock(idleMs);
+  const messages: string[] = [];
+  let decided: Promise<unknown> | undefined;
+  try {
+    const result = await waitOnClientClock(
+      clock,
+      (told) =>
+        call({
+          timeout: idleMs,
+          resetTimeoutOnProgress: true,
+          maxTotalTimeout: 80_000,
+          onprogress: (progress) => {
+            messages.push(progress.message ?? '');
+            told();
+          },
+        }),
+      () => {
+        if (messages.length >= 3 && !decided) decided = approve();
+      },
+    );
+    await decided;
+    return { result, messages, waitedMs: clock.now };
+  } finally {
+    clock.off();
+  }
+}

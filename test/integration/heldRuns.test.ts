@@ -14,7 +14,7 @@ import { httpClient } from '../helpers/mcpClients.ts';
 import { controlClient, waitForEvent, waitForStoppedWaiting } from '../helpers/control.ts';
 import { startEchoApi, writeEchoSpec, type EchoApi } from '../helpers/echoApi.ts';
 import { CLI, NODE, ROOT, tempDir } from '../helpers/paths.ts';
-import { clientClock, waitOnClientClock } from '../helpers/clientClock.ts';
+import { heldCallWithProgress } from '../helpers/clientClock.ts';
 import type { ControlClient } from '../../main/core/control/controlClient.ts';
 
 let echo: EchoApi;
@@ -171,39 +171,23 @@ test('a client that handles progress keeps waiting past its idle limit and recei
   t.after(() => control.call('settings.update', { values: { approvalReplyAfterMs: REPLY_AFTER_MS, approvalProgressEveryMs: 10_000 } }));
   const client = await httpClient(server.mcpUrl, server.token, 'patient-client');
   t.after(() => client.close());
-  const messages: string[] = [];
   const requested = waitForEvent(control, 'approval-requested');
   // Idle limit 12 s, reset by each progress notification (Claude Code's behaviour); Airlock tells it at once and
   // every second. The client's 12 s pass on its own clock: each time a message sets its deadline again, the clock
   // moves to 1 ms before it, so the client waits as long as it would without a message, whatever the load here.
+  // The person decides once the client was told three times (at once, then twice a second apart).
   const IDLE_MS = 12_000;
-  const clock = clientClock(IDLE_MS);
-  let result: CallToolResult;
-  try {
-    // The person decides once the client was told three times (at once, then twice a second apart).
-    let decided: Promise<unknown> | undefined;
-    result = await waitOnClientClock(
-      clock,
-      (told) =>
-        client.callTool({ name: 'execute', arguments: { code: `const r = await api.items.delete({ path: { id: '9' } }); return r.status;` } }, undefined, {
-          timeout: IDLE_MS,
-          resetTimeoutOnProgress: true,
-          maxTotalTimeout: 80_000,
-          onprogress: (p) => {
-            messages.push(p.message ?? '');
-            told();
-          },
-        }) as Promise<CallToolResult>,
-      () => {
-        if (messages.length >= 3 && !decided)
-          decided = requested.then(({ approval }) => control.call('approvals.decide', { id: approval.id, decision: 'approve', scope: 'once' }));
-      },
-    );
-    await decided;
-  } finally {
-    clock.off();
-  }
-  assert.ok(clock.now >= 2 * IDLE_MS, `it waited past twice its idle limit (${clock.now} ms of the client's clock)`);
+  const { result, messages, waitedMs } = await heldCallWithProgress(
+    IDLE_MS,
+    (options) =>
+      client.callTool(
+        { name: 'execute', arguments: { code: `const r = await api.items.delete({ path: { id: '9' } }); return r.status;` } },
+        undefined,
+        options,
+      ) as Promise<CallToolResult>,
+    () => requested.then(({ approval }) => control.call('approvals.decide', { id: approval.id, decision: 'approve', scope: 'once' })),
+  );
+  assert.ok(waitedMs >= 2 * IDLE_MS, `it waited past twice its idle limit (${waitedMs} ms of the client's clock)`);
   assert.equal(heldOf(result), undefined);
   assert.equal(textOf(result), '200');
   assert.ok(messages.length >= 3, `told at once and then every second (${messages.length} messages)`);

@@ -20,7 +20,7 @@ import { httpClient, execute } from '../helpers/mcpClients.ts';
 import { controlClient, waitForEvent } from '../helpers/control.ts';
 import { startEchoApi, writeEchoSpec, type EchoApi } from '../helpers/echoApi.ts';
 import { tempDir } from '../helpers/paths.ts';
-import { clientClock, waitOnClientClock } from '../helpers/clientClock.ts';
+import { heldCallWithProgress } from '../helpers/clientClock.ts';
 import type { ControlClient } from '../../main/core/control/controlClient.ts';
 
 const MODERN = '2026-07-28';
@@ -354,40 +354,20 @@ test(
     t.after(() => control.call('settings.update', { values: { approvalReplyAfterMs: 1_000, approvalProgressEveryMs: 10_000 } }));
     const client = await modernClient({ pin: MODERN }, 'modern-patient');
     t.after(() => client.close());
-    const messages: string[] = [];
     const requested = waitForEvent(control, 'approval-requested');
     // Idle limit 12 s, reset by each progress notification; the client's 12 s pass on its own clock (as in
     // heldRuns.test.ts): each time a message sets its deadline again, the clock moves to 1 ms before it.
     const IDLE_MS = 12_000;
-    const clock = clientClock(IDLE_MS);
-    let result: Result;
-    try {
-      let decided: Promise<unknown> | undefined;
-      result = await waitOnClientClock(
-        clock,
-        (told) =>
-          client.callTool(
-            { name: 'execute', arguments: { code: `const r = await api.items.create({ body: { name: 'patient' } }); return r.status;` } },
-            {
-              timeout: IDLE_MS,
-              resetTimeoutOnProgress: true,
-              maxTotalTimeout: 80_000,
-              onprogress: (p) => {
-                messages.push(p.message ?? '');
-                told();
-              },
-            },
-          ) as Promise<Result>,
-        () => {
-          if (messages.length >= 3 && !decided)
-            decided = requested.then(({ approval }) => control.call('approvals.decide', { id: approval.id, decision: 'approve', scope: 'once' }));
-        },
-      );
-      await decided;
-    } finally {
-      clock.off();
-    }
-    assert.ok(clock.now >= 2 * IDLE_MS, `it waited past twice its idle limit (${clock.now} ms of the client's clock)`);
+    const { result, messages, waitedMs } = await heldCallWithProgress(
+      IDLE_MS,
+      (options) =>
+        client.callTool(
+          { name: 'execute', arguments: { code: `const r = await api.items.create({ body: { name: 'patient' } }); return r.status;` } },
+          options,
+        ) as Promise<Result>,
+      () => requested.then(({ approval }) => control.call('approvals.decide', { id: approval.id, decision: 'approve', scope: 'once' })),
+    );
+    assert.ok(waitedMs >= 2 * IDLE_MS, `it waited past twice its idle limit (${waitedMs} ms of the client's clock)`);
     assert.equal(textOf(result), '201', textOf(result));
     assert.ok(messages.length >= 3, `told at once and then every second (${messages.length} messages)`);
     assert.ok(
