@@ -320,6 +320,25 @@ check(a);`),
   }
 });
 
+test('the console formatting and error helpers are compiled only by a run that prints or fails, with the built-ins captured before the code ran', async (t) => {
+  const own = createQuickJsEngine({ poolSize: 1 });
+  t.after(() => own.close());
+  value(await own.run(request('const r = await api.events.list({ query: { limit: 1 } }); return r.status;')));
+  assert.equal(own.stats().preludeExtrasCompiled, 0, 'a run that calls the API and returns compiles none of them');
+
+  // The code replaces the built-ins the formatting would use; what it prints is formatted as before.
+  const printed = await own.run(request('JSON.stringify = () => "tampered"; String = null; console.log("n", { a: [1, 2n] }); return 1;'));
+  assert.equal(value(printed), 1);
+  assert.equal(printed.console[0]!.text, 'n {"a":[1,"2n"]}');
+  assert.equal(own.stats().preludeExtrasCompiled, 1);
+
+  const thrown = failure(await own.run(request('Error.prototype.toString = null;\nthrow new RangeError("out")')));
+  assert.equal(thrown.message, 'RangeError: out');
+  assert.match(thrown.stack ?? '', /execute\.js:2:/);
+  assert.doesNotMatch(thrown.stack ?? '', /airlock-client\.js/, 'no frame of the prelude or its extras');
+  assert.equal(own.stats().preludeExtrasCompiled, 2);
+});
+
 test('a return value that is not JSON is a clear runtime error', async () => {
   const error = failure(await engine.run(request('const a = {}; a.self = a; return a;')));
   assert.equal(error.kind, 'runtime');

@@ -129,6 +129,9 @@ export const GUEST_INTRINSICS_SOURCE = String.raw`
   var ErrorCtor = Error;
   var TypeErrorCtor = TypeError;`;
 
+/** The names GUEST_INTRINSICS_SOURCE binds, in order: what a prelude hands code it compiles later. */
+export const GUEST_INTRINSIC_NAMES: readonly string[] = [...GUEST_INTRINSICS_SOURCE.matchAll(/var (\w+) =/g)].map((m) => m[1]!);
+
 export const GUEST_COMMON_SOURCE = String.raw`
   var ARG_KEYS = ['path', 'query', 'body', 'headers', 'cookies'];
   var LEVELS = ['log', 'info', 'warn', 'error', 'debug'];
@@ -145,46 +148,6 @@ export const GUEST_COMMON_SOURCE = String.raw`
       })(LEVELS[l]);
     }
     return consoleObject;
-  }
-
-  function bigintReplacer(_key, value) {
-    return typeof value === 'bigint' ? value.toString() + 'n' : value;
-  }
-
-  function formatValue(value) {
-    switch (typeof value) {
-      case 'string': return value;
-      case 'undefined': return 'undefined';
-      case 'function': return '[Function: ' + (value.name || 'anonymous') + ']';
-      case 'symbol': return value.toString();
-      case 'bigint': return value.toString() + 'n';
-      case 'object': {
-        if (value === null) return 'null';
-        if (value instanceof ErrorCtor) {
-          var head = value.name + ': ' + value.message;
-          var frames = cleanStackOf(value);
-          return frames ? head + '\n' + frames : head;
-        }
-        try {
-          var json = stringify(value, bigintReplacer);
-          return json === undefined ? StringCtor(value) : json;
-        } catch (error) {
-          return '[Circular]';
-        }
-      }
-      default: return StringCtor(value);
-    }
-  }
-
-  function formatArgs(args, room) {
-    var text = '';
-    for (var i = 0; i < args.length; i++) {
-      var part;
-      try { part = formatValue(args[i]); } catch (error) { part = '[unprintable]'; }
-      text += (i === 0 ? '' : ' ') + part;
-      if (text.length > room) break;
-    }
-    return text.length > room ? text.slice(0, room + 1) : text;
   }
 
   function isToolOperation(operationId) {
@@ -260,17 +223,6 @@ export const GUEST_COMMON_SOURCE = String.raw`
     return target;
   }
 
-  function unavailableClient(error) {
-    var answer = function () {
-      return PromiseCtor.resolve({ data: null, error: { code: StringCtor(error.code), message: StringCtor(error.message) }, status: 0 });
-    };
-    var proxy = new ProxyCtor(function () {}, {
-      get: function (target, key) { return key === 'then' ? undefined : proxy; },
-      apply: answer
-    });
-    return proxy;
-  }
-
   function bindRoots(target, roots, makeMethod, children) {
     for (var r = 0; r < roots.length; r++) {
       (function (rootIndex, root) {
@@ -282,5 +234,63 @@ export const GUEST_COMMON_SOURCE = String.raw`
         for (var g = 0; g < root.globals.length; g++) lazy(target, root.globals[g], false, make);
       })(r, roots[r]);
     }
+  }
+`;
+
+/**
+ * The guest-side JavaScript a run needs only when it prints, fails or reaches an API that is unavailable: console
+ * formatting, the clean text of a thrown value, the stand-in client. The QuickJS prelude compiles it on first use (its
+ * compile is most of a sandbox's set-up); the subprocess engines splice it in with the rest.
+ */
+export const GUEST_FORMAT_SOURCE = String.raw`
+  function bigintReplacer(_key, value) {
+    return typeof value === 'bigint' ? value.toString() + 'n' : value;
+  }
+
+  function formatValue(value) {
+    switch (typeof value) {
+      case 'string': return value;
+      case 'undefined': return 'undefined';
+      case 'function': return '[Function: ' + (value.name || 'anonymous') + ']';
+      case 'symbol': return value.toString();
+      case 'bigint': return value.toString() + 'n';
+      case 'object': {
+        if (value === null) return 'null';
+        if (value instanceof ErrorCtor) {
+          var head = value.name + ': ' + value.message;
+          var frames = cleanStackOf(value);
+          return frames ? head + '\n' + frames : head;
+        }
+        try {
+          var json = stringify(value, bigintReplacer);
+          return json === undefined ? StringCtor(value) : json;
+        } catch (error) {
+          return '[Circular]';
+        }
+      }
+      default: return StringCtor(value);
+    }
+  }
+
+  function formatArgs(args, room) {
+    var text = '';
+    for (var i = 0; i < args.length; i++) {
+      var part;
+      try { part = formatValue(args[i]); } catch (error) { part = '[unprintable]'; }
+      text += (i === 0 ? '' : ' ') + part;
+      if (text.length > room) break;
+    }
+    return text.length > room ? text.slice(0, room + 1) : text;
+  }
+
+  function unavailableClient(error) {
+    var answer = function () {
+      return PromiseCtor.resolve({ data: null, error: { code: StringCtor(error.code), message: StringCtor(error.message) }, status: 0 });
+    };
+    var proxy = new ProxyCtor(function () {}, {
+      get: function (target, key) { return key === 'then' ? undefined : proxy; },
+      apply: answer
+    });
+    return proxy;
   }
 `;

@@ -12,12 +12,22 @@
 // What it shares with the subprocess engines' prelude (formatting, argument
 // checks, the client tree) comes from ../guestClient.ts.
 //
+// Two parts. QuickJS compiles a prelude in full each time (no lazy parsing,
+// and no compiled form that can move to a fresh context), and that compile
+// was most of a sandbox's set-up: ~1.7 ms of a worker's ~2.4 ms per run here.
+// So PRELUDE_SOURCE holds what every run uses (the client, the console's
+// methods, the return value's serialisation), and PRELUDE_EXTRAS_SOURCE what
+// a run needs only when it prints, fails or reaches an unavailable API
+// (formatting, a thrown value's clean text, the stand-in client): the host's
+// `hostExtras()` compiles it on first use, under the prelude's file name, and
+// the prelude hands it the built-ins it captured first.
+//
 // What the guest sees of a failed call path: frames in the prelude's own file
 // and the wrapper's top-level frame are dropped, and columns on line 1 are
 // shifted back by the wrapper's prefix, so every frame points at the caller's
 // code as they wrote it.
 
-import { GUEST_COMMON_SOURCE, GUEST_INTRINSICS_SOURCE } from '../guestClient.ts';
+import { GUEST_COMMON_SOURCE, GUEST_FORMAT_SOURCE, GUEST_INTRINSIC_NAMES, GUEST_INTRINSICS_SOURCE } from '../guestClient.ts';
 
 /** File name of the caller's code: stacks read `execute.js:<line>:<column>`. */
 export const GUEST_FILENAME = 'execute.js';
@@ -27,37 +37,34 @@ export const PRELUDE_FILENAME = 'airlock-client.js';
 export const WRAPPER_PREFIX = '(async function () {';
 export const WRAPPER_SUFFIX = '\n})()';
 
-/** Evaluates to a function `(hostCall, hostWrite, hostShape, room, rootsJson) => helpers`; rootsJson: [{ idPrefix, globals }]. */
-export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostWrite, hostShape, initialRoom, rootsJson) {
+const INTRINSICS = GUEST_INTRINSIC_NAMES.join(', ');
+
+/**
+ * Evaluates to a function `(hostCall, hostWrite, hostShape, hostExtras, room, rootsJson) => helpers`; rootsJson:
+ * [{ idPrefix, globals }]. `hostExtras()` returns PRELUDE_EXTRAS_SOURCE evaluated.
+ */
+export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostWrite, hostShape, hostExtras, initialRoom, rootsJson) {
   'use strict';${GUEST_INTRINSICS_SOURCE}
-  var PREFIX_LENGTH = ${WRAPPER_PREFIX.length};
   var room = initialRoom;
+  var extrasMade;
 
-
-  function cleanStack(stack) {
-    if (typeof stack !== 'string') return '';
-    var lines = stack.split('\n');
-    var kept = [];
-    for (var i = 0; i < lines.length; i++) {
-      var line = lines[i];
-      if (line.trim() === '') continue;
-      if (line.indexOf('${PRELUDE_FILENAME}') !== -1) continue;
-      if (line.indexOf('at <eval> (${GUEST_FILENAME}:') !== -1) continue;
-      kept.push(line.replace(/${GUEST_FILENAME.replace('.', '\\.')}:1:(\d+)/, function (_, column) {
-        return '${GUEST_FILENAME}:1:' + Math.max(1, Number(column) - PREFIX_LENGTH);
-      }));
-    }
-    return kept.join('\n');
+  function extras() {
+    if (extrasMade === undefined) extrasMade = hostExtras()(${INTRINSICS});
+    return extrasMade;
   }
 
-  function cleanStackOf(error) {
-    return cleanStack(error.stack);
+  function formatValue(value) {
+    return extras().formatValue(value);
+  }
+
+  function unavailableClient(error) {
+    return extras().unavailableClient(error);
   }
 ${GUEST_COMMON_SOURCE}
   function write(level, args) {
     // room is in bytes and a character is at least one byte: more characters
     // than room is over the budget for sure; the host measures the rest.
-    room = hostWrite(level, formatArgs(args, room));
+    room = hostWrite(level, extras().formatArgs(args, room));
   }
 
   var consoleObject = makeConsole(write);
@@ -84,6 +91,41 @@ ${GUEST_COMMON_SOURCE}
       if (json === undefined) return undefined;
       return json.length > budget ? -1 : json;
     },
+    describe: function (error) {
+      return extras().describe(error);
+    },
+  };
+})`;
+
+/** Evaluates to a function of the captured built-ins (GUEST_INTRINSIC_NAMES) that returns { formatValue, formatArgs, unavailableClient, describe }. */
+export const PRELUDE_EXTRAS_SOURCE = String.raw`(function (${INTRINSICS}) {
+  'use strict';
+  var PREFIX_LENGTH = ${WRAPPER_PREFIX.length};
+
+  function cleanStack(stack) {
+    if (typeof stack !== 'string') return '';
+    var lines = stack.split('\n');
+    var kept = [];
+    for (var i = 0; i < lines.length; i++) {
+      var line = lines[i];
+      if (line.trim() === '') continue;
+      if (line.indexOf('${PRELUDE_FILENAME}') !== -1) continue;
+      if (line.indexOf('at <eval> (${GUEST_FILENAME}:') !== -1) continue;
+      kept.push(line.replace(/${GUEST_FILENAME.replace('.', '\\.')}:1:(\d+)/, function (_, column) {
+        return '${GUEST_FILENAME}:1:' + Math.max(1, Number(column) - PREFIX_LENGTH);
+      }));
+    }
+    return kept.join('\n');
+  }
+
+  function cleanStackOf(error) {
+    return cleanStack(error.stack);
+  }
+${GUEST_FORMAT_SOURCE}
+  return {
+    formatValue: formatValue,
+    formatArgs: formatArgs,
+    unavailableClient: unavailableClient,
     describe: function (error) {
       if (error instanceof ErrorCtor) {
         return stringify({

@@ -146,4 +146,6 @@ export type WorkerToHost =
       recycle: boolean;
       /** Namespaces of the client the run built (what its code reached). */
       clientNamespaces: number;
+      /** The run compiled the prelude's extras (it printed, failed or reached an unavailable API). */
+      extrasCompiled: boolean;
     };

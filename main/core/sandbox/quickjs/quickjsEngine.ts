@@ -91,6 +91,8 @@ export interface QuickJsEngineStats {
   shapesSent: number;
   /** Namespaces of clients that runs built (a run builds only what its code reaches: none for code that calls nothing). */
   clientNamespacesBuilt: number;
+  /** Runs that compiled the prelude's extras: those that printed, failed or reached an unavailable API (guestPrelude.ts). */
+  preludeExtrasCompiled: number;
 }
 
 export interface QuickJsEngine extends SandboxEngine {
@@ -163,7 +165,7 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
   let closed = false;
   let nextSeq = 0;
   /** What stats() reports beside the pool's. */
-  const counts = { shapesSent: 0, clientNamespacesBuilt: 0 };
+  const counts = { shapesSent: 0, clientNamespacesBuilt: 0, extrasCompiled: 0 };
   const pool: WorkerPool<ActiveRun> = new WorkerPool<ActiveRun>({
     log,
     workerUrl: options.workerUrl ?? defaultWorkerUrl(),
@@ -233,6 +235,11 @@ export function createQuickJsEngine(options: QuickJsEngineOptions = {}): QuickJs
     run,
     warmUp,
     close,
-    stats: () => ({ ...pool.stats(), shapesSent: counts.shapesSent, clientNamespacesBuilt: counts.clientNamespacesBuilt }),
+    stats: () => ({
+      ...pool.stats(),
+      shapesSent: counts.shapesSent,
+      clientNamespacesBuilt: counts.clientNamespacesBuilt,
+      preludeExtrasCompiled: counts.extrasCompiled,
+    }),
   };
 }

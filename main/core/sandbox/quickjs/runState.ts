@@ -68,13 +68,14 @@ export function setUp(message: RunMessage, sandbox: Sandbox<Run>, shapes: ShapeC
     sandbox.hostCall,
     sandbox.hostWrite,
     sandbox.hostShape,
+    sandbox.hostExtras,
     context.newNumber(message.limits.outputBytes),
     context.newString(
       JSON.stringify(message.roots.map((r) => ({ idPrefix: r.idPrefix, globals: r.globals, ...(r.unavailable ? { unavailable: r.unavailable } : {}) }))),
     ),
   ];
   const made = context.callFunction(sandbox.prelude, context.undefined, args);
-  for (const handle of args.slice(3)) handle.dispose();
+  for (const handle of args.slice(4)) handle.dispose();
   if (made.error) {
     made.error.dispose();
     throw new Error('the client prelude failed to run');

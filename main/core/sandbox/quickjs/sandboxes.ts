@@ -16,7 +16,7 @@ import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } from 'quick
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
 import { WASM_MIN_PAGES, WASM_PAGE, releasePages, reservePages } from './protocol.ts';
 import { Wasm, type WasmMemory, type WasmModule } from './wasm.ts';
-import { PRELUDE_FILENAME, PRELUDE_SOURCE } from './guestPrelude.ts';
+import { PRELUDE_EXTRAS_SOURCE, PRELUDE_FILENAME, PRELUDE_SOURCE } from './guestPrelude.ts';
 
 /**
  * An instance serves at most this many runs (each in its own runtime) before a
@@ -72,8 +72,10 @@ export interface Sandbox<R> {
   hostCall: QuickJSHandle;
   hostWrite: QuickJSHandle;
   hostShape: QuickJSHandle;
-  /** The run the bridge functions and the interrupt handler serve. */
-  binding: { run?: R };
+  /** Compiles the prelude's extras (guestPrelude.ts) when the run first needs them. */
+  hostExtras: QuickJSHandle;
+  /** The run the bridge functions and the interrupt handler serve; whether it needed the prelude's extras. */
+  binding: { run?: R; extrasCompiled?: boolean };
 }
 
 /** What the bridge functions and the interrupt handler do for the run bound to a sandbox. */
@@ -188,7 +190,7 @@ function openSandbox<R extends { finished: boolean }>(instance: Instance, bridge
   instance.runs++;
   const runtime = instance.module.newRuntime();
   const context = runtime.newContext();
-  const binding: { run?: R } = {};
+  const binding: Sandbox<R>['binding'] = {};
   runtime.setInterruptHandler(() => {
     const run = binding.run;
     return run ? bridge.interrupt(run) : false;
@@ -209,12 +211,18 @@ function openSandbox<R extends { finished: boolean }>(instance: Instance, bridge
     if (!run || run.finished) throw new Error('The run has ended');
     return context.newString(bridge.shape(run, context.getNumber(rootHandle), context.getString(pathHandle)));
   });
+  const hostExtras = context.newFunction('extras', () => {
+    binding.extrasCompiled = true;
+    const extras = context.evalCode(PRELUDE_EXTRAS_SOURCE, PRELUDE_FILENAME, { type: 'global' });
+    if (extras.error) return { error: extras.error };
+    return extras.value;
+  });
   const prelude = context.evalCode(PRELUDE_SOURCE, PRELUDE_FILENAME, { type: 'global' });
   if (prelude.error) {
     prelude.error.dispose();
     throw new Error('the client prelude failed to evaluate');
   }
-  return { instance, runtime, context, prelude: prelude.value, hostCall, hostWrite, hostShape, binding };
+  return { instance, runtime, context, prelude: prelude.value, hostCall, hostWrite, hostShape, hostExtras, binding };
 }
 
 /**
@@ -240,6 +248,7 @@ function release<R>(run: Leftovers<R>): Instance | undefined {
       sandbox.hostCall,
       sandbox.hostWrite,
       sandbox.hostShape,
+      sandbox.hostExtras,
     ]) {
       if (handle?.alive) handle.dispose();
     }

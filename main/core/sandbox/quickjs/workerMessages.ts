@@ -17,7 +17,7 @@ const RECYCLE_WASM_BYTES = 32 * 1024 * 1024;
 export interface MessageContext {
   log: Logger;
   pool: WorkerPool<ActiveRun>;
-  built: { clientNamespacesBuilt: number };
+  built: { clientNamespacesBuilt: number; extrasCompiled: number };
 }
 
 export function onWorkerMessage(engine: MessageContext, slot: Slot<ActiveRun>, message: WorkerToHost): void {
@@ -43,6 +43,7 @@ export function onWorkerMessage(engine: MessageContext, slot: Slot<ActiveRun>, m
       return;
     case 'done': {
       engine.built.clientNamespacesBuilt += message.clientNamespaces;
+      if (message.extrasCompiled) engine.built.extrasCompiled++;
       settle(pool, run, message.outcome, message.consoleTruncated);
       clearRunTimers(run);
       slot.run = undefined;

@@ -139,7 +139,7 @@ export class WorkerRuns {
 
   /** A run that did not start: its 'done' (no console, no client built). */
   #notStarted(seq: number, outcome: WorkerOutcome, wasmBytes: number, recycle: boolean): void {
-    this.#post({ type: 'done', seq, outcome, consoleTruncated: false, wasmBytes, recycle, clientNamespaces: 0 });
+    this.#post({ type: 'done', seq, outcome, consoleTruncated: false, wasmBytes, recycle, clientNamespaces: 0, extrasCompiled: false });
   }
 
   /** The run's sandbox, or undefined once the run has been answered (cancelled or out of time while waiting, or no sandbox could be made). */
@@ -337,6 +337,7 @@ export class WorkerRuns {
       // A heap that hit a limit or grew is not dropped in place: the thread's exit hands its memory back at once.
       recycle: run.poisoned || !memorySound(run.instance),
       clientNamespaces: run.clientNamespaces,
+      extrasCompiled: run.sandbox.binding.extrasCompiled === true,
     });
     // Prepare the next sandbox while idle (on this instance if it is sound, else on a new one).
     this.announceWhenReady(run.instance.maxPages, run);

@@ -28,7 +28,7 @@
 // prelude holds (it is an argument, never part of a function's source text),
 // so the host can tell its messages from anything else.
 
-import { GUEST_COMMON_SOURCE, GUEST_INTRINSICS_SOURCE } from '../guestClient.ts';
+import { GUEST_COMMON_SOURCE, GUEST_FORMAT_SOURCE, GUEST_INTRINSICS_SOURCE } from '../guestClient.ts';
 
 export { clientGlobals, clientRoots, clientTree, type ClientNode } from '../guestClient.ts';
 
@@ -276,7 +276,7 @@ const PRELUDE_SOURCE = String.raw`(function (A) {
   function cleanStackOf(error) {
     return cleanStack(error);
   }
-${GUEST_COMMON_SOURCE}
+${GUEST_COMMON_SOURCE}${GUEST_FORMAT_SOURCE}
   function messageOf(error) {
     try {
       return error instanceof ErrorCtor ? StringCtor(error.message) : formatValue(error);
