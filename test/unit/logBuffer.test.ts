@@ -103,3 +103,19 @@ test('attack: a line appended straight to the ring (sandbox console) with the ke
     assert.doesNotMatch(text, /LOGRING/);
   }
 });
+
+// The default sink writes a turn's lines to stderr together: none is lost when the process ends in that turn.
+test('stderr gets every line, in order, when the process exits or throws in the turn that logged them', { timeout: 30_000 }, async () => {
+  const { spawnSync } = await import('node:child_process');
+  const logger = new URL('../../main/core/log/logger.ts', import.meta.url).href;
+  const endings = { exit: 'process.exit(3);', throw: "throw new Error('boom');", 'a later turn': 'setTimeout(() => {}, 10);' };
+  for (const [how, end] of Object.entries(endings)) {
+    const script = `import { createLogger } from ${JSON.stringify(logger)};
+const log = createLogger({ source: 'test' });
+for (let i = 1; i <= 3; i++) log.info('line ' + i);
+${end}`;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+    const lines = child.stderr.split('\n').filter((l) => l.startsWith('airlock'));
+    assert.deepEqual(lines, ['airlock info  [test] line 1', 'airlock info  [test] line 2', 'airlock info  [test] line 3'], how);
+  }
+});
