@@ -41,12 +41,12 @@ function argumentsFor(schema: unknown): Record<string, unknown> {
  * A person signing in, as the suite's authorization server expects one: its authorization page is opened (no
  * browser here: one request) and the code is read from where it sends the person back.
  */
-async function authorize(url: URL): Promise<string> {
+async function authorize(url: URL): Promise<URLSearchParams> {
   const page = await fetch(url, { redirect: 'manual' });
   const location = page.headers.get('location');
-  const code = location ? new URL(location, url).searchParams.get('code') : null;
-  if (!code) throw new Error(`the authorization page sent no code back (HTTP ${page.status})`);
-  return code;
+  const callback = location ? new URL(location, url).searchParams : undefined;
+  if (!callback?.get('code')) throw new Error(`the authorization page sent no code back (HTTP ${page.status})`);
+  return callback;
 }
 
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
@@ -63,6 +63,8 @@ const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as {
   idp_client_id?: string;
   idp_id_token?: string;
   idp_token_endpoint?: string;
+  /** The calls a scenario asks for, with their arguments (SEP-2243's header scenarios); else each tool once, made up. */
+  toolCalls?: { name: string; arguments: Record<string, unknown> }[];
 };
 
 async function connect(): Promise<UpstreamConnection> {
@@ -109,9 +111,16 @@ const connection = await connect();
 try {
   const tools = await connection.tools();
   log(`scenario ${scenario || '?'}: ${tools.length} tools`);
-  for (const tool of tools) {
-    const result = await connection.call(tool.name, argumentsFor(tool.inputSchema));
-    log(`${tool.name}: ${JSON.stringify(result.content).slice(0, 200)}`);
+  const calls = context.toolCalls ?? tools.map((tool) => ({ name: tool.name, arguments: argumentsFor(tool.inputSchema) }));
+  if (scenario === 'json-schema-2020-12-preservation') {
+    // The schema of the scenario's other tool as Airlock's client received it, handed back through its echo tool (which takes `schema`).
+    const echo = tools.find((tool) => Object.hasOwn((tool.inputSchema as { properties?: object }).properties ?? {}, 'schema'));
+    const focal = tools.find((tool) => tool !== echo);
+    if (echo && focal) calls.push({ name: echo.name, arguments: { schema: focal.inputSchema } });
+  }
+  for (const call of calls) {
+    const result = await connection.call(call.name, call.arguments);
+    log(`${call.name}: ${JSON.stringify(result.content).slice(0, 200)}`);
   }
 } finally {
   await connection.close();

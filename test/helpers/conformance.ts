@@ -78,17 +78,22 @@ export function conformanceCli(args: string[], timeoutMs: number, bin = CONFORMA
 }
 
 /**
- * The server scenarios a revision's requirement set runs (`conformance list --server --requirements <revision>`, the
- * 2026 release): those it requires and scores, and those it runs and reports without scoring (extensions such as
- * tasks, pending ones), marked `[server]`.
+ * The scenarios of one side a revision's requirement set runs (`conformance list --<side> --requirements <revision>`,
+ * the 2026 release): those it requires and scores, and those it runs and reports without scoring (extensions such as
+ * tasks, pending ones), marked `[<side>]`.
  */
-export async function listRequiredServerScenarios(revision: string, timeoutMs = 30_000): Promise<{ scored: string[]; unscored: string[] }> {
-  const run = await conformanceCli(['list', '--server', '--requirements', revision], timeoutMs, CONFORMANCE_2026_BIN);
+export async function listRequiredScenarios(
+  revision: string,
+  side: 'server' | 'client' = 'server',
+  timeoutMs = 30_000,
+): Promise<{ scored: string[]; unscored: string[] }> {
+  const run = await conformanceCli(['list', `--${side}`, '--requirements', revision], timeoutMs, CONFORMANCE_2026_BIN);
   if (run.code !== 0) throw new Error(`conformance list --requirements ${revision} exited ${run.code}:\n${run.stderr}`);
-  const section = /Server scenarios[^\n]*\n([\s\S]*?)\n\s*\n/.exec(run.stdout)?.[1] ?? '';
+  const heading = side === 'server' ? 'Server' : 'Client';
+  const section = new RegExp(`${heading} scenarios[^\\n]*\\n([\\s\\S]*?)\\n\\s*\\n`).exec(run.stdout)?.[1] ?? '';
   const scored = [...section.matchAll(/^\s*-\s+([a-z0-9][\w/-]*)\s*$/gm)].map((m) => m[1]!);
-  const unscored = [...run.stdout.matchAll(/^\s*-\s+([a-z0-9][\w/-]*)\s+\[server\]\s*$/gm)].map((m) => m[1]!);
-  if (scored.length === 0) throw new Error(`conformance list --requirements ${revision} named no server scenario:\n${run.stdout}`);
+  const unscored = [...run.stdout.matchAll(new RegExp(`^\\s*-\\s+([a-z0-9][\\w/-]*)\\s+\\[${side}\\]\\s*$`, 'gm'))].map((m) => m[1]!);
+  if (scored.length === 0) throw new Error(`conformance list --requirements ${revision} named no ${side} scenario:\n${run.stdout}`);
   return { scored, unscored };
 }
 
@@ -148,6 +153,17 @@ export function readClientResults(outputDir: string, prefix = ''): Map<string, C
     else if (!m && !prefix) for (const [k, v] of readClientResults(join(outputDir, entry.name), `${entry.name}/`)) results.set(k, v);
   }
   return results;
+}
+
+/** What the client wrote to stderr in a scenario (the suite keeps it beside the scenario's checks), or ''. */
+export function clientStderr(outputDir: string, scenario: string): string {
+  const slash = scenario.lastIndexOf('/');
+  const dir = join(outputDir, scenario.slice(0, slash + 1));
+  const name = scenario.slice(slash + 1);
+  if (!existsSync(dir)) return '';
+  const run = readdirSync(dir).find((entry) => entry.startsWith(`${name}-`) && /^-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.test(entry.slice(name.length)));
+  const file = run ? join(dir, run, 'stderr.txt') : '';
+  return file && existsSync(file) ? readFileSync(file, 'utf8') : '';
 }
 
 export interface ExpectedFailure {

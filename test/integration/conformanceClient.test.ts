@@ -8,7 +8,10 @@
 // times the client (TIMED) is judged on a run of its own: the suite starts
 // every client at once, and on two cores that alone delays one by hundreds of
 // milliseconds (sse-retry once measured a 765 ms reconnect for a 500 ms
-// `retry`, 700 allowed).
+// `retry`, 700 allowed). The second test runs the 0.2 release's client
+// requirements for MCP 2026-07-28 (issue 38: the servers behind the gate
+// spoken to in that revision over HTTP), judged the same way against
+// conformance-2026-07-28-expected-failures.yml.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { relative } from 'node:path';
@@ -16,12 +19,18 @@ import { NODE, ROOT, tempDir } from '../helpers/paths.ts';
 import { requireTools } from '../helpers/systemTools.ts';
 import {
   CONFORMANCE,
+  CONFORMANCE_2026,
+  CONFORMANCE_2026_BIN,
   EXPECTED_FAILURES,
+  expectedFailuresAt,
+  listRequiredScenarios,
+  type Check,
   conformanceCli,
   conformanceVersion,
   failureSummary,
   judge,
   listScenarios,
+  clientStderr,
   readClientResults,
   readExpectedFailures,
   scenarioFailed,
@@ -29,7 +38,18 @@ import {
 
 /** Scenarios that measure the client's timing, each judged on a run of its own. */
 const TIMED = ['sse-retry'];
+/**
+ * Scenarios whose server the installed suite does not set up the same way every run, with why; reported, not judged.
+ * The 2025-03-26 back-compat server serves its authorization server's metadata at the root's well-known address,
+ * naming as issuer sometimes the root (Airlock signs in: checked, passes) and sometimes `<root>/oauth` (seen beside
+ * the other scenarios): metadata that names an issuer other than the one it was fetched for is refused by the v2 SDK
+ * (RFC 8414 §3.3, against an authorization server mix-up), and Airlock keeps that check.
+ */
+const VARIES: Record<string, RegExp> = {
+  'auth/2025-03-26-oauth-metadata-backcompat': /Issuer mismatch in authorization server metadata/,
+};
 const CLIENT_COMMAND = `${NODE} scripts/conformanceClient.ts`;
+const REVISION = '2026-07-28';
 
 test(
   'the MCP conformance suite: every client scenario passes against Airlock’s client, or is an expected failure with its reason',
@@ -58,21 +78,83 @@ test(
       results.set(scenario, readClientResults(alone.dir).get(scenario) ?? []);
       t.diagnostic(`${scenario}: beside the others ${failureSummary(parallel.get(scenario)!) || 'passed'}; judged on its own run`);
     }
-    const verdict = judge(scenarios, results, expected);
-    const why = (scenario: string) => failureSummary(results.get(scenario) ?? []) || 'no checks';
+    const varied = new Set<string>();
+    for (const [scenario, refusal] of Object.entries(VARIES)) {
+      const checks = results.get(scenario) ?? [];
+      results.delete(scenario);
+      t.diagnostic(`${scenario}: ${failureSummary(checks) || 'passed'} (not judged: its server varies, see VARIES)`);
+      if (!scenarioFailed(checks)) continue;
+      varied.add(scenario);
+      assert.match(clientStderr(output.dir, scenario), refusal, `${scenario} failed, and not on the check that explains it`);
+    }
+    const verdict = judge(
+      scenarios.filter((s) => !(s in VARIES)),
+      results,
+      expected,
+    );
     t.diagnostic(`conformance ${conformanceVersion()}: ${scenarios.length} client scenarios; passed: ${verdict.passed.join(', ')}`);
-    const file = relative(ROOT, EXPECTED_FAILURES);
-    const problems = [
-      ...verdict.unexpectedFailures.map((s) => `${s} failed and is not under client: in ${file}: ${why(s)}`),
-      ...verdict.stale.map((s) => `${s} passes: remove it from ${file}`),
-      ...verdict.unknown.map((s) => `${s} is in ${file} but is not a client scenario of conformance ${conformanceVersion()}`),
-      ...verdict.missing.map((s) => `${s} is listed by the suite but reported no checks`),
-    ];
-    assert.deepEqual(problems, [], `${problems.join('\n')}\n--- conformance output (tail):\n${run.stdout.slice(-3000)}\n${run.stderr.slice(-3000)}`);
+    assertJudged(verdict, results, EXPECTED_FAILURES, conformanceVersion(), run);
     for (const must of ['initialize', 'tools_call', 'sse-retry', 'elicitation-sep1034-client-defaults'])
       assert.ok(verdict.passed.includes(must), `${must} passes`);
     // The CLI's own baseline check counts the timed scenarios as they ran beside the others.
-    if (!TIMED.some((s) => scenarioFailed(parallel.get(s)!)))
+    if (!TIMED.some((s) => scenarioFailed(parallel.get(s)!)) && varied.size === 0)
       assert.equal(run.code, 0, `the conformance CLI's baseline check failed:\n${run.stdout.slice(-3000)}`);
   },
 );
+
+test(
+  "the MCP conformance suite's 2026-07-28 requirements: every client scenario passes against Airlock’s client (MCP 2026-07-28 over HTTP), or is an expected failure with its reason",
+  { timeout: 200_000 },
+  async (t) => {
+    if (!requireTools(t, CONFORMANCE_2026)) return;
+    const file = expectedFailuresAt(REVISION);
+    const expected = readExpectedFailures(file, 'client');
+    const unexplained = expected.filter((e) => e.reason.length < 10).map((e) => e.scenario);
+    assert.deepEqual(unexplained, [], `client entries of ${file} without a reason`);
+    const { scored, unscored } = await listRequiredScenarios(REVISION, 'client');
+    const output = tempDir('airlock-conformance-client-2026-');
+    t.after(output.cleanup);
+    const run = await conformanceCli(
+      ['client', '--command', CLIENT_COMMAND, '--requirements', REVISION, '--expected-failures', file, '--output-dir', output.dir],
+      170_000,
+      CONFORMANCE_2026_BIN,
+    );
+    assert.equal(run.timedOut, false, run.stderr);
+    const results = readClientResults(output.dir);
+    const verdict = judge([...scored, ...unscored], results, expected);
+    t.diagnostic(
+      `conformance ${REVISION} requirements: ${scored.length} scored and ${unscored.length} unscored client scenarios; passed: ${verdict.passed.join(', ')}`,
+    );
+    assertJudged(verdict, results, file, `0.2 (--requirements ${REVISION})`, run);
+    // The revision's own: the request envelope, its headers (SEP-2243), an authorization server that moved (SEP-2352), the issuer check (RFC 9207).
+    for (const must of [
+      'request-metadata',
+      'http-standard-headers',
+      'http-custom-headers',
+      'http-invalid-tool-headers',
+      'auth/authorization-server-migration',
+      'auth/iss-wrong-issuer',
+    ])
+      assert.ok(verdict.passed.includes(must), `${must} passes`);
+    assert.equal(run.code, 0, `the conformance CLI's baseline check failed:\n${run.stdout.slice(-3000)}`);
+  },
+);
+
+/** Fails with every scenario judged wrong: failed without an entry in `file`, listed but passing, listed but unknown, silent. */
+function assertJudged(
+  verdict: ReturnType<typeof judge>,
+  results: Map<string, Check[]>,
+  file: string,
+  suite: string,
+  run: { stdout: string; stderr: string },
+): void {
+  const why = (scenario: string) => failureSummary(results.get(scenario) ?? []) || 'no checks';
+  const name = relative(ROOT, file);
+  const problems = [
+    ...verdict.unexpectedFailures.map((s) => `${s} failed and is not under client: in ${name}: ${why(s)}`),
+    ...verdict.stale.map((s) => `${s} passes: remove it from ${name}`),
+    ...verdict.unknown.map((s) => `${s} is in ${name} but is not a client scenario of conformance ${suite}`),
+    ...verdict.missing.map((s) => `${s} is listed by the suite but reported no checks`),
+  ];
+  assert.deepEqual(problems, [], `${problems.join('\n')}\n--- conformance output (tail):\n${run.stdout.slice(-3000)}\n${run.stderr.slice(-3000)}`);
+}

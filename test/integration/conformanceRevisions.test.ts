@@ -9,7 +9,8 @@
 // way to send a header, so it talks to the server through a loopback proxy
 // that adds the bearer token and forwards Host and Origin unchanged (the
 // DNS-rebinding scenario still meets the server's own Host check). The
-// client scenarios run on the suite's 0.1 release: conformanceClient.test.ts.
+// client scenarios (the 0.1 release's, and the 0.2 release's 2026-07-28
+// requirements) run in conformanceClient.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { relative } from 'node:path';
@@ -26,7 +27,7 @@ import {
   expectedFailuresAt,
   failureSummary,
   judge,
-  listRequiredServerScenarios,
+  listRequiredScenarios,
   readExpectedFailures,
   readResults,
 } from '../helpers/conformance.ts';
@@ -43,7 +44,7 @@ for (const revision of ['2026-07-28', '2025-11-25'])
       assert.deepEqual(duplicates, [], `listed twice in ${file}`);
       const unexplained = expected.filter((e) => e.reason.length < 10).map((e) => e.scenario);
       assert.deepEqual(unexplained, [], `entries of ${file} without a reason (a comment above the entry or its group)`);
-      const { scored, unscored } = await listRequiredServerScenarios(revision);
+      const { scored, unscored } = await listRequiredScenarios(revision);
       const scenarios = [...scored, ...unscored];
 
       const closers: (() => unknown)[] = [];

@@ -36,7 +36,7 @@ test('the code comes back with the state this sign-in sent; an answer for anothe
       return true;
     },
   });
-  assert.equal(await authorize(authUrl('s1')), 'the-code');
+  assert.equal((await authorize(authUrl('s1'))).get('code'), 'the-code');
   await browser;
   assert.deepEqual(answers, [400, 200]);
   assert.match(told[0]!, /Opening your browser to sign in\. If it does not open, go to:\n {2}https:\/\/auth\.example\/authorize/);

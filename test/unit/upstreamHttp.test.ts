@@ -12,6 +12,8 @@ import { z } from 'zod';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import { getRequestListener } from '@hono/node-server';
+import { McpServer as ModernMcpServer, createMcpHandler, fromJsonSchema, type JsonSchemaType } from '@modelcontextprotocol/server';
 import { checkedAddress, checkedFetch, connectHttp, sseEventSize } from '../../main/core/upstream/httpConnection.ts';
 import type { HttpServerEntry } from '../../main/core/upstream/serverEntry.ts';
 
@@ -71,6 +73,48 @@ test('a loopback server is refused unless its entry allows private addresses; al
     await connection.close();
   }
 });
+
+test(
+  'a remote server of MCP 2026-07-28 is spoken to in that revision: its arguments named as headers are sent as Mcp-Param-* headers, and a tool that names one badly is left out',
+  T,
+  async (t) => {
+    const headers: Record<string, string | undefined>[] = [];
+    const handler = createMcpHandler(() => {
+      const server = new ModernMcpServer({ name: 'modern-remote', version: '2.0.0' }, { capabilities: { tools: {} } });
+      server.registerTool('revision', { description: 'Says the revision of this request', inputSchema: z.object({}) }, async (_args, ctx) => {
+        const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+        return { content: [{ type: 'text', text: String(envelope?.['io.modelcontextprotocol/protocolVersion'] ?? 'none') }] };
+      });
+      const region = { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } }, required: ['region'] };
+      server.registerTool('deploy', { description: 'Deploys to a region', inputSchema: fromJsonSchema(region as JsonSchemaType) }, async () => ({
+        content: [{ type: 'text', text: 'ok' }],
+      }));
+      const bad = { type: 'object', properties: { where: { type: 'object', 'x-mcp-header': 'Where' } } };
+      server.registerTool(
+        'bad_header',
+        { description: 'Names an object argument as a header', inputSchema: fromJsonSchema(bad as JsonSchemaType) },
+        async () => ({ content: [] }),
+      );
+      return server;
+    });
+    const listener = getRequestListener((request) => handler.fetch(request), { overrideGlobalObjects: false });
+    const { url, server } = await listen((req, res) => {
+      headers.push({ region: req.headers['mcp-param-region'] as string | undefined, method: req.headers['mcp-method'] as string | undefined });
+      void listener(req, res);
+    });
+    t.after(async () => {
+      server.close();
+      await handler.close();
+    });
+    const connection = await connectHttp('modern', entry(url, { allowPrivateNetwork: true }), { headers: {}, ...quiet });
+    t.after(() => connection.close());
+    assert.deepEqual((await connection.tools()).map((tool) => tool.name).sort(), ['deploy', 'revision']);
+    const text = (result: { content: unknown }) => (result.content as { text: string }[])[0]!.text;
+    assert.equal(text(await connection.call('revision', {})), '2026-07-28');
+    assert.equal(text(await connection.call('deploy', { region: 'eu-west-3' })), 'ok');
+    assert.deepEqual(headers.at(-1), { region: 'eu-west-3', method: 'tools/call' });
+  },
+);
 
 test('a cloud metadata address is never reached, even where private addresses are allowed; a name is checked by what it resolves to', T, async () => {
   await assert.rejects(checkedAddress('169.254.169.254', true), /cloud metadata address is never reached/);

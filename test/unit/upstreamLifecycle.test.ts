@@ -25,7 +25,7 @@ function entry(extra: Partial<ServerEntry> = {}): ServerEntry {
 function harness(options: { failLaunch?: () => boolean; failTools?: () => boolean; baseDelayMs?: number } = {}) {
   const toolsChanged: (() => void)[] = [];
   const lines: string[] = [];
-  const authorizers: (((url: URL) => Promise<string>) | undefined)[] = [];
+  const authorizers: (((url: URL) => Promise<URLSearchParams>) | undefined)[] = [];
   let entries: { name: string; entry: ServerEntry }[] = [{ name: 'fs', entry: entry() }];
   const launched: { closed: boolean; exit: (e: ChildExit) => void }[] = [];
   const accepted = new Map<string, Accepted>();
@@ -304,7 +304,7 @@ test('a server whose entry says so starts with the companion; the others wait fo
 
 test('a sign-in starts the server with the person at hand, then starts it again for the companion, signed in', T, async () => {
   const h = harness();
-  const authorize = async () => 'code';
+  const authorize = async () => new URLSearchParams({ code: 'code' });
   await h.servers.login('fs', authorize);
   assert.equal(h.authorizers[0], authorize, 'the sign-in launch may ask the person');
   await h.closed(0);

@@ -13,8 +13,7 @@
 // a 401); this provider supplies step 1 and the grant of step 2. The ID
 // token comes from the key store (the `idp-id-token` secret): Airlock does
 // not sign the person in to the IdP itself.
-import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client';
 import { AirlockError } from '../util/errors.ts';
 
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';

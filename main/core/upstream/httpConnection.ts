@@ -9,21 +9,20 @@
 // values (a static token) come from the key store by name and are known to
 // the redactor before the first request; a server behind OAuth is signed in
 // to through oauthProvider.ts (the SDK does the protocol), at connection and
-// again when a call asks for more (step-up).
+// again when a call asks for more (step-up). The client is the v2 SDK's
+// (upstreamClient.ts `airlockClient`): `server/discover` first, MCP
+// 2026-07-28 with a server that answers it, else `initialize` and 2025.
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { SSEClientTransport, StreamableHTTPClientTransport, UnauthorizedError, type Client, type OAuthClientProvider } from '@modelcontextprotocol/client';
 import { BlockedAddressError, checkNameAddresses, hostAddresses, systemResolver, type Resolver } from '../util/addressPolicy.ts';
 import { AirlockError } from '../util/errors.ts';
 import type { ChildExit } from './childProcess.ts';
 import type { HttpServerEntry } from './serverEntry.ts';
 import { airlockClient, clientCalls, toolCaller, type ElicitHandler, type UpstreamConnection } from './upstreamClient.ts';
 import type { AirlockOAuth } from './oauthProvider.ts';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { messageOf } from '../../../contract/values.ts';
 
 export interface HttpConnectOptions {
@@ -39,7 +38,7 @@ export interface HttpConnectOptions {
    * Signs in where the server asks for OAuth: a person's sign-in (oauthProvider.ts, which hands back the code), or a
    * machine-to-machine client (the SDK's client credentials providers, no code); absent, a server that answers 401 fails.
    */
-  oauth?: OAuthClientProvider & Partial<Pick<AirlockOAuth, 'pendingCode'>>;
+  oauth?: OAuthClientProvider & Partial<Pick<AirlockOAuth, 'pendingCallback'>>;
   resolver?: Resolver;
 }
 
@@ -162,12 +161,15 @@ export async function connectHttp(name: string, entry: HttpServerEntry, options:
   let closedResolve!: (exit: ChildExit) => void;
   const exited = new Promise<ChildExit>((resolve) => (closedResolve = resolve));
   const oauth = options.oauth;
-  /** When the server sent the person to sign in (OAuth), the code they came back with is handed to the transport. */
+  /**
+   * When the server sent the person to sign in (OAuth), what they came back with is handed to the transport: the
+   * code, and the issuer the SDK checks against the authorization server it asked (RFC 9207: a mix-up is refused).
+   */
   const signedIn = async (error: unknown, transport: AuthTransport): Promise<boolean> => {
-    const code = oauth?.pendingCode?.();
-    if (!code) return false;
+    const callback = oauth?.pendingCallback?.();
+    if (!callback) return false;
     options.log(redact(`MCP server ${name}: signing in (${messageOf(error)})`));
-    await transport.finishAuth(await code);
+    await transport.finishAuth(await callback);
     return true;
   };
   const attempt = async (make: () => AuthTransport) => {
@@ -190,7 +192,9 @@ export async function connectHttp(name: string, entry: HttpServerEntry, options:
   try {
     connection = await attempt(() => new StreamableHTTPClientTransport(url, { fetch: fetchChecked, requestInit, ...auth }));
   } catch (error) {
-    if (error instanceof AirlockError) throw failed(error.line);
+    // The checked fetch's refusal, however the SDK wrapped it (the version probe's failure carries it as its cause).
+    const refused = airlockErrorIn(error);
+    if (refused) throw failed(refused.line);
     if (error instanceof UnauthorizedError) throw failed(`needs you to sign in: airlock servers login ${name} (${error.message})`);
     // A server that does not speak Streamable HTTP (4xx to its POST) may speak the legacy SSE transport.
     options.log(redact(`MCP server ${name}: Streamable HTTP failed (${messageOf(error)}); trying the legacy SSE transport`));
@@ -201,7 +205,7 @@ export async function connectHttp(name: string, entry: HttpServerEntry, options:
     }
   }
   const { client: connected, transport } = connection;
-  const calls = clientCalls(toolCaller(connected), entry.timeoutMs, failed);
+  const calls = clientCalls(toolCaller(connected, 'sdk'), entry.timeoutMs, failed);
   /** A call the server answers with a demand to sign in again (a larger scope: step-up) is made again once, signed in. */
   const again = async <T>(run: () => Promise<T>): Promise<T> => {
     try {
@@ -224,3 +228,9 @@ export async function connectHttp(name: string, entry: HttpServerEntry, options:
 }
 
 type AuthTransport = StreamableHTTPClientTransport | SSEClientTransport;
+
+/** An AirlockError the error is, or was caused by. */
+function airlockErrorIn(error: unknown): AirlockError | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) if (e instanceof AirlockError) return e;
+  return undefined;
+}

@@ -33,10 +33,10 @@ export function openInBrowser(url: string): boolean {
   }
 }
 
-/** `authorize` for oauthProvider: the page opened, the code awaited on the callback. */
-export function browserAuthorize(options: BrowserFlowOptions): (url: URL) => Promise<string> {
+/** `authorize` for oauthProvider: the page opened, the callback's query (its code, maybe its issuer) awaited. */
+export function browserAuthorize(options: BrowserFlowOptions): (url: URL) => Promise<URLSearchParams> {
   return (url) =>
-    new Promise<string>((resolve, reject) => {
+    new Promise<URLSearchParams>((resolve, reject) => {
       const state = url.searchParams.get('state');
       let timer: NodeJS.Timeout | undefined;
       const server = createServer((req, res) => {
@@ -67,7 +67,7 @@ export function browserAuthorize(options: BrowserFlowOptions): (url: URL) => Pro
           return;
         }
         page(200, 'Signed in. You can close this tab and go back to Airlock.');
-        resolve(code);
+        resolve(at.searchParams);
       });
       const finish = () => {
         clearTimeout(timer);

@@ -10,8 +10,15 @@
 // servers login`, or, where no person is at hand (the companion serving a
 // script), a refusal that says to sign in.
 import { randomBytes } from 'node:crypto';
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationContext,
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  StoredOAuthClientInformation,
+  StoredOAuthTokens,
+} from '@modelcontextprotocol/client';
 import type { SecretStore } from '../secrets/secretStore.ts';
 import { secretAccount } from './serverEntry.ts';
 
@@ -19,9 +26,11 @@ import { secretAccount } from './serverEntry.ts';
 export const OAUTH_SECRET = 'oauth';
 
 interface Stored {
-  client?: OAuthClientInformationMixed;
-  tokens?: OAuthTokens;
+  client?: StoredOAuthClientInformation;
+  tokens?: StoredOAuthTokens;
   verifier?: string;
+  /** Which authorization server a sign-in under way was sent to: its answer must come from that one (SEP-2352). */
+  discovery?: OAuthDiscoveryState;
 }
 
 export interface OAuthOptions {
@@ -29,10 +38,11 @@ export interface OAuthOptions {
   /** Where the authorization server sends the person back. */
   redirectUrl: string;
   /**
-   * Takes the person to the authorization page and resolves with the code it sends back (checking the state);
+   * Takes the person to the authorization page and resolves with the query it sends back, state checked: the code,
+   * and the issuer where the authorization server names it (RFC 9207, checked by the SDK against the one it asked);
    * rejects when no person can sign in now.
    */
-  authorize(url: URL): Promise<string>;
+  authorize(url: URL): Promise<URLSearchParams>;
   /** Learns each token as it arrives, so no log line, result or record ever shows one. */
   onSecret(value: string): void;
   /** A client registered beforehand (`client_id`, maybe `client_secret`), instead of registering one. */
@@ -43,8 +53,8 @@ export interface OAuthOptions {
 }
 
 export interface AirlockOAuth extends OAuthClientProvider {
-  /** The code `authorize` resolved with, once the SDK has sent the person to authorize (else undefined). */
-  pendingCode(): Promise<string> | undefined;
+  /** What `authorize` resolved with, once the SDK has sent the person to authorize (else undefined). */
+  pendingCallback(): Promise<URLSearchParams> | undefined;
 }
 
 /** What Airlock says of itself as an OAuth client: registered dynamically, or published as a client ID metadata document. */
@@ -67,7 +77,7 @@ export function clientMetadataDocument(url: string, redirectUrl: string): OAuthC
 export function oauthProvider(server: string, options: OAuthOptions): AirlockOAuth {
   const account = secretAccount(server, OAUTH_SECRET);
   let cache: Stored | undefined;
-  let pending: Promise<string> | undefined;
+  let pending: Promise<URLSearchParams> | undefined;
   const load = async (): Promise<Stored> => {
     if (cache) return cache;
     const raw = await options.keys.get(account);
@@ -94,12 +104,16 @@ export function oauthProvider(server: string, options: OAuthOptions): AirlockOAu
     get clientMetadata() {
       return metadata;
     },
-    clientInformation: async () => options.preRegistered ?? (await load()).client,
+    // A registration and tokens are the authorization server's that issued them (the SDK stamps its issuer on them):
+    // asked for another's, there are none, so a server that moved to another authorization server is registered with
+    // anew and signed in to there, and nothing of the first is shown to the second (SEP-2352).
+    clientInformation: async (ctx) => options.preRegistered ?? issuedBy((await load()).client, ctx),
     saveClientInformation: async (client) => save({ client }),
-    tokens: async () => (await load()).tokens,
+    tokens: async (ctx) => issuedBy((await load()).tokens, ctx),
     saveTokens: async (tokens) => {
       for (const value of [tokens.access_token, tokens.refresh_token]) if (value) options.onSecret(value);
-      await save({ tokens });
+      // The sign-in is over: where it went is found again next time, so a move to another authorization server is seen.
+      await save({ tokens, discovery: undefined });
     },
     redirectToAuthorization: (url) => {
       pending = options.authorize(url);
@@ -107,6 +121,8 @@ export function oauthProvider(server: string, options: OAuthOptions): AirlockOAu
       pending.catch(() => undefined);
     },
     saveCodeVerifier: async (verifier) => save({ verifier }),
+    saveDiscoveryState: async (discovery) => save({ discovery }),
+    discoveryState: async () => (await load()).discovery,
     codeVerifier: async () => {
       const verifier = (await load()).verifier;
       if (!verifier) throw new Error('no PKCE verifier was saved for this sign-in');
@@ -114,15 +130,22 @@ export function oauthProvider(server: string, options: OAuthOptions): AirlockOAu
     },
     invalidateCredentials: async (scope) => {
       const now = await load();
-      if (scope === 'all') await save({ client: undefined, tokens: undefined, verifier: undefined });
+      if (scope === 'all') await save({ client: undefined, tokens: undefined, verifier: undefined, discovery: undefined });
       else if (scope === 'client') await save({ ...now, client: undefined });
       else if (scope === 'tokens') await save({ ...now, tokens: undefined });
       else if (scope === 'verifier') await save({ ...now, verifier: undefined });
+      else if (scope === 'discovery') await save({ ...now, discovery: undefined });
     },
-    pendingCode: () => {
-      const code = pending;
+    pendingCallback: () => {
+      const callback = pending;
       pending = undefined;
-      return code;
+      return callback;
     },
   };
+}
+
+/** What was stored, unless the SDK asks for an authorization server's and it was issued by another. */
+function issuedBy<T extends { issuer?: string | undefined }>(stored: T | undefined, ctx: OAuthClientInformationContext | undefined): T | undefined {
+  if (!stored || !ctx?.issuer || !stored.issuer) return stored;
+  return stored.issuer === ctx.issuer ? stored : undefined;
 }

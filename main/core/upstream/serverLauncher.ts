@@ -13,7 +13,7 @@ import { CrossAppAccessProvider } from './crossAppAccess.ts';
 import { oauthProvider } from './oauthProvider.ts';
 import { AirlockError } from '../util/errors.ts';
 import { CLIENT_SECRET, IDP_ID_TOKEN, REDACTED_FROM_LENGTH, secretAccount, secretNames, type ServerEntry } from './serverEntry.ts';
-import { ClientCredentialsProvider, PrivateKeyJwtProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
+import { ClientCredentialsProvider, PrivateKeyJwtProvider } from '@modelcontextprotocol/client';
 
 export interface LaunchOptions {
   /** Its secrets are read here; a remote server's sign-in (OAuth tokens) is kept here too. */
@@ -38,7 +38,7 @@ export interface LaunchOptions {
    * browser flow of `airlock servers login`). Absent (the companion, serving scripts), a server that needs a
    * sign-in fails with the line that signs in.
    */
-  authorize?(url: URL): Promise<string>;
+  authorize?(url: URL): Promise<URLSearchParams>;
 }
 
 /** Where an authorization server sends the person back after a sign-in (the login's loopback listener). */

@@ -6,10 +6,10 @@
 // why, and the last lines it wrote to stderr. A stdio server is spoken to
 // with the v2 SDK's client, which asks `server/discover` first: a server of
 // MCP 2026-07-28 is spoken to in that revision, any other falls back to
-// `initialize` and 2025 as before.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+// `initialize` and 2025 as before. So is a remote one (httpConnection.ts),
+// with the client `airlockClient` makes.
 import { Client as ModernClient } from '@modelcontextprotocol/client';
-import { ElicitRequestSchema, ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AirlockError } from '../util/errors.ts';
 import { AIRLOCK_VERSION } from '../util/version.ts';
 import { startChild, type ChildExit, type StartedChild } from './childProcess.ts';
@@ -62,8 +62,7 @@ export async function connectStdio(name: string, entry: StdioServerEntry, option
     ...(options.maxMessageBytes ? { maxMessageBytes: options.maxMessageBytes } : {}),
     onRefused: (why) => options.log(redact(`${name}: ${why}`)),
   });
-  const client = new ModernClient({ name: 'airlock', version: AIRLOCK_VERSION }, { capabilities: {}, versionNegotiation: { mode: 'auto' } });
-  client.setNotificationHandler('notifications/tools/list_changed', () => options.onToolsChanged?.());
+  const client = airlockClient(options.onToolsChanged);
   const failed = (why: string) => {
     const tail = child.stderrTail().filter((l) => l.trim());
     return new AirlockError(
@@ -92,16 +91,7 @@ export async function connectStdio(name: string, entry: StdioServerEntry, option
     throw failed(`did not answer initialize: ${messageOf(error)}`);
   }
   return {
-    ...clientCalls(
-      {
-        // One page per request (the SDK's listTools walks every page itself, and caches): the pages are walked, and
-        // a server that never stops paging cut off, here.
-        listTools: (params, options) => client.request({ method: 'tools/list', params }, options) as Promise<{ tools: Tool[]; nextCursor?: string }>,
-        callTool: (params, options) => client.callTool(params, options) as Promise<CallToolResult>,
-      },
-      entry.timeoutMs,
-      failed,
-    ),
+    ...clientCalls(toolCaller(client), entry.timeoutMs, failed),
     stderrTail: () => child.stderrTail(),
     exited: child.exited,
     async close() {
@@ -120,17 +110,26 @@ interface CallOptions {
   signal?: AbortSignal;
 }
 
-/** What the calls need of a client, of either SDK line (the 1.x one through `toolCaller`). */
+/** What the calls need of a client. */
 export interface ToolCaller {
   listTools(params: { cursor?: string }, options: { timeout: number }): Promise<{ tools: Tool[]; nextCursor?: string }>;
   callTool(params: { name: string; arguments: Record<string, unknown> }, options: CallOptions): Promise<CallToolResult>;
 }
 
-/** A client of the SDK 1.x line as a ToolCaller. */
-export function toolCaller(client: Client): ToolCaller {
+/**
+ * A client's calls. `pages`: one page of tools per request, walked (and a server that never stops paging cut off) in
+ * clientCalls. `sdk` (a remote server): the SDK walks the pages itself (at most MAX_TOOL_PAGES) and keeps the list,
+ * which it needs for MCP 2026-07-28 over HTTP (SEP-2243): it leaves out a tool whose `x-mcp-header` declarations are
+ * invalid, and sends a tool's designated arguments again as `Mcp-Param-*` headers on each call.
+ */
+export function toolCaller(client: ModernClient, walk: 'pages' | 'sdk' = 'pages'): ToolCaller {
   return {
-    listTools: (params, options) => client.listTools(params, options),
-    callTool: async (params, options) => (await client.callTool(params, undefined, options)) as CallToolResult,
+    listTools: (params, options) =>
+      (walk === 'sdk' && !params.cursor ? client.listTools(undefined, options) : client.request({ method: 'tools/list', params }, options)) as Promise<{
+        tools: Tool[];
+        nextCursor?: string;
+      }>,
+    callTool: (params, options) => client.callTool(params, options) as Promise<CallToolResult>,
   };
 }
 
@@ -172,15 +171,20 @@ export function clientCalls(client: ToolCaller, timeoutMs: number, failed: (why:
 export type ElicitHandler = (message: string, schema: Record<string, unknown>) => Promise<Record<string, unknown> | undefined>;
 
 /**
- * Airlock as an MCP client, told when the server's tools change. With `elicit`, it declares elicitation and
- * answers a server's question through it, with the schema's defaults filled in for what the answer leaves out
+ * Airlock as an MCP client (the v2 SDK's), told when the server's tools change. It asks `server/discover` first and
+ * speaks MCP 2026-07-28 to a server that does, else `initialize` and the 2025 revision the server agrees to. With
+ * `elicit`, it declares elicitation and answers a server's question through it (a request of the server's in 2025,
+ * an `input_required` answer in 2026-07-28), with the schema's defaults filled in for what the answer leaves out
  * (SEP-1034); without, a server cannot ask (the capability is not declared).
  */
-export function airlockClient(onToolsChanged?: () => void, elicit?: ElicitHandler): Client {
-  const client = new Client({ name: 'airlock', version: AIRLOCK_VERSION }, { capabilities: elicit ? { elicitation: {} } : {} });
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => onToolsChanged?.());
+export function airlockClient(onToolsChanged?: () => void, elicit?: ElicitHandler): ModernClient {
+  const client = new ModernClient(
+    { name: 'airlock', version: AIRLOCK_VERSION },
+    { capabilities: elicit ? { elicitation: {} } : {}, versionNegotiation: { mode: 'auto' }, listMaxPages: MAX_TOOL_PAGES },
+  );
+  client.setNotificationHandler('notifications/tools/list_changed', () => onToolsChanged?.());
   if (elicit) {
-    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    client.setRequestHandler('elicitation/create', async (request) => {
       const params = request.params as { message: string; requestedSchema?: { properties?: Record<string, { default?: unknown }> } };
       const schema = params.requestedSchema ?? {};
       const answer = await elicit(params.message, schema as Record<string, unknown>);

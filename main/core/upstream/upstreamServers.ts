@@ -44,7 +44,7 @@ export interface UpstreamServersOptions {
    * Starts a server and connects to it (serverLauncher.ts); `onToolsChanged` when it says its tools changed;
    * `authorize` only for a person's sign-in (without it, a server that needs one fails with how to sign in).
    */
-  launch(name: string, entry: ServerEntry, onToolsChanged: () => void, authorize?: (url: URL) => Promise<string>): Promise<UpstreamConnection>;
+  launch(name: string, entry: ServerEntry, onToolsChanged: () => void, authorize?: (url: URL) => Promise<URLSearchParams>): Promise<UpstreamConnection>;
   logger: Logger;
   restart?: RestartPolicyOptions;
   /** A state changed (the screens refresh). */
@@ -188,7 +188,7 @@ export class UpstreamServers {
   }
 
   /** A person signs in to a remote server (its tokens go to the key store), then it is started again, signed in. */
-  async login(name: string, authorize: (url: URL) => Promise<string>): Promise<void> {
+  async login(name: string, authorize: (url: URL) => Promise<URLSearchParams>): Promise<void> {
     const connection = await this.options.launch(name, this.entryOf(name), () => undefined, authorize);
     try {
       await connection.tools();
