@@ -324,6 +324,9 @@ test(
     const first = await call({});
     const { approval } = await requested;
     assert.equal(first.result?.resultType, 'input_required', JSON.stringify(first));
+    // Asked in the client, it is waiting for that answer: Airlock's prompt does not say the client stopped waiting.
+    const asking = (await control.call('approvals.list', {})).find((p) => p.id === approval.id);
+    assert.equal(asking?.clientStoppedWaitingAt, undefined, JSON.stringify(asking));
     const state = String(first.result?.requestState);
     const yes = { approval: { action: 'accept', content: { decision: 'allow' } } };
     const altered = await call({ requestState: `${state.slice(0, -2)}${state.endsWith('A') ? 'BB' : 'AA'}`, inputResponses: yes });
