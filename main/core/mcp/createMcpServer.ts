@@ -169,6 +169,7 @@ export function refreshModernTools(server: ModernMcpServer): void {
 export async function createModernMcpServer(
   options: McpServerOptions,
   caller: Omit<CallerInfo, 'clientName' | 'clientVersion' | 'protocolVersion'>,
+  onlyTool?: string,
 ): Promise<ModernMcpServer> {
   await options.ready();
   const server = new ModernMcpServer(
@@ -211,6 +212,7 @@ export async function createModernMcpServer(
     report: options.onToolCall,
     ...(options.onToolStart ? { onStart: options.onToolStart } : {}),
     ...(options.listedSchemas ? { listedSchemas: options.listedSchemas } : {}),
+    ...(onlyTool !== undefined ? { onlyTool } : {}),
   });
   const refresh = registerAirlockTools(tools, options, ' (2026-07-28)');
   const again = () => {

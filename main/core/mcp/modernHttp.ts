@@ -30,8 +30,11 @@ export interface ModernCaller {
 }
 
 export interface ModernMcpOptions {
-  /** The server that answers one request, for its caller. */
-  createServer(caller: ModernCaller): ModernMcpServer | Promise<ModernMcpServer>;
+  /**
+   * The server that answers one request, for its caller; `tool`: the request calls that tool (its `Mcp-Name`, which the
+   * SDK has checked against the body), the only one the server needs.
+   */
+  createServer(caller: ModernCaller, request?: { tool?: string }): ModernMcpServer | Promise<ModernMcpServer>;
   logger: Logger;
   /** The clients' own tokens: a request with one is that client, with its scope. */
   clientToken?: (token: string) => ClientTokenView | undefined;
@@ -56,6 +59,15 @@ function headersOf(req: IncomingMessage): Headers {
   return headers;
 }
 
+const MODERN_VERSION = '2026-07-28';
+
+/** One request (not a batch) that says it is of 2026-07-28 in its `MCP-Protocol-Version` header and its envelope alike. */
+function speaksModern(req: IncomingMessage, body: unknown): boolean {
+  if (req.headers['mcp-protocol-version'] !== MODERN_VERSION || !body || typeof body !== 'object' || Array.isArray(body)) return false;
+  const meta = (body as { params?: { _meta?: Record<string, unknown> } }).params?._meta;
+  return meta?.['io.modelcontextprotocol/protocolVersion'] === MODERN_VERSION;
+}
+
 export function createModernMcp(options: ModernMcpOptions): ModernMcp {
   const log = options.logger;
   const handler = createMcpHandler(
@@ -66,13 +78,19 @@ export function createModernMcp(options: ModernMcpOptions): ModernMcp {
       // A request whose URL or credential is refused never gets here (answered in serve); reach nothing, to be sure.
       if (!who?.ok) return options.createServer({ key: 'http:refused', scope: [] });
       const { key, scope, token } = who.credential;
-      return options.createServer({ key, scope, ...(token ? { token } : {}) });
+      const headers = ctx.requestInfo?.headers;
+      const tool = headers?.get('mcp-method') === 'tools/call' ? (headers.get('mcp-name') ?? undefined) : undefined;
+      return options.createServer({ key, scope, ...(token ? { token } : {}) }, tool !== undefined ? { tool } : {});
     },
     { legacy: 'reject', onerror: (error) => log.debug(`mcp 2026-07-28: ${error.message}`) },
   );
   return {
     async claims(req, body) {
       if (req.method !== 'POST') return false;
+      // The common case, cheaply: a request of this revision whose header and envelope agree is this leg's (the SDK
+      // classifies it again in full when it serves it, and answers one it refuses with its own error). The full
+      // classification was ~0.25 ms of every modern request here.
+      if (speaksModern(req, body)) return true;
       const request = new Request(`http://127.0.0.1${req.url ?? '/mcp'}`, { method: 'POST', headers: headersOf(req) });
       return !(await isLegacyRequest(request, body));
     },

@@ -67,7 +67,8 @@ export interface Companion {
   /** One MCP server for one session (the SDK binds a server to one transport). */
   createMcpServer(transport: 'stdio' | 'http', session?: SessionOptions): McpServer;
   /** A server of the 2026-07-28 revision: over HTTP for one request (the default), over stdio for a connection. */
-  createModernServer(caller: ModernCaller, transport?: 'stdio' | 'http'): Promise<ModernMcpServer>;
+  /** `request.tool`: an HTTP request that calls that tool, the only one its server registers. */
+  createModernServer(caller: ModernCaller, transport?: 'stdio' | 'http', request?: { tool?: string }): Promise<ModernMcpServer>;
   /** What a screen that subscribes late missed: recent log lines, and the approvals still waiting. */
   replay(since: number | undefined): ControlEvent[];
   close(): Promise<void>;

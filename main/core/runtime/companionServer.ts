@@ -146,7 +146,7 @@ export async function startServing(ctx: StartContext, options: ServingOptions = 
     const built = companion;
     const { createModernMcp } = await part(() => import('../mcp/modernHttp.ts'));
     const modern = createModernMcp({
-      createServer: (caller) => built.createModernServer(caller),
+      createServer: (caller, request) => built.createModernServer(caller, 'http', request),
       logger: logger.child('mcp'),
       clientToken: (token) => clientTokens.match(token),
     });

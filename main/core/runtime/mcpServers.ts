@@ -264,7 +264,9 @@ export function createMcpServerFactory(s: McpServerServices): (transport: 'stdio
  * that caller and audited. A stdio connection's server is listed while the connection lasts, and its tools are
  * described again when what they describe changes, as a 2025 session's are.
  */
-export function createModernServerFactory(s: McpServerServices): (caller: ModernCaller, transport?: 'stdio' | 'http') => Promise<ModernMcpServer> {
+export function createModernServerFactory(
+  s: McpServerServices,
+): (caller: ModernCaller, transport?: 'stdio' | 'http', request?: { tool?: string }) => Promise<ModernMcpServer> {
   // A caller with no session is listed while it calls; idle past the HTTP session limit, it is no longer listed.
   const sweep = setInterval(() => {
     const idleMs = s.settings.values.httpSessionIdle * 1000;
@@ -277,7 +279,7 @@ export function createModernServerFactory(s: McpServerServices): (caller: Modern
       if (changesTools(batch)) for (const server of live) refreshModernTools(server);
     },
   });
-  return async ({ key, scope, token }, transport = 'http') => {
+  return async ({ key, scope, token }, transport = 'http', request = {}) => {
     const server = await createModernMcpServer(
       serverOptions(s, transport, scope, {
         onToolStart: (caller) => s.sessions.begin(caller),
@@ -287,6 +289,7 @@ export function createModernServerFactory(s: McpServerServices): (caller: Modern
         },
       }),
       { key, transport, ...(token ? { clientToken: token } : {}) },
+      request.tool,
     );
     if (transport === 'stdio') {
       s.sessions.open({ key, transport, protocolVersion: MODERN_REVISION });
