@@ -50,6 +50,11 @@ const VARIES: Record<string, RegExp> = {
 };
 const CLIENT_COMMAND = `${NODE} scripts/conformanceClient.ts`;
 const REVISION = '2026-07-28';
+/**
+ * How long the suite gives each client (its default is 30 s): it starts every scenario's client at once, ~40 Node
+ * processes, and beside the rest of `npm test` on two cores three of them once took longer than 30 s to connect.
+ */
+const CLIENT_TIMEOUT_MS = '120000';
 
 test(
   'the MCP conformance suite: every client scenario passes against Airlock’s client, or is an expected failure with its reason',
@@ -64,7 +69,19 @@ test(
     t.after(output.cleanup);
 
     const run = await conformanceCli(
-      ['client', '--command', CLIENT_COMMAND, '--suite', 'all', '--expected-failures', EXPECTED_FAILURES, '--output-dir', output.dir],
+      [
+        'client',
+        '--command',
+        CLIENT_COMMAND,
+        '--suite',
+        'all',
+        '--expected-failures',
+        EXPECTED_FAILURES,
+        '--output-dir',
+        output.dir,
+        '--timeout',
+        CLIENT_TIMEOUT_MS,
+      ],
       150_000,
     );
     assert.equal(run.timedOut, false, run.stderr);
@@ -115,7 +132,19 @@ test(
     const output = tempDir('airlock-conformance-client-2026-');
     t.after(output.cleanup);
     const run = await conformanceCli(
-      ['client', '--command', CLIENT_COMMAND, '--requirements', REVISION, '--expected-failures', file, '--output-dir', output.dir],
+      [
+        'client',
+        '--command',
+        CLIENT_COMMAND,
+        '--requirements',
+        REVISION,
+        '--expected-failures',
+        file,
+        '--output-dir',
+        output.dir,
+        '--timeout',
+        CLIENT_TIMEOUT_MS,
+      ],
       170_000,
       CONFORMANCE_2026_BIN,
     );
