@@ -1,5 +1,8 @@
 // Clean exit on SIGINT, SIGTERM (and stdin closing for stdio): run the
 // registered cleanups once, then exit 0. A second signal exits at once.
+// The log lines waiting for their turn's write go out first: a cleanup may
+// remove server.json, and whoever watches for that reads the log next.
+import { flushStderr } from '../core/log/logger.ts';
 let cleanups: (() => Promise<void>)[] = [];
 let shuttingDown = false;
 
@@ -13,6 +16,7 @@ export function onShutdown(cleanup: () => Promise<void>): void {
 export async function shutdown(code: number): Promise<never> {
   if (shuttingDown) process.exit(code);
   shuttingDown = true;
+  flushStderr();
   const pending = cleanups;
   cleanups = [];
   const timer = setTimeout(() => process.exit(code), 5000);

@@ -39,7 +39,9 @@ export interface LoggerOptions {
 let waiting: string[] = [];
 let flushing: NodeJS.Immediate | undefined;
 
-function flushStderr(): void {
+/** Writes the lines still waiting now: before something another process can see (a shutdown removing server.json). */
+export function flushStderr(): void {
+  if (flushing) clearImmediate(flushing);
   flushing = undefined;
   if (waiting.length === 0) return;
   const text = waiting.join('');
