@@ -51,9 +51,7 @@ test(
   { timeout: 200_000 },
   async (t) => {
     if (!requireTools(t, CONFORMANCE)) return;
-    const expected = readExpectedFailures(EXPECTED_FAILURES, 'client');
-    const unexplained = expected.filter((e) => e.reason.length < 10).map((e) => e.scenario);
-    assert.deepEqual(unexplained, [], `client entries of ${EXPECTED_FAILURES} without a reason`);
+    const expected = explainedClientFailures(EXPECTED_FAILURES);
     const scenarios = await listScenarios('client');
     const output = tempDir('airlock-conformance-client-');
     t.after(output.cleanup);
@@ -99,9 +97,7 @@ test(
   async (t) => {
     if (!requireTools(t, CONFORMANCE_2026)) return;
     const file = expectedFailuresAt(REVISION);
-    const expected = readExpectedFailures(file, 'client');
-    const unexplained = expected.filter((e) => e.reason.length < 10).map((e) => e.scenario);
-    assert.deepEqual(unexplained, [], `client entries of ${file} without a reason`);
+    const expected = explainedClientFailures(file);
     const { scored, unscored } = await listRequiredScenarios(REVISION, 'client');
     const output = tempDir('airlock-conformance-client-2026-');
     t.after(output.cleanup);
@@ -143,6 +139,14 @@ test(
     if (silent.length === 0) assert.equal(run.code, 0, `the conformance CLI's baseline check failed:\n${run.stdout.slice(-3000)}`);
   },
 );
+
+/** The `client:` entries of an expected-failures file, each of which must give its reason. */
+function explainedClientFailures(file: string): ReturnType<typeof readExpectedFailures> {
+  const expected = readExpectedFailures(file, 'client');
+  const unexplained = expected.filter((e) => e.reason.length < 10).map((e) => e.scenario);
+  assert.deepEqual(unexplained, [], `client entries of ${file} without a reason`);
+  return expected;
+}
 
 /** One scenario's checks from a run of its own (`bin`: the suite's release, 0.1 by default). */
 async function aloneRun(t: TestContext, scenario: string, bin?: string): Promise<Check[]> {
