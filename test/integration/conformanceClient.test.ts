@@ -53,33 +53,13 @@ test(
     if (!requireTools(t, CONFORMANCE)) return;
     const expected = explainedClientFailures(EXPECTED_FAILURES);
     const scenarios = await listScenarios('client');
-    const output = tempDir('airlock-conformance-client-');
-    t.after(output.cleanup);
-
-    const run = await conformanceCli(
-      [
-        'client',
-        '--command',
-        CLIENT_COMMAND,
-        '--suite',
-        'all',
-        '--expected-failures',
-        EXPECTED_FAILURES,
-        '--output-dir',
-        output.dir,
-        '--timeout',
-        CLIENT_TIMEOUT_MS,
-      ],
-      150_000,
-    );
-    assert.equal(run.timedOut, false, run.stderr);
-    const results = readClientResults(output.dir);
+    const { run, results, outputDir } = await runClients(t, ['--suite', 'all'], EXPECTED_FAILURES, 150_000);
     const parallel = new Map(TIMED.map((s) => [s, results.get(s) ?? []]));
     for (const scenario of TIMED) {
       results.set(scenario, await aloneRun(t, scenario));
       t.diagnostic(`${scenario}: beside the others ${failureSummary(parallel.get(scenario)!) || 'passed'}; judged on its own run`);
     }
-    const silent = await rejudgeSilent(t, scenarios, results, output.dir);
+    const silent = await rejudgeSilent(t, scenarios, results, outputDir);
     const verdict = judge(scenarios, results, expected);
     t.diagnostic(`conformance ${conformanceVersion()}: ${scenarios.length} client scenarios; passed: ${verdict.passed.join(', ')}`);
     assertJudged(verdict, results, EXPECTED_FAILURES, conformanceVersion(), run);
@@ -99,28 +79,8 @@ test(
     const file = expectedFailuresAt(REVISION);
     const expected = explainedClientFailures(file);
     const { scored, unscored } = await listRequiredScenarios(REVISION, 'client');
-    const output = tempDir('airlock-conformance-client-2026-');
-    t.after(output.cleanup);
-    const run = await conformanceCli(
-      [
-        'client',
-        '--command',
-        CLIENT_COMMAND,
-        '--requirements',
-        REVISION,
-        '--expected-failures',
-        file,
-        '--output-dir',
-        output.dir,
-        '--timeout',
-        CLIENT_TIMEOUT_MS,
-      ],
-      170_000,
-      CONFORMANCE_2026_BIN,
-    );
-    assert.equal(run.timedOut, false, run.stderr);
-    const results = readClientResults(output.dir);
-    const silent = await rejudgeSilent(t, [...scored, ...unscored], results, output.dir, CONFORMANCE_2026_BIN);
+    const { run, results, outputDir } = await runClients(t, ['--requirements', REVISION], file, 170_000, CONFORMANCE_2026_BIN);
+    const silent = await rejudgeSilent(t, [...scored, ...unscored], results, outputDir, CONFORMANCE_2026_BIN);
     const verdict = judge([...scored, ...unscored], results, expected);
     t.diagnostic(
       `conformance ${REVISION} requirements: ${scored.length} scored and ${unscored.length} unscored client scenarios; passed: ${verdict.passed.join(', ')}`,
@@ -146,6 +106,16 @@ function explainedClientFailures(file: string): ReturnType<typeof readExpectedFa
   const unexplained = expected.filter((e) => e.reason.length < 10).map((e) => e.scenario);
   assert.deepEqual(unexplained, [], `client entries of ${file} without a reason`);
   return expected;
+}
+
+/** Every selected client scenario at once (`selection`: the suite or the requirements), judged against `file` by the CLI too. */
+async function runClients(t: TestContext, selection: string[], file: string, timeoutMs: number, bin?: string) {
+  const output = tempDir('airlock-conformance-client-');
+  t.after(output.cleanup);
+  const args = ['client', '--command', CLIENT_COMMAND, ...selection, '--expected-failures', file, '--output-dir', output.dir, '--timeout', CLIENT_TIMEOUT_MS];
+  const run = await conformanceCli(args, timeoutMs, bin);
+  assert.equal(run.timedOut, false, run.stderr);
+  return { run, results: readClientResults(output.dir), outputDir: output.dir };
 }
 
 /** One scenario's checks from a run of its own (`bin`: the suite's release, 0.1 by default). */

@@ -39,22 +39,26 @@ export interface LoggerOptions {
 let waiting: string[] = [];
 let flushing: NodeJS.Immediate | undefined;
 
-/** Writes the lines still waiting now: before something another process can see (a shutdown removing server.json). */
-export function flushStderr(): void {
+/** The waiting lines, taken (none left waiting, no write scheduled). */
+function takeWaiting(): string | undefined {
   if (flushing) clearImmediate(flushing);
   flushing = undefined;
-  if (waiting.length === 0) return;
+  if (waiting.length === 0) return undefined;
   const text = waiting.join('');
   waiting = [];
-  process.stderr.write(text);
+  return text;
 }
 
+/** Writes the lines still waiting now: before something another process can see (a shutdown removing server.json). */
+export function flushStderr(): void {
+  const text = takeWaiting();
+  if (text !== undefined) process.stderr.write(text);
+}
+
+/** At exit, synchronously whatever stderr is (a pipe on Windows is asynchronous otherwise). */
 function flushStderrAtExit(): void {
-  if (flushing) clearImmediate(flushing);
-  flushing = undefined;
-  if (waiting.length === 0) return;
-  const text = waiting.join('');
-  waiting = [];
+  const text = takeWaiting();
+  if (text === undefined) return;
   try {
     writeSync(2, text);
   } catch {

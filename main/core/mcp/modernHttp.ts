@@ -17,6 +17,7 @@ import { getRequestListener } from '@hono/node-server';
 import { createMcpHandler, isLegacyRequest, type McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
 import type { Logger } from '../log/logger.ts';
 import { readScope } from './sessionScope.ts';
+import { MODERN_REVISION } from './stdioRevisions.ts';
 import { readCredential } from './httpCredential.ts';
 import type { ClientTokenView } from '../http/clientTokens.ts';
 import type { ClientTokenRef } from '../../../contract/approvals.ts';
@@ -59,13 +60,11 @@ function headersOf(req: IncomingMessage): Headers {
   return headers;
 }
 
-const MODERN_VERSION = '2026-07-28';
-
 /** One request (not a batch) that says it is of 2026-07-28 in its `MCP-Protocol-Version` header and its envelope alike. */
 function speaksModern(req: IncomingMessage, body: unknown): boolean {
-  if (req.headers['mcp-protocol-version'] !== MODERN_VERSION || !body || typeof body !== 'object' || Array.isArray(body)) return false;
+  if (req.headers['mcp-protocol-version'] !== MODERN_REVISION || !body || typeof body !== 'object' || Array.isArray(body)) return false;
   const meta = (body as { params?: { _meta?: Record<string, unknown> } }).params?._meta;
-  return meta?.['io.modelcontextprotocol/protocolVersion'] === MODERN_VERSION;
+  return meta?.['io.modelcontextprotocol/protocolVersion'] === MODERN_REVISION;
 }
 
 export function createModernMcp(options: ModernMcpOptions): ModernMcp {
