@@ -189,6 +189,102 @@ test(
   },
 );
 
+test(
+  'a 2026-07-28 client that declares the Tasks extension gets a task for a held mutation: "waiting for your approval", then the result; only its caller can read or cancel it',
+  { timeout: 120_000 },
+  async () => {
+    const TASKS = 'io.modelcontextprotocol/tasks';
+    const withTasks = { ...envelope(MODERN), 'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} } } };
+    const posts = () => echo.received.filter((r) => r.method === 'POST').length;
+    let id = 100;
+    /** One request of the revision, its routing headers as the extension requires; `url` another scope (another caller). */
+    const ask = async (method: string, params: Record<string, unknown>, name: string, meta: object = withTasks, url?: string) => {
+      const response = await fetch(url ?? server.mcpUrl, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${server.token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': MODERN,
+          'mcp-method': method,
+          'mcp-name': name,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params: { ...params, _meta: meta } }),
+        signal: AbortSignal.timeout(30_000),
+      });
+      const text = await response.text();
+      return JSON.parse(/^data: (.*)$/m.exec(text)?.[1] ?? text) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
+    };
+    const run = (code: string) => ask('tools/call', { name: 'execute', arguments: { code } }, 'execute');
+    const task = (method: string, taskId: string, meta?: object, url?: string) => ask(method, { taskId }, taskId, meta, url);
+    /** Polls the task as a client does (its pollIntervalMs) until it is no longer working. */
+    const settled = async (taskId: string, pollMs: number) => {
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const got = await task('tasks/get', taskId);
+        if (got.result?.status !== 'working') return got;
+        assert.ok(Date.now() < deadline, `task ${taskId} still working after 30 s: ${JSON.stringify(got)}`);
+        await new Promise((resolve) => setTimeout(resolve, pollMs));
+      }
+    };
+
+    // The server says it offers the extension.
+    const discover = await ask('server/discover', {}, 'server/discover');
+    assert.deepEqual((discover.result?.capabilities as { extensions?: object })?.extensions, { [TASKS]: {} }, JSON.stringify(discover));
+    // A run that needs no person is answered at once, as ever.
+    const quick = await run('return 1 + 1;');
+    assert.equal(quick.result?.resultType, 'complete', JSON.stringify(quick));
+    assert.equal(quick.result?.taskId, undefined);
+
+    const before = posts();
+    const requested = waitForEvent(control, 'approval-requested', (e) => e.approval.request.caller.clientName === 'raw-client');
+    const created = await run(`return (await api.items.create({ body: { name: 'tasked' } })).status;`);
+    const { approval } = await requested;
+    const made = created.result as { resultType?: string; taskId?: string; status?: string; statusMessage?: string; ttlMs?: number; pollIntervalMs?: number };
+    assert.equal(made?.resultType, 'task', JSON.stringify(created));
+    assert.equal(made.status, 'working');
+    assert.match(made.statusMessage ?? '', /^Waiting for your approval in Airlock: POST \/items/);
+    assert.ok(made.ttlMs! >= 30 * 60_000 && made.pollIntervalMs! > 0, JSON.stringify(made));
+    assert.equal((created.result as { structuredContent?: unknown }).structuredContent, undefined, 'not answered "held"');
+    const taskId = made.taskId!;
+    const waiting = await task('tasks/get', taskId);
+    assert.equal(waiting.result?.status, 'working');
+    assert.match(String(waiting.result?.statusMessage), /Waiting for your approval in Airlock/);
+
+    // Another caller (another scope) is told there is no such task, and the attempt is recorded; a request that does
+    // not declare the extension is refused with the error that names it.
+    const stolen = await task('tasks/get', taskId, withTasks, `${server.mcpUrl}?api=custom`);
+    assert.equal(stolen.error?.code, -32602, JSON.stringify(stolen));
+    const cancelled = await task('tasks/cancel', taskId, withTasks, `${server.mcpUrl}?api=custom`);
+    assert.equal(cancelled.error?.code, -32602, JSON.stringify(cancelled));
+    const undeclared = await task('tasks/get', taskId, envelope(MODERN));
+    assert.equal(undeclared.error?.code, -32021, JSON.stringify(undeclared));
+    const audit = await control.call('audit.query', { tool: 'execute', order: 'newest', limit: 10 });
+    assert.ok(
+      audit.records.some((r) => JSON.stringify(r).includes("named another client's task")),
+      'the foreign read is in the audit',
+    );
+
+    await control.call('approvals.decide', { id: approval.id, decision: 'approve', scope: 'once' });
+    const done = await settled(taskId, made.pollIntervalMs!);
+    assert.equal(done.result?.status, 'completed', JSON.stringify(done));
+    assert.deepEqual((done.result?.result as Result).content, [{ type: 'text', text: '201' }]);
+    assert.equal(posts(), before + 1, 'exactly one mutation reached the API');
+
+    // Cancelled while the person has not decided: the task ends "cancelled"; the request stays for the person, marked.
+    const second = waitForEvent(control, 'approval-requested', (e) => e.approval.request.caller.clientName === 'raw-client');
+    const other = (await run(`return (await api.items.create({ body: { name: 'cancelled' } })).status;`)).result as { taskId?: string };
+    const pending = (await second).approval;
+    const ack = (await task('tasks/cancel', other.taskId!)).result;
+    assert.deepEqual([ack?.resultType, ack?.status, ack?.taskId], ['complete', undefined, undefined], 'an empty acknowledgement');
+    assert.equal((await task('tasks/get', other.taskId!)).result?.status, 'cancelled');
+    const marked = (await control.call('approvals.list', {})).find((p) => p.id === pending.id);
+    assert.ok(marked?.clientStoppedWaitingAt, JSON.stringify(marked));
+    await control.call('approvals.decide', { id: pending.id, decision: 'deny', scope: 'once', reason: 'cleanup' });
+    assert.equal(posts(), before + 1, 'the cancelled one sent nothing');
+  },
+);
+
 test('a 2025 client on the same endpoint: initialize, a session, and execute as before', { timeout: 60_000 }, async (t) => {
   const client = await httpClient(server.mcpUrl, server.token, 'legacy-client');
   t.after(() => client.close());

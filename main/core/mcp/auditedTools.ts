@@ -13,6 +13,7 @@ import type { CallerInfo, Elicit } from '../approvals/types.ts';
 import { elicitThrough } from './elicitApproval.ts';
 import { protocolVersionOf } from './agreedVersion.ts';
 import type { TaskTool } from './toolTasks.ts';
+import type { TaskWork } from './modernTasks.ts';
 import { messageOf } from '../../../contract/values.ts';
 import type { ClientTokenRef } from '../../../contract/approvals.ts';
 
@@ -33,6 +34,11 @@ export interface ToolContext {
    * (verified before the handler runs).
    */
   rounds?: { canElicit: boolean; responses?: Record<string, unknown>; state?: unknown };
+  /**
+   * A 2026-07-28 request that declares the Tasks extension: starts `work` as a task of this caller and returns the
+   * tools/call's answer (a CreateTaskResult), which the handler returns as its result.
+   */
+  startTask?: (statusMessage: string, work: (task: TaskWork) => Promise<CallToolResult>) => CallToolResult;
 }
 
 /** What a tool handler returns: the result, and what the audit record should say about it. */

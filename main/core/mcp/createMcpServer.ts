@@ -5,6 +5,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import type { Logger } from '../log/logger.ts';
+import { serveModernTasks, type ModernTasks } from './modernTasks.ts';
 import { SERVER_INFO, serverCapabilities } from './serverIdentity.ts';
 import { rememberAgreedVersion } from './agreedVersion.ts';
 import { registerSearchDocs, type SearchableTools } from './searchDocsTool.ts';
@@ -73,6 +74,8 @@ export interface McpServerOptions {
   listedSchemas?(): ReadonlyMap<string, unknown>;
   /** Whether an API in reach is being opened (tools/list then waits for it, and no prepared reply is used). */
   opening?(): boolean;
+  /** The companion's tasks for 2026-07-28 clients (the Tasks extension), with execute. */
+  modernTasks?: ModernTasks;
 }
 
 /**
@@ -213,8 +216,19 @@ export async function createModernMcpServer(
     ...(options.onToolStart ? { onStart: options.onToolStart } : {}),
     ...(options.listedSchemas ? { listedSchemas: options.listedSchemas } : {}),
     ...(onlyTool !== undefined ? { onlyTool } : {}),
+    ...(options.modernTasks ? { tasks: options.modernTasks } : {}),
   });
   const refresh = registerAirlockTools(tools, options, ' (2026-07-28)');
+  if (options.modernTasks && options.hasExecute) {
+    // Another caller naming a task is answered as for one that never was; the attempt is recorded, as a resume's is.
+    serveModernTasks(server, options.modernTasks, caller.key, (taskId, method) => {
+      const why = `${method} named another client's task (${taskId.slice(0, 8)}…): answered as no such task`;
+      options.logger.child('mcp').warn(`${why}; from ${caller.key}`);
+      void Promise.resolve(
+        options.onToolCall({ tool: 'execute', args: {}, caller, startedAt: new Date().toISOString(), durationMs: 0, outcome: 'refused', bytesOut: 0, error: why }),
+      ).catch(() => undefined);
+    });
+  }
   const again = () => {
     for (const one of refresh) one();
   };

@@ -110,7 +110,7 @@ export function registerExecute(tools: AuditedTools, ctx: ExecuteToolContext): (
       annotations: { title, readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
       tasks: true,
     },
-    async ({ code, resume }, { caller, signal, elicit: offered, progress, task, rounds }) => {
+    async ({ code, resume }, { caller, signal, elicit: offered, progress, task, rounds, startTask }) => {
       const elicit = ctx.elicitation === false ? undefined : offered;
       // A retried round of a 2026-07-28 request: the state the companion sealed when it asked, and the answer.
       const round = rounds?.state as SealedRound | undefined;
@@ -118,6 +118,8 @@ export function registerExecute(tools: AuditedTools, ctx: ExecuteToolContext): (
       // Asked in the client as soon as the run waits for a person: where the person allowed it, the client can be
       // asked, and it did not just dismiss the question (then Airlock's own prompt is left to answer, as usual).
       const askClient = ctx.inClient?.enabled() === true && rounds?.canElicit === true && !task && !(round && answer === undefined);
+      // A 2026-07-28 client that declares the Tasks extension gets a task as soon as the run waits for a person.
+      const asTask = !askClient && startTask !== undefined;
       const onWaiting = progress ? (what: string) => keepTelling(progress, what, ctx.progressEveryMs?.() ?? PROGRESS_EVERY_MS) : undefined;
       // A task is polled: it answers when the run is over, never "held".
       const options = {
@@ -126,7 +128,7 @@ export function registerExecute(tools: AuditedTools, ctx: ExecuteToolContext): (
         ...(only ? { defaultApi: only } : {}),
         ...(elicit ? { elicit } : {}),
         ...(onWaiting ? { onWaiting } : {}),
-        ...(task ? { replyAfterMs: 0 } : askClient ? { replyAfterMs: 1 } : {}),
+        ...(task ? { replyAfterMs: 0 } : askClient || asTask ? { replyAfterMs: 1 } : {}),
       };
       if (round) {
         // Only the caller that was asked may answer, and collect: anyone else meets the run that never was.
@@ -157,6 +159,23 @@ export function registerExecute(tools: AuditedTools, ctx: ExecuteToolContext): (
       if (pending) {
         const asked = await askInClient(pending, { runId: outcome.runId, approvalId: pending.approvalId, caller: caller.key });
         return { result: asked as CallToolResult, outcome: 'held', runId: outcome.runId };
+      }
+      if (outcome.held && asTask) {
+        const held = outcome.runId;
+        const waiting = `Waiting for your approval in Airlock: ${outcome.held.operation}`;
+        const created = startTask!(waiting, async (work) => {
+          const final = await ctx.service.resume(held, caller, {
+            signal: work.signal,
+            ...(ctx.scope ? { scope: ctx.scope } : {}),
+            replyAfterMs: 0,
+            onWaiting: (what) => {
+              work.status(what);
+              return () => work.status('running');
+            },
+          });
+          return { content: [{ type: 'text' as const, text: final.text }], ...(final.isError ? { isError: true } : {}) };
+        });
+        return { result: created, outcome: 'held', runId: held };
       }
       return {
         result: {

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { fromJsonSchema, type JsonSchemaType, type McpServer as ModernMcpServer, type ServerContext } from '@modelcontextprotocol/server';
 import type { CallerInfo } from '../approvals/types.ts';
 import { runAudited, type AuditedTools, type AuditedToolsOptions, type ToolContext } from './auditedTools.ts';
+import { declaresTasks, type ModernTasks } from './modernTasks.ts';
 
 /** The client's self-declared name and version, from the request's `_meta` (a label: it never grants). */
 const CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
@@ -87,6 +88,14 @@ export interface ModernToolsOptions extends AuditedToolsOptions {
    * request here, whose server answers that one request).
    */
   onlyTool?: string;
+  /** The companion's tasks: a request that declares the Tasks extension may be answered with one. */
+  tasks?: ModernTasks;
+}
+
+/** How a handler starts a task for this request's caller, when the request declares the extension. */
+function tasksOf(ctx: ServerContext, callerKey: string, tasks: ModernTasks | undefined): Pick<ToolContext, 'startTask'> {
+  if (!tasks || !declaresTasks(ctx)) return {};
+  return { startTask: (statusMessage, work) => tasks.start(callerKey, statusMessage, work) as never };
 }
 
 /** A tool left unregistered: nothing to describe again or remove. */
@@ -99,7 +108,8 @@ export function modernTools(
   options: ModernToolsOptions,
 ): AuditedTools {
   const tools: AuditedTools = {
-    // Task-augmented calls are a 2025-revision experiment here; a modern client is answered "held" and resumes.
+    // The 2025 revision's task-augmented calls; a modern client that declares the Tasks extension gets a task through
+    // ToolContext.startTask instead (modernTasks.ts).
     taskTools: new Map(),
     registerLoose(name, config, handler) {
       // Listed with the schema its server gives (as a 2025 session lists it); any object when there is none.
@@ -125,6 +135,7 @@ export function modernTools(
             signal: ctx.mcpReq.signal,
             ...progressOf(ctx),
             ...roundsOf(ctx),
+            ...tasksOf(ctx, caller.key, options.tasks),
           })) as never,
       );
       return {

@@ -5,6 +5,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createMcpServer, createModernMcpServer, refreshModernTools, refreshTools, type McpServerOptions, type ToolRegistrar } from '../mcp/createMcpServer.ts';
 import type { McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
+import { ModernTasks } from '../mcp/modernTasks.ts';
 import type { ModernCaller } from '../mcp/modernHttp.ts';
 import { isStatelessCaller } from '../mcp/httpCredential.ts';
 import { executeInputText, registerExecute } from '../mcp/executeTool.ts';
@@ -279,15 +280,20 @@ export function createModernServerFactory(
       if (changesTools(batch)) for (const server of live) refreshModernTools(server);
     },
   });
+  // The Tasks extension's tasks outlive the request (HTTP) or connection (stdio) that made them: one registry.
+  const tasks = new ModernTasks();
   return async ({ key, scope, token }, transport = 'http', request = {}) => {
     const server = await createModernMcpServer(
-      serverOptions(s, transport, scope, {
-        onToolStart: (caller) => s.sessions.begin(caller),
-        onToolCall: (call) => {
-          s.sessions.end(call.caller.key);
-          return s.audit.recordToolCall(toolRecord(s, transport, call, scope));
-        },
-      }),
+      {
+        ...serverOptions(s, transport, scope, {
+          onToolStart: (caller) => s.sessions.begin(caller),
+          onToolCall: (call) => {
+            s.sessions.end(call.caller.key);
+            return s.audit.recordToolCall(toolRecord(s, transport, call, scope));
+          },
+        }),
+        modernTasks: tasks,
+      },
       { key, transport, ...(token ? { clientToken: token } : {}) },
       request.tool,
     );
