@@ -225,7 +225,16 @@ export async function createModernMcpServer(
       const why = `${method} named another client's task (${taskId.slice(0, 8)}…): answered as no such task`;
       options.logger.child('mcp').warn(`${why}; from ${caller.key}`);
       void Promise.resolve(
-        options.onToolCall({ tool: 'execute', args: {}, caller, startedAt: new Date().toISOString(), durationMs: 0, outcome: 'refused', bytesOut: 0, error: why }),
+        options.onToolCall({
+          tool: 'execute',
+          args: {},
+          caller,
+          startedAt: new Date().toISOString(),
+          durationMs: 0,
+          outcome: 'refused',
+          bytesOut: 0,
+          error: why,
+        }),
       ).catch(() => undefined);
     });
   }
