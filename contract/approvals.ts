@@ -25,7 +25,7 @@ export const callerSchema = z.object({
 export type Caller = z.infer<typeof callerSchema>;
 
 /** Why the call is held: it changes data, it deletes, or it only became a mutation through something outside the document's plain reading. */
-export const approvalReasonSchema = z.enum(['mutation', 'destructive', 'outside-policy']);
+export const approvalReasonSchema = z.enum(['mutation', 'destructive', 'outside-policy', 'question']);
 
 export const requestHeaderSchema = z.object({
   name: z.string(),
@@ -113,11 +113,72 @@ export const serverSwitchRequestSchema = z.object({
   enabled: z.boolean(),
 });
 
-export const approvalRequestSchema = z.discriminatedUnion('kind', [apiCallRequestSchema, toolCallRequestSchema, serverSwitchRequestSchema]);
+/** One field of a server's question (MCP elicitation's flat form): a string (maybe one of `choices`), a number or a yes/no. */
+export const questionFieldSchema = z.object({
+  name: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  type: z.enum(['string', 'number', 'integer', 'boolean']),
+  /** The values a string may take (the form shows a choice). */
+  choices: z.array(z.string()).optional(),
+  required: z.boolean(),
+  default: z.union([z.string(), z.number(), z.boolean()]).optional(),
+});
+export type QuestionField = z.infer<typeof questionFieldSchema>;
+
+/** An answer to a server's question: a value by field name. */
+export const questionAnswerSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
+export type QuestionAnswer = z.infer<typeof questionAnswerSchema>;
+
+/**
+ * Another MCP server asks the person something while one of its tools runs (MCP elicitation: a request of the
+ * server's in 2025, `input_required` in 2026-07-28): its message and the fields it wants. A yes sends the answer to
+ * that server only; a no declines. Nothing is granted.
+ */
+export const serverQuestionRequestSchema = z.object({
+  kind: z.literal('server-question'),
+  ...requestBase,
+  server: z.string(),
+  /** The tool whose call the question came with, when known. */
+  tool: z.string().optional(),
+  /** The server's words (redacted, capped): they are the server's, not Airlock's. */
+  message: z.string(),
+  fields: z.array(questionFieldSchema),
+});
+
+export const approvalRequestSchema = z.discriminatedUnion('kind', [
+  apiCallRequestSchema,
+  toolCallRequestSchema,
+  serverSwitchRequestSchema,
+  serverQuestionRequestSchema,
+]);
 export type ApprovalRequest = z.infer<typeof approvalRequestSchema>;
 export type ApiCallApprovalRequest = z.infer<typeof apiCallRequestSchema>;
 export type ToolCallApprovalRequest = z.infer<typeof toolCallRequestSchema>;
 export type ServerSwitchApprovalRequest = z.infer<typeof serverSwitchRequestSchema>;
+export type ServerQuestionRequest = z.infer<typeof serverQuestionRequestSchema>;
+
+/** Why an answer does not fit the question's fields, in words naming the field (undefined when it fits). */
+export function answerProblem(fields: readonly QuestionField[], answer: QuestionAnswer): string | undefined {
+  const known = new Set(fields.map((f) => f.name));
+  const stray = Object.keys(answer).find((k) => !known.has(k));
+  if (stray !== undefined) return `the question has no field "${stray.slice(0, 100)}" (its fields: ${[...known].join(', ') || 'none'})`;
+  for (const f of fields) {
+    const value = answer[f.name];
+    const label = f.title ?? f.name;
+    if (value === undefined || value === '') {
+      if (f.required) return `"${label}" needs an answer`;
+      continue;
+    }
+    if (f.type === 'boolean' && typeof value !== 'boolean') return `"${label}" is yes or no`;
+    if ((f.type === 'number' || f.type === 'integer') && (typeof value !== 'number' || !Number.isFinite(value)))
+      return `"${label}" is a number`;
+    if (f.type === 'integer' && !Number.isInteger(value)) return `"${label}" is a whole number`;
+    if (f.type === 'string' && typeof value !== 'string') return `"${label}" is text`;
+    if (f.choices && !f.choices.includes(String(value))) return `"${label}" is one of: ${f.choices.join(', ')}`;
+  }
+  return undefined;
+}
 
 /**
  * What a request is for, in one line: `POST /items (items.create)` (`where` picks the template or the full URL),
@@ -131,6 +192,8 @@ export function requestLine(req: ApprovalRequest, where: 'url' | 'template' = 't
       return `${req.call} (a tool of MCP server ${req.server})`;
     case 'server-switch':
       return `turn MCP server ${req.server} ${req.enabled ? 'on' : 'off'}`;
+    case 'server-question':
+      return `answer a question of MCP server ${req.server}${req.tool ? ` (while ${req.tool} runs)` : ''}`;
   }
 }
 
@@ -143,6 +206,8 @@ export function requestTarget(req: ApprovalRequest): string {
       return req.call;
     case 'server-switch':
       return `turn MCP server ${req.server} ${req.enabled ? 'on' : 'off'}`;
+    case 'server-question':
+      return `a question of MCP server ${req.server}`;
   }
 }
 
@@ -155,6 +220,8 @@ export function requestPayload(req: ApprovalRequest): string {
       return req.arguments;
     case 'server-switch':
       return JSON.stringify({ name: req.server, enabled: req.enabled }, null, 2);
+    case 'server-question':
+      return req.message;
   }
 }
 
@@ -220,6 +287,8 @@ export const approvalDecisionSchema = z.discriminatedUnion('approved', [
     grantId: z.string().optional(),
     /** The approval a person was asked (absent: no one was, a grant or an earlier yes answered). */
     id: z.string().optional(),
+    /** A server's question: the person's answer. */
+    answer: questionAnswerSchema.optional(),
   }),
   z.object({ approved: z.literal(false), by: z.string(), reason: z.string(), at: z.string(), code: z.enum(DENIAL_CODES), id: z.string().optional() }),
 ]);
@@ -231,6 +300,8 @@ export const decideInputSchema = z
     decision: z.enum(['approve', 'deny']),
     scope: approveScopeSchema.optional(),
     reason: z.string().max(500).optional(),
+    /** The answer to a server's question (with `approve`): a value by field name. */
+    answer: questionAnswerSchema.optional(),
   })
   .strict();
 
@@ -252,6 +323,7 @@ export function passedWithoutAsking(a: { by: string; grantId?: string | undefine
 export function scopeWithheld(req: ApprovalRequest, scope: ApproveScope): string | undefined {
   if (req.kind === 'server-switch')
     return scope === 'once' ? undefined : `a server is switched on or off one yes at a time: nothing is granted for ${requestLine(req)}`;
+  if (req.kind === 'server-question') return scope === 'once' ? undefined : `a server's question is answered once: nothing is granted`;
   const where = req.kind === 'api-call' ? `${req.method} ${req.pathTemplate}` : `${req.server}/${req.tool}`;
   if (req.kind === 'api-call' && req.override && isGrantScope(scope))
     return `no grant is offered for ${where}: the call overrides its method (${req.override.from} via ${req.override.via}); approve it once or for the rest of this run`;
@@ -269,7 +341,9 @@ export function offeredScopes(req: ApprovalRequest): ApproveScope[] {
 
 /** What the prompt says about the widest scopes when they are withheld for a deletion (undefined otherwise). */
 export function untilRevokedWithheld(req: ApprovalRequest): string | undefined {
-  return (req.kind === 'api-call' && req.override) || req.kind === 'server-switch' ? undefined : scopeWithheld(req, 'always');
+  return (req.kind === 'api-call' && req.override) || req.kind === 'server-switch' || req.kind === 'server-question'
+    ? undefined
+    : scopeWithheld(req, 'always');
 }
 
 export const grantSchema = z.object({

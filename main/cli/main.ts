@@ -172,7 +172,7 @@ function addApprovalCommands(program: Command, sub: Sub): void {
     .action(async function (this: Command) {
       await (await approvalsCommands()).approvalsList(await connectToRunningServer(cliContext(this).settings.dataDir), { json: this.opts().json === true });
     });
-  addSettingOptions(sub(approvals, 'approve', 'let a pending mutation through').argument('<id>', 'the approval id (apr_…)'), ['common'])
+  addSettingOptions(sub(approvals, 'approve', "let a pending mutation through (or answer a server's question)").argument('<id>', 'the approval id (apr_…)'), ['common'])
     .addOption(
       new Option(
         '--scope <scope>',
@@ -181,16 +181,22 @@ function addApprovalCommands(program: Command, sub: Sub): void {
         .argParser(choice('--scope', ['once', 'run', 'session', 'client-always', 'everyone-session', 'always'] as const))
         .default('once'),
     )
+    .option(
+      '--answer <field=value>',
+      "a server's question: the answer to one of its fields (repeat for each; a field left out takes the server's default)",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .option('--json', 'machine-readable output')
     .action(async function (this: Command, id: string) {
       await (
         await approvalsCommands()
       ).approvalsDecide(await connectToRunningServer(cliContext(this).settings.dataDir), id, 'approve', {
         scope: this.opts().scope,
+        ...(this.opts().answer ? { answers: this.opts().answer as string[] } : {}),
         json: this.opts().json === true,
       });
     });
-  addSettingOptions(sub(approvals, 'deny', 'refuse a pending mutation').argument('<id>', 'the approval id (apr_…)'), ['common'])
+  addSettingOptions(sub(approvals, 'deny', "refuse a pending mutation (or decline a server's question)").argument('<id>', 'the approval id (apr_…)'), ['common'])
     .option('--reason <text>', 'told to the code as the API error')
     .option('--json', 'machine-readable output')
     .action(async function (this: Command, id: string) {

@@ -21,6 +21,8 @@ import {
   requestLine,
   requestPayload,
   untilRevoked,
+  answerProblem,
+  type QuestionAnswer,
   type ApprovalDecision,
   type ApprovalRequest,
   type ApproveScope,
@@ -35,7 +37,8 @@ import { messageOf } from '../../../contract/values.ts';
 
 export type { PendingApproval, ApprovalRequest };
 
-export type Decision = { approve: true; scope: ApproveScope } | { approve: false; reason?: string };
+/** A person's answer: yes (with, for a server's question, what they answered) or no. */
+export type Decision = { approve: true; scope: ApproveScope; answer?: QuestionAnswer } | { approve: false; reason?: string };
 
 export type BrokerEvent =
   | { type: 'approval-requested'; approval: PendingApproval }
@@ -67,7 +70,8 @@ const REMEMBERED = 500;
 function elicitedPayload(req: ApprovalRequest): string {
   const payload = requestPayload(req);
   if (!payload) return '';
-  return `\n\n${req.kind === 'api-call' ? 'Body' : req.kind === 'tool-call' ? 'Arguments' : 'Change'}:\n${payload.slice(0, 2000)}`;
+  const label = { 'api-call': 'Body', 'tool-call': 'Arguments', 'server-switch': 'Change', 'server-question': 'Question' }[req.kind];
+  return `\n\n${label}:\n${payload.slice(0, 2000)}`;
 }
 
 function clientOf(req: ApprovalRequest): string {
@@ -99,7 +103,7 @@ export class ApprovalBroker implements ApprovalHook {
     // A grant is for the operation as the document describes it: a call that overrides its method is never covered;
     // and a call that may destroy is never covered by a grant "until revoked" (one given before it became so).
     const found =
-      (req.kind === 'api-call' && req.override) || req.kind === 'server-switch'
+      (req.kind === 'api-call' && req.override) || req.kind === 'server-switch' || req.kind === 'server-question'
         ? undefined
         : this.grants.use({
             profile: req.profile,
@@ -240,10 +244,15 @@ export class ApprovalBroker implements ApprovalHook {
       // One rule for what may be granted (scopeWithheld), which the prompt and the CLI show too.
       const withheld = scopeWithheld(req, decision.scope);
       if (withheld) throw new AirlockError('usage', withheld);
+      // A server's question is answered with what it asks for, which must fit its fields; nothing else carries an answer.
+      if (req.kind === 'server-question') {
+        const problem = answerProblem(req.fields, decision.answer ?? {});
+        if (problem) throw new AirlockError('usage', `the answer to ${id} does not fit the question: ${problem}; nothing was sent`);
+      } else if (decision.answer) throw new AirlockError('usage', `${id} is not a question: approve or deny it, with no answer`);
       let grantId: string | undefined;
       if (decision.scope === 'run') this.runGrants.add(runGrantKey(req.runId, req.profile));
       const scope = decision.scope;
-      if (isGrantScope(scope)) {
+      if (isGrantScope(scope) && req.kind !== 'server-question') {
         grantId = this.grants.add({
           scope,
           profile: req.profile,
@@ -260,7 +269,14 @@ export class ApprovalBroker implements ApprovalHook {
           grantedBy: by,
         }).id;
       }
-      result = { approved: true, by, scope: decision.scope, at, ...(grantId ? { grantId } : {}) };
+      result = {
+        approved: true,
+        by,
+        scope: decision.scope,
+        at,
+        ...(grantId ? { grantId } : {}),
+        ...(req.kind === 'server-question' ? { answer: decision.answer ?? {} } : {}),
+      };
     } else {
       result = { approved: false, by, reason: decision.reason?.trim() || `denied by ${by}`, at, code: 'denied' };
     }

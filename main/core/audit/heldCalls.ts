@@ -9,11 +9,12 @@ import type { ApiCallEntry, ApiCallRecord } from './types.ts';
 
 /**
  * The pending record of a call put to a person: who asked for what, held by this process. A server switch has none:
- * it is no call through the gate, and the toggle_mcp_server call that asked for it is recorded with what came of it.
+ * it is no call through the gate, and the toggle_mcp_server call that asked for it is recorded with what came of it;
+ * nor has a server's question (the tool call it came with is recorded, and the log says how it was answered).
  */
 export function heldRecord(held: Pick<PendingApproval, 'id' | 'request' | 'createdAt'>, pid: number = process.pid): ApiCallRecord | undefined {
   const r = held.request;
-  if (r.kind === 'server-switch') return undefined;
+  if (r.kind === 'server-switch' || r.kind === 'server-question') return undefined;
   return {
     runId: r.runId,
     callerKey: r.caller.key,

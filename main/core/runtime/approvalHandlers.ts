@@ -10,8 +10,12 @@ export function createApprovalHandlers(
 ): Pick<ControlHandlers, 'approvals.list' | 'approvals.decide' | 'approvals.denyAll' | 'grants.list' | 'grants.revoke' | 'grants.revokeAll'> {
   return {
     'approvals.list': () => c.broker.list(),
-    'approvals.decide': ({ id, decision, scope, reason }, caller) =>
-      c.broker.decide(id, decision === 'approve' ? { approve: true, scope: scope ?? 'once' } : { approve: false, ...(reason ? { reason } : {}) }, caller.by),
+    'approvals.decide': ({ id, decision, scope, reason, answer }, caller) =>
+      c.broker.decide(
+        id,
+        decision === 'approve' ? { approve: true, scope: scope ?? 'once', ...(answer ? { answer } : {}) } : { approve: false, ...(reason ? { reason } : {}) },
+        caller.by,
+      ),
     'approvals.denyAll': ({ reason }, caller) => ({ denied: c.broker.denyAll(reason, caller.by) }),
     'grants.list': () => c.broker.grants.list(),
     'grants.revoke': ({ id }, caller) => ({ revoked: c.broker.grants.revoke(id, caller.by) }),

@@ -14,6 +14,7 @@ import type { RunTools } from '../execute/runClient.ts';
 import { ServerStore } from '../upstream/serverStore.ts';
 import { PinStore } from '../upstream/toolPins.ts';
 import { UpstreamServers } from '../upstream/upstreamServers.ts';
+import { serverQuestions } from '../upstream/serverQuestions.ts';
 import { launchServer } from '../upstream/serverLauncher.ts';
 import { createToolGate, type ToolGate } from '../upstream/toolGate.ts';
 
@@ -45,6 +46,8 @@ export function createUpstream(deps: {
   const log = deps.logger.child('servers');
   const entries = new ServerStore(deps.paths.servers);
   const pins = new PinStore(deps.paths.serverReviews);
+  // A server's questions are put to the person in Airlock's prompt, with the call they came with.
+  const questions = serverQuestions({ approvals: deps.approvals, logger: log, redact: (text) => deps.redaction.redact(text) });
   const servers = new UpstreamServers({
     entries: () => entries.list(),
     pins,
@@ -58,6 +61,7 @@ export function createUpstream(deps: {
         redact: (text) => deps.redaction.redact(text),
         onMissingSecret: (variable) => log.warn(`MCP server ${name} has no ${variable} yet (airlock servers secret ${name} ${variable}); started without it`),
         maxMessageBytes: deps.maxMessageBytes(),
+        elicit: (message, schema) => questions.ask(name, message, schema),
       }),
     logger: log,
     onChange: () => deps.hub.publish({ type: 'servers-changed' }),
@@ -71,6 +75,7 @@ export function createUpstream(deps: {
     killSwitch: deps.killSwitch,
     rateLimit: deps.rateLimit,
     maxArgumentBytes: deps.maxMessageBytes,
+    questions,
   });
   return {
     entries,

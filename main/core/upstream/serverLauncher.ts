@@ -7,7 +7,7 @@
 // server the same way, here.
 import type { SecretStore } from '../secrets/secretStore.ts';
 import { childEnvironment, loginShellPath } from './childEnvironment.ts';
-import { connectStdio, type UpstreamConnection } from './upstreamClient.ts';
+import { connectStdio, type ElicitHandler, type UpstreamConnection } from './upstreamClient.ts';
 import { checkedFetch, connectHttp, DEFAULT_MAX_MESSAGE_BYTES } from './httpConnection.ts';
 import { CrossAppAccessProvider } from './crossAppAccess.ts';
 import { oauthProvider } from './oauthProvider.ts';
@@ -31,6 +31,8 @@ export interface LaunchOptions {
   onMissingSecret?(variable: string): void;
   /** The server said its tools changed. */
   onToolsChanged?(): void;
+  /** Puts the server's questions (elicitation) to the person; absent, the server cannot ask. */
+  elicit?: ElicitHandler;
   /** The largest message to or from the server, in bytes (default 10 MB). */
   maxMessageBytes?: number;
   /**
@@ -67,7 +69,13 @@ export async function launchServer(name: string, entry: ServerEntry, options: La
     secrets[secret] = value;
   }
   const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  const common = { log: options.log, redact: options.redact, maxMessageBytes, ...(options.onToolsChanged ? { onToolsChanged: options.onToolsChanged } : {}) };
+  const common = {
+    log: options.log,
+    redact: options.redact,
+    maxMessageBytes,
+    ...(options.onToolsChanged ? { onToolsChanged: options.onToolsChanged } : {}),
+    ...(options.elicit ? { elicit: options.elicit } : {}),
+  };
   if (entry.transport === 'http' && entry.crossApp) {
     // Signed in through the person's identity provider: its ID token exchanged for a grant, the grant for a token.
     const { [CLIENT_SECRET]: clientSecret, [IDP_ID_TOKEN]: idToken, ...headers } = secrets;

@@ -26,6 +26,7 @@ import { policyFor, toolKind } from './toolPolicy.ts';
 import type { Review } from './toolPins.ts';
 import { messageOf } from '../../../contract/values.ts';
 import { serverProfile, toolAddress } from '../../../contract/calls.ts';
+import type { ServerQuestions } from './serverQuestions.ts';
 
 /** The largest tool result a script or a client gets, as JSON; the rest is cut, and the result says so. */
 export const DEFAULT_MAX_RESULT_BYTES = 512 * 1024;
@@ -61,6 +62,8 @@ export interface ToolGateOptions {
   killSwitch?(): boolean;
   /** The client's rate, shared with its API calls: false when this call is over it (scripts' and direct calls alike). */
   rateLimit?(callerKey: string): boolean;
+  /** Where a server's questions go: each call runs inside `during`, so a question is put with the call that it came with. */
+  questions?: Pick<ServerQuestions, 'during'>;
 }
 
 export interface ToolCall {
@@ -208,7 +211,8 @@ function toolSource(options: ToolGateOptions, call: ToolCall, run: RunContext): 
     async send(passed): Promise<Handled> {
       let result: CallToolResult;
       try {
-        result = await options.servers.call(call.server, call.tool, (call.args ?? {}) as Record<string, unknown>, run.signal);
+        const send = () => options.servers.call(call.server, call.tool, (call.args ?? {}) as Record<string, unknown>, run.signal);
+        result = await (options.questions ? options.questions.during({ server: call.server, tool: call.tool, run }, send) : send());
       } catch (error) {
         await record({ decision: passed.decision, status: 0, error: errorMessage(error), approval: passed.approval });
         return { ok: false, refusal: gateError('airlock_tool_failed', redact(`${what} failed: ${messageOf(error)}`)) };

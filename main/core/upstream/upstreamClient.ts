@@ -40,6 +40,8 @@ export interface ConnectOptions {
   maxMessageBytes?: number;
   /** The server said its tools changed (`notifications/tools/list_changed`). */
   onToolsChanged?(): void;
+  /** Answers the server's questions (elicitation); absent, it cannot ask. */
+  elicit?: ElicitHandler;
 }
 
 /** The most pages and tools a tools/list is read for: a server that never stops paging is cut off. */
@@ -62,7 +64,7 @@ export async function connectStdio(name: string, entry: StdioServerEntry, option
     ...(options.maxMessageBytes ? { maxMessageBytes: options.maxMessageBytes } : {}),
     onRefused: (why) => options.log(redact(`${name}: ${why}`)),
   });
-  const client = airlockClient(options.onToolsChanged);
+  const client = airlockClient(options.onToolsChanged, options.elicit);
   const failed = (why: string) => {
     const tail = child.stderrTail().filter((l) => l.trim());
     return new AirlockError(
