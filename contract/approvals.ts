@@ -171,8 +171,7 @@ export function answerProblem(fields: readonly QuestionField[], answer: Question
       continue;
     }
     if (f.type === 'boolean' && typeof value !== 'boolean') return `"${label}" is yes or no`;
-    if ((f.type === 'number' || f.type === 'integer') && (typeof value !== 'number' || !Number.isFinite(value)))
-      return `"${label}" is a number`;
+    if ((f.type === 'number' || f.type === 'integer') && (typeof value !== 'number' || !Number.isFinite(value))) return `"${label}" is a number`;
     if (f.type === 'integer' && !Number.isInteger(value)) return `"${label}" is a whole number`;
     if (f.type === 'string' && typeof value !== 'string') return `"${label}" is text`;
     if (f.choices && !f.choices.includes(String(value))) return `"${label}" is one of: ${f.choices.join(', ')}`;
@@ -341,9 +340,7 @@ export function offeredScopes(req: ApprovalRequest): ApproveScope[] {
 
 /** What the prompt says about the widest scopes when they are withheld for a deletion (undefined otherwise). */
 export function untilRevokedWithheld(req: ApprovalRequest): string | undefined {
-  return (req.kind === 'api-call' && req.override) || req.kind === 'server-switch' || req.kind === 'server-question'
-    ? undefined
-    : scopeWithheld(req, 'always');
+  return (req.kind === 'api-call' && req.override) || req.kind === 'server-switch' || req.kind === 'server-question' ? undefined : scopeWithheld(req, 'always');
 }
 
 export const grantSchema = z.object({

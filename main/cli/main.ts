@@ -172,7 +172,9 @@ function addApprovalCommands(program: Command, sub: Sub): void {
     .action(async function (this: Command) {
       await (await approvalsCommands()).approvalsList(await connectToRunningServer(cliContext(this).settings.dataDir), { json: this.opts().json === true });
     });
-  addSettingOptions(sub(approvals, 'approve', "let a pending mutation through (or answer a server's question)").argument('<id>', 'the approval id (apr_…)'), ['common'])
+  addSettingOptions(sub(approvals, 'approve', "let a pending mutation through (or answer a server's question)").argument('<id>', 'the approval id (apr_…)'), [
+    'common',
+  ])
     .addOption(
       new Option(
         '--scope <scope>',
@@ -196,7 +198,9 @@ function addApprovalCommands(program: Command, sub: Sub): void {
         json: this.opts().json === true,
       });
     });
-  addSettingOptions(sub(approvals, 'deny', "refuse a pending mutation (or decline a server's question)").argument('<id>', 'the approval id (apr_…)'), ['common'])
+  addSettingOptions(sub(approvals, 'deny', "refuse a pending mutation (or decline a server's question)").argument('<id>', 'the approval id (apr_…)'), [
+    'common',
+  ])
     .option('--reason <text>', 'told to the code as the API error')
     .option('--json', 'machine-readable output')
     .action(async function (this: Command, id: string) {

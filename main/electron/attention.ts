@@ -63,9 +63,14 @@ export function createAttention(
       if (!supported) return;
       shown?.close();
       const r = head.request;
+      const waiting = count > 1 ? ` (${count} waiting)` : '';
       const notification = new electron.Notification({
-        title: `Airlock: approve ${requestTarget(r)}?`,
-        body: `${r.caller.clientName ?? 'A client'} asks to run ${r.operationId}${count > 1 ? ` (${count} waiting)` : ''}.`,
+        // A server's question is its own kind of prompt: what it asks, not an operation to approve.
+        title: r.kind === 'server-question' ? `Airlock: MCP server ${r.server} asks you a question` : `Airlock: approve ${requestTarget(r)}?`,
+        body:
+          r.kind === 'server-question'
+            ? `${r.message.slice(0, 200)}${waiting}`
+            : `${r.caller.clientName ?? 'A client'} asks to run ${r.operationId}${waiting}.`,
         urgency: 'critical',
         actions: [
           { type: 'button', text: 'Review' },

@@ -295,41 +295,45 @@ test('a server of MCP 2026-07-28 behind the gate is spoken to in that revision, 
   );
 });
 
-test("a server's question (MCP 2026-07-28 input_required) reaches the person in Airlock's queue with its fields; the answer goes back to it, a no declines", T, async () => {
-  // After the test above: `modern` is added, accepted and allowed.
-  const asked = waitForEvent(control, 'approval-requested', (e) => e.approval.request.kind === 'server-question');
-  const answered = run('return (await mcp.modern.ask({})).data');
-  const { approval } = await asked;
-  const q = ofKind(approval.request, 'server-question');
-  assert.equal(q.server, 'modern');
-  assert.equal(q.tool, 'ask');
-  assert.equal(q.message, 'Which city should the forecast be for?');
-  assert.equal(q.caller.clientName, 'upstream-test-client', 'put with the call it came with');
-  assert.deepEqual(
-    q.fields.map((f) => [f.name, f.type, f.required, f.default]),
-    [
-      ['city', 'string', true, undefined],
-      ['days', 'integer', true, undefined],
-      ['metric', 'boolean', false, true],
-    ],
-  );
-  // The CLI shows it with how to answer; an answer that does not fit is refused, naming the field, and changes nothing.
-  const listed = await cli(['approvals', 'list']);
-  assert.match(listed.stdout, /MCP server modern asks you a question while its tool ask runs/);
-  assert.match(listed.stdout, /field days \(a whole number, required\) How many days/);
-  const wrong = await cli(['approvals', 'approve', approval.id, '--answer', 'city=Lyon']);
-  assert.notEqual(wrong.code, 0);
-  assert.match(wrong.stderr, /"days" needs an answer/);
-  const ok = await cli(['approvals', 'approve', approval.id, '--answer', 'city=Lyon', '--answer', 'days=3']);
-  assert.equal(ok.code, 0, ok.stderr);
-  assert.match(ok.stdout, /Answered/);
-  assert.equal(await answered, 'city=Lyon days=3 metric=true');
+test(
+  "a server's question (MCP 2026-07-28 input_required) reaches the person in Airlock's queue with its fields; the answer goes back to it, a no declines",
+  T,
+  async () => {
+    // After the test above: `modern` is added, accepted and allowed.
+    const asked = waitForEvent(control, 'approval-requested', (e) => e.approval.request.kind === 'server-question');
+    const answered = run('return (await mcp.modern.ask({})).data');
+    const { approval } = await asked;
+    const q = ofKind(approval.request, 'server-question');
+    assert.equal(q.server, 'modern');
+    assert.equal(q.tool, 'ask');
+    assert.equal(q.message, 'Which city should the forecast be for?');
+    assert.equal(q.caller.clientName, 'upstream-test-client', 'put with the call it came with');
+    assert.deepEqual(
+      q.fields.map((f) => [f.name, f.type, f.required, f.default]),
+      [
+        ['city', 'string', true, undefined],
+        ['days', 'integer', true, undefined],
+        ['metric', 'boolean', false, true],
+      ],
+    );
+    // The CLI shows it with how to answer; an answer that does not fit is refused, naming the field, and changes nothing.
+    const listed = await cli(['approvals', 'list']);
+    assert.match(listed.stdout, /MCP server modern asks you a question while its tool ask runs/);
+    assert.match(listed.stdout, /field days \(a whole number, required\) How many days/);
+    const wrong = await cli(['approvals', 'approve', approval.id, '--answer', 'city=Lyon']);
+    assert.notEqual(wrong.code, 0);
+    assert.match(wrong.stderr, /"days" needs an answer/);
+    const ok = await cli(['approvals', 'approve', approval.id, '--answer', 'city=Lyon', '--answer', 'days=3']);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, /Answered/);
+    assert.equal(await answered, 'city=Lyon days=3 metric=true');
 
-  // Declined: the server is told so, and says it.
-  const again = waitForEvent(control, 'approval-requested', (e) => e.approval.request.kind === 'server-question');
-  const declined = run('return (await mcp.modern.ask({})).data');
-  const second = (await again).approval;
-  const no = await cli(['approvals', 'deny', second.id]);
-  assert.equal(no.code, 0, no.stderr);
-  assert.equal(await declined, 'declined (decline)');
-});
+    // Declined: the server is told so, and says it.
+    const again = waitForEvent(control, 'approval-requested', (e) => e.approval.request.kind === 'server-question');
+    const declined = run('return (await mcp.modern.ask({})).data');
+    const second = (await again).approval;
+    const no = await cli(['approvals', 'deny', second.id]);
+    assert.equal(no.code, 0, no.stderr);
+    assert.equal(await declined, 'declined (decline)');
+  },
+);

@@ -53,7 +53,9 @@ export function formatPending(p: Pending): string {
 
 /** One field of a server's question: its name, kind, whether it must be answered, and the server's words for it. */
 function fieldLine(f: QuestionField): string {
-  const kind = f.choices ? `one of ${f.choices.join(', ')}` : { string: 'text', number: 'a number', integer: 'a whole number', boolean: 'true or false' }[f.type];
+  const kind = f.choices
+    ? `one of ${f.choices.join(', ')}`
+    : { string: 'text', number: 'a number', integer: 'a whole number', boolean: 'true or false' }[f.type];
   const said = [f.title, f.description].filter(Boolean).join(': ');
   return printable(
     `${f.name} (${kind}${f.required ? ', required' : ''}${f.default !== undefined ? `, default ${String(f.default)}` : ''})${said ? ` ${said.slice(0, 200)}` : ''}`,
@@ -70,7 +72,11 @@ export function answerFromFlags(fields: readonly QuestionField[], flags: readonl
     const name = flag.slice(0, at);
     const raw = flag.slice(at + 1);
     const field = fields.find((f) => f.name === name);
-    if (!field) throw new AirlockError('usage', `--answer ${name}=…: the question has no field "${name}" (its fields: ${fields.map((f) => f.name).join(', ') || 'none'})`);
+    if (!field)
+      throw new AirlockError(
+        'usage',
+        `--answer ${name}=…: the question has no field "${name}" (its fields: ${fields.map((f) => f.name).join(', ') || 'none'})`,
+      );
     if (field.type === 'boolean') {
       if (!/^(true|false|yes|no)$/i.test(raw)) throw new AirlockError('usage', `--answer ${name}=${raw}: "${name}" is true or false`);
       answer[name] = /^(true|yes)$/i.test(raw);
@@ -124,7 +130,8 @@ export async function approvalsDecide(
   if (decision === 'approve') {
     const pending = (await client.call('approvals.list', {})).find((p) => p.id === id);
     if (pending?.request.kind === 'server-question') answer = answerFromFlags(pending.request.fields, options.answers ?? []);
-    else if (options.answers?.length) throw new AirlockError('usage', `--answer is for a server's question, and ${id} is not one (pending: airlock approvals list)`);
+    else if (options.answers?.length)
+      throw new AirlockError('usage', `--answer is for a server's question, and ${id} is not one (pending: airlock approvals list)`);
   }
   const result = await client.call('approvals.decide', {
     id,

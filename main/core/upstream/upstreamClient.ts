@@ -187,7 +187,9 @@ export function airlockClient(onToolsChanged?: () => void, elicit?: ElicitHandle
   client.setNotificationHandler('notifications/tools/list_changed', () => onToolsChanged?.());
   if (elicit) {
     client.setRequestHandler('elicitation/create', async (request) => {
-      const params = request.params as { message: string; requestedSchema?: { properties?: Record<string, { default?: unknown }> } };
+      const params = request.params as { message: string; mode?: string; requestedSchema?: { properties?: Record<string, { default?: unknown }> } };
+      // Only the form mode is declared (a page to open, URL mode, is not asked): one sent anyway is declined.
+      if (params.mode === 'url') return { action: 'decline' };
       const schema = params.requestedSchema ?? {};
       const answer = await elicit(params.message, schema as Record<string, unknown>);
       if (!answer) return { action: 'decline' };

@@ -31,8 +31,10 @@ export function outcomeOf(a: Pick<Answered, 'approved' | 'by' | 'scope' | 'reaso
   return a.reason && a.reason !== `denied by ${a.by}` ? `denied by ${a.by}: ${a.reason}` : `denied by ${a.by}`;
 }
 
-function fromSettled(s: Settled): Answered {
+function fromSettled(s: Settled): Answered | undefined {
   const r = s.approval.request;
+  // A server's question is no call: the audit keeps no record of it to show here (the log says how it was answered).
+  if (r.kind === 'server-question') return undefined;
   const d = s.decision;
   return {
     seq: 0,
@@ -73,7 +75,7 @@ export function AnsweredList({ settled }: { settled: Settled[] }) {
   });
   const recorded = answered ?? [];
   // Answers given here whose audit record is not written yet.
-  const early = settled.map(fromSettled).filter((s) => !recorded.some((a) => a.runId === s.runId && a.at === s.at));
+  const early = settled.map(fromSettled).filter((s): s is Answered => s !== undefined && !recorded.some((a) => a.runId === s.runId && a.at === s.at));
   const items = [...early, ...recorded].slice(0, SHOWN);
   return (
     <section aria-labelledby="answered-title" aria-busy={answered === undefined} data-loaded={answered !== undefined}>

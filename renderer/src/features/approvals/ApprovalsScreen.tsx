@@ -21,7 +21,8 @@
 // (App.tsx). Below: what was answered (from the audit) and the grants.
 import { ErrorAlert } from '../../components/Message.tsx';
 import { useEffect, useRef, useState } from 'react';
-import { requestLine, requestTarget, type ApproveScope, type PendingApproval } from '../../../../contract/approvals.ts';
+import { answerProblem, requestLine, requestTarget, type ApproveScope, type PendingApproval } from '../../../../contract/approvals.ts';
+import { QuestionForm, answerOf, initialDraft, type QuestionDraft } from './QuestionForm.tsx';
 import { ControlError } from '../../../../contract/controlApi.ts';
 import { useControl } from '../../api/ControlProvider.tsx';
 import type { Approvals } from '../../api/useApprovals.ts';
@@ -98,6 +99,10 @@ export function HeadItem({
   const left = useCountdown(head.secondsLeft, arrivedAt(head.id));
   const r = head.request;
   const client = r.caller.clientName ?? 'A client';
+  // Another MCP server's question: answered with its fields, or declined; nothing is granted.
+  const question = r.kind === 'server-question' ? r : undefined;
+  const [draft, setDraft] = useState<QuestionDraft>(() => (question ? initialDraft(question.fields) : {}));
+  const [problem, setProblem] = useState<string | undefined>();
   const stoppedAt = head.clientStoppedWaitingAt;
   const ids = `approval-${head.id}`;
 
@@ -155,6 +160,11 @@ export function HeadItem({
     armed && !e.repeat && !(e.key !== undefined && stale.current.has(e.key)) && !(e.detail === 0 && stale.current.size > 0);
 
   const decide = async (decision: 'approve' | 'deny', chosen?: ApproveScope) => {
+    const answer = question && decision === 'approve' ? answerOf(question.fields, draft) : undefined;
+    // An answer that does not fit is named before anything is sent (the core checks it again).
+    const unfit = question && answer ? answerProblem(question.fields, answer) : undefined;
+    setProblem(unfit);
+    if (unfit) return;
     setBusy(true);
     try {
       await api.call('approvals.decide', {
@@ -162,6 +172,7 @@ export function HeadItem({
         decision,
         ...(chosen ? { scope: chosen } : {}),
         ...(decision === 'deny' && reason.trim() ? { reason: reason.trim() } : {}),
+        ...(answer ? { answer } : {}),
       });
     } catch (error) {
       setBusy(false);
@@ -218,8 +229,9 @@ export function HeadItem({
         Action required · {count} held
       </h2>
       <p id="approval-what" className="visually-hidden">
-        {client} wants to run {requestTarget(r)}.{stoppedAt ? ` ${client} stopped waiting; you can still decide.` : ''} Escape denies, Control+Enter allows
-        once.
+        {question
+          ? `MCP server ${question.server} asks you a question while ${client} runs its tool ${question.tool ?? ''}. Escape declines, Control+Enter sends the answer.`
+          : `${client} wants to run ${requestTarget(r)}.${stoppedAt ? ` ${client} stopped waiting; you can still decide.` : ''} Escape denies, Control+Enter allows once.`}
       </p>
       {stoppedAt ? (
         <p className="stopped-waiting" role="note">
@@ -230,38 +242,55 @@ export function HeadItem({
         </p>
       ) : null}
       <div className="countdown" aria-hidden="true">
-        <span className={urgent ? 'urgent' : undefined}>No answer = deny in {formatSeconds(left)}</span>
+        <span className={urgent ? 'urgent' : undefined}>
+          No answer = {question ? 'decline' : 'deny'} in {formatSeconds(left)}
+        </span>
         <div className="bar">
           <div className={`fill${urgent ? ' urgent' : ''}`} style={{ width: `${Math.min(100, (left / Math.max(1, head.secondsLeft)) * 100)}%` }} />
         </div>
       </div>
       <RequestDetails approval={head} />
-      <label className="reason-field">
-        Reason for denying (sent to the script; Enter denies with it)
-        <input
-          value={reason}
-          onChange={(e) => setReason(e.target.value)}
-          onKeyDown={(e) => {
-            if (e.key === 'Enter' && !e.ctrlKey && !e.metaKey && !busy && accepts(e)) {
-              e.preventDefault();
-              void decide('deny');
-            }
+      {question ? (
+        <QuestionForm
+          fields={question.fields}
+          draft={draft}
+          onChange={(next) => {
+            setDraft(next);
+            setProblem(undefined);
           }}
-          maxLength={500}
-          placeholder="optional"
+          idPrefix={ids}
+          problem={problem}
         />
-      </label>
-      <ScopeChooser
-        request={r}
-        value={scope}
-        idPrefix={ids}
-        onChange={(s) => {
-          setScope(s);
-          setConfirming(false);
-        }}
-      />
+      ) : (
+        <>
+          <label className="reason-field">
+            Reason for denying (sent to the script; Enter denies with it)
+            <input
+              value={reason}
+              onChange={(e) => setReason(e.target.value)}
+              onKeyDown={(e) => {
+                if (e.key === 'Enter' && !e.ctrlKey && !e.metaKey && !busy && accepts(e)) {
+                  e.preventDefault();
+                  void decide('deny');
+                }
+              }}
+              maxLength={500}
+              placeholder="optional"
+            />
+          </label>
+          <ScopeChooser
+            request={r}
+            value={scope}
+            idPrefix={ids}
+            onChange={(s) => {
+              setScope(s);
+              setConfirming(false);
+            }}
+          />
+        </>
+      )}
       <p className="keys" aria-hidden="true">
-        {KEYS_HINT}
+        {question ? KEYS_HINT.replace('denies', 'declines').replace('allows once', 'sends the answer') : KEYS_HINT}
       </p>
       {stoppedAt ? (
         <p id={`${ids}-deny-note`} className="visually-hidden">
@@ -277,7 +306,7 @@ export function HeadItem({
           aria-describedby={stoppedAt ? `${ids}-deny-note` : undefined}
           onClick={(e) => accepts(e) && void decide('deny')}
         >
-          Deny
+          {question ? 'Decline' : 'Deny'}
         </button>
         <button
           ref={allowRef}
@@ -288,7 +317,7 @@ export function HeadItem({
           aria-expanded={scope === 'always' ? confirming : undefined}
           onClick={allow}
         >
-          {SCOPE_TEXT[scope].button}
+          {question ? 'Send answer' : SCOPE_TEXT[scope].button}
         </button>
       </div>
       {confirming ? (

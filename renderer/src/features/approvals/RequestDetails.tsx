@@ -7,13 +7,13 @@
 // server, on or off. Then who asks, and — folded — the whole script
 // (highlighted, wrapped), the run's earlier calls and the rule that matched,
 // each under an h3: one level below the prompt's own heading.
-import type { PendingApproval, ServerSwitchApprovalRequest, ToolCallApprovalRequest } from '../../../../contract/approvals.ts';
+import type { PendingApproval, ServerQuestionRequest, ServerSwitchApprovalRequest, ToolCallApprovalRequest } from '../../../../contract/approvals.ts';
 import { ScriptView } from '../../components/ScriptView.tsx';
 import { EvidenceView, evidenceTerm } from './EvidenceView.tsx';
 import { InlineText } from '../../components/InlineText.tsx';
 import { callLine } from '../../../../contract/calls.ts';
 
-const REASONS = { mutation: 'Mutation', destructive: 'Destructive', 'outside-policy': 'Outside policy' } as const;
+const REASONS = { mutation: 'Mutation', destructive: 'Destructive', 'outside-policy': 'Outside policy', question: 'Question' } as const;
 
 function UrlWithHost({ url }: { url: string }) {
   try {
@@ -95,9 +95,37 @@ function ServerSwitchDetails({ request: r }: { request: ServerSwitchApprovalRequ
   );
 }
 
+/** Another MCP server asks the person something while its tool runs: the server, the tool, its words, who ran it. */
+function ServerQuestionDetails({ approval, request: r }: { approval: PendingApproval; request: ServerQuestionRequest }) {
+  return (
+    <div className="request">
+      <p className="operation">
+        <span className={`reason reason-${r.reason}`}>{REASONS[r.reason]}</span> <code className="route">{r.server}</code>{' '}
+        <span className="muted">MCP server, asking you{r.tool ? ` while its tool ${r.tool} runs` : ''}</span>
+      </p>
+      <dl className="facts">
+        <dt>It asks</dt>
+        <dd>
+          <pre className="tool-description" role="region" aria-label="The server's question, in its own words" tabIndex={0}>
+            {r.message}
+          </pre>
+          <p className="scope-hint">These are the server's words, not Airlock's. Your answer goes to this server only; Decline tells it you said no.</p>
+        </dd>
+        <dt>While</dt>
+        <dd>
+          {r.caller.clientName ?? 'an unnamed client'}
+          {r.caller.clientVersion ? ` ${r.caller.clientVersion}` : ''} over {r.caller.transport} ran <code>{r.call}</code> · call {r.callIndex} of its run
+        </dd>
+      </dl>
+      <RunDetails approval={approval} />
+    </div>
+  );
+}
+
 export function RequestDetails({ approval }: { approval: PendingApproval }) {
   const r = approval.request;
   if (r.kind === 'server-switch') return <ServerSwitchDetails request={r} />;
+  if (r.kind === 'server-question') return <ServerQuestionDetails approval={approval} request={r} />;
   if (r.kind === 'tool-call') {
     return (
       <div className="request">
