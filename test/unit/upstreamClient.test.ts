@@ -65,7 +65,7 @@ async function until(check: () => boolean, what: string, ms = 5000): Promise<voi
 
 test('a server of MCP 2026-07-28 is spoken to in that revision (server/discover first), progress and all', T, async (t) => {
   const { connection } = await connect(t, { args: [join(ROOT, 'test', 'fixtures', 'upstream', 'modernServer.ts')] });
-  assert.deepEqual((await connection.tools()).map((tool) => tool.name).sort(), ['revision', 'slow']);
+  assert.deepEqual((await connection.tools()).map((tool) => tool.name).sort(), ['ask', 'revision', 'slow']);
   assert.equal(textOf(await connection.call('revision', {})), '2026-07-28');
   assert.equal(textOf(await connection.call('slow', {})), 'done');
 });
