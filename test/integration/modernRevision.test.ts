@@ -160,6 +160,10 @@ test('pinned to 2026-07-28, the v2 client lists the tools, searches and runs cod
   assert.match(textOf(search), /items\.list/);
   const run = (await client.callTool({ name: 'execute', arguments: { code: 'return (await api.items.list()).status;' } })) as Result;
   assert.equal(textOf(run), '200', textOf(run));
+  // A request's server registers only the tool it calls: each kind of tool is there when called (a diagnostics one too).
+  const health = (await client.callTool({ name: 'health', arguments: {} })) as Result;
+  assert.equal(health.isError, undefined, textOf(health));
+  assert.match(textOf(health), /"version"/);
   // Recorded in the audit like any call, labelled with the name the client declared.
   const calls = await control.call('audit.query', { limit: 20 });
   assert.ok(

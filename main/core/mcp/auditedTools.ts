@@ -90,6 +90,8 @@ export interface AuditedTools {
   ): RegisteredToolText;
   /** The tools registered with `tasks`, for serveToolTasks once every tool is registered. */
   readonly taskTools: Map<string, TaskTool>;
+  /** The one tool this registry registers (a modern HTTP request's server, for the tool it calls); undefined: all. */
+  readonly only?: string;
 }
 
 /** A registered tool's title and description, changeable while its server lives (clients are told: tools/list_changed). */

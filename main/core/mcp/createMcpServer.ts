@@ -21,7 +21,16 @@ import { messageOf } from '../../../contract/values.ts';
 import { modernTools } from './modernTools.ts';
 
 /** Registers a tool; may return how to write its description again when what it describes changed. */
-export type ToolRegistrar = (tools: AuditedTools) => void | (() => void);
+/**
+ * Registers some of a server's tools (returns how to describe them again). `provides`: which tool names it
+ * registers, so a server built for one tool (a modern HTTP request's) skips the rest, and what describing them reads.
+ */
+export type ToolRegistrar = ((tools: AuditedTools) => void | (() => void)) & { provides?(name: string): boolean };
+
+/** A registrar that says which tools it registers. */
+export function providing(register: (tools: AuditedTools) => void | (() => void), provides: (name: string) => boolean): ToolRegistrar {
+  return Object.assign(register, { provides });
+}
 
 /** Each live server's way to write its tools' descriptions again (and forget the cached tools/list). */
 const refreshers = new WeakMap<McpServer, () => void>();
@@ -284,18 +293,21 @@ function listOncePerChange(server: ModernMcpServer, before: () => Promise<void>)
 function registerAirlockTools(tools: AuditedTools, options: McpServerOptions, logNote: string): (() => void)[] {
   const log = options.logger.child('mcp');
   const refresh: (() => void)[] = [];
-  refresh.push(
-    registerSearchDocs(tools, {
-      apis: options.apis,
-      ready: options.ready,
-      ...(options.searchTools ? { tools: options.searchTools } : {}),
-      onSearch: (query, count, ms) => {
-        options.warmUp?.();
-        log.debug(`search_docs "${query.slice(0, 80)}" → ${count} results in ${ms.toFixed(1)} ms${logNote}`);
-      },
-    }),
-  );
+  const only = tools.only;
+  if (only === undefined || only === 'search_docs')
+    refresh.push(
+      registerSearchDocs(tools, {
+        apis: options.apis,
+        ready: options.ready,
+        ...(options.searchTools ? { tools: options.searchTools } : {}),
+        onSearch: (query, count, ms) => {
+          options.warmUp?.();
+          log.debug(`search_docs "${query.slice(0, 80)}" → ${count} results in ${ms.toFixed(1)} ms${logNote}`);
+        },
+      }),
+    );
   for (const register of options.tools ?? []) {
+    if (only !== undefined && register.provides && !register.provides(only)) continue;
     const again = register(tools);
     if (again) refresh.push(again);
   }

@@ -32,6 +32,9 @@ const logFilters = {
   limit: z.number().int().min(1).max(500).optional().describe('how many lines (default 100)'),
 };
 
+/** The diagnostics tools' names (list_mcp_servers and toggle_mcp_server only where a person has other servers). */
+export const DIAGNOSTICS_TOOLS: ReadonlySet<string> = new Set(['server_log', 'web_log', 'health', 'get_config', 'list_mcp_servers', 'toggle_mcp_server']);
+
 export function registerDiagnostics(tools: AuditedTools, ctx: DiagnosticsContext): void {
   const logTool = (name: string, title: string, description: string, only: { source?: string; exceptSource?: string }) =>
     tools.register(name, { title, description, inputSchema: logFilters, annotations: { title, ...readOnly } }, async ({ level, grep, since, limit }) => {

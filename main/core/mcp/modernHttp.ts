@@ -69,17 +69,17 @@ function speaksModern(req: IncomingMessage, body: unknown): boolean {
 
 export function createModernMcp(options: ModernMcpOptions): ModernMcp {
   const log = options.logger;
+  // Who each request is, read once in serve (its credential and scope) and handed to the server's factory with it.
+  const callers = new WeakMap<Request, ModernCaller>();
   const handler = createMcpHandler(
     async (ctx) => {
-      const url = new URL(ctx.requestInfo?.url ?? 'http://127.0.0.1/mcp');
-      const read = readScope(`${url.pathname}${url.search}`);
-      const who = read.ok ? readCredential(ctx.requestInfo?.headers.get('authorization'), read.scope, options.clientToken) : undefined;
+      const request = ctx.requestInfo as Request | undefined;
+      const caller = request ? callers.get(request) : undefined;
       // A request whose URL or credential is refused never gets here (answered in serve); reach nothing, to be sure.
-      if (!who?.ok) return options.createServer({ key: 'http:refused', scope: [] });
-      const { key, scope, token } = who.credential;
-      const headers = ctx.requestInfo?.headers;
+      if (!caller) return options.createServer({ key: 'http:refused', scope: [] });
+      const headers = request?.headers;
       const tool = headers?.get('mcp-method') === 'tools/call' ? (headers.get('mcp-name') ?? undefined) : undefined;
-      return options.createServer({ key, scope, ...(token ? { token } : {}) }, tool !== undefined ? { tool } : {});
+      return options.createServer(caller, tool !== undefined ? { tool } : {});
     },
     { legacy: 'reject', onerror: (error) => log.debug(`mcp 2026-07-28: ${error.message}`) },
   );
@@ -101,15 +101,22 @@ export function createModernMcp(options: ModernMcpOptions): ModernMcp {
         log.debug(`mcp 2026-07-28: server/discover from ${typeof name === 'string' ? name.slice(0, 100) : 'a client that gives no name'}`);
       }
       const scoped = readScope(req.url);
-      const who = scoped.ok ? readCredential(req.headers.authorization, scoped.scope, options.clientToken) : undefined;
-      const read = !scoped.ok ? scoped : who && !who.ok ? who : { ok: true as const };
-      if (!read.ok) {
+      const who = scoped.ok ? readCredential(req.headers.authorization, scoped.scope, options.clientToken) : scoped;
+      if (!who.ok) {
         const id = body && typeof body === 'object' && 'id' in body ? (body as { id: unknown }).id : null;
         res.writeHead(400, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32602, message: read.error } }));
+        res.end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32602, message: who.error } }));
         return;
       }
-      const listener = getRequestListener((request) => handler.fetch(request, { parsedBody: body }), { overrideGlobalObjects: false });
+      const { key, scope, token } = who.credential;
+      const caller: ModernCaller = { key, scope, ...(token ? { token } : {}) };
+      const listener = getRequestListener(
+        (request) => {
+          callers.set(request, caller);
+          return handler.fetch(request, { parsedBody: body });
+        },
+        { overrideGlobalObjects: false },
+      );
       await listener(req, res);
     },
     toolsChanged: () => handler.notify.toolsChanged(),

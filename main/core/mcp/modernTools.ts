@@ -108,6 +108,7 @@ export function modernTools(
   options: ModernToolsOptions,
 ): AuditedTools {
   const tools: AuditedTools = {
+    ...(options.onlyTool !== undefined ? { only: options.onlyTool } : {}),
     // The 2025 revision's task-augmented calls; a modern client that declares the Tasks extension gets a task through
     // ToolContext.startTask instead (modernTasks.ts).
     taskTools: new Map(),

@@ -3,7 +3,15 @@
 // every call recorded in the audit, the session known to the registry from
 // its first call or its `initialized` notification until it closes.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { createMcpServer, createModernMcpServer, refreshModernTools, refreshTools, type McpServerOptions, type ToolRegistrar } from '../mcp/createMcpServer.ts';
+import {
+  createMcpServer,
+  createModernMcpServer,
+  providing,
+  refreshModernTools,
+  refreshTools,
+  type McpServerOptions,
+  type ToolRegistrar,
+} from '../mcp/createMcpServer.ts';
 import type { McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
 import { ModernTasks } from '../mcp/modernTasks.ts';
 import type { ModernCaller } from '../mcp/modernHttp.ts';
@@ -12,7 +20,7 @@ import { executeInputText, registerExecute } from '../mcp/executeTool.ts';
 import type { InClientApprovals } from '../mcp/inClientApproval.ts';
 import { requestLine, type ClientTokenRef } from '../../../contract/approvals.ts';
 import { AirlockError } from '../util/errors.ts';
-import { registerDiagnostics } from '../mcp/diagnosticsTools.ts';
+import { DIAGNOSTICS_TOOLS, registerDiagnostics } from '../mcp/diagnosticsTools.ts';
 import { bindClientToken, callerOf, type ToolCallReport } from '../mcp/auditedTools.ts';
 import type { ApiInReach, NamedApi } from '../mcp/apisInReach.ts';
 import { namedFromProfile } from '../profiles/apiIdentifier.ts';
@@ -153,50 +161,60 @@ function serverOptions(
 ): McpServerOptions {
   const schemas = new Map<string, unknown>();
   const tools: ToolRegistrar[] = [
-    (registry) =>
-      registerExecute(registry, {
-        service: s.runs.execute,
-        apis: () => apisInReach(s, scope),
-        ...(scope ? { scope } : {}),
-        boundary: () => boundaryFor(s, scope),
-        progressEveryMs: () => s.settings.values.approvalProgressEveryMs,
-        inClient: inClientApprovals(s),
-        // A session scoped to named APIs reaches no other server (its runs get no `mcp`).
-        ...(scope ? {} : { tools: () => s.upstream.acceptedTools() }),
-      }),
+    providing(
+      (registry) =>
+        registerExecute(registry, {
+          service: s.runs.execute,
+          apis: () => apisInReach(s, scope),
+          ...(scope ? { scope } : {}),
+          boundary: () => boundaryFor(s, scope),
+          progressEveryMs: () => s.settings.values.approvalProgressEveryMs,
+          inClient: inClientApprovals(s),
+          // A session scoped to named APIs reaches no other server (its runs get no `mcp`).
+          ...(scope ? {} : { tools: () => s.upstream.acceptedTools() }),
+        }),
+      (name) => name === 'execute',
+    ),
     // Other servers' tools offered directly, where a person opted in (unscoped sessions, as for `mcp` in scripts).
     ...(scope
       ? []
       : [
-          (registry: Parameters<ToolRegistrar>[0]) =>
-            registerDirectTools(registry, {
-              list: () => directList({ upstream: s.upstream, logger: s.logs.logger, redact: s.logs.redact, max: s.settings.values.directToolsMax }),
-              call: (tool, args, ctx) => callDirect(s.toolGate, tool, args, ctx),
-              schemas,
-            }),
+          providing(
+            (registry) =>
+              registerDirectTools(registry, {
+                list: () => directList({ upstream: s.upstream, logger: s.logs.logger, redact: s.logs.redact, max: s.settings.values.directToolsMax }),
+                call: (tool, args, ctx) => callDirect(s.toolGate, tool, args, ctx),
+                schemas,
+              }),
+            // Another server's tool offered directly is named <server>__<tool>.
+            (name) => name.includes('__'),
+          ),
         ]),
     // The diagnostics speak of the whole companion (its log, every API's configuration): for unscoped sessions only.
     ...(s.settings.values.diagnosticsTools && !scope
       ? [
-          (registry: Parameters<ToolRegistrar>[0]) =>
-            registerDiagnostics(registry, {
-              logBuffer: s.logs.buffer,
-              redact: s.logs.redact,
-              health: () => healthOf(s),
-              config: () => configOf(s),
-              // Only where a person has other servers: a session that opens with none is not shown two idle tools.
-              ...(s.upstream.status().length > 0
-                ? {
-                    servers: serverSwitch({
-                      upstream: s.upstream,
-                      entries: s.serverEntries,
-                      approvals: s.broker,
-                      changed: () => s.hub.publish({ type: 'servers-changed' }),
-                      logger: s.logs.logger,
-                    }),
-                  }
-                : {}),
-            }),
+          providing(
+            (registry) =>
+              registerDiagnostics(registry, {
+                logBuffer: s.logs.buffer,
+                redact: s.logs.redact,
+                health: () => healthOf(s),
+                config: () => configOf(s),
+                // Only where a person has other servers: a session that opens with none is not shown two idle tools.
+                ...(s.upstream.status().length > 0
+                  ? {
+                      servers: serverSwitch({
+                        upstream: s.upstream,
+                        entries: s.serverEntries,
+                        approvals: s.broker,
+                        changed: () => s.hub.publish({ type: 'servers-changed' }),
+                        logger: s.logs.logger,
+                      }),
+                    }
+                  : {}),
+              }),
+            (name) => DIAGNOSTICS_TOOLS.has(name),
+          ),
         ]
       : []),
   ];
