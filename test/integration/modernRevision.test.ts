@@ -342,6 +342,11 @@ for (const [over, api, connect] of [
             resolve();
           };
         });
+      // Listed twice before the change (over HTTP the second answer is the one kept for this caller): the same, and
+      // without the API; after each change, what is served now.
+      const first = await client.listTools();
+      assert.deepEqual(await client.listTools(), first);
+      assert.doesNotMatch(first.tools.find((tool) => tool.name === 'execute')?.description ?? '', new RegExp(`\\b${api}\\b`));
       const added = next();
       await control.call('profiles.save', { name: api, spec, auth: 'bearer' });
       await added;

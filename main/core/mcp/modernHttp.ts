@@ -67,8 +67,44 @@ function speaksModern(req: IncomingMessage, body: unknown): boolean {
   return meta?.['io.modelcontextprotocol/protocolVersion'] === MODERN_REVISION;
 }
 
+/** The envelope's keys a plain tools/list must carry for its kept answer to be given without the SDK reading it. */
+const CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
+const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+
+/**
+ * A tools/list of this revision whose answer may be one kept for its caller: the first page, headers and envelope as
+ * the SDK accepts them (a request the SDK would refuse is never answered from what was kept: it goes to the SDK).
+ */
+function plainList(req: IncomingMessage, body: unknown): boolean {
+  if (!speaksModern(req, body) || req.headers['mcp-method'] !== 'tools/list') return false;
+  const message = body as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: { cursor?: unknown; _meta?: Record<string, unknown> } };
+  if (message.jsonrpc !== '2.0' || message.method !== 'tools/list' || message.params?.cursor !== undefined) return false;
+  if (typeof message.id !== 'string' && typeof message.id !== 'number') return false;
+  if (!/application\/json/.test(req.headers['content-type'] ?? '') || !/application\/json/.test(req.headers.accept ?? '')) return false;
+  const meta = message.params?._meta ?? {};
+  const info = meta[CLIENT_INFO] as { name?: unknown; version?: unknown } | undefined;
+  const capabilities = meta[CLIENT_CAPABILITIES];
+  return (
+    typeof info?.name === 'string' && typeof info.version === 'string' && !!capabilities && typeof capabilities === 'object' && !Array.isArray(capabilities)
+  );
+}
+
+/** How many callers' tools/list answers are kept at once. */
+const MAX_KEPT_LISTS = 64;
+
+/** A tools/list answer kept for one caller: the SDK's headers and result, as it gave them. */
+interface KeptList {
+  headers: Record<string, string>;
+  result: string;
+}
+
 export function createModernMcp(options: ModernMcpOptions): ModernMcp {
   const log = options.logger;
+  // The tools/list answer of each caller (its credential and scope), kept until the tools change (issue 35 §4: the
+  // SDK builds a server and writes every tool's listing for each request, ~3 ms here against ~0.2 ms for the 2025
+  // revision's prepared answer). The first request of each caller, and any that is not plain, is the SDK's.
+  const lists = new Map<string, KeptList>();
+  let generation = 0;
   // Who each request is, read once in serve (its credential and scope) and handed to the server's factory with it.
   const callers = new WeakMap<Request, ModernCaller>();
   const handler = createMcpHandler(
@@ -110,16 +146,39 @@ export function createModernMcp(options: ModernMcpOptions): ModernMcp {
       }
       const { key, scope, token } = who.credential;
       const caller: ModernCaller = { key, scope, ...(token ? { token } : {}) };
+      const list = plainList(req, body);
+      const kept = list ? lists.get(key) : undefined;
+      if (kept) {
+        res.writeHead(200, kept.headers);
+        res.end(`{"jsonrpc":"2.0","id":${JSON.stringify((body as { id: unknown }).id)},"result":${kept.result}}`);
+        return;
+      }
+      const at = generation;
       const listener = getRequestListener(
-        (request) => {
+        async (request) => {
           callers.set(request, caller);
-          return handler.fetch(request, { parsedBody: body });
+          const response = await handler.fetch(request, { parsedBody: body });
+          if (list && response.status === 200 && /^application\/json/.test(response.headers.get('content-type') ?? '')) {
+            const answer = JSON.parse(await response.clone().text()) as { result?: unknown };
+            const headers = Object.fromEntries([...response.headers].filter(([name]) => name !== 'content-length'));
+            // Kept only if the tools did not change while it was being built, and only a result (never an error).
+            if (answer.result !== undefined && at === generation) {
+              // One per caller; a bounded number of them (each scope a client names is a caller of its own).
+              if (lists.size >= MAX_KEPT_LISTS) lists.delete(lists.keys().next().value!);
+              lists.set(key, { headers, result: JSON.stringify(answer.result) });
+            }
+          }
+          return response;
         },
         { overrideGlobalObjects: false },
       );
       await listener(req, res);
     },
-    toolsChanged: () => handler.notify.toolsChanged(),
+    toolsChanged: () => {
+      generation++;
+      lists.clear();
+      handler.notify.toolsChanged();
+    },
     close: () => handler.close(),
   };
 }
