@@ -11,7 +11,7 @@ import { NUMERIC_SETTING_TYPES } from './settingCheck.ts';
 
 export { NUMERIC_SETTING_TYPES, allowedText, checkSettingValue, isNumericSpec, type SettingCheck } from './settingCheck.ts';
 
-export const SETTING_SOURCES = ['flag', 'env', 'file', 'default'] as const;
+export const SETTING_SOURCES = ['managed', 'flag', 'env', 'file', 'default'] as const;
 export const settingSourceSchema = z.enum(SETTING_SOURCES);
 export type SettingSource = z.infer<typeof settingSourceSchema>;
 

@@ -109,7 +109,9 @@ function run(job: Job): Promise<Outcome> {
     // Its own process group, so the deadline takes everything the tier started.
     const child = spawn('npm', ['run', '--silent', job.tier.script], {
       cwd: root,
-      env: { ...process.env, ...job.env },
+      // The machine's own managed policy (/etc/airlock/managed.json on an organisation's laptop) never shapes a test:
+      // each tier sees none unless a test gives one (AIRLOCK_MANAGED_FILE, as a test that needs one sets it).
+      env: { AIRLOCK_MANAGED_FILE: join(logDir, 'no-managed-policy.json'), ...process.env, ...job.env },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });

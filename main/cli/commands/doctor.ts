@@ -3,6 +3,7 @@
 // file, profile, document, default), profile, OpenAPI document, engines,
 // keychain, audit, server. Each check is ok, a warning or a failure, the
 // same in the text and in `--json`. Exit 1 when a check fails.
+import { BY_ORGANISATION } from '../../core/config/managedPolicy.ts';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dataPaths } from '../../core/config/dataDir.ts';
 import { formatAuthScheme, inferAuthScheme, type AuthScheme } from '../../core/config/auth.ts';
@@ -67,7 +68,12 @@ function settingsReport(ctx: CliContext, derived: Derived): SettingReport[] {
     const derivedValue = d.key === 'spec' || d.key === 'baseUrl' || d.key === 'auth' ? fromProfile(d.key) : undefined;
     const source = sources[d.key] ?? 'default';
     const value = derivedValue?.value ?? (d.key === 'auth' && raw ? formatAuthScheme(raw as AuthScheme) : (raw ?? d.defaultText ?? null));
-    return { key: d.key, flag: d.flag, value, source: derivedValue?.source ?? (source === 'file' ? 'settings.json' : source) };
+    return {
+      key: d.key,
+      flag: d.flag,
+      value,
+      source: derivedValue?.source ?? (source === 'file' ? 'settings.json' : source === 'managed' ? `managed (${BY_ORGANISATION})` : source),
+    };
   });
 }
 
@@ -105,6 +111,23 @@ export async function doctorReport(ctx: CliContext): Promise<{ checks: Check[]; 
     status: 'ok',
     detail: existsSync(paths.settings) ? paths.settings : `${paths.settings} (none; defaults, flags and AIRLOCK_* env apply)`,
   });
+
+  // The organisation's managed policy: where it is looked for, whether it is in effect, and what it fixes.
+  const managed = ctx.managed;
+  if (managed) {
+    const fixed = Object.keys(sources).filter((key) => sources[key] === 'managed');
+    checks.push({
+      name: 'managed policy',
+      status: managed.state === 'broken' ? 'fail' : 'ok',
+      detail:
+        managed.state === 'none'
+          ? `none (${managed.file} is not there: nothing is ${BY_ORGANISATION})`
+          : managed.state === 'broken'
+            ? `${managed.file} is broken (${managed.error}): execute is switched off until it is fixed`
+            : `${managed.file} in effect (${BY_ORGANISATION}): ${fixed.length > 0 ? `fixes ${fixed.join(', ')}` : 'fixes no setting'}${managed.policy.apis.allowOrigins || managed.policy.apis.allowProfiles || managed.policy.apis.denyOrigins || managed.policy.apis.denyProfiles ? '; limits the APIs served' : ''}${managed.policy.approvals.maxGrantScope ? `; the widest approval: ${managed.policy.approvals.maxGrantScope}` : ''}`,
+      data: { file: managed.file, state: managed.state, fixed },
+    });
+  }
 
   let profileName = settings.profile ?? (settings.spec ? 'custom' : 'demo');
   try {

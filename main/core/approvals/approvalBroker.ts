@@ -55,6 +55,8 @@ export interface BrokerOptions {
   grants?: GrantStore;
   now?: () => Date;
   logger?: Logger;
+  /** Why a scope is refused beyond the request's own rules (the organisation's managed policy), or undefined. */
+  scopeRefusal?(scope: ApproveScope): string | undefined;
 }
 
 interface Waiting {
@@ -244,6 +246,8 @@ export class ApprovalBroker implements ApprovalHook {
       // One rule for what may be granted (scopeWithheld), which the prompt and the CLI show too.
       const withheld = scopeWithheld(req, decision.scope);
       if (withheld) throw new AirlockError('usage', withheld);
+      const refused = this.options.scopeRefusal?.(decision.scope);
+      if (refused) throw new AirlockError('denied', `${id}: ${refused}; nothing was decided`, { hint: 'allow it once, or for a narrower scope' });
       // A server's question is answered with what it asks for, which must fit its fields; nothing else carries an answer.
       if (req.kind === 'server-question') {
         const problem = answerProblem(req.fields, decision.answer ?? {});

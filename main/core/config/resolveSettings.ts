@@ -1,15 +1,19 @@
 // The settings a command runs with: each setting's value from the first
-// source that has it (flag, then env, then the data dir's settings.json,
-// then the default), and which source that was. The table is settings.ts.
+// source that has it (the organisation's managed file, then a flag, then env,
+// then the data dir's settings.json, then the default), and which source that
+// was. The table is settings.ts.
 import { messageOf } from '../../../contract/values.ts';
 import { SettingError, type SettingDef } from './settingDef.ts';
 import { SETTINGS, type Settings } from './settings.ts';
+import type { ManagedRead } from './managedPolicy.ts';
 
-export type SettingSource = 'flag' | 'env' | 'file' | 'default';
+export type SettingSource = 'managed' | 'flag' | 'env' | 'file' | 'default';
 
 export interface ResolvedSettings {
   settings: Settings;
   sources: Record<string, SettingSource>;
+  /** The organisation's managed file as read at start (managedPolicy.ts). */
+  managed?: ManagedRead;
 }
 
 export interface SettingInputs {
@@ -19,6 +23,8 @@ export interface SettingInputs {
   /** settings.json contents (already validated), keyed by setting key. */
   file: Record<string, unknown>;
   defaultDataDir: string;
+  /** Settings the organisation fixes (the managed file, already validated): they win over every other source. */
+  managed?: Record<string, unknown>;
 }
 
 /**
@@ -29,6 +35,11 @@ export function resolveSettings(inputs: SettingInputs): ResolvedSettings {
   const values: Record<string, unknown> = {};
   const sources: Record<string, SettingSource> = {};
   for (const s of SETTINGS as readonly SettingDef<any>[]) {
+    if (inputs.managed?.[s.key] !== undefined) {
+      values[s.key] = inputs.managed[s.key];
+      sources[s.key] = 'managed';
+      continue;
+    }
     if (inputs.flags[s.key] !== undefined) {
       values[s.key] = inputs.flags[s.key];
       sources[s.key] = 'flag';

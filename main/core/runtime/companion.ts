@@ -42,6 +42,8 @@ import { tuneHeapForServing } from './startContext.ts';
 import { createUpstream } from './upstream.ts';
 import type { CompanionMode, Engines, Host, Services } from './services.ts';
 import { createLiveSettings } from './liveSettings.ts';
+import { grantRefusal, type ManagedPolicy } from '../config/managedPolicy.ts';
+import type { ApproveScope } from '../../../contract/approvals.ts';
 import { messageOf } from '../../../contract/values.ts';
 
 export type { CompanionMode, Host } from './services.ts';
@@ -112,7 +114,8 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     const audit = openAudit({ file: info.paths.audit, retentionDays: values.auditRetentionDays, redact: redaction.redact, hub, logger });
     closers.push(() => audit.close());
     startup.mark('audit');
-    const { grants, broker } = await openApprovals({ paths: info.paths, values, mode, audit, hub, logger });
+    const policy = settings.managed?.state === 'ok' ? settings.managed.policy : undefined;
+    const { grants, broker } = await openApprovals({ paths: info.paths, values, mode, audit, hub, logger, ...(policy ? { policy } : {}) });
     closers.push(() => grants.flush());
 
     // 4. The APIs, each loaded with its catalogue and search index, its key and the gate its calls go through
@@ -121,7 +124,20 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     // Documents are prepared in a worker thread, one at a time, never where clients are served.
     const preparation = createPreparation({ memoryMb: () => values.prepareMemoryMb });
     closers.push(() => preparation.close());
-    const apis = openServedApis({ values, paths: info.paths, env, store, redaction, broker, audit, rate, preparation, hub, logger });
+    const apis = openServedApis({
+      values,
+      paths: info.paths,
+      env,
+      store,
+      redaction,
+      broker,
+      audit,
+      rate,
+      preparation,
+      hub,
+      logger,
+      ...(policy ? { policy } : {}),
+    });
     closers.push(() => apis.close());
     await startServing(apis, values, info.paths, logger);
     startup.mark('api');
@@ -228,6 +244,8 @@ async function openApprovals(o: {
   audit: AuditStore;
   hub: EventHub;
   logger: Logger;
+  /** The organisation's managed policy: the widest grant a person may give. */
+  policy?: ManagedPolicy;
 }): Promise<{ grants: GrantStore; broker: ApprovalBroker }> {
   const { values, audit, hub, logger } = o;
   const grants = new GrantStore({ file: o.paths.grants, logger: logger.child('grants'), onChange: () => hub.publish({ type: 'grants-changed' }) });
@@ -237,6 +255,7 @@ async function openApprovals(o: {
     noApproverMessage: noApproverMessage(o.mode),
     grants,
     logger: logger.child('approvals'),
+    ...(o.policy ? { scopeRefusal: (scope: ApproveScope) => grantRefusal(o.policy, scope) } : {}),
   });
   broker.subscribe((e) => {
     if (e.type !== 'approval-requested') return;

@@ -2,6 +2,7 @@
 // running companion to another combination (see engineChoice.ts).
 import type { Services } from './services.ts';
 import type { ControlHandlers } from '../control/dispatch.ts';
+import { BY_ORGANISATION } from '../config/managedPolicy.ts';
 import { AirlockError } from '../util/errors.ts';
 import { settingByKey } from '../config/settings.ts';
 import { readSettingsFile, writeSettingsFile } from '../config/settingsFile.ts';
@@ -21,6 +22,7 @@ export function createEngineHandlers(c: EngineHandlerServices): Pick<ControlHand
   const engineLock = (): string | undefined => {
     for (const key of ['engine', 'egress']) {
       const source = c.settings.sources[key];
+      if (source === 'managed') return `your organisation (${BY_ORGANISATION})`;
       if (source === 'flag' || source === 'env') return source === 'flag' ? settingByKey(key)!.flag : settingByKey(key)!.env;
     }
     return undefined;
@@ -31,7 +33,10 @@ export function createEngineHandlers(c: EngineHandlerServices): Pick<ControlHand
 
     'engine.apply': async (input, caller) => {
       const lock = engineLock();
-      if (lock) throw new AirlockError('conflict', `the engine is set by ${lock} for this run of the companion`, { hint: `remove ${lock} to choose it here` });
+      if (lock)
+        throw new AirlockError('conflict', `the engine is set by ${lock} for this run of the companion`, {
+          hint: lock.startsWith('your organisation') ? 'ask whoever manages Airlock for your organisation' : `remove ${lock} to choose it here`,
+        });
       const cell = engineCell(input.engine, input.egress, await engineInventory(), c.info.paths.root, currentEngine());
       if (cell.state === 'invalid') throw new AirlockError('usage', cell.reason!);
       if (cell.state === 'needs-install') throw new AirlockError('unavailable', cell.reason!, cell.installHint ? { hint: cell.installHint } : {});

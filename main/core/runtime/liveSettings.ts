@@ -14,9 +14,12 @@ export function createLiveSettings(resolved: ResolvedSettings): LiveSettings {
   return {
     values,
     sources,
+    ...(resolved.managed ? { managed: resolved.managed } : {}),
     set(changes) {
-      const keys = Object.keys(changes) as (keyof Settings)[];
+      // What the organisation fixes never changes here (settings.update refuses it first; this is the last guard).
+      const keys = (Object.keys(changes) as (keyof Settings)[]).filter((key) => sources[key] !== 'managed');
       if (keys.length === 0) return;
+      changes = Object.fromEntries(keys.map((key) => [key, changes[key]])) as Partial<Settings>;
       Object.assign(values, changes);
       for (const key of keys) sources[key] = 'file';
       for (const listener of listeners) listener(keys);

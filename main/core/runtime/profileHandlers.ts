@@ -4,6 +4,7 @@
 // change: the Rules and APIs screens in every window re-read).
 import type { Services } from './services.ts';
 import type { ControlHandlers } from '../control/dispatch.ts';
+import { BY_ORGANISATION } from '../config/managedPolicy.ts';
 import { AirlockError } from '../util/errors.ts';
 import type { ApiOperation } from '../openapi/catalogue.ts';
 import { parseAuthScheme } from '../config/auth.ts';
@@ -115,6 +116,13 @@ export function createProfileHandlers(
       }
       // Served at once, as saved: a new API is searched and called at the next call of every client in reach of it.
       const served = await c.apis.enable({ ...readBack(profiles, saved), origin: 'file' });
+      if (served.state === 'failed' && served.error?.includes(BY_ORGANISATION)) {
+        // Refused by the organisation's policy: a new API is not added; one it replaced is saved as asked, and not served.
+        c.apis.disable(input.name);
+        if (!taken) profiles.remove(input.name);
+        log.warn(`API ${input.name} refused (${served.error}), asked by ${caller.by}`);
+        throw new AirlockError('denied', `${input.name}: ${served.error}; nothing was saved`, { hint: 'ask whoever manages Airlock for your organisation' });
+      }
       log.info(
         `API ${input.name} ${taken ? 'served again as saved' : 'added'} by ${caller.by}: ${served.state === 'failed' ? `it could not be loaded: ${served.error}` : 'served'}`,
       );

@@ -20,6 +20,7 @@ import { ProfileStore, selectProfile } from '../profiles/profileStore.ts';
 import { isEnabled, type Profile } from '../profiles/profile.ts';
 import { AirlockError } from '../util/errors.ts';
 import { loadApi } from './loadApi.ts';
+import { apiRefusal, type ManagedPolicy } from '../config/managedPolicy.ts';
 import { ServedApis } from './servedApis.ts';
 
 export interface ServedApiDeps {
@@ -35,6 +36,8 @@ export interface ServedApiDeps {
   preparation: Preparation;
   hub: EventHub;
   logger: Logger;
+  /** The organisation's managed policy: which APIs may be served. */
+  policy?: ManagedPolicy;
 }
 
 /** The served APIs, each opened with its catalogue and search, its key and its gate. */
@@ -42,6 +45,9 @@ export function openServedApis(d: ServedApiDeps): ServedApis {
   const { values, logger } = d;
   return new ServedApis({
     open: async (profile, { primary, signal, onProgress, onDamaged }) => {
+      // The organisation's policy first by name, then by the origin the document (or the profile) names.
+      const byName = apiRefusal(d.policy, { profile: profile.name, ...(profile.baseUrl ? { baseUrl: profile.baseUrl } : {}) });
+      if (byName) throw new AirlockError('denied', byName);
       const served = await loadApi({
         profile,
         refreshSpec: values.refreshSpec,
@@ -55,6 +61,8 @@ export function openServedApis(d: ServedApiDeps): ServedApis {
       });
       try {
         const { api } = served;
+        const byOrigin = apiRefusal(d.policy, { profile: profile.name, baseUrl: api.baseUrl });
+        if (byOrigin) throw new AirlockError('denied', byOrigin);
         const credentials = await createCredentials({
           store: d.store,
           profile: api.profile.name,

@@ -5,6 +5,7 @@
 import type { DataPaths } from '../config/dataDir.ts';
 import type { EngineName, NetworkMode, Settings } from '../config/settings.ts';
 import type { ResolvedSettings } from '../config/resolveSettings.ts';
+import type { ManagedRead } from '../config/managedPolicy.ts';
 import type { Logger } from '../log/logger.ts';
 import type { LogBuffer } from '../log/logBuffer.ts';
 import type { SandboxEngine } from '../sandbox/engine.ts';
@@ -38,6 +39,8 @@ export interface LiveSettings {
   /** The values in effect (changed only through `set`). */
   readonly values: Readonly<Settings>;
   readonly sources: Readonly<ResolvedSettings['sources']>;
+  /** The organisation's managed file as read at start (what it fixes has the source `managed`). */
+  readonly managed?: ManagedRead;
   /** Changes live settings, as read from the settings file, and puts them into effect: every listener hears the keys. */
   set(changes: Partial<Settings>): void;
   /** Called with the keys of each change `set` makes. */

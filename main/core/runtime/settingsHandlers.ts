@@ -6,6 +6,7 @@ import { settingByKey, type Settings } from '../config/settings.ts';
 import { SettingError } from '../config/settingDef.ts';
 import { resolveSettings } from '../config/resolveSettings.ts';
 import { checkEngineNetwork } from '../sandbox/engineMatrix.ts';
+import { BY_ORGANISATION } from '../config/managedPolicy.ts';
 import { AirlockError } from '../util/errors.ts';
 import { readSettingsFile, validateSettingsObject, writeSettingsFile } from '../config/settingsFile.ts';
 import { LIVE_SETTINGS, settingsMeta } from '../config/settingsMeta.ts';
@@ -35,7 +36,7 @@ function refuseUnstartable(file: Record<string, unknown>, live: SettingsHandlerS
   const values = live.values as unknown as Record<string, unknown>;
   const overridden = Object.fromEntries(
     Object.keys(live.sources)
-      .filter((key) => live.sources[key] === 'flag' || live.sources[key] === 'env')
+      .filter((key) => live.sources[key] === 'managed' || live.sources[key] === 'flag' || live.sources[key] === 'env')
       .map((key) => [key, values[key]]),
   );
   let next: Settings;
@@ -54,13 +55,21 @@ export function createSettingsHandlers(c: SettingsHandlerServices): Pick<Control
   return {
     'settings.get': () => ({
       values: shown(c.settings.values),
-      sources: c.settings.sources as Record<string, 'flag' | 'env' | 'file' | 'default'>,
+      sources: c.settings.sources as Record<string, 'managed' | 'flag' | 'env' | 'file' | 'default'>,
       saved: savedSettings(c.info.paths.settings),
       meta: settingsMeta(),
     }),
 
     'settings.update': async ({ values }, caller) => {
       const validated = validateSettingsObject(values, 'settings');
+      // What the organisation fixes is refused, with that reason (never saved and silently reverted).
+      const locked = Object.keys(validated).filter((key) => c.settings.sources[key] === 'managed');
+      if (locked.length > 0) {
+        log.warn(`settings: a change of ${locked.join(', ')} refused (${BY_ORGANISATION}), asked by ${caller.by}`);
+        throw new AirlockError('denied', `${locked.join(', ')}: ${BY_ORGANISATION} (the managed policy ${c.settings.managed?.file ?? ''}); nothing was saved`, {
+          hint: 'ask whoever manages Airlock for your organisation',
+        });
+      }
       const file = c.info.paths.settings;
       const merged = { ...readSettingsFile(file), ...validated };
       refuseUnstartable(merged, c.settings);

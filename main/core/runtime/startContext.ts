@@ -6,6 +6,7 @@ import { settingByKey } from '../config/settings.ts';
 import { SettingError } from '../config/settingDef.ts';
 import { resolveSettings, type ResolvedSettings } from '../config/resolveSettings.ts';
 import { readSettingsFile } from '../config/settingsFile.ts';
+import { BY_ORGANISATION, managedPolicyPath, managedSettings, readManagedPolicy } from '../config/managedPolicy.ts';
 import { LogBuffer } from '../log/logBuffer.ts';
 import { createLogger, type Logger } from '../log/logger.ts';
 import { usageError } from '../util/errors.ts';
@@ -34,7 +35,9 @@ export function startContext(flags: Record<string, unknown>, env: Record<string,
   try {
     // The data dir keeps its own source (flag, env, default): a companion started with AIRLOCK_DATA_DIR says so, and its
     // start command then writes it out (issue 39 §6).
-    resolved = resolveSettings({ flags, env, file, defaultDataDir: dataDir });
+    // The organisation's managed file wins over everything; a broken one switches execute off (it is never ignored).
+    const managed = readManagedPolicy(managedPolicyPath(process.platform, env));
+    resolved = { ...resolveSettings({ flags, env, file, defaultDataDir: dataDir, managed: managedSettings(managed) }), managed };
   } catch (error) {
     if (error instanceof SettingError) throw usageError(error.message);
     throw error;
@@ -43,6 +46,11 @@ export function startContext(flags: Record<string, unknown>, env: Record<string,
   // One exit point: the ring redacts every line it takes, whoever writes it.
   const logBuffer = new LogBuffer({ capacity: resolved.settings.logBufferSize, redact: redaction.redact });
   const logger = createLogger({ buffer: logBuffer, level: resolved.settings.logLevel, redact: redaction.redact });
+  if (resolved.managed?.state === 'broken')
+    logger.error(
+      `the managed policy ${resolved.managed.file} is broken (${resolved.managed.error}): execute is switched off until it is fixed (${BY_ORGANISATION})`,
+    );
+  else if (resolved.managed?.state === 'ok') logger.info(`managed policy ${resolved.managed.file} in effect (${BY_ORGANISATION})`);
   return { ...resolved, logBuffer, logger, redaction };
 }
 

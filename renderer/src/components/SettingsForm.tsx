@@ -52,6 +52,7 @@ const draftOf = (value: unknown) => (value === undefined || value === null ? '' 
 const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 function whereFrom(meta: SettingMeta, source: SettingSource, value: unknown, pending: unknown): string {
+  if (source === 'managed') return 'Set by your organisation (its managed policy): it cannot be changed here.';
   if (source === 'flag') return `Set by ${meta.flag}, which wins over this screen until it is removed.`;
   if (source === 'env') return `Set by ${meta.env}, which wins over this screen until it is removed.`;
   if (!meta.persist) return `Set only at start, with ${meta.flag} or ${meta.env}.`;
@@ -70,7 +71,7 @@ const refusal = (meta: SettingMeta, message: string) => `${meta.label}: ${messag
 
 function Field({ meta, value, pending, source, draft, changed, error, disabled, onChange }: FieldProps) {
   const id = `setting-${meta.key}`;
-  const locked = source === 'flag' || source === 'env';
+  const locked = source === 'managed' || source === 'flag' || source === 'env';
   const editable = meta.persist && !locked;
   const describedBy = [`${id}-applies`, `${id}-hint`, error ? `${id}-error` : ''].filter(Boolean).join(' ');
   const invalid = error ? { 'aria-invalid': true as const, 'aria-errormessage': `${id}-error` } : {};
@@ -207,7 +208,7 @@ function Field({ meta, value, pending, source, draft, changed, error, disabled, 
 
 /** The saved value a restart will bring, when it differs from the running one and nothing overrides it. */
 function pendingOf(meta: SettingMeta, value: unknown, saved: unknown, source: SettingSource | undefined): unknown {
-  if (!meta.persist || meta.live || source === 'flag' || source === 'env' || saved === undefined || saved === value) return undefined;
+  if (!meta.persist || meta.live || source === 'managed' || source === 'flag' || source === 'env' || saved === undefined || saved === value) return undefined;
   return saved;
 }
 
@@ -295,6 +296,7 @@ export function SettingsForm({ keys, label }: { keys?: readonly string[]; label:
         const value = `${m.label} is ${shownValue(m, values[m.key])}`;
         const source = sourceOf(m);
         if (r.applied.includes(m.key)) now.push(value);
+        else if (source === 'managed') overridden.push(`${m.label} (set by your organisation)`);
         else if (source === 'flag' || source === 'env') overridden.push(`${m.label} (${source === 'flag' ? m.flag : m.env} wins until it is removed)`);
         else later.push(value);
       }

@@ -1,0 +1,102 @@
+// The organisation's managed policy against a running companion (issue 40 §1), given with AIRLOCK_MANAGED_FILE as
+// an admin's /etc/airlock/managed.json would be: a setting it fixes is shown as the organisation's and a change of
+// it is refused with that reason; an API it denies cannot be added (control API and `airlock apis add` alike); an
+// approval wider than it allows is refused, a narrower one decides; `airlock doctor` says it is in effect. A broken
+// file fails closed: execute is switched off, and the companion and doctor say why.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { runCliToEnd, serve, type Served } from '../helpers/processes.ts';
+import { execute, httpClient } from '../helpers/mcpClients.ts';
+import { controlClient, waitForEvent } from '../helpers/control.ts';
+import { writeEchoSpec } from '../helpers/echoApi.ts';
+import { tempDir } from '../helpers/paths.ts';
+import type { ControlClient } from '../../main/core/control/controlClient.ts';
+
+const CREATE = `return (await api.events.create({ body: { title: 'managed', category: 'music', city: 'Lyon', venue: 'Hall', start: '2030-05-01T20:00:00+02:00', end: '2030-05-01T23:00:00+02:00' } })).status;`;
+let dir: string;
+let cleanup: () => void;
+let policy: string;
+let server: Served;
+let control: ControlClient;
+let client: Client;
+
+before(async () => {
+  ({ dir, cleanup } = tempDir('airlock-managed-'));
+  policy = join(dir, 'managed.json');
+  writeFileSync(
+    policy,
+    JSON.stringify({
+      settings: { approvalInClient: false, diagnosticsTools: false },
+      apis: { denyOrigins: ['https://api.github.com'], denyProfiles: ['forbidden'] },
+      approvals: { maxGrantScope: 'session' },
+    }),
+  );
+  server = await serve(dir, [], { AIRLOCK_MANAGED_FILE: policy });
+  control = controlClient(dir, server.url);
+  client = await httpClient(server.mcpUrl, server.token, 'managed-client');
+});
+
+after(async () => {
+  await client?.close();
+  await server?.stop();
+  cleanup?.();
+});
+
+test('a setting the organisation fixes is shown as its own, and a change of it is refused with that reason', { timeout: 60_000 }, async () => {
+  const settings = await control.call('settings.get', {});
+  assert.equal(settings.sources.approvalInClient, 'managed');
+  assert.equal(settings.values.diagnosticsTools, false);
+  await assert.rejects(control.call('settings.update', { values: { approvalInClient: true } }), /approvalInClient: set by your organisation/);
+  // A setting it does not fix is the person's, as ever.
+  assert.deepEqual((await control.call('settings.update', { values: { approvalReplyAfterMs: 20_000 } })).applied, ['approvalReplyAfterMs']);
+  const { tools } = await client.listTools();
+  assert.ok(!tools.some((tool) => tool.name === 'server_log'), 'the diagnostics tools are off, as the organisation set');
+});
+
+test('an API the organisation denies cannot be added, by the control API or the CLI; nothing is saved', { timeout: 60_000 }, async () => {
+  const spec = writeEchoSpec(dir, 'https://api.github.com');
+  await assert.rejects(control.call('profiles.save', { name: 'gh', spec }), /APIs at https:\/\/api\.github\.com are denied \(set by your organisation/);
+  assert.ok(!(await control.call('apis.list', {})).some((a) => a.name === 'gh'), 'not saved');
+  const cli = await runCliToEnd(['apis', 'add', 'forbidden', '--spec', spec, '--data-dir', dir], { env: { AIRLOCK_MANAGED_FILE: policy }, timeoutMs: 60_000 });
+  assert.notEqual(cli.code, 0);
+  assert.match(cli.stderr, /the API forbidden is denied \(set by your organisation/);
+  assert.ok(!(await control.call('apis.list', {})).some((a) => a.name === 'forbidden'), 'not saved');
+});
+
+test('an approval wider than the organisation allows is refused, saying so; a narrower one decides', { timeout: 60_000 }, async () => {
+  const requested = waitForEvent(control, 'approval-requested');
+  const run = execute(client, CREATE);
+  const { approval } = await requested;
+  await assert.rejects(
+    control.call('approvals.decide', { id: approval.id, decision: 'approve', scope: 'always' }),
+    /wider than "session" is not allowed \(set by your organisation/,
+  );
+  assert.deepEqual((await control.call('grants.list', {})).length, 0, 'nothing granted');
+  await control.call('approvals.decide', { id: approval.id, decision: 'approve', scope: 'once' });
+  assert.equal((await run).text, '201');
+});
+
+test('`airlock doctor` says the policy is in effect and what it fixes', { timeout: 60_000 }, async () => {
+  const doctor = await runCliToEnd(['doctor', '--data-dir', dir], { env: { AIRLOCK_MANAGED_FILE: policy }, timeoutMs: 60_000 });
+  assert.match(doctor.stdout, /managed policy .*managed\.json in effect \(set by your organisation\): fixes .*approvalInClient/);
+});
+
+test('a broken managed file fails closed: execute is off, and the companion and doctor say why', { timeout: 90_000 }, async (t) => {
+  const other = tempDir('airlock-managed-broken-');
+  t.after(other.cleanup);
+  const broken = join(other.dir, 'managed.json');
+  writeFileSync(broken, '{ "settings": { "timeoutMs": 5 } }');
+  const companion = await serve(other.dir, [], { AIRLOCK_MANAGED_FILE: broken });
+  t.after(() => companion.stop());
+  assert.match(companion.stderr(), /managed policy .* is broken \(.*timeoutMs.*\): execute is switched off until it is fixed/);
+  const mcp = await httpClient(companion.mcpUrl, companion.token, 'broken-policy-client');
+  t.after(() => mcp.close());
+  const refused = await execute(mcp, 'return 1 + 1');
+  assert.equal(refused.isError, true);
+  assert.match(refused.text, /kill switch/);
+  const doctor = await runCliToEnd(['doctor', '--data-dir', other.dir], { env: { AIRLOCK_MANAGED_FILE: broken }, timeoutMs: 60_000 });
+  assert.match(doctor.stdout, /managed policy .* is broken .*execute is switched off/);
+});
