@@ -100,3 +100,39 @@ test('a broken managed file fails closed: execute is off, and the companion and 
   const doctor = await runCliToEnd(['doctor', '--data-dir', other.dir], { env: { AIRLOCK_MANAGED_FILE: broken }, timeoutMs: 60_000 });
   assert.match(doctor.stdout, /managed policy .* is broken .*execute is switched off/);
 });
+
+test(
+  'a policy that arrives while the companion runs applies at once: a live setting fixed, an API it refuses no longer served, a wider grant revoked',
+  { timeout: 90_000 },
+  async (t) => {
+    const other = tempDir('airlock-managed-later-');
+    t.after(other.cleanup);
+    const later = join(other.dir, 'managed.json');
+    const companion = await serve(other.dir, [], { AIRLOCK_MANAGED_FILE: later });
+    t.after(() => companion.stop());
+    const ctl = controlClient(other.dir, companion.url);
+    const mcp = await httpClient(companion.mcpUrl, companion.token, 'before-the-policy');
+    t.after(() => mcp.close());
+    // Before any policy: the person allows "every client, until revoked".
+    const requested = waitForEvent(ctl, 'approval-requested');
+    const run = execute(mcp, CREATE);
+    await ctl.call('approvals.decide', { id: (await requested).approval.id, decision: 'approve', scope: 'always' });
+    assert.equal((await run).text, '201');
+    assert.equal((await ctl.call('grants.list', {})).length, 1);
+    // The admin's tool places the policy; the companion follows the file.
+    const revoked = waitForEvent(ctl, 'grants-changed', () => true, 30_000);
+    writeFileSync(
+      later,
+      JSON.stringify({ settings: { approvalReplyAfterMs: 4321 }, apis: { denyProfiles: ['demo'] }, approvals: { maxGrantScope: 'session' } }),
+    );
+    await revoked;
+    assert.deepEqual(await ctl.call('grants.list', {}), [], 'the grant wider than the policy allows is revoked');
+    const settings = await ctl.call('settings.get', {});
+    assert.equal(settings.values.approvalReplyAfterMs, 4321);
+    assert.equal(settings.sources.approvalReplyAfterMs, 'managed');
+    const demo = (await ctl.call('apis.list', {})).find((a) => a.name === 'demo');
+    assert.notEqual(demo?.state, 'ready', `demo is no longer served: ${JSON.stringify(demo)}`);
+    const refused = await execute(mcp, 'return (await api.events.list()).status');
+    assert.equal(refused.isError, true, refused.text);
+  },
+);

@@ -42,6 +42,7 @@ import { tuneHeapForServing } from './startContext.ts';
 import { createUpstream } from './upstream.ts';
 import type { CompanionMode, Engines, Host, Services } from './services.ts';
 import { createLiveSettings } from './liveSettings.ts';
+import { watchManagedPolicy } from './managedPolicyWatch.ts';
 import { grantRefusal, type ManagedPolicy } from '../config/managedPolicy.ts';
 import type { ApproveScope } from '../../../contract/approvals.ts';
 import { messageOf } from '../../../contract/values.ts';
@@ -114,8 +115,9 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     const audit = openAudit({ file: info.paths.audit, retentionDays: values.auditRetentionDays, redact: redaction.redact, hub, logger });
     closers.push(() => audit.close());
     startup.mark('audit');
-    const policy = settings.managed?.state === 'ok' ? settings.managed.policy : undefined;
-    const { grants, broker } = await openApprovals({ paths: info.paths, values, mode, audit, hub, logger, ...(policy ? { policy } : {}) });
+    // The organisation's policy as it is now (a change of the managed file replaces it: managedPolicyWatch.ts).
+    const policy = () => (settings.managed?.state === 'ok' ? settings.managed.policy : undefined);
+    const { grants, broker } = await openApprovals({ paths: info.paths, values, mode, audit, hub, logger, policy });
     closers.push(() => grants.flush());
 
     // 4. The APIs, each loaded with its catalogue and search index, its key and the gate its calls go through
@@ -136,11 +138,16 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       preparation,
       hub,
       logger,
-      ...(policy ? { policy } : {}),
+      policy,
     });
     closers.push(() => apis.close());
     await startServing(apis, values, info.paths, logger);
     startup.mark('api');
+    // The managed file is followed while the companion runs: what a new policy tightens applies at once.
+    if (settings.managed) {
+      const stop = watchManagedPolicy({ file: settings.managed.file, settings, apis, grants, logger });
+      closers.push(async () => stop());
+    }
 
     // 5. Other MCP servers behind the gate: each started on first use, its tools held until a person accepts them.
     const upstream = createUpstream({
@@ -244,8 +251,8 @@ async function openApprovals(o: {
   audit: AuditStore;
   hub: EventHub;
   logger: Logger;
-  /** The organisation's managed policy: the widest grant a person may give. */
-  policy?: ManagedPolicy;
+  /** The organisation's managed policy as it is now: the widest grant a person may give. */
+  policy(): ManagedPolicy | undefined;
 }): Promise<{ grants: GrantStore; broker: ApprovalBroker }> {
   const { values, audit, hub, logger } = o;
   const grants = new GrantStore({ file: o.paths.grants, logger: logger.child('grants'), onChange: () => hub.publish({ type: 'grants-changed' }) });
@@ -255,7 +262,7 @@ async function openApprovals(o: {
     noApproverMessage: noApproverMessage(o.mode),
     grants,
     logger: logger.child('approvals'),
-    ...(o.policy ? { scopeRefusal: (scope: ApproveScope) => grantRefusal(o.policy, scope) } : {}),
+    scopeRefusal: (scope: ApproveScope) => grantRefusal(o.policy(), scope),
   });
   broker.subscribe((e) => {
     if (e.type !== 'approval-requested') return;

@@ -6,12 +6,13 @@
 import type { Settings } from '../config/settings.ts';
 import type { ResolvedSettings } from '../config/resolveSettings.ts';
 import type { LiveSettings } from './services.ts';
+import { LIVE_SETTINGS } from '../config/settingsMeta.ts';
 
 export function createLiveSettings(resolved: ResolvedSettings): LiveSettings {
   const values: Settings = { ...resolved.settings };
   const sources = { ...resolved.sources };
   const listeners: ((keys: (keyof Settings)[]) => void)[] = [];
-  return {
+  const live: LiveSettings = {
     values,
     sources,
     ...(resolved.managed ? { managed: resolved.managed } : {}),
@@ -27,5 +28,23 @@ export function createLiveSettings(resolved: ResolvedSettings): LiveSettings {
     onApplied(listener) {
       listeners.push(listener);
     },
+    applyManaged(fixed, read) {
+      live.managed = read;
+      const applied: (keyof Settings)[] = [];
+      const atRestart: string[] = [];
+      for (const [key, value] of Object.entries(fixed)) {
+        if (sources[key] === 'managed' && (values as unknown as Record<string, unknown>)[key] === value) continue;
+        if (!LIVE_SETTINGS.has(key)) {
+          atRestart.push(key);
+          continue;
+        }
+        (values as unknown as Record<string, unknown>)[key] = value;
+        sources[key] = 'managed';
+        applied.push(key as keyof Settings);
+      }
+      if (applied.length > 0) for (const listener of listeners) listener(applied);
+      return { applied, atRestart };
+    },
   };
+  return live;
 }

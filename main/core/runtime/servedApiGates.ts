@@ -36,8 +36,8 @@ export interface ServedApiDeps {
   preparation: Preparation;
   hub: EventHub;
   logger: Logger;
-  /** The organisation's managed policy: which APIs may be served. */
-  policy?: ManagedPolicy;
+  /** The organisation's managed policy as it is now: which APIs may be served. */
+  policy?(): ManagedPolicy | undefined;
 }
 
 /** The served APIs, each opened with its catalogue and search, its key and its gate. */
@@ -46,7 +46,7 @@ export function openServedApis(d: ServedApiDeps): ServedApis {
   return new ServedApis({
     open: async (profile, { primary, signal, onProgress, onDamaged }) => {
       // The organisation's policy first by name, then by the origin the document (or the profile) names.
-      const byName = apiRefusal(d.policy, { profile: profile.name, ...(profile.baseUrl ? { baseUrl: profile.baseUrl } : {}) });
+      const byName = apiRefusal(d.policy?.(), { profile: profile.name, ...(profile.baseUrl ? { baseUrl: profile.baseUrl } : {}) });
       if (byName) throw new AirlockError('denied', byName);
       const served = await loadApi({
         profile,
@@ -61,7 +61,7 @@ export function openServedApis(d: ServedApiDeps): ServedApis {
       });
       try {
         const { api } = served;
-        const byOrigin = apiRefusal(d.policy, { profile: profile.name, baseUrl: api.baseUrl });
+        const byOrigin = apiRefusal(d.policy?.(), { profile: profile.name, baseUrl: api.baseUrl });
         if (byOrigin) throw new AirlockError('denied', byOrigin);
         const credentials = await createCredentials({
           store: d.store,

@@ -40,9 +40,14 @@ export interface LiveSettings {
   readonly values: Readonly<Settings>;
   readonly sources: Readonly<ResolvedSettings['sources']>;
   /** The organisation's managed file as read at start (what it fixes has the source `managed`). */
-  readonly managed?: ManagedRead;
+  managed?: ManagedRead;
   /** Changes live settings, as read from the settings file, and puts them into effect: every listener hears the keys. */
   set(changes: Partial<Settings>): void;
+  /**
+   * The organisation's managed policy changed: its fixed values of live settings take effect at once (source
+   * `managed`); the others are named, to apply at the next start. Values it no longer fixes stay until then.
+   */
+  applyManaged(values: Record<string, unknown>, read: ManagedRead): { applied: string[]; atRestart: string[] };
   /** Called with the keys of each change `set` makes. */
   onApplied(listener: (keys: (keyof Settings)[]) => void): void;
 }
