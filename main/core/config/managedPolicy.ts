@@ -103,7 +103,7 @@ export function readManagedPolicy(file: string = managedPolicyPath()): ManagedRe
     const issue = parsed.error.issues[0]!;
     return { state: 'broken', file, error: `${issue.path.join('.') || 'the file'}: ${issue.message}` };
   }
-  let settings: Record<string, unknown> = {};
+  let settings: Record<string, unknown>;
   try {
     settings = parsed.data.settings ? validateSettingsObject(parsed.data.settings, `${file} settings`) : {};
   } catch (error) {
