@@ -235,6 +235,8 @@ export const pendingApprovalSchema = z.object({
   clientStoppedWaitingAt: z.string().optional(),
   /** With clientStoppedWaitingAt: whether the client was given the run's id (answered "held"), so it can still collect the result with `execute {resume}`. */
   clientCanResume: z.boolean().optional(),
+  /** Scopes the organisation's managed policy refuses, each with why ("… set by your organisation …"): not offered. */
+  scopesRefused: z.record(z.string(), z.string()).optional(),
 });
 export type PendingApproval = z.infer<typeof pendingApprovalSchema>;
 

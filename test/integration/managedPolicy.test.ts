@@ -70,6 +70,10 @@ test('an approval wider than the organisation allows is refused, saying so; a na
   const requested = waitForEvent(control, 'approval-requested');
   const run = execute(client, CREATE);
   const { approval } = await requested;
+  // Not offered, saying why: the prompt (approvals.list) and the CLI.
+  assert.deepEqual(Object.keys(approval.scopesRefused ?? {}), ['client-always', 'everyone-session', 'always']);
+  const listed = await runCliToEnd(['approvals', 'list', '--data-dir', dir], { env: { AIRLOCK_MANAGED_FILE: policy }, timeoutMs: 60_000 });
+  assert.match(listed.stdout, /scopes offered: once, run, session.*\(not client-always, everyone-session, always: set by your organisation\)/);
   await assert.rejects(
     control.call('approvals.decide', { id: approval.id, decision: 'approve', scope: 'always' }),
     /wider than "session" is not allowed \(set by your organisation/,

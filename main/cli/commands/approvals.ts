@@ -32,7 +32,11 @@ export function formatPending(p: Pending): string {
       `  ${client} stopped waiting at ${p.clientStoppedWaitingAt}: you can still decide; ${p.clientCanResume ? 'the result waits for the client to resume the run' : 'if you allow it, the call is sent, but the client will not get the result'}`,
     );
   const withheld = untilRevokedWithheld(r);
-  lines.push(`  scopes offered: ${offeredScopes(r).join(', ')}${withheld ? ` (${withheld})` : ''}`);
+  const refused = Object.keys(p.scopesRefused ?? {});
+  const offered = offeredScopes(r).filter((scope) => !refused.includes(scope));
+  lines.push(
+    `  scopes offered: ${offered.join(', ')}${withheld ? ` (${withheld})` : ''}${refused.length > 0 ? ` (not ${refused.join(', ')}: set by your organisation)` : ''}`,
+  );
   if (r.kind === 'api-call') {
     for (const h of r.headers) lines.push(`  ${h.name}: ${h.value}`);
     if (Object.keys(r.query).length > 0) lines.push(`  query ${JSON.stringify(r.query)}`);

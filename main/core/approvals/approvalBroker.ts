@@ -13,6 +13,7 @@
 // client, this session" is bound to the caller key (never the client's name).
 import { randomBytes } from 'node:crypto';
 import {
+  APPROVE_SCOPES,
   GRANT_SCOPE_INFO,
   scopeWithheld,
   RUN_GRANT_BY,
@@ -310,7 +311,16 @@ export class ApprovalBroker implements ApprovalHook {
   }
 
   private view(p: Omit<PendingApproval, 'secondsLeft'>): PendingApproval {
-    return { ...p, secondsLeft: Math.max(0, (Date.parse(p.expiresAt) - this.now().getTime()) / 1000) };
+    // What the organisation refuses is not offered (the prompt and the CLI leave it out, saying why).
+    const refused = APPROVE_SCOPES.flatMap((scope) => {
+      const why = this.options.scopeRefusal?.(scope);
+      return why ? [[scope, why] as const] : [];
+    });
+    return {
+      ...p,
+      secondsLeft: Math.max(0, (Date.parse(p.expiresAt) - this.now().getTime()) / 1000),
+      ...(refused.length > 0 ? { scopesRefused: Object.fromEntries(refused) } : {}),
+    };
   }
 
   private remember(id: string, decision: ApprovalDecision): void {

@@ -282,6 +282,7 @@ export function HeadItem({
             request={r}
             value={scope}
             idPrefix={ids}
+            {...(head.scopesRefused ? { refused: head.scopesRefused } : {})}
             onChange={(s) => {
               setScope(s);
               setConfirming(false);

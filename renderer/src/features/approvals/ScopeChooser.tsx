@@ -44,13 +44,17 @@ export function ScopeChooser({
   value,
   onChange,
   idPrefix,
+  refused = {},
 }: {
   request: ApprovalRequest;
   value: ApproveScope;
   onChange(scope: ApproveScope): void;
   idPrefix: string;
+  /** Scopes the organisation's policy refuses, with why: left out, and said once. */
+  refused?: Partial<Record<string, string>>;
 }) {
-  const scopes = offeredScopes(request);
+  const scopes = offeredScopes(request).filter((scope) => refused[scope] === undefined);
+  const byOrganisation = Object.keys(refused).length > 0;
   const withheld = untilRevokedWithheld(request);
   return (
     <fieldset className="scope-chooser">
@@ -80,6 +84,7 @@ export function ScopeChooser({
         );
       })}
       {withheld ? <p className="scope-hint">{withheld}</p> : null}
+      {byOrganisation ? <p className="scope-hint">Wider approvals are not offered: set by your organisation (its managed policy).</p> : null}
     </fieldset>
   );
 }
