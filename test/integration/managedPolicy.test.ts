@@ -31,6 +31,7 @@ before(async () => {
     JSON.stringify({
       settings: { approvalInClient: false, diagnosticsTools: false },
       apis: { denyOrigins: ['https://api.github.com'], denyProfiles: ['forbidden'] },
+      servers: { allowCommands: ['npx -y @modelcontextprotocol/server-everything'] },
       approvals: { maxGrantScope: 'session' },
     }),
   );
@@ -64,6 +65,21 @@ test('an API the organisation denies cannot be added, by the control API or the 
   assert.notEqual(cli.code, 0);
   assert.match(cli.stderr, /the API forbidden is denied \(set by your organisation/);
   assert.ok(!(await control.call('apis.list', {})).some((a) => a.name === 'forbidden'), 'not saved');
+});
+
+test('an MCP server the organisation does not allow cannot be added, by the control API or the CLI', { timeout: 60_000 }, async () => {
+  const entry = { transport: 'stdio', command: process.execPath, args: ['server.js'], env: [], secrets: [], enabled: true, timeoutMs: 10_000 };
+  await assert.rejects(
+    control.call('servers.add', { name: 'local', entry } as never),
+    /MCP server local: the command .* is not among the allowed ones \(set by your organisation/,
+  );
+  assert.ok(!(await control.call('servers.list', {})).some((v) => v.name === 'local'), 'not added');
+  const cli = await runCliToEnd(['servers', 'add', 'other', '--data-dir', dir, '--', process.execPath, 'server.js'], {
+    env: { AIRLOCK_MANAGED_FILE: policy },
+    timeoutMs: 60_000,
+  });
+  assert.notEqual(cli.code, 0);
+  assert.match(cli.stderr, /MCP server other: .*not among the allowed ones \(set by your organisation/);
 });
 
 test('an approval wider than the organisation allows is refused, saying so; a narrower one decides', { timeout: 60_000 }, async () => {

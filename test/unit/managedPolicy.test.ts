@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { apiRefusal, grantRefusal, managedPolicyPath, managedSettings, readManagedPolicy } from '../../main/core/config/managedPolicy.ts';
+import { apiRefusal, grantRefusal, serverRefusal, managedPolicyPath, managedSettings, readManagedPolicy } from '../../main/core/config/managedPolicy.ts';
 import { resolveSettings } from '../../main/core/config/resolveSettings.ts';
 import { tempDir } from '../helpers/paths.ts';
 
@@ -75,4 +75,24 @@ test('APIs: denied and allowed by profile name and by origin; grants no wider th
   assert.equal(grantRefusal(policy, 'session'), undefined);
   assert.match(grantRefusal(policy, 'always') ?? '', /wider than "session" is not allowed \(set by your organisation/);
   assert.match(grantRefusal(policy, 'client-always') ?? '', /not allowed/);
+});
+
+test('MCP servers: by command line (an allow list is allow-only) and by URL origin', (t) => {
+  const read = readManagedPolicy(
+    policyFile(t, { servers: { allowCommands: ['npx -y @modelcontextprotocol/server-filesystem'], denyUrls: ['https://mcp.evil.example'] } }),
+  );
+  assert.equal(read.state, 'ok');
+  const policy = read.state === 'ok' ? read.policy : undefined;
+  const stdio = (command: string, ...args: string[]) => ({ name: 'fs', entry: { transport: 'stdio' as const, command, args } });
+  assert.equal(serverRefusal(policy, stdio('npx', '-y', '@modelcontextprotocol/server-filesystem', '/home/me')), undefined);
+  assert.match(
+    serverRefusal(policy, stdio('npx', '-y', '@modelcontextprotocol/server-filesystem-evil')) ?? '',
+    /is not among the allowed ones \(set by your organisation/,
+  );
+  assert.match(serverRefusal(policy, stdio('node', 'server.js')) ?? '', /not among the allowed/);
+  assert.match(
+    serverRefusal(policy, { name: 'r', entry: { transport: 'http', url: 'https://mcp.evil.example/mcp' } }) ?? '',
+    /servers at https:\/\/mcp\.evil\.example are denied/,
+  );
+  assert.equal(serverRefusal(policy, { name: 'r', entry: { transport: 'http', url: 'https://mcp.good.example/mcp' } }), undefined);
 });

@@ -62,6 +62,17 @@ const policySchema = z
       })
       .strict()
       .optional(),
+    servers: z
+      .object({
+        /** Only MCP servers started by these command lines (a server's command line is one of them, or starts with one and a space). */
+        allowCommands: z.array(z.string().min(1).max(1000)).max(1000).optional(),
+        denyCommands: z.array(z.string().min(1).max(1000)).max(1000).optional(),
+        /** Only remote MCP servers at these origins. */
+        allowUrls: origins.optional(),
+        denyUrls: origins.optional(),
+      })
+      .strict()
+      .optional(),
     approvals: z
       .object({
         /** The widest "Allow" a person may give, in the order once, run, session, client-always, everyone-session, always. */
@@ -76,6 +87,7 @@ export interface ManagedPolicy {
   file: string;
   settings: Record<string, unknown>;
   apis: { allowOrigins?: string[]; denyOrigins?: string[]; allowProfiles?: string[]; denyProfiles?: string[] };
+  servers: { allowCommands?: string[]; denyCommands?: string[]; allowUrls?: string[]; denyUrls?: string[] };
   approvals: { maxGrantScope?: ApproveScope };
 }
 
@@ -109,7 +121,11 @@ export function readManagedPolicy(file: string = managedPolicyPath()): ManagedRe
   } catch (error) {
     return { state: 'broken', file, error: messageOf(error) };
   }
-  return { state: 'ok', file, policy: { file, settings, apis: parsed.data.apis ?? {}, approvals: parsed.data.approvals ?? {} } };
+  return {
+    state: 'ok',
+    file,
+    policy: { file, settings, apis: parsed.data.apis ?? {}, servers: parsed.data.servers ?? {}, approvals: parsed.data.approvals ?? {} },
+  };
 }
 
 /** Why the organisation's policy refuses serving this API (its profile name, its base URL), or undefined. */
@@ -128,6 +144,35 @@ export function apiRefusal(policy: ManagedPolicy | undefined, api: { profile: st
   }
   if (denyOrigins?.includes(origin)) return refused(`APIs at ${origin} are denied`);
   if (allowOrigins && !allowOrigins.includes(origin)) return refused(`APIs at ${origin} are not among the allowed origins`);
+  return undefined;
+}
+
+/**
+ * Why the organisation's policy refuses another MCP server (a stdio one by its command line, a remote one by its
+ * URL's origin), or undefined. Allow lists make an allow-only mode: a server of that kind on none is refused.
+ */
+export function serverRefusal(
+  policy: ManagedPolicy | undefined,
+  server: { name: string; entry: { transport: 'stdio'; command: string; args: readonly string[] } | { transport: 'http'; url: string } },
+): string | undefined {
+  if (!policy) return undefined;
+  const { allowCommands, denyCommands, allowUrls, denyUrls } = policy.servers;
+  const refused = (why: string) => `MCP server ${server.name}: ${why} (${BY_ORGANISATION}: ${policy.file})`;
+  if (server.entry.transport === 'stdio') {
+    const line = [server.entry.command, ...server.entry.args].join(' ');
+    const matches = (rule: string) => line === rule || line.startsWith(`${rule} `);
+    if (denyCommands?.some(matches)) return refused(`the command ${line.slice(0, 200)} is denied`);
+    if (allowCommands && !allowCommands.some(matches)) return refused(`the command ${line.slice(0, 200)} is not among the allowed ones`);
+    return undefined;
+  }
+  let origin: string;
+  try {
+    origin = new URL(server.entry.url).origin;
+  } catch {
+    return refused('its URL is not one');
+  }
+  if (denyUrls?.includes(origin)) return refused(`servers at ${origin} are denied`);
+  if (allowUrls && !allowUrls.includes(origin)) return refused(`servers at ${origin} are not among the allowed ones`);
   return undefined;
 }
 

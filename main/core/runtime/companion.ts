@@ -143,11 +143,6 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     closers.push(() => apis.close());
     await startServing(apis, values, info.paths, logger);
     startup.mark('api');
-    // The managed file is followed while the companion runs: what a new policy tightens applies at once.
-    if (settings.managed) {
-      const stop = watchManagedPolicy({ file: settings.managed.file, settings, apis, grants, logger });
-      closers.push(async () => stop());
-    }
 
     // 5. Other MCP servers behind the gate: each started on first use, its tools held until a person accepts them.
     const upstream = createUpstream({
@@ -158,11 +153,17 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       hub,
       approvals: broker,
       audit,
+      policy,
       killSwitch: () => values.killSwitch,
       rateLimit: (key) => rate.take(key),
       maxMessageBytes: () => values.mcpMessageMb * 1024 * 1024,
     });
     closers.push(() => upstream.servers.close());
+    // The managed file is followed while the companion runs: what a new policy tightens applies at once.
+    if (settings.managed) {
+      const stop = watchManagedPolicy({ file: settings.managed.file, settings, apis, grants, servers: upstream.servers, logger });
+      closers.push(async () => stop());
+    }
     upstream.servers.startAutostart();
 
     // 6. The sandbox engine, and the runs of execute under their caps.

@@ -1,14 +1,16 @@
 // The managed file, followed while the companion runs (issue 40 §1): when an
 // admin's tool places a new policy, what it tightens applies at once — its
 // fixed values of live settings take effect, an API it now refuses stops
-// being served, a grant wider than it now allows is revoked — and a broken
+// being served, a server it now refuses is stopped, a grant wider than it now
+// allows is revoked — and a broken
 // file switches execute off. Each is said in the log. What it loosens (a
 // value it no longer fixes) applies at the next start. The file is polled
 // (fs.watchFile: its stat, every second): it may not exist yet, nor its
 // directory, and a tool may replace it rather than write it in place.
 import { unwatchFile, watchFile } from 'node:fs';
 import { APPROVE_SCOPES } from '../../../contract/approvals.ts';
-import { apiRefusal, BY_ORGANISATION, managedSettings, readManagedPolicy } from '../config/managedPolicy.ts';
+import { apiRefusal, BY_ORGANISATION, managedSettings, readManagedPolicy, serverRefusal } from '../config/managedPolicy.ts';
+import type { UpstreamServers } from '../upstream/upstreamServers.ts';
 import type { GrantStore } from '../approvals/grantStore.ts';
 import type { Logger } from '../log/logger.ts';
 import type { LiveSettings } from './services.ts';
@@ -19,6 +21,8 @@ export interface ManagedPolicyWatchDeps {
   settings: LiveSettings;
   apis: Pick<ServedApis, 'list' | 'disable'>;
   grants: Pick<GrantStore, 'list' | 'revoke'>;
+  /** Other MCP servers: one running that the policy now refuses is stopped. */
+  servers?: Pick<UpstreamServers, 'stopRefused'>;
   logger: Logger;
   /** How often the file's stat is read (default 1 s). */
   intervalMs?: number;
@@ -41,6 +45,7 @@ export function applyManagedPolicy(d: Omit<ManagedPolicyWatchDeps, 'intervalMs'>
     });
     if (refused && d.apis.disable(api.name)) said.push(`API ${api.name} no longer served: ${refused}`);
   }
+  for (const why of d.servers?.stopRefused((name, entry) => serverRefusal(policy, { name, entry })) ?? []) said.push(`stopped: ${why}`);
   const max = policy.approvals.maxGrantScope;
   if (max) {
     for (const grant of d.grants.list()) {

@@ -15,6 +15,8 @@ import { ServerStore } from '../upstream/serverStore.ts';
 import { PinStore } from '../upstream/toolPins.ts';
 import { UpstreamServers } from '../upstream/upstreamServers.ts';
 import { serverQuestions } from '../upstream/serverQuestions.ts';
+import { serverRefusal, type ManagedPolicy } from '../config/managedPolicy.ts';
+import { AirlockError } from '../util/errors.ts';
 import { launchServer } from '../upstream/serverLauncher.ts';
 import { createToolGate, type ToolGate } from '../upstream/toolGate.ts';
 
@@ -42,6 +44,8 @@ export function createUpstream(deps: {
   rateLimit(callerKey: string): boolean;
   /** The largest message to or from another server, in bytes (a live setting). */
   maxMessageBytes(): number;
+  /** The organisation's managed policy as it is now: which servers may be started. */
+  policy?(): ManagedPolicy | undefined;
 }): UpstreamParts {
   const log = deps.logger.child('servers');
   const entries = new ServerStore(deps.paths.servers);
@@ -51,8 +55,11 @@ export function createUpstream(deps: {
   const servers = new UpstreamServers({
     entries: () => entries.list(),
     pins,
-    launch: (name, entry, onToolsChanged, authorize) =>
-      launchServer(name, entry, {
+    launch: (name, entry, onToolsChanged, authorize) => {
+      // The organisation's policy, at every start: a server it refuses is never started (its state says why).
+      const refused = serverRefusal(deps.policy?.(), { name, entry });
+      if (refused) return Promise.reject(new AirlockError('denied', refused));
+      return launchServer(name, entry, {
         onToolsChanged,
         ...(authorize ? { authorize } : {}),
         keys: deps.store,
@@ -62,7 +69,8 @@ export function createUpstream(deps: {
         onMissingSecret: (variable) => log.warn(`MCP server ${name} has no ${variable} yet (airlock servers secret ${name} ${variable}); started without it`),
         maxMessageBytes: deps.maxMessageBytes(),
         elicit: (message, schema) => questions.ask(name, message, schema),
-      }),
+      });
+    },
     logger: log,
     onChange: () => deps.hub.publish({ type: 'servers-changed' }),
   });

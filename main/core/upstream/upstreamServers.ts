@@ -131,6 +131,19 @@ export class UpstreamServers {
     }
   }
 
+  /** Stops the running servers `refused` names a reason for (the organisation's policy changed); returns them with why. */
+  stopRefused(refused: (name: string, entry: ServerEntry) => string | undefined): string[] {
+    const stopped: string[] = [];
+    for (const [name, slot] of [...this.slots]) {
+      const why = refused(name, slot.entry);
+      if (!why) continue;
+      void this.stop(name, slot);
+      stopped.push(why);
+    }
+    if (stopped.length > 0) this.options.onChange?.();
+    return stopped;
+  }
+
   /** Stops at once what was disabled, removed or changed since it started (a change made through the store). */
   sync(): void {
     this.forgetGone(this.options.entries());
