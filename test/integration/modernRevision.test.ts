@@ -97,6 +97,27 @@ const envelope = (version: string) => ({
   'io.modelcontextprotocol/clientCapabilities': {},
 });
 
+type RawAnswer = { result?: Record<string, unknown>; error?: { code: number; message: string } };
+
+/** One request of the 2026-07-28 revision as a client that writes its own sends it: the routing headers, its envelope in `params._meta`; `url`: another scope (another caller). */
+async function modernRequest(request: { id: number; method: string; name: string; params: Record<string, unknown> }, url?: string): Promise<RawAnswer> {
+  const response = await fetch(url ?? server.mcpUrl, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${server.token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': MODERN,
+      'mcp-method': request.method,
+      'mcp-name': request.name,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: request.id, method: request.method, params: request.params }),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const text = await response.text();
+  return JSON.parse(/^data: (.*)$/m.exec(text)?.[1] ?? text) as RawAnswer;
+}
+
 before(async () => {
   const made = tempDir();
   cleanup = made.cleanup;
@@ -202,23 +223,8 @@ test(
     const posts = () => echo.received.filter((r) => r.method === 'POST').length;
     let id = 100;
     /** One request of the revision, its routing headers as the extension requires; `url` another scope (another caller). */
-    const ask = async (method: string, params: Record<string, unknown>, name: string, meta: object = withTasks, url?: string) => {
-      const response = await fetch(url ?? server.mcpUrl, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${server.token}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': MODERN,
-          'mcp-method': method,
-          'mcp-name': name,
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params: { ...params, _meta: meta } }),
-        signal: AbortSignal.timeout(30_000),
-      });
-      const text = await response.text();
-      return JSON.parse(/^data: (.*)$/m.exec(text)?.[1] ?? text) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
-    };
+    const ask = (method: string, params: Record<string, unknown>, name: string, meta: object = withTasks, url?: string) =>
+      modernRequest({ id: ++id, method, name, params: { ...params, _meta: meta } }, url);
     const run = (code: string) => ask('tools/call', { name: 'execute', arguments: { code } }, 'execute');
     const task = (method: string, taskId: string, meta?: object, url?: string) => ask(method, { taskId }, taskId, meta, url);
     /** Polls the task as a client does (its pollIntervalMs) until it is no longer working. */
@@ -369,27 +375,10 @@ test(
     const create = (name: string) => `const r = await api.items.create({ body: { name: '${name}' } }); return r.error?.message ?? r.status;`;
     const capable = { ...envelope(MODERN), 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
     const call = (params: Record<string, unknown>, url?: string) =>
-      fetch(url ?? server.mcpUrl, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${server.token}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': MODERN,
-          'mcp-method': 'tools/call',
-          'mcp-name': 'execute',
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 7,
-          method: 'tools/call',
-          params: { name: 'execute', arguments: { code: create('raw') }, _meta: capable, ...params },
-        }),
-        signal: AbortSignal.timeout(30_000),
-      }).then(async (r) => {
-        const text = await r.text();
-        return JSON.parse(/^data: (.*)$/m.exec(text)?.[1] ?? text) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
-      });
+      modernRequest(
+        { id: 7, method: 'tools/call', name: 'execute', params: { name: 'execute', arguments: { code: create('raw') }, _meta: capable, ...params } },
+        url,
+      );
     // Off (the default): a client that offers elicitation is answered "held", as any other.
     const heldOff = waitForEvent(control, 'approval-requested');
     const off = await call({});

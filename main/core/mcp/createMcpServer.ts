@@ -172,6 +172,25 @@ export function refreshModernTools(server: ModernMcpServer): void {
   modernRefreshers.get(server)?.();
 }
 
+/** Something a modern caller presented was refused (a sealed state, another's task): logged, and audited as an execute call. */
+async function recordRefusal(
+  options: McpServerOptions,
+  caller: Omit<CallerInfo, 'clientName' | 'clientVersion' | 'protocolVersion'>,
+  why: string,
+): Promise<void> {
+  options.logger.child('mcp').warn(`${why}; from ${caller.key}`);
+  await options.onToolCall({
+    tool: 'execute',
+    args: {},
+    caller,
+    startedAt: new Date().toISOString(),
+    durationMs: 0,
+    outcome: 'refused',
+    bytesOut: 0,
+    error: why,
+  });
+}
+
 /**
  * A server of the 2026-07-28 revision (the v2 SDK) — over HTTP for one request, over stdio for one connection — with
  * the same instructions and tools as a session's server of the 2025 revision, described as they are now: the APIs in
@@ -199,18 +218,8 @@ export async function createModernMcpServer(
             return await verifySealedRound(state, ctx);
           } catch (error) {
             const why = `a requestState was refused (${messageOf(error)}): altered, expired, or made before the companion's last start`;
-            options.logger.child('mcp').warn(`${why}; from ${caller.key}`);
             // Only execute hands states out (an approval asked in the client): the refusal is audited as its call.
-            await options.onToolCall({
-              tool: 'execute',
-              args: {},
-              caller,
-              startedAt: new Date().toISOString(),
-              durationMs: 0,
-              outcome: 'refused',
-              bytesOut: 0,
-              error: why,
-            });
+            await recordRefusal(options, caller, why);
             throw error;
           }
         },
@@ -232,19 +241,7 @@ export async function createModernMcpServer(
     // Another caller naming a task is answered as for one that never was; the attempt is recorded, as a resume's is.
     serveModernTasks(server, options.modernTasks, caller.key, (taskId, method) => {
       const why = `${method} named another client's task (${taskId.slice(0, 8)}…): answered as no such task`;
-      options.logger.child('mcp').warn(`${why}; from ${caller.key}`);
-      void Promise.resolve(
-        options.onToolCall({
-          tool: 'execute',
-          args: {},
-          caller,
-          startedAt: new Date().toISOString(),
-          durationMs: 0,
-          outcome: 'refused',
-          bytesOut: 0,
-          error: why,
-        }),
-      ).catch(() => undefined);
+      void recordRefusal(options, caller, why).catch(() => undefined);
     });
   }
   const again = () => {
