@@ -70,7 +70,9 @@ test('the execute tool names the servers in reach, with their tools', T, async (
   const { tools } = await client.listTools();
   const description = tools.find((t) => t.name === 'execute')!.description!;
   assert.match(description, /mcp\.fs \(14 tools: read_file, read_text_file/);
-  assert.match(description, /mcp\.everything \(13 tools: echo/);
+  // 14: Airlock declares elicitation to the servers it fronts (a server's question is put to the person), so
+  // server-everything offers its trigger-elicitation-request too.
+  assert.match(description, /mcp\.everything \(14 tools: echo/);
   assert.ok(description.length < 4000, `${description.length} characters`);
 });
 
@@ -150,6 +152,7 @@ test('search_docs finds the servers’ tools beside the API operations, as exact
   const only = await search({ query: 'directory', api: 'mcp:fs', limit: 5 });
   assert.ok(only.results.every((h) => h.api === 'mcp:fs'));
   const outline = await search({ api: 'mcp:everything' });
-  assert.equal(outline.results.length, 13);
-  assert.match(outline.text, /^13 tools of MCP server everything/);
+  assert.equal(outline.results.length, 14);
+  assert.match(outline.text, /^14 tools of MCP server everything/);
+  assert.ok(outline.results.some((r) => r.operationId === 'trigger-elicitation-request'), 'offered to a client that declares elicitation');
 });

@@ -28,13 +28,20 @@ const SCHEMA = {
   required: ['city', 'days'],
 };
 
+/** How many times a question stopped its run's clock (as an approval does). */
+let paused = 0;
 const run = (signal?: AbortSignal): RunContext =>
   ({
     runId: 'run-1',
     caller: { key: 'http:s1', transport: 'http', clientName: 'asker' },
     scriptSha256: 'abc',
     script: 'return await mcp.weather.ask({})',
-    control: {} as never,
+    control: {
+      whilePaused: <T>(work: () => Promise<T>) => {
+        paused++;
+        return work();
+      },
+    } as never,
     calls: [],
     ...(signal ? { signal } : {}),
   }) as RunContext;
@@ -100,8 +107,10 @@ test("a question is put with the call it came with; the person's answer goes bac
   assert.equal(q.message, 'Which city?');
   assert.throws(() => b.decide(q.id, { approve: true, scope: 'once', answer: { city: 'Lyon' } }, 'root'), /"days" needs an answer; nothing was sent/);
   assert.throws(() => b.decide(q.id, { approve: true, scope: 'always', answer: { city: 'Lyon', days: 1 } }, 'root'), /answered once/);
+  const before = paused;
   b.decide(q.id, { approve: true, scope: 'once', answer: { city: 'Lyon', days: 1 } }, 'root');
   assert.deepEqual(await answered, { city: 'Lyon', days: 1 });
+  assert.ok(paused > before || paused > 0, "the run's clock stood still while the person answered");
   assert.deepEqual(b.grants.list(), [], 'nothing granted');
 });
 

@@ -135,7 +135,8 @@ export function serverQuestions(deps: { approvals: ApprovalHook; logger: Logger;
       };
       // The run waits for the person as it does for an approval: its client is kept informed (progress, a task's status).
       const waited = run.onWaiting?.(`Waiting for your answer in Airlock: MCP server ${server} asks a question`);
-      const decision = await deps.approvals.request(request, run.signal ? { signal: run.signal } : {}).finally(() => waited?.());
+      // The run's clock stops while the person answers, as it does for an approval (its deadline counts its own work).
+      const decision = await run.control.whilePaused(() => deps.approvals.request(request, run.signal ? { signal: run.signal } : {})).finally(() => waited?.());
       log.info(
         `MCP server ${server} asked a question while ${asking.tool} ran: ${decision.approved ? `answered by ${decision.by}` : `declined (${decision.reason})`}`,
         { runId: run.runId },
