@@ -113,21 +113,29 @@ export const serverSwitchRequestSchema = z.object({
   enabled: z.boolean(),
 });
 
-/** One field of a server's question (MCP elicitation's flat form): a string (maybe one of `choices`), a number or a yes/no. */
+/**
+ * One field of a server's question (MCP elicitation's flat form): text (maybe one of `choices`, maybe an email, a URL or
+ * a date), a number, yes/no, or a list of `choices` (a multi-select).
+ */
 export const questionFieldSchema = z.object({
   name: z.string(),
   title: z.string().optional(),
   description: z.string().optional(),
-  type: z.enum(['string', 'number', 'integer', 'boolean']),
-  /** The values a string may take (the form shows a choice). */
+  type: z.enum(['string', 'number', 'integer', 'boolean', 'list']),
+  /** The values a string (or each item of a list) may take. */
   choices: z.array(z.string()).optional(),
+  /** What a string is, as the server says (the form's input kind). */
+  format: z.enum(['email', 'uri', 'date', 'date-time']).optional(),
   required: z.boolean(),
-  default: z.union([z.string(), z.number(), z.boolean()]).optional(),
+  /** A number's range; a list's number of items. */
+  minimum: z.number().optional(),
+  maximum: z.number().optional(),
+  default: z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]).optional(),
 });
 export type QuestionField = z.infer<typeof questionFieldSchema>;
 
 /** An answer to a server's question: a value by field name. */
-export const questionAnswerSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
+export const questionAnswerSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]));
 export type QuestionAnswer = z.infer<typeof questionAnswerSchema>;
 
 /**
@@ -166,13 +174,24 @@ export function answerProblem(fields: readonly QuestionField[], answer: Question
   for (const f of fields) {
     const value = answer[f.name];
     const label = f.title ?? f.name;
-    if (value === undefined || value === '') {
+    if (value === undefined || value === '' || (Array.isArray(value) && value.length === 0)) {
       if (f.required) return `"${label}" needs an answer`;
       continue;
     }
+    if (f.type === 'list') {
+      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) return `"${label}" is a list of choices`;
+      const stray = value.find((v) => f.choices && !f.choices.includes(v));
+      if (stray !== undefined) return `"${label}" takes only: ${f.choices!.join(', ')}`;
+      if (f.minimum !== undefined && value.length < f.minimum) return `"${label}" needs at least ${f.minimum}`;
+      if (f.maximum !== undefined && value.length > f.maximum) return `"${label}" takes at most ${f.maximum}`;
+      continue;
+    }
+    if (Array.isArray(value)) return `"${label}" is one value, not a list`;
     if (f.type === 'boolean' && typeof value !== 'boolean') return `"${label}" is yes or no`;
     if ((f.type === 'number' || f.type === 'integer') && (typeof value !== 'number' || !Number.isFinite(value))) return `"${label}" is a number`;
     if (f.type === 'integer' && !Number.isInteger(value)) return `"${label}" is a whole number`;
+    if (typeof value === 'number' && f.minimum !== undefined && value < f.minimum) return `"${label}" is at least ${f.minimum}`;
+    if (typeof value === 'number' && f.maximum !== undefined && value > f.maximum) return `"${label}" is at most ${f.maximum}`;
     if (f.type === 'string' && typeof value !== 'string') return `"${label}" is text`;
     if (f.choices && !f.choices.includes(String(value))) return `"${label}" is one of: ${f.choices.join(', ')}`;
   }

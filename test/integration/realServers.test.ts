@@ -154,5 +154,44 @@ test('search_docs finds the servers’ tools beside the API operations, as exact
   const outline = await search({ api: 'mcp:everything' });
   assert.equal(outline.results.length, 14);
   assert.match(outline.text, /^14 tools of MCP server everything/);
-  assert.ok(outline.results.some((r) => r.operationId === 'trigger-elicitation-request'), 'offered to a client that declares elicitation');
+  assert.ok(
+    outline.results.some((r) => r.operationId === 'trigger-elicitation-request'),
+    'offered to a client that declares elicitation',
+  );
 });
+
+test(
+  "everything: a server's question (MCP 2025: its own elicitation request) reaches the person with every kind of field; the answer goes back",
+  T,
+  async () => {
+    // Its tool waits for a person first (it does not say it only reads), then asks its question.
+    const call = waitForEvent(control, 'approval-requested', (e) => e.approval.request.kind === 'tool-call');
+    const asking = execute(client, `return (await mcp.everything['trigger-elicitation-request']({})).data`);
+    const question = waitForEvent(control, 'approval-requested', (e) => e.approval.request.kind === 'server-question');
+    await control.call('approvals.decide', { id: (await call).approval.id, decision: 'approve', scope: 'once' });
+    const { approval } = await question;
+    const q = ofKind(approval.request, 'server-question');
+    assert.equal(q.message, 'Please provide inputs for the following fields:');
+    const byName = new Map(q.fields.map((f) => [f.name, f]));
+    assert.deepEqual(
+      [byName.get('name')?.required, byName.get('email')?.format, byName.get('integer')?.maximum, byName.get('titledSingleSelectEnum')?.type],
+      [true, 'email', 100, 'string'],
+    );
+    const multi = byName.get('untitledMultipleSelectEnum');
+    assert.deepEqual([multi?.type, multi?.choices, multi?.maximum], ['list', ['Guitar', 'Piano', 'Violin', 'Drums', 'Bass'], 3]);
+    // A list over its bound is refused, naming the field; then the answer goes back to the server.
+    await assert.rejects(
+      control.call('approvals.decide', {
+        id: approval.id,
+        decision: 'approve',
+        answer: { name: 'Ada', untitledMultipleSelectEnum: ['Guitar', 'Piano', 'Violin', 'Drums'] },
+      }),
+      /"Untitled Multiple Select Enum" takes at most 3/,
+    );
+    await control.call('approvals.decide', { id: approval.id, decision: 'approve', answer: { name: 'Ada', untitledMultipleSelectEnum: ['Piano', 'Drums'] } });
+    const result = await asking;
+    assert.equal(result.isError, false, result.text);
+    assert.match(result.text, /Ada/);
+    assert.match(result.text, /Piano/);
+  },
+);

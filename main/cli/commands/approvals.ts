@@ -57,9 +57,12 @@ export function formatPending(p: Pending): string {
 
 /** One field of a server's question: its name, kind, whether it must be answered, and the server's words for it. */
 function fieldLine(f: QuestionField): string {
-  const kind = f.choices
-    ? `one of ${f.choices.join(', ')}`
-    : { string: 'text', number: 'a number', integer: 'a whole number', boolean: 'true or false' }[f.type];
+  const kind =
+    f.type === 'list'
+      ? `any of ${f.choices?.join(', ')}, comma-separated`
+      : f.choices
+        ? `one of ${f.choices.join(', ')}`
+        : { string: f.format ? `text (${f.format})` : 'text', number: 'a number', integer: 'a whole number', boolean: 'true or false' }[f.type];
   const said = [f.title, f.description].filter(Boolean).join(': ');
   return printable(
     `${f.name} (${kind}${f.required ? ', required' : ''}${f.default !== undefined ? `, default ${String(f.default)}` : ''})${said ? ` ${said.slice(0, 200)}` : ''}`,
@@ -84,6 +87,11 @@ export function answerFromFlags(fields: readonly QuestionField[], flags: readonl
     if (field.type === 'boolean') {
       if (!/^(true|false|yes|no)$/i.test(raw)) throw new AirlockError('usage', `--answer ${name}=${raw}: "${name}" is true or false`);
       answer[name] = /^(true|yes)$/i.test(raw);
+    } else if (field.type === 'list') {
+      answer[name] = raw
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean);
     } else if (field.type === 'number' || field.type === 'integer') {
       const n = Number(raw);
       if (raw.trim() === '' || !Number.isFinite(n)) throw new AirlockError('usage', `--answer ${name}=${raw}: "${name}" is a number`);

@@ -45,8 +45,28 @@ type Property = {
   description?: unknown;
   enum?: unknown;
   oneOf?: unknown;
+  anyOf?: unknown;
+  items?: Property;
+  format?: unknown;
+  minimum?: unknown;
+  maximum?: unknown;
+  minItems?: unknown;
+  maxItems?: unknown;
   default?: unknown;
 };
+
+const FORMATS = new Set(['email', 'uri', 'date', 'date-time']);
+
+/** The values an enum gives (`enum`, or `oneOf` / `anyOf` of `const`s, as MCP's titled enums are written). */
+function choicesOf(p: Property | undefined): string[] | undefined {
+  if (!p) return undefined;
+  if (Array.isArray(p.enum)) return p.enum.map(String);
+  const options = Array.isArray(p.oneOf) ? p.oneOf : Array.isArray(p.anyOf) ? p.anyOf : undefined;
+  const values = (options as { const?: unknown }[] | undefined)?.flatMap((o) => (o && o.const !== undefined ? [String(o.const)] : []));
+  return values && values.length > 0 ? values : undefined;
+}
+
+const numberOr = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
 /** The form a question's schema asks for, or why Airlock's prompt cannot ask it (MCP elicitation's flat schema only). */
 export function questionFields(schema: Record<string, unknown>, redact: (text: string) => string): QuestionField[] | string {
@@ -57,18 +77,22 @@ export function questionFields(schema: Record<string, unknown>, redact: (text: s
   const fields: QuestionField[] = [];
   for (const name of names) {
     const p = properties[name] ?? {};
-    const type = p.type;
-    if (type !== 'string' && type !== 'number' && type !== 'integer' && type !== 'boolean')
-      return `its field "${name.slice(0, 100)}" is of a kind Airlock's prompt cannot ask (${JSON.stringify(type ?? null).slice(0, 40)})`;
+    const list = p.type === 'array' ? choicesOf(p.items) : undefined;
+    const type = p.type === 'array' ? (list ? 'list' : undefined) : p.type;
+    if (type !== 'string' && type !== 'number' && type !== 'integer' && type !== 'boolean' && type !== 'list')
+      return `its field "${name.slice(0, 100)}" is of a kind Airlock's prompt cannot ask (${JSON.stringify(p.type ?? null).slice(0, 40)})`;
     const text = (v: unknown) => (typeof v === 'string' && v.trim() ? redact(v).slice(0, TEXT_CHARS) : undefined);
-    const choices = Array.isArray(p.enum)
-      ? p.enum.map(String)
-      : Array.isArray(p.oneOf)
-        ? (p.oneOf as { const?: unknown }[]).flatMap((o) => (o && o.const !== undefined ? [String(o.const)] : []))
-        : undefined;
+    const choices = type === 'list' ? list : type === 'string' ? choicesOf(p) : undefined;
     const title = text(p.title);
     const description = text(p.description);
+    const minimum = numberOr(type === 'list' ? p.minItems : p.minimum);
+    const maximum = numberOr(type === 'list' ? p.maxItems : p.maximum);
     const fallback = p.default;
+    const isDefault =
+      typeof fallback === 'string' ||
+      typeof fallback === 'number' ||
+      typeof fallback === 'boolean' ||
+      (type === 'list' && Array.isArray(fallback) && fallback.every((v) => typeof v === 'string'));
     fields.push({
       name,
       type,
@@ -76,7 +100,10 @@ export function questionFields(schema: Record<string, unknown>, redact: (text: s
       ...(title ? { title } : {}),
       ...(description ? { description } : {}),
       ...(choices && choices.length > 0 ? { choices } : {}),
-      ...(typeof fallback === 'string' || typeof fallback === 'number' || typeof fallback === 'boolean' ? { default: fallback } : {}),
+      ...(type === 'string' && typeof p.format === 'string' && FORMATS.has(p.format) ? { format: p.format as QuestionField['format'] } : {}),
+      ...(minimum !== undefined && type !== 'string' && type !== 'boolean' ? { minimum } : {}),
+      ...(maximum !== undefined && type !== 'string' && type !== 'boolean' ? { maximum } : {}),
+      ...(isDefault ? { default: fallback as QuestionField['default'] } : {}),
     });
   }
   return fields;

@@ -9,13 +9,24 @@
 import type { QuestionAnswer, QuestionField } from '../../../../contract/approvals.ts';
 import './approvalPrompt.css';
 
-/** What the controls hold: text as typed (numbers too, until sent), yes/no as booleans. */
-export type QuestionDraft = Record<string, string | boolean>;
+/** What the controls hold: text as typed (numbers too, until sent), yes/no as booleans, a list's choices ticked. */
+export type QuestionDraft = Record<string, string | boolean | string[]>;
 
 /** The form as the server's defaults fill it. */
 export function initialDraft(fields: readonly QuestionField[]): QuestionDraft {
   return Object.fromEntries(
-    fields.map((f) => [f.name, f.type === 'boolean' ? f.default === true : f.default !== undefined ? String(f.default) : (f.choices?.[0] ?? '')]),
+    fields.map((f) => [
+      f.name,
+      f.type === 'boolean'
+        ? f.default === true
+        : f.type === 'list'
+          ? Array.isArray(f.default)
+            ? f.default
+            : []
+          : f.default !== undefined
+            ? String(f.default)
+            : (f.choices?.[0] ?? ''),
+    ]),
   );
 }
 
@@ -25,7 +36,8 @@ export function answerOf(fields: readonly QuestionField[], draft: QuestionDraft)
   for (const f of fields) {
     const value = draft[f.name];
     if (value === undefined || value === '') continue;
-    if (f.type === 'boolean') answer[f.name] = value === true;
+    if (f.type === 'list') answer[f.name] = Array.isArray(value) ? value : [];
+    else if (f.type === 'boolean') answer[f.name] = value === true;
     else if (f.type === 'number' || f.type === 'integer') answer[f.name] = Number(value);
     else answer[f.name] = String(value);
   }
@@ -46,7 +58,7 @@ export function QuestionForm({
   /** Why the answer cannot be sent yet, naming the field (shown and announced). */
   problem?: string | undefined;
 }) {
-  const set = (name: string, value: string | boolean) => onChange({ ...draft, [name]: value });
+  const set = (name: string, value: string | boolean | string[]) => onChange({ ...draft, [name]: value });
   return (
     <fieldset className="question-form" aria-describedby={problem ? `${idPrefix}-problem` : undefined}>
       <legend>Your answer (sent to this server only)</legend>
@@ -60,6 +72,28 @@ export function QuestionForm({
           </span>
         ) : null;
         const described = f.description ? `${id}-hint` : undefined;
+        if (f.type === 'list') {
+          const ticked = Array.isArray(draft[f.name]) ? (draft[f.name] as string[]) : [];
+          return (
+            <fieldset key={f.name} className="question-field question-list" aria-describedby={described}>
+              <legend>
+                {label}
+                {f.required ? <span aria-hidden="true"> *</span> : <span className="muted"> (optional)</span>}
+              </legend>
+              {(f.choices ?? []).map((choice) => (
+                <label key={choice} className="question-check">
+                  <input
+                    type="checkbox"
+                    checked={ticked.includes(choice)}
+                    onChange={(e) => set(f.name, e.target.checked ? [...ticked, choice] : ticked.filter((c) => c !== choice))}
+                  />
+                  {choice}
+                </label>
+              ))}
+              {hint}
+            </fieldset>
+          );
+        }
         if (f.type === 'boolean') {
           return (
             <div key={f.name} className="question-field question-check">
@@ -93,7 +127,9 @@ export function QuestionForm({
             ) : (
               <input
                 id={id}
-                type={f.type === 'string' ? 'text' : 'number'}
+                type={f.type !== 'string' ? 'number' : f.format === 'email' ? 'email' : f.format === 'uri' ? 'url' : f.format === 'date' ? 'date' : 'text'}
+                min={f.minimum}
+                max={f.maximum}
                 inputMode={f.type === 'integer' ? 'numeric' : f.type === 'number' ? 'decimal' : undefined}
                 step={f.type === 'integer' ? 1 : f.type === 'number' ? 'any' : undefined}
                 value={String(draft[f.name] ?? '')}
