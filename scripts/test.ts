@@ -50,7 +50,7 @@ const BUILT = { AIRLOCK_TEST_CLI: 'built' };
 const TIERS: Tier[] = [
   { name: 'build', script: 'build', deadlineMin: 5 },
   // They run the built CLI (test/helpers/paths.ts): the JavaScript that ships, which starts for less CPU than the sources.
-  { name: 'integration', script: 'test:integration', after: ['build'], deadlineMin: 12, env: BUILT },
+  { name: 'integration', script: 'test:integration', after: ['build'], deadlineMin: 15, env: BUILT },
   { name: 'e2e', script: 'test:e2e', after: ['build'], deadlineMin: 12, env: BUILT },
   // engines, lint and typecheck wait for the build, though they do not need it: the two longest tiers (integration, e2e)
   // then start together at once, and the shorter ones fill in behind them (measured: e2e waiting for engines was the
