@@ -13,7 +13,7 @@ import { PRESETS } from '../../core/profiles/presets.ts';
 import { isUrl } from '../../core/openapi/loadDocument.ts';
 import { parseAuthScheme, formatAuthScheme } from '../../core/config/auth.ts';
 import { AirlockError } from '../../core/util/errors.ts';
-import { apiRefusal } from '../../core/config/managedPolicy.ts';
+import { apiRefusal, policyOf, refusedByOrganisation } from '../../core/config/managedPolicy.ts';
 import { inspectDocument } from '../../core/runtime/inspectDocument.ts';
 import { apiIdentifier } from '../../core/profiles/apiIdentifier.ts';
 import { dataPaths } from '../../core/config/dataDir.ts';
@@ -158,9 +158,11 @@ export async function apisAdd(ctx: CliContext, name: string, options: AddOptions
     throw new AirlockError('usage', `${spec} declares no server URL to send its calls to; nothing was saved`, { hint: 'give one with --base-url https://…' });
   }
   // The organisation's policy, before anything is saved (a running companion checks it again as it serves it).
-  const policy = ctx.managed?.state === 'ok' ? ctx.managed.policy : undefined;
-  const refusal = apiRefusal(policy, { profile: name, baseUrl: options.baseUrl ?? summary.servers.find((s) => /^https?:\/\//i.test(s)) ?? spec });
-  if (refusal) throw new AirlockError('denied', `${name}: ${refusal}; nothing was saved`, { hint: 'ask whoever manages Airlock for your organisation' });
+  const refusal = apiRefusal(policyOf(ctx.managed), {
+    profile: name,
+    baseUrl: options.baseUrl ?? summary.servers.find((s) => /^https?:\/\//i.test(s)) ?? spec,
+  });
+  if (refusal) throw refusedByOrganisation(`${name}: ${refusal}; nothing was saved`);
   const fields = {
     name,
     spec,

@@ -17,6 +17,7 @@ import { z } from 'zod';
 import { APPROVE_SCOPES, approveScopeSchema, type ApproveScope } from '../../../contract/approvals.ts';
 import { messageOf } from '../../../contract/values.ts';
 import { validateSettingsObject } from './settingsFile.ts';
+import { AirlockError } from '../util/errors.ts';
 
 export const MANAGED_FILE_ENV = 'AIRLOCK_MANAGED_FILE';
 /** What every refusal and every locked value says. */
@@ -126,6 +127,16 @@ export function readManagedPolicy(file: string = managedPolicyPath()): ManagedRe
     file,
     policy: { file, settings, apis: parsed.data.apis ?? {}, servers: parsed.data.servers ?? {}, approvals: parsed.data.approvals ?? {} },
   };
+}
+
+/** The policy in effect, when the file was read and is sound. */
+export function policyOf(read: ManagedRead | undefined): ManagedPolicy | undefined {
+  return read?.state === 'ok' ? read.policy : undefined;
+}
+
+/** What the organisation's policy refused, as every surface reports it (the CLI, the control API, the screens). */
+export function refusedByOrganisation(message: string): AirlockError {
+  return new AirlockError('denied', message, { hint: 'ask whoever manages Airlock for your organisation' });
 }
 
 /** Why the organisation's policy refuses serving this API (its profile name, its base URL), or undefined. */

@@ -133,17 +133,6 @@ export class ModernTasks {
     return { view: this.copy(task.view, true) };
   }
 
-  /** Tasks of every caller, for tests and the count a status shows. */
-  get size(): number {
-    return this.tasks.size;
-  }
-
-  /** Stops every task's run (the companion is going). */
-  close(): void {
-    for (const task of this.tasks.values()) task.stop.abort(new Error('Airlock is shutting down'));
-    this.tasks.clear();
-  }
-
   private change(task: Task, next: Partial<TaskView>): void {
     task.view = { ...task.view, ...next, lastUpdatedAt: new Date(this.now()).toISOString() };
   }

@@ -43,7 +43,7 @@ import { createUpstream } from './upstream.ts';
 import type { CompanionMode, Engines, Host, Services } from './services.ts';
 import { createLiveSettings } from './liveSettings.ts';
 import { watchManagedPolicy } from './managedPolicyWatch.ts';
-import { grantRefusal, type ManagedPolicy } from '../config/managedPolicy.ts';
+import { grantRefusal, policyOf, type ManagedPolicy } from '../config/managedPolicy.ts';
 import type { ApproveScope } from '../../../contract/approvals.ts';
 import { messageOf } from '../../../contract/values.ts';
 
@@ -116,7 +116,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     closers.push(() => audit.close());
     startup.mark('audit');
     // The organisation's policy as it is now (a change of the managed file replaces it: managedPolicyWatch.ts).
-    const policy = () => (settings.managed?.state === 'ok' ? settings.managed.policy : undefined);
+    const policy = () => policyOf(settings.managed);
     const { grants, broker } = await openApprovals({ paths: info.paths, values, mode, audit, hub, logger, policy });
     closers.push(() => grants.flush());
 

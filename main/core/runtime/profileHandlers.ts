@@ -4,7 +4,7 @@
 // change: the Rules and APIs screens in every window re-read).
 import type { Services } from './services.ts';
 import type { ControlHandlers } from '../control/dispatch.ts';
-import { BY_ORGANISATION } from '../config/managedPolicy.ts';
+import { BY_ORGANISATION, refusedByOrganisation } from '../config/managedPolicy.ts';
 import { AirlockError } from '../util/errors.ts';
 import type { ApiOperation } from '../openapi/catalogue.ts';
 import { parseAuthScheme } from '../config/auth.ts';
@@ -121,7 +121,7 @@ export function createProfileHandlers(
         c.apis.disable(input.name);
         if (!taken) profiles.remove(input.name);
         log.warn(`API ${input.name} refused (${served.error}), asked by ${caller.by}`);
-        throw new AirlockError('denied', `${input.name}: ${served.error}; nothing was saved`, { hint: 'ask whoever manages Airlock for your organisation' });
+        throw refusedByOrganisation(`${input.name}: ${served.error}; nothing was saved`);
       }
       log.info(
         `API ${input.name} ${taken ? 'served again as saved' : 'added'} by ${caller.by}: ${served.state === 'failed' ? `it could not be loaded: ${served.error}` : 'served'}`,

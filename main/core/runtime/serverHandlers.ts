@@ -5,7 +5,7 @@
 // and the person's policies. Changes are saved in servers.json and
 // server-reviews.json, and the running servers read them at the next call.
 import type { ControlHandlers } from '../control/dispatch.ts';
-import { serverRefusal } from '../config/managedPolicy.ts';
+import { policyOf, refusedByOrganisation, serverRefusal } from '../config/managedPolicy.ts';
 import { AirlockError, errorMessage } from '../util/errors.ts';
 import { secretAccount, secretNames, serverTarget, type ServerEntry } from '../upstream/serverEntry.ts';
 import { serverReview } from '../upstream/serverReview.ts';
@@ -116,18 +116,19 @@ export function createServerHandlers(c: ServerHandlerServices): Pick<ControlHand
       if ((entry === undefined) === (json === undefined))
         throw new AirlockError('usage', 'give the server as an entry (the form) or as pasted JSON, one of the two');
       // The organisation's policy first: a server it refuses is not added (pasted JSON is read, then checked).
-      const policy = c.settings?.managed?.state === 'ok' ? c.settings.managed.policy : undefined;
+      const policy = policyOf(c.settings?.managed);
       if (entry !== undefined) {
         const refused = serverRefusal(policy, { name, entry: entry as ServerEntry });
-        if (refused) throw new AirlockError('denied', `${refused}; nothing was added`, { hint: 'ask whoever manages Airlock for your organisation' });
-      }
-      if (json !== undefined) await addFromJson(name, json, { store, keys: c.keys.store });
-      else await store.add(name, entry as ServerEntry);
-      const added = store.get(name);
-      const refused = added ? serverRefusal(policy, { name, entry: added }) : undefined;
-      if (refused) {
-        await removeServer(name, { store, pins, keys: c.keys.store, grants: c.broker.grants, by: caller.by });
-        throw new AirlockError('denied', `${refused}; nothing was added`, { hint: 'ask whoever manages Airlock for your organisation' });
+        if (refused) throw refusedByOrganisation(`${refused}; nothing was added`);
+        await store.add(name, entry as ServerEntry);
+      } else {
+        await addFromJson(name, json!, { store, keys: c.keys.store });
+        const added = store.get(name);
+        const refused = added ? serverRefusal(policy, { name, entry: added }) : undefined;
+        if (refused) {
+          await removeServer(name, { store, pins, keys: c.keys.store, grants: c.broker.grants, by: caller.by });
+          throw refusedByOrganisation(`${refused}; nothing was added`);
+        }
       }
       log.info(`MCP server ${name} added by ${caller.by}; its tools wait for review`);
       // One that starts with Airlock starts now: Airlock is running.

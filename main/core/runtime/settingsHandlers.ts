@@ -6,7 +6,7 @@ import { settingByKey, type Settings } from '../config/settings.ts';
 import { SettingError } from '../config/settingDef.ts';
 import { resolveSettings } from '../config/resolveSettings.ts';
 import { checkEngineNetwork } from '../sandbox/engineMatrix.ts';
-import { BY_ORGANISATION } from '../config/managedPolicy.ts';
+import { BY_ORGANISATION, refusedByOrganisation } from '../config/managedPolicy.ts';
 import { AirlockError } from '../util/errors.ts';
 import { readSettingsFile, validateSettingsObject, writeSettingsFile } from '../config/settingsFile.ts';
 import { LIVE_SETTINGS, settingsMeta } from '../config/settingsMeta.ts';
@@ -66,9 +66,7 @@ export function createSettingsHandlers(c: SettingsHandlerServices): Pick<Control
       const locked = Object.keys(validated).filter((key) => c.settings.sources[key] === 'managed');
       if (locked.length > 0) {
         log.warn(`settings: a change of ${locked.join(', ')} refused (${BY_ORGANISATION}), asked by ${caller.by}`);
-        throw new AirlockError('denied', `${locked.join(', ')}: ${BY_ORGANISATION} (the managed policy ${c.settings.managed?.file ?? ''}); nothing was saved`, {
-          hint: 'ask whoever manages Airlock for your organisation',
-        });
+        throw refusedByOrganisation(`${locked.join(', ')}: ${BY_ORGANISATION} (the managed policy ${c.settings.managed?.file ?? ''}); nothing was saved`);
       }
       const file = c.info.paths.settings;
       const merged = { ...readSettingsFile(file), ...validated };
