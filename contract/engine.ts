@@ -21,8 +21,8 @@ export type DerivedPolicy = z.infer<typeof derivedPolicySchema>;
 export const engineCellSchema = z.object({
   engine: engineNameSchema,
   egress: networkModeSchema,
-  state: z.enum(['valid', 'invalid', 'needs-install', 'needs-acknowledgement']),
-  /** Why the cell is invalid, what is missing, or what acknowledging means. */
+  state: z.enum(['valid', 'invalid', 'needs-install', 'needs-acknowledgement', 'not-allowed']),
+  /** Why the cell is invalid, not allowed by the organisation's managed policy, what is missing, or what acknowledging means. */
   reason: z.string().optional(),
   installHint: z.string().optional(),
   /** The warning shown while this combination runs (an unbounded network). */

@@ -45,6 +45,8 @@ const numericSpecSchema = z.object({
   unit: z.string().optional(),
   /** What 0 means when it is special ("never", "unlimited", …). */
   zero: z.string().optional(),
+  /** 0 means unbounded (keep everything, unlimited, never): the largest value, which meets every floor and no maximum. */
+  zeroIsUnbounded: z.boolean().optional(),
 });
 const booleanSpecSchema = z.object({ type: z.literal('boolean') });
 export const settingChoiceSchema = z.object({ value: z.string(), label: z.string() });
@@ -83,6 +85,8 @@ const settingMetaCommon = {
   persist: z.boolean(),
   /** Takes effect for the next call without a restart. */
   live: z.boolean(),
+  /** The organisation's bound on it, in words ("at most 10000 ms"): the range or choices above are already narrowed to it. */
+  limit: z.string().optional(),
 };
 
 export const settingMetaSchema = z.discriminatedUnion('type', [
@@ -122,7 +126,22 @@ export function schemaForSetting(spec: SettingSpec): z.ZodType<SettingValue> {
   }
 }
 
+/** Where a part of the organisation's managed policy shows: the screen whose choices it bounds. */
+export const POLICY_AREAS = ['settings', 'apis', 'servers', 'approvals'] as const;
+export const organisationPolicySchema = z.object({
+  /** The managed file. */
+  file: z.string(),
+  /** `broken`: the file could not be read or is not valid, and execute is switched off until it is fixed. */
+  state: z.enum(['ok', 'broken']),
+  error: z.string().optional(),
+  /** What it sets, one phrase each ("every mutation asks a person"), with the screen it belongs to. */
+  rules: z.array(z.object({ area: z.enum(POLICY_AREAS), text: z.string() })),
+});
+export type OrganisationPolicy = z.infer<typeof organisationPolicySchema>;
+
 export const settingsViewSchema = z.object({
+  /** The organisation's managed policy, when there is one (what it fixes also shows as the source `managed`). */
+  organisation: organisationPolicySchema.optional(),
   /** What the running companion uses. */
   values: z.record(z.string(), z.unknown()),
   sources: z.record(z.string(), settingSourceSchema),

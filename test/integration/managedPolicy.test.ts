@@ -33,8 +33,11 @@ before(async () => {
       apis: { denyOrigins: ['https://api.github.com'], denyProfiles: ['forbidden'] },
       servers: { allowCommands: ['npx -y @modelcontextprotocol/server-everything'] },
       approvals: { maxGrantScope: 'session' },
+      limits: { timeoutMs: { max: 10_000 }, engine: { oneOf: ['quickjs'] }, auditRetentionDays: { min: 30 } },
     }),
   );
+  // The person's own settings.json asks for more than the organisation allows: the value in effect is brought within it.
+  writeFileSync(join(dir, 'settings.json'), JSON.stringify({ timeoutMs: 60_000, auditRetentionDays: 7 }));
   server = await serve(dir, [], { AIRLOCK_MANAGED_FILE: policy });
   control = controlClient(dir, server.url);
   client = await httpClient(server.mcpUrl, server.token, 'managed-client');
@@ -57,6 +60,35 @@ test('a setting the organisation fixes is shown as its own, and a change of it i
   assert.ok(!tools.some((tool) => tool.name === 'server_log'), 'the diagnostics tools are off, as the organisation set');
 });
 
+test('a setting the organisation bounds is brought within its bound, shown with it, and a change outside it is refused', { timeout: 60_000 }, async () => {
+  const settings = await control.call('settings.get', {});
+  assert.equal(settings.values.timeoutMs, 10_000, 'settings.json asked 60000 ms: brought to the most allowed');
+  assert.equal(settings.values.auditRetentionDays, 30, 'settings.json asked 7 days: brought to the least allowed');
+  const timeout = settings.meta.find((m) => m.key === 'timeoutMs')!;
+  assert.equal(timeout.limit, 'at most 10000 ms');
+  assert.equal(timeout.type !== 'boolean' && 'max' in timeout ? timeout.max : undefined, 10_000, 'the form offers no more than the bound');
+  const engine = settings.meta.find((m) => m.key === 'engine')!;
+  assert.deepEqual(engine.type === 'choice' ? engine.choices.map((c) => c.value) : [], ['quickjs']);
+  assert.ok(
+    settings.organisation?.rules.some((r) => r.area === 'apis' && /no APIs at https:\/\/api\.github\.com/.test(r.text)),
+    JSON.stringify(settings.organisation),
+  );
+  await assert.rejects(
+    control.call('settings.update', { values: { timeoutMs: 20_000 } }),
+    /timeoutMs 20000 is not allowed: it must be at most 10000 ms \(set by your organisation/,
+  );
+  // Within the bound, the person chooses.
+  assert.deepEqual((await control.call('settings.update', { values: { timeoutMs: 8_000 } })).applied, ['timeoutMs']);
+  assert.equal((await control.call('settings.get', {})).values.timeoutMs, 8_000);
+  // The engines it does not allow are shown so, and cannot be chosen.
+  const matrix = await control.call('engine.matrix', {});
+  assert.ok(
+    matrix.cells.filter((c) => c.engine !== 'quickjs').every((c) => c.state === 'not-allowed' && /set by your organisation/.test(c.reason ?? '')),
+    JSON.stringify(matrix.cells.map((c) => [c.engine, c.egress, c.state])),
+  );
+  await assert.rejects(control.call('engine.apply', { engine: 'deno', egress: 'executor' }), /engine deno is not allowed: it must be one of quickjs/);
+});
+
 test('an API the organisation denies cannot be added, by the control API or the CLI; nothing is saved', { timeout: 60_000 }, async () => {
   const spec = writeEchoSpec(dir, 'https://api.github.com');
   await assert.rejects(control.call('profiles.save', { name: 'gh', spec }), /APIs at https:\/\/api\.github\.com are denied \(set by your organisation/);
@@ -65,6 +97,17 @@ test('an API the organisation denies cannot be added, by the control API or the 
   assert.notEqual(cli.code, 0);
   assert.match(cli.stderr, /the API forbidden is denied \(set by your organisation/);
   assert.ok(!(await control.call('apis.list', {})).some((a) => a.name === 'forbidden'), 'not saved');
+  // Both refusals are in the audit: who asked, what, and the policy's reason.
+  const records = (await control.call('audit.query', { tool: 'managed-policy', order: 'oldest' })).records;
+  const said = records.map((r) => (r.kind === 'tool' ? `${r.clientName} ${r.input} ${r.error}` : ''));
+  assert.ok(
+    said.some((line) => /profiles\.save.*APIs at https:\/\/api\.github\.com are denied/.test(line)),
+    said.join('\n'),
+  );
+  assert.ok(
+    said.some((line) => /^airlock CLI .*apis add forbidden.*the API forbidden is denied/.test(line)),
+    said.join('\n'),
+  );
 });
 
 test('an MCP server the organisation does not allow cannot be added, by the control API or the CLI', { timeout: 60_000 }, async () => {
@@ -97,6 +140,25 @@ test('an approval wider than the organisation allows is refused, saying so; a na
   assert.deepEqual((await control.call('grants.list', {})).length, 0, 'nothing granted');
   await control.call('approvals.decide', { id: approval.id, decision: 'approve', scope: 'once' });
   assert.equal((await run).text, '201');
+});
+
+test('every call asks a person when the organisation says so, a read too, and the prompt says why', { timeout: 90_000 }, async (t) => {
+  const other = tempDir('airlock-managed-ask-');
+  t.after(other.cleanup);
+  const asking = join(other.dir, 'managed.json');
+  writeFileSync(asking, JSON.stringify({ approvals: { ask: 'every-call' } }));
+  const companion = await serve(other.dir, [], { AIRLOCK_MANAGED_FILE: asking });
+  t.after(() => companion.stop());
+  const ctl = controlClient(other.dir, companion.url);
+  const mcp = await httpClient(companion.mcpUrl, companion.token, 'asked-client');
+  t.after(() => mcp.close());
+  const requested = waitForEvent(ctl, 'approval-requested');
+  const run = execute(mcp, 'return (await api.events.list()).status');
+  const { approval } = await requested;
+  assert.equal(approval.request.kind === 'api-call' ? approval.request.method : '', 'GET');
+  assert.match('rule' in approval.request ? approval.request.rule : '', /^every call asks a person \(set by your organisation\)/);
+  await ctl.call('approvals.decide', { id: approval.id, decision: 'approve', scope: 'once' });
+  assert.equal((await run).text, '200');
 });
 
 test('`airlock doctor` says the policy is in effect and what it fixes', { timeout: 60_000 }, async () => {
@@ -154,5 +216,15 @@ test(
     assert.notEqual(demo?.state, 'ready', `demo is no longer served: ${JSON.stringify(demo)}`);
     const refused = await execute(mcp, 'return (await api.events.list()).status');
     assert.equal(refused.isError, true, refused.text);
+    // What the new policy undid is in the audit, with its reason.
+    const undone = (await ctl.call('audit.query', { tool: 'managed-policy' })).records.map((r) => `${r.outcome} ${r.kind === 'tool' ? r.input : ''}`);
+    assert.ok(
+      undone.some((line) => /^revoked .*grant .*always/.test(line)),
+      undone.join('\n'),
+    );
+    assert.ok(
+      undone.some((line) => /^disabled .*serve API demo/.test(line)),
+      undone.join('\n'),
+    );
   },
 );

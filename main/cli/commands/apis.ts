@@ -13,7 +13,8 @@ import { PRESETS } from '../../core/profiles/presets.ts';
 import { isUrl } from '../../core/openapi/loadDocument.ts';
 import { parseAuthScheme, formatAuthScheme } from '../../core/config/auth.ts';
 import { AirlockError } from '../../core/util/errors.ts';
-import { apiRefusal, policyOf, refusedByOrganisation } from '../../core/config/managedPolicy.ts';
+import { apiRefusal, policyOf } from '../../core/config/managedPolicy.ts';
+import { refuseByPolicy } from '../policyRefusal.ts';
 import { inspectDocument } from '../../core/runtime/inspectDocument.ts';
 import { apiIdentifier } from '../../core/profiles/apiIdentifier.ts';
 import { dataPaths } from '../../core/config/dataDir.ts';
@@ -162,7 +163,7 @@ export async function apisAdd(ctx: CliContext, name: string, options: AddOptions
     profile: name,
     baseUrl: options.baseUrl ?? summary.servers.find((s) => /^https?:\/\//i.test(s)) ?? spec,
   });
-  if (refusal) throw refusedByOrganisation(`${name}: ${refusal}; nothing was saved`);
+  if (refusal) await refuseByPolicy(ctx, `apis add ${name}`, `${name}: ${refusal}`, 'nothing was saved');
   const fields = {
     name,
     spec,

@@ -3,7 +3,7 @@
 // file, profile, document, default), profile, OpenAPI document, engines,
 // keychain, audit, server. Each check is ok, a warning or a failure, the
 // same in the text and in `--json`. Exit 1 when a check fails.
-import { BY_ORGANISATION } from '../../core/config/managedPolicy.ts';
+import { BY_ORGANISATION, policySummary } from '../../core/config/managedPolicy.ts';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dataPaths } from '../../core/config/dataDir.ts';
 import { formatAuthScheme, inferAuthScheme, type AuthScheme } from '../../core/config/auth.ts';
@@ -115,7 +115,7 @@ export async function doctorReport(ctx: CliContext): Promise<{ checks: Check[]; 
   // The organisation's managed policy: where it is looked for, whether it is in effect, and what it fixes.
   const managed = ctx.managed;
   if (managed) {
-    const fixed = Object.keys(sources).filter((key) => sources[key] === 'managed');
+    const fixed = managed.state === 'ok' ? Object.keys(managed.policy.settings) : [];
     checks.push({
       name: 'managed policy',
       status: managed.state === 'broken' ? 'fail' : 'ok',
@@ -124,7 +124,11 @@ export async function doctorReport(ctx: CliContext): Promise<{ checks: Check[]; 
           ? `none (${managed.file} is not there: nothing is ${BY_ORGANISATION})`
           : managed.state === 'broken'
             ? `${managed.file} is broken (${managed.error}): execute is switched off until it is fixed`
-            : `${managed.file} in effect (${BY_ORGANISATION}): ${fixed.length > 0 ? `fixes ${fixed.join(', ')}` : 'fixes no setting'}${managed.policy.apis.allowOrigins || managed.policy.apis.allowProfiles || managed.policy.apis.denyOrigins || managed.policy.apis.denyProfiles ? '; limits the APIs served' : ''}${managed.policy.approvals.maxGrantScope ? `; the widest approval: ${managed.policy.approvals.maxGrantScope}` : ''}`,
+            : `${managed.file} in effect (${BY_ORGANISATION}): ${
+                policySummary(managed.policy)
+                  .map((rule) => rule.text)
+                  .join('; ') || 'it sets nothing'
+              }`,
       data: { file: managed.file, state: managed.state, fixed },
     });
   }

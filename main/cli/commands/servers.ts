@@ -12,7 +12,8 @@ import { secretAccount, secretNames, serverTarget, DEFAULT_TIMEOUT_MS, httpServe
 import { clientMetadataDocument } from '../../core/upstream/oauthProvider.ts';
 import { OAUTH_REDIRECT_URL, cachedLoginPath } from '../../core/upstream/serverLauncher.ts';
 import { missingCommandWarning } from '../../core/upstream/commandLookup.ts';
-import { policyOf, refusedByOrganisation, serverRefusal } from '../../core/config/managedPolicy.ts';
+import { policyOf, serverRefusal } from '../../core/config/managedPolicy.ts';
+import { refuseByPolicy } from '../policyRefusal.ts';
 import { AirlockError } from '../../core/util/errors.ts';
 import { dataPaths } from '../../core/config/dataDir.ts';
 import { fingerprint } from '../../core/secrets/fingerprint.ts';
@@ -152,7 +153,7 @@ export async function serversAdd(ctx: CliContext, name: string, o: AddOptions): 
     : { transport: 'stdio', command: o.command[0]!, args: o.command.slice(1), env: o.env, secrets: o.secret, ...common };
   // The organisation's policy, before anything is written (a running companion checks it again at every start).
   const refused = serverRefusal(policyOf(ctx.managed), { name, entry });
-  if (refused) throw refusedByOrganisation(`${refused}; nothing was added`);
+  if (refused) await refuseByPolicy(ctx, `servers add ${name}`, refused, 'nothing was added');
   await storeOf(ctx).add(name, entry);
   // After `--` everything is the server's: an Airlock option there was most likely meant for Airlock.
   const mine = o.command.slice(1).filter((a) => /^--(data-dir|secret-store|env|secret|timeout|disabled|log-level)(=|$)/.test(a));

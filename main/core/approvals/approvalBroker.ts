@@ -32,6 +32,7 @@ import {
 import type { ApprovalHook, AsksPersonQuery, Elicit } from './types.ts';
 import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
+import { OrganisationRefusal } from '../config/managedPolicy.ts';
 import { AirlockError } from '../util/errors.ts';
 import { GrantStore, grantCovers } from './grantStore.ts';
 import { messageOf } from '../../../contract/values.ts';
@@ -248,7 +249,7 @@ export class ApprovalBroker implements ApprovalHook {
       const withheld = scopeWithheld(req, decision.scope);
       if (withheld) throw new AirlockError('usage', withheld);
       const refused = this.options.scopeRefusal?.(decision.scope);
-      if (refused) throw new AirlockError('denied', `${id}: ${refused}; nothing was decided`, { hint: 'allow it once, or for a narrower scope' });
+      if (refused) throw new OrganisationRefusal(`${id}: ${refused}; nothing was decided`, 'allow it once, or for a narrower scope');
       // A server's question is answered with what it asks for, which must fit its fields; nothing else carries an answer.
       if (req.kind === 'server-question') {
         const problem = answerProblem(req.fields, decision.answer ?? {});

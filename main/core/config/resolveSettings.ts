@@ -6,6 +6,8 @@ import { messageOf } from '../../../contract/values.ts';
 import { SettingError, type SettingDef } from './settingDef.ts';
 import { SETTINGS, type Settings } from './settings.ts';
 import type { ManagedRead } from './managedPolicy.ts';
+import { clampToLimit, type SettingLimits } from './managedLimits.ts';
+import { defaultNetwork } from './settingsSandbox.ts';
 
 export type SettingSource = 'managed' | 'flag' | 'env' | 'file' | 'default';
 
@@ -25,6 +27,8 @@ export interface SettingInputs {
   defaultDataDir: string;
   /** Settings the organisation fixes (the managed file, already validated): they win over every other source. */
   managed?: Record<string, unknown>;
+  /** The organisation's bounds on what the person chooses: a value outside one is brought within it, as the organisation's. */
+  limits?: SettingLimits;
 }
 
 /**
@@ -63,6 +67,15 @@ export function resolveSettings(inputs: SettingInputs): ResolvedSettings {
     if (s.key === 'dataDir') values[s.key] = inputs.defaultDataDir;
     else if (s.defaultValue !== undefined) values[s.key] = s.defaultValue;
     sources[s.key] = 'default';
+  }
+  for (const [key, limit] of Object.entries(inputs.limits ?? {})) {
+    if (sources[key] === 'managed') continue;
+    // The network boundary's default depends on the engine: bounded, it is read as the value it stands for.
+    const value = key === 'egress' && values.egress === undefined ? defaultNetwork(values.engine as never) : values[key];
+    const within = clampToLimit(key, limit, value);
+    if (within === value) continue;
+    values[key] = within;
+    sources[key] = 'managed';
   }
   const settings = values as unknown as Settings;
   // One run alone must be able to reach its own cap: the shared budget is at least one run's.

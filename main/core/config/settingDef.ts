@@ -39,19 +39,21 @@ export interface SettingDef<T = unknown> {
 
 const envName = (flag: string) => 'AIRLOCK_' + flag.replace(/^--/, '').replace(/-/g, '_').toUpperCase();
 
-type NumericOptions = { step?: number; zero?: string };
+/** zero: what 0 means when it is special; unbounded: that 0 is the largest value (keep everything, unlimited, never). */
+type NumericOptions = { step?: number; zero?: string; unbounded?: boolean };
+const zeroOf = (o: NumericOptions) => ({ ...(o.zero ? { zero: o.zero } : {}), ...(o.unbounded ? { zeroIsUnbounded: true } : {}) });
 
 /** A whole number that counts something (runs, calls, lines); `unit` is what it counts. */
 export function count(min: number, max: number, unit?: string, o: NumericOptions = {}): NumericSettingSpec {
-  return { type: 'integer', min, max, step: o.step ?? 1, ...(unit ? { unit } : {}), ...(o.zero ? { zero: o.zero } : {}) };
+  return { type: 'integer', min, max, step: o.step ?? 1, ...(unit ? { unit } : {}), ...zeroOf(o) };
 }
 
 export function duration(min: number, max: number, unit: 'ms' | 's' | 'days', o: NumericOptions = {}): NumericSettingSpec {
-  return { type: 'duration', min, max, step: o.step ?? 1, unit, ...(o.zero ? { zero: o.zero } : {}) };
+  return { type: 'duration', min, max, step: o.step ?? 1, unit, ...zeroOf(o) };
 }
 
 export function size(min: number, max: number, unit: 'MB' | 'KiB', o: NumericOptions = {}): NumericSettingSpec {
-  return { type: 'size', min, max, step: o.step ?? 1, unit, ...(o.zero ? { zero: o.zero } : {}) };
+  return { type: 'size', min, max, step: o.step ?? 1, unit, ...zeroOf(o) };
 }
 
 export const onOff: SettingSpec = { type: 'boolean' };

@@ -78,7 +78,7 @@ export const SAFETY_SETTINGS = [
     valueName: '<days>',
     label: 'Audit retention',
     group: 'safety',
-    spec: duration(0, 36_500, 'days', { zero: 'keep everything' }),
+    spec: duration(0, 36_500, 'days', { zero: 'keep everything', unbounded: true }),
     persist: true,
     live: false,
     defaultValue: 90,

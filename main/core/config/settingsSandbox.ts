@@ -9,6 +9,11 @@ export { ENGINES, NETWORK_MODES };
 export type EngineName = (typeof ENGINES)[number];
 export type NetworkMode = (typeof NETWORK_MODES)[number];
 
+/** The network boundary an engine gets when none is chosen: the engine itself, or for node (which cannot scope it) the srt wrapper. */
+export function defaultNetwork(engine: EngineName): NetworkMode {
+  return engine === 'node' ? 'wrapper' : 'executor';
+}
+
 export const SANDBOX_SETTINGS = [
   def({
     key: 'engine',
@@ -148,7 +153,7 @@ export const SANDBOX_SETTINGS = [
     valueName: '<per-second>',
     label: 'Rate limit',
     group: 'sandbox',
-    spec: count(0, 100_000, 'calls/s', { zero: 'unlimited' }),
+    spec: count(0, 100_000, 'calls/s', { zero: 'unlimited', unbounded: true }),
     persist: true,
     live: true,
     defaultValue: 20,

@@ -47,7 +47,7 @@ export const SERVER_SETTINGS = [
     valueName: '<seconds>',
     label: 'Exit when idle after',
     group: 'server',
-    spec: duration(0, 86_400, 's', { zero: 'never' }),
+    spec: duration(0, 86_400, 's', { zero: 'never', unbounded: true }),
     persist: false,
     live: false,
     defaultValue: 0,

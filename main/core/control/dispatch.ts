@@ -5,6 +5,7 @@
 import type { z } from 'zod';
 import type { ControlCaller, ControlContract, ControlMethod } from '../../../contract/control.ts';
 import type { ErrorEnvelope } from '../../../contract/errors.ts';
+import { OrganisationRefusal } from '../config/managedPolicy.ts';
 import { AirlockError, toErrorEnvelope } from '../util/errors.ts';
 import type { Logger } from '../log/logger.ts';
 
@@ -27,7 +28,15 @@ export function zodMessage(error: z.ZodError): string {
 /** The contract's schemas load with the first control call, not with every start (stdio never takes one). */
 const contract = () => import('../../../contract/control.ts');
 
-export function createDispatcher(handlers: ControlHandlers, logger: Logger): DispatchControl {
+/**
+ * `onRefused`: told of each request the organisation's managed policy refused (the method, who asked, why), so that
+ * it is audited.
+ */
+export function createDispatcher(
+  handlers: ControlHandlers,
+  logger: Logger,
+  onRefused?: (method: string, by: string, error: AirlockError) => void,
+): DispatchControl {
   return async (method, input, caller) => {
     const { controlContract, isControlMethod } = await contract();
     if (!isControlMethod(method)) return { ok: false, error: { code: 'not_found', message: `unknown control method '${method}'` } };
@@ -40,6 +49,7 @@ export function createDispatcher(handlers: ControlHandlers, logger: Logger): Dis
       result = await handler(parsed.data, caller);
     } catch (error) {
       if (!(error instanceof AirlockError)) logger.error(`control ${method} failed: ${(error as Error)?.stack ?? String(error)}`);
+      else if (onRefused && error instanceof OrganisationRefusal) onRefused(method, caller.by, error);
       return { ok: false, ...toErrorEnvelope(error) };
     }
     const output = spec.output.safeParse(result);

@@ -17,6 +17,7 @@ import { credentialPlacement, type CredentialPlacement } from './credentialPlace
 import type { DecisionContext } from './gateDecision.ts';
 import type { RecordSink } from '../gate/callRecords.ts';
 import type { PathOptions } from '../gate/decisionPath.ts';
+import type { AskFloor } from '../config/managedPolicy.ts';
 
 export interface GateApi {
   profile: Profile;
@@ -40,6 +41,8 @@ export interface EgressGateOptions {
   rateLimit?(callerKey: string): boolean;
   /** The kill switch: while on, no call goes out. */
   killSwitch?(): boolean;
+  /** The organisation's floor on asking, as it is now (decisionPath.ts). */
+  askFloor?(): AskFloor | undefined;
   /** Records the call (the audit store); the result goes back only once it settles, and not at all if it throws. */
   onApiCall?(record: ApiCallRecord): void | Promise<unknown>;
   logger?: Logger;
@@ -103,7 +106,7 @@ export function gateContext(options: EgressGateOptions): GateContext {
       approvals: options.approvals,
       credentialSource: () => options.credentialSource?.() ?? 'keychain',
     },
-    path: { approvals: options.approvals, rateLimit: options.rateLimit, killSwitch: options.killSwitch },
+    path: { approvals: options.approvals, rateLimit: options.rateLimit, killSwitch: options.killSwitch, askFloor: options.askFloor },
     records: { profile: api.profile.name, log, onApiCall: (record) => options.onApiCall?.(record) },
     maxBytes: options.responseBytes ?? 10 * 1024 * 1024,
     timeoutMs: options.timeoutMs ?? 30_000,

@@ -91,8 +91,12 @@ function hopSource(gate: GateContext, opening: Opening, hops: number, call: Call
     },
     policy: () => decided().verdict,
     async approvalRequest() {
-      const { cls } = decided();
-      if (cls.kind === 'read') throw new Error('a read is never put to a person');
+      const { cls: read } = decided();
+      // A read is put to a person only when the organisation asks of every call.
+      const cls =
+        read.kind === 'read'
+          ? { kind: 'ask' as const, reason: 'outside-policy' as const, rule: read.rule, effectiveMethod: opened().method.toUpperCase() }
+          : read;
       const context = { ...gate.decision, evidence: evidenceSource(gate, call.credential) };
       return await hopApprovalRequest(
         context,

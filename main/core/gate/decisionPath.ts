@@ -28,6 +28,7 @@ import { notApprovedCode } from '../approvals/notApproved.ts';
 import type { GateDecision } from '../audit/types.ts';
 import type { Refusal } from './callRecords.ts';
 import type { RunContext } from './runContext.ts';
+import type { AskFloor } from '../config/managedPolicy.ts';
 
 /** What the caller is told when a call does not go out: `{ data: null, error: { code, message }, status }`. */
 export function gateError(code: string, message: string, status = 0): ApiCallResult {
@@ -60,7 +61,7 @@ export interface GateSource<Sent> {
   scope(): Refusal | undefined | Promise<Refusal | undefined>;
   /** 3. What the policy says of it. */
   policy(): Verdict | Promise<Verdict>;
-  /** 4. The request a person is shown, with the evidence read for it. */
+  /** 4. The request a person is shown, with the evidence read for it (a read too, when the organisation's floor asks of every call). */
   approvalRequest(): Promise<ApprovalRequest>;
   /** After a yes: what stops the call still (it changed since it was shown); undefined: it goes. */
   afterApproval?(approval: ApprovalDecision, shown: ApprovalRequest): Refusal | undefined | Promise<Refusal | undefined>;
@@ -72,13 +73,22 @@ export interface GateSource<Sent> {
   refuse(refusal: Refusal): Promise<ApiCallResult>;
 }
 
-/** What the path needs of the companion: who answers, the client's rate, the kill switch. */
+/** What the path needs of the companion: who answers, the client's rate, the kill switch, the organisation's floor on asking. */
 export interface PathOptions {
   approvals?: ApprovalHook | undefined;
   /** The client's rate, shared by its API and tool calls: false when this call is over it. */
   rateLimit?: ((callerKey: string) => boolean) | undefined;
   /** The kill switch: while on, no call goes out. */
   killSwitch?: (() => boolean) | undefined;
+  /** The organisation's floor, as it is now: every mutation asks (an "allow" no longer sends one unasked), or every call. */
+  askFloor?: (() => AskFloor | undefined) | undefined;
+}
+
+/** Why the organisation's floor puts a call the policy would send to a person, or undefined. */
+function floorAsks(verdict: Verdict, floor: AskFloor | undefined): string | undefined {
+  if (!('send' in verdict) || !floor) return undefined;
+  if (floor === 'every-call') return 'every call asks a person (set by your organisation)';
+  return verdict.send === 'allowed' ? 'every mutation asks a person (set by your organisation)' : undefined;
 }
 
 /** What the path came to: the source's answer to a sent call, or what the caller gets instead. */
@@ -99,11 +109,12 @@ export async function passGate<Sent>(path: PathOptions, source: GateSource<Sent>
   // 3. Policy.
   const verdict = await source.policy();
   if ('stop' in verdict) return await refused(verdict.stop);
+  const floor = floorAsks(verdict, path.askFloor?.());
   let passed: Passed;
-  if ('send' in verdict) passed = { decision: verdict.send };
+  if ('send' in verdict && !floor) passed = { decision: verdict.send };
   else {
     // 4 and 5. Evidence, then a grant or a person's answer.
-    const asked = await approve(path.approvals, source, run);
+    const asked = await approve(path.approvals, source, run, floor);
     if ('refusal' in asked) return await refused(asked.refusal);
     passed = { decision: 'approved', approval: asked.approval };
   }
@@ -118,9 +129,12 @@ async function approve<Sent>(
   approvals: ApprovalHook | undefined,
   source: GateSource<Sent>,
   run: RunContext,
+  floor: string | undefined,
 ): Promise<{ approval: ApprovalDecision } | { refusal: Refusal }> {
   if (!approvals) return { refusal: stop('airlock_approval_required', `${source.what} needs a person's approval, and no approver is attached.`, 'denied') };
-  const request = await source.approvalRequest();
+  const asked = await source.approvalRequest();
+  // Asked because the organisation says so: the person is told, before the rule that would have let it through.
+  const request = floor ? { ...asked, rule: `${floor}; ${asked.rule}` } : asked;
   // The client hears that the call waits (progress notifications), so it does not give up on a silent call.
   const waited = run.onWaiting?.(`Waiting for your approval in Airlock: ${source.waitingFor ?? source.what}`);
   const approval = await run.control

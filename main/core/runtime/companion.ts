@@ -43,7 +43,8 @@ import { createUpstream } from './upstream.ts';
 import type { CompanionMode, Engines, Host, Services } from './services.ts';
 import { createLiveSettings } from './liveSettings.ts';
 import { watchManagedPolicy } from './managedPolicyWatch.ts';
-import { grantRefusal, policyOf, type ManagedPolicy } from '../config/managedPolicy.ts';
+import { grantRefusal, managedPolicyPath, policyOf, registryPolicy, type ManagedPolicy } from '../config/managedPolicy.ts';
+import { policyRecorder } from './policyAudit.ts';
 import type { ApproveScope } from '../../../contract/approvals.ts';
 import { messageOf } from '../../../contract/values.ts';
 
@@ -117,6 +118,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     startup.mark('audit');
     // The organisation's policy as it is now (a change of the managed file replaces it: managedPolicyWatch.ts).
     const policy = () => policyOf(settings.managed);
+    const policyEvents = policyRecorder(audit, logger);
     const { grants, broker } = await openApprovals({ paths: info.paths, values, mode, audit, hub, logger, policy });
     closers.push(() => grants.flush());
 
@@ -139,6 +141,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       hub,
       logger,
       policy,
+      policyEvents,
     });
     closers.push(() => apis.close());
     await startServing(apis, values, info.paths, logger);
@@ -154,6 +157,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       approvals: broker,
       audit,
       policy,
+      policyEvents,
       killSwitch: () => values.killSwitch,
       rateLimit: (key) => rate.take(key),
       maxMessageBytes: () => values.mcpMessageMb * 1024 * 1024,
@@ -161,7 +165,17 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     closers.push(() => upstream.servers.close());
     // The managed file is followed while the companion runs: what a new policy tightens applies at once.
     if (settings.managed) {
-      const stop = watchManagedPolicy({ file: settings.managed.file, settings, apis, grants, servers: upstream.servers, logger });
+      const registry = registryPolicy();
+      const stop = watchManagedPolicy({
+        file: registry ? managedPolicyPath() : settings.managed.file,
+        ...(registry ? { registry } : {}),
+        settings,
+        apis,
+        grants,
+        servers: upstream.servers,
+        logger,
+        policyEvents,
+      });
       closers.push(async () => stop());
     }
     upstream.servers.startAutostart();
@@ -211,7 +225,10 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       hub,
       host,
     };
-    const dispatch = createDispatcher(createControlHandlers(services), logger.child('control'));
+    // What the organisation's policy refused a screen or the CLI is audited, as what it refused a client is.
+    const dispatch = createDispatcher(createControlHandlers(services), logger.child('control'), (method, by, error) =>
+      policyEvents.record({ action: method, by, why: error.message }),
+    );
     const createMcpServer = createMcpServerFactory(services);
     const createModernServer = createModernServerFactory(services);
 

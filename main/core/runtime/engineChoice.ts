@@ -59,7 +59,15 @@ export function engineMatrix(
   dataDir: string,
   current: { engine: EngineName; egress: NetworkMode },
   lockedBy: string | undefined,
+  /** Why the organisation's policy refuses a combination (engines or boundaries it does not allow), or undefined. */
+  refusedBy: (engine: EngineName, egress: NetworkMode) => string | undefined = () => undefined,
 ): EngineMatrix {
-  const cells = ENGINES.flatMap((engine) => NETWORK_MODES.map((egress) => engineCell(engine, egress, inventory, dataDir, current)));
+  const cells = ENGINES.flatMap((engine) =>
+    NETWORK_MODES.map((egress): EngineCell => {
+      const cell = engineCell(engine, egress, inventory, dataDir, current);
+      const refused = cell.current ? undefined : refusedBy(engine, egress);
+      return refused ? { ...cell, state: 'not-allowed', reason: refused } : cell;
+    }),
+  );
   return { current, ...(lockedBy ? { lockedBy } : {}), cells, components: inventory };
 }

@@ -2,7 +2,7 @@
 // running companion to another combination (see engineChoice.ts).
 import type { Services } from './services.ts';
 import type { ControlHandlers } from '../control/dispatch.ts';
-import { BY_ORGANISATION } from '../config/managedPolicy.ts';
+import { BY_ORGANISATION, limitRefusal, managedSettings, policyOf, refusedByOrganisation } from '../config/managedPolicy.ts';
 import { AirlockError } from '../util/errors.ts';
 import { settingByKey } from '../config/settings.ts';
 import { readSettingsFile, writeSettingsFile } from '../config/settingsFile.ts';
@@ -20,16 +20,23 @@ export function createEngineHandlers(c: EngineHandlerServices): Pick<ControlHand
   };
   /** The flag or env var that chose the engine or egress, if any: it wins until removed. */
   const engineLock = (): string | undefined => {
+    const fixed = c.settings.managed ? managedSettings(c.settings.managed) : {};
     for (const key of ['engine', 'egress']) {
       const source = c.settings.sources[key];
-      if (source === 'managed') return `your organisation (${BY_ORGANISATION})`;
+      if (key in fixed) return `your organisation (${BY_ORGANISATION})`;
       if (source === 'flag' || source === 'env') return source === 'flag' ? settingByKey(key)!.flag : settingByKey(key)!.env;
     }
     return undefined;
   };
 
+  /** Why the organisation's policy refuses an engine or a boundary (its limits), or undefined. */
+  const organisationRefusal = (engine: string, egress: string): string | undefined => {
+    const policy = policyOf(c.settings.managed);
+    return limitRefusal(policy, 'engine', engine) ?? limitRefusal(policy, 'egress', egress);
+  };
+
   return {
-    'engine.matrix': async () => engineMatrix(await engineInventory(), c.info.paths.root, currentEngine(), engineLock()),
+    'engine.matrix': async () => engineMatrix(await engineInventory(), c.info.paths.root, currentEngine(), engineLock(), organisationRefusal),
 
     'engine.apply': async (input, caller) => {
       const lock = engineLock();
@@ -37,6 +44,11 @@ export function createEngineHandlers(c: EngineHandlerServices): Pick<ControlHand
         throw new AirlockError('conflict', `the engine is set by ${lock} for this run of the companion`, {
           hint: lock.startsWith('your organisation') ? 'ask whoever manages Airlock for your organisation' : `remove ${lock} to choose it here`,
         });
+      const refused = organisationRefusal(input.engine, input.egress);
+      if (refused) {
+        log.warn(`engine: ${input.engine} with egress ${input.egress} refused, asked by ${caller.by}: ${refused}`);
+        throw refusedByOrganisation(refused);
+      }
       const cell = engineCell(input.engine, input.egress, await engineInventory(), c.info.paths.root, currentEngine());
       if (cell.state === 'invalid') throw new AirlockError('usage', cell.reason!);
       if (cell.state === 'needs-install') throw new AirlockError('unavailable', cell.reason!, cell.installHint ? { hint: cell.installHint } : {});

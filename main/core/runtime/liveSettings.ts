@@ -7,6 +7,8 @@ import type { Settings } from '../config/settings.ts';
 import type { ResolvedSettings } from '../config/resolveSettings.ts';
 import type { LiveSettings } from './services.ts';
 import { LIVE_SETTINGS } from '../config/settingsMeta.ts';
+import { managedSettings, policyOf } from '../config/managedPolicy.ts';
+import { clampToLimit } from '../config/managedLimits.ts';
 
 export function createLiveSettings(resolved: ResolvedSettings): LiveSettings {
   const values: Settings = { ...resolved.settings };
@@ -18,7 +20,8 @@ export function createLiveSettings(resolved: ResolvedSettings): LiveSettings {
     ...(resolved.managed ? { managed: resolved.managed } : {}),
     set(changes) {
       // What the organisation fixes never changes here (settings.update refuses it first; this is the last guard).
-      const keys = (Object.keys(changes) as (keyof Settings)[]).filter((key) => sources[key] !== 'managed');
+      const fixed = live.managed ? managedSettings(live.managed) : {};
+      const keys = (Object.keys(changes) as (keyof Settings)[]).filter((key) => !(key in fixed));
       if (keys.length === 0) return;
       changes = Object.fromEntries(keys.map((key) => [key, changes[key]])) as Partial<Settings>;
       Object.assign(values, changes);
@@ -39,6 +42,20 @@ export function createLiveSettings(resolved: ResolvedSettings): LiveSettings {
           continue;
         }
         (values as unknown as Record<string, unknown>)[key] = value;
+        sources[key] = 'managed';
+        applied.push(key as keyof Settings);
+      }
+      // A value outside a new bound is brought within it: at once where the setting is live.
+      for (const [key, limit] of Object.entries(policyOf(read)?.limits ?? {})) {
+        if (key in fixed) continue;
+        const value = (values as unknown as Record<string, unknown>)[key];
+        const within = clampToLimit(key, limit, value);
+        if (within === value || value === undefined) continue;
+        if (!LIVE_SETTINGS.has(key)) {
+          atRestart.push(key);
+          continue;
+        }
+        (values as unknown as Record<string, unknown>)[key] = within;
         sources[key] = 'managed';
         applied.push(key as keyof Settings);
       }

@@ -6,31 +6,37 @@
 // file switches execute off. Each is said in the log. What it loosens (a
 // value it no longer fixes) applies at the next start. The file is polled
 // (fs.watchFile: its stat, every second): it may not exist yet, nor its
-// directory, and a tool may replace it rather than write it in place.
+// directory, and a tool may replace it rather than write it in place. On
+// Windows the registry's value is polled too (every 5 s).
 import { unwatchFile, watchFile } from 'node:fs';
 import { APPROVE_SCOPES } from '../../../contract/approvals.ts';
 import { apiRefusal, BY_ORGANISATION, managedSettings, readManagedPolicy, serverRefusal } from '../config/managedPolicy.ts';
 import type { UpstreamServers } from '../upstream/upstreamServers.ts';
 import type { GrantStore } from '../approvals/grantStore.ts';
 import type { Logger } from '../log/logger.ts';
+import type { PolicyRecorder } from './policyAudit.ts';
 import type { LiveSettings } from './services.ts';
 import type { ServedApis } from './servedApis.ts';
 
 export interface ManagedPolicyWatchDeps {
   file: string;
+  /** Windows: the policy's value in the registry, read when the file is not there (windowsPolicy.ts); polled as the file is. */
+  registry?: () => string | undefined;
   settings: LiveSettings;
   apis: Pick<ServedApis, 'list' | 'disable'>;
   grants: Pick<GrantStore, 'list' | 'revoke'>;
   /** Other MCP servers: one running that the policy now refuses is stopped. */
   servers?: Pick<UpstreamServers, 'stopRefused'>;
   logger: Logger;
+  /** Where what a new policy disabled, stopped or revoked is audited. */
+  policyEvents?: Pick<PolicyRecorder, 'record'>;
   /** How often the file's stat is read (default 1 s). */
   intervalMs?: number;
 }
 
 /** Applies the managed file as it is now; returns what changed, in words (for the log and tests). */
 export function applyManagedPolicy(d: Omit<ManagedPolicyWatchDeps, 'intervalMs'>): string[] {
-  const read = readManagedPolicy(d.file);
+  const read = readManagedPolicy(d.file, d.registry);
   const said: string[] = [];
   const { applied, atRestart } = d.settings.applyManaged(managedSettings(read), read);
   if (read.state === 'broken') said.push(`the managed policy ${d.file} is broken (${read.error}): execute is switched off until it is fixed`);
@@ -43,15 +49,23 @@ export function applyManagedPolicy(d: Omit<ManagedPolicyWatchDeps, 'intervalMs'>
       profile: api.name,
       ...((api.opened?.api.baseUrl ?? api.profile.baseUrl) ? { baseUrl: api.opened?.api.baseUrl ?? api.profile.baseUrl } : {}),
     });
-    if (refused && d.apis.disable(api.name)) said.push(`API ${api.name} no longer served: ${refused}`);
+    if (refused && d.apis.disable(api.name)) {
+      said.push(`API ${api.name} no longer served: ${refused}`);
+      d.policyEvents?.record({ action: `serve API ${api.name}`, by: 'the managed policy', why: refused, outcome: 'disabled' });
+    }
   }
-  for (const why of d.servers?.stopRefused((name, entry) => serverRefusal(policy, { name, entry })) ?? []) said.push(`stopped: ${why}`);
+  for (const why of d.servers?.stopRefused((name, entry) => serverRefusal(policy, { name, entry })) ?? []) {
+    said.push(`stopped: ${why}`);
+    d.policyEvents?.record({ action: 'MCP server running', by: 'the managed policy', why, outcome: 'stopped' });
+  }
   const max = policy.approvals.maxGrantScope;
   if (max) {
     for (const grant of d.grants.list()) {
       if (APPROVE_SCOPES.indexOf(grant.scope) <= APPROVE_SCOPES.indexOf(max)) continue;
-      if (d.grants.revoke(grant.id, `the managed policy (${BY_ORGANISATION})`))
-        said.push(`grant ${grant.id} (${grant.profile} ${grant.operationId}, ${grant.scope}) revoked: wider than "${max}"`);
+      if (!d.grants.revoke(grant.id, `the managed policy (${BY_ORGANISATION})`)) continue;
+      const what = `grant ${grant.id} (${grant.profile} ${grant.operationId}, ${grant.scope})`;
+      said.push(`${what} revoked: wider than "${max}"`);
+      d.policyEvents?.record({ action: what, by: 'the managed policy', why: `wider than "${max}" (${BY_ORGANISATION}: ${d.file})`, outcome: 'revoked' });
     }
   }
   return said;
@@ -69,9 +83,23 @@ export function watchManagedPolicy(d: ManagedPolicyWatchDeps): () => void {
       log.error(`the managed policy ${d.file} could not be applied: ${(error as Error).message}`);
     }
   };
-  watchFile(d.file, { interval: d.intervalMs ?? 1_000, persistent: false }, (now, before) => {
+  const interval = d.intervalMs ?? 1_000;
+  watchFile(d.file, { interval, persistent: false }, (now, before) => {
     if (now.mtimeMs === before.mtimeMs && now.size === before.size && now.ino === before.ino) return;
     changed();
   });
-  return () => unwatchFile(d.file);
+  // The registry has no stat to follow: its value is read again every few seconds, and applied when it changed.
+  let value = d.registry?.();
+  const poll = d.registry
+    ? setInterval(() => {
+        const now = d.registry!();
+        if (now === value) return;
+        value = now;
+        changed();
+      }, interval * 5).unref()
+    : undefined;
+  return () => {
+    unwatchFile(d.file);
+    if (poll) clearInterval(poll);
+  };
 }

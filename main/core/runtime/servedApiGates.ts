@@ -21,6 +21,7 @@ import { isEnabled, type Profile } from '../profiles/profile.ts';
 import { AirlockError } from '../util/errors.ts';
 import { loadApi } from './loadApi.ts';
 import { apiRefusal, type ManagedPolicy } from '../config/managedPolicy.ts';
+import type { PolicyRecorder } from './policyAudit.ts';
 import { ServedApis } from './servedApis.ts';
 
 export interface ServedApiDeps {
@@ -38,16 +39,22 @@ export interface ServedApiDeps {
   logger: Logger;
   /** The organisation's managed policy as it is now: which APIs may be served. */
   policy?(): ManagedPolicy | undefined;
+  /** Where what the policy refused is audited. */
+  policyEvents?: Pick<PolicyRecorder, 'once'>;
 }
 
 /** The served APIs, each opened with its catalogue and search, its key and its gate. */
 export function openServedApis(d: ServedApiDeps): ServedApis {
   const { values, logger } = d;
+  const refused = (name: string, why: string) => {
+    d.policyEvents?.once({ action: `serve API ${name}`, by: 'airlock', why });
+    return new AirlockError('denied', why);
+  };
   return new ServedApis({
     open: async (profile, { primary, signal, onProgress, onDamaged }) => {
       // The organisation's policy first by name, then by the origin the document (or the profile) names.
       const byName = apiRefusal(d.policy?.(), { profile: profile.name, ...(profile.baseUrl ? { baseUrl: profile.baseUrl } : {}) });
-      if (byName) throw new AirlockError('denied', byName);
+      if (byName) throw refused(profile.name, byName);
       const served = await loadApi({
         profile,
         refreshSpec: values.refreshSpec,
@@ -62,7 +69,7 @@ export function openServedApis(d: ServedApiDeps): ServedApis {
       try {
         const { api } = served;
         const byOrigin = apiRefusal(d.policy?.(), { profile: profile.name, baseUrl: api.baseUrl });
-        if (byOrigin) throw new AirlockError('denied', byOrigin);
+        if (byOrigin) throw refused(profile.name, byOrigin);
         const credentials = await createCredentials({
           store: d.store,
           profile: api.profile.name,
@@ -81,6 +88,7 @@ export function openServedApis(d: ServedApiDeps): ServedApis {
           rateLimit: (key) => d.rate.take(key),
           // The kill switch also stops every run; here it stops a call already on its way (one a person is deciding).
           killSwitch: () => values.killSwitch,
+          askFloor: () => d.policy?.()?.approvals.ask,
           onApiCall: (record) => d.audit.recordApiCall(record),
           logger: logger.child('gate'),
         });

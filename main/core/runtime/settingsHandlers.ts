@@ -6,7 +6,7 @@ import { settingByKey, type Settings } from '../config/settings.ts';
 import { SettingError } from '../config/settingDef.ts';
 import { resolveSettings } from '../config/resolveSettings.ts';
 import { checkEngineNetwork } from '../sandbox/engineMatrix.ts';
-import { BY_ORGANISATION, refusedByOrganisation } from '../config/managedPolicy.ts';
+import { BY_ORGANISATION, limitRefusal, organisationView, managedSettings, policyOf, refusedByOrganisation } from '../config/managedPolicy.ts';
 import { AirlockError } from '../util/errors.ts';
 import { readSettingsFile, validateSettingsObject, writeSettingsFile } from '../config/settingsFile.ts';
 import { LIVE_SETTINGS, settingsMeta } from '../config/settingsMeta.ts';
@@ -54,19 +54,27 @@ export function createSettingsHandlers(c: SettingsHandlerServices): Pick<Control
   const log = c.logs.logger;
   return {
     'settings.get': () => ({
+      ...(organisationView(c.settings.managed) ? { organisation: organisationView(c.settings.managed)! } : {}),
       values: shown(c.settings.values),
       sources: c.settings.sources as Record<string, 'managed' | 'flag' | 'env' | 'file' | 'default'>,
       saved: savedSettings(c.info.paths.settings),
-      meta: settingsMeta(),
+      meta: settingsMeta(policyOf(c.settings.managed)?.limits),
     }),
 
     'settings.update': async ({ values }, caller) => {
       const validated = validateSettingsObject(values, 'settings');
       // What the organisation fixes is refused, with that reason (never saved and silently reverted).
-      const locked = Object.keys(validated).filter((key) => c.settings.sources[key] === 'managed');
-      if (locked.length > 0) {
-        log.warn(`settings: a change of ${locked.join(', ')} refused (${BY_ORGANISATION}), asked by ${caller.by}`);
-        throw refusedByOrganisation(`${locked.join(', ')}: ${BY_ORGANISATION} (the managed policy ${c.settings.managed?.file ?? ''}); nothing was saved`);
+      const fixed = c.settings.managed ? managedSettings(c.settings.managed) : {};
+      const locked = Object.keys(validated).filter((key) => key in fixed);
+      const policy = policyOf(c.settings.managed);
+      const outside = Object.entries(validated).flatMap(([key, value]) => limitRefusal(policy, key, value) ?? []);
+      if (locked.length > 0 || outside.length > 0) {
+        const why = [
+          ...(locked.length > 0 ? [`${locked.join(', ')}: ${BY_ORGANISATION} (the managed policy ${c.settings.managed?.file ?? ''})`] : []),
+          ...outside,
+        ].join('; ');
+        log.warn(`settings: a change refused, asked by ${caller.by}: ${why}`);
+        throw refusedByOrganisation(`${why}; nothing was saved`);
       }
       const file = c.info.paths.settings;
       const merged = { ...readSettingsFile(file), ...validated };

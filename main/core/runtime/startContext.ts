@@ -6,7 +6,7 @@ import { settingByKey } from '../config/settings.ts';
 import { SettingError } from '../config/settingDef.ts';
 import { resolveSettings, type ResolvedSettings } from '../config/resolveSettings.ts';
 import { readSettingsFile } from '../config/settingsFile.ts';
-import { BY_ORGANISATION, managedPolicyPath, managedSettings, readManagedPolicy } from '../config/managedPolicy.ts';
+import { BY_ORGANISATION, managedPolicyPath, managedSettings, policyOf, readManagedPolicy, registryPolicy } from '../config/managedPolicy.ts';
 import { LogBuffer } from '../log/logBuffer.ts';
 import { createLogger, type Logger } from '../log/logger.ts';
 import { usageError } from '../util/errors.ts';
@@ -36,8 +36,9 @@ export function startContext(flags: Record<string, unknown>, env: Record<string,
     // The data dir keeps its own source (flag, env, default): a companion started with AIRLOCK_DATA_DIR says so, and its
     // start command then writes it out (issue 39 §6).
     // The organisation's managed file wins over everything; a broken one switches execute off (it is never ignored).
-    const managed = readManagedPolicy(managedPolicyPath(process.platform, env));
-    resolved = { ...resolveSettings({ flags, env, file, defaultDataDir: dataDir, managed: managedSettings(managed) }), managed };
+    const managed = readManagedPolicy(managedPolicyPath(process.platform, env), registryPolicy(process.platform, env));
+    const limits = policyOf(managed)?.limits;
+    resolved = { ...resolveSettings({ flags, env, file, defaultDataDir: dataDir, managed: managedSettings(managed), ...(limits ? { limits } : {}) }), managed };
   } catch (error) {
     if (error instanceof SettingError) throw usageError(error.message);
     throw error;

@@ -16,6 +16,7 @@ import { PinStore } from '../upstream/toolPins.ts';
 import { UpstreamServers } from '../upstream/upstreamServers.ts';
 import { serverQuestions } from '../upstream/serverQuestions.ts';
 import { serverRefusal, type ManagedPolicy } from '../config/managedPolicy.ts';
+import type { PolicyRecorder } from './policyAudit.ts';
 import { AirlockError } from '../util/errors.ts';
 import { launchServer } from '../upstream/serverLauncher.ts';
 import { createToolGate, type ToolGate } from '../upstream/toolGate.ts';
@@ -46,6 +47,8 @@ export function createUpstream(deps: {
   maxMessageBytes(): number;
   /** The organisation's managed policy as it is now: which servers may be started. */
   policy?(): ManagedPolicy | undefined;
+  /** Where what the policy refused is audited. */
+  policyEvents?: Pick<PolicyRecorder, 'once'>;
 }): UpstreamParts {
   const log = deps.logger.child('servers');
   const entries = new ServerStore(deps.paths.servers);
@@ -58,7 +61,10 @@ export function createUpstream(deps: {
     launch: (name, entry, onToolsChanged, authorize) => {
       // The organisation's policy, at every start: a server it refuses is never started (its state says why).
       const refused = serverRefusal(deps.policy?.(), { name, entry });
-      if (refused) return Promise.reject(new AirlockError('denied', refused));
+      if (refused) {
+        deps.policyEvents?.once({ action: `start MCP server ${name}`, by: 'airlock', why: refused });
+        return Promise.reject(new AirlockError('denied', refused));
+      }
       return launchServer(name, entry, {
         onToolsChanged,
         ...(authorize ? { authorize } : {}),
@@ -81,6 +87,7 @@ export function createUpstream(deps: {
     onApiCall: (record) => deps.audit.recordApiCall(record) as void,
     logger: deps.logger.child('gate'),
     killSwitch: deps.killSwitch,
+    askFloor: () => deps.policy?.()?.approvals.ask,
     rateLimit: deps.rateLimit,
     maxArgumentBytes: deps.maxMessageBytes,
     questions,

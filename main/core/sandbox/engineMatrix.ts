@@ -6,12 +6,9 @@
 // ways, the Engine screen's words and the flag, as they are read in both.
 import type { EngineName } from './engine.ts';
 import type { NetworkMode } from '../config/settings.ts';
+import { defaultNetwork } from '../config/settingsSandbox.ts';
 
 export type EngineNetworkCheck = { ok: true; egress: NetworkMode; banner?: string } | { ok: false; reason: string };
-
-export function defaultNetwork(engine: EngineName): NetworkMode {
-  return engine === 'node' ? 'wrapper' : 'executor';
-}
 
 /** How to bound the network again, on the Engine screen and on the command line. */
 const TO_BOUND =

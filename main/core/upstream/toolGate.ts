@@ -20,6 +20,7 @@ import type { ApprovalDecision, ApprovalHook, ToolCallApprovalRequest } from '..
 import type { RunContext } from '../gate/runContext.ts';
 import { AuditWriteError, approvalField, callRecord } from '../gate/callRecords.ts';
 import { gateError, passGate, stop, type GateSource, type PathOptions } from '../gate/decisionPath.ts';
+import type { AskFloor } from '../config/managedPolicy.ts';
 import { errorMessage } from '../util/errors.ts';
 import type { ServerEntry } from './serverEntry.ts';
 import { policyFor, toolKind } from './toolPolicy.ts';
@@ -60,6 +61,8 @@ export interface ToolGateOptions {
   maxArgumentBytes?(): number;
   /** The kill switch: when on, no call goes out (a client's direct calls included). */
   killSwitch?(): boolean;
+  /** The organisation's floor on asking, as it is now (decisionPath.ts). */
+  askFloor?(): AskFloor | undefined;
   /** The client's rate, shared with its API calls: false when this call is over it (scripts' and direct calls alike). */
   rateLimit?(callerKey: string): boolean;
   /** Where a server's questions go: each call runs inside `during`, so a question is put with the call that it came with. */
@@ -87,7 +90,7 @@ type Handled = { ok: true; raw: CallToolResult; redact: Redactor } | { ok: false
 
 export function createToolGate(options: ToolGateOptions): ToolGate {
   const max = options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
-  const path: PathOptions = { approvals: options.approvals, rateLimit: options.rateLimit, killSwitch: options.killSwitch };
+  const path: PathOptions = { approvals: options.approvals, rateLimit: options.rateLimit, killSwitch: options.killSwitch, askFloor: options.askFloor };
   const handle = async (call: ToolCall, run: RunContext): Promise<Handled> => {
     try {
       const outcome = await passGate(path, toolSource(options, call, run), run);

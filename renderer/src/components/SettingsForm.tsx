@@ -51,8 +51,17 @@ interface FieldProps {
 const draftOf = (value: unknown) => (value === undefined || value === null ? '' : String(value));
 const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
+/** Fixed by the organisation (a value it sets), as against one it only bounds (meta.limit), which the person still chooses within. */
+const fixedByOrganisation = (meta: SettingMeta, source: SettingSource | undefined) => source === 'managed' && meta.limit === undefined;
+
 function whereFrom(meta: SettingMeta, source: SettingSource, value: unknown, pending: unknown): string {
-  if (source === 'managed') return 'Set by your organisation (its managed policy): it cannot be changed here.';
+  if (fixedByOrganisation(meta, source)) return 'Set by your organisation (its managed policy): it cannot be changed here.';
+  if (meta.limit !== undefined) {
+    const bound = `Your organisation allows ${meta.limit} (its managed policy)`;
+    return source === 'managed'
+      ? `${bound}: the value was brought within that; choose another within it.`
+      : `${bound}. ${whereFrom({ ...meta, limit: undefined } as SettingMeta, source, value, pending)}`;
+  }
   if (source === 'flag') return `Set by ${meta.flag}, which wins over this screen until it is removed.`;
   if (source === 'env') return `Set by ${meta.env}, which wins over this screen until it is removed.`;
   if (!meta.persist) return `Set only at start, with ${meta.flag} or ${meta.env}.`;
@@ -71,7 +80,7 @@ const refusal = (meta: SettingMeta, message: string) => `${meta.label}: ${messag
 
 function Field({ meta, value, pending, source, draft, changed, error, disabled, onChange }: FieldProps) {
   const id = `setting-${meta.key}`;
-  const locked = source === 'managed' || source === 'flag' || source === 'env';
+  const locked = fixedByOrganisation(meta, source) || source === 'flag' || source === 'env';
   const editable = meta.persist && !locked;
   const describedBy = [`${id}-applies`, `${id}-hint`, error ? `${id}-error` : ''].filter(Boolean).join(' ');
   const invalid = error ? { 'aria-invalid': true as const, 'aria-errormessage': `${id}-error` } : {};
@@ -208,7 +217,8 @@ function Field({ meta, value, pending, source, draft, changed, error, disabled, 
 
 /** The saved value a restart will bring, when it differs from the running one and nothing overrides it. */
 function pendingOf(meta: SettingMeta, value: unknown, saved: unknown, source: SettingSource | undefined): unknown {
-  if (!meta.persist || meta.live || source === 'managed' || source === 'flag' || source === 'env' || saved === undefined || saved === value) return undefined;
+  if (!meta.persist || meta.live || fixedByOrganisation(meta, source) || source === 'flag' || source === 'env' || saved === undefined || saved === value)
+    return undefined;
   return saved;
 }
 
@@ -296,7 +306,7 @@ export function SettingsForm({ keys, label }: { keys?: readonly string[]; label:
         const value = `${m.label} is ${shownValue(m, values[m.key])}`;
         const source = sourceOf(m);
         if (r.applied.includes(m.key)) now.push(value);
-        else if (source === 'managed') overridden.push(`${m.label} (set by your organisation)`);
+        else if (fixedByOrganisation(m, source)) overridden.push(`${m.label} (set by your organisation)`);
         else if (source === 'flag' || source === 'env') overridden.push(`${m.label} (${source === 'flag' ? m.flag : m.env} wins until it is removed)`);
         else later.push(value);
       }

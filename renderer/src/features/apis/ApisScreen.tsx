@@ -25,6 +25,7 @@ import { PendingSwitch } from '../../components/PendingSwitch.tsx';
 import { Message, type ScreenMessage } from '../../components/Message.tsx';
 import './apis.css';
 import { messageOf } from '../../../../contract/values.ts';
+import { OrganisationNote } from '../../components/OrganisationNote.tsx';
 
 /** APIs this small show their operations at once; larger ones behind a click (and are only then read). */
 const OPEN_UP_TO = 50;
@@ -246,6 +247,7 @@ export function ApisScreen() {
     <div className="screen apis">
       <h1>APIs</h1>
       <Message message={message} />
+      <OrganisationNote area="apis" />
       <p>
         Every API switched on is served to every client at once, with no restart: a script reaches each by its name, as in <code>demo.events.list()</code> (or
         as <code>api</code> when a client sees only one). Switched off, new calls to it are refused.

@@ -33,6 +33,7 @@ import { ScopeChooser, SCOPE_TEXT } from './ScopeChooser.tsx';
 import { AnsweredList } from './AnsweredList.tsx';
 import { GUARD_MS, isTextField, keysDownNow, trackKeys } from './promptGuard.ts';
 import { useStatus } from '../../api/StatusProvider.tsx';
+import { OrganisationNote } from '../../components/OrganisationNote.tsx';
 
 /** In the desktop app: say so when the OS will not show Airlock's notifications, so nobody waits for one. */
 function NotificationsNotice() {
@@ -359,6 +360,7 @@ export function ApprovalsScreen({ approvals }: Props) {
     <div className="screen">
       <h1>Approvals</h1>
       <NotificationsNotice />
+      <OrganisationNote area="approvals" />
       <p role="status" className="count">
         {pending.length === 0 ? 'Nothing is waiting for you.' : `${pending.length} ${pending.length === 1 ? 'call waits' : 'calls wait'} for your answer.`}
       </p>

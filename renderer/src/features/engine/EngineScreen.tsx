@@ -19,8 +19,9 @@ const STATE_LABEL: Record<EngineCell['state'], string> = {
   invalid: 'Invalid',
   'needs-install': 'Needs install',
   'needs-acknowledgement': 'Needs your acknowledgement',
+  'not-allowed': 'Not allowed by your organisation',
 };
-const STATE_MARK: Record<EngineCell['state'], string> = { valid: '✓', invalid: '✕', 'needs-install': '↓', 'needs-acknowledgement': '!' };
+const STATE_MARK: Record<EngineCell['state'], string> = { valid: '✓', invalid: '✕', 'needs-install': '↓', 'needs-acknowledgement': '!', 'not-allowed': '⊘' };
 
 function CellDetails({ cell, locked, onApplied }: { cell: EngineCell; locked: string | undefined; onApplied(text: string): void }) {
   const { api } = useControl();
@@ -55,6 +56,7 @@ function CellDetails({ cell, locked, onApplied }: { cell: EngineCell; locked: st
         <span className={`badge cell-${cell.state}`}>{STATE_LABEL[cell.state]}</span>
       </p>
       {cell.state === 'invalid' ? <p role="alert">Refused: {cell.reason}</p> : null}
+      {cell.state === 'not-allowed' ? <p role="alert">Not allowed: {cell.reason}</p> : null}
       {cell.state === 'needs-install' ? (
         <p role="alert">
           Not on this machine: <InlineText text={cell.reason} />
@@ -127,10 +129,14 @@ export function EngineScreen() {
         </p>
       ) : (
         <>
-          {m.lockedBy ? (
+          {m.lockedBy?.startsWith('your organisation') ? (
+            <p className="warning">The engine is set by your organisation (its managed policy): it cannot be changed here.</p>
+          ) : m.lockedBy ? (
             <p className="warning">
               The engine is set by <code>{m.lockedBy}</code> for this run of the companion; remove it to choose here.
             </p>
+          ) : m.cells.some((cell) => cell.state === 'not-allowed') ? (
+            <p className="hint">Some engines or boundaries are not allowed by your organisation (its managed policy): they cannot be chosen.</p>
           ) : null}
           <TableScroll label="Engine × network boundary">
             <table className="engine-grid">

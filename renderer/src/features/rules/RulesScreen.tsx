@@ -20,6 +20,7 @@ import { InlineText } from '../../components/InlineText.tsx';
 import { Message, type ScreenMessage } from '../../components/Message.tsx';
 import { messageOf } from '../../../../contract/values.ts';
 import { TableScroll } from '../../components/TableScroll.tsx';
+import { OrganisationNote } from '../../components/OrganisationNote.tsx';
 
 /** Rows shown unless "every operation" is ticked: what a rule can matter for. */
 function worthShowing(op: RuleOperation): boolean {
@@ -98,6 +99,7 @@ export function RulesScreen() {
   return (
     <div className="screen rules-screen">
       <h1 id="rules-title">Rules</h1>
+      <OrganisationNote area="approvals" />
       {ready.length > 1 ? (
         <p className="rules-api">
           <label htmlFor="rules-api">API</label>{' '}

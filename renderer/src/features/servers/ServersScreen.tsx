@@ -28,6 +28,7 @@ import type { AddMode } from './serverForm.ts';
 import { ADD_COMMAND, ADD_URL_COMMAND, printable, reviewWords, secretCommand, stateWords } from './serverWords.ts';
 import './servers.css';
 import { messageOf } from '../../../../contract/values.ts';
+import { OrganisationNote } from '../../components/OrganisationNote.tsx';
 
 function EnabledSwitch({ v, wanted, onChange }: { v: ServerView; wanted: boolean | undefined; onChange(on: boolean): void }) {
   return (
@@ -244,6 +245,7 @@ export function ServersScreen() {
     <div className="screen servers">
       <h1>Servers</h1>
       <Message message={message} />
+      <OrganisationNote area="servers" />
       <p>
         Other MCP servers Airlock stands in front of. A script reaches a server's tools as <code>mcp.&lt;server&gt;.&lt;tool&gt;(args)</code> once you have
         accepted them, and each call goes through the same gate as an API call: its policy, your approval when it asks, the audit log. A server starts on first

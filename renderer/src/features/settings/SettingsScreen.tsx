@@ -9,6 +9,7 @@ import { useControl } from '../../api/ControlProvider.tsx';
 import { useStatus } from '../../api/StatusProvider.tsx';
 import { Message, type ScreenMessage } from '../../components/Message.tsx';
 import { messageOf } from '../../../../contract/values.ts';
+import { OrganisationNote } from '../../components/OrganisationNote.tsx';
 
 function TokenRotation() {
   const { api } = useControl();
@@ -59,6 +60,7 @@ export function SettingsScreen() {
   return (
     <div className="screen">
       <h1>Settings</h1>
+      <OrganisationNote area="settings" />
       <TokenRotation />
       <h2 id="settings-title">All settings</h2>
       <p className="hint">
