@@ -73,6 +73,37 @@ test('a read or an allowed call asks no one and reads no evidence', async () => 
   }
 });
 
+test("the organisation's floor: every mutation asks (an allowed call is put to a person, a read is not), or every call does; the person is told why", async () => {
+  const asked: ApprovalRequest[] = [];
+  const floorPath = (steps: string[], floor: 'mutations' | 'every-call'): PathOptions => ({
+    approvals: { request: async (request) => (steps.push('approval'), asked.push(request), YES) },
+    askFloor: () => floor,
+  });
+  const withRule = (steps: string[], verdict: Verdict) => ({
+    ...source(steps, { verdict }),
+    approvalRequest: async () => (steps.push('evidence'), { kind: 'api-call', rule: 'rule allow for things.create' } as ApprovalRequest),
+  });
+  const cases: ['mutations' | 'every-call', 'read' | 'allowed', string[]][] = [
+    ['mutations', 'allowed', ['scope', 'policy', 'evidence', 'approval', 'after-approval', 'last-check', 'send:approved']],
+    ['mutations', 'read', ['scope', 'policy', 'last-check', 'send:read']],
+    ['every-call', 'read', ['scope', 'policy', 'evidence', 'approval', 'after-approval', 'last-check', 'send:approved']],
+    ['every-call', 'allowed', ['scope', 'policy', 'evidence', 'approval', 'after-approval', 'last-check', 'send:approved']],
+  ];
+  for (const [floor, send, expected] of cases) {
+    const steps: string[] = [];
+    await passGate(floorPath(steps, floor), withRule(steps, { send }), run());
+    assert.deepEqual(steps, expected, `${floor} / ${send}`);
+  }
+  assert.deepEqual(
+    asked.map((r) => ('rule' in r ? r.rule : '')),
+    [
+      'every mutation asks a person (set by your organisation); rule allow for things.create',
+      'every call asks a person (set by your organisation); rule allow for things.create',
+      'every call asks a person (set by your organisation); rule allow for things.create',
+    ],
+  );
+});
+
 test('the first step that stops a call is the last asked, and its refusal is recorded through the source', async () => {
   const cases: { name: string; answers?: Parameters<typeof source>[1]; options?: Parameters<typeof path>[1]; steps: string[]; code: string }[] = [
     {
