@@ -82,6 +82,7 @@ export const CORE_ROOMS = [
   ['search', 'profiles'], // the search index (and the cached, prepared API); API profiles
   ['secrets', 'audit'], // keys in the keychain; the audit store
   ['approvals'], // the approval broker, grants
+  ['telemetry'], // what the MCP layer and the gate tell an organisation's monitoring (OpenTelemetry, Prometheus)
   ['gate'], // the one decision path every call takes (scope, rate, policy, evidence, approval, send, record), its records
   ['egress'], // the gate's adapter for API calls: classify, build, send over HTTP
   ['execute'], // runs of execute: caps, held runs

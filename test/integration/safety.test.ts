@@ -15,21 +15,7 @@ import { controlClient } from '../helpers/control.ts';
 import { echoFixture } from '../helpers/echoApi.ts';
 import { CLI, NODE, ROOT, tempDir } from '../helpers/paths.ts';
 import { companionFixture } from '../helpers/companion.ts';
-
-const CANARY = 'sk_live_CANARY_7f3a9c1e5b2d4680';
-const forms = [CANARY, encodeURIComponent(CANARY), Buffer.from(CANARY).toString('hex')];
-
-/** True when text holds the canary in clear, URL-encoded, hex, or base64 at any alignment. */
-function holdsCanary(text: string): boolean {
-  if (forms.some((f) => text.includes(f))) return true;
-  for (let shift = 0; shift < 4; shift++) {
-    for (const chunk of text.match(/[A-Za-z0-9+/_-]{20,}/g) ?? []) {
-      const decoded = Buffer.from(chunk.slice(shift).replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('latin1');
-      if (decoded.includes(CANARY)) return true;
-    }
-  }
-  return false;
-}
+import { CANARY, holdsCanary } from '../helpers/canary.ts';
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

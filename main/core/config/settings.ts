@@ -17,7 +17,7 @@ import type { SettingDef } from './settingDef.ts';
 import { COMMON_SETTINGS } from './settingsCommon.ts';
 import { SERVER_SETTINGS } from './settingsServer.ts';
 import { SANDBOX_SETTINGS, type EngineName, type NetworkMode } from './settingsSandbox.ts';
-import { SAFETY_SETTINGS, type SecretStoreChoice } from './settingsSafety.ts';
+import { SAFETY_SETTINGS, type SecretStoreChoice, type TelemetryMode } from './settingsSafety.ts';
 
 /** The values of the settings `engine` and `egress`, declared with their rows; here beside the type of all the settings. */
 export { ENGINES, NETWORK_MODES, type EngineName, type NetworkMode } from './settingsSandbox.ts';
@@ -69,6 +69,8 @@ export interface Settings {
   diagnosticsTools: boolean;
   directToolsMax: number;
   mcpMessageMb: number;
+  telemetry: TelemetryMode;
+  telemetryEndpoint?: string;
 }
 
 export function settingByKey(key: string): SettingDef<any> | undefined {

@@ -2,7 +2,11 @@
 // screen): approvals, where keys are kept, how long the audit and the log
 // keep what they hold, the diagnostics tools, and the caps on other MCP
 // servers (message size, tools offered directly).
-import { count, choice, def, duration, onOff, size, type SettingDef } from './settingDef.ts';
+import { count, choice, def, duration, httpUrl, onOff, size, text, type SettingDef } from './settingDef.ts';
+
+/** Where the companion's activity goes besides its own audit: nowhere, or OpenTelemetry over OTLP/HTTP. */
+export const TELEMETRY_MODES = ['off', 'otlp'] as const;
+export type TelemetryMode = (typeof TELEMETRY_MODES)[number];
 
 export const SECRET_STORES = ['keychain', 'file'] as const;
 export type SecretStoreChoice = (typeof SECRET_STORES)[number];
@@ -133,5 +137,31 @@ export const SAFETY_SETTINGS = [
     defaultValue: 40,
     description:
       'most tools of other MCP servers offered to clients directly, as <server>__<tool> (the rest stay reachable in execute as mcp.<server>.<tool>); many clients slow down or refuse past a few dozen',
+  }),
+  def({
+    key: 'telemetry',
+    flag: '--telemetry',
+    valueName: '<off|otlp>',
+    label: 'Telemetry',
+    group: 'safety',
+    spec: choice(TELEMETRY_MODES, { off: 'Off', otlp: 'OpenTelemetry (OTLP/HTTP)' }),
+    persist: true,
+    live: false,
+    defaultValue: 'off' as TelemetryMode,
+    description:
+      'send traces and metrics of MCP requests, calls and approvals to an OpenTelemetry collector over OTLP/HTTP, where the OTEL_EXPORTER_OTLP_* variables say (names, codes and timings only: never keys, bodies, scripts or URLs)',
+  }),
+  def({
+    key: 'telemetryEndpoint',
+    flag: '--telemetry-endpoint',
+    valueName: '<url>',
+    label: 'Telemetry collector',
+    group: 'safety',
+    spec: text({ format: 'url' }),
+    refine: httpUrl,
+    persist: true,
+    live: false,
+    defaultText: 'OTEL_EXPORTER_OTLP_ENDPOINT, else http://localhost:4318',
+    description: 'the OTLP/HTTP collector telemetry goes to (its /v1/traces and /v1/metrics); wins over OTEL_EXPORTER_OTLP_ENDPOINT',
   }),
 ] as const satisfies readonly SettingDef<any>[];

@@ -18,6 +18,7 @@ import type { DecisionContext } from './gateDecision.ts';
 import type { RecordSink } from '../gate/callRecords.ts';
 import type { PathOptions } from '../gate/decisionPath.ts';
 import type { AskFloor } from '../config/managedPolicy.ts';
+import type { Telemetry } from '../telemetry/telemetry.ts';
 
 export interface GateApi {
   profile: Profile;
@@ -43,6 +44,8 @@ export interface EgressGateOptions {
   killSwitch?(): boolean;
   /** The organisation's floor on asking, as it is now (decisionPath.ts). */
   askFloor?(): AskFloor | undefined;
+  /** Where each call's span and counts go (telemetry on). */
+  telemetry?: Telemetry;
   /** Records the call (the audit store); the result goes back only once it settles, and not at all if it throws. */
   onApiCall?(record: ApiCallRecord): void | Promise<unknown>;
   logger?: Logger;
@@ -106,7 +109,13 @@ export function gateContext(options: EgressGateOptions): GateContext {
       approvals: options.approvals,
       credentialSource: () => options.credentialSource?.() ?? 'keychain',
     },
-    path: { approvals: options.approvals, rateLimit: options.rateLimit, killSwitch: options.killSwitch, askFloor: options.askFloor },
+    path: {
+      approvals: options.approvals,
+      rateLimit: options.rateLimit,
+      killSwitch: options.killSwitch,
+      askFloor: options.askFloor,
+      telemetry: options.telemetry,
+    },
     records: { profile: api.profile.name, log, onApiCall: (record) => options.onApiCall?.(record) },
     maxBytes: options.responseBytes ?? 10 * 1024 * 1024,
     timeoutMs: options.timeoutMs ?? 30_000,

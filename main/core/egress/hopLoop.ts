@@ -80,6 +80,18 @@ function hopSource(gate: GateContext, opening: Opening, hops: number, call: Call
       return decided().request;
     },
     deniedCode: 'airlock_mutation_denied',
+    describe() {
+      const at = hop ?? known.hop;
+      const op = at?.op ?? known.op;
+      if (!op) return undefined;
+      // The method the policy read (an override's, for a mutation sent as POST), once the hop is built.
+      const method = hop ? decided().request.split(' ')[0]! : (at?.method ?? op.method).toUpperCase();
+      return { source: 'api', api: gate.api.profile.name, operation: op.id, method, host: gate.origin.host, pathTemplate: op.path };
+    },
+    outcomeOf: (result) => ({
+      status: result.status,
+      ...(result.status >= 400 || result.status === 0 ? { error: String(result.status || 'no_response') } : {}),
+    }),
     async scope() {
       const start = await opening();
       if ('refusal' in start) {

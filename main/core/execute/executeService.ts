@@ -14,6 +14,7 @@ import { CapacityError, type ExecutionCaps } from './caps.ts';
 import { HeldRuns, KEEP_FINISHED_MS, type HeldApprovals } from './heldRuns.ts';
 import { requestLine, type PendingApproval } from '../../../contract/approvals.ts';
 import { messageOf } from '../../../contract/values.ts';
+import type { Telemetry } from '../telemetry/telemetry.ts';
 
 export const MAX_CODE_BYTES = 256 * 1024;
 
@@ -60,6 +61,8 @@ export interface ExecuteServiceOptions {
   approvals?: HeldApprovals;
   /** How long a call waits for a person before it is answered "held" (0: as long as the approval); read at each call. */
   replyAfterMs?: () => number;
+  /** Where runs are counted by outcome, and whose request span a run's calls hang under (telemetry on). */
+  telemetry?: Telemetry;
 }
 
 export interface ExecuteService {
@@ -105,6 +108,8 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
       .update(code ?? '')
       .digest('hex');
     const started = performance.now();
+    // The MCP request this run serves (its span), captured now: the run's calls come back on other paths.
+    const trace = options.telemetry?.current();
     const base = { runId, scriptSha256, apiCalls: 0, truncated: false };
     const fail = (outcome: ExecuteOutcome['outcome'], text: string): ExecuteOutcome => ({
       ...base,
@@ -158,6 +163,7 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
               signal: ended.signal,
               ...(elicit ? { elicit } : {}),
               onWaiting: (what) => live.waiting(what),
+              ...(trace ? { trace } : {}),
             });
           },
           onConsole: (entry) => options.logBuffer?.append({ level: LEVELS[entry.level], source: 'sandbox', message: entry.text.slice(0, 4000), runId }),
@@ -170,6 +176,7 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
         const formatted = formatOutcome(result, limits.outputBytes);
         const text = redact(formatted.text);
         log.debug(`run ${runId.slice(0, 8)} ${result.ok ? 'ok' : result.error.kind} in ${result.durationMs.toFixed(1)} ms, ${apiCalls} API call(s)`, { runId });
+        options.telemetry?.run(result.ok ? 'ok' : result.error.kind);
         return {
           ...base,
           apiCalls,
@@ -182,6 +189,7 @@ export function createExecuteService(options: ExecuteServiceOptions): ExecuteSer
         };
       } catch (error) {
         log.error(`run ${runId.slice(0, 8)}: the engine failed: ${messageOf(error)}`);
+        options.telemetry?.run('internal');
         return fail('internal', `internal: the sandbox engine failed: ${messageOf(error)}`);
       } finally {
         options.onRunEnd?.(runId);

@@ -29,6 +29,7 @@ import type { GateDecision } from '../audit/types.ts';
 import type { Refusal } from './callRecords.ts';
 import type { RunContext } from './runContext.ts';
 import type { AskFloor } from '../config/managedPolicy.ts';
+import type { CallEnd, CallInfo, CallTelemetry, Telemetry } from '../telemetry/telemetry.ts';
 
 /** What the caller is told when a call does not go out: `{ data: null, error: { code, message }, status }`. */
 export function gateError(code: string, message: string, status = 0): ApiCallResult {
@@ -71,6 +72,10 @@ export interface GateSource<Sent> {
   send(passed: Passed): Promise<Sent>;
   /** 7. Records a call stopped on the path, and returns what the caller gets (redacted). */
   refuse(refusal: Refusal): Promise<ApiCallResult>;
+  /** The call as telemetry names it (its operation, method and host; its server and tool), once its scope is known. */
+  describe?(): CallInfo | undefined;
+  /** What telemetry says of a sent call's answer: its status, or that it failed. */
+  outcomeOf?(sent: Sent): Pick<CallEnd, 'status' | 'error'>;
 }
 
 /** What the path needs of the companion: who answers, the client's rate, the kill switch, the organisation's floor on asking. */
@@ -82,6 +87,8 @@ export interface PathOptions {
   killSwitch?: (() => boolean) | undefined;
   /** The organisation's floor, as it is now: every mutation asks (an "allow" no longer sends one unasked), or every call. */
   askFloor?: (() => AskFloor | undefined) | undefined;
+  /** Where each call's span and counts go (telemetry on). */
+  telemetry?: Telemetry | undefined;
 }
 
 /** Why the organisation's floor puts a call the policy would send to a person, or undefined. */
@@ -99,11 +106,28 @@ const OVER_RATE = 'too many calls from this client: slow down and retry (the lim
 
 /** Takes one call down the path, step by step; the first step that stops it is recorded and its refusal returned. */
 export async function passGate<Sent>(path: PathOptions, source: GateSource<Sent>, run: RunContext): Promise<PathResult<Sent>> {
-  const refused = async (refusal: Refusal): Promise<PathResult<Sent>> => ({ refused: await source.refuse(refusal) });
+  // Telemetry's span of the call, opened once what it calls is known (after its scope), or at its refusal.
+  let traced: CallTelemetry | undefined;
+  const span = () => {
+    if (traced || !path.telemetry?.enabled) return traced;
+    const info = source.describe?.();
+    return info ? (traced = path.telemetry.call(run.trace, info)) : undefined;
+  };
+  const refused = async (refusal: Refusal): Promise<PathResult<Sent>> => {
+    const result = await source.refuse(refusal);
+    span()?.end({
+      decision: refusal.decision,
+      status: result.status,
+      ...(codeOf(refusal) ? { error: codeOf(refusal)! } : {}),
+      ...(refusal.approval ? { decidedBy: refusal.approval.by } : {}),
+    });
+    return { refused: result };
+  };
   // 1. Scope.
   if (path.killSwitch?.()) return await refused(stop('airlock_kill_switch', KILL_SWITCH, 'refused'));
   const outOfScope = await source.scope();
   if (outOfScope) return await refused(outOfScope);
+  span();
   // 2. Rate limit: over it, nothing more happens — no evidence is read, no server started, no person asked.
   if (path.rateLimit && !path.rateLimit(run.caller.key)) return await refused(stop('airlock_rate_limited', OVER_RATE, 'refused', 429));
   // 3. Policy.
@@ -114,14 +138,22 @@ export async function passGate<Sent>(path: PathOptions, source: GateSource<Sent>
   if ('send' in verdict && !floor) passed = { decision: verdict.send };
   else {
     // 4 and 5. Evidence, then a grant or a person's answer.
-    const asked = await approve(path.approvals, source, run, floor);
+    const asked = await approve(path.approvals, source, run, floor, traced);
     if ('refusal' in asked) return await refused(asked.refusal);
     passed = { decision: 'approved', approval: asked.approval };
   }
   // 6. Send: nothing that turned since the policy or the person's yes lets it out.
   const late = lastChecks(path, source, run, passed.approval);
   if (late) return await refused(late);
-  return { sent: await source.send(passed) };
+  const sent = await source.send(passed);
+  traced?.end({ decision: passed.decision, ...(passed.approval ? { decidedBy: passed.approval.by } : {}), ...source.outcomeOf?.(sent) });
+  return { sent };
+}
+
+/** A refusal's code (airlock_kill_switch, …), as its result carries it. */
+function codeOf(refusal: Refusal): string | undefined {
+  const code = (refusal.result.error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
 }
 
 /** Steps 4 and 5: the request with its evidence, a grant or a person's answer, and the check that what was shown is what goes. */
@@ -130,6 +162,7 @@ async function approve<Sent>(
   source: GateSource<Sent>,
   run: RunContext,
   floor: string | undefined,
+  traced: CallTelemetry | undefined,
 ): Promise<{ approval: ApprovalDecision } | { refusal: Refusal }> {
   if (!approvals) return { refusal: stop('airlock_approval_required', `${source.what} needs a person's approval, and no approver is attached.`, 'denied') };
   const asked = await source.approvalRequest();
@@ -137,9 +170,11 @@ async function approve<Sent>(
   const request = floor ? { ...asked, rule: `${floor}; ${asked.rule}` } : asked;
   // The client hears that the call waits (progress notifications), so it does not give up on a silent call.
   const waited = run.onWaiting?.(`Waiting for your approval in Airlock: ${source.waitingFor ?? source.what}`);
+  const answered = traced?.waiting();
   const approval = await run.control
     .whilePaused(() => approvals.request(request, { ...(run.signal ? { signal: run.signal } : {}), ...(run.elicit ? { elicit: run.elicit } : {}) }))
     .finally(() => waited?.());
+  answered?.(approval);
   if (!approval.approved) {
     const text = approval.code === 'no_approver' ? `${source.what} ${approval.reason}` : `${source.what} was not approved: ${approval.reason}`;
     return { refusal: { ...stop(notApprovedCode(approval.code, source.deniedCode), text, 'denied'), approval } };

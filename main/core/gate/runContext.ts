@@ -3,6 +3,7 @@
 // script, how to stop it, and the calls it made so far.
 import type { RunControl } from '../sandbox/engine.ts';
 import type { CallerInfo, Elicit } from '../approvals/types.ts';
+import type { TraceParent } from '../telemetry/telemetry.ts';
 
 /** One call a run made, as later approval requests list it (a tool call has its `mcp://` address and no method). */
 export interface RunCallSummary {
@@ -28,4 +29,6 @@ export interface RunContext {
   calls: RunCallSummary[];
   /** Called when the run starts waiting for a person (what it waits for); the returned function, when the wait is over. */
   onWaiting?(what: string): () => void;
+  /** The MCP request that started the run, whose span its calls' spans hang under (telemetry on). */
+  trace?: TraceParent;
 }

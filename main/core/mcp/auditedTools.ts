@@ -16,6 +16,7 @@ import type { TaskTool } from './toolTasks.ts';
 import type { TaskWork } from './modernTasks.ts';
 import { messageOf } from '../../../contract/values.ts';
 import type { ClientTokenRef } from '../../../contract/approvals.ts';
+import type { Telemetry, TraceParent } from '../telemetry/telemetry.ts';
 
 /** What a tool handler gets besides its arguments. */
 export interface ToolContext {
@@ -39,6 +40,8 @@ export interface ToolContext {
    * tools/call's answer (a CreateTaskResult), which the handler returns as its result.
    */
   startTask?: (statusMessage: string, work: (task: TaskWork) => Promise<CallToolResult>) => CallToolResult;
+  /** The call's span (telemetry on): a call it makes through the gate hangs below it. */
+  trace?: TraceParent;
 }
 
 /** What a tool handler returns: the result, and what the audit record should say about it. */
@@ -107,6 +110,8 @@ export interface AuditedToolsOptions {
   report(report: ToolCallReport): void | Promise<unknown>;
   /** Called when a call starts (sessions count calls in flight). */
   onStart?(caller: CallerInfo): void;
+  /** Where each call's span and duration go (telemetry on). */
+  telemetry?: Telemetry;
 }
 
 /** The client token each HTTP session's server was opened with (absent: the companion's token, or stdio). */
@@ -160,7 +165,27 @@ function progressOf(extra: ToolCallExtra): { progress?: (message: string) => voi
  * error thrown; a result that cannot be recorded is withheld (the client is told why). Both protocol revisions'
  * registries call it, so a call is audited the same whichever one a client speaks.
  */
-export async function runAudited(
+export function runAudited(
+  name: string,
+  args: unknown,
+  handler: (args: never, ctx: ToolContext) => Promise<ToolOutcome>,
+  options: Pick<AuditedToolsOptions, 'report' | 'onStart' | 'telemetry'>,
+  ctx: ToolContext,
+): Promise<CallToolResult> {
+  const telemetry = options.telemetry;
+  if (!telemetry?.enabled) return auditedCall(name, args, handler, options, ctx);
+  // The call's span: what its run calls through the gate hangs below it.
+  return telemetry.request(
+    { method: 'tools/call', tool: name, caller: ctx.caller },
+    () => {
+      const trace = telemetry.current();
+      return auditedCall(name, args, handler, options, trace ? { ...ctx, trace } : ctx);
+    },
+    (result) => (result.isError ? 'tool_error' : undefined),
+  );
+}
+
+async function auditedCall(
   name: string,
   args: unknown,
   handler: (args: never, ctx: ToolContext) => Promise<ToolOutcome>,

@@ -19,6 +19,7 @@ import { McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
 import { verifySealedRound } from './inClientApproval.ts';
 import { messageOf } from '../../../contract/values.ts';
 import { modernTools } from './modernTools.ts';
+import type { Telemetry } from '../telemetry/telemetry.ts';
 
 /** Registers a tool; may return how to write its description again when what it describes changed. */
 /**
@@ -77,6 +78,8 @@ export interface McpServerOptions {
   onToolStart?(caller: CallerInfo): void;
   /** Called when each tool call finishes; its result is returned once this settles, and withheld if it throws. */
   onToolCall(report: ToolCallReport): void | Promise<unknown>;
+  /** Where each tool call's span and duration go (telemetry on). */
+  telemetry?: Telemetry;
   /** Other MCP servers' accepted tools search_docs finds beside the APIs. */
   searchTools?(): SearchableTools[];
   /** The JSON schemas loose tools (registerLoose: another server's tools) are listed with, by tool name. */
@@ -136,6 +139,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     transport: options.transport,
     report: options.onToolCall,
     ...(options.onToolStart ? { onStart: options.onToolStart } : {}),
+    ...(options.telemetry ? { telemetry: options.telemetry } : {}),
   });
   const refresh = registerAirlockTools(tools, options, '');
   serveToolTasks(server, tools.taskTools);
@@ -232,6 +236,7 @@ export async function createModernMcpServer(
     transport: options.transport,
     report: options.onToolCall,
     ...(options.onToolStart ? { onStart: options.onToolStart } : {}),
+    ...(options.telemetry ? { telemetry: options.telemetry } : {}),
     ...(options.listedSchemas ? { listedSchemas: options.listedSchemas } : {}),
     ...(onlyTool !== undefined ? { onlyTool } : {}),
     ...(options.modernTasks ? { tasks: options.modernTasks } : {}),

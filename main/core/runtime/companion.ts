@@ -13,6 +13,8 @@ import type { Logger } from '../log/logger.ts';
 import type { LogBuffer } from '../log/logBuffer.ts';
 import { RedactionHolder } from '../log/redactionHolder.ts';
 import { AIRLOCK_VERSION } from '../util/version.ts';
+import { startTelemetry } from '../telemetry/startTelemetry.ts';
+import type { Telemetry } from '../telemetry/telemetry.ts';
 import type { SecretStore } from '../secrets/secretStore.ts';
 import { createKeychainStore } from '../secrets/keychainStore.ts';
 import { createFileStore, fileStoreBanner } from '../secrets/fileStore.ts';
@@ -105,6 +107,9 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     ensureDataDir(info.paths.root);
     const logs = { logger, buffer, redact: redaction.redact };
     const hub = new EventHub();
+    // What an organisation's monitoring hears (off by default); flushed last, after everything else closed.
+    const telemetry = await startTelemetry({ settings: values, env: process.env, version: AIRLOCK_VERSION, redact: redaction.redact, logger });
+    closers.push(() => telemetry.shutdown());
 
     // 2. Keys: the keychain, or the explicitly opted-in file store; never a silent fallback.
     const store = options.secretStore ?? (values.secretStore === 'file' ? createFileStore({ path: info.paths.secretsFile }) : createKeychainStore());
@@ -142,6 +147,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       logger,
       policy,
       policyEvents,
+      telemetry,
     });
     closers.push(() => apis.close());
     await startServing(apis, values, info.paths, logger);
@@ -158,6 +164,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       audit,
       policy,
       policyEvents,
+      telemetry,
       killSwitch: () => values.killSwitch,
       rateLimit: (key) => rate.take(key),
       maxMessageBytes: () => values.mcpMessageMb * 1024 * 1024,
@@ -190,7 +197,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     });
     closers.push(() => engines.close());
     startup.mark('engine');
-    const { caps, execute } = createRuns({ values, engine: engines.engine, apis, upstream, broker, buffer, logger });
+    const { caps, execute } = createRuns({ values, engine: engines.engine, apis, upstream, broker, buffer, logger, telemetry });
     settings.onApplied(liveApplier({ values, caps, rate, execute, hub, logger }));
 
     // 7. The MCP sessions: when one ends, its session grants end and its waiting runs say so.
@@ -221,6 +228,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
       serverReviews: upstream.reviews,
       toolGate: upstream.gate,
       runs: { execute, caps },
+      telemetry,
       sessions,
       hub,
       host,
@@ -303,6 +311,7 @@ function createRuns(o: {
   broker: ApprovalBroker;
   buffer: LogBuffer;
   logger: Logger;
+  telemetry: Telemetry;
 }): { caps: ExecutionCaps; execute: ExecuteService } {
   const { values, apis, upstream, broker } = o;
   const caps = new ExecutionCaps(capsOf(values));
@@ -318,6 +327,7 @@ function createRuns(o: {
     onRunEnd: (runId) => broker.endRun(runId),
     approvals: broker,
     replyAfterMs: () => values.approvalReplyAfterMs,
+    telemetry: o.telemetry,
   });
   return { caps, execute };
 }

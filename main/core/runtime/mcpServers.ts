@@ -36,6 +36,7 @@ import { changesTools } from './toolsChanged.ts';
 
 export type McpServerServices = Pick<
   Services,
+  | 'telemetry'
   | 'info'
   | 'settings'
   | 'logs'
@@ -229,6 +230,7 @@ function serverOptions(
     listedSchemas: () => schemas,
     ...(scope ? {} : { searchTools: () => searchableTools(s.upstream, s.logs.logger, s.logs.redact) }),
     warmUp: () => s.engines.engine.warmUp?.(),
+    ...(s.telemetry ? { telemetry: s.telemetry } : {}),
     ...hooks,
     tools,
   };

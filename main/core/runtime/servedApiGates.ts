@@ -22,6 +22,7 @@ import { AirlockError } from '../util/errors.ts';
 import { loadApi } from './loadApi.ts';
 import { apiRefusal, type ManagedPolicy } from '../config/managedPolicy.ts';
 import type { PolicyRecorder } from './policyAudit.ts';
+import type { Telemetry } from '../telemetry/telemetry.ts';
 import { ServedApis } from './servedApis.ts';
 
 export interface ServedApiDeps {
@@ -41,6 +42,8 @@ export interface ServedApiDeps {
   policy?(): ManagedPolicy | undefined;
   /** Where what the policy refused is audited. */
   policyEvents?: Pick<PolicyRecorder, 'once'>;
+  /** Where each call's span and counts go (telemetry on). */
+  telemetry?: Telemetry;
 }
 
 /** The served APIs, each opened with its catalogue and search, its key and its gate. */
@@ -89,6 +92,7 @@ export function openServedApis(d: ServedApiDeps): ServedApis {
           // The kill switch also stops every run; here it stops a call already on its way (one a person is deciding).
           killSwitch: () => values.killSwitch,
           askFloor: () => d.policy?.()?.approvals.ask,
+          ...(d.telemetry ? { telemetry: d.telemetry } : {}),
           onApiCall: (record) => d.audit.recordApiCall(record),
           logger: logger.child('gate'),
         });

@@ -23,6 +23,7 @@ import type { ServerStore } from '../upstream/serverStore.ts';
 import type { PinStore } from '../upstream/toolPins.ts';
 import type { ToolGate } from '../upstream/toolGate.ts';
 import type { Preparation } from '../search/preparation.ts';
+import type { Telemetry } from '../telemetry/telemetry.ts';
 
 export type CompanionMode = 'serve' | 'stdio';
 
@@ -132,4 +133,6 @@ export interface Services {
   sessions: SessionRegistry;
   hub: EventHub;
   host: Host;
+  /** What the companion tells an organisation's monitoring (OpenTelemetry, Prometheus); NO_TELEMETRY when off. */
+  telemetry?: Telemetry;
 }

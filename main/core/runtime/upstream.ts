@@ -17,6 +17,7 @@ import { UpstreamServers } from '../upstream/upstreamServers.ts';
 import { serverQuestions } from '../upstream/serverQuestions.ts';
 import { serverRefusal, type ManagedPolicy } from '../config/managedPolicy.ts';
 import type { PolicyRecorder } from './policyAudit.ts';
+import type { Telemetry } from '../telemetry/telemetry.ts';
 import { AirlockError } from '../util/errors.ts';
 import { launchServer } from '../upstream/serverLauncher.ts';
 import { createToolGate, type ToolGate } from '../upstream/toolGate.ts';
@@ -49,6 +50,8 @@ export function createUpstream(deps: {
   policy?(): ManagedPolicy | undefined;
   /** Where what the policy refused is audited. */
   policyEvents?: Pick<PolicyRecorder, 'once'>;
+  /** Where each call's span and counts go (telemetry on). */
+  telemetry?: Telemetry;
 }): UpstreamParts {
   const log = deps.logger.child('servers');
   const entries = new ServerStore(deps.paths.servers);
@@ -88,6 +91,7 @@ export function createUpstream(deps: {
     logger: deps.logger.child('gate'),
     killSwitch: deps.killSwitch,
     askFloor: () => deps.policy?.()?.approvals.ask,
+    ...(deps.telemetry ? { telemetry: deps.telemetry } : {}),
     rateLimit: deps.rateLimit,
     maxArgumentBytes: deps.maxMessageBytes,
     questions,

@@ -63,6 +63,7 @@ export async function callDirect(gate: ToolGate, tool: DirectTool, args: Record<
       signal: ctx.signal,
       calls: [],
       ...(ctx.progress ? { onWaiting: (what: string) => keepTelling(ctx.progress!, what, PROGRESS_EVERY_MS) } : {}),
+      ...(ctx.trace ? { trace: ctx.trace } : {}),
     },
   );
   return { result, runId };

@@ -21,6 +21,7 @@ import type { RunContext } from '../gate/runContext.ts';
 import { AuditWriteError, approvalField, callRecord } from '../gate/callRecords.ts';
 import { gateError, passGate, stop, type GateSource, type PathOptions } from '../gate/decisionPath.ts';
 import type { AskFloor } from '../config/managedPolicy.ts';
+import type { Telemetry } from '../telemetry/telemetry.ts';
 import { errorMessage } from '../util/errors.ts';
 import type { ServerEntry } from './serverEntry.ts';
 import { policyFor, toolKind } from './toolPolicy.ts';
@@ -63,6 +64,8 @@ export interface ToolGateOptions {
   killSwitch?(): boolean;
   /** The organisation's floor on asking, as it is now (decisionPath.ts). */
   askFloor?(): AskFloor | undefined;
+  /** Where each call's span and counts go (telemetry on). */
+  telemetry?: Telemetry;
   /** The client's rate, shared with its API calls: false when this call is over it (scripts' and direct calls alike). */
   rateLimit?(callerKey: string): boolean;
   /** Where a server's questions go: each call runs inside `during`, so a question is put with the call that it came with. */
@@ -90,7 +93,13 @@ type Handled = { ok: true; raw: CallToolResult; redact: Redactor } | { ok: false
 
 export function createToolGate(options: ToolGateOptions): ToolGate {
   const max = options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
-  const path: PathOptions = { approvals: options.approvals, rateLimit: options.rateLimit, killSwitch: options.killSwitch, askFloor: options.askFloor };
+  const path: PathOptions = {
+    approvals: options.approvals,
+    rateLimit: options.rateLimit,
+    killSwitch: options.killSwitch,
+    askFloor: options.askFloor,
+    telemetry: options.telemetry,
+  };
   const handle = async (call: ToolCall, run: RunContext): Promise<Handled> => {
     try {
       const outcome = await passGate(path, toolSource(options, call, run), run);
@@ -166,6 +175,8 @@ function toolSource(options: ToolGateOptions, call: ToolCall, run: RunContext): 
   return {
     what,
     deniedCode: 'airlock_tool_denied',
+    describe: () => ({ source: 'tool', server: call.server, tool: call.tool }),
+    outcomeOf: (handled) => (handled.ok ? (handled.raw.isError ? { error: 'tool_error' } : {}) : { status: handled.refusal.status, error: 'refused' }),
     // Well-formed, within the cap on messages to servers, a server Airlock knows: nothing is started for it yet.
     scope() {
       if (call.args !== undefined && (call.args === null || typeof call.args !== 'object' || Array.isArray(call.args)))

@@ -1,0 +1,65 @@
+// Telemetry's bounds (issue 40 §2): a collector that never answers does not hold a call up, its queue stays
+// bounded, and what it drops is counted (the SDK's otel.sdk.processor.span.processed{error.type=queue_full}); every
+// string attribute goes through the redactor.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { AggregationTemporality, InMemoryMetricExporter, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
+import { createOtelTelemetry } from '../../main/core/telemetry/otelTelemetry.ts';
+
+const CALLER = { key: 'http:s1', transport: 'http' as const, sessionId: 's1', clientName: 'client SECRET-1' };
+
+test('a collector that never answers: calls go on, the queue stays bounded, and the drops are counted', async () => {
+  const held: ReadableSpan[][] = [];
+  // An exporter whose export never completes: the collector is down and the connection hangs.
+  const hanging: SpanExporter = { export: (spans) => void held.push(spans), shutdown: async () => undefined };
+  const metrics = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+  const reader = new PeriodicExportingMetricReader({ exporter: metrics, exportIntervalMillis: 3_600_000 });
+  const telemetry = createOtelTelemetry({
+    redact: (text) => text.replaceAll('SECRET-1', '[redacted]'),
+    serviceName: 'airlock',
+    serviceVersion: '0.0.0',
+    exporters: { spans: hanging, metrics: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE), metricsEveryMs: 3_600_000 },
+    readers: [reader],
+    maxQueueSize: 4,
+    scheduledDelayMs: 3_600_000,
+  });
+  for (let i = 0; i < 20; i++) {
+    const answer = await telemetry.request({ method: 'tools/call', tool: 'execute', caller: CALLER }, async () => {
+      const call = telemetry.call(telemetry.current(), { source: 'tool', server: 'fs', tool: 'read' });
+      call.end({ decision: 'read' });
+      return i;
+    });
+    assert.equal(answer, i, 'the call is answered as if there were no telemetry');
+  }
+  await reader.forceFlush();
+  const points = metrics
+    .getMetrics()
+    .flatMap((rm) => rm.scopeMetrics.flatMap((sm) => sm.metrics))
+    .filter((m) => m.descriptor.name === 'otel.sdk.processor.span.processed')
+    .flatMap((m) => m.dataPoints as { attributes: Record<string, unknown>; value: unknown }[]);
+  const dropped = points.filter((p) => p.attributes['error.type'] === 'queue_full').reduce((sum, p) => sum + Number(p.value), 0);
+  assert.ok(dropped >= 40 - 4 - 4, `40 spans, a queue of 4: most were dropped, and counted (${dropped})`);
+  await telemetry.shutdown();
+});
+
+test('every string attribute is redacted before it leaves', async () => {
+  const sent: ReadableSpan[] = [];
+  const exporter: SpanExporter = { export: (spans, done) => (sent.push(...spans), done({ code: 0 })), shutdown: async () => undefined };
+  const telemetry = createOtelTelemetry({
+    redact: (text) => text.replaceAll('SECRET-1', '[redacted]'),
+    serviceName: 'airlock',
+    serviceVersion: '0.0.0',
+    exporters: { spans: exporter, metrics: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE), metricsEveryMs: 3_600_000 },
+    scheduledDelayMs: 10,
+  });
+  await telemetry.request({ method: 'tools/call', tool: 'execute', caller: CALLER }, async () => {
+    const call = telemetry.call(telemetry.current(), { source: 'api', api: 'demo', operation: 'op SECRET-1', method: 'GET', host: 'h', pathTemplate: '/x' });
+    call.end({ decision: 'read', status: 200 });
+  });
+  await telemetry.shutdown();
+  const text = JSON.stringify(sent.map((s) => ({ name: s.name, attributes: s.attributes })));
+  assert.match(text, /\[redacted\]/);
+  assert.doesNotMatch(text, /SECRET-1/);
+  assert.equal(sent.find((s) => s.name === 'GET /x')?.parentSpanContext?.spanId, sent.find((s) => s.name === 'tools/call execute')?.spanContext().spanId);
+});
