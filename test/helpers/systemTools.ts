@@ -96,6 +96,20 @@ export const CHROMIUM: SystemNeed = {
   packages: 'chromium',
 };
 
+/** Debian's Prometheus, which scrapes the companion's /metrics in its test. */
+export const PROMETHEUS: SystemNeed = {
+  why: 'the Prometheus test',
+  tools: ['prometheus'],
+  packages: 'prometheus',
+};
+
+/** Debian's rsyslog, which receives the audit records forwarded to syslog in its test. */
+export const RSYSLOG: SystemNeed = {
+  why: 'the syslog test',
+  check: () => (['/usr/sbin/rsyslogd', '/sbin/rsyslogd'].some((p) => existsSync(p)) ? [] : ['rsyslogd']),
+  packages: 'rsyslog',
+};
+
 /** The needs a shell script can ask about by name. */
 const BY_NAME: Record<string, SystemNeed> = { srt: SRT, deno: DENO, keyring: KEYRING, chromium: CHROMIUM };
 

@@ -40,6 +40,8 @@ export function dataPaths(dataDir: string) {
     specCache: join(dataDir, 'spec-cache'),
     mcpToken: join(dataDir, 'token'),
     controlToken: join(dataDir, 'control-token'),
+    /** What Prometheus presents at /metrics (--metrics token). */
+    metricsToken: join(dataDir, 'metrics-token'),
     /** HTTP clients' own tokens, as hashes (http/clientTokens.ts). */
     clientTokens: join(dataDir, 'client-tokens.json'),
     serverInfo: join(dataDir, 'server.json'),

@@ -17,7 +17,7 @@ import type { SettingDef } from './settingDef.ts';
 import { COMMON_SETTINGS } from './settingsCommon.ts';
 import { SERVER_SETTINGS } from './settingsServer.ts';
 import { SANDBOX_SETTINGS, type EngineName, type NetworkMode } from './settingsSandbox.ts';
-import { SAFETY_SETTINGS, type SecretStoreChoice, type TelemetryMode } from './settingsSafety.ts';
+import { SAFETY_SETTINGS, type MetricsEndpoint, type SecretStoreChoice, type TelemetryMode } from './settingsSafety.ts';
 
 /** The values of the settings `engine` and `egress`, declared with their rows; here beside the type of all the settings. */
 export { ENGINES, NETWORK_MODES, type EngineName, type NetworkMode } from './settingsSandbox.ts';
@@ -71,6 +71,7 @@ export interface Settings {
   mcpMessageMb: number;
   telemetry: TelemetryMode;
   telemetryEndpoint?: string;
+  metrics: MetricsEndpoint;
 }
 
 export function settingByKey(key: string): SettingDef<any> | undefined {

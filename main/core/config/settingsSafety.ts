@@ -7,6 +7,9 @@ import { count, choice, def, duration, httpUrl, onOff, size, text, type SettingD
 /** Where the companion's activity goes besides its own audit: nowhere, or OpenTelemetry over OTLP/HTTP. */
 export const TELEMETRY_MODES = ['off', 'otlp'] as const;
 export type TelemetryMode = (typeof TELEMETRY_MODES)[number];
+/** Who may read the companion's metrics at /metrics: nobody, Prometheus with the metrics token, or anyone on this machine. */
+export const METRICS_ENDPOINTS = ['off', 'token', 'open'] as const;
+export type MetricsEndpoint = (typeof METRICS_ENDPOINTS)[number];
 
 export const SECRET_STORES = ['keychain', 'file'] as const;
 export type SecretStoreChoice = (typeof SECRET_STORES)[number];
@@ -163,5 +166,18 @@ export const SAFETY_SETTINGS = [
     live: false,
     defaultText: 'OTEL_EXPORTER_OTLP_ENDPOINT, else http://localhost:4318',
     description: 'the OTLP/HTTP collector telemetry goes to (its /v1/traces and /v1/metrics); wins over OTEL_EXPORTER_OTLP_ENDPOINT',
+  }),
+  def({
+    key: 'metrics',
+    flag: '--metrics',
+    valueName: '<off|token|open>',
+    label: 'Prometheus metrics',
+    group: 'safety',
+    spec: choice(METRICS_ENDPOINTS, { off: 'Off', token: 'On, with the metrics token', open: 'On, open to this machine' }),
+    persist: true,
+    live: false,
+    defaultValue: 'off' as MetricsEndpoint,
+    description:
+      "serve the companion's metrics in the Prometheus text format at /metrics on its loopback port (airlock serve): token asks for the bearer token in the data dir's metrics-token file (Prometheus: authorization.credentials_file), open asks for none",
   }),
 ] as const satisfies readonly SettingDef<any>[];

@@ -14,6 +14,7 @@ import type { LogBuffer } from '../log/logBuffer.ts';
 import { RedactionHolder } from '../log/redactionHolder.ts';
 import { AIRLOCK_VERSION } from '../util/version.ts';
 import { startTelemetry } from '../telemetry/startTelemetry.ts';
+import { prometheusMetrics, type PrometheusMetrics } from '../telemetry/prometheusMetrics.ts';
 import type { Telemetry } from '../telemetry/telemetry.ts';
 import type { SecretStore } from '../secrets/secretStore.ts';
 import { createKeychainStore } from '../secrets/keychainStore.ts';
@@ -77,6 +78,8 @@ export interface Companion {
   createModernServer(caller: ModernCaller, transport?: 'stdio' | 'http', request?: { tool?: string }): Promise<ModernMcpServer>;
   /** What a screen that subscribes late missed: recent log lines, and the approvals still waiting. */
   replay(since: number | undefined): ControlEvent[];
+  /** The Prometheus endpoint (/metrics), when --metrics turned it on. */
+  readonly metrics?: PrometheusMetrics;
   close(): Promise<void>;
 }
 
@@ -108,7 +111,15 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     const logs = { logger, buffer, redact: redaction.redact };
     const hub = new EventHub();
     // What an organisation's monitoring hears (off by default); flushed last, after everything else closed.
-    const telemetry = await startTelemetry({ settings: values, env: process.env, version: AIRLOCK_VERSION, redact: redaction.redact, logger });
+    const metrics = await prometheusMetrics(values.metrics, info.paths.metricsToken);
+    const telemetry = await startTelemetry({
+      settings: values,
+      env,
+      version: AIRLOCK_VERSION,
+      redact: redaction.redact,
+      logger,
+      ...(metrics ? { readers: [metrics.reader] } : {}),
+    });
     closers.push(() => telemetry.shutdown());
 
     // 2. Keys: the keychain, or the explicitly opted-in file store; never a silent fallback.
@@ -250,6 +261,7 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     return {
       services,
       dispatch,
+      ...(metrics ? { metrics } : {}),
       createMcpServer,
       createModernServer,
       replay(since) {

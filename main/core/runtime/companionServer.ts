@@ -190,6 +190,8 @@ export async function startServing(ctx: StartContext, options: ServingOptions = 
           replay: (since) => built.replay(since),
           caller: { by: `${localUser()} via control API`, channel: 'http' },
         }),
+        // Prometheus's scrape (--metrics): its own token, checked by the endpoint, or none when opted in.
+        ...(built.metrics ? [{ path: '/metrics', auth: 'none' as const, handle: built.metrics.handle }] : []),
       ],
       [pipe.route],
     );
