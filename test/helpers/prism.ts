@@ -1,7 +1,7 @@
 // A mock of an API from its OpenAPI document (Stoplight Prism), for end-to-end
 // tests against a real-world contract. Ready when Prism says it listens.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from './ports.ts';
 import { join } from 'node:path';
 import { ROOT } from './paths.ts';
 
@@ -12,17 +12,6 @@ export interface PrismMock {
   /** Resolves once Prism has logged a request matching `re`. */
   waitForRequest(re: RegExp): Promise<void>;
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startPrism(spec: string): Promise<PrismMock> {

@@ -6,25 +6,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { writeFileSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { serve } from '../helpers/processes.ts';
 import { execute, httpClient } from '../helpers/mcpClients.ts';
 import { controlClient, waitForEvent } from '../helpers/control.ts';
 import { tempDir } from '../helpers/paths.ts';
+import { freePort } from '../helpers/ports.ts';
 import { PROMETHEUS, skipUnlessTools } from '../helpers/systemTools.ts';
 
 const skip = skipUnlessTools(PROMETHEUS);
 const CREATE = `return (await api.events.create({ body: { title: 'scraped', category: 'music', city: 'Lyon', venue: 'Hall', start: '2030-05-01T20:00:00+02:00', end: '2030-05-01T23:00:00+02:00' } })).status;`;
-
-/** A port nothing listens on now (Prometheus takes a fixed listen address). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 type Sample = { metric: Record<string, string>; value: [number, string] };
 

@@ -6,17 +6,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
+import { freePort } from '../helpers/ports.ts';
 import { browserAuthorize } from '../../main/core/upstream/oauthBrowserFlow.ts';
 
 const T = { timeout: 10_000 };
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 const authUrl = (state: string) => new URL(`https://auth.example/authorize?client_id=c&state=${state}`);
 

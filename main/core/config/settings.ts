@@ -72,6 +72,7 @@ export interface Settings {
   telemetry: TelemetryMode;
   telemetryEndpoint?: string;
   metrics: MetricsEndpoint;
+  syslog?: string;
 }
 
 export function settingByKey(key: string): SettingDef<any> | undefined {

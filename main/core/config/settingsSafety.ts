@@ -2,6 +2,7 @@
 // screen): approvals, where keys are kept, how long the audit and the log
 // keep what they hold, the diagnostics tools, and the caps on other MCP
 // servers (message size, tools offered directly).
+import { parseSyslogUrl } from './syslogTarget.ts';
 import { count, choice, def, duration, httpUrl, onOff, size, text, type SettingDef } from './settingDef.ts';
 
 /** Where the companion's activity goes besides its own audit: nowhere, or OpenTelemetry over OTLP/HTTP. */
@@ -166,6 +167,20 @@ export const SAFETY_SETTINGS = [
     live: false,
     defaultText: 'OTEL_EXPORTER_OTLP_ENDPOINT, else http://localhost:4318',
     description: 'the OTLP/HTTP collector telemetry goes to (its /v1/traces and /v1/metrics); wins over OTEL_EXPORTER_OTLP_ENDPOINT',
+  }),
+  def({
+    key: 'syslog',
+    flag: '--syslog',
+    valueName: '<url>',
+    label: 'Forward the audit to syslog',
+    group: 'safety',
+    spec: text({ format: 'url', maxLength: 500 }),
+    refine: (raw: string) => (parseSyslogUrl(raw), raw),
+    persist: true,
+    live: false,
+    defaultText: 'not forwarded',
+    description:
+      'send each audit record, redacted as the audit keeps it, to syslog as an RFC 5424 message: udp://host:514, tcp://host:601 or tls://host:6514 (a syslog that is down never holds a call up; the local audit stays the record)',
   }),
   def({
     key: 'metrics',

@@ -14,6 +14,8 @@ import type { LogBuffer } from '../log/logBuffer.ts';
 import { RedactionHolder } from '../log/redactionHolder.ts';
 import { AIRLOCK_VERSION } from '../util/version.ts';
 import { startTelemetry } from '../telemetry/startTelemetry.ts';
+import { parseSyslogUrl } from '../config/syslogTarget.ts';
+import type { AuditEntry } from '../audit/types.ts';
 import { prometheusMetrics, type PrometheusMetrics } from '../telemetry/prometheusMetrics.ts';
 import type { Telemetry } from '../telemetry/telemetry.ts';
 import type { SecretStore } from '../secrets/secretStore.ts';
@@ -129,7 +131,17 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
     const storeOnly = await createCredentials({ store, profile: '', auth: { type: 'none' }, env: {}, primary: false, logger, onSecret: () => undefined });
 
     // 3. The audit, and the approval broker with its grants.
-    const audit = openAudit({ file: info.paths.audit, retentionDays: values.auditRetentionDays, redact: redaction.redact, hub, logger });
+    // Audit records forwarded to syslog (--syslog), each once committed and redacted; closed after the audit.
+    const syslog = values.syslog ? (await import('../telemetry/syslogForwarder.ts')).createSyslogForwarder(parseSyslogUrl(values.syslog), logger) : undefined;
+    if (syslog) closers.push(() => syslog.close());
+    const audit = openAudit({
+      file: info.paths.audit,
+      retentionDays: values.auditRetentionDays,
+      redact: redaction.redact,
+      hub,
+      logger,
+      ...(syslog ? { forward: (entry: AuditEntry) => syslog.forward(entry) } : {}),
+    });
     closers.push(() => audit.close());
     startup.mark('audit');
     // The organisation's policy as it is now (a change of the managed file replaces it: managedPolicyWatch.ts).
@@ -379,12 +391,23 @@ function publishToScreens(hub: EventHub, buffer: LogBuffer, broker: ApprovalBrok
 }
 
 /** The audit store, each record published to the screens as it is written, records past the retention pruned. */
-function openAudit(o: { file: string; retentionDays: number; redact(text: string): string; hub: EventHub; logger: Logger }): AuditStore {
+function openAudit(o: {
+  file: string;
+  retentionDays: number;
+  redact(text: string): string;
+  hub: EventHub;
+  logger: Logger;
+  /** Each committed record, to syslog. */
+  forward?(entry: AuditEntry): void;
+}): AuditStore {
   const audit = openAuditStore({
     file: o.file,
     redact: o.redact,
     logger: o.logger.child('audit'),
-    onRecord: (entry) => o.hub.publish({ type: 'audit', record: toAuditRecord(entry) }),
+    onRecord: (entry) => {
+      o.hub.publish({ type: 'audit', record: toAuditRecord(entry) });
+      o.forward?.(entry);
+    },
   });
   if (o.retentionDays > 0) {
     const pruned = audit.prune({ olderThanDays: o.retentionDays });
