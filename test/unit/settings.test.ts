@@ -229,7 +229,7 @@ test('every choice setting: each listed choice is accepted, anything else refuse
   const choices = settingsMeta().filter((m) => m.type === 'choice');
   assert.deepEqual(
     choices.map((m) => m.key),
-    ['logLevel', 'theme', 'engine', 'egress', 'secretStore'],
+    ['logLevel', 'theme', 'engine', 'egress', 'secretStore', 'telemetry', 'metrics'],
   );
   for (const m of choices) {
     if (m.type !== 'choice') continue;
@@ -292,7 +292,11 @@ test('text settings: what a pattern or a format refuses is refused by the core, 
   // Formats the spec cannot express are checked further by the core (these settings are flag or env only).
   assert.equal(accepts(settingByKey('baseUrl')!, 'ftp://x.test'), false);
   assert.equal(accepts(settingByKey('auth')!, 'digest'), false);
-  for (const m of settingsMeta().filter((x) => x.type === 'text' && x.key !== 'profile'))
+  // The text settings the form saves besides the profile are URLs the core checks further: a refusal comes back named.
+  assert.equal(accepts(settingByKey('telemetryEndpoint')!, 'ftp://collector.test'), false);
+  assert.equal(accepts(settingByKey('syslog')!, 'http://siem.test'), false);
+  assert.equal(accepts(settingByKey('syslog')!, 'tls://siem.test:6514'), true);
+  for (const m of settingsMeta().filter((x) => x.type === 'text' && !['profile', 'telemetryEndpoint', 'syslog'].includes(x.key)))
     assert.equal(m.persist, false, `${m.key} is text the form would save`);
 });
 

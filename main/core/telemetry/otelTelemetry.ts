@@ -70,7 +70,8 @@ export function createOtelTelemetry(o: OtelOptions): Telemetry {
         ]
       : [],
   });
-  const tracer = traces.getTracer('airlock', o.serviceVersion);
+  // With no span exporter (Prometheus alone) spans are not recorded at all: the API's no-op tracer.
+  const tracer = o.exporters ? traces.getTracer('airlock', o.serviceVersion) : trace.getTracerProvider().getTracer('airlock');
   const meter = meters.getMeter('airlock', o.serviceVersion);
   const duration = meter.createHistogram('mcp.server.operation.duration', {
     unit: 's',
