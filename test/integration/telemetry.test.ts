@@ -1,15 +1,18 @@
 // OpenTelemetry from a running companion (issue 40 §2), received by an in-test collector over OTLP/HTTP: a run
 // with a mutation held for a person and approved makes the span tree of the MCP semantic conventions — the request
 // (`tools/call execute`), the API call under it (`POST /events`, with its operation, host, status, the gate's
-// decision and who decided), and the wait for the person under that — and the metrics count it. The red team's
+// decision and who decided), and the wait for the person under that — and the metrics count it; every other MCP
+// request has its span too, over HTTP and over a joined stdio pipe. The red team's
 // canary key, in every encoding, appears in nothing exported. A collector that is down fails no call.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { serve } from '../helpers/processes.ts';
 import { execute, httpClient } from '../helpers/mcpClients.ts';
 import { controlClient, waitForEvent } from '../helpers/control.ts';
 import { echoFixture } from '../helpers/echoApi.ts';
-import { tempDir } from '../helpers/paths.ts';
+import { CLI, NODE, ROOT, tempDir } from '../helpers/paths.ts';
 import { startOtlpReceiver } from '../helpers/otlpReceiver.ts';
 import { CANARY, holdsCanary } from '../helpers/canary.ts';
 

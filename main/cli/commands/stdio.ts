@@ -14,6 +14,7 @@ import { onShutdown, shutdown } from '../shutdown.ts';
 import { givenCompanionSettings, joinedVerdict, type GivenSetting, type JoinedVerdict } from '../joinedSettings.ts';
 import { unservedScope } from '../../core/mcp/sessionScope.ts';
 import { messageOf } from '../../../contract/values.ts';
+import { MessageTracer } from '../../core/mcp/requestTracing.ts';
 
 /** Keeps stdout for the protocol: console.log/info/debug go to stderr. */
 export function protectStdout(): void {
@@ -138,6 +139,8 @@ async function inProcess(ctx: CliContext, scope: string[] | undefined): Promise<
   const read = early?.take();
   const mcpLog = logger.child('mcp');
   const transport = new LineLimitedStdioTransport(process.stdin, process.stdout, { log: (m) => mcpLog.warn(m), ...(read ? { early: read } : {}) });
+  const telemetry = companion.services.telemetry;
+  if (telemetry?.enabled) transport.tracer = new MessageTracer(telemetry, () => ({ key: `stdio:${process.pid}`, transport: 'stdio' }));
   // The revision the client opens with: 2025 (initialize) or 2026-07-28 (server/discover, or the request envelope).
   const connection = serveStdioRevisions(transport, {
     legacy: () => {

@@ -18,6 +18,9 @@ import { getRequestListener } from '@hono/node-server';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { preparedAnswer } from './createMcpServer.ts';
+import { traceExchange } from './requestTracing.ts';
+import { httpSessionKey } from './sessionRegistry.ts';
+import type { Telemetry } from '../telemetry/telemetry.ts';
 import { GOING_AWAY, GOING_AWAY_CODE } from './goingAway.ts';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Logger } from '../log/logger.ts';
@@ -63,6 +66,8 @@ export interface McpEndpointOptions {
   idleMs?: number | (() => number);
   /** A request arrived in this session (the registry's "last seen"). */
   onSeen?: (sessionId: string) => void;
+  /** Where each request's span goes (telemetry on); a tools/call's is opened by its tool. */
+  telemetry?: Telemetry;
   now?: () => number;
   /** The clients' own tokens: a session opened with one reaches what its token allows. */
   clientToken?: (token: string) => ClientTokenView | undefined;
@@ -191,6 +196,17 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       const read = preread ?? (await readMcpBody(req, res));
       if (!read) return;
       body = read.body;
+      // Each request of the POST a span (telemetry on), until its answer is written, whoever writes it.
+      if (options.telemetry?.enabled) {
+        const version = req.headers['mcp-protocol-version'];
+        const done = traceExchange(options.telemetry, body, {
+          key: id ? httpSessionKey(id) : 'http:stateless',
+          transport: 'http',
+          ...(id ? { sessionId: id } : {}),
+          ...(typeof version === 'string' ? { protocolVersion: version.slice(0, 20) } : {}),
+        });
+        res.once('close', () => done(res.statusCode));
+      }
     } else if (req.method !== 'GET' && req.method !== 'DELETE') {
       return sendJson(res, 405, { error: 'method not allowed' }, { allow: 'GET, POST, DELETE' });
     }

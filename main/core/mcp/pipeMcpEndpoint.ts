@@ -24,6 +24,8 @@ import { LineLimitedStdioTransport } from './stdioTransport.ts';
 import { serveStdioRevisions, type StdioConnection } from './stdioRevisions.ts';
 import { GOING_AWAY } from './goingAway.ts';
 import { PIPE_PATH, PIPE_PROTOCOL } from './pipeProtocol.ts';
+import { MessageTracer } from './requestTracing.ts';
+import type { Telemetry } from '../telemetry/telemetry.ts';
 
 /** The line transport over one upgraded connection; its session id keys the caller. */
 class PipeTransport extends LineLimitedStdioTransport {
@@ -40,6 +42,8 @@ export interface PipeEndpointOptions {
   logger: Logger;
   /** Joined sessions at most (each holds a server); one more is refused with 503 (default 64, as for HTTP sessions). */
   maxSessions?: number;
+  /** Where each request's span goes (telemetry on); a tools/call's is opened by its tool. */
+  telemetry?: Telemetry;
 }
 
 export interface PipeEndpoint {
@@ -98,6 +102,12 @@ export function createPipeEndpoint(options: PipeEndpointOptions): PipeEndpoint {
     socket.write(`HTTP/1.1 101 Switching Protocols\r\nupgrade: ${PIPE_PROTOCOL}\r\nconnection: Upgrade\r\n\r\n`);
     if (head.length > 0) socket.unshift(head);
     const transport = new PipeTransport(socket, socket, { log: (m) => log.warn(m) });
+    if (options.telemetry?.enabled)
+      transport.tracer = new MessageTracer(options.telemetry, () => ({
+        key: `stdio:${transport.sessionId}`,
+        transport: 'stdio',
+        sessionId: transport.sessionId,
+      }));
     const scope = read.scope;
     const connection = serveStdioRevisions(transport, {
       legacy: () => {

@@ -41,6 +41,8 @@ export class LineLimitedStdioTransport implements Transport {
    * server (a plain tools/list from the server's prepared reply: createMcpServer.ts preparedAnswer).
    */
   answerEarly?: (raw: unknown) => Buffer | undefined;
+  /** Sees each message read and each answer written (telemetry on: a span per request). */
+  tracer?: { received(raw: unknown): void; sent(raw: unknown): void };
 
   private readonly stdin: Readable;
   private readonly stdout: Writable;
@@ -93,9 +95,11 @@ export class LineLimitedStdioTransport implements Transport {
   private readonly onError = (error: Error) => this.onerror?.(error);
 
   private handleValue(raw: unknown): void {
+    this.tracer?.received(raw);
     const prepared = this.answerEarly?.(raw);
     if (prepared) {
       void this.writeLine(undefined, prepared);
+      this.tracer?.sent({ id: (raw as { id?: unknown }).id });
       return;
     }
     const early = this.early;
@@ -138,6 +142,7 @@ export class LineLimitedStdioTransport implements Transport {
    * no more requests are read until the output drains.
    */
   send(message: JSONRPCMessage): Promise<void> {
+    this.tracer?.sent(message);
     const answered = ('result' in message || 'error' in message) && 'id' in message ? message.id : undefined;
     if (answered !== undefined && answered !== null) {
       // Answered once: the server's late answer to a request answerInFlight answered is not sent.

@@ -163,12 +163,14 @@ export async function startServing(ctx: StartContext, options: ServingOptions = 
       logger: logger.child('mcp'),
       idleMs: () => services.settings.values.httpSessionIdle * 1000,
       onSeen: (sessionId) => services.sessions.seen(httpSessionKey(sessionId)),
+      ...(services.telemetry ? { telemetry: services.telemetry } : {}),
     }));
     const pipe = (sessions.pipe = createPipeEndpoint({
       createServer: (scope) => built.createMcpServer('stdio', scope ? { scope } : {}),
       createModernServer: (scope, key) => built.createModernServer({ key, scope }, 'stdio'),
       refuseScope: (scope) => unservedScope(scope, services.apis.list(), `the running companion (pid ${process.pid})`).join('\n') || undefined,
       logger: logger.child('mcp'),
+      ...(services.telemetry ? { telemetry: services.telemetry } : {}),
     }));
     if (early) await early.handOver(endpoint);
     opening.serve(

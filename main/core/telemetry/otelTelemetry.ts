@@ -32,7 +32,7 @@ import { MeterProvider, PeriodicExportingMetricReader, type MetricReader, type P
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { passedWithoutAsking } from '../../../contract/approvals.ts';
-import type { CallEnd, CallInfo, CallTelemetry, Telemetry, TraceParent } from './telemetry.ts';
+import type { CallEnd, CallInfo, CallTelemetry, RequestInfo, Telemetry, TraceParent } from './telemetry.ts';
 
 export interface OtelOptions {
   /** The audit's redactor: every string attribute passes through it. */
@@ -91,20 +91,38 @@ export function createOtelTelemetry(o: OtelOptions): Telemetry {
   };
   const hashed = (id: string | undefined) => (id ? createHash('sha256').update(id).digest('hex').slice(0, 16) : undefined);
 
+  /** One MCP request's span (kind server), and how it ends: its status, and its duration recorded. */
+  const open = (info: RequestInfo): { span: Span; end: (error?: string) => void } => {
+    const base = attrs({
+      'mcp.method.name': info.method,
+      'gen_ai.tool.name': info.tool,
+      'gen_ai.operation.name': info.tool ? 'execute_tool' : undefined,
+      'mcp.protocol.version': info.caller.protocolVersion,
+      'mcp.session.id': hashed(info.caller.sessionId),
+      'network.transport': info.caller.transport === 'stdio' ? 'pipe' : 'tcp',
+      'airlock.client.name': info.caller.clientName,
+    });
+    const span = tracer.startSpan(`${info.method}${info.tool ? ` ${info.tool}` : ''}`, { kind: SpanKind.SERVER, attributes: base }, ROOT_CONTEXT);
+    const started = performance.now();
+    return {
+      span,
+      end(error) {
+        if (error) {
+          span.setAttribute('error.type', o.redact(error));
+          span.setStatus({ code: SpanStatusCode.ERROR });
+        }
+        span.end();
+        const keep: Attributes = { 'mcp.method.name': base['mcp.method.name']! };
+        for (const key of ['gen_ai.tool.name', 'mcp.protocol.version', 'network.transport']) if (base[key] !== undefined) keep[key] = base[key];
+        duration.record((performance.now() - started) / 1000, error ? { ...keep, 'error.type': o.redact(error) } : keep);
+      },
+    };
+  };
+
   return {
     enabled: true,
     async request(info, fn, failed) {
-      const base = attrs({
-        'mcp.method.name': info.method,
-        'gen_ai.tool.name': info.tool,
-        'gen_ai.operation.name': info.tool ? 'execute_tool' : undefined,
-        'mcp.protocol.version': info.caller.protocolVersion,
-        'mcp.session.id': hashed(info.caller.sessionId),
-        'network.transport': info.caller.transport === 'stdio' ? 'pipe' : 'tcp',
-        'airlock.client.name': info.caller.clientName,
-      });
-      const span = tracer.startSpan(`${info.method}${info.tool ? ` ${info.tool}` : ''}`, { kind: SpanKind.SERVER, attributes: base }, ROOT_CONTEXT);
-      const started = performance.now();
+      const { span, end } = open(info);
       let error: string | undefined;
       try {
         const result = await current.run(trace.setSpan(ROOT_CONTEXT, span), fn);
@@ -115,16 +133,10 @@ export function createOtelTelemetry(o: OtelOptions): Telemetry {
         span.recordException({ name: (thrown as Error)?.name ?? 'Error', message: 'the request failed' });
         throw thrown;
       } finally {
-        if (error) {
-          span.setAttribute('error.type', o.redact(error));
-          span.setStatus({ code: SpanStatusCode.ERROR });
-        }
-        span.end();
-        const keep: Attributes = { 'mcp.method.name': base['mcp.method.name']! };
-        for (const key of ['gen_ai.tool.name', 'mcp.protocol.version', 'network.transport']) if (base[key] !== undefined) keep[key] = base[key];
-        duration.record((performance.now() - started) / 1000, error ? { ...keep, 'error.type': o.redact(error) } : keep);
+        end(error);
       }
     },
+    begin: (info) => open(info).end,
     current: () => current.getStore() as unknown as TraceParent | undefined,
     call(parent, info) {
       const span = tracer.startSpan(

@@ -44,6 +44,8 @@ export interface Telemetry {
   readonly enabled: boolean;
   /** Runs one MCP request under its span; what starts inside it (a run and its calls) hangs below. `failed` reads an error kind off the result. */
   request<T>(info: RequestInfo, fn: () => Promise<T>, failed?: (result: T) => string | undefined): Promise<T>;
+  /** One MCP request whose span begins now and ends when the returned function is called (with an error kind, if it failed). */
+  begin(info: RequestInfo): (error?: string) => void;
   /** The request in flight here, for a run to carry to its calls. */
   current(): TraceParent | undefined;
   /** One call through the gate, under the request that started its run. */
@@ -60,6 +62,7 @@ const NO_CALL: CallTelemetry = { waiting: () => () => undefined, end: () => unde
 export const NO_TELEMETRY: Telemetry = {
   enabled: false,
   request: (_info, fn) => fn(),
+  begin: () => () => undefined,
   current: () => undefined,
   call: () => NO_CALL,
   run: () => undefined,
