@@ -75,6 +75,18 @@ test('a held and approved mutation makes the span tree of the MCP conventions, a
     collector.raw().some((body) => body.includes('airlock-test')),
     'OTEL_SERVICE_NAME names the service',
   );
+
+  // Every MCP request has its span, whichever way it comes: over HTTP, and over a joined stdio pipe (the default path).
+  await client.listTools();
+  const joined = new Client({ name: 'joined-client', version: '1.0.0' });
+  await joined.connect(new StdioClientTransport({ command: NODE, args: [CLI, 'stdio', '--data-dir', dir], cwd: ROOT, stderr: 'pipe' }));
+  t.after(() => joined.close());
+  await joined.listTools();
+  const listed = (transport: string) =>
+    collector.spans().find((s) => s.name === 'tools/list' && s.kind === SERVER && s.attributes['network.transport'] === transport);
+  await collector.waitFor(() => listed('tcp') !== undefined && listed('pipe') !== undefined && byName('initialize') !== undefined);
+  assert.equal(listed('tcp')!.attributes['mcp.method.name'], 'tools/list');
+  assert.match(String(listed('pipe')!.attributes['mcp.session.id']), /^[0-9a-f]{16}$/);
 });
 
 test('the canary key appears in nothing exported, in any encoding', { timeout: 120_000 }, async (t) => {
