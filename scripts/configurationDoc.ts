@@ -70,8 +70,9 @@ Each value is taken from the first of these that has it:
 1. the **flag** (\`airlock serve --timeout-ms 10000\`);
 2. the **environment** (\`AIRLOCK_TIMEOUT_MS=10000\`); an empty variable counts as unset;
 3. **\`settings.json\`** in the data directory, for the settings marked *saved*
-   below (the Settings screen and the control API write it; its keys are the
-   names given below, e.g. \`{ "timeoutMs": 10000 }\`);
+   below (the Settings screen, \`airlock settings set KEY=VALUE\` and the
+   control API write it; its keys are the names given below, e.g.
+   \`{ "timeoutMs": 10000 }\`);
 4. the **default**.
 
 A flag or env var wins over the Settings screen, and the screen says so next

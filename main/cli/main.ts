@@ -90,6 +90,7 @@ export function buildProgram(): Command {
   addKeyCommands(program, sub);
   addClientCommands(program, sub);
   addAuditCommands(program, sub);
+  addSettingsCommands(program, sub);
   return program;
 }
 
@@ -482,6 +483,31 @@ function addClientCommands(program: Command, sub: Sub): void {
 }
 
 /** audit: tail, export and verify the audit log. */
+/** Every setting in effect and where it came from (the organisation's included); changing them as the Settings screen does. */
+const settingsCommands = () => import('./commands/settings.ts');
+
+function addSettingsCommands(program: Command, sub: Sub): void {
+  const settings = sub(program, 'settings', 'the settings in effect, and changing them');
+  addSettingOptions(
+    sub(settings, 'list', 'every setting: its value in effect and where it came from (a flag, env, settings.json, your organisation)'),
+    [],
+    ['dataDir', 'logLevel'],
+  )
+    .option('--json', 'the settings as the control API gives them')
+    .action(async function (this: Command) {
+      await (await settingsCommands()).settingsList(cliContext(this), { json: this.opts().json === true });
+    });
+  addSettingOptions(
+    sub(settings, 'set', 'change settings (key=value …): a live one applies at once to a running companion; the others at its next start'),
+    [],
+    ['dataDir', 'logLevel'],
+  )
+    .argument('<key=value...>', 'settings to change, by their settings.json names (airlock settings list shows them)')
+    .action(async function (this: Command, pairs: string[]) {
+      await (await settingsCommands()).settingsSet(cliContext(this), pairs);
+    });
+}
+
 function addAuditCommands(program: Command, sub: Sub): void {
   const audit = sub(program, 'audit', 'the audit log: every tool call and API call, hash-chained');
   auditFilterOptions(addSettingOptions(sub(audit, 'tail', 'the latest records, oldest first'), ['common']))

@@ -10,6 +10,12 @@ import { recordPolicyEvent } from '../core/runtime/policyAudit.ts';
 import type { CliContext } from './context.ts';
 
 export async function refuseByPolicy(ctx: CliContext, action: string, why: string, outcome: string): Promise<never> {
+  await auditRefusal(ctx, action, why);
+  throw refusedByOrganisation(`${why}; ${outcome}`);
+}
+
+/** Records in the data dir's audit log what the organisation's policy refused the CLI; a log that cannot be written is said. */
+export async function auditRefusal(ctx: CliContext, action: string, why: string): Promise<void> {
   try {
     const store = openAuditStore({ file: dataPaths(ctx.settings.dataDir).audit, redact: ctx.redaction.redact });
     try {
@@ -20,5 +26,4 @@ export async function refuseByPolicy(ctx: CliContext, action: string, why: strin
   } catch (error) {
     process.stderr.write(`airlock: warning: the audit log could not record this refusal: ${(error as Error).message}\n`);
   }
-  throw refusedByOrganisation(`${why}; ${outcome}`);
 }

@@ -89,6 +89,26 @@ test('a setting the organisation bounds is brought within its bound, shown with 
   await assert.rejects(control.call('engine.apply', { engine: 'deno', egress: 'executor' }), /engine deno is not allowed: it must be one of quickjs/);
 });
 
+test(
+  '`airlock settings list` says what the organisation sets; `settings set` outside its bound is refused, within it applies',
+  { timeout: 90_000 },
+  async () => {
+    const env = { env: { AIRLOCK_MANAGED_FILE: policy }, timeoutMs: 60_000 };
+    const listed = await runCliToEnd(['settings', 'list', '--data-dir', dir], env);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, /^Set by your organisation \(.*managed\.json\): fixes approvalInClient, diagnosticsTools; timeoutMs at most 10000 ms/m);
+    assert.match(listed.stdout, /^approvalInClient\s+false\s+set by your organisation$/m);
+    assert.match(listed.stdout, /^timeoutMs\s+\d+\s+.*your organisation allows at most 10000 ms/m);
+    const refused = await runCliToEnd(['settings', 'set', 'timeoutMs=20000', '--data-dir', dir], env);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /timeoutMs 20000 is not allowed: it must be at most 10000 ms \(set by your organisation/);
+    const set = await runCliToEnd(['settings', 'set', 'timeoutMs=9000', '--data-dir', dir], env);
+    assert.equal(set.code, 0, set.stderr);
+    assert.match(set.stdout, /In effect now: timeoutMs/);
+    assert.equal((await control.call('settings.get', {})).values.timeoutMs, 9_000, 'the running companion took it');
+  },
+);
+
 test('an API the organisation denies cannot be added, by the control API or the CLI; nothing is saved', { timeout: 60_000 }, async () => {
   const spec = writeEchoSpec(dir, 'https://api.github.com');
   await assert.rejects(control.call('profiles.save', { name: 'gh', spec }), /APIs at https:\/\/api\.github\.com are denied \(set by your organisation/);
