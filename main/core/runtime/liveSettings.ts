@@ -35,29 +35,19 @@ export function createLiveSettings(resolved: ResolvedSettings): LiveSettings {
       live.managed = read;
       const applied: (keyof Settings)[] = [];
       const atRestart: string[] = [];
-      for (const [key, value] of Object.entries(fixed)) {
-        if (sources[key] === 'managed' && (values as unknown as Record<string, unknown>)[key] === value) continue;
-        if (!LIVE_SETTINGS.has(key)) {
-          atRestart.push(key);
-          continue;
-        }
-        (values as unknown as Record<string, unknown>)[key] = value;
+      const current = values as unknown as Record<string, unknown>;
+      /** The organisation's value for a key: at once where the setting is live, else named for the next start. */
+      const take = (key: string, value: unknown) => {
+        if (!LIVE_SETTINGS.has(key)) return void atRestart.push(key);
+        current[key] = value;
         sources[key] = 'managed';
         applied.push(key as keyof Settings);
-      }
-      // A value outside a new bound is brought within it: at once where the setting is live.
+      };
+      for (const [key, value] of Object.entries(fixed)) if (!(sources[key] === 'managed' && current[key] === value)) take(key, value);
+      // A value outside a new bound is brought within it.
       for (const [key, limit] of Object.entries(policyOf(read)?.limits ?? {})) {
-        if (key in fixed) continue;
-        const value = (values as unknown as Record<string, unknown>)[key];
-        const within = clampToLimit(key, limit, value);
-        if (within === value || value === undefined) continue;
-        if (!LIVE_SETTINGS.has(key)) {
-          atRestart.push(key);
-          continue;
-        }
-        (values as unknown as Record<string, unknown>)[key] = within;
-        sources[key] = 'managed';
-        applied.push(key as keyof Settings);
+        const within = key in fixed || current[key] === undefined ? current[key] : clampToLimit(key, limit, current[key]);
+        if (within !== current[key]) take(key, within);
       }
       if (applied.length > 0) for (const listener of listeners) listener(applied);
       return { applied, atRestart };
