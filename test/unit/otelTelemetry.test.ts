@@ -63,3 +63,20 @@ test('every string attribute is redacted before it leaves', async () => {
   assert.doesNotMatch(text, /SECRET-1/);
   assert.equal(sent.find((s) => s.name === 'GET /x')?.parentSpanContext?.spanId, sent.find((s) => s.name === 'tools/call execute')?.spanContext().spanId);
 });
+
+test('a session that ends is measured as mcp.server.session.duration, by transport and revision', async () => {
+  const metrics = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+  const reader = new PeriodicExportingMetricReader({ exporter: metrics, exportIntervalMillis: 3_600_000 });
+  const telemetry = createOtelTelemetry({ redact: (text) => text, serviceName: 'airlock', serviceVersion: '0.0.0', readers: [reader] });
+  telemetry.session({ transport: 'stdio', protocolVersion: '2025-11-25', connectedAt: new Date(Date.now() - 90_000).toISOString() });
+  await reader.forceFlush();
+  const metric = metrics
+    .getMetrics()
+    .flatMap((rm) => rm.scopeMetrics.flatMap((sm) => sm.metrics))
+    .find((m) => m.descriptor.name === 'mcp.server.session.duration');
+  const point = metric?.dataPoints[0] as { attributes: Record<string, unknown>; value: { sum: number; count: number } } | undefined;
+  assert.deepEqual(point?.attributes, { 'network.transport': 'pipe', 'mcp.protocol.version': '2025-11-25' });
+  assert.equal(point?.value.count, 1);
+  assert.ok(point!.value.sum >= 90 && point!.value.sum < 100, `${point?.value.sum} s`);
+  await telemetry.shutdown();
+});

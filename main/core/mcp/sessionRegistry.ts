@@ -13,7 +13,7 @@ export function httpSessionKey(sessionId: string | undefined): string {
 
 export class SessionRegistry {
   private readonly sessions = new Map<string, McpSession>();
-  private readonly closeListeners = new Set<(key: string) => void>();
+  private readonly closeListeners = new Set<(key: string, session: McpSession) => void>();
   private readonly changeListeners = new Set<() => void>();
   private readonly now: () => Date;
 
@@ -81,8 +81,9 @@ export class SessionRegistry {
   }
 
   close(key: string): void {
-    if (!this.sessions.delete(key)) return;
-    for (const l of this.closeListeners) l(key);
+    const session = this.sessions.get(key);
+    if (!session || !this.sessions.delete(key)) return;
+    for (const l of this.closeListeners) l(key, session);
     this.changed();
   }
 
@@ -94,7 +95,8 @@ export class SessionRegistry {
     return this.sessions.size;
   }
 
-  onClose(listener: (key: string) => void): () => void {
+  /** Told of each session that ends: its key, and the session as it was (when it connected, its revision). */
+  onClose(listener: (key: string, session: McpSession) => void): () => void {
     this.closeListeners.add(listener);
     return () => void this.closeListeners.delete(listener);
   }

@@ -225,9 +225,10 @@ export async function createCompanion(options: CompanionOptions): Promise<Compan
 
     // 7. The MCP sessions: when one ends, its session grants end and its waiting runs say so.
     const sessions = new SessionRegistry();
-    sessions.onClose((key) => {
+    sessions.onClose((key, session) => {
       grants.endSession(key);
       execute.callerGone(key);
+      telemetry.session(session);
     });
 
     const services: Services = {

@@ -15,6 +15,7 @@
 // decided; and below that the wait for a person, its own span.
 //
 // Metrics: mcp.server.operation.duration (seconds, by method, tool, error),
+// mcp.server.session.duration (seconds, by transport and revision),
 // airlock.approvals (asked, granted, denied, timed_out; granted_earlier
 // when a grant or an earlier yes let a call through unasked), airlock.runs (by
 // outcome), airlock.calls (by source, status and decision). The SDK's own
@@ -77,6 +78,11 @@ export function createOtelTelemetry(o: OtelOptions): Telemetry {
     unit: 's',
     description: 'How long an MCP request took, from the server’s side',
     advice: { explicitBucketBoundaries: [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 300] },
+  });
+  const sessions = meter.createHistogram('mcp.server.session.duration', {
+    unit: 's',
+    description: 'How long an MCP session lasted, from the server’s side',
+    advice: { explicitBucketBoundaries: [1, 10, 60, 300, 900, 1800, 3600, 14400, 43200, 86400] },
   });
   const approvals = meter.createCounter('airlock.approvals', { description: 'Approvals asked of a person, and how each ended' });
   const runs = meter.createCounter('airlock.runs', { description: 'Runs of execute, by outcome' });
@@ -148,6 +154,14 @@ export function createOtelTelemetry(o: OtelOptions): Telemetry {
     },
     run(outcome) {
       runs.add(1, { 'airlock.run.outcome': o.redact(outcome) });
+    },
+    session(ended) {
+      const seconds = (Date.now() - Date.parse(ended.connectedAt)) / 1000;
+      if (!(seconds >= 0)) return;
+      sessions.record(seconds, {
+        'network.transport': ended.transport === 'stdio' ? 'pipe' : 'tcp',
+        ...(ended.protocolVersion ? { 'mcp.protocol.version': o.redact(ended.protocolVersion) } : {}),
+      });
     },
     async shutdown() {
       const bounded = <T>(p: Promise<T>) => Promise.race([p, new Promise<void>((resolve) => setTimeout(resolve, 3_000).unref())]);

@@ -18,6 +18,13 @@ export interface RequestInfo {
   caller: CallerInfo;
 }
 
+/** A session as it ended: its transport and revision, and when it connected. */
+export interface EndedSession {
+  transport: string;
+  protocolVersion?: string;
+  connectedAt: string;
+}
+
 /** One call through the gate: an API's operation or another MCP server's tool. */
 export type CallInfo =
   { source: 'api'; api: string; operation: string; method: string; host: string; pathTemplate: string } | { source: 'tool'; server: string; tool: string };
@@ -52,6 +59,8 @@ export interface Telemetry {
   call(parent: TraceParent | undefined, info: CallInfo): CallTelemetry;
   /** A run of execute ended with this outcome (ok, timeout, …). */
   run(outcome: string): void;
+  /** An MCP session (a client's connection, or a stateless caller gone idle) ended: how long it lasted. */
+  session(ended: EndedSession): void;
   /** Flushes what is queued (bounded in time) and stops. */
   shutdown(): Promise<void>;
 }
@@ -66,5 +75,6 @@ export const NO_TELEMETRY: Telemetry = {
   current: () => undefined,
   call: () => NO_CALL,
   run: () => undefined,
+  session: () => undefined,
   shutdown: async () => undefined,
 };
