@@ -80,3 +80,31 @@ test('a session that ends is measured as mcp.server.session.duration, by transpo
   assert.ok(point!.value.sum >= 90 && point!.value.sum < 100, `${point?.value.sum} s`);
   await telemetry.shutdown();
 });
+
+test('what a client declares cannot grow the metrics without end, nor carry a megabyte out in a span', async () => {
+  const sent: ReadableSpan[] = [];
+  const exporter: SpanExporter = { export: (spans, done) => (sent.push(...spans), done({ code: 0 })), shutdown: async () => undefined };
+  const metrics = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+  const reader = new PeriodicExportingMetricReader({ exporter: metrics, exportIntervalMillis: 3_600_000 });
+  const telemetry = createOtelTelemetry({
+    redact: (text) => text,
+    serviceName: 'airlock',
+    serviceVersion: '0.0.0',
+    exporters: { spans: exporter, metrics: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE), metricsEveryMs: 3_600_000 },
+    readers: [reader],
+    scheduledDelayMs: 10,
+  });
+  const huge = { ...CALLER, clientName: 'x'.repeat(1_000_000), protocolVersion: 'made-up' };
+  for (let i = 0; i < 50; i++) telemetry.begin({ method: `invented/${i}`, caller: huge })();
+  telemetry.begin({ method: 'tools/list', caller: CALLER })();
+  await reader.forceFlush();
+  const series = metrics
+    .getMetrics()
+    .flatMap((rm) => rm.scopeMetrics.flatMap((sm) => sm.metrics))
+    .filter((m) => m.descriptor.name === 'mcp.server.operation.duration')
+    .flatMap((m) => m.dataPoints.map((p) => `${String(p.attributes['mcp.method.name'])} ${String(p.attributes['mcp.protocol.version'] ?? '-')}`));
+  assert.deepEqual(series.sort(), ['other other', 'tools/list -']);
+  await telemetry.shutdown();
+  const longest = Math.max(...sent.map((s) => String(s.attributes['airlock.client.name'] ?? '').length));
+  assert.ok(longest <= 256, `a client's name is cut to 256 characters (${longest})`);
+});

@@ -5,6 +5,7 @@
 // module — whose output is a few lines: the key, then
 // `    Policy    REG_SZ    {…}`.
 import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 
 export const POLICY_KEY = 'HKLM\\SOFTWARE\\Policies\\Airlock';
 export const POLICY_VALUE = 'Policy';
@@ -24,7 +25,9 @@ export function parseRegQuery(output: string): string | undefined {
 
 export type RegQuery = (args: string[]) => string;
 
-const regQuery: RegQuery = (args) => execFileSync('reg.exe', ['query', ...args], { encoding: 'utf8', timeout: 10_000, windowsHide: true });
+/** Windows' own reg.exe, by its full path: a reg.exe placed earlier on PATH is never the one that reads the policy. */
+const REG_EXE = join(process.env.SystemRoot ?? 'C:\\Windows', 'System32', 'reg.exe');
+const regQuery: RegQuery = (args) => execFileSync(REG_EXE, ['query', ...args], { encoding: 'utf8', timeout: 10_000, windowsHide: true });
 
 /** The policy's JSON text from the registry, or undefined when the key or its value is not there (reg query then fails). */
 export function readRegistryPolicy(query: RegQuery = regQuery): string | undefined {

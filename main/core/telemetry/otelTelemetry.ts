@@ -50,6 +50,34 @@ export interface OtelOptions {
   scheduledDelayMs?: number;
 }
 
+/**
+ * The MCP methods a metric is kept by; any other a client sends counts as `other` (a client inventing names must
+ * not grow the series without end). Spans keep the name as sent (cut short).
+ */
+const KNOWN_METHODS = new Set([
+  'initialize',
+  'ping',
+  'tools/list',
+  'tools/call',
+  'resources/list',
+  'resources/read',
+  'resources/templates/list',
+  'prompts/list',
+  'prompts/get',
+  'logging/setLevel',
+  'completion/complete',
+  'server/discover',
+  'subscriptions/listen',
+  'tasks/get',
+  'tasks/update',
+  'tasks/cancel',
+  'tasks/result',
+  'tasks/list',
+]);
+const metricMethod = (method: string) => (KNOWN_METHODS.has(method) ? method : 'other');
+/** A revision as a metric keeps it: a date-shaped one, else `other`. */
+const metricRevision = (version: string | undefined) => (version === undefined ? undefined : /^\d{4}-\d{2}-\d{2}$/.test(version) ? version : 'other');
+
 const APPROVAL_OUTCOME: Record<string, string> = { denied: 'denied', timeout: 'timed_out', no_approver: 'denied', withdrawn: 'denied' };
 
 export function createOtelTelemetry(o: OtelOptions): Telemetry {
@@ -60,6 +88,8 @@ export function createOtelTelemetry(o: OtelOptions): Telemetry {
   const meters = new MeterProvider({ resource, readers });
   const traces = new TracerProvider({
     resource,
+    // What a client declares (its name, a method) is cut short: an attribute never carries a megabyte out.
+    spanLimits: { attributeValueLengthLimit: 256, attributeCountLimit: 64 },
     spanProcessors: o.exporters
       ? [
           new BatchSpanProcessor({
@@ -118,8 +148,10 @@ export function createOtelTelemetry(o: OtelOptions): Telemetry {
           span.setStatus({ code: SpanStatusCode.ERROR });
         }
         span.end();
-        const keep: Attributes = { 'mcp.method.name': base['mcp.method.name']! };
-        for (const key of ['gen_ai.tool.name', 'mcp.protocol.version', 'network.transport']) if (base[key] !== undefined) keep[key] = base[key];
+        const revision = metricRevision(info.caller.protocolVersion);
+        const keep: Attributes = { 'mcp.method.name': metricMethod(info.method), 'network.transport': base['network.transport']! };
+        if (base['gen_ai.tool.name'] !== undefined) keep['gen_ai.tool.name'] = base['gen_ai.tool.name'];
+        if (revision) keep['mcp.protocol.version'] = revision;
         duration.record((performance.now() - started) / 1000, error ? { ...keep, 'error.type': o.redact(error) } : keep);
       },
     };
@@ -160,7 +192,7 @@ export function createOtelTelemetry(o: OtelOptions): Telemetry {
       if (!(seconds >= 0)) return;
       sessions.record(seconds, {
         'network.transport': ended.transport === 'stdio' ? 'pipe' : 'tcp',
-        ...(ended.protocolVersion ? { 'mcp.protocol.version': o.redact(ended.protocolVersion) } : {}),
+        ...(ended.protocolVersion ? { 'mcp.protocol.version': metricRevision(ended.protocolVersion)! } : {}),
       });
     },
     async shutdown() {
