@@ -81,8 +81,10 @@ for (const scheme of ['light', 'dark'] as const) {
       assert.match(facts, /Engine\s+\w+/);
       assert.match(facts, /Profile\s+demo/);
       const calls = detail.getByRole('table', { name: "The run's calls (to APIs and to other MCP servers' tools), oldest first" });
+      // The run's read, the read Airlock made to show the person what the PATCH would change (audited as such), the PATCH:
+      // the table fills once the run's calls are read, after its heading shows.
+      await calls.getByRole('row').nth(3).waitFor({ timeout: 15_000 });
       const rows = await calls.getByRole('row').allInnerTexts();
-      // The run's read, the read Airlock made to show the person what the PATCH would change (audited as such), the PATCH.
       assert.equal(rows.length, 4, rows.join('\n'));
       assert.match(rows[1]!, /GET \S+\/events\?limit=1\s+200\s+read/);
       assert.match(rows[2]!, /GET \S+\/events\/\S+\s+200\s+read by Airlock for the prompt \(the run never saw it\)/);
