@@ -1,10 +1,14 @@
 // The companion's /metrics scraped by Debian's real Prometheus (issue 40 §3): with --metrics token, Prometheus
 // presents the data dir's metrics token (authorization.credentials_file) and reads the same metrics as
 // OpenTelemetry's — runs by outcome, calls through the gate, approvals, the MCP operation duration —, read back
-// through Prometheus's HTTP API. Without the token the endpoint answers 401.
+// through Prometheus's HTTP API after each scrape (a forwarder that passes every byte says when one went back).
+// Without the token the endpoint answers 401.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { serve } from '../helpers/processes.ts';
@@ -36,7 +40,25 @@ test('Prometheus scrapes /metrics with the metrics token and reads the companion
 
   const port = await freePort();
   const config = join(dir, 'prometheus.yml');
-  const target = new URL(companion.url).host;
+  // Prometheus scrapes the companion through a forwarder that passes every byte (the token too) and says when a
+  // scrape's answer has gone back: the test reads Prometheus again after each scrape, not on a timer.
+  const scraped = new EventEmitter();
+  const companionUrl = new URL(companion.url);
+  const forwarder = createServer((req, res) => {
+    const upstream = httpRequest(
+      { host: companionUrl.hostname, port: companionUrl.port, path: req.url, method: req.method, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+        answer.on('end', () => scraped.emit('scrape'));
+      },
+    );
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => forwarder.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => forwarder.close(() => resolve())));
+  const target = `127.0.0.1:${(forwarder.address() as AddressInfo).port}`;
   writeFileSync(
     config,
     [
@@ -72,8 +94,7 @@ test('Prometheus scrapes /metrics with the metrics token and reads the companion
       return [];
     }
   };
-  // Read back through Prometheus's API, each scrape a second apart: polled until the series are there, or the deadline.
-  const deadline = Date.now() + 90_000;
+  // Read back through Prometheus's API after each scrape, until the series are there, or the deadline.
   const wanted = {
     up: 'up{job="airlock"}',
     runs: 'airlock_runs_total{airlock_run_outcome="ok"}',
@@ -81,12 +102,24 @@ test('Prometheus scrapes /metrics with the metrics token and reads the companion
     approvals: 'airlock_approvals_total{airlock_approval_outcome="granted"}',
     duration: 'mcp_server_operation_duration_count{gen_ai_tool_name="execute"}',
   };
+  const readAll = async (): Promise<Record<string, Sample[]>> =>
+    Object.fromEntries(await Promise.all(Object.entries(wanted).map(async ([k, q]) => [k, await query(q)] as const)));
+  const complete = (found: Record<string, Sample[]>) => Object.values(found).every((r) => r.length > 0 && Number(r[0]!.value[1]) > 0);
   let found: Record<string, Sample[]> = {};
-  while (Date.now() < deadline) {
-    found = Object.fromEntries(await Promise.all(Object.entries(wanted).map(async ([k, q]) => [k, await query(q)] as const)));
-    if (Object.values(found).every((r) => r.length > 0 && Number(r[0]!.value[1]) > 0)) break;
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      clearTimeout(timer);
+      scraped.off('scrape', onScrape);
+      resolve();
+    };
+    const onScrape = () =>
+      void readAll().then((now) => {
+        found = now;
+        if (complete(now)) stop();
+      });
+    const timer = setTimeout(stop, 90_000);
+    scraped.on('scrape', onScrape);
+  });
   for (const [name, result] of Object.entries(found))
     assert.ok(
       result.length > 0 && Number(result[0]!.value[1]) > 0,

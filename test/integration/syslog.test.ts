@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { serve } from '../helpers/processes.ts';
 import { execute, httpClient } from '../helpers/mcpClients.ts';
@@ -54,16 +54,27 @@ after(() => {
   work?.cleanup();
 });
 
-/** rsyslog's file, one message a line, once it holds what `ready` wants (polled; the test's deadline bounds it). */
-async function received(ready: (lines: string[]) => boolean, timeoutMs = 45_000): Promise<string[]> {
-  const deadline = Date.now() + timeoutMs;
-  let lines: string[] = [];
-  while (Date.now() < deadline) {
-    lines = existsSync(out) ? readFileSync(out, 'utf8').split('\n').filter(Boolean) : [];
-    if (ready(lines)) return lines;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`rsyslog did not receive what was expected within ${timeoutMs} ms; it has:\n${lines.slice(-10).join('\n')}\n${stderr}`);
+/** rsyslog's file, one message a line, once it holds what `ready` wants: read again each time rsyslog writes to its directory. */
+function received(ready: (lines: string[]) => boolean, timeoutMs = 45_000): Promise<string[]> {
+  const read = () => (existsSync(out) ? readFileSync(out, 'utf8').split('\n').filter(Boolean) : []);
+  return new Promise((resolve, reject) => {
+    const done = (fn: () => void) => {
+      clearTimeout(timer);
+      watcher.close();
+      fn();
+    };
+    const check = () => {
+      const lines = read();
+      if (ready(lines)) done(() => resolve(lines));
+    };
+    const watcher = watch(work.dir, check);
+    const timer = setTimeout(
+      () =>
+        done(() => reject(new Error(`rsyslog did not receive what was expected within ${timeoutMs} ms; it has:\n${read().slice(-10).join('\n')}\n${stderr}`))),
+      timeoutMs,
+    );
+    check();
+  });
 }
 
 test(
