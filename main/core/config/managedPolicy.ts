@@ -242,10 +242,10 @@ export function limitRefusal(policy: ManagedPolicy | undefined, key: string, val
   return `${key} ${String(value)} is not allowed: it must be ${limitText(key, limit)} (${BY_ORGANISATION}: ${policy!.file})`;
 }
 
-/** The settings the organisation fixes: its own, and for a broken file the kill switch (execute off). */
-export function managedSettings(read: ManagedRead): Record<string, unknown> {
-  if (read.state === 'broken') return { killSwitch: true };
-  return read.state === 'ok' ? read.policy.settings : {};
+/** The settings the organisation fixes: its own, for a broken file the kill switch (execute off), with none nothing. */
+export function managedSettings(read: ManagedRead | undefined): Record<string, unknown> {
+  if (read?.state === 'broken') return { killSwitch: true };
+  return read?.state === 'ok' ? read.policy.settings : {};
 }
 
 /** What a policy in effect does, one phrase each with the screen it bounds: the doctor, the screens and the control API say it so. */

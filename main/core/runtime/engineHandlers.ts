@@ -20,7 +20,7 @@ export function createEngineHandlers(c: EngineHandlerServices): Pick<ControlHand
   };
   /** The flag or env var that chose the engine or egress, if any: it wins until removed. */
   const engineLock = (): string | undefined => {
-    const fixed = c.settings.managed ? managedSettings(c.settings.managed) : {};
+    const fixed = managedSettings(c.settings.managed);
     for (const key of ['engine', 'egress']) {
       const source = c.settings.sources[key];
       if (key in fixed) return `your organisation (${BY_ORGANISATION})`;

@@ -20,7 +20,7 @@ export function createLiveSettings(resolved: ResolvedSettings): LiveSettings {
     ...(resolved.managed ? { managed: resolved.managed } : {}),
     set(changes) {
       // What the organisation fixes never changes here (settings.update refuses it first; this is the last guard).
-      const fixed = live.managed ? managedSettings(live.managed) : {};
+      const fixed = managedSettings(live.managed);
       const keys = (Object.keys(changes) as (keyof Settings)[]).filter((key) => !(key in fixed));
       if (keys.length === 0) return;
       changes = Object.fromEntries(keys.map((key) => [key, changes[key]])) as Partial<Settings>;

@@ -53,18 +53,21 @@ function refuseUnstartable(file: Record<string, unknown>, live: SettingsHandlerS
 export function createSettingsHandlers(c: SettingsHandlerServices): Pick<ControlHandlers, 'settings.get' | 'settings.update'> {
   const log = c.logs.logger;
   return {
-    'settings.get': () => ({
-      ...(organisationView(c.settings.managed) ? { organisation: organisationView(c.settings.managed)! } : {}),
-      values: shown(c.settings.values),
-      sources: c.settings.sources as Record<string, 'managed' | 'flag' | 'env' | 'file' | 'default'>,
-      saved: savedSettings(c.info.paths.settings),
-      meta: settingsMeta(policyOf(c.settings.managed)?.limits),
-    }),
+    'settings.get': () => {
+      const organisation = organisationView(c.settings.managed);
+      return {
+        ...(organisation ? { organisation } : {}),
+        values: shown(c.settings.values),
+        sources: c.settings.sources as Record<string, 'managed' | 'flag' | 'env' | 'file' | 'default'>,
+        saved: savedSettings(c.info.paths.settings),
+        meta: settingsMeta(policyOf(c.settings.managed)?.limits),
+      };
+    },
 
     'settings.update': async ({ values }, caller) => {
       const validated = validateSettingsObject(values, 'settings');
       // What the organisation fixes is refused, with that reason (never saved and silently reverted).
-      const fixed = c.settings.managed ? managedSettings(c.settings.managed) : {};
+      const fixed = managedSettings(c.settings.managed);
       const locked = Object.keys(validated).filter((key) => key in fixed);
       const policy = policyOf(c.settings.managed);
       const outside = Object.entries(validated).flatMap(([key, value]) => limitRefusal(policy, key, value) ?? []);
