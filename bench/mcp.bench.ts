@@ -223,7 +223,7 @@ for (const engine of engines) {
     }
   };
   if (revisions)
-    byRevisionRows(`  over HTTP, the joined path's companion: MCP 2025-11-25 (a session) | 2026-07-28 (no session, each request its own server)`, revisions);
+    byRevisionRows(`  over HTTP, the joined path's companion: MCP 2025-11-25 (a session) | 2026-07-28 (no session; a caller's servers kept between its requests)`, revisions);
   if (stdioRevisions)
     byRevisionRows(`  over joined stdio: MCP 2025-11-25 (initialize) | 2026-07-28 (server/discover; one server for the connection)`, stdioRevisions);
 }

@@ -14,6 +14,7 @@ import {
 } from '../mcp/createMcpServer.ts';
 import type { McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
 import { ModernTasks } from '../mcp/modernTasks.ts';
+import { ModernServerPool } from '../mcp/modernServerPool.ts';
 import type { ModernCaller } from '../mcp/modernHttp.ts';
 import { isStatelessCaller } from '../mcp/httpCredential.ts';
 import { executeInputText, registerExecute } from '../mcp/executeTool.ts';
@@ -295,14 +296,22 @@ export function createModernServerFactory(
   }, 15_000);
   sweep.unref();
   const live = new Set<ModernMcpServer>();
+  // HTTP: a server that has answered answers the caller's next request for the same tool (modernServerPool.ts).
+  const pool = new ModernServerPool<ModernMcpServer>();
   s.hub.subscribe({
     send: (batch) => {
-      if (changesTools(batch)) for (const server of live) refreshModernTools(server);
+      if (!changesTools(batch)) return;
+      pool.clear();
+      for (const server of live) refreshModernTools(server);
     },
   });
   // The Tasks extension's tasks outlive the request (HTTP) or connection (stdio) that made them: one registry.
   const tasks = new ModernTasks();
   return async ({ key, scope, token }, transport = 'http', request = {}) => {
+    const pooled = transport === 'http' ? JSON.stringify([key, token?.name ?? '', request.tool ?? '']) : undefined;
+    const idle = pooled === undefined ? undefined : pool.take(pooled);
+    if (idle) return idle;
+    const ticket = pool.ticket();
     const server = await createModernMcpServer(
       {
         ...serverOptions(s, transport, scope, {
@@ -317,6 +326,7 @@ export function createModernServerFactory(
       { key, transport, ...(token ? { clientToken: token } : {}) },
       request.tool,
     );
+    if (pooled !== undefined) pool.adopt(pooled, server, ticket);
     if (transport === 'stdio') {
       s.sessions.open({ key, transport, protocolVersion: MODERN_REVISION });
       live.add(server);
