@@ -6,7 +6,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import type { Logger } from '../log/logger.ts';
 import { serveModernTasks, type ModernTasks } from './modernTasks.ts';
-import { SERVER_INFO, serverCapabilities } from './serverIdentity.ts';
+import { MODERN_REVISION, SERVER_INFO, serverCapabilities } from './serverIdentity.ts';
 import { rememberAgreedVersion } from './agreedVersion.ts';
 import { registerSearchDocs, type SearchableTools } from './searchDocsTool.ts';
 import { serverInstructions } from './instructions.ts';
@@ -19,6 +19,7 @@ import { McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
 import { verifySealedRound } from './inClientApproval.ts';
 import { messageOf } from '../../../contract/values.ts';
 import { modernTools } from './modernTools.ts';
+import { keptModernList, type KeptModernList } from './keptModernList.ts';
 import type { Telemetry } from '../telemetry/telemetry.ts';
 
 /** Registers a tool; may return how to write its description again when what it describes changed. */
@@ -255,13 +256,32 @@ export async function createModernMcpServer(
   modernRefreshers.set(server, again);
   // A connection's server (stdio) lives on: its tools/list waits for the APIs in reach being opened, as a session's
   // does, and then describes them (otherwise the tools were described again when what is served last changed).
-  if (options.transport === 'stdio')
-    listOncePerChange(server, async () => {
-      if (!options.opening?.()) return;
-      await options.ready();
+  if (options.transport === 'stdio') {
+    const kept = keptModernList(MODERN_REVISION, () => options.opening?.() ?? false);
+    keptLists.set(server, kept);
+    modernRefreshers.set(server, () => {
+      kept.forget();
       again();
     });
+    listOncePerChange(
+      server,
+      async () => {
+        if (!options.opening?.()) return;
+        await options.ready();
+        again();
+      },
+      kept.forget,
+    );
+  }
   return server;
+}
+
+/** A stdio connection's modern server: its tools/list answer kept until the tools change (keptModernList.ts). */
+const keptLists = new WeakMap<ModernMcpServer, KeptModernList>();
+
+/** The kept tools/list answer of a connection's 2026-07-28 server (absent: an HTTP request's server). */
+export function keptListOf(server: ModernMcpServer): KeptModernList | undefined {
+  return keptLists.get(server);
 }
 
 /**
@@ -269,7 +289,7 @@ export async function createModernMcpServer(
  * per change of the tools (the SDK writes every tool's listing again for each request) — forgotten whenever the server
  * says its tools changed. Its handler table is the SDK's; if a future SDK hides it, lists are answered unwaited, uncached.
  */
-function listOncePerChange(server: ModernMcpServer, before: () => Promise<void>): void {
+function listOncePerChange(server: ModernMcpServer, before: () => Promise<void>, changed: () => void): void {
   type Handler = (request: unknown, ctx: unknown) => Promise<unknown>;
   const handlers = (server.server as unknown as { _requestHandlers?: Map<string, Handler> })._requestHandlers;
   const original = handlers?.get('tools/list');
@@ -278,6 +298,7 @@ function listOncePerChange(server: ModernMcpServer, before: () => Promise<void>)
   const told = server.sendToolListChanged.bind(server);
   server.sendToolListChanged = () => {
     cached = undefined;
+    changed();
     told();
   };
   handlers.set('tools/list', async (request, ctx) => {

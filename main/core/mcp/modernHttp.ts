@@ -19,6 +19,7 @@ import type { Logger } from '../log/logger.ts';
 import { readScope } from './sessionScope.ts';
 import { MODERN_REVISION } from './stdioRevisions.ts';
 import { readCredential } from './httpCredential.ts';
+import { isPlainModernList } from './keptModernList.ts';
 import type { ClientTokenView } from '../http/clientTokens.ts';
 import type { ClientTokenRef } from '../../../contract/approvals.ts';
 
@@ -67,26 +68,14 @@ function speaksModern(req: IncomingMessage, body: unknown): boolean {
   return meta?.['io.modelcontextprotocol/protocolVersion'] === MODERN_REVISION;
 }
 
-/** The envelope's keys a plain tools/list must carry for its kept answer to be given without the SDK reading it. */
-const CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
-const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
-
 /**
  * A tools/list of this revision whose answer may be one kept for its caller: the first page, headers and envelope as
  * the SDK accepts them (a request the SDK would refuse is never answered from what was kept: it goes to the SDK).
  */
 function plainList(req: IncomingMessage, body: unknown): boolean {
   if (!speaksModern(req, body) || req.headers['mcp-method'] !== 'tools/list') return false;
-  const message = body as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: { cursor?: unknown; _meta?: Record<string, unknown> } };
-  if (message.jsonrpc !== '2.0' || message.method !== 'tools/list' || message.params?.cursor !== undefined) return false;
-  if (typeof message.id !== 'string' && typeof message.id !== 'number') return false;
   if (!/application\/json/.test(req.headers['content-type'] ?? '') || !/application\/json/.test(req.headers.accept ?? '')) return false;
-  const meta = message.params?._meta ?? {};
-  const info = meta[CLIENT_INFO] as { name?: unknown; version?: unknown } | undefined;
-  const capabilities = meta[CLIENT_CAPABILITIES];
-  return (
-    typeof info?.name === 'string' && typeof info.version === 'string' && !!capabilities && typeof capabilities === 'object' && !Array.isArray(capabilities)
-  );
+  return isPlainModernList(body, MODERN_REVISION);
 }
 
 /** How many callers' tools/list answers are kept at once. */

@@ -12,6 +12,9 @@ export const SERVER_INFO = { name: 'airlock', title: 'Airlock', version: AIRLOCK
 export const LATEST_PROTOCOL_VERSION = '2025-11-25';
 export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [LATEST_PROTOCOL_VERSION, '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
 
+/** The stateless revision (served by the v2 SDK beside the 2025 ones; stdioRevisions.ts, modernHttp.ts). */
+export const MODERN_REVISION = '2026-07-28';
+
 /** The version a server answers with: the client's when supported, else the latest (as the SDK's server does). */
 export function agreedProtocolVersion(requested: unknown): string {
   return typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;

@@ -12,16 +12,17 @@
 //
 // The wire stays Airlock's line transport (stdioTransport.ts): lines over the
 // limit answered, not fatal; calls in flight answered when the companion
-// goes. A plain tools/list is answered there from the prepared reply only once
-// the connection is of the 2025 revision (that reply is a 2025 answer).
+// goes. A plain tools/list is answered there: from the prepared reply once the
+// connection is of the 2025 revision, from the SDK's last answer once it is of
+// 2026-07-28 (each reply is its own revision's answer).
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { McpServer as ModernMcpServer, Transport as ModernTransport } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { LineLimitedStdioTransport } from './stdioTransport.ts';
-import { preparedAnswer } from './createMcpServer.ts';
+import { keptListOf, preparedAnswer } from './createMcpServer.ts';
 
 /** The modern revision a connection pinned to it speaks (the only one the SDK serves). */
-export const MODERN_REVISION = '2026-07-28';
+export { MODERN_REVISION } from './serverIdentity.ts';
 
 export interface StdioRevisionServers {
   /** The connection's server of the 2025 revision (built when a client opens with `initialize`). */
@@ -41,7 +42,16 @@ export interface StdioConnection {
 export function serveStdioRevisions(wire: LineLimitedStdioTransport & { sessionId?: string }, servers: StdioRevisionServers): StdioConnection {
   const handle = serveStdio(
     async ({ era }) => {
-      if (era === 'modern') return servers.modern();
+      if (era === 'modern') {
+        const server = await servers.modern();
+        // A plain tools/list from the answer the SDK gave last, until the tools change (keptModernList.ts).
+        const kept = keptListOf(server);
+        if (kept) {
+          wire.answerEarly = kept.answer;
+          wire.sent = kept.sent;
+        }
+        return server;
+      }
       const server = servers.legacy();
       wire.answerEarly = (raw) => preparedAnswer(server, raw);
       // The SDK 1.x server is handed the SDK's channel, not the wire: it carries the wire's session id (the caller key).

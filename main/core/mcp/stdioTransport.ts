@@ -41,6 +41,8 @@ export class LineLimitedStdioTransport implements Transport {
    * server (a plain tools/list from the server's prepared reply: createMcpServer.ts preparedAnswer).
    */
   answerEarly?: (raw: unknown) => Buffer | undefined;
+  /** Sees each message the connection sends (a kept tools/list answer is taken from it: keptModernList.ts). */
+  sent?: (message: JSONRPCMessage) => void;
   /** Sees each message read and each answer written (telemetry on: a span per request). */
   tracer?: { received(raw: unknown): void; sent(raw: unknown): void };
 
@@ -143,6 +145,7 @@ export class LineLimitedStdioTransport implements Transport {
    */
   send(message: JSONRPCMessage): Promise<void> {
     this.tracer?.sent(message);
+    this.sent?.(message);
     const answered = ('result' in message || 'error' in message) && 'id' in message ? message.id : undefined;
     if (answered !== undefined && answered !== null) {
       // Answered once: the server's late answer to a request answerInFlight answered is not sent.
