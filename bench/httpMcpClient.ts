@@ -18,10 +18,11 @@ export interface HttpMcpClient {
 
 export type McpRevision = '2025-11-25' | '2026-07-28';
 
-export async function startHttpClient(url: string, token: string, revision: McpRevision = '2025-11-25'): Promise<HttpMcpClient> {
+/** `sockets`: how many requests it may have in flight at once (one connection each). */
+export async function startHttpClient(url: string, token: string, revision: McpRevision = '2025-11-25', sockets = 1): Promise<HttpMcpClient> {
   const modern = revision === '2026-07-28';
   const target = new URL(url);
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const agent = new Agent({ keepAlive: true, maxSockets: sockets });
   const base = { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
   let session: string | undefined;
   let nextId = 0;

@@ -10,8 +10,9 @@
 // calls per second with 20 in flight, peak RSS (the companion's and the
 // shim's for the joined path); with QuickJS, the same companion over HTTP in
 // each MCP revision (2025-11-25, a session; 2026-07-28, none), call by call in
-// turn. Then search_docs end to end on the OpenAgenda and
-// GitHub documents (their evaluation queries, bench/search-eval/).
+// turn, and each revision's rate with 20 in flight; the same over joined
+// stdio. Then search_docs end to end on the OpenAgenda and GitHub documents
+// (their evaluation queries, bench/search-eval/).
 // Airlock runs as users run it: the built package (dist/cli, `npm run build`
 // first); `--checkout` runs the TypeScript sources instead.
 // Targets (QuickJS): the joined path within 0.3 ms p50 of --in-process for
@@ -96,7 +97,7 @@ async function interleaved<C>(n: number, clients: C[], fn: (c: C, i: number) => 
   return times;
 }
 
-async function inFlight20(client: RawMcpClient, total: number): Promise<number> {
+async function inFlight20(client: { call(name: string, args: Record<string, unknown>): Promise<unknown> }, total: number): Promise<number> {
   let next = 0;
   const started = performance.now();
   await Promise.all(
@@ -109,32 +110,45 @@ async function inFlight20(client: RawMcpClient, total: number): Promise<number> 
 
 type Caller = { request(method: string): Promise<unknown>; call(name: string, args: Record<string, unknown>): Promise<unknown>; close(): Promise<void> };
 
-/** tools/list, search_docs and `return 1+1` through each client, in turn; the clients closed after. */
-async function threeCalls(clients: Caller[]): Promise<[string, number[][]][]> {
+/** What a revision's clients measured: three calls' times, then calls per second with 20 in flight (two rounds each). */
+interface RevisionFigures {
+  calls: [string, number[][]][];
+  perSecond: number[][];
+}
+
+/**
+ * tools/list, search_docs and `return 1+1` through each client, in turn; then `return 1+1` with 20 in flight through
+ * each, alternating, twice; the clients closed after.
+ */
+async function threeCalls(clients: Caller[]): Promise<RevisionFigures> {
   try {
     for (const c of clients) await c.call('execute', { code: 'return 1+1' });
-    return [
+    const calls: [string, number[][]][] = [
       ['tools/list', await interleaved(iterations, clients, (c) => c.request('tools/list'))],
       ['search_docs (mock)', await interleaved(iterations, clients, (c) => c.call('search_docs', { query: 'list items' }))],
       ['execute 1+1', await interleaved(iterations, clients, (c) => c.call('execute', { code: 'return 1+1' }))],
     ];
+    const perSecond = clients.map(() => [] as number[]);
+    for (let round = 0; round < 2; round++) for (const [k, c] of clients.entries()) perSecond[k]!.push(await inFlight20(c, 1000));
+    return { calls, perSecond };
   } finally {
     for (const c of clients) await c.close();
   }
 }
 
 /** tools/list, search_docs and `return 1+1` over HTTP to the companion serving `dataDir`, in each revision, in turn. */
-async function byRevision(dataDir: string): Promise<[string, number[][]][]> {
+async function byRevision(dataDir: string): Promise<RevisionFigures> {
   const info = readServerInfo(dataDir);
   if (!info) throw new Error(`no companion in ${dataDir}`);
   const url = info.mcpUrl;
   const token = readFileSync(join(dataDir, 'token'), 'utf8').trim();
-  const clients = [await startHttpClient(url, token, '2025-11-25'), await startHttpClient(url, token, '2026-07-28')];
+  // Up to 20 requests in flight each (one connection per request), so the rate with 20 in flight is the companion's.
+  const clients = [await startHttpClient(url, token, '2025-11-25', 20), await startHttpClient(url, token, '2026-07-28', 20)];
   return threeCalls(clients);
 }
 
 /** The same calls over joined stdio to the companion serving `dataDir`, a client of each revision, in turn. */
-async function byStdioRevision(dataDir: string): Promise<[string, number[][]][]> {
+async function byStdioRevision(dataDir: string): Promise<RevisionFigures> {
   const open = (revision: '2025' | '2026-07-28') =>
     startRawClient({ command: process.execPath, args: [cli, 'stdio', '--data-dir', dataDir], cwd: root, timeoutMs: 60_000, revision });
   const clients = [await open('2025'), await open('2026-07-28')];
@@ -215,12 +229,14 @@ for (const engine of engines) {
   console.log(
     `  peak RSS            in-process ${rss.inProcess.toFixed(0)} MB | joined: companion ${rss.companion.toFixed(0)} MB + shim ${rss.shim.toFixed(0)} MB`,
   );
-  const byRevisionRows = (title: string, rows: [string, number[][]][]) => {
+  const byRevisionRows = (title: string, { calls, perSecond }: RevisionFigures) => {
     console.log(title);
-    for (const [name, [a, b]] of rows) {
+    for (const [name, [a, b]] of calls) {
       const over = p50(b!) - p50(a!);
       console.log(`  ${name.padEnd(19)} 2025-11-25 ${fmt(a!)} | 2026-07-28 ${fmt(b!)} | 2026 − 2025 p50 ${over >= 0 ? '+' : ''}${over.toFixed(2)} ms`);
     }
+    const [a, b] = perSecond.map((rounds) => rounds.map((r) => r.toFixed(0)).join(', '));
+    console.log(`  ${'20 in flight'.padEnd(19)} 2025-11-25 ${a} calls/s | 2026-07-28 ${b} calls/s (1000 × return 1+1, twice each, alternating)`);
   };
   if (revisions)
     byRevisionRows(`  over HTTP, the joined path's companion: MCP 2025-11-25 (a session) | 2026-07-28 (no session; a caller's servers kept between its requests)`, revisions);

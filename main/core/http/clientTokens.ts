@@ -52,6 +52,9 @@ function viewOf(e: ClientTokenEntry): ClientTokenView {
   return { id: e.id, name: e.name, ...(e.scope ? { scope: [...e.scope] } : {}), createdAt: e.createdAt, fingerprint: e.hash.slice(0, 12) };
 }
 
+/** How every client token begins (the companion's own token is 64 hex digits). */
+const CLIENT_TOKEN_PREFIX = 'alc_';
+
 /** The token store in `file`; a missing file is an empty store, a broken one an error that says where. */
 export function openClientTokens(file: string, now: () => Date = () => new Date()): ClientTokenStore {
   // Read again whenever the file changed: a token made or revoked by the CLI beside a running companion counts at once.
@@ -93,7 +96,7 @@ export function openClientTokens(file: string, now: () => Date = () => new Date(
         throw new AirlockError('usage', `client name ${JSON.stringify(name)}: use 1 to 100 letters, digits, spaces, '.', '-', '_' or '@'`);
       if (cache.get().some((e) => e.name === trimmed))
         throw new AirlockError('conflict', `a token for '${trimmed}' exists already`, { hint: `revoke it first (airlock clients token revoke ${trimmed})` });
-      const token = `alc_${randomBytes(32).toString('base64url')}`;
+      const token = `${CLIENT_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
       const entry: ClientTokenEntry = {
         id: randomUUID(),
         name: trimmed,
@@ -113,6 +116,8 @@ export function openClientTokens(file: string, now: () => Date = () => new Date(
       return true;
     },
     match(token) {
+      // Not of a client token's form (the companion's own token is hex): no entry can match, and no file is read.
+      if (!token.startsWith(CLIENT_TOKEN_PREFIX)) return undefined;
       const hash = Buffer.from(hashOf(token), 'hex');
       // Every entry is compared, in constant time: which one matched does not show in the time taken.
       let found: ClientTokenEntry | undefined;
