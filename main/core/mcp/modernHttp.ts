@@ -14,6 +14,7 @@
 // only labels it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { createMcpHandler, isLegacyRequest, type McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
 import type { Logger } from '../log/logger.ts';
 import { readScope } from './sessionScope.ts';
@@ -108,6 +109,40 @@ export function createModernMcp(options: ModernMcpOptions): ModernMcp {
     },
     { legacy: 'reject', onerror: (error) => log.debug(`mcp 2026-07-28: ${error.message}`) },
   );
+  // What serve read of each request, for the one listener that hands it to the SDK.
+  const exchanges = new WeakMap<IncomingMessage, { caller: ModernCaller; body: unknown; list: boolean; at: number }>();
+  const listener = getRequestListener(
+    async (request, env) => {
+      // Served on Airlock's HTTP/1.1 server only: its request and response.
+      const { incoming, outgoing } = env as unknown as { incoming: IncomingMessage; outgoing: ServerResponse };
+      const exchange = exchanges.get(incoming)!;
+      const { caller, body, list, at } = exchange;
+      callers.set(request, caller);
+      const response = await handler.fetch(request, { parsedBody: body });
+      // A JSON answer (not a stream) is written as the text it is: @hono/node-server would read it back as a stream
+      // (~4 % of the companion's time per request in a profile, and the garbage that makes).
+      if (!/^application\/json/.test(response.headers.get('content-type') ?? '')) return response;
+      // As bytes: decoding the answer into a string only to encode it again was a copy each way.
+      const bytes = Buffer.from(await response.arrayBuffer());
+      if (list && response.status === 200) keepList(caller.key, response.headers, bytes.toString('utf8'), at);
+      const headers: Record<string, string> = {};
+      for (const [name, value] of response.headers) if (name !== 'content-length') headers[name] = value;
+      headers['content-length'] = String(bytes.length);
+      outgoing.writeHead(response.status, headers);
+      outgoing.end(bytes);
+      return RESPONSE_ALREADY_SENT;
+    },
+    { overrideGlobalObjects: false },
+  );
+  /** A plain tools/list's answer, kept for its caller if the tools did not change while it was built, and only a result. */
+  const keepList = (key: string, responseHeaders: Headers, text: string, at: number) => {
+    const answer = JSON.parse(text) as { result?: unknown };
+    if (answer.result === undefined || at !== generation) return;
+    const headers = Object.fromEntries([...responseHeaders].filter(([name]) => name !== 'content-length'));
+    // One per caller; a bounded number of them (each scope a client names is a caller of its own).
+    if (lists.size >= MAX_KEPT_LISTS) lists.delete(lists.keys().next().value!);
+    lists.set(key, { headers, result: JSON.stringify(answer.result) });
+  };
   return {
     async claims(req, body) {
       if (req.method !== 'POST') return false;
@@ -142,25 +177,7 @@ export function createModernMcp(options: ModernMcpOptions): ModernMcp {
         res.end(`{"jsonrpc":"2.0","id":${JSON.stringify((body as { id: unknown }).id)},"result":${kept.result}}`);
         return;
       }
-      const at = generation;
-      const listener = getRequestListener(
-        async (request) => {
-          callers.set(request, caller);
-          const response = await handler.fetch(request, { parsedBody: body });
-          if (list && response.status === 200 && /^application\/json/.test(response.headers.get('content-type') ?? '')) {
-            const answer = JSON.parse(await response.clone().text()) as { result?: unknown };
-            const headers = Object.fromEntries([...response.headers].filter(([name]) => name !== 'content-length'));
-            // Kept only if the tools did not change while it was being built, and only a result (never an error).
-            if (answer.result !== undefined && at === generation) {
-              // One per caller; a bounded number of them (each scope a client names is a caller of its own).
-              if (lists.size >= MAX_KEPT_LISTS) lists.delete(lists.keys().next().value!);
-              lists.set(key, { headers, result: JSON.stringify(answer.result) });
-            }
-          }
-          return response;
-        },
-        { overrideGlobalObjects: false },
-      );
+      exchanges.set(req, { caller, body, list, at: generation });
       await listener(req, res);
     },
     toolsChanged: () => {
