@@ -11,6 +11,7 @@ import { LineLimitedStdioTransport } from '../../main/core/mcp/stdioTransport.ts
 import { serveStdioRevisions } from '../../main/core/mcp/stdioRevisions.ts';
 import { silentLogger } from '../../main/core/log/logger.ts';
 import { jsonLinesOf } from '../helpers/jsonLines.ts';
+import { peekAnswer } from '../../main/core/mcp/leanMcpPipe.ts';
 
 const MODERN = '2026-07-28';
 const envelope = {
@@ -83,7 +84,9 @@ test('a modern stdio connection answers tools/list from the SDK answer it kept, 
   assert.deepEqual(second.result, first.result);
   assert.equal(sdkLists, 1, 'the second is the kept answer: the SDK did not see it');
   const kept = keptListOf(server)!;
-  assert.ok(kept.answer({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: { _meta: envelope } }), 'the transport answers a plain one');
+  const line = kept.answer({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: { _meta: envelope } });
+  assert.ok(line, 'the transport answers a plain one');
+  assert.deepEqual(peekAnswer(line), { jsonrpc: '2.0', id: 9, result: true }, "the joined pipe's shim passes it on without parsing it");
   assert.equal(kept.answer({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: { cursor: 'x', _meta: envelope } }), undefined, 'a cursor goes to the SDK');
   assert.equal(kept.answer({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} }), undefined, 'no envelope: the SDK refuses it, not the kept answer');
   const otherRevision = { ...envelope, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' };

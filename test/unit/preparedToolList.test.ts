@@ -12,6 +12,7 @@ import { LineLimitedStdioTransport } from '../../main/core/mcp/stdioTransport.ts
 import { preparedAnswer } from '../../main/core/mcp/createMcpServer.ts';
 import { silentLogger } from '../../main/core/log/logger.ts';
 import { jsonLinesOf } from '../helpers/jsonLines.ts';
+import { peekAnswer } from '../../main/core/mcp/leanMcpPipe.ts';
 
 const T = { timeout: 10_000 };
 
@@ -69,7 +70,9 @@ test('tools/list answers from the prepared reply, built again when the tools cha
   const second = await ask('tools/list');
   assert.deepEqual(second.result, first.result);
   assert.equal(built, 1, 'the second is the prepared reply: nothing was built');
-  assert.ok(preparedAnswer(server, { jsonrpc: '2.0', id: 9, method: 'tools/list' }), 'the transport answers it');
+  const line = preparedAnswer(server, { jsonrpc: '2.0', id: 9, method: 'tools/list' });
+  assert.ok(line, 'the transport answers it');
+  assert.deepEqual(peekAnswer(line), { jsonrpc: '2.0', id: 9, result: true }, "the joined pipe's shim passes it on without parsing it");
   assert.equal(preparedAnswer(server, { jsonrpc: '2.0', id: 9, method: 'tools/list', params: { cursor: 'x' } }), undefined, 'a cursor goes to the server');
   assert.equal(preparedAnswer(server, { jsonrpc: '2.0', method: 'tools/list' }), undefined, 'a notification is no request');
 

@@ -31,4 +31,10 @@ export interface RunContext {
   onWaiting?(what: string): () => void;
   /** The MCP request that started the run, whose span its calls' spans hang under (telemetry on). */
   trace?: TraceParent;
+  /**
+   * A client's direct call of another server's tool: the gate hands its call's audit record here instead of waiting
+   * for its commit, and the client's tool record — written next, committed with it — waits for both before the result
+   * goes back (withheld if either fails). One commit where there were two, each waited for in turn.
+   */
+  deferRecord?(recorded: Promise<unknown>): void;
 }

@@ -53,6 +53,8 @@ export interface ToolOutcome {
   error?: string;
   /** What the call reached, when it is not the session's APIs (another MCP server: `mcp:<server>`). */
   profile?: string;
+  /** Audit records of the call still being committed: the result waits for them as for its own record. */
+  recorded?: Promise<unknown>;
 }
 
 /** One finished tool call, for the audit store (recorded before the result goes back). */
@@ -210,7 +212,7 @@ async function auditedCall(
   }
   const result = outcome.result;
   try {
-    await options.report({
+    const reported = options.report({
       ...base,
       durationMs: performance.now() - started,
       outcome: outcome.outcome ?? (result.isError ? 'error' : 'ok'),
@@ -219,6 +221,8 @@ async function auditedCall(
       ...(outcome.error ? { error: outcome.error } : {}),
       ...(outcome.profile ? { profile: outcome.profile } : {}),
     });
+    // The call's own records (a direct call's, written just before) commit with this one: both are waited for.
+    await (outcome.recorded ? Promise.all([outcome.recorded, reported]) : reported);
   } catch (error) {
     return {
       isError: true,

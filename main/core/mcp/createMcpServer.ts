@@ -50,7 +50,8 @@ export function preparedAnswer(server: McpServer, raw: unknown): Buffer | undefi
   if (request.method !== 'tools/list' || request.jsonrpc !== '2.0' || (typeof request.id !== 'string' && typeof request.id !== 'number')) return undefined;
   if (request.params !== undefined && (typeof request.params !== 'object' || request.params === null || request.params.cursor !== undefined)) return undefined;
   const text = preparedLists.get(server)?.();
-  return text === undefined ? undefined : Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(request.id)},"result":${text}}`);
+  // In the order the SDK writes its answers, so the joined pipe's shim passes the line on unparsed (leanMcpPipe.ts).
+  return text === undefined ? undefined : Buffer.from(`{"result":${text},"jsonrpc":"2.0","id":${JSON.stringify(request.id)}}`);
 }
 
 /**

@@ -26,7 +26,7 @@ export interface DirectToolsContext {
   /** The tools to offer now, in order (already capped and named). */
   list(): DirectTool[];
   /** Calls one through the gate, as this client. */
-  call(tool: DirectTool, args: Record<string, unknown>, ctx: ToolContext): Promise<{ result: CallToolResult; runId: string }>;
+  call(tool: DirectTool, args: Record<string, unknown>, ctx: ToolContext): Promise<{ result: CallToolResult; runId: string; recorded?: Promise<unknown> }>;
   /** Where the listed schemas are kept for tools/list (the name → the server's input schema). */
   schemas: Map<string, unknown>;
 }
@@ -57,8 +57,8 @@ export function registerDirectTools(tools: AuditedTools, ctx: DirectToolsContext
           annotations: { ...tool.annotations, title },
         },
         async (args, toolCtx) => {
-          const { result, runId } = await ctx.call(tool, args, toolCtx);
-          return { result, runId, profile: tool.profile, ...(result.isError ? { outcome: 'error' } : {}) };
+          const { result, runId, recorded } = await ctx.call(tool, args, toolCtx);
+          return { result, runId, profile: tool.profile, ...(result.isError ? { outcome: 'error' } : {}), ...(recorded ? { recorded } : {}) };
         },
       );
       registered.set(name, { handle, text: JSON.stringify(tool), tool });

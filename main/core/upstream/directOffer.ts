@@ -48,10 +48,15 @@ export function directList(s: { upstream: UpstreamServers; logger: Logger; redac
   return all.slice(0, max);
 }
 
-/** A client's direct call: one run of its own (its id links the client's tool record to the call's), through the tool gate. */
+/**
+ * A client's direct call: one run of its own (its id links the client's tool record to the call's), through the tool
+ * gate; `recorded` settles once the call's audit records are committed (the tool record waits for it).
+ */
 export async function callDirect(gate: ToolGate, tool: DirectTool, args: Record<string, unknown>, ctx: ToolContext) {
   const runId = randomUUID();
   const script = `${tool.name}(${JSON.stringify(args)})`;
+  // The call's audit records, committed with the client's tool record, which waits for them (RunContext.deferRecord).
+  const records: Promise<unknown>[] = [];
   const result = await gate.callDirect(
     { server: tool.server, tool: tool.tool, args, direct: tool.name },
     {
@@ -64,7 +69,12 @@ export async function callDirect(gate: ToolGate, tool: DirectTool, args: Record<
       calls: [],
       ...(ctx.progress ? { onWaiting: (what: string) => keepTelling(ctx.progress!, what, PROGRESS_EVERY_MS) } : {}),
       ...(ctx.trace ? { trace: ctx.trace } : {}),
+      deferRecord: (recorded) => {
+        // Awaited by the tool record's writer; never an unhandled rejection meanwhile.
+        recorded.catch(() => undefined);
+        records.push(recorded);
+      },
     },
   );
-  return { result, runId };
+  return { result, runId, recorded: Promise.all(records) };
 }

@@ -166,11 +166,12 @@ function toolSource(options: ToolGateOptions, call: ToolCall, run: RunContext): 
     });
     run.calls.push({ callKind: 'tool-call', url: full.url, status: full.status, decision: full.decision });
     options.logger.info(`tool ${what} → ${fields.decision}${fields.error ? `: ${redact(fields.error)}` : ''}`, { runId: run.runId });
-    try {
-      await options.onApiCall?.(full);
-    } catch (error) {
+    const recorded = Promise.resolve(options.onApiCall?.(full)).catch((error: unknown) => {
       throw new AuditWriteError(messageOf(error));
-    }
+    });
+    // A client's direct call: its tool record, written next, waits for this one too (RunContext.deferRecord).
+    if (call.direct && run.deferRecord) run.deferRecord(recorded);
+    else await recorded;
   };
   return {
     what,
