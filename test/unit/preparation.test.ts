@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { constants, getPriority } from 'node:os';
 import { createPreparation } from '../../main/core/search/preparation.ts';
 import { storeFileOf, type PrepareProgress } from '../../main/core/search/preparedApi.ts';
 import { AirlockError } from '../../main/core/util/errors.ts';
@@ -52,6 +53,25 @@ test('a document is prepared in a child process, with progress; the next start o
   // Details come from the store when asked, with the component names the document gave them.
   const create = again.catalogue.byId('things7.create')!;
   assert.equal(again.catalogue.refNames.get(create.requestBody!.schema!), 'Thing7');
+});
+
+test('the preparing process runs below normal priority: the companion serving calls comes first for the CPU', T, async (t) => {
+  const { spec, cacheDir, preparation, racyMs } = setup(t, 2_000);
+  const priorities: number[] = [];
+  const prepared = await preparation.prepare({
+    spec,
+    cacheDir,
+    racyMs,
+    onProgress: (p) => {
+      if (p.phase !== 'parsing' || priorities.length > 0) return;
+      const [pid] = preparation.stats!().running;
+      if (pid !== undefined) priorities.push(getPriority(pid));
+    },
+  });
+  t.after(() => prepared.close());
+  // Nice 10, or the parent's own when it runs nicer still (a process may not raise its children above itself).
+  assert.equal(priorities.length, 1, 'seen while it parsed');
+  assert.equal(priorities[0], Math.max(constants.priority.PRIORITY_BELOW_NORMAL, getPriority()));
 });
 
 test('a store that fails its checks is prepared again, never used', T, async (t) => {

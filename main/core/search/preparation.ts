@@ -12,6 +12,7 @@
 // environment with none of the companion's secrets (AIRLOCK_API_KEY and the
 // like): only what finding files, temp dirs and TLS roots needs.
 import { fork, type ChildProcess } from 'node:child_process';
+import { constants, setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { rm } from 'node:fs/promises';
 import { DamagedFile } from '../util/sectionFile.ts';
@@ -153,6 +154,15 @@ export function createPreparation(config: PreparationConfig): Preparation {
         stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
         serialization: 'json',
       });
+      // Preparing is background work: the companion serving calls comes first when both want the CPU (Linux nice 10,
+      // Windows below normal). Set as it starts; a platform that refuses it prepares at normal priority.
+      if (child.pid !== undefined) {
+        try {
+          setPriority(child.pid, constants.priority.PRIORITY_BELOW_NORMAL);
+        } catch {
+          // Not allowed here: the preparation still runs.
+        }
+      }
       running.add(child);
       started++;
       let stderr = '';
