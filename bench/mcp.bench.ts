@@ -239,7 +239,10 @@ for (const engine of engines) {
     console.log(`  ${'20 in flight'.padEnd(19)} 2025-11-25 ${a} calls/s | 2026-07-28 ${b} calls/s (1000 × return 1+1, twice each, alternating)`);
   };
   if (revisions)
-    byRevisionRows(`  over HTTP, the joined path's companion: MCP 2025-11-25 (a session) | 2026-07-28 (no session; a caller's servers kept between its requests)`, revisions);
+    byRevisionRows(
+      `  over HTTP, the joined path's companion: MCP 2025-11-25 (a session) | 2026-07-28 (no session; a caller's servers kept between its requests)`,
+      revisions,
+    );
   if (stdioRevisions)
     byRevisionRows(`  over joined stdio: MCP 2025-11-25 (initialize) | 2026-07-28 (server/discover; one server for the connection)`, stdioRevisions);
 }

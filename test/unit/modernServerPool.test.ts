@@ -34,7 +34,13 @@ function pooledHandler() {
     const response = await handler.fetch(
       new Request('http://127.0.0.1/mcp', {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'which' },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': MODERN,
+          'mcp-method': 'tools/call',
+          'mcp-name': 'which',
+        },
         body: JSON.stringify({
           jsonrpc: '2.0',
           id,

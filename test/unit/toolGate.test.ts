@@ -457,42 +457,53 @@ test('a message to a stdio server over the cap is never written: the call fails,
   await transport.close();
 });
 
-test("a client's direct call hands its audit record to the client's tool record instead of waiting for it; a record that fails withholds the result", T, async () => {
-  const server = fakeServer({ accepted: 'same' });
-  const broker = new ApprovalBroker({ timeoutMs: 60_000, approversAvailable: () => true, noApproverMessage: 'nobody', grants: new GrantStore() });
-  // The audit's commit of a record: held until the test says.
-  const commits: ((ok: boolean) => void)[] = [];
-  const committing = () => new Promise<void>((resolve, reject) => void commits.push((ok) => (ok ? resolve() : reject(new Error('disk full')))));
-  const gate = createToolGate({ servers: server.source, approvals: broker, redactor: () => createRedactor([SECRET]), onApiCall: committing, logger: silentLogger });
-  const handed: Promise<unknown>[] = [];
-  const direct = { server: 'fs', tool: 'read_file', args: {}, direct: 'fs__read_file' };
-  const result = await gate.callDirect(direct, run({ deferRecord: (recorded) => void handed.push(recorded) }));
-  assert.equal(result.isError, undefined, 'answered before the record is committed');
-  assert.equal(handed.length, 1, 'the record is handed over');
-  commits.shift()!(false);
-  await assert.rejects(handed[0]!, /disk full/);
+test(
+  "a client's direct call hands its audit record to the client's tool record instead of waiting for it; a record that fails withholds the result",
+  T,
+  async () => {
+    const server = fakeServer({ accepted: 'same' });
+    const broker = new ApprovalBroker({ timeoutMs: 60_000, approversAvailable: () => true, noApproverMessage: 'nobody', grants: new GrantStore() });
+    // The audit's commit of a record: held until the test says.
+    const commits: ((ok: boolean) => void)[] = [];
+    const committing = () => new Promise<void>((resolve, reject) => void commits.push((ok) => (ok ? resolve() : reject(new Error('disk full')))));
+    const gate = createToolGate({
+      servers: server.source,
+      approvals: broker,
+      redactor: () => createRedactor([SECRET]),
+      onApiCall: committing,
+      logger: silentLogger,
+    });
+    const handed: Promise<unknown>[] = [];
+    const direct = { server: 'fs', tool: 'read_file', args: {}, direct: 'fs__read_file' };
+    const result = await gate.callDirect(direct, run({ deferRecord: (recorded) => void handed.push(recorded) }));
+    assert.equal(result.isError, undefined, 'answered before the record is committed');
+    assert.equal(handed.length, 1, 'the record is handed over');
+    commits.shift()!(false);
+    await assert.rejects(handed[0]!, /disk full/);
 
-  // Through the audited tool: the result waits for the handed record and is withheld when it fails.
-  const outcome = async () => ({ result: { content: [{ type: 'text' as const, text: 'ran read_file' }] }, recorded: committing() });
-  const reports: string[] = [];
-  const options = { report: (r: { tool: string }) => void reports.push(r.tool) };
-  const call = () => runAudited('fs__read_file', {}, outcome, options, { caller: { key: 'caller-1', transport: 'stdio' }, signal: new AbortController().signal });
-  const nextCommit = async () => {
-    while (commits.length === 0) await new Promise((r) => setImmediate(r));
-    return commits.shift()!;
-  };
-  const failing = call();
-  (await nextCommit())(false);
-  const withheld = await failing;
-  assert.equal(withheld.isError, true);
-  assert.match(JSON.stringify(withheld.content), /could not record this call \(disk full\), so its result is withheld/);
-  const passing = call();
-  const commit = await nextCommit();
-  let settled = false;
-  void passing.then(() => (settled = true));
-  await new Promise((r) => setImmediate(r));
-  assert.equal(settled, false, 'not answered before the call record is committed');
-  commit(true);
-  assert.deepEqual((await passing).content, [{ type: 'text', text: 'ran read_file' }]);
-  assert.deepEqual(reports, ['fs__read_file', 'fs__read_file'], 'its own tool record was written both times');
-});
+    // Through the audited tool: the result waits for the handed record and is withheld when it fails.
+    const outcome = async () => ({ result: { content: [{ type: 'text' as const, text: 'ran read_file' }] }, recorded: committing() });
+    const reports: string[] = [];
+    const options = { report: (r: { tool: string }) => void reports.push(r.tool) };
+    const call = () =>
+      runAudited('fs__read_file', {}, outcome, options, { caller: { key: 'caller-1', transport: 'stdio' }, signal: new AbortController().signal });
+    const nextCommit = async () => {
+      while (commits.length === 0) await new Promise((r) => setImmediate(r));
+      return commits.shift()!;
+    };
+    const failing = call();
+    (await nextCommit())(false);
+    const withheld = await failing;
+    assert.equal(withheld.isError, true);
+    assert.match(JSON.stringify(withheld.content), /could not record this call \(disk full\), so its result is withheld/);
+    const passing = call();
+    const commit = await nextCommit();
+    let settled = false;
+    void passing.then(() => (settled = true));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(settled, false, 'not answered before the call record is committed');
+    commit(true);
+    assert.deepEqual((await passing).content, [{ type: 'text', text: 'ran read_file' }]);
+    assert.deepEqual(reports, ['fs__read_file', 'fs__read_file'], 'its own tool record was written both times');
+  },
+);
