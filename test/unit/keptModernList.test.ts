@@ -5,12 +5,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
-import { z } from 'zod';
 import { createModernMcpServer, keptListOf, refreshModernTools } from '../../main/core/mcp/createMcpServer.ts';
 import { LineLimitedStdioTransport } from '../../main/core/mcp/stdioTransport.ts';
 import { serveStdioRevisions } from '../../main/core/mcp/stdioRevisions.ts';
-import { silentLogger } from '../../main/core/log/logger.ts';
 import { jsonLinesOf } from '../helpers/jsonLines.ts';
+import { probeServerOptions, type ProbeState } from '../helpers/probeServer.ts';
 import { peekAnswer } from '../../main/core/mcp/leanMcpPipe.ts';
 
 const MODERN = '2026-07-28';
@@ -21,33 +20,8 @@ const envelope = {
 };
 
 test('a modern stdio connection answers tools/list from the SDK answer it kept, built again when the tools change', { timeout: 10_000 }, async () => {
-  let description = 'The first description';
-  let built = 0;
-  let opening = false;
-  const server = await createModernMcpServer(
-    {
-      apis: () => [],
-      ready: async () => [],
-      opening: () => opening,
-      logger: silentLogger,
-      transport: 'stdio',
-      onToolCall: () => undefined,
-      tools: [
-        (registry) => {
-          const tool = registry.register(
-            'probe',
-            { title: 'Probe', description, inputSchema: { text: z.string() }, annotations: { readOnlyHint: true } },
-            async () => ({ result: { content: [{ type: 'text', text: 'ok' }] } }),
-          );
-          return () => {
-            built++;
-            tool.describe({ title: 'Probe', description });
-          };
-        },
-      ],
-    },
-    { key: 'stdio:kept', transport: 'stdio' },
-  );
+  const state: ProbeState = { description: 'The first description', built: 0, opening: false };
+  const server = await createModernMcpServer(probeServerOptions(state), { key: 'stdio:kept', transport: 'stdio' });
   // The SDK's own tools/list handler, counted: what the transport answers never reaches it.
   const handlers = (server.server as unknown as { _requestHandlers: Map<string, (...a: unknown[]) => Promise<unknown>> })._requestHandlers;
   const original = handlers.get('tools/list')!;
@@ -94,7 +68,7 @@ test('a modern stdio connection answers tools/list from the SDK answer it kept, 
   assert.equal(sdkLists, 2, 'another revision in the envelope: the SDK answers it');
 
   // The tools change: the next answer is the SDK's, with what is described now (a client listening is told).
-  description = 'The second description';
+  state.description = 'The second description';
   refreshModernTools(server);
   const third = await ask('tools/list');
   assert.equal(third.result.tools.find((t) => t.name === 'probe')?.description, 'The second description');
@@ -103,10 +77,10 @@ test('a modern stdio connection answers tools/list from the SDK answer it kept, 
   assert.equal(sdkLists, seen, 'kept again');
 
   // An API in reach being opened: the SDK answers (its handler waits for the API, then describes it).
-  opening = true;
-  const builtThen = built;
+  state.opening = true;
+  const builtThen = state.built;
   await ask('tools/list');
   assert.equal(sdkLists, seen + 1);
-  assert.ok(built > builtThen, 'described again once the API was ready');
+  assert.ok(state.built > builtThen, 'described again once the API was ready');
   await connection.close();
 });

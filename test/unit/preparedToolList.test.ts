@@ -6,44 +6,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
-import { z } from 'zod';
 import { createMcpServer, refreshTools } from '../../main/core/mcp/createMcpServer.ts';
 import { LineLimitedStdioTransport } from '../../main/core/mcp/stdioTransport.ts';
 import { preparedAnswer } from '../../main/core/mcp/createMcpServer.ts';
-import { silentLogger } from '../../main/core/log/logger.ts';
 import { jsonLinesOf } from '../helpers/jsonLines.ts';
+import { probeServerOptions, type ProbeState } from '../helpers/probeServer.ts';
 import { peekAnswer } from '../../main/core/mcp/leanMcpPipe.ts';
 
 const T = { timeout: 10_000 };
 
 test('tools/list answers from the prepared reply, built again when the tools change', T, async () => {
-  let description = 'The first description';
-  let built = 0;
-  let opening = false;
-  const server = createMcpServer({
-    apis: () => [],
-    ready: async () => [],
-    opening: () => opening,
-    logger: silentLogger,
-    transport: 'stdio',
-    onToolCall: () => undefined,
-    tools: [
-      (registry) => {
-        const tool = registry.register(
-          'probe',
-          { title: 'Probe', description, inputSchema: { text: z.string() }, annotations: { readOnlyHint: true } },
-          async () => ({
-            result: { content: [{ type: 'text', text: 'ok' }] },
-          }),
-        );
-        // Called whenever the server (re)builds its tools/list answer, and on every change.
-        return () => {
-          built++;
-          tool.describe({ title: 'Probe', description });
-        };
-      },
-    ],
-  });
+  const state: ProbeState = { description: 'The first description', built: 0, opening: false };
+  const server = createMcpServer(probeServerOptions(state));
   const input = new PassThrough();
   const output = new PassThrough();
   const transport = new LineLimitedStdioTransport(input, output);
@@ -65,11 +39,11 @@ test('tools/list answers from the prepared reply, built again when the tools cha
   input.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
 
   const first = await ask('tools/list');
-  assert.equal(built, 1, 'the first tools/list builds the answer');
+  assert.equal(state.built, 1, 'the first tools/list builds the answer');
   assert.equal(first.result.tools.find((t) => t.name === 'probe')?.description, 'The first description');
   const second = await ask('tools/list');
   assert.deepEqual(second.result, first.result);
-  assert.equal(built, 1, 'the second is the prepared reply: nothing was built');
+  assert.equal(state.built, 1, 'the second is the prepared reply: nothing was built');
   const line = preparedAnswer(server, { jsonrpc: '2.0', id: 9, method: 'tools/list' });
   assert.ok(line, 'the transport answers it');
   assert.deepEqual(peekAnswer(line), { jsonrpc: '2.0', id: 9, result: true }, "the joined pipe's shim passes it on without parsing it");
@@ -77,19 +51,19 @@ test('tools/list answers from the prepared reply, built again when the tools cha
   assert.equal(preparedAnswer(server, { jsonrpc: '2.0', method: 'tools/list' }), undefined, 'a notification is no request');
 
   // The tools change: the client is told, and the next answer is built again.
-  description = 'The second description';
+  state.description = 'The second description';
   refreshTools(server);
   const third = await ask('tools/list');
   assert.equal(third.result.tools.find((t) => t.name === 'probe')?.description, 'The second description');
   assert.ok(replies.some((r) => (r as { method?: string }).method === 'notifications/tools/list_changed'));
-  const builtThen = built;
+  const builtThen = state.built;
   await ask('tools/list');
-  assert.equal(built, builtThen, 'prepared again');
+  assert.equal(state.built, builtThen, 'prepared again');
 
   // An API in reach being opened: no prepared reply (the server waits for it, then answers).
-  opening = true;
+  state.opening = true;
   assert.equal(preparedAnswer(server, { jsonrpc: '2.0', id: 10, method: 'tools/list' }), undefined);
   await ask('tools/list');
-  assert.equal(built, builtThen + 1, 'answered by the server');
+  assert.equal(state.built, builtThen + 1, 'answered by the server');
   await server.close();
 });
