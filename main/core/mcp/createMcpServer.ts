@@ -254,10 +254,11 @@ export async function createModernMcpServer(
   const again = () => {
     for (const one of refresh) one();
   };
-  modernRefreshers.set(server, again);
   // A connection's server (stdio) lives on: its tools/list waits for the APIs in reach being opened, as a session's
-  // does, and then describes them (otherwise the tools were described again when what is served last changed).
-  if (options.transport === 'stdio') {
+  // does, and then describes them (otherwise the tools were described again when what is served last changed); the
+  // answer it gave is kept until they change.
+  if (options.transport !== 'stdio') modernRefreshers.set(server, again);
+  else {
     const kept = keptModernList(MODERN_REVISION, () => options.opening?.() ?? false);
     keptLists.set(server, kept);
     modernRefreshers.set(server, () => {

@@ -115,14 +115,12 @@ export function createModernMcp(options: ModernMcpOptions): ModernMcp {
     async (request, env) => {
       // Served on Airlock's HTTP/1.1 server only: its request and response.
       const { incoming, outgoing } = env as unknown as { incoming: IncomingMessage; outgoing: ServerResponse };
-      const exchange = exchanges.get(incoming)!;
-      const { caller, body, list, at } = exchange;
+      const { caller, body, list, at } = exchanges.get(incoming)!;
       callers.set(request, caller);
       const response = await handler.fetch(request, { parsedBody: body });
-      // A JSON answer (not a stream) is written as the text it is: @hono/node-server would read it back as a stream
+      // A JSON answer (not a stream) is written as the SDK's bytes: @hono/node-server would read it back as a stream
       // (~4 % of the companion's time per request in a profile, and the garbage that makes).
       if (!/^application\/json/.test(response.headers.get('content-type') ?? '')) return response;
-      // As bytes: decoding the answer into a string only to encode it again was a copy each way.
       const bytes = Buffer.from(await response.arrayBuffer());
       if (list && response.status === 200) keepList(caller.key, response.headers, bytes.toString('utf8'), at);
       const headers: Record<string, string> = {};
