@@ -43,7 +43,7 @@ import { noApproverMessage } from './boundaryText.ts';
 import { createMcpServerFactory, createModernServerFactory, type SessionOptions } from './mcpServers.ts';
 import type { McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
 import type { ModernCaller } from '../mcp/modernHttp.ts';
-import { tuneHeapForServing } from './startContext.ts';
+import { tuneHeapForServing } from './heapTuning.ts';
 import { createUpstream } from './upstream.ts';
 import type { CompanionMode, Engines, Host, Services } from './services.ts';
 import { createLiveSettings } from './liveSettings.ts';

@@ -11,7 +11,6 @@ import { LogBuffer } from '../log/logBuffer.ts';
 import { createLogger, type Logger } from '../log/logger.ts';
 import { usageError } from '../util/errors.ts';
 import { RedactionHolder } from '../log/redactionHolder.ts';
-import v8 from 'node:v8';
 import { messageOf } from '../../../contract/values.ts';
 
 export interface StartContext extends ResolvedSettings {
@@ -53,19 +52,4 @@ export function startContext(flags: Record<string, unknown>, env: Record<string,
     );
   else if (resolved.managed?.state === 'ok') logger.info(`managed policy ${resolved.managed.file} in effect (${BY_ORGANISATION})`);
   return { ...resolved, logBuffer, logger, redaction };
-}
-
-/**
- * A companion is a long-lived server: under a steady stream of calls V8's
- * default heuristics grow the young generation to 3 × 16 MB and let old-space
- * garbage pile up to the next growth step, so RSS climbed from 176 to 218 MB
- * over 10,000 trivial executes while the live heap stayed near 28 MB.
- * `--optimize-for-size` keeps it flat (148 MB) for ~3 % fewer calls per second
- * (bench/serverMemory.bench.ts). V8 reads this flag at each GC, so it takes
- * effect when set. It is set once the companion is built: start-up, which
- * allocates a lot at once (a large document parsed, or its catalogue and
- * index restored from the cache), runs 2–2.5× slower under it.
- */
-export function tuneHeapForServing(): void {
-  v8.setFlagsFromString('--optimize-for-size');
 }
