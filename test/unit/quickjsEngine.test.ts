@@ -393,6 +393,34 @@ test('an aborted signal ends the run with kind aborted', async () => {
   assert.equal(value(await engine.run(request('return "still works"'))), 'still works');
 });
 
+/** A signal that aborts the moment the engine has handed its run to a worker (its second listener), before the worker can start it. */
+function abortedOnceHandedOver(): AbortSignal {
+  const listeners: (() => void)[] = [];
+  let aborted = false;
+  return {
+    get aborted() {
+      return aborted;
+    },
+    addEventListener(_type: string, listener: () => void) {
+      listeners.push(listener);
+      if (listeners.length === 2) aborted = true;
+    },
+    removeEventListener() {},
+  } as unknown as AbortSignal;
+}
+
+test('a run cancelled before its worker starts it does not cost that worker the client shapes sent with it', async () => {
+  // One worker: the next run lands where the cancelled one was sent with the API's shape (a worker is sent a shape once).
+  const own = createQuickJsEngine({ poolSize: 1, maxWorkers: 1 });
+  try {
+    assert.equal(failure(await own.run(request('return 1', { signal: abortedOnceHandedOver() }))).kind, 'aborted');
+    assert.equal(own.stats().shapesSent, 1, 'the shape went with the cancelled run');
+    assert.equal(value(await own.run(request('return (await api.events.list()).status'))), 200);
+  } finally {
+    await own.close();
+  }
+});
+
 test('whilePaused runs the wait and returns its value', async () => {
   const callApi = async (_call: ApiCallRequest, control: RunControl): Promise<ApiCallResult> => {
     const approved = await control.whilePaused(async () => 'yes');

@@ -1,14 +1,14 @@
 // What one run in the QuickJS worker holds, and setting it up on its sandbox:
 // bound to the sandbox's bridge functions, QuickJS's memory and stack limits
-// applied, the client shapes it needs kept, and the prelude run, which
-// installs the client globals and `console` and hands back the two helpers
-// the end of the run uses (`serialize` and `describe`).
+// applied, and the prelude run, which installs the client globals and
+// `console` and hands back the two helpers the end of the run uses
+// (`serialize` and `describe`). The client shapes a run was sent with are
+// kept by the worker as the message arrives (workerRuns.ts).
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten';
 import type { RunErrorKind } from '../engine.ts';
 import type { HostToWorker, ResolvedLimits, WorkerToHost } from './protocol.ts';
 import { ConsoleBuffer } from './consoleBuffer.ts';
 import type { Instance, Sandbox } from './sandboxes.ts';
-import type { ShapeCache } from './shapeCache.ts';
 
 export type RunMessage = Extract<HostToWorker, { type: 'run' }>;
 
@@ -42,7 +42,7 @@ export interface Run {
 }
 
 /** The run of `message` on `sandbox`, its client ready; throws if the prelude does not run (out of memory included). */
-export function setUp(message: RunMessage, sandbox: Sandbox<Run>, shapes: ShapeCache, post: (message: WorkerToHost) => void): Run {
+export function setUp(message: RunMessage, sandbox: Sandbox<Run>, post: (message: WorkerToHost) => void): Run {
   const { runtime, context } = sandbox;
   const run: Run = {
     seq: message.seq,
@@ -63,7 +63,6 @@ export function setUp(message: RunMessage, sandbox: Sandbox<Run>, shapes: ShapeC
   sandbox.binding.run = run;
   runtime.setMemoryLimit(message.limits.memoryBytes);
   runtime.setMaxStackSize(message.limits.stackBytes);
-  shapes.update(message);
   const args = [
     sandbox.hostCall,
     sandbox.hostWrite,

@@ -94,6 +94,9 @@ export class WorkerRuns {
   }
 
   async start(message: RunMessage): Promise<void> {
+    // The shapes sent with a run are kept whatever becomes of it: the host counts them as this worker's from the
+    // moment it sends them, so a run cancelled or refused before it starts must not lose them for the next one.
+    this.#shapes.update(message);
     const sandbox = await this.#sandboxOrRefusal(message);
     if (!sandbox) return;
     const cancel = Atomics.load(this.#control.cancel, 0);
@@ -106,7 +109,7 @@ export class WorkerRuns {
     }
     let run: Run;
     try {
-      run = setUp(message, sandbox, this.#shapes, this.#post);
+      run = setUp(message, sandbox, this.#post);
     } catch (error) {
       const text = error instanceof Error ? error.message : String(error);
       const outcome =
