@@ -4,10 +4,12 @@
 // default caps) driven by a real MCP client.
 //  1. Soak: N trivial executes (`return 1+1`, default 10,000), the server's
 //     RSS (/proc/<pid>/status VmRSS) printed every `--every` runs. Pass: the
-//     RSS at the end is within 10 % of the RSS after the first 500 runs.
+//     RSS at the end is at most 10 % above the RSS after the first 500 runs
+//     (a fall is memory handed back, not a leak).
 //  2. Bombs: four memory bombs sent at once (each allocates far past its
 //     256 MB cap), caps raised so all four run together. Prints the server's
 //     peak RSS (VmHWM) and how each ended, then checks the server still answers.
+//     `--bombs 0` leaves them out.
 // Exits 1 when the soak target is missed.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -69,15 +71,15 @@ try {
     }
     console.log(`${((RUNS - 1) / ((performance.now() - started) / 1000)).toFixed(0)} executes/s one at a time`);
     const growth = at500 ? ((last - at500) / at500) * 100 : NaN;
-    const ok = Math.abs(growth) <= 10;
+    const ok = growth <= 10;
     failed ||= !ok;
     console.log(
-      `soak: ${at500.toFixed(1)} MB after 500 runs → ${last.toFixed(1)} MB after ${RUNS} (${growth >= 0 ? '+' : ''}${growth.toFixed(1)} %) ${ok ? 'ok (≤ 10 %)' : 'FAIL (> 10 %)'}`,
+      `soak: ${at500.toFixed(1)} MB after 500 runs → ${last.toFixed(1)} MB after ${RUNS} (${growth >= 0 ? '+' : ''}${growth.toFixed(1)} %) ${ok ? 'ok (≤ +10 %)' : 'FAIL (> +10 %)'}`,
     );
     await server.close();
   }
-  // 2. Concurrent bombs
-  {
+  // 2. Concurrent bombs (--bombs 0: none)
+  if (BOMBS > 0) {
     const server = await startServer(join(dir, 'bombs'), spec, ['--max-concurrent', String(BOMBS), '--per-caller-concurrent', String(BOMBS)]);
     await server.client.callTool({ name: 'execute', arguments: { code: 'return 1' } });
     const before = procStatus(server.pid, 'VmRSS');
