@@ -393,7 +393,12 @@ test('an aborted signal ends the run with kind aborted', async () => {
   assert.equal(value(await engine.run(request('return "still works"'))), 'still works');
 });
 
-/** A signal that aborts the moment the engine has handed its run to a worker (its second listener), before the worker can start it. */
+/**
+ * A signal that reads as aborted from the moment the engine hands its run to a worker (its second listener: the
+ * pool's wait is the first), so the engine cancels the run just after posting it: the worker finds it cancelled
+ * before it starts. (In a rare ordering the worker starts and ends `return 1` first; the test then passes without
+ * covering the fix, never failing falsely.) It fires no events: the engine reads `aborted` after the post.
+ */
 function abortedOnceHandedOver(): AbortSignal {
   const listeners: (() => void)[] = [];
   let aborted = false;
