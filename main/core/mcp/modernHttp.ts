@@ -12,6 +12,11 @@
 // the APIs it reaches (httpCredential.ts). That pair is the caller key
 // grants, limits and held runs are bound to; a client's self-declared name
 // only labels it.
+//
+// A plain tools/call of one of Airlock's tools is answered without the SDK
+// (modernDirectCall.ts), with the tools of a server built once for its
+// caller and tool; any other request, and a call that is not plain, is the
+// SDK's.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
@@ -21,6 +26,7 @@ import { readScope } from './sessionScope.ts';
 import { MODERN_REVISION } from './stdioRevisions.ts';
 import { readCredential } from './httpCredential.ts';
 import { isPlainModernList } from './keptModernList.ts';
+import { callDirect, directToolsOf, plainModernCall, type DirectTools, type PlainCall } from './modernDirectCall.ts';
 import type { ClientTokenView } from '../http/clientTokens.ts';
 import type { ClientTokenRef } from '../../../contract/approvals.ts';
 
@@ -79,6 +85,19 @@ function plainList(req: IncomingMessage, body: unknown): boolean {
   return isPlainModernList(body, MODERN_REVISION);
 }
 
+/**
+ * A tools/call of this revision that may be answered directly (modernDirectCall.ts): plain, its `Mcp-Method` and
+ * `Mcp-Name` headers naming what its body does, sent as JSON.
+ */
+function plainCall(req: IncomingMessage, body: unknown): PlainCall | undefined {
+  if (!speaksModern(req, body) || req.headers['mcp-method'] !== 'tools/call' || !/application\/json/.test(req.headers['content-type'] ?? '')) return undefined;
+  const call = plainModernCall(body, MODERN_REVISION);
+  return call && req.headers['mcp-name'] === call.name ? call : undefined;
+}
+
+/** How many callers' direct-call tables (one per caller and tool) are kept at once. */
+const MAX_DIRECT = 256;
+
 /** How many callers' tools/list answers are kept at once. */
 const MAX_KEPT_LISTS = 64;
 
@@ -109,6 +128,44 @@ export function createModernMcp(options: ModernMcpOptions): ModernMcp {
     },
     { legacy: 'reject', onerror: (error) => log.debug(`mcp 2026-07-28: ${error.message}`) },
   );
+  // Each caller's tools for direct calls (a server built for the caller and the tool, kept until the tools change):
+  // a plain call is answered with them, without the SDK's per-request handler, transport and web Response.
+  const direct = new Map<string, DirectTools>();
+  const directFor = async (caller: ModernCaller, tool: string): Promise<DirectTools> => {
+    const key = JSON.stringify([caller.key, caller.token?.name ?? '', tool]);
+    const known = direct.get(key);
+    if (known) return known;
+    const at = generation;
+    const tools = directToolsOf(await options.createServer(caller, { tool }));
+    // Kept only if it has the tool, and the tools did not change while it was built.
+    if (at === generation && tools.has(tool)) {
+      if (direct.size >= MAX_DIRECT) direct.delete(direct.keys().next().value!);
+      direct.set(key, tools);
+    }
+    return tools;
+  };
+  /** Answers a plain call directly; false: the SDK answers it (a tool not Airlock's, arguments its schema refuses). */
+  const answeredDirectly = async (caller: ModernCaller, call: PlainCall, res: ServerResponse): Promise<boolean> => {
+    const tools = await directFor(caller, call.name);
+    if (!tools.has(call.name)) return false;
+    // The client hanging up cancels the call (a run waiting for a person is withdrawn), as the SDK's request signal does.
+    const controller = new AbortController();
+    const gone = () => {
+      if (!res.writableFinished) controller.abort(new Error('the client closed the connection'));
+    };
+    res.once('close', gone);
+    const message = await callDirect(tools, call, controller.signal);
+    if (!message) {
+      res.off('close', gone);
+      return false;
+    }
+    const text = JSON.stringify(message);
+    if (!res.destroyed) {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
+      res.end(text);
+    }
+    return true;
+  };
   // What serve read of each request, for the one listener that hands it to the SDK.
   const exchanges = new WeakMap<IncomingMessage, { caller: ModernCaller; body: unknown; list: boolean; at: number }>();
   const listener = getRequestListener(
@@ -175,12 +232,15 @@ export function createModernMcp(options: ModernMcpOptions): ModernMcp {
         res.end(`{"jsonrpc":"2.0","id":${JSON.stringify((body as { id: unknown }).id)},"result":${kept.result}}`);
         return;
       }
+      const call = list ? undefined : plainCall(req, body);
+      if (call && (await answeredDirectly(caller, call, res))) return;
       exchanges.set(req, { caller, body, list, at: generation });
       await listener(req, res);
     },
     toolsChanged: () => {
       generation++;
       lists.clear();
+      direct.clear();
       handler.notify.toolsChanged();
     },
     close: () => handler.close(),

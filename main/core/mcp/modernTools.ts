@@ -11,14 +11,14 @@ import { fromJsonSchema, type JsonSchemaType, type McpServer as ModernMcpServer,
 import type { CallerInfo } from '../approvals/types.ts';
 import { runAudited, type AuditedTools, type AuditedToolsOptions, type ToolContext } from './auditedTools.ts';
 import { declaresTasks, type ModernTasks } from './modernTasks.ts';
+import { directToolsOf, type DirectTool } from './modernDirectCall.ts';
 
 /** The client's self-declared name and version, from the request's `_meta` (a label: it never grants). */
 const CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
 const PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
 const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 
-function declaredClient(ctx: ServerContext): { clientName?: string; clientVersion?: string; protocolVersion?: string } {
-  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+function declaredClient(envelope: Record<string, unknown> | undefined): { clientName?: string; clientVersion?: string; protocolVersion?: string } {
   const info = envelope?.[CLIENT_INFO] as { name?: unknown; version?: unknown } | undefined;
   const version = envelope?.[PROTOCOL_VERSION];
   return {
@@ -28,13 +28,18 @@ function declaredClient(ctx: ServerContext): { clientName?: string; clientVersio
   };
 }
 
+/** Whether the request's client declared elicitation (it may then be answered `input_required`). */
+function canElicit(envelope: Record<string, unknown> | undefined): boolean {
+  const capabilities = envelope?.[CLIENT_CAPABILITIES] as { elicitation?: unknown } | undefined;
+  return capabilities?.elicitation !== undefined;
+}
+
 /** The request's multi-round-trip side: whether the client can be asked, and what a retried round brings back. */
 function roundsOf(ctx: ServerContext): Pick<ToolContext, 'rounds'> {
-  const capabilities = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES] as { elicitation?: unknown } | undefined;
   const state = ctx.mcpReq.requestState();
   return {
     rounds: {
-      canElicit: capabilities?.elicitation !== undefined,
+      canElicit: canElicit(ctx.mcpReq.envelope as Record<string, unknown> | undefined),
       ...(ctx.mcpReq.inputResponses ? { responses: ctx.mcpReq.inputResponses } : {}),
       ...(state !== undefined ? { state } : {}),
     },
@@ -107,46 +112,69 @@ export function modernTools(
   caller: Omit<CallerInfo, 'clientName' | 'clientVersion' | 'protocolVersion'>,
   options: ModernToolsOptions,
 ): AuditedTools {
+  const direct = directToolsOf(server);
+  /** Registers one tool with the SDK; `directly`: also in the server's table of tools called directly. */
+  const add = (name: string, config: Parameters<AuditedTools['register']>[1], handler: Parameters<AuditedTools['register']>[2], directly: boolean) => {
+    if (options.onlyTool !== undefined && name !== options.onlyTool) return UNREGISTERED;
+    const inputSchema = preparedSchema(config.inputSchema as object);
+    const outputSchema = config.outputSchema ? preparedSchema(config.outputSchema) : undefined;
+    const registered = server.registerTool(
+      name,
+      {
+        title: config.title,
+        description: config.description,
+        inputSchema: inputSchema as never,
+        ...(outputSchema ? { outputSchema: outputSchema as never } : {}),
+        annotations: config.annotations,
+      },
+      ((args: unknown, ctx: ServerContext) =>
+        runAudited(name, args, handler, options, {
+          caller: { ...caller, ...declaredClient(ctx.mcpReq.envelope as Record<string, unknown> | undefined) },
+          signal: ctx.mcpReq.signal,
+          ...progressOf(ctx),
+          ...roundsOf(ctx),
+          ...tasksOf(ctx, caller.key, options.tasks),
+        })) as never,
+    );
+    // A plain call of one of Airlock's own tools is answered without the SDK (modernDirectCall.ts): the same schemas
+    // and handler; no progress, round or task (such a request goes to the SDK).
+    const entry: DirectTool | undefined = directly
+      ? {
+          input: inputSchema as never,
+          ...(outputSchema ? { output: outputSchema as never } : {}),
+          run: (args, call) =>
+            runAudited(name, args, handler, options, {
+              caller: { ...caller, ...declaredClient(call.envelope) },
+              signal: call.signal,
+              rounds: { canElicit: canElicit(call.envelope) },
+            }),
+        }
+      : undefined;
+    if (entry) direct.set(name, entry);
+    return {
+      describe({ title, description }: { title: string; description: string }) {
+        if (registered.title === title && registered.description === description) return;
+        registered.update({ title, description, annotations: { ...config.annotations, title } });
+      },
+      remove: () => {
+        if (entry && direct.get(name) === entry) direct.delete(name);
+        registered.remove();
+      },
+    };
+  };
   const tools: AuditedTools = {
     ...(options.onlyTool !== undefined ? { only: options.onlyTool } : {}),
     // The 2025 revision's task-augmented calls; a modern client that declares the Tasks extension gets a task through
     // ToolContext.startTask instead (modernTasks.ts).
     taskTools: new Map(),
     registerLoose(name, config, handler) {
-      // Listed with the schema its server gives (as a 2025 session lists it); any object when there is none.
+      // Listed with the schema its server gives (as a 2025 session lists it); any object when there is none. Another
+      // server's tool is called through the SDK only (its result is that server's, checked by the SDK's schema).
       const schema = options.listedSchemas?.().get(name);
       const inputSchema = schema && typeof schema === 'object' ? fromJsonSchema(schema as JsonSchemaType) : z.looseObject({});
-      return tools.register(name, { ...config, inputSchema: inputSchema as never }, handler as never);
+      return add(name, { ...config, inputSchema: inputSchema as never }, handler as never, false);
     },
-    register(name, config, handler) {
-      if (options.onlyTool !== undefined && name !== options.onlyTool) return UNREGISTERED;
-      const inputSchema = preparedSchema(config.inputSchema as object);
-      const registered = server.registerTool(
-        name,
-        {
-          title: config.title,
-          description: config.description,
-          inputSchema: inputSchema as never,
-          ...(config.outputSchema ? { outputSchema: preparedSchema(config.outputSchema) as never } : {}),
-          annotations: config.annotations,
-        },
-        ((args: unknown, ctx: ServerContext) =>
-          runAudited(name, args, handler, options, {
-            caller: { ...caller, ...declaredClient(ctx) },
-            signal: ctx.mcpReq.signal,
-            ...progressOf(ctx),
-            ...roundsOf(ctx),
-            ...tasksOf(ctx, caller.key, options.tasks),
-          })) as never,
-      );
-      return {
-        describe({ title, description }) {
-          if (registered.title === title && registered.description === description) return;
-          registered.update({ title, description, annotations: { ...config.annotations, title } });
-        },
-        remove: () => registered.remove(),
-      };
-    },
+    register: (name, config, handler) => add(name, config as never, handler as never, true),
   };
   return tools;
 }

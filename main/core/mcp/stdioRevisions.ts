@@ -14,15 +14,19 @@
 // limit answered, not fatal; calls in flight answered when the companion
 // goes. A plain tools/list is answered there: from the prepared reply once the
 // connection is of the 2025 revision, from the SDK's last answer once it is of
-// 2026-07-28 (each reply is its own revision's answer).
+// 2026-07-28 (each reply is its own revision's answer). A plain 2026-07-28
+// tools/call of one of Airlock's tools is answered there too, without the
+// SDK (modernDirectCall.ts).
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { McpServer as ModernMcpServer, Transport as ModernTransport } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { LineLimitedStdioTransport } from './stdioTransport.ts';
 import { keptListOf, preparedAnswer } from './createMcpServer.ts';
+import { DirectCallLine, directToolsOf } from './modernDirectCall.ts';
+import { MODERN_REVISION } from './serverIdentity.ts';
 
 /** The modern revision a connection pinned to it speaks (the only one the SDK serves). */
-export { MODERN_REVISION } from './serverIdentity.ts';
+export { MODERN_REVISION };
 
 export interface StdioRevisionServers {
   /** The connection's server of the 2025 revision (built when a client opens with `initialize`). */
@@ -50,6 +54,14 @@ export function serveStdioRevisions(wire: LineLimitedStdioTransport & { sessionI
           wire.answerEarly = kept.answer;
           wire.sent = kept.sent;
         }
+        // A plain call of one of Airlock's tools, answered without the SDK (modernDirectCall.ts).
+        const direct = new DirectCallLine(
+          directToolsOf(server),
+          MODERN_REVISION,
+          (message) => wire.send(message as never),
+          (raw) => wire.deliver(raw),
+        );
+        wire.direct = { take: (raw) => direct.take(raw), close: () => direct.close() };
         return server;
       }
       const server = servers.legacy();

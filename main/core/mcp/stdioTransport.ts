@@ -41,6 +41,12 @@ export class LineLimitedStdioTransport implements Transport {
    * server (a plain tools/list from the server's prepared reply: createMcpServer.ts preparedAnswer).
    */
   answerEarly?: (raw: unknown) => Buffer | undefined;
+  /**
+   * Requests answered here without the server (a plain 2026-07-28 tools/call: modernDirectCall.ts): `take` says
+   * whether it took a message (it answers through `send`, or gives it back with `deliver`); `close` when the
+   * connection closes.
+   */
+  direct?: { take(raw: unknown): boolean; close(): void };
   /** Sees each message the connection sends (a kept tools/list answer is taken from it: keptModernList.ts). */
   sent?: (message: JSONRPCMessage) => void;
   /** Sees each message read and each answer written (telemetry on: a span per request). */
@@ -104,6 +110,20 @@ export class LineLimitedStdioTransport implements Transport {
       this.tracer?.sent({ id: (raw as { id?: unknown }).id });
       return;
     }
+    // A request its client cancelled is owed no answer (none is sent): not answered when the companion goes either.
+    const cancelled = (raw as { method?: unknown; params?: { requestId?: unknown } } | null)?.method === 'notifications/cancelled';
+    if (cancelled) this.inFlight.delete((raw as { params?: { requestId?: string | number } }).params?.requestId as string | number);
+    if (this.direct?.take(raw)) {
+      // Answered through send (or answerInFlight, if the companion goes first), as the server's answers are.
+      const request = raw as { id?: unknown; method?: unknown };
+      if (request.method !== undefined && (typeof request.id === 'string' || typeof request.id === 'number')) this.inFlight.add(request.id);
+      return;
+    }
+    this.deliver(raw);
+  }
+
+  /** Hands a message read to the server (one `direct` took and gave back comes here too). */
+  deliver(raw: unknown): void {
     const early = this.early;
     if (early?.answered !== undefined && !early.handed && isInitialize(raw, early.answered)) {
       // The initialize answered early: the server reads it under an id of its own, and its answer stays here.
@@ -179,6 +199,7 @@ export class LineLimitedStdioTransport implements Transport {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.direct?.close();
     this.stdin.off('data', this.reader.push);
     this.stdin.off('error', this.onError);
     if (this.stdin.listenerCount('data') === 0) this.stdin.pause();
