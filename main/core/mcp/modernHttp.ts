@@ -146,8 +146,9 @@ export function createModernMcp(options: ModernMcpOptions): ModernMcp {
   };
   /** Answers a plain call directly; false: the SDK answers it (a tool not Airlock's, arguments its schema refuses). */
   const answeredDirectly = async (caller: ModernCaller, call: PlainCall, res: ServerResponse): Promise<boolean> => {
-    const tools = await directFor(caller, call.name);
-    if (!tools.has(call.name)) return false;
+    // A server that cannot be built is the SDK's to report, as for any other request.
+    const tools = await directFor(caller, call.name).catch(() => undefined);
+    if (!tools?.has(call.name)) return false;
     // The client hanging up cancels the call (a run waiting for a person is withdrawn), as the SDK's request signal does.
     const controller = new AbortController();
     const gone = () => {
