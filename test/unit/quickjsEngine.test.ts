@@ -414,12 +414,14 @@ function abortedOnceHandedOver(): AbortSignal {
   } as unknown as AbortSignal;
 }
 
-test('a run cancelled before its worker starts it does not cost that worker the client shapes sent with it', async () => {
+test('a run cancelled before its worker starts it costs that worker neither the client shapes sent with it nor its readiness', async () => {
   // One worker: the next run lands where the cancelled one was sent with the API's shape (a worker is sent a shape once).
   const own = createQuickJsEngine({ poolSize: 1, maxWorkers: 1 });
   try {
     assert.equal(failure(await own.run(request('return 1', { signal: abortedOnceHandedOver() }))).kind, 'aborted');
     assert.equal(own.stats().shapesSent, 1, 'the shape went with the cancelled run');
+    // Its worker kept the sandbox it was given and says it is ready again (the pool sends runs to ready workers first).
+    await until(() => own.stats().warmWorkers === 1, 'the worker is ready again');
     assert.equal(value(await own.run(request('return (await api.events.list()).status'))), 200);
   } finally {
     await own.close();

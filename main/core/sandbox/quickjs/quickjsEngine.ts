@@ -84,6 +84,8 @@ export interface QuickJsEngineStats {
   workersRecycled: number;
   liveWorkers: number;
   idleWorkers: number;
+  /** Idle workers whose next sandbox is prepared (a run is sent to one of these first). */
+  warmWorkers: number;
   queuedRuns: number;
   /** The shared budget: its size, the wasm memory counted against it now, and the most it ever held. */
   sandboxMemory: { budgetBytes: number; usedBytes: number; peakBytes: number };

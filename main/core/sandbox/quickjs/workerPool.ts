@@ -255,6 +255,7 @@ export class WorkerPool<R> {
       workersRecycled: this.#workersRecycled,
       liveWorkers: this.#slots.size,
       idleWorkers: this.#idleSlots().length,
+      warmWorkers: this.#idleSlots().filter((slot) => slot.warm).length,
       queuedRuns: this.#queue.length,
       sandboxMemory: this.#budget.usage(),
     };

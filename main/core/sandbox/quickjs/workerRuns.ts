@@ -104,7 +104,9 @@ export class WorkerRuns {
       const kind: RunErrorKind = cancel === CANCEL_ABORTED ? 'aborted' : 'timeout';
       const error: RunError = limitError(kind, message.limits);
       this.#notStarted(message.seq, { ok: false, error }, 0, false);
+      // The sandbox it was given is the next run's: the host is told this worker is ready (its 'done' said it was not).
       this.#supply.keep(sandbox);
+      this.#post({ type: 'ready' });
       return;
     }
     let run: Run;
@@ -158,6 +160,8 @@ export class WorkerRuns {
               `Execution timed out after ${message.limits.timeoutMs} ms waiting for sandbox memory: the runs in flight hold all of the ${budgetText(this.#budget.pages)}`,
             );
       this.#notStarted(message.seq, outcome, 0, false);
+      // No sandbox was taken: the next one is prepared, and the host told when it is ready, as after a run.
+      this.announceWhenReady(pagesFor(message.limits));
       return undefined;
     } catch (error) {
       const text = error instanceof Error ? error.message : String(error);
