@@ -32,9 +32,20 @@ const envelope = (capabilities: Record<string, unknown> = {}) => ({
 
 type Answer = { id?: unknown; result?: Record<string, unknown>; error?: { code: number; message: string } };
 
+/** `promise`, or a failure naming `what` after 5 s. */
+async function within<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within 5 s`)), 5_000)));
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** A server's options with one tool per kind of result; what it records, and a way to take one tool away. */
 function toolsFixture(transport: 'stdio' | 'http') {
-  const calls: { tool: string; clientName?: string }[] = [];
+  const calls: { tool: string; key: string; clientName?: string }[] = [];
   const aborted: string[] = [];
   let started!: () => void;
   const waitStarted = new Promise<void>((resolve) => (started = resolve));
@@ -44,7 +55,7 @@ function toolsFixture(transport: 'stdio' | 'http') {
     ready: async () => [],
     logger: silentLogger,
     transport,
-    onToolCall: (call) => void calls.push({ tool: call.tool, ...(call.caller.clientName ? { clientName: call.caller.clientName } : {}) }),
+    onToolCall: (call) => void calls.push({ tool: call.tool, key: call.caller.key, ...(call.caller.clientName ? { clientName: call.caller.clientName } : {}) }),
     tools: [
       (registry) => {
         const simple = { title: 'T', description: 'd', annotations: { readOnlyHint: true } };
@@ -67,6 +78,9 @@ function toolsFixture(transport: 'stdio' | 'http') {
             inputRequests: { q: inputRequired.elicit({ message: 'sure?', requestedSchema: { type: 'object', properties: {} } }) },
             requestState: 'opaque',
           }) as never,
+        }));
+        registry.register('rounds', { ...simple, inputSchema: {} }, async (_args, ctx) => ({
+          result: { content: [{ type: 'text', text: `can elicit: ${ctx.rounds?.canElicit}` }] },
         }));
         registry.register('wait', { ...simple, inputSchema: {} }, async (_args, ctx) => {
           started();
@@ -131,6 +145,10 @@ test('a plain call is answered without the SDK, exactly as the SDK answers the s
     ['meta', {}],
     ['empty', {}],
     ['ask', {}, { elicitation: {} }],
+    ['rounds', {}, { elicitation: {} }],
+    ['rounds', {}, { elicitation: { form: {}, url: {} } }],
+    ['rounds', {}, { elicitation: { url: {} } }],
+    ['rounds', {}, {}],
   ];
   for (const [name, args, capabilities] of cases) {
     const before = c.sdkCalls.length;
@@ -151,6 +169,10 @@ test('a plain call is answered without the SDK, exactly as the SDK answers the s
     JSON.stringify((await c.call('structured', { count: 'x' }).answer()).result),
     /Output validation error: Invalid structured content for tool structured: count: /,
   );
+  // The approval's form is asked in the client only where it declared form elicitation (`{}` is form alone).
+  const rounds = async (capabilities: Record<string, unknown>) => JSON.stringify((await c.call('rounds', {}, envelope(capabilities)).answer()).result?.content);
+  assert.match(await rounds({ elicitation: {} }), /can elicit: true/);
+  assert.match(await rounds({ elicitation: { url: {} } }), /can elicit: false/);
   // Each call was audited under the client's declared name, the direct ones as the SDK's.
   assert.ok(c.calls.length >= cases.length * 2 && c.calls.every((r) => r.clientName === 'direct'), JSON.stringify(c.calls.slice(0, 3)));
   await c.served.close();
@@ -189,6 +211,10 @@ test('a call that is not plain, or not of one of Airlockâ€™s tools, is the SDKâ€
     { ...plain, params: { ...plain.params, _meta: { ...envelope(), 'io.modelcontextprotocol/protocolVersion': '2025-11-25' } } },
     { ...plain, params: { ...plain.params, _meta: { ...envelope(), 'io.modelcontextprotocol/clientInfo': { name: 'x' } } } },
     { ...plain, params: { name: 'text', arguments: {} } },
+    { ...plain, id: 1.5 },
+    { ...plain, extra: true },
+    { ...plain, params: { ...plain.params, _meta: { ...envelope({ elicitation: null }) } } },
+    { ...plain, params: { ...plain.params, _meta: { ...envelope(), 'io.modelcontextprotocol/clientInfo': { name: 'x', version: '1', title: 5 } } } },
   ];
   for (const body of not) assert.equal(plainModernCall(body, MODERN), undefined, JSON.stringify(body));
 });
@@ -197,7 +223,7 @@ test('a direct call is aborted when its client cancels it or its connection clos
   const c = await connection();
   // Cancelled: the handler sees it, and no answer is written (as the SDK writes none).
   const first = c.call('wait', {});
-  await c.waitStarted;
+  await within(c.waitStarted, 'the call started');
   c.write({ method: 'notifications/cancelled', params: { requestId: first.id, reason: 'changed my mind' } });
   for (const deadline = Date.now() + 5_000; c.aborted.length === 0; await new Promise((resolve) => setTimeout(resolve, 5)))
     assert.ok(Date.now() < deadline, 'aborted within 5 s');
@@ -229,16 +255,39 @@ test(
   'over HTTP a plain call is answered with the tools of a server built once for its caller and tool; hanging up cancels it',
   { timeout: 20_000 },
   async (t) => {
-    const { options, aborted, waitStarted } = toolsFixture('http');
+    const { options, calls, aborted, waitStarted } = toolsFixture('http');
     const built: string[] = [];
+    // While `gate` is set, building a server waits for it (as for the APIs in reach still opening); `building` says one began.
+    let gate: Promise<void> | undefined;
+    let building = () => {};
     const modern = createModernMcp({
       logger: silentLogger,
-      createServer: (caller, request) => {
+      createServer: async (caller, request) => {
         built.push(`${caller.key} ${request?.tool}`);
+        if (gate) {
+          building();
+          await gate;
+        }
         return createModernMcpServer(options, { key: caller.key, transport: 'http' }, request?.tool);
       },
     });
+    /** Holds every build until the function returned is called; resolves `began` when one starts waiting. */
+    const holdBuilds = () => {
+      let release!: () => void;
+      gate = new Promise<void>((resolve) => (release = resolve));
+      const began = new Promise<void>((resolve) => (building = resolve));
+      return {
+        began,
+        release: () => {
+          gate = undefined;
+          release();
+        },
+      };
+    };
+    // Each exchange's end as the server sees it (the client hanging up), by the scope its URL names.
+    const ended = new Map<string, Promise<void>>();
     const http = createServer((req, res) => {
+      ended.set(new URL(req.url ?? '/', 'http://x').searchParams.get('api') ?? '', new Promise((resolve) => res.once('close', () => resolve())));
       let text = '';
       req.setEncoding('utf8').on('data', (d: string) => (text += d));
       req.on('end', () => void modern.serve(req, res, JSON.parse(text)));
@@ -251,8 +300,8 @@ test(
     });
     const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
     let id = 0;
-    const post = (name: string, args: unknown, meta: Record<string, unknown> = envelope(), signal = AbortSignal.timeout(10_000)) =>
-      fetch(url, {
+    const post = (name: string, args: unknown, options: { meta?: Record<string, unknown>; signal?: AbortSignal; scope?: string } = {}) =>
+      fetch(options.scope ? `${url}?api=${options.scope}` : url, {
         method: 'POST',
         headers: {
           authorization: 'Bearer t',
@@ -262,8 +311,8 @@ test(
           'mcp-method': 'tools/call',
           'mcp-name': name,
         },
-        body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args, _meta: meta } }),
-        signal,
+        body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args, _meta: options.meta ?? envelope() } }),
+        signal: options.signal ?? AbortSignal.timeout(10_000),
       }).then(async (r) => ({ status: r.status, type: r.headers.get('content-type'), body: (await r.json()) as Answer }));
 
     const first = await post('text', { n: 1 });
@@ -272,7 +321,7 @@ test(
     assert.deepEqual(again.body.result?.content, [{ type: 'text', text: 'n=2' }]);
     assert.equal(built.length, 1, `one server built for the caller and the tool: ${built.join('; ')}`);
     // The same call through the SDK (a progress token makes it not plain): the same result.
-    const sdk = await post('text', { n: 2 }, { ...envelope(), progressToken: 'p' });
+    const sdk = await post('text', { n: 2 }, { meta: { ...envelope(), progressToken: 'p' } });
     assert.deepEqual(again.body.result, sdk.body.result);
     assert.equal(built.length, 2, 'the SDK built its own server for that request');
     // Another tool, another caller-and-tool; after the tools change, built again.
@@ -282,10 +331,49 @@ test(
     await post('text', { n: 3 });
     assert.equal(built.length, 4, 'built again after the tools changed');
 
+    // Another caller (another scope) gets a server of its own, and its calls run as it: never with another's tools.
+    await post('text', { n: 4 }, { scope: 'elsewhere' });
+    await post('text', { n: 5 }, { scope: 'elsewhere' });
+    await post('text', { n: 6 });
+    assert.equal(built.length, 5, built.join('; '));
+    assert.deepEqual(
+      calls.slice(-3).map((call) => call.key.endsWith(':api=elsewhere')),
+      [true, true, false],
+      'each call ran as its own caller',
+    );
+
+    // The tools change while a server is being built: what it was built with is not kept.
+    const across = holdBuilds();
+    const during = post('meta', {}, { scope: 'during' });
+    await within(across.began, 'the build began');
+    modern.toolsChanged();
+    across.release();
+    assert.ok((await during).body.result);
+    const before = built.length;
+    await post('meta', {}, { scope: 'during' });
+    assert.equal(built.length, before + 1, 'built again: what was built across the change was not kept');
+
+    // The client hangs up while its caller's server is still being built: the tool never runs.
+    const slow = holdBuilds();
+    const early = new AbortController();
+    const hungUp = post('text', { n: 7 }, { scope: 'early', signal: early.signal }).catch((error: Error) => error);
+    await within(slow.began, 'the build began');
+    early.abort();
+    assert.equal(((await hungUp) as Error).name, 'AbortError');
+    await within(ended.get('early')!, 'the server saw the hang-up');
+    const ran = calls.length;
+    slow.release();
+    await post('text', { n: 8 }, { scope: 'early' });
+    assert.deepEqual(
+      calls.slice(ran).map((call) => call.tool),
+      ['text'],
+      'only the call after the hang-up ran',
+    );
+
     // The client hangs up while its call runs: the call is aborted.
     const gone = new AbortController();
-    const waiting = post('wait', {}, envelope(), gone.signal).catch((error: Error) => error);
-    await waitStarted;
+    const waiting = post('wait', {}, { signal: gone.signal }).catch((error: Error) => error);
+    await within(waitStarted, 'the call started');
     gone.abort();
     assert.equal(((await waiting) as Error).name, 'AbortError');
     for (const deadline = Date.now() + 5_000; aborted.length === 0; await new Promise((resolve) => setTimeout(resolve, 5)))

@@ -16,7 +16,7 @@
 //   - a tool that is not one of Airlock's own (another server's, listed with
 //     its server's schema) or that the server does not have;
 //   - arguments the tool's schema refuses (the SDK's error names the field).
-import { isInputRequiredResult } from '@modelcontextprotocol/server';
+import { isInputRequiredResult, specTypeSchemas } from '@modelcontextprotocol/server';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { messageOf } from '../../../contract/values.ts';
 import { SERVER_INFO } from './serverIdentity.ts';
@@ -59,11 +59,33 @@ export interface PlainCall {
 
 const isObject = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
 
+/** How many envelopes' verdicts are kept (a client sends the same one with each request). */
+const MAX_ENVELOPES = 256;
+const envelopes = new Map<string, boolean>();
+
+/**
+ * Whether the SDK's schemas accept the client's name and capabilities as they stand (a capability of the wrong shape,
+ * a title that is not text: the SDK refuses the request, so it is the SDK's to answer). Kept by the envelope's text.
+ */
+function envelopeAccepted(info: unknown, capabilities: unknown): boolean {
+  const text = JSON.stringify([info, capabilities]);
+  let verdict = envelopes.get(text);
+  if (verdict === undefined) {
+    const accepts = (schema: { '~standard': { validate(value: unknown): { issues?: readonly unknown[] } } }, value: unknown) =>
+      !schema['~standard'].validate(value).issues;
+    verdict = accepts(specTypeSchemas.Implementation, info) && accepts(specTypeSchemas.ClientCapabilities, capabilities);
+    if (envelopes.size >= MAX_ENVELOPES) envelopes.delete(envelopes.keys().next().value!);
+    envelopes.set(text, verdict);
+  }
+  return verdict;
+}
+
 /** The call in `body` when it is a plain tools/call of `revision` (see the top of this file); undefined: the SDK's. */
 export function plainModernCall(body: unknown, revision: string): PlainCall | undefined {
   if (!isObject(body) || body.jsonrpc !== '2.0' || body.method !== 'tools/call') return undefined;
+  for (const key in body) if (key !== 'jsonrpc' && key !== 'id' && key !== 'method' && key !== 'params') return undefined;
   const { id, params } = body;
-  if ((typeof id !== 'string' && typeof id !== 'number') || !isObject(params) || typeof params.name !== 'string') return undefined;
+  if ((typeof id !== 'string' && !Number.isInteger(id)) || !isObject(params) || typeof params.name !== 'string') return undefined;
   for (const key in params) if (key !== 'name' && key !== 'arguments' && key !== '_meta') return undefined;
   if (params.arguments !== undefined && !isObject(params.arguments)) return undefined;
   const meta = params._meta;
@@ -73,7 +95,8 @@ export function plainModernCall(body: unknown, revision: string): PlainCall | un
   const capabilities = meta[CLIENT_CAPABILITIES];
   if (meta[PROTOCOL_VERSION] !== revision || !isObject(info) || typeof info.name !== 'string' || typeof info.version !== 'string') return undefined;
   if (!isObject(capabilities) || (isObject(capabilities.extensions) && capabilities.extensions[TASKS_EXTENSION] !== undefined)) return undefined;
-  return { id, name: params.name, arguments: params.arguments, envelope: meta };
+  if (!envelopeAccepted(info, capabilities)) return undefined;
+  return { id: id as string | number, name: params.name, arguments: params.arguments, envelope: meta };
 }
 
 type Issue = { message: string; path?: readonly (PropertyKey | { key: PropertyKey })[] };
@@ -113,16 +136,17 @@ export function modernCallResult(result: CallToolResult): Record<string, unknown
 /**
  * Calls `call` on `tools` as the SDK would: its arguments checked by the tool's schema, its result (if the tool
  * declares one) by its output schema. Resolves to the answer's JSON-RPC message, or undefined when the SDK must answer
- * it (a tool not here, arguments refused).
+ * it (a tool not here, arguments refused); rejects only before the tool runs (the SDK may then answer it). Once the
+ * tool has run, whatever fails is answered as the tool's error, as the SDK answers it.
  */
 export async function callDirect(tools: DirectTools | undefined, call: PlainCall, signal: AbortSignal): Promise<Record<string, unknown> | undefined> {
   const tool = tools?.get(call.name);
   if (!tool) return undefined;
   const args = await checked(tool.input, call.arguments ?? {});
   if (!args.ok) return undefined;
-  let result: CallToolResult;
+  let answer: Record<string, unknown>;
   try {
-    result = await tool.run(args.value, { envelope: call.envelope, signal });
+    let result = await tool.run(args.value, { envelope: call.envelope, signal });
     if (tool.output && !isInputRequiredResult(result) && !result.isError) {
       if (result.structuredContent === undefined)
         result = toolError(`Output validation error: Tool ${call.name} has an output schema but no structured content was provided`);
@@ -131,11 +155,12 @@ export async function callDirect(tools: DirectTools | undefined, call: PlainCall
         if (!output.ok) result = toolError(`Output validation error: Invalid structured content for tool ${call.name}: ${output.error}`);
       }
     }
+    answer = modernCallResult(result);
   } catch (error) {
-    result = toolError(messageOf(error));
+    answer = modernCallResult(toolError(messageOf(error)));
   }
   // In the order the SDK writes its answers, so the joined pipe's shim passes the line on unparsed (leanMcpPipe.ts).
-  return { result: modernCallResult(result), jsonrpc: '2.0', id: call.id };
+  return { result: answer, jsonrpc: '2.0', id: call.id };
 }
 
 /** Each modern server's own tools, for direct calls (filled by its registry: modernTools.ts). */
@@ -190,7 +215,11 @@ export class DirectCallLine {
         if (message) return this.answer(message);
         this.handOn(raw);
       })
-      .catch(() => undefined);
+      .catch(() => {
+        // Failed before the tool ran (its schema threw): the SDK answers it.
+        if (this.running.get(call.id) === controller) this.running.delete(call.id);
+        if (!this.closed && !controller.signal.aborted) this.handOn(raw);
+      });
     return true;
   }
 

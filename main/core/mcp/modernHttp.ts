@@ -146,16 +146,18 @@ export function createModernMcp(options: ModernMcpOptions): ModernMcp {
   };
   /** Answers a plain call directly; false: the SDK answers it (a tool not Airlock's, arguments its schema refuses). */
   const answeredDirectly = async (caller: ModernCaller, call: PlainCall, res: ServerResponse): Promise<boolean> => {
-    // A server that cannot be built is the SDK's to report, as for any other request.
-    const tools = await directFor(caller, call.name).catch(() => undefined);
-    if (!tools?.has(call.name)) return false;
-    // The client hanging up cancels the call (a run waiting for a person is withdrawn), as the SDK's request signal does.
+    // The client hanging up cancels the call (a run waiting for a person is withdrawn), as the SDK's request signal
+    // does — from the start: building the caller's server may wait for the APIs in reach to open.
     const controller = new AbortController();
     const gone = () => {
       if (!res.writableFinished) controller.abort(new Error('the client closed the connection'));
     };
     res.once('close', gone);
-    const message = await callDirect(tools, call, controller.signal);
+    // A server that cannot be built is the SDK's to report, as for any other request.
+    const tools = await directFor(caller, call.name).catch(() => undefined);
+    // A client gone before its call could start: nothing runs, and nobody is left to answer.
+    if (controller.signal.aborted) return true;
+    const message = tools?.has(call.name) ? await callDirect(tools, call, controller.signal).catch(() => undefined) : undefined;
     if (!message) {
       res.off('close', gone);
       return false;

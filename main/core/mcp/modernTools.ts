@@ -28,10 +28,15 @@ function declaredClient(envelope: Record<string, unknown> | undefined): { client
   };
 }
 
-/** Whether the request's client declared elicitation (it may then be answered `input_required`). */
+/**
+ * Whether the request's client declared form elicitation (it may then be answered `input_required` with the approval's
+ * form): `elicitation: {}` is form alone (as the revision reads it), `{ url: {} }` without `form` is not.
+ */
 function canElicit(envelope: Record<string, unknown> | undefined): boolean {
   const capabilities = envelope?.[CLIENT_CAPABILITIES] as { elicitation?: unknown } | undefined;
-  return capabilities?.elicitation !== undefined;
+  const elicitation = capabilities?.elicitation as { form?: unknown; url?: unknown } | undefined;
+  if (!elicitation || typeof elicitation !== 'object') return false;
+  return elicitation.form !== undefined || elicitation.url === undefined;
 }
 
 /** The request's multi-round-trip side: whether the client can be asked, and what a retried round brings back. */
