@@ -14,9 +14,19 @@ const APPROVAL_FORM = {
   required: ['approve'],
 };
 
-/** Yes/no through MCP elicitation, when the connected client declared the capability. */
+/**
+ * Whether client capabilities declare form elicitation (what an approval is asked with): `elicitation: {}` is form
+ * alone, as both revisions read it; `{ url: {} }` without `form` is URL elicitation only, and is not asked a form.
+ */
+export function declaresFormElicitation(capabilities: { elicitation?: unknown } | undefined): boolean {
+  const elicitation = capabilities?.elicitation as { form?: unknown; url?: unknown } | null | undefined;
+  if (!elicitation || typeof elicitation !== 'object') return false;
+  return elicitation.form !== undefined || elicitation.url === undefined;
+}
+
+/** Yes/no through MCP elicitation, when the connected client declared form elicitation. */
 export function elicitThrough(server: McpServer): Elicit | undefined {
-  if (!server.server.getClientCapabilities()?.elicitation) return undefined;
+  if (!declaresFormElicitation(server.server.getClientCapabilities())) return undefined;
   return async (message, signal) => {
     const result = await server.server.elicitInput(
       {

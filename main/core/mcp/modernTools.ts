@@ -12,6 +12,7 @@ import type { CallerInfo } from '../approvals/types.ts';
 import { runAudited, type AuditedTools, type AuditedToolsOptions, type ToolContext } from './auditedTools.ts';
 import { declaresTasks, type ModernTasks } from './modernTasks.ts';
 import { directToolsOf, type DirectTool } from './modernDirectCall.ts';
+import { declaresFormElicitation } from './elicitApproval.ts';
 
 /** The client's self-declared name and version, from the request's `_meta` (a label: it never grants). */
 const CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
@@ -28,15 +29,9 @@ function declaredClient(envelope: Record<string, unknown> | undefined): { client
   };
 }
 
-/**
- * Whether the request's client declared form elicitation (it may then be answered `input_required` with the approval's
- * form): `elicitation: {}` is form alone (as the revision reads it), `{ url: {} }` without `form` is not.
- */
+/** Whether the request's client declared form elicitation (it may then be answered `input_required` with the approval's form). */
 function canElicit(envelope: Record<string, unknown> | undefined): boolean {
-  const capabilities = envelope?.[CLIENT_CAPABILITIES] as { elicitation?: unknown } | undefined;
-  const elicitation = capabilities?.elicitation as { form?: unknown; url?: unknown } | undefined;
-  if (!elicitation || typeof elicitation !== 'object') return false;
-  return elicitation.form !== undefined || elicitation.url === undefined;
+  return declaresFormElicitation(envelope?.[CLIENT_CAPABILITIES] as { elicitation?: unknown } | undefined);
 }
 
 /** The request's multi-round-trip side: whether the client can be asked, and what a retried round brings back. */
