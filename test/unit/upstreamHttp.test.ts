@@ -193,3 +193,29 @@ test('one event over the message cap ends the stream with why; events under it p
   const answer = await fetchChecked(url, { method: 'GET' });
   await assert.rejects(answer.text(), /an event on the server's stream is over the 10000-byte message cap/);
 });
+
+test('a request on a kept-alive connection the server had closed is sent again on a new one, not failed', T, async (t) => {
+  // The server resets a connection when a second request arrives on it (as one whose keep-alive timed out does).
+  const perSocket = new WeakMap<object, number>();
+  let reset = 0;
+  const { url, server } = await listen((req, res) => {
+    const n = (perSocket.get(req.socket) ?? 0) + 1;
+    perSocket.set(req.socket, n);
+    if (n > 1) {
+      reset++;
+      req.socket.resetAndDestroy();
+      return;
+    }
+    req.resume();
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+  });
+  t.after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  const fetchChecked = checkedFetch(entry(url, { allowPrivateNetwork: true }), { maxMessageBytes: 10_000 });
+  const post = () => fetchChecked(url, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+  assert.deepEqual(await (await post()).json(), { ok: true });
+  assert.deepEqual(await (await post()).json(), { ok: true }, 'the second request, reset on the reused connection, was sent again');
+  assert.equal(reset, 1, 'the reused connection was reset once');
+});

@@ -65,6 +65,9 @@ export async function checkedAddress(
   }
 }
 
+/** How many times a request is sent again after a kept-alive connection turned out closed. */
+const MAX_STALE_RETRIES = 2;
+
 /** A fetch that connects only to checked addresses, follows no redirect, and refuses a JSON answer over the cap. */
 export function checkedFetch(entry: HttpServerEntry, options: { resolver?: Resolver; maxMessageBytes: number }): typeof fetch {
   return (async (input: string | URL | Request, init: RequestInit = {}) => {
@@ -82,43 +85,55 @@ export function checkedFetch(entry: HttpServerEntry, options: { resolver?: Resol
         : typeof init.body === 'string'
           ? init.body
           : Buffer.from(await new Response(init.body).arrayBuffer());
-    return new Promise<Response>((resolve, reject) => {
-      const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(
-        url,
-        { method: init.method ?? 'GET', headers: Object.fromEntries(headers), lookup, ...(init.signal ? { signal: init.signal } : {}) },
-        (res: IncomingMessage) => {
-          const out = new Headers();
-          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) for (const one of Array.isArray(v) ? v : [v]) out.append(k, one);
-          const status = res.statusCode ?? 502;
-          const length = Number(res.headers['content-length'] ?? 0);
-          if (length > options.maxMessageBytes) {
-            res.destroy();
-            reject(new AirlockError('denied', `the server answered ${length} bytes, over the ${options.maxMessageBytes}-byte message cap`));
-            return;
-          }
-          if (!/event-stream/.test(String(res.headers['content-type'] ?? ''))) {
-            // A plain answer is one message: counted as it arrives, cut off over the cap.
-            let seen = 0;
-            res.on('data', (chunk: Buffer) => {
-              seen += chunk.length;
-              if (seen > options.maxMessageBytes)
-                res.destroy(new AirlockError('denied', `the server's answer is over the ${options.maxMessageBytes}-byte message cap`));
-            });
-          } else {
-            // A stream carries one message per event: an event (up to the blank line that ends it) over the cap ends it.
-            const event = sseEventSize();
-            res.on('data', (chunk: Buffer) => {
-              if (event(chunk) > options.maxMessageBytes)
-                res.destroy(new AirlockError('denied', `an event on the server's stream is over the ${options.maxMessageBytes}-byte message cap`));
-            });
-          }
-          const noBody = status === 204 || status === 304 || init.method === 'HEAD';
-          resolve(new Response(noBody ? null : (Readable.toWeb(res) as ReadableStream), { status, statusText: res.statusMessage ?? '', headers: out }));
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
+    // A kept-alive connection the server had already closed fails before any answer (ECONNRESET on a reused socket):
+    // the request never reached the server, and is sent again on a new connection, as Node's documentation advises.
+    const send = (retries: number): Promise<Response> =>
+      attempt().catch((error: NodeJS.ErrnoException & { reusedSocket?: boolean }) => {
+        if (error.reusedSocket && error.code === 'ECONNRESET' && retries > 0 && !init.signal?.aborted) return send(retries - 1);
+        throw error;
+      });
+    const attempt = () =>
+      new Promise<Response>((resolve, reject) => {
+        const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(
+          url,
+          { method: init.method ?? 'GET', headers: Object.fromEntries(headers), lookup, ...(init.signal ? { signal: init.signal } : {}) },
+          (res: IncomingMessage) => {
+            const out = new Headers();
+            for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) for (const one of Array.isArray(v) ? v : [v]) out.append(k, one);
+            const status = res.statusCode ?? 502;
+            const length = Number(res.headers['content-length'] ?? 0);
+            if (length > options.maxMessageBytes) {
+              res.destroy();
+              reject(new AirlockError('denied', `the server answered ${length} bytes, over the ${options.maxMessageBytes}-byte message cap`));
+              return;
+            }
+            if (!/event-stream/.test(String(res.headers['content-type'] ?? ''))) {
+              // A plain answer is one message: counted as it arrives, cut off over the cap.
+              let seen = 0;
+              res.on('data', (chunk: Buffer) => {
+                seen += chunk.length;
+                if (seen > options.maxMessageBytes)
+                  res.destroy(new AirlockError('denied', `the server's answer is over the ${options.maxMessageBytes}-byte message cap`));
+              });
+            } else {
+              // A stream carries one message per event: an event (up to the blank line that ends it) over the cap ends it.
+              const event = sseEventSize();
+              res.on('data', (chunk: Buffer) => {
+                if (event(chunk) > options.maxMessageBytes)
+                  res.destroy(new AirlockError('denied', `an event on the server's stream is over the ${options.maxMessageBytes}-byte message cap`));
+              });
+            }
+            const noBody = status === 204 || status === 304 || init.method === 'HEAD';
+            resolve(new Response(noBody ? null : (Readable.toWeb(res) as ReadableStream), { status, statusText: res.statusMessage ?? '', headers: out }));
+          },
+        );
+        req.on('error', (error: NodeJS.ErrnoException & { reusedSocket?: boolean }) => {
+          error.reusedSocket = req.reusedSocket;
+          reject(error);
+        });
+        req.end(body);
+      });
+    return send(MAX_STALE_RETRIES);
   }) as typeof fetch;
 }
 
