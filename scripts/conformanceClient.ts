@@ -119,7 +119,13 @@ try {
     if (echo && focal) calls.push({ name: echo.name, arguments: { schema: focal.inputSchema } });
   }
   for (const call of calls) {
-    const result = await connection.call(call.name, call.arguments);
+    // A call whose connection was reset before any answer is made once more, as a client would (Airlock's own client
+    // never sends a tool call twice itself: httpConnection.ts); the suite's server says whether it arrived.
+    const result = await connection.call(call.name, call.arguments).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ECONNRESET' && !/ECONNRESET/.test(String(error.message))) throw error;
+      log(`${call.name}: the connection was reset before an answer; calling it again`);
+      return connection.call(call.name, call.arguments);
+    });
     log(`${call.name}: ${JSON.stringify(result.content).slice(0, 200)}`);
   }
 } finally {

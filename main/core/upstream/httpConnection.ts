@@ -68,6 +68,16 @@ export async function checkedAddress(
 /** How many times a request is sent again after a kept-alive connection turned out closed. */
 const MAX_STALE_RETRIES = 2;
 
+/** Whether an MCP message (or batch) being sent calls a tool (anything but a message that only asks or tells). */
+function callsATool(body: string | Buffer): boolean {
+  try {
+    const parsed = JSON.parse(body.toString()) as unknown;
+    return (Array.isArray(parsed) ? parsed : [parsed]).some((m) => (m as { method?: unknown } | null)?.method === 'tools/call');
+  } catch {
+    return true;
+  }
+}
+
 /** A fetch that connects only to checked addresses, follows no redirect, and refuses a JSON answer over the cap. */
 export function checkedFetch(entry: HttpServerEntry, options: { resolver?: Resolver; maxMessageBytes: number }): typeof fetch {
   return (async (input: string | URL | Request, init: RequestInit = {}) => {
@@ -86,10 +96,13 @@ export function checkedFetch(entry: HttpServerEntry, options: { resolver?: Resol
           ? init.body
           : Buffer.from(await new Response(init.body).arrayBuffer());
     // A kept-alive connection the server had already closed fails before any answer (ECONNRESET on a reused socket):
-    // the request never reached the server, and is sent again on a new connection, as Node's documentation advises.
+    // the request is sent again on a new connection, as Node's documentation advises — unless it calls a tool. Whether
+    // the server read it first cannot be known, and a tool call the person approved once must never run twice: that
+    // one fails, and says so.
+    const repeatable = body === undefined || !callsATool(body);
     const send = (retries: number): Promise<Response> =>
       attempt().catch((error: NodeJS.ErrnoException & { reusedSocket?: boolean }) => {
-        if (error.reusedSocket && error.code === 'ECONNRESET' && retries > 0 && !init.signal?.aborted) return send(retries - 1);
+        if (repeatable && error.reusedSocket && error.code === 'ECONNRESET' && retries > 0 && !init.signal?.aborted) return send(retries - 1);
         throw error;
       });
     const attempt = () =>
