@@ -7,31 +7,18 @@
 // an API in reach is being opened go to the SDK; a plain one after that is
 // answered with the SDK's own result under the request's id.
 
-const CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
-const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
-const PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
+import { isPlainEnvelope } from './modernDirectCall.ts';
 
 /**
- * A tools/list of 2026-07-28 whose answer may be one kept: a JSON-RPC request with an id, no cursor, and an envelope
- * the SDK accepts (the revision, a client name and version, capabilities). Its transport's own rules (HTTP headers)
- * are the caller's to check.
+ * A tools/list of 2026-07-28 whose answer may be one kept: a JSON-RPC request with an id, no cursor, and the plain
+ * envelope the SDK accepts (isPlainEnvelope). Its transport's own rules (HTTP headers) are the caller's to check.
  */
 export function isPlainModernList(body: unknown, revision: string): body is { id: string | number } {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return false;
-  const message = body as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: { cursor?: unknown; _meta?: Record<string, unknown> } };
+  const message = body as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: { cursor?: unknown; _meta?: unknown } };
   if (message.jsonrpc !== '2.0' || message.method !== 'tools/list' || message.params?.cursor !== undefined) return false;
   if (typeof message.id !== 'string' && typeof message.id !== 'number') return false;
-  const meta = message.params?._meta ?? {};
-  const info = meta[CLIENT_INFO] as { name?: unknown; version?: unknown } | undefined;
-  const capabilities = meta[CLIENT_CAPABILITIES];
-  return (
-    meta[PROTOCOL_VERSION] === revision &&
-    typeof info?.name === 'string' &&
-    typeof info.version === 'string' &&
-    !!capabilities &&
-    typeof capabilities === 'object' &&
-    !Array.isArray(capabilities)
-  );
+  return isPlainEnvelope(message.params?._meta, revision);
 }
 
 /** One connection's kept tools/list answer. */

@@ -16,16 +16,19 @@
 //   - a tool that is not one of Airlock's own (another server's, listed with
 //     its server's schema) or that the server does not have;
 //   - arguments the tool's schema refuses (the SDK's error names the field).
-import { isInputRequiredResult, specTypeSchemas } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY as CLIENT_CAPABILITIES,
+  CLIENT_INFO_META_KEY as CLIENT_INFO,
+  PROTOCOL_VERSION_META_KEY as PROTOCOL_VERSION,
+  SERVER_INFO_META_KEY as SERVER_INFO_KEY,
+  isInputRequiredResult,
+  specTypeSchemas,
+} from '@modelcontextprotocol/server';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { messageOf } from '../../../contract/values.ts';
 import { SERVER_INFO } from './serverIdentity.ts';
+import { TASKS_EXTENSION } from './modernTasks.ts';
 
-const PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
-const CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
-const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
-const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
-const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 const ENVELOPE_KEYS = new Set([PROTOCOL_VERSION, CLIENT_INFO, CLIENT_CAPABILITIES]);
 
 /** A standard schema (zod's, as the SDK is handed it): what validates a tool's arguments or structured result. */
@@ -80,6 +83,20 @@ function envelopeAccepted(info: unknown, capabilities: unknown): boolean {
   return verdict;
 }
 
+/**
+ * Whether a request's `_meta` is the envelope of `revision` as the SDK accepts it, with nothing the SDK would act on
+ * beyond it: the revision, a client name and version, capabilities (a request answered from what Airlock keeps or
+ * does itself, not the SDK, must be one the SDK would have answered the same way).
+ */
+export function isPlainEnvelope(meta: unknown, revision: string): meta is Record<string, unknown> {
+  if (!isObject(meta)) return false;
+  for (const key in meta) if (!ENVELOPE_KEYS.has(key)) return false;
+  const info = meta[CLIENT_INFO];
+  const capabilities = meta[CLIENT_CAPABILITIES];
+  if (meta[PROTOCOL_VERSION] !== revision || !isObject(info) || typeof info.name !== 'string' || typeof info.version !== 'string') return false;
+  return isObject(capabilities) && envelopeAccepted(info, capabilities);
+}
+
 /** The call in `body` when it is a plain tools/call of `revision` (see the top of this file); undefined: the SDK's. */
 export function plainModernCall(body: unknown, revision: string): PlainCall | undefined {
   if (!isObject(body) || body.jsonrpc !== '2.0' || body.method !== 'tools/call') return undefined;
@@ -89,13 +106,9 @@ export function plainModernCall(body: unknown, revision: string): PlainCall | un
   for (const key in params) if (key !== 'name' && key !== 'arguments' && key !== '_meta') return undefined;
   if (params.arguments !== undefined && !isObject(params.arguments)) return undefined;
   const meta = params._meta;
-  if (!isObject(meta)) return undefined;
-  for (const key in meta) if (!ENVELOPE_KEYS.has(key)) return undefined;
-  const info = meta[CLIENT_INFO];
-  const capabilities = meta[CLIENT_CAPABILITIES];
-  if (meta[PROTOCOL_VERSION] !== revision || !isObject(info) || typeof info.name !== 'string' || typeof info.version !== 'string') return undefined;
-  if (!isObject(capabilities) || (isObject(capabilities.extensions) && capabilities.extensions[TASKS_EXTENSION] !== undefined)) return undefined;
-  if (!envelopeAccepted(info, capabilities)) return undefined;
+  if (!isPlainEnvelope(meta, revision)) return undefined;
+  const capabilities = meta[CLIENT_CAPABILITIES] as { extensions?: Record<string, unknown> };
+  if (isObject(capabilities.extensions) && capabilities.extensions[TASKS_EXTENSION] !== undefined) return undefined;
   return { id: id as string | number, name: params.name, arguments: params.arguments, envelope: meta };
 }
 

@@ -20,7 +20,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
-import { createMcpHandler, isLegacyRequest, type McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
+import {
+  CLIENT_INFO_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+  createMcpHandler,
+  isLegacyRequest,
+  type McpServer as ModernMcpServer,
+} from '@modelcontextprotocol/server';
 import type { Logger } from '../log/logger.ts';
 import { readScope } from './sessionScope.ts';
 import { MODERN_REVISION } from './stdioRevisions.ts';
@@ -72,7 +78,7 @@ function headersOf(req: IncomingMessage): Headers {
 function speaksModern(req: IncomingMessage, body: unknown): boolean {
   if (req.headers['mcp-protocol-version'] !== MODERN_REVISION || !body || typeof body !== 'object' || Array.isArray(body)) return false;
   const meta = (body as { params?: { _meta?: Record<string, unknown> } }).params?._meta;
-  return meta?.['io.modelcontextprotocol/protocolVersion'] === MODERN_REVISION;
+  return meta?.[PROTOCOL_VERSION_META_KEY] === MODERN_REVISION;
 }
 
 /**
@@ -215,7 +221,7 @@ export function createModernMcp(options: ModernMcpOptions): ModernMcp {
       // A client choosing this revision asks server/discover first, once: said in the log, which client it was.
       const message = body as { method?: unknown; params?: { _meta?: Record<string, { name?: unknown } | undefined> } } | undefined;
       if (message?.method === 'server/discover') {
-        const name = message.params?._meta?.['io.modelcontextprotocol/clientInfo']?.name;
+        const name = message.params?._meta?.[CLIENT_INFO_META_KEY]?.name;
         log.debug(`mcp 2026-07-28: server/discover from ${typeof name === 'string' ? name.slice(0, 100) : 'a client that gives no name'}`);
       }
       const scoped = readScope(req.url);

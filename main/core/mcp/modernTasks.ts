@@ -16,13 +16,18 @@
 // do held runs).
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { MissingRequiredClientCapabilityError, ProtocolError, type McpServer as ModernMcpServer, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY as CLIENT_CAPABILITIES,
+  MissingRequiredClientCapabilityError,
+  ProtocolError,
+  type McpServer as ModernMcpServer,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { messageOf } from '../../../contract/values.ts';
 import { MAX_TASK_TTL_MS, TASK_POLL_MS } from './toolTasks.ts';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
-const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 /** JSON-RPC's invalid params: what an unknown (or someone else's) task id is answered. */
 const INVALID_PARAMS = -32602;
 const INTERNAL_ERROR = -32603;

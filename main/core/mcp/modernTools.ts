@@ -7,7 +7,15 @@
 // is the one its request's credential and URL (or its pipe) name, never a
 // name the client declares (that only labels).
 import { z } from 'zod';
-import { fromJsonSchema, type JsonSchemaType, type McpServer as ModernMcpServer, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY as CLIENT_CAPABILITIES,
+  CLIENT_INFO_META_KEY as CLIENT_INFO,
+  PROTOCOL_VERSION_META_KEY as PROTOCOL_VERSION,
+  fromJsonSchema,
+  type JsonSchemaType,
+  type McpServer as ModernMcpServer,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import type { CallerInfo } from '../approvals/types.ts';
 import { runAudited, type AuditedTools, type AuditedToolsOptions, type ToolContext } from './auditedTools.ts';
 import { declaresTasks, type ModernTasks } from './modernTasks.ts';
@@ -15,10 +23,6 @@ import { directToolsOf, type DirectTool } from './modernDirectCall.ts';
 import { declaresFormElicitation } from './elicitApproval.ts';
 
 /** The client's self-declared name and version, from the request's `_meta` (a label: it never grants). */
-const CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
-const PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
-const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
-
 function declaredClient(envelope: Record<string, unknown> | undefined): { clientName?: string; clientVersion?: string; protocolVersion?: string } {
   const info = envelope?.[CLIENT_INFO] as { name?: unknown; version?: unknown } | undefined;
   const version = envelope?.[PROTOCOL_VERSION];
