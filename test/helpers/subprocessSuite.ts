@@ -4,6 +4,7 @@
 // runtime layer without Airlock's prelude, the srt policy). A suite that needs
 // system tools (srt's, Deno) names them: where they are missing it is one
 // skipped suite saying what to install (see systemTools.ts).
+import { readFileSync } from 'node:fs';
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as humanDecision } from 'node:timers/promises';
@@ -217,11 +218,12 @@ export function defineEngineSuite(options: SuiteOptions): void {
 
     test("the child's environment and command line hold no secret, no code and no token", TIMEOUT, async () => {
       const marker = `code-marker-${Date.now()}`;
-      const seen: { env: string[]; cmdline: string; token: string }[] = [];
+      const seen: { pid: number; ppid: number; env: string[]; cmdline: string; token: string }[] = [];
       const api = fakeApi(() => {
         for (const pid of processesUnder(ctx.tmpDir)) {
           try {
-            seen.push({ env: environOf(pid), cmdline: cmdlineOf(pid), token: ctx.proxy.tokens.at(-1)! });
+            const ppid = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+            seen.push({ pid, ppid, env: environOf(pid), cmdline: cmdlineOf(pid), token: ctx.proxy.tokens.at(-1)! });
           } catch {
             // exited meanwhile
           }
@@ -230,7 +232,9 @@ export function defineEngineSuite(options: SuiteOptions): void {
       });
       assert.deepEqual(expectValue(await runCode(engine, `const m = "${marker}"; return (await api.search()).data;`, { api })), 1);
       assert.ok(seen.length > 0, 'the sandbox processes were found');
-      const direct = seen[0]!;
+      // The process the engine started: the one whose parent is none of them (pids wrap, so not the lowest pid).
+      const pids = new Set(seen.map((s) => s.pid));
+      const direct = seen.find((s) => !pids.has(s.ppid)) ?? seen[0]!;
       for (const entry of direct.env)
         assert.ok(ALLOWED_ENV.has(entry.split('=')[0]!), `unexpected variable in the child's environment: ${entry.split('=')[0]}`);
       for (const s of seen) {
