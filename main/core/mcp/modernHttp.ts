@@ -32,6 +32,7 @@ import { readScope } from './sessionScope.ts';
 import { MODERN_REVISION } from './stdioRevisions.ts';
 import { readCredential } from './httpCredential.ts';
 import { isPlainModernList } from './keptModernList.ts';
+import { callerToolKey } from './modernServerPool.ts';
 import { callDirect, directToolsOf, plainModernCall, type DirectTools, type PlainCall } from './modernDirectCall.ts';
 import type { ClientTokenView } from '../http/clientTokens.ts';
 import type { ClientTokenRef } from '../../../contract/approvals.ts';
@@ -138,7 +139,7 @@ export function createModernMcp(options: ModernMcpOptions): ModernMcp {
   // a plain call is answered with them, without the SDK's per-request handler, transport and web Response.
   const direct = new Map<string, DirectTools>();
   const directFor = async (caller: ModernCaller, tool: string): Promise<DirectTools> => {
-    const key = JSON.stringify([caller.key, caller.token?.name ?? '', tool]);
+    const key = callerToolKey(caller, tool);
     const known = direct.get(key);
     if (known) return known;
     const at = generation;

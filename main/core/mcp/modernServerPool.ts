@@ -16,6 +16,11 @@ export interface PoolableServer {
   server: { onclose?: (() => void) | undefined; transport?: unknown };
 }
 
+/** What a caller's server for one tool is kept under: its credential and scope (`key`), its token's name, the tool. */
+export function callerToolKey(caller: { key: string; token?: { name: string } | undefined }, tool: string | undefined): string {
+  return JSON.stringify([caller.key, caller.token?.name ?? '', tool ?? '']);
+}
+
 /** How many idle servers each caller-and-tool keeps: enough for the calls a client has in flight at once. */
 const IDLE_PER_KEY = 8;
 /** How many callers-and-tools are kept at once (each scope and credential is a caller of its own). */

@@ -14,7 +14,7 @@ import {
 } from '../mcp/createMcpServer.ts';
 import type { McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
 import { ModernTasks } from '../mcp/modernTasks.ts';
-import { ModernServerPool } from '../mcp/modernServerPool.ts';
+import { ModernServerPool, callerToolKey } from '../mcp/modernServerPool.ts';
 import type { ModernCaller } from '../mcp/modernHttp.ts';
 import { isStatelessCaller } from '../mcp/httpCredential.ts';
 import { executeInputText, registerExecute } from '../mcp/executeTool.ts';
@@ -308,7 +308,7 @@ export function createModernServerFactory(
   // The Tasks extension's tasks outlive the request (HTTP) or connection (stdio) that made them: one registry.
   const tasks = new ModernTasks();
   return async ({ key, scope, token }, transport = 'http', request = {}) => {
-    const pooled = transport === 'http' ? JSON.stringify([key, token?.name ?? '', request.tool ?? '']) : undefined;
+    const pooled = transport === 'http' ? callerToolKey({ key, token }, request.tool) : undefined;
     const idle = pooled === undefined ? undefined : pool.take(pooled);
     if (idle) return idle;
     const ticket = pool.ticket();
